@@ -1,0 +1,53 @@
+"""Everything that touches PyTensor objects: terms, vocabulary, facts, Ops, rewriters.
+
+``graph_bridge`` knows no rule; ``relations`` builds on it.
+"""
+
+from graph_bridge import dispatch as _dispatch  # noqa: F401  (registrations)
+from graph_bridge.facts import broadcastableo, dtypeo, ndimo, typeo
+from graph_bridge.terms import (
+    OutputOf,
+    Term,
+    TermError,
+    etuplize,
+    is_ground,
+    node_term,
+    op_term,
+    reify,
+    term,
+    term_variable,
+)
+from graph_bridge.vocabulary import (
+    OpBuilder,
+    builder_for,
+    careduce_builders,
+    in_vocabulary,
+    register_op_class,
+    vocabulary,
+)
+from graph_bridge.vocabulary import _register_stock
+
+_register_stock()
+
+__all__ = [
+    "OpBuilder",
+    "OutputOf",
+    "Term",
+    "TermError",
+    "broadcastableo",
+    "builder_for",
+    "careduce_builders",
+    "dtypeo",
+    "etuplize",
+    "in_vocabulary",
+    "is_ground",
+    "ndimo",
+    "node_term",
+    "op_term",
+    "reify",
+    "register_op_class",
+    "term",
+    "term_variable",
+    "typeo",
+    "vocabulary",
+]

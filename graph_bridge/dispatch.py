@@ -1,0 +1,78 @@
+"""Dispatch registrations that make PyTensor objects behave as terms.
+
+PyTensor keeps its cons/unify registrations for Variables and Ops in an
+optional module (``pytensor.graph.rewriting.unify`` up to 3.0,
+``pytensor.graph.rewriting.kanren`` from 3.3 on).  Importing this module
+loads whichever exists, then makes ``car``/``cdr`` of a vocabulary Op its
+builder and props, so ``etuples.etuplize(pt.add)`` and the bridge's terms use
+the same heads and unify with each other.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+
+from cons.core import ConsError, _car, _cdr
+from etuples import etuple
+
+for _name in ("pytensor.graph.rewriting.unify", "pytensor.graph.rewriting.kanren"):
+    try:
+        importlib.import_module(_name)
+    except ImportError:  # pragma: no cover - depends on the pytensor line
+        pass
+
+_REGISTERED: set[type] = set()
+
+
+def _car_vocabulary_op(op):
+    from graph_bridge.vocabulary import _BUILDERS
+
+    builder = _BUILDERS.get(type(op))
+    if builder is None:
+        if hasattr(op, "__props__"):
+            return type(op)
+        raise ConsError("Not a cons pair.")
+    return builder
+
+
+def _cdr_vocabulary_op(op):
+    from graph_bridge.vocabulary import _BUILDERS
+
+    builder = _BUILDERS.get(type(op))
+    props = op._props() if getattr(op, "__props__", ()) else ()
+    if builder is None and not hasattr(op, "__props__"):
+        raise ConsError("Not a cons pair.")
+    return etuple(builder or type(op), *props, evaled_obj=op)[1:]
+
+
+def register_cons(op_class: type) -> None:
+    """Make car/cdr of ``op_class`` instances its builder and its props."""
+    if op_class in _REGISTERED:
+        return
+    _REGISTERED.add(op_class)
+    _car.add((op_class,), _car_vocabulary_op)
+    _cdr.add((op_class,), _cdr_vocabulary_op)
+
+
+def _unify_Term(u, v, s):
+    # identical sub-terms are common (shared sub-graphs): skip their walk
+    if u is v:
+        yield s
+        return
+    yield _unify(getattr(u, "_tuple", u), getattr(v, "_tuple", v), s)
+
+
+def _register_term_unify() -> None:
+    from etuples.core import ExpressionTuple
+    from unification.core import _unify as unify_dispatch
+
+    from graph_bridge.terms import Term
+
+    global _unify
+    _unify = unify_dispatch
+    for pair in ((Term, Term), (Term, ExpressionTuple), (ExpressionTuple, Term)):
+        unify_dispatch.add((*pair, Mapping), _unify_Term)
+
+
+_register_term_unify()

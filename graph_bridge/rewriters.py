@@ -1,0 +1,52 @@
+"""Adapters from a normalizing function to PyTensor's rewriter machinery."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pytensor.compile import optdb
+from pytensor.graph.basic import Variable
+from pytensor.graph.features import ReplaceValidate
+from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.rewriting.basic import GraphRewriter
+
+__all__ = ["RelationalRewriter", "register_relational"]
+
+#: optdb position: after the first merge (0), before canonicalize (1).
+POSITION = 0.5
+
+
+class RelationalRewriter(GraphRewriter):
+    """Replace a FunctionGraph's outputs by ``normalize_fn(outputs)``."""
+
+    def __init__(
+        self, normalize_fn: Callable[[Sequence[Variable]], Sequence[Variable]], name: str = "relational"
+    ) -> None:
+        self.normalize_fn = normalize_fn
+        self.name = name
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        fgraph.attach_feature(ReplaceValidate())
+
+    def apply(self, fgraph: FunctionGraph) -> None:
+        outs = list(fgraph.outputs)
+        new = self.normalize_fn(outs)
+        pairs = [
+            (o, o.type.filter_variable(n) if n.type != o.type else n)
+            for o, n in zip(outs, new)
+            if o is not n
+        ]
+        if pairs:
+            fgraph.replace_all_validate(pairs, reason=self.name)
+
+
+def register_relational(
+    normalize_fn: Callable[[Sequence[Variable]], Sequence[Variable]], name: str = "relational"
+) -> RelationalRewriter:
+    """Register ``normalize_fn`` in ``optdb`` under the tag ``name`` (off by default)."""
+    existing = optdb.__db__.get(name)
+    if existing:  # a re-import: keep the first registration
+        return next(iter(existing))
+    rewriter = RelationalRewriter(normalize_fn, name)
+    optdb.register(name, rewriter, position=POSITION)
+    return rewriter

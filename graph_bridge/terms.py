@@ -1,0 +1,287 @@
+"""Terms: PyTensor graphs as etuples, and back.
+
+A variable computed by a vocabulary Op is the etuple
+``etuple(etuple(builder, *props), *input_terms)``; a root variable, a constant,
+a shared variable and the output of an opaque Op are atoms (the variable
+itself).  Every sub-term keeps the variable it came from as ``evaled_obj``,
+so reifying an untouched term returns the very same PyTensor objects.  An
+output of a multi-output node is ``etuple(OutputOf(i), node_term)``.
+
+Before / after::
+
+    >>> x = pt.vector("x"); y = pt.exp(x).sum()
+    >>> etuplize(y)
+    e(e(Sum, Add, None, 'float64', 'float64', True), e(e(Elemwise, Exp, {}), x))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from etuples.core import ExpressionTuple
+from pytensor.graph.basic import Variable
+from pytensor.graph.op import Op
+from unification.variable import Var
+
+from graph_bridge.vocabulary import _BUILDERS, in_vocabulary
+
+__all__ = [
+    "OutputOf",
+    "Term",
+    "term",
+    "TermError",
+    "etuplize",
+    "is_ground",
+    "node_term",
+    "op_term",
+    "reify",
+    "term_variable",
+]
+
+
+class TermError(ValueError):
+    """A term that does not describe a valid PyTensor graph."""
+
+
+class Term(ExpressionTuple):
+    """An etuple whose hash is cached and whose equality shortcuts on identity.
+
+    ``ExpressionTuple`` hashes and compares by walking its whole tree, which
+    is exponential on a graph with shared sub-graphs (``v = v * v + v``) and
+    recursive on deep ones.  Terms of PyTensor graphs are DAGs, so the bridge
+    builds them with this subclass; it is an ``ExpressionTuple`` in every other
+    respect (kanren, unification and etuples treat it as one).
+    """
+
+    __slots__ = ("_hash",)
+
+    def __init__(self, seq=None, **kwargs):
+        super().__init__(seq, **kwargs)
+        self._hash = None
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            # post-order, iterative: every Term hashes its tuple once
+            stack = [self]
+            while stack:
+                top = stack[-1]
+                pending = [
+                    a for a in top._tuple if isinstance(a, Term) and a._hash is None
+                ]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                stack.pop()
+                if top._hash is None:
+                    top._hash = hash(top._tuple)
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, (tuple, ExpressionTuple)):
+            return NotImplemented
+        seen: set[tuple[int, int]] = set()
+        stack = [(self, other)]
+        keep = []
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            a_seq = isinstance(a, ExpressionTuple)
+            b_seq = isinstance(b, ExpressionTuple)
+            if a_seq or b_seq:
+                if not (isinstance(a, (tuple, ExpressionTuple)) and isinstance(b, (tuple, ExpressionTuple))):
+                    return False
+                key = (id(a), id(b))
+                if key in seen:
+                    continue
+                seen.add(key)
+                keep.append((a, b))
+                ta = a._tuple if a_seq else a
+                tb = b._tuple if b_seq else b
+                if len(ta) != len(tb):
+                    return False
+                if (
+                    isinstance(a, Term)
+                    and isinstance(b, Term)
+                    and a._hash is not None
+                    and b._hash is not None
+                    and a._hash != b._hash
+                ):
+                    return False
+                stack.extend(zip(ta, tb))
+            elif not _atoms_equal(a, b):
+                return False
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+
+def _atoms_equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def term(*args: Any, evaled_obj: Any = ExpressionTuple.null) -> Term:
+    """Build a term (the bridge's ``etuple``): ``term(head, *args)``."""
+    if evaled_obj is ExpressionTuple.null:
+        return Term(args)
+    return Term(args, evaled_obj=evaled_obj)
+
+
+@dataclass(frozen=True)
+class OutputOf:
+    """Head that picks output ``index`` of a multi-output node term."""
+
+    index: int
+
+    def __call__(self, outputs):
+        return outputs[self.index]
+
+    def __repr__(self) -> str:
+        return f"OutputOf({self.index})"
+
+
+_OP_TERMS: dict[Op, ExpressionTuple] = {}
+
+
+def op_term(op: Op) -> ExpressionTuple | Op:
+    """``term(builder, *props)`` for a vocabulary Op, else the Op itself."""
+    builder = _BUILDERS.get(type(op))
+    if builder is None:
+        return op
+    t = _OP_TERMS.get(op)
+    if t is None:
+        props = op._props() if builder.prop_names else ()
+        t = _OP_TERMS[op] = term(builder, *props, evaled_obj=op)
+    return t
+
+
+def _output_term(var: Variable, input_terms: Iterable[Any], node_terms: dict) -> Any:
+    node = var.owner
+    head = op_term(node.op)
+    if len(node.outputs) == 1:
+        return term(head, *input_terms, evaled_obj=var)
+    node_t = node_terms.get(id(node))
+    if node_t is None:
+        node_t = term(head, *input_terms, evaled_obj=list(node.outputs))
+        node_terms[id(node)] = node_t
+    return term(OutputOf(node.outputs.index(var)), node_t, evaled_obj=var)
+
+
+def node_term(var: Variable) -> Any:
+    """A one-level view of ``var``: its head term over its raw input variables.
+
+    Unification expands the input variables on demand, so a relation sees as
+    deep as its pattern asks and no deeper.  Atoms are returned as they are.
+    """
+    node = var.owner
+    if node is None or not in_vocabulary(node.op):
+        return var
+    return _output_term(var, node.inputs, {})
+
+
+def etuplize(x: Any) -> Any:
+    """Turn a PyTensor variable (or Op) into a term, converting each node once.
+
+    Shared sub-graphs become shared sub-terms; the walk is iterative, so deep
+    graphs do not hit Python's recursion limit.
+    """
+    if isinstance(x, ExpressionTuple):
+        return x
+    if isinstance(x, Op):
+        return op_term(x)
+    if not isinstance(x, Variable):
+        raise TypeError(
+            f"etuplize: x must be a PyTensor Variable or Op, got {type(x).__name__}"
+        )
+    memo: dict[int, Any] = {}
+    keep: list[Variable] = []
+    node_terms: dict[int, Any] = {}
+    stack = [x]
+    while stack:
+        v = stack[-1]
+        if id(v) in memo:
+            stack.pop()
+            continue
+        node = v.owner
+        if node is None or not in_vocabulary(node.op):
+            memo[id(v)] = v
+            keep.append(v)
+            stack.pop()
+            continue
+        missing = [i for i in node.inputs if id(i) not in memo]
+        if missing:
+            stack.extend(reversed(missing))
+            continue
+        stack.pop()
+        memo[id(v)] = _output_term(v, [memo[id(i)] for i in node.inputs], node_terms)
+        keep.append(v)
+    return memo[id(x)]
+
+
+def is_ground(term: Any) -> bool:
+    """Whether ``term`` holds no logic variable (evaluated sub-terms count as ground)."""
+    stack = [term]
+    seen: set[int] = set()
+    while stack:
+        t = stack.pop()
+        if is_logic_var(t):
+            return False
+        if isinstance(t, ExpressionTuple):
+            if t._evaled_obj is not ExpressionTuple.null or id(t) in seen:
+                continue
+            seen.add(id(t))
+            stack.extend(t._tuple)
+        elif isinstance(t, (tuple, list)):
+            stack.extend(t)
+    return True
+
+
+def is_logic_var(x: Any) -> bool:
+    """``unification.isvar`` without hashing ``x`` (hashing a big term is not free)."""
+    return issubclass(type(x), Var)
+
+
+def reify(term: Any) -> Variable:
+    """Turn a term back into a PyTensor variable.
+
+    Untouched sub-terms give back the original objects; new sub-terms are
+    built with their builders and ``Op.__call__``.  Raises :class:`TermError`
+    when the term holds logic variables or describes an invalid graph.
+    """
+    if isinstance(term, Variable):
+        return term
+    if not isinstance(term, ExpressionTuple):
+        raise TypeError(
+            f"reify: term must be an etuple or a PyTensor Variable, got {type(term).__name__}"
+        )
+    if not is_ground(term):
+        raise TermError(f"reify: term holds logic variables: {term}")
+    try:
+        out = term.evaled_obj
+    except Exception as exc:
+        raise TermError(f"reify: cannot build {term}: {exc}") from exc
+    if not isinstance(out, Variable):
+        raise TermError(f"reify: {term} evaluates to {type(out).__name__}, not a Variable")
+    return out
+
+
+def term_variable(term: Any) -> Variable | None:
+    """The variable a ground term stands for, or ``None`` if it has none."""
+    if isinstance(term, Variable):
+        return term
+    if isinstance(term, ExpressionTuple) and is_ground(term):
+        try:
+            out = term.evaled_obj
+        except Exception:
+            return None
+        return out if isinstance(out, Variable) else None
+    return None

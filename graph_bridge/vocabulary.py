@@ -1,0 +1,175 @@
+"""The Op vocabulary: which Ops terms look inside, and how to rebuild them.
+
+An etuple is evaluated by calling its head with its arguments.  For a term
+whose head describes an Op, the head is an :class:`OpBuilder` and the
+arguments are the Op's ``__props__`` in order, so ``etuple(builder, *props)``
+evaluates to the Op.  Calling the Op class itself does not work in general:
+``Sum(add, None, "float64", ...)`` raises "too many positional arguments"
+because ``Sum.__init__`` takes ``(axis, dtype, acc_dtype)`` while its props
+are ``(scalar_op, axis, dtype, acc_dtype, upcast_discrete_output)``.
+
+Ops whose exact class is not in the vocabulary are opaque: their outputs are
+atoms that terms match whole.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from typing import Any
+
+from pytensor.graph.op import Op
+from pytensor.tensor import basic as ptb
+from pytensor.tensor import subtensor as pts
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+
+__all__ = [
+    "OpBuilder",
+    "builder_for",
+    "careduce_builders",
+    "in_vocabulary",
+    "register_op_class",
+    "vocabulary",
+]
+
+
+class OpBuilder:
+    """Build an instance of ``op_class`` from its props, in ``__props__`` order.
+
+    ``OpBuilder(Sum)(add, None, "float64", "float64", True)`` returns
+    ``Sum(axis=None, dtype="float64", acc_dtype="float64")``.  Props that the
+    class's constructor does not take (``Sum`` fixes ``scalar_op``) must equal
+    what the constructor derives, else :class:`ValueError` says which differs.
+    Builders compare equal when they build the same class, so they unify.
+    """
+
+    __slots__ = ("op_class", "prop_names", "_init_names", "_accepts_kwargs")
+
+    def __init__(self, op_class: type[Op]) -> None:
+        if not (isinstance(op_class, type) and issubclass(op_class, Op)):
+            raise TypeError(f"op_class must be an Op subclass, got {op_class!r}")
+        self.op_class = op_class
+        self.prop_names: tuple[str, ...] = tuple(getattr(op_class, "__props__", ()))
+        params = inspect.signature(op_class.__init__).parameters
+        self._accepts_kwargs = any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()
+        )
+        self._init_names = frozenset(
+            name
+            for name, p in params.items()
+            if name != "self"
+            and p.kind
+            in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        )
+
+    def __call__(self, *props: Any) -> Op:
+        cls = self.op_class
+        if len(props) != len(self.prop_names):
+            raise TypeError(
+                f"{cls.__name__} takes {len(self.prop_names)} props "
+                f"{self.prop_names}, got {len(props)}: {props!r}"
+            )
+        kwargs = {
+            name: value
+            for name, value in zip(self.prop_names, props)
+            if name in self._init_names
+        }
+        op = cls(**kwargs)
+        built = op._props() if self.prop_names else ()
+        for name, want, got in zip(self.prop_names, props, built):
+            if not _same_prop(want, got):
+                raise ValueError(
+                    f"cannot build {cls.__name__} with {name}={want!r}: "
+                    f"the class sets {name}={got!r}"
+                )
+        return op
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OpBuilder) and other.op_class is self.op_class
+
+    def __hash__(self) -> int:
+        return hash((OpBuilder, self.op_class))
+
+    def __repr__(self) -> str:
+        return self.op_class.__name__
+
+    def __reduce__(self):
+        return (builder_for, (self.op_class,))
+
+
+def _same_prop(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # numpy arrays and other odd props
+        return a is b
+
+
+_BUILDERS: dict[type[Op], OpBuilder] = {}
+
+
+def register_op_class(op_class: type[Op]) -> OpBuilder:
+    """Add ``op_class`` to the vocabulary (exact class, not its subclasses)."""
+    builder = _BUILDERS.get(op_class)
+    if builder is None:
+        builder = _BUILDERS[op_class] = OpBuilder(op_class)
+        from graph_bridge import dispatch  # registers car/cdr for the class
+
+        dispatch.register_cons(op_class)
+    return builder
+
+
+def builder_for(op_class: type[Op]) -> OpBuilder:
+    """The builder of a vocabulary class; ``KeyError`` names an unknown one."""
+    try:
+        return _BUILDERS[op_class]
+    except KeyError:
+        raise KeyError(
+            f"{getattr(op_class, '__name__', op_class)} is not in the vocabulary"
+        ) from None
+
+
+def in_vocabulary(op: Op) -> bool:
+    """Whether terms look inside nodes of ``op`` (exact class match)."""
+    return type(op) in _BUILDERS
+
+
+def vocabulary() -> tuple[type[Op], ...]:
+    """The vocabulary's Op classes, in registration order."""
+    return tuple(_BUILDERS)
+
+
+def _subclasses(cls: type) -> Iterator[type]:
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def careduce_builders() -> tuple[OpBuilder, ...]:
+    """Builders of every CAReduce class in the vocabulary (Sum, Max, ...)."""
+    return tuple(b for c, b in _BUILDERS.items() if issubclass(c, CAReduce))
+
+
+def _stock_classes() -> list[type[Op]]:
+    classes: list[type[Op]] = [Elemwise, DimShuffle, CAReduce]
+    classes += sorted(
+        (c for c in _subclasses(CAReduce) if c.__module__.startswith("pytensor.")),
+        key=lambda c: (c.__module__, c.__name__),
+    )
+    classes += [ptb.Join, ptb.Alloc]
+    for name in (
+        "Subtensor",
+        "AdvancedSubtensor",
+        "AdvancedSubtensor1",  # pytensor < 3.3
+        "IncSubtensor",
+        "AdvancedIncSubtensor",
+        "AdvancedIncSubtensor1",  # pytensor < 3.3
+    ):
+        cls = getattr(pts, name, None)
+        if cls is not None:
+            classes.append(cls)
+    return classes
+
+
+def _register_stock() -> None:
+    for cls in _stock_classes():
+        register_op_class(cls)

@@ -1,0 +1,101 @@
+"""Rules: relations with the index facts the engine needs.
+
+A rule is an ordinary goal constructor ``rel(lhs, rhs)`` (a miniKanren
+relation between two terms that compute the same values).  The decorator
+:func:`rule` only attaches facts the engine uses to decide where to try it:
+which Op classes can sit at the root of ``lhs`` (forward) and of ``rhs``
+(backward), and the measure that decreases forward.  The decorated function
+is returned unchanged, so it stays a relation usable with ``kanren.run``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from pytensor.graph.op import Op
+from unification import var
+
+__all__ = ["RuleIndex", "check_rules", "rule"]
+
+Relation = Callable[[Any, Any], Callable]
+
+
+def rule(
+    *,
+    heads: Sequence[type[Op]] | None = None,
+    rhs_heads: Sequence[type[Op]] | None = None,
+    measure: str,
+) -> Callable[[Relation], Relation]:
+    """Declare a relation a rewrite rule.
+
+    ``heads``: Op classes (with their subclasses) that can be the root Op of
+    the left side; ``None`` means any vocabulary Op.  ``rhs_heads``: the same
+    for the right side (used when running backward).  ``measure``: what
+    strictly decreases from left to right, which makes normalization stop.
+    """
+
+    def decorate(relation: Relation) -> Relation:
+        relation.heads = tuple(heads) if heads is not None else None  # type: ignore[attr-defined]
+        relation.rhs_heads = tuple(rhs_heads) if rhs_heads is not None else None  # type: ignore[attr-defined]
+        relation.measure = measure  # type: ignore[attr-defined]
+        return relation
+
+    return decorate
+
+
+def check_rules(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:
+    """Validate a sequence of relations; ``TypeError`` names the bad entry."""
+    if callable(rules) or isinstance(rules, (str, bytes)) or not isinstance(rules, Iterable):
+        raise TypeError(
+            f"{argname} must be a sequence of relations (goal constructors), "
+            f"got {type(rules).__name__}"
+        )
+    out = tuple(rules)
+    for i, rel in enumerate(out):
+        if not callable(rel):
+            raise TypeError(
+                f"{argname}[{i}] must be a relation (a goal constructor), "
+                f"got {type(rel).__name__}"
+            )
+        try:
+            goal = rel(var(), var())
+        except TypeError as exc:
+            raise TypeError(
+                f"{argname}[{i}] ({getattr(rel, '__name__', rel)!r}) is not a goal "
+                f"constructor taking (lhs, rhs): {exc}"
+            ) from None
+        if not callable(goal):
+            raise TypeError(
+                f"{argname}[{i}] ({getattr(rel, '__name__', rel)!r}) returned "
+                f"{type(goal).__name__}, not a goal"
+            )
+    return out
+
+
+class RuleIndex:
+    """Rules indexed by the Op class at the root of a term, one side or the other."""
+
+    def __init__(self, rules: Iterable[Relation]) -> None:
+        self.rules = tuple(rules)
+        self._forward: dict[type, tuple[Relation, ...]] = {}
+        self._backward: dict[type, tuple[Relation, ...]] = {}
+
+    def _lookup(self, cache: dict, attr: str, op_class: type) -> tuple[Relation, ...]:
+        found = cache.get(op_class)
+        if found is None:
+            found = cache[op_class] = tuple(
+                r
+                for r in self.rules
+                if getattr(r, attr, None) is None
+                or issubclass(op_class, getattr(r, attr))
+            )
+        return found
+
+    def forward(self, op_class: type) -> tuple[Relation, ...]:
+        """Rules whose left side can have an ``op_class`` node at its root."""
+        return self._lookup(self._forward, "heads", op_class)
+
+    def backward(self, op_class: type) -> tuple[Relation, ...]:
+        """Rules whose right side can have an ``op_class`` node at its root."""
+        return self._lookup(self._backward, "rhs_heads", op_class)

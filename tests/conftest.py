@@ -1,0 +1,19 @@
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("fast", max_examples=300, deadline=None)
+settings.register_profile("thorough", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+
+@pytest.fixture
+def rng():
+    import numpy as np
+
+    return np.random.default_rng(42)

@@ -1,0 +1,89 @@
+"""Shared checks: a rewrite keeps types and values and leaves its input alone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytensor
+from pytensor.graph.basic import Variable
+from pytensor.graph.traversal import ancestors, explicit_graph_inputs
+
+MODE = "FAST_COMPILE"
+
+
+def snapshot(*outputs: Variable) -> str:
+    """A printable fingerprint of a graph (ids included), to detect mutation."""
+    return pytensor.dprint(list(outputs), file="str", print_type=True, id_type="id")
+
+
+def random_value(var: Variable, shape: Sequence[int], rng: np.random.Generator):
+    dtype = var.type.dtype
+    if dtype == "bool":
+        return rng.random(shape) > 0.5
+    if dtype.startswith("int") or dtype.startswith("uint"):
+        return rng.integers(-3, 4, size=shape).astype(dtype)
+    return rng.normal(size=shape).astype(dtype)
+
+
+def values_of(outputs, givens, mode=MODE):
+    inputs = list(givens)
+    fn = pytensor.function(inputs, outputs, mode=mode, on_unused_input="ignore")
+    return fn(*[givens[i] for i in inputs])
+
+
+def assert_same_types(before: Variable, after: Variable) -> None:
+    assert after.type.dtype == before.type.dtype, (before.type, after.type)
+    assert after.type.ndim == before.type.ndim, (before.type, after.type)
+    assert after.type.broadcastable == before.type.broadcastable, (before.type, after.type)
+
+
+def assert_same_values(before, after, givens, mode=MODE) -> None:
+    """Evaluate both graphs on ``givens``; both raise, or both agree."""
+    b_err = a_err = None
+    try:
+        b = values_of(before, givens, mode)
+    except Exception as exc:  # noqa: BLE001 - compared below
+        b_err = exc
+    try:
+        a = values_of(after, givens, mode)
+    except Exception as exc:  # noqa: BLE001
+        a_err = exc
+    if b_err is not None or a_err is not None:
+        assert b_err is not None and a_err is not None, (
+            f"one side raised: before={b_err!r} after={a_err!r}"
+        )
+        return
+    if not isinstance(b, list):
+        b, a = [b], [a]
+    for x, y in zip(b, a):
+        x, y = np.asarray(x), np.asarray(y)
+        assert x.shape == y.shape and x.dtype == y.dtype, (x.shape, y.shape, x.dtype, y.dtype)
+        if np.issubdtype(x.dtype, np.floating):
+            np.testing.assert_allclose(y, x, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(y, x)
+
+
+def check_rewrite(before, after, shapes: dict, seed: int = 0, mode=MODE) -> None:
+    """Types equal and values equal on each run-time shape assignment in ``shapes``.
+
+    ``shapes`` maps each root input to a list of shapes (one per trial).
+    """
+    outs_b = before if isinstance(before, list) else [before]
+    outs_a = after if isinstance(after, list) else [after]
+    for b, a in zip(outs_b, outs_a):
+        assert_same_types(b, a)
+    rng = np.random.default_rng(seed)
+    trials = len(next(iter(shapes.values())))
+    for k in range(trials):
+        givens = {v: random_value(v, s[k], rng) for v, s in shapes.items()}
+        assert_same_values(outs_b, outs_a, givens, mode)
+
+
+def roots(*outputs: Variable) -> list[Variable]:
+    return list(explicit_graph_inputs(list(outputs)))
+
+
+def graph_ops(*outputs: Variable) -> list:
+    return [v.owner.op for v in ancestors(list(outputs)) if v.owner is not None]

@@ -1,0 +1,137 @@
+"""relations.normalize: structure, purity, errors, optdb registration, scale."""
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from kanren import eq, lall
+from pytensor.compile.mode import get_default_mode
+from pytensor.tensor.elemwise import DimShuffle
+from unification import var
+
+import relations
+from graph_bridge import etuplize, term
+from helpers import check_rewrite, graph_ops, snapshot
+
+x = pt.vector("x")
+m = pt.matrix("m")
+
+
+def seed_graph():
+    return pt.sum(pt.expand_dims(pt.exp(x), 0))
+
+
+def test_normalize_returns_same_structure():
+    y = seed_graph()
+    assert isinstance(relations.normalize(y), pytensor.graph.basic.Variable)
+    as_list = relations.normalize([y, pt.exp(x)])
+    assert isinstance(as_list, list) and len(as_list) == 2
+    as_tuple = relations.normalize((y,))
+    assert isinstance(as_tuple, tuple) and len(as_tuple) == 1
+
+
+def test_issue_case_has_no_dimshuffle_same_type_and_values():
+    y = seed_graph()
+    before = snapshot(y)
+    z = relations.normalize(y)
+    assert snapshot(y) == before  # the input graph is not mutated
+    assert not any(isinstance(op, DimShuffle) for op in graph_ops(z))
+    check_rewrite(y, z, {x: [(0,), (1,), (5,)]})
+
+
+def test_untouched_graph_is_returned_as_is():
+    y = pt.exp(x) + m
+    assert relations.normalize(y) is y
+
+
+def test_shared_subgraphs_stay_shared():
+    e = pt.sum(pt.expand_dims(x, 0))
+    a, b = relations.normalize([e * 2, e + 1])
+    assert a.owner.inputs[0] is b.owner.inputs[0]
+
+
+def test_rewrites_inside_and_around_opaque_nodes():
+    from pytensor.raise_op import Assert
+
+    inner = pt.sum(pt.expand_dims(x, 0))
+    checked = Assert("ok")(inner, pt.all(x > -100))
+    y = pt.sum(pt.expand_dims(pt.exp(checked) * x, 1))
+    z = relations.normalize(y)
+    assert not isinstance(z.owner.inputs[0].owner.op, DimShuffle)
+    rebuilt_checked = z.owner.inputs[0].owner.inputs[0].owner.inputs[0].owner.inputs[0]
+    assert isinstance(rebuilt_checked.owner.op, Assert)  # a new Assert node over ...
+    assert rebuilt_checked.owner.inputs[0].owner.inputs[0] is x  # ... the rewritten sum
+    check_rewrite(y, z, {x: [(0,), (1,), (4,)]})
+
+
+def test_bad_graph_argument_is_named():
+    with pytest.raises(TypeError, match="graph must be"):
+        relations.normalize(3.0)
+    with pytest.raises(TypeError, match=r"graph\[1\] must be"):
+        relations.normalize([x, "y"])
+    from pytensor.graph.fg import FunctionGraph
+
+    with pytest.raises(TypeError, match="graph must be"):
+        relations.normalize(FunctionGraph([x], [pt.exp(x)]))
+
+
+def test_bad_rules_argument_is_named():
+    with pytest.raises(TypeError, match="rules must be"):
+        relations.normalize(x, rules=relations.DEFAULT_RULES[0])
+    with pytest.raises(TypeError, match=r"rules\[0\] must be a relation"):
+        relations.normalize(x, rules=[3])
+    with pytest.raises(TypeError, match=r"rules\[0\].*not a goal constructor"):
+        relations.normalize(x, rules=[lambda a: a])
+    with pytest.raises(TypeError, match=r"rules\[0\].*not a goal"):
+        relations.normalize(x, rules=[lambda a, b: 3])
+
+
+def test_user_rule_without_index_runs_everywhere():
+    """A plain kanren relation (no @rule) is a valid rule: exp(log(a)) -> a."""
+    exp_t = etuplize(pt.exp)
+    log_t = etuplize(pt.log)
+
+    def exp_log(lhs, rhs):
+        a = var()
+        return lall(eq(lhs, term(exp_t, term(log_t, a))), eq(rhs, a))
+
+    y = pt.exp(pt.log(x)) * 2
+    z = relations.normalize(y, rules=[exp_log])
+    assert z.owner.inputs[0] is x
+    assert relations.normalize(y, rules=[]) is y
+
+
+def test_non_terminating_rule_set_is_an_error():
+    def flip(lhs, rhs):  # a + b == b + a, forever
+        a, b = var(), var()
+        add = etuplize(pt.add)
+        return lall(eq(lhs, term(add, a, b)), eq(rhs, term(add, b, a)))
+
+    with pytest.raises(RuntimeError, match="does not terminate"):
+        relations.normalize(x + m, rules=[flip])
+
+
+def test_deep_chains_do_not_recurse():
+    y = x
+    for _ in range(5000):
+        y = pt.exp(y)
+    z = relations.normalize(pt.sum(pt.expand_dims(y, 0)))
+    assert z.owner.inputs[0] is y
+
+
+def test_registered_in_optdb_under_relational_tag():
+    y = seed_graph()
+    mode = get_default_mode().including("relational")
+    f = pytensor.function([x], y, mode=mode)
+    ops = [n.op for n in f.maker.fgraph.apply_nodes]
+    assert not any(isinstance(op, DimShuffle) for op in ops)
+    np.testing.assert_allclose(f(np.arange(4.0)), np.exp(np.arange(4.0)).sum())
+
+
+@pytest.mark.default_mode
+def test_normalized_graph_compiles_in_default_mode():
+    y = seed_graph()
+    z = relations.normalize(y)
+    f = pytensor.function([x], [y, z])
+    a, b = f(np.linspace(-1, 1, 7))
+    np.testing.assert_allclose(a, b)
