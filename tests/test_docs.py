@@ -1,0 +1,30 @@
+"""Every ```python block in docs/*.md runs (blocks of one page share a namespace),
+and every example script runs."""
+
+import pathlib
+import re
+import runpy
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PAGES = sorted((ROOT / "docs").glob("*.md"))
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_doc_code_blocks_run(page):
+    blocks = BLOCK.findall(page.read_text())
+    namespace: dict = {"__name__": f"docs_{page.stem}"}
+    for i, block in enumerate(blocks):
+        try:
+            exec(compile(block, f"{page.name}[block {i}]", "exec"), namespace)
+        except Exception as exc:  # pragma: no cover - the message is the point
+            raise AssertionError(f"{page.name} block {i} failed: {exc!r}\n{block}") from exc
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+def test_examples_run(script, capsys):
+    runpy.run_path(str(script), run_name="__main__")
+    assert "after" in capsys.readouterr().out
