@@ -4,7 +4,7 @@
 """
 
 from graph_bridge import dispatch as _dispatch  # noqa: F401  (registrations)
-from graph_bridge.facts import broadcastableo, dtypeo, ndimo, typeo
+from graph_bridge.facts import NotReady, broadcastableo, dtypeo, ndimo, same_typeo, typeo
 from graph_bridge.terms import (
     OutputOf,
     Term,
@@ -30,6 +30,8 @@ from graph_bridge.vocabulary import _register_stock
 _register_stock()
 
 __all__ = [
+    "NotReady",
+    "same_typeo",
     "OpBuilder",
     "OutputOf",
     "Term",

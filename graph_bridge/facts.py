@@ -1,12 +1,14 @@
 """Facts about static types, as goals relations can use.
 
 ``ndimo(term, n)``, ``dtypeo(term, d)`` and ``broadcastableo(term, b)`` relate
-a term to a fact of its type.  The term must be ground when the goal runs
-(its type is read from the variable it reifies to); the fact may be a logic
-variable, which the goal binds.  A relation therefore places these goals after
-the goals that build its terms, in both directions.  A term that is not
-ground, or that does not reify, makes the goal fail: a guard never lets an
-unchecked term through.
+a term to a fact of its type.  The type is read from the variable the term
+reifies to, so the term must be ground; the fact may be a logic variable,
+which the goal binds.  A goal whose term is not ground yet raises
+:class:`NotReady` when first asked for an answer: conjunctions built with
+``relations.goals.lall_ready`` then run it later, once other goals have bound
+the term, which is what lets one relation run forward and backward.  A ground
+term that does not reify makes the goal fail: a guard never lets an unchecked
+term through.
 """
 
 from __future__ import annotations
@@ -17,23 +19,55 @@ from typing import Any
 from kanren.core import eq
 from unification import reify as lreify
 
-from graph_bridge.terms import term_variable
+from graph_bridge.terms import is_ground, term_variable
 
-__all__ = ["broadcastableo", "dtypeo", "ndimo", "typeo"]
+__all__ = ["NotReady", "broadcastableo", "dtypeo", "ndimo", "same_typeo", "typeo"]
+
+
+class NotReady(Exception):
+    """Raised by a goal whose inputs are not ground yet (see ``lall_ready``)."""
 
 
 def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]):
     def type_fact_goal(S):
-        var = term_variable(lreify(term, S))
+        t = lreify(term, S)
+        if not is_ground(t):
+            raise NotReady(f"type fact on a non-ground term {t}")
+        var = term_variable(t)
         if var is None:
-            return iter(())
+            return
         try:
             fact = read(var.type)
         except AttributeError:  # not a tensor
-            return iter(())
-        return eq(value, fact)(S)
+            return
+        yield from eq(value, fact)(S)
 
     return type_fact_goal
+
+
+def same_typeo(a: Any, b: Any):
+    """``a`` and ``b`` reify to variables of the same dtype, ndim and broadcastable.
+
+    A relation ends with it when its right side's type is not evident from
+    its construction (a rewrite must never change an output type).
+    """
+
+    def same_type_goal(S):
+        ta, tb = lreify(a, S), lreify(b, S)
+        if not (is_ground(ta) and is_ground(tb)):
+            raise NotReady("same_typeo on a non-ground term")
+        va, vb = term_variable(ta), term_variable(tb)
+        if va is None or vb is None:
+            return
+        ya, yb = va.type, vb.type
+        if (
+            getattr(ya, "dtype", None) == getattr(yb, "dtype", None)
+            and getattr(ya, "broadcastable", None) == getattr(yb, "broadcastable", None)
+            and type(ya) is type(yb)
+        ):
+            yield S
+
+    return same_type_goal
 
 
 def typeo(term: Any, typ: Any):

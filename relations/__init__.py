@@ -15,14 +15,26 @@ from __future__ import annotations
 from typing import Any
 
 import graph_bridge  # noqa: F401  (dispatch registrations, vocabulary)
-from relations.dimshuffle import careduce_expand_fullo
+from relations.dimshuffle import (
+    careduce_dimshuffle_fullo,
+    careduce_dimshuffle_partialo,
+    dimshuffle_composeo,
+    dimshuffle_identityo,
+)
+from relations.join import careduce_joino
 from relations.rules import RuleIndex, check_rules, rule
 from relations.search import as_variables, normalize_variables
 
 __all__ = ["DEFAULT_RULES", "normalize", "rule"]
 
 #: The rules ``normalize`` applies when given none, in the order it tries them.
-DEFAULT_RULES: tuple = (careduce_expand_fullo,)
+DEFAULT_RULES: tuple = (
+    careduce_joino,
+    careduce_dimshuffle_fullo,
+    careduce_dimshuffle_partialo,
+    dimshuffle_identityo,
+    dimshuffle_composeo,
+)
 
 _DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
 

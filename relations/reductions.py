@@ -15,7 +15,7 @@ from unification import var
 
 from graph_bridge import careduce_builders, term
 
-__all__ = ["careduce_heado", "full_reductiono"]
+__all__ = ["careduce_heado", "careduce_partso", "full_reductiono"]
 
 
 def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any):
@@ -39,3 +39,14 @@ def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any):
 def full_reductiono(head: Any):
     """``head`` is a CAReduce over every axis (``axis=None``)."""
     return careduce_heado(head, None, var(), var())
+
+
+def careduce_partso(head: Any, scalar_op: Any, axis: Any):
+    """``head`` is a CAReduce with scalar op ``scalar_op`` along ``axis``."""
+    branches = []
+    for builder in careduce_builders():
+        slots = [var() for _ in builder.prop_names]
+        slots[builder.prop_names.index("scalar_op")] = scalar_op
+        slots[builder.prop_names.index("axis")] = axis
+        branches.append([eq(head, term(builder, *slots))])
+    return conde(*branches)

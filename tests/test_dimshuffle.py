@@ -1,76 +1,277 @@
-"""Seed 001 relations: forward, backward, check, and values."""
+"""Seed 001 relations: each run forward, backward and as a check, with values."""
 
+import numpy as np
+import pytensor
 import pytensor.tensor as pt
 import pytest
 from kanren import run
-from pytensor.tensor.elemwise import DimShuffle
+from pytensor.tensor.basic import Join
+from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.math import Min
 from unification import var
 
 import relations
 from graph_bridge import etuplize, reify
 from helpers import check_rewrite, graph_ops, snapshot
-from relations.dimshuffle import careduce_expand_fullo
+from relations.dimshuffle import (
+    careduce_dimshuffle_fullo,
+    careduce_dimshuffle_partialo,
+    dimshuffle_composeo,
+    dimshuffle_identityo,
+)
+from relations.join import careduce_joino
 
 x = pt.vector("x")
 m = pt.matrix("m")
-b = pt.vector("b", dtype="bool")
+t3 = pt.tensor3("t3")
+mb = pt.matrix("mb", dtype="bool")
+mi = pt.matrix("mi", dtype="int64")
 
 REDUCTIONS = {
-    "sum": lambda v: pt.sum(v),
-    "prod": lambda v: pt.prod(v),
-    "max": lambda v: pt.max(v),
-    "min": lambda v: Min(axis=None)(v),  # pt.min is neg(max(neg(v)))
-    "all": lambda v: pt.all(v),
-    "any": lambda v: pt.any(v),
-    "sum_int_acc": lambda v: pt.sum(v, dtype="float32", acc_dtype="float64"),
+    "sum": lambda v, **k: pt.sum(v, **k),
+    "prod": lambda v, **k: pt.prod(v, **k),
+    "max": lambda v, **k: pt.max(v, **k),
+    "min": lambda v, **k: Min(**({"axis": None} | k))(v),  # pt.min is neg(max(neg(v)))
+    "all": lambda v, **k: pt.all(v, **k),
+    "any": lambda v, **k: pt.any(v, **k),
+    "sum_f32_acc64": lambda v, **k: pt.sum(v, dtype="float32", acc_dtype="float64", **k),
+    "sum_int": lambda v, **k: pt.sum(v, **k),
 }
+SOURCE = {"all": mb, "any": mb, "sum_int": mi}
+SHAPES_2D = [(0, 3), (1, 1), (1, 4), (3, 4)]
 
 
-class TestCAReduceExpandFull:
+def forward(rel, lhs):
+    q = var()
+    before = snapshot(lhs)
+    answers = run(2, q, rel(etuplize(lhs), q))
+    assert snapshot(lhs) == before
+    return [reify(a) for a in answers]
+
+
+def backward(rel, rhs, n=0):
+    q = var()
+    return [reify(a) for a in run(n, q, rel(q, etuplize(rhs)))]
+
+
+def holds(rel, lhs, rhs):
+    return run(1, var(), rel(etuplize(lhs), etuplize(rhs))) != ()
+
+
+def shapes_for(name, shapes):
+    # Max/Min raise on empty inputs before and after: kept, both must raise
+    return shapes
+
+
+class TestFullReduction:
     @pytest.mark.parametrize("name", sorted(REDUCTIONS))
-    @pytest.mark.parametrize("order", [("x", 0, 1), (0, "x", 1), (0, 1, "x"), ("x", 0, "x", 1)])
+    @pytest.mark.parametrize(
+        "order", [("x", 0, 1), (0, "x", 1), (0, 1, "x"), ("x", 0, "x", 1), (1, 0), ("x", 1, 0)]
+    )
     def test_forward(self, name, order):
-        red = REDUCTIONS[name]
-        src = m if name not in ("all", "any") else pt.matrix("mb", dtype="bool")
-        lhs = red(src.dimshuffle(*order))
-        before = snapshot(lhs)
-        q = var()
-        (rhs_t,) = run(1, q, careduce_expand_fullo(etuplize(lhs), q))
-        rhs = reify(rhs_t)
+        src = SOURCE.get(name, m)
+        lhs = REDUCTIONS[name](src.dimshuffle(*order))
+        (rhs,) = forward(careduce_dimshuffle_fullo, lhs)[:1]
         assert rhs.owner.inputs[0] is src
         assert rhs.owner.op == lhs.owner.op  # dtype, acc_dtype and the rest kept
-        assert snapshot(lhs) == before
-        shapes = [(0, 3), (1, 1), (1, 4), (3, 4)]
-        if name in ("max", "min"):  # both sides raise on empty inputs; checked too
-            shapes = [(0, 3), (1, 1), (3, 4)]
-        check_rewrite(lhs, rhs, {src: shapes})
+        check_rewrite(lhs, rhs, {src: SHAPES_2D})
 
-    def test_backward_generates_expansions(self):
-        q = var()
-        forms = run(5, q, careduce_expand_fullo(q, etuplize(pt.sum(m))))
-        graphs = [reify(f) for f in forms]
+    def test_forward_drops_broadcastable_dims(self):
+        r = pt.matrix("r", shape=(1, None))
+        lhs = pt.sum(r.dimshuffle(1))
+        (rhs,) = forward(careduce_dimshuffle_fullo, lhs)
+        assert rhs.owner.inputs[0] is r
+        check_rewrite(lhs, rhs, {r: [(1, 0), (1, 1), (1, 5)]})
+
+    def test_backward_generates_bounded_expansions(self):
+        graphs = backward(careduce_dimshuffle_fullo, pt.sum(m))
         orders = [g.owner.inputs[0].owner.op.new_order for g in graphs]
-        assert orders == [("x", 0, 1), (0, "x", 1), (0, 1, "x")]  # bounded: one added dim
+        assert orders == [("x", 0, 1), (0, "x", 1), (0, 1, "x")]  # one added dim
         for g in graphs:
             assert g.owner.inputs[0].owner.inputs[0] is m
-            check_rewrite(pt.sum(m), g, {m: [(0, 2), (1, 1), (2, 3)]})
+            check_rewrite(pt.sum(m), g, {m: SHAPES_2D})
 
-    def test_check_both_sides(self):
-        lhs = etuplize(pt.max(x.dimshuffle("x", 0)))
-        assert run(1, var(), careduce_expand_fullo(lhs, etuplize(pt.max(x)))) != ()
-        # a different reduction on the right, or a partial one on the left: no
-        assert run(1, var(), careduce_expand_fullo(lhs, etuplize(pt.min(x)))) == ()
-        partial = etuplize(pt.sum(m.dimshuffle("x", 0, 1), axis=1))
-        assert run(1, var(), careduce_expand_fullo(partial, etuplize(pt.sum(m, axis=0)))) == ()
+    def test_check(self):
+        assert holds(careduce_dimshuffle_fullo, pt.max(x.dimshuffle("x", 0)), pt.max(x))
+        assert holds(careduce_dimshuffle_fullo, pt.sum(m.T), pt.sum(m))
+        assert not holds(careduce_dimshuffle_fullo, pt.max(x.dimshuffle("x", 0)), pt.sum(x))
+        assert not holds(careduce_dimshuffle_fullo, pt.sum(m.T, axis=0), pt.sum(m, axis=1))
 
-    def test_not_an_expansion_is_left_alone(self):
-        # transposes are not in this relation (they are in the full-reduction family later)
-        lhs = etuplize(pt.sum(m.T))
-        assert run(1, var(), careduce_expand_fullo(lhs, var())) == ()
 
-    def test_normalize_removes_nested_expansions(self):
+class TestPartialReduction:
+    CASES = [
+        # (order, axes, expected rhs builder)
+        (("x", 0, 1), (0, 2), lambda: pt.sum(m, axis=1)),
+        (("x", 0, 1), (2,), lambda: pt.expand_dims(pt.sum(m, axis=1), 0)),
+        ((1, 0), (0,), lambda: pt.sum(m, axis=1)),
+        (("x", 1, 0), (1,), lambda: pt.sum(m, axis=1).dimshuffle("x", 0)),
+        ((0, "x", 1), (1,), lambda: m),  # only the added dim is reduced: a no-op...
+    ]
+
+    @pytest.mark.parametrize("order,axes,expected", CASES[:4])
+    def test_forward(self, order, axes, expected):
+        lhs = pt.sum(m.dimshuffle(*order), axis=axes)
+        (rhs,) = forward(careduce_dimshuffle_partialo, lhs)
+        assert etuplize(rhs) == etuplize(expected())
+        check_rewrite(lhs, rhs, {m: SHAPES_2D})
+
+    def test_reducing_only_added_dims_keeps_a_reduction(self):
+        # Sum{axis=1}(m[:, None, :]) reduces no input dim: the relation needs a
+        # non-empty axis set, so it leaves this to casts and canonicalize
+        lhs = pt.sum(m.dimshuffle(0, "x", 1), axis=1)
+        assert forward(careduce_dimshuffle_partialo, lhs) == []
+
+    @pytest.mark.parametrize("name", sorted(REDUCTIONS))
+    def test_forward_every_reduction_on_3d(self, name):
+        src = pt.tensor3("s3", dtype=SOURCE.get(name, m).dtype)
+        lhs = REDUCTIONS[name](src.dimshuffle(2, "x", 0, 1), axis=(0, 3))
+        (rhs,) = forward(careduce_dimshuffle_partialo, lhs)
+        assert rhs.type.broadcastable == lhs.type.broadcastable
+        check_rewrite(lhs, rhs, {src: [(0, 2, 3), (1, 1, 1), (2, 1, 3), (2, 3, 4)]})
+
+    def test_backward(self):
+        graphs = backward(careduce_dimshuffle_partialo, pt.sum(m, axis=1))
+        assert len(graphs) >= 3
+        for g in graphs:
+            assert isinstance(g.owner.inputs[0].owner.op, DimShuffle)
+            check_rewrite(pt.sum(m, axis=1), g, {m: SHAPES_2D})
+        lifted = pt.expand_dims(pt.sum(m, axis=1), 0)
+        (g,) = backward(careduce_dimshuffle_partialo, lifted)
+        assert etuplize(g) == etuplize(pt.sum(m.dimshuffle("x", 0, 1), axis=2))
+
+    def test_check(self):
+        lhs = pt.sum(m.dimshuffle("x", 0, 1), axis=(0, 2))
+        assert holds(careduce_dimshuffle_partialo, lhs, pt.sum(m, axis=1))
+        assert not holds(careduce_dimshuffle_partialo, lhs, pt.sum(m, axis=0))
+
+
+class TestComposition:
+    def test_forward(self):
+        lhs = x.dimshuffle("x", 0).dimshuffle(1, 0, "x")
+        (rhs,) = forward(dimshuffle_composeo, lhs)
+        assert rhs.owner.op.new_order == (0, "x", "x") and rhs.owner.inputs[0] is x
+        check_rewrite(lhs, rhs, {x: [(0,), (1,), (5,)]})
+
+    def test_forward_with_drops(self):
+        r = pt.matrix("r", shape=(None, 1))
+        lhs = r.dimshuffle(1, "x", 0).dimshuffle(2, 1)  # drops r's length-1 dim, then the added one
+        (rhs,) = forward(dimshuffle_composeo, lhs)
+        check_rewrite(lhs, rhs, {r: [(0, 1), (1, 1), (4, 1)]})
+
+    def test_backward_and_check(self):
+        rhs = x.dimshuffle(0, "x")
+        graphs = backward(dimshuffle_composeo, rhs)
+        assert len(graphs) == 2
+        for g in graphs:
+            assert isinstance(g.owner.inputs[0].owner.op, DimShuffle)
+            check_rewrite(rhs, g, {x: [(0,), (1,), (3,)]})
+            assert holds(dimshuffle_composeo, g, rhs)
+        assert not holds(dimshuffle_composeo, x.dimshuffle("x", 0).dimshuffle(1, 0), x.dimshuffle("x", 0))
+
+
+class TestIdentity:
+    def test_three_modes(self):
+        ident = DimShuffle(input_ndim=2, new_order=(0, 1))(m)  # m.dimshuffle(0, 1) is m
+        (rhs,) = forward(dimshuffle_identityo, ident)
+        assert rhs is m
+        (lhs,) = backward(dimshuffle_identityo, m)
+        assert lhs.owner.op.new_order == (0, 1)
+        check_rewrite(m, lhs, {m: SHAPES_2D})
+        assert holds(dimshuffle_identityo, ident, m)
+        assert not holds(dimshuffle_identityo, m.T, m)
+
+
+a, b, c = pt.vector("a"), pt.vector("b"), pt.vector("c")
+VEC_SHAPES = {a: [(0,), (1,), (4,)], b: [(2,), (1,), (0,)], c: [(3,), (0,), (1,)]}
+
+
+class TestJoin:
+    def test_forward_sum_of_join(self):
+        lhs = pt.sum(pt.join(0, a, b, c))
+        (rhs,) = forward(careduce_joino, lhs)
+        assert [i.owner.inputs[0] for i in rhs.owner.inputs] == [a, b, c]
+        check_rewrite(lhs, rhs, VEC_SHAPES)
+
+    @pytest.mark.parametrize("name", ["prod", "all", "any", "sum_int", "sum_f32_acc64"])
+    def test_forward_other_reductions_with_identity(self, name):
+        dt = {"all": "bool", "any": "bool", "sum_int": "int64"}.get(name, "float64")
+        u, w = pt.matrix("u", dtype=dt), pt.matrix("w", dtype=dt)
+        for axis, k in [(None, 0), ((1,), 1)]:
+            lhs = REDUCTIONS[name](pt.join(k, u, w), **({} if axis is None else {"axis": axis}))
+            (rhs,) = forward(careduce_joino, lhs)
+            shapes = {u: [(0, 2), (1, 1), (3, 2)], w: [(2, 2), (1, 1), (0, 2)]} if k == 0 else \
+                     {u: [(2, 0), (1, 1), (2, 3)], w: [(2, 2), (1, 0), (2, 1)]}
+            check_rewrite(lhs, rhs, shapes)
+
+    def test_max_needs_statically_non_empty_pieces(self):
+        # Max(Join(a, b)) works when a is empty but b is not; max(Max(a), Max(b)) would fail
+        assert forward(careduce_joino, pt.max(pt.join(0, a, b))) == []
+        s1, s2 = pt.vector("s1", shape=(2,)), pt.vector("s2", shape=(3,))
+        lhs = pt.max(pt.join(0, s1, s2))
+        (rhs,) = forward(careduce_joino, lhs)
+        check_rewrite(lhs, rhs, {s1: [(2,)], s2: [(3,)]})
+
+    def test_backward_builds_only_valid_joins(self):
+        (g,) = backward(careduce_joino, pt.sum(a) + pt.sum(b))
+        assert isinstance(g.owner.inputs[0].owner.op, Join)
+        check_rewrite(pt.sum(a) + pt.sum(b), g, {a: [(0,), (2,)], b: [(3,), (1,)]})
+        # matrices of unknown width might not join: no preimage
+        u, w = pt.matrix("u"), pt.matrix("w")
+        assert backward(careduce_joino, pt.sum(u) + pt.sum(w)) == []
+        u3, w3 = pt.matrix("u3", shape=(None, 3)), pt.matrix("w3", shape=(2, 3))
+        (g,) = backward(careduce_joino, pt.sum(u3) + pt.sum(w3))
+        check_rewrite(pt.sum(u3) + pt.sum(w3), g, {u3: [(0, 3), (4, 3)], w3: [(2, 3), (2, 3)]})
+
+    def test_check(self):
+        assert holds(careduce_joino, pt.sum(pt.join(0, a, b)), pt.sum(a) + pt.sum(b))
+        assert not holds(careduce_joino, pt.sum(pt.join(0, a, b)), pt.sum(b) + pt.sum(a))
+        assert not holds(careduce_joino, pt.prod(pt.join(0, a, b)), pt.sum(a) + pt.sum(b))
+
+
+def seed_001_chain():
+    return pt.sum(pt.join(0, pt.expand_dims(a, 0), pt.expand_dims(b, 0), pt.expand_dims(c, 0)))
+
+
+class TestNormalize:
+    def test_seed_001_chain(self):
+        y = seed_001_chain()
+        before = snapshot(y)
+        z = relations.normalize(y)
+        assert snapshot(y) == before
+        ops = graph_ops(z)
+        assert not any(isinstance(op, (DimShuffle, Join)) for op in ops)
+        assert [i.owner.inputs[0] for i in z.owner.inputs] == [a, b, c]
+        same = {a: [(0,), (1,), (5,)], b: [(0,), (1,), (5,)], c: [(0,), (1,), (5,)]}
+        check_rewrite(y, z, same)
+
+    @pytest.mark.default_mode
+    def test_seed_001_chain_default_mode(self):
+        y = seed_001_chain()
+        z = relations.normalize(y)
+        f = pytensor.function([a, b, c], [y, z])
+        vals = [np.arange(4.0), np.ones(4), np.linspace(0, 1, 4)]
+        r = f(*vals)
+        np.testing.assert_allclose(r[0], r[1])
+
+    def test_nested_expansions_and_partial_reductions(self):
         y = pt.sum(pt.exp(x).dimshuffle("x", 0).dimshuffle(0, "x", 1))
         z = relations.normalize(y)
         assert not any(isinstance(op, DimShuffle) for op in graph_ops(z))
         check_rewrite(y, z, {x: [(0,), (1,), (6,)]})
+        w = pt.sum(pt.sum(t3.dimshuffle(2, "x", 0, 1), axis=3), axis=0)
+        zw = relations.normalize(w)
+        # Sum{0}(DimShuffle{2,x,0}(Sum{2}(t3))) -> DimShuffle{x,0}(Sum{(1, 2)}(t3)) -> ...
+        assert sum(isinstance(op, DimShuffle) for op in graph_ops(zw)) == 1
+        assert isinstance(zw.owner.op, DimShuffle) and isinstance(zw.owner.inputs[0].owner.op, CAReduce)
+        check_rewrite(w, zw, {t3: [(0, 2, 3), (1, 1, 1), (2, 3, 4)]})
+
+    def test_reduction_over_added_dims_only_is_left_alone(self):
+        # the reduced dim is the added one: no input dim is reduced, so there is
+        # no reduction to keep; the relation leaves the node untouched
+        w = pt.sum(m.dimshuffle(1, "x", 0), axis=1)
+        assert relations.normalize(w) is w
+
+    def test_idempotent(self):
+        y = seed_001_chain() + pt.sum(m.T, axis=0).sum()
+        z = relations.normalize(y)
+        assert relations.normalize(z) is z

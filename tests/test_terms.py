@@ -227,9 +227,24 @@ def test_type_facts_bind_and_check():
     assert run(1, d, gb.dtypeo(iv, d)) == ("int64",)
     assert run(1, bc, gb.broadcastableo(x.dimshuffle("x", 0), bc)) == ((True, False),)
     assert run(1, n, gb.ndimo(x, 2)) == ()
-    # a term that is not ground gives no answer instead of a wrong one
-    assert run(1, n, gb.ndimo(var(), n)) == ()
+    # a term that does not reify gives no answer instead of a wrong one
     assert run(1, n, gb.ndimo(term(term(builder_for(DimShuffle), 5, ("x",)), x), n)) == ()
+
+
+def test_type_facts_wait_until_their_term_is_ground():
+    from kanren import eq
+
+    from relations.goals import lall_ready
+
+    t, n = var(), var()
+    with pytest.raises(gb.NotReady):
+        run(1, n, gb.ndimo(t, n))
+    # inside lall_ready the fact runs after the goal that binds its term
+    assert run(1, n, lall_ready(gb.ndimo(t, n), eq(t, etuplize(m)))) == (2,)
+    # and a fact that never becomes ready gives no answer
+    assert run(1, n, lall_ready(gb.ndimo(t, n))) == ()
+    assert run(1, t, lall_ready(gb.same_typeo(t, x), eq(t, pt.exp(x)))) != ()
+    assert run(1, t, lall_ready(gb.same_typeo(t, x), eq(t, m))) == ()
 
 
 def test_bad_arguments_name_the_argument():

@@ -1,0 +1,230 @@
+"""Reductions of a Join (seed 001's motivating case, PyTensor's ``local_careduce_join``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytensor.scalar as ps
+from kanren.core import eq
+from pytensor.tensor.basic import Join
+from pytensor.tensor.elemwise import CAReduce, Elemwise
+from pytensor.graph.basic import Constant
+from unification import reify as lreify
+from unification import var
+
+from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
+from relations.goals import lall_ready
+from relations.reductions import careduce_partso
+from relations.rules import rule
+
+__all__ = ["careduce_joino", "combineo", "joino"]
+
+JOIN = builder_for(Join)
+#: Scalar ops whose reduction of an empty piece is defined (they have an identity).
+WITH_IDENTITY = (ps.Add, ps.Mul, ps.AND, ps.OR)
+
+
+def _join_parts(v) -> tuple[int, tuple] | None:
+    node = v.owner
+    if node is None or type(node.op) is not Join:
+        return None
+    if "axis" in getattr(node.op, "__props__", ()):  # pytensor >= 3.3
+        axis, pieces = node.op.axis, tuple(node.inputs)
+    else:  # the axis is the first input
+        a = node.inputs[0]
+        if not isinstance(a, Constant):
+            return None
+        axis, pieces = int(a.data), tuple(node.inputs[1:])
+    if axis < 0:
+        axis += v.type.ndim
+    return axis, pieces
+
+
+def _join_term(axis: int, pieces: tuple):
+    if JOIN.prop_names:  # pytensor >= 3.3
+        return term(term(JOIN, axis), *pieces)
+    return term(term(JOIN), axis, *pieces)
+
+
+def joino(out: Any, axis: Any, pieces: Any):
+    """``out`` is ``Join(axis, *pieces)`` (either side known; a constant axis).
+
+    Handles both PyTensor lines: the axis is an input up to 3.0, a prop from
+    3.3.  Built from pieces, the Join must be valid whatever the inputs: the
+    pieces have one ndim and statically equal lengths on every other dim.
+    """
+
+    def join_goal(S):
+        o = lreify(out, S)
+        if is_ground(o):
+            v = term_variable(o)
+            parts = _join_parts(v) if v is not None else None
+            if parts is not None:
+                yield from eq((axis, pieces), parts)(S)
+            return
+        a, p = lreify(axis, S), lreify(pieces, S)
+        if isinstance(a, int) and isinstance(p, tuple) and is_ground(p):
+            if _statically_joinable(p, a):
+                yield from eq(out, _join_term(a, p))(S)
+            return
+        raise NotReady("joino needs out, or axis and pieces")
+
+    return join_goal
+
+
+def _elemwise_head(scalar_op):
+    return op_term(Elemwise(scalar_op))
+
+
+def combineo(scalar_op: Any, parts: Any, out: Any):
+    """``out`` combines ``parts`` (two or more) with ``scalar_op``, elementwise.
+
+    Variadic scalar ops (add, mul) give one node; binary ones a left fold.
+    Backward it reads the parts off the left spine of nodes of that op.
+    """
+
+    def combine_goal(S):
+        op, ps_ = lreify(scalar_op, S), lreify(parts, S)
+        if isinstance(ps_, tuple) and len(ps_) >= 2 and is_ground(ps_) and is_ground(op):
+            head = _elemwise_head(op)
+            if op.nin == -1:
+                built = term(head, *ps_)
+            else:
+                built = ps_[0]
+                for p in ps_[1:]:
+                    built = term(head, built, p)
+            yield from eq(out, built)(S)
+            return
+        o = lreify(out, S)
+        if not is_ground(o):
+            raise NotReady("combineo needs scalar_op and parts, or out")
+        v = term_variable(o)
+        if v is None or v.owner is None or type(v.owner.op) is not Elemwise:
+            return
+        found = v.owner.op.scalar_op
+        collected = []
+        while v.owner is not None and type(v.owner.op) is Elemwise and v.owner.op.scalar_op == found:
+            collected[:0] = v.owner.inputs[1:]
+            v = v.owner.inputs[0]
+        collected[:0] = [v]
+        if len(collected) >= 2:
+            yield from eq((scalar_op, parts), (found, tuple(collected)))(S)
+
+    return combine_goal
+
+
+def reduce_eacho(head: Any, pieces: Any, reduced: Any):
+    """``reduced[i]`` is ``head`` applied to ``pieces[i]`` (either tuple known)."""
+
+    def reduce_each_goal(S):
+        p = lreify(pieces, S)
+        if isinstance(p, tuple):
+            yield from eq(reduced, tuple(term(head, x) for x in p))(S)
+            return
+        r = lreify(reduced, S)
+        if not isinstance(r, tuple):
+            raise NotReady("reduce_eacho needs pieces or reduced")
+        fresh = tuple(var() for _ in r)
+        yield from eq((pieces, r), (fresh, tuple(term(head, x) for x in fresh)))(S)
+
+    return reduce_each_goal
+
+
+def _join_axis_reductiono(axes: Any, axis: Any):
+    """The reduction is over everything (``None``) or along the join axis only."""
+
+    def goal(S):
+        a, k = lreify(axes, S), lreify(axis, S)
+        if a is None:
+            if isinstance(k, int):
+                yield S
+                return
+            yield from eq(axis, 0)(S)  # backward: join along the first axis only
+            return
+        if isinstance(a, tuple):
+            if len(a) == 1:
+                yield from eq(axis, a[0])(S)
+            return
+        if isinstance(k, int):
+            # forward with axes unbound does not happen (the head is known)
+            raise NotReady("axes not known")
+        raise NotReady("axes not known")
+
+    return goal
+
+
+def _pieces_safeo(scalar_op: Any, pieces: Any, axis: Any, out: Any):
+    """Guard: each piece's reduction is defined wherever the original's is.
+
+    Reductions without an identity (Max, Min, ...) fail on empty pieces, so
+    they need every piece statically non-empty.  Pieces must have the join's
+    dtype (no implicit upcast inside the Join), and a backward run may only
+    build a Join whose pieces agree statically on every other dim.
+    """
+
+    def goal(S):
+        op, p, k = lreify(scalar_op, S), lreify(pieces, S), lreify(axis, S)
+        if not (is_ground(op) and isinstance(p, tuple) and is_ground(p) and isinstance(k, int)):
+            raise NotReady("pieces not known")
+        vs = [term_variable(x) for x in p]
+        o = term_variable(lreify(out, S)) if is_ground(lreify(out, S)) else None
+        if any(v is None for v in vs) or o is None:
+            return
+        if any(v.type.dtype != o.type.dtype or v.type.ndim != o.type.ndim for v in vs):
+            return
+        if not isinstance(op, WITH_IDENTITY):
+            if any(s is None or s == 0 for v in vs for s in v.type.shape):
+                return
+        yield S
+
+    return goal
+
+
+def _statically_joinable(pieces: tuple, axis: int) -> bool:
+    vs = [term_variable(x) for x in pieces]
+    if len(vs) < 2 or any(v is None or v.type.ndim <= axis for v in vs):
+        return False
+    if len({v.type.ndim for v in vs}) != 1:
+        return False
+    shapes = [tuple(s for d, s in enumerate(v.type.shape) if d != axis) for v in vs]
+    return all(None not in s for s in shapes) and len(set(shapes)) == 1
+
+
+@rule(heads=(CAReduce,), rhs_heads=(Elemwise,), measure="number of Join nodes (-1)")
+def careduce_joino(lhs: Any, rhs: Any):
+    """A reduction of a join is the combination of the reductions of its pieces.
+
+    Before::
+
+        Sum{axes=None}(Join(0, a, b, c))
+        Max{axis=1}(Join(1, a, b))
+
+    After::
+
+        Add(Sum{axes=None}(a), Sum{axes=None}(b), Sum{axes=None}(c))
+        Maximum(Max{axis=1}(a), Max{axis=1}(b))
+
+    For a reduction over every axis, or along the join axis only; the head
+    (dtype, acc_dtype, ...) is the same for every piece.  Max, Min and other
+    reductions without an identity apply only when every piece is statically
+    non-empty (an empty piece would make the new graph fail where the old one
+    worked).  The rewrite assumes the Join is valid: a Join whose pieces
+    disagree on another dim's length raised before; after the rewrite the
+    lengths are not compared.
+
+    Measure: Join count drops by one.
+    Backward: from ``op(R(a), R(b), ...)`` it builds ``R(Join(k, a, b, ...))``
+    with ``k = 0`` for a full reduction (the reduction's own axis otherwise),
+    only when the pieces' static shapes agree on every other dim.
+    """
+    head, join_t, axis, pieces, axes, scalar_op, reduced = (var() for _ in range(7))
+    return lall_ready(
+        eq(lhs, term(head, join_t)),
+        combineo(scalar_op, reduced, rhs),
+        joino(join_t, axis, pieces),
+        careduce_partso(head, scalar_op, axes),
+        _join_axis_reductiono(axes, axis),
+        reduce_eacho(head, pieces, reduced),
+        _pieces_safeo(scalar_op, pieces, axis, join_t),
+        same_typeo(lhs, rhs),
+    )
