@@ -28,5 +28,21 @@ def seed_001() -> None:
          {x: np.arange(3.0)})
 
 
+def seed_001_join() -> None:
+    a, b, c = pt.vector("a"), pt.vector("b"), pt.vector("c")
+    y = pt.sum(pt.join(0, pt.expand_dims(a, 0), pt.expand_dims(b, 0), pt.expand_dims(c, 0)))
+    show("seed 001: the reduction of a join, without ExpandDims or Join", y,
+         relations.normalize(y), {a: np.arange(3.0), b: np.ones(3), c: np.full(3, 2.0)})
+
+
+def seed_001_partial() -> None:
+    m = pt.matrix("m")
+    y = pt.sum(pt.expand_dims(m, 0), axis=2)
+    show("seed 001: a DimShuffle moves out of a partial reduction", y, relations.normalize(y),
+         {m: np.arange(6.0).reshape(2, 3)})
+
+
 if __name__ == "__main__":
     seed_001()
+    seed_001_join()
+    seed_001_partial()
