@@ -22,6 +22,7 @@ from relations.dimshuffle import (
     dimshuffle_identityo,
 )
 from relations.join import careduce_joino
+from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
 from relations.rules import RuleIndex, check_rules, rule
 from relations.search import as_variables, normalize_variables
 
@@ -34,6 +35,9 @@ DEFAULT_RULES: tuple = (
     careduce_dimshuffle_partialo,
     dimshuffle_identityo,
     dimshuffle_composeo,
+    inc_zeros_as_seto,
+    elemwise_set_subtensoro,
+    elemwise_alloco,
 )
 
 _DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)

@@ -1,0 +1,376 @@
+"""Elemwise lifted through SetSubtensor and Alloc (seed 004), and inc-on-zeros as set.
+
+``f(x[idx].set(c)) == f(x)[idx].set(f(c))``: once ``f`` sits below the set,
+it applies to the base and the value separately; where the base is an Alloc
+of a scalar (``zeros(n, n)``) the next relation moves it into the Alloc, so
+``f`` runs on scalars and on the set values only (the LKJCorr logp case).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from kanren.core import eq
+from pytensor.graph.basic import Constant, Variable
+from pytensor.scalar import Cast, ScalarType
+from pytensor.tensor import subtensor as pts
+from pytensor.tensor.basic import Alloc
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from unification import reify as lreify
+from unification import var
+
+from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
+from relations.goals import lall_ready
+from relations.rules import rule
+
+__all__ = ["elemwise_alloco", "elemwise_set_subtensoro", "inc_zeros_as_seto"]
+
+SET_CLASSES = tuple(
+    c
+    for c in (
+        pts.IncSubtensor,
+        pts.AdvancedIncSubtensor,
+        getattr(pts, "AdvancedIncSubtensor1", None),
+    )
+    if c is not None
+)
+ALLOC = op_term(Alloc())
+
+
+def _var_of(t: Any) -> Variable | None:
+    return term_variable(t) if is_ground(t) else None
+
+
+def _with_set_flag(op, flag: bool):
+    props = dict(op._props_dict())
+    props["set_instead_of_inc"] = flag
+    props["inplace"] = False
+    builder = builder_for(type(op))
+    return op_term(builder(*(props[p] for p in builder.prop_names)))
+
+
+def subtensor_updateo(out: Any, x: Any, value: Any, idx: Any, head: Any, set_mode: bool):
+    """``out`` is ``x[idx].set(value)`` (``set_mode``) or ``.inc(value)``, for every variant.
+
+    Known ``out``: reads the parts (not inplace nodes).  Known parts: builds it.
+    """
+
+    def update_goal(S):
+        v = _var_of(lreify(out, S))
+        if v is not None:
+            op = v.owner.op if v.owner is not None else None
+            if (
+                isinstance(op, SET_CLASSES)
+                and type(op) in SET_CLASSES
+                and bool(op.set_instead_of_inc) is set_mode
+                and not op.inplace
+            ):
+                ins = v.owner.inputs
+                yield from eq((x, value, idx, head), (ins[0], ins[1], tuple(ins[2:]), op_term(op)))(S)
+            return
+        parts = lreify((x, value, idx, head), S)
+        if is_ground(parts) and isinstance(parts[2], tuple):
+            px, pv, pi, ph = parts
+            yield from eq(out, term(ph, px, pv, *pi))(S)
+            return
+        raise NotReady("subtensor_updateo needs out or its parts")
+
+    return update_goal
+
+
+def elemwise_holeo(out: Any, scalar_op: Any, before: Any, hole: Any, after: Any):
+    """``out`` is ``Elemwise(scalar_op)(*before, hole, *after)``, one answer per position."""
+
+    def hole_goal(S):
+        v = _var_of(lreify(out, S))
+        if v is not None:
+            if v.owner is None or type(v.owner.op) is not Elemwise or len(v.owner.outputs) != 1:
+                return
+            ins = tuple(v.owner.inputs)
+            for i in range(len(ins)):
+                yield from eq(
+                    (scalar_op, before, hole, after), (v.owner.op.scalar_op, ins[:i], ins[i], ins[i + 1 :])
+                )(S)
+            return
+        parts = lreify((scalar_op, before, hole, after), S)
+        if is_ground(parts) and isinstance(parts[1], tuple) and isinstance(parts[3], tuple):
+            sop, b, h, a = parts
+            yield from eq(out, term(op_term(Elemwise(sop)), *b, h, *a))(S)
+            return
+        raise NotReady("elemwise_holeo needs out or its parts")
+
+    return hole_goal
+
+
+def _scalar_of(v: Variable) -> Variable | None:
+    """The 0-d variable behind a scalar-like input (0-d, or a DimShuffle adding dims to a 0-d)."""
+    if v.type.ndim == 0:
+        return v
+    node = v.owner
+    if node is not None and type(node.op) is DimShuffle and node.inputs[0].type.ndim == 0:
+        return node.inputs[0]
+    return None
+
+
+def scalar_likeo(others: Any, scalars: Any):
+    """Every input in ``others`` is scalar-like; ``scalars`` are their 0-d forms.
+
+    Backward (only ``scalars`` known) the 0-d forms themselves are the inputs:
+    ``Elemwise`` expands them when the node is built.
+    """
+
+    def scalar_like_goal(S):
+        o = lreify(others, S)
+        if not (isinstance(o, tuple) and is_ground(o)):
+            sc = lreify(scalars, S)
+            if isinstance(sc, tuple) and is_ground(sc):
+                yield from eq(others, sc)(S)
+                return
+            raise NotReady("scalar_likeo needs others or scalars")
+        found = []
+        for t in o:
+            v = term_variable(t)
+            s = _scalar_of(v) if v is not None else None
+            if s is None:
+                return
+            found.append(s)
+        yield from eq(scalars, tuple(found))(S)
+
+    return scalar_like_goal
+
+
+def _broadcast_like(v: Variable) -> bool:
+    if all(v.type.broadcastable):
+        return True
+    node = v.owner
+    return node is not None and type(node.op) is Alloc and all(node.inputs[0].type.broadcastable)
+
+
+def cheap_lifto(x: Any, value: Any):
+    """Guard (seed 004): the base or the value is a broadcast (all dims broadcastable, or an Alloc of one)."""
+
+    def cheap_goal(S):
+        vx, vc = _var_of(lreify(x, S)), _var_of(lreify(value, S))
+        if vx is None or vc is None:
+            raise NotReady("cheap_lifto needs x and value")
+        if _broadcast_like(vx) or _broadcast_like(vc):
+            yield S
+
+    return cheap_goal
+
+
+def cast_likeo(value: Any, x: Any, cast_value: Any):
+    """``cast_value`` is ``value`` in ``x``'s dtype (what set_subtensor stores)."""
+
+    def cast_goal(S):
+        vv, vx = _var_of(lreify(value, S)), _var_of(lreify(x, S))
+        if vv is not None and vx is not None:
+            if vv.type.dtype == vx.type.dtype:
+                yield from eq(cast_value, value)(S)
+            else:
+                cast = op_term(Elemwise(Cast(ScalarType(vx.type.dtype))))
+                yield from eq(cast_value, term(cast, value))(S)
+            return
+        cv = lreify(cast_value, S)
+        if is_ground(cv):
+            yield from eq(value, cv)(S)
+            return
+        raise NotReady("cast_likeo needs value and x, or cast_value")
+
+    return cast_goal
+
+
+@rule(
+    heads=(Elemwise,),
+    rhs_heads=SET_CLASSES,
+    measure="Elemwise nodes above a set node (-1)",
+)
+def elemwise_set_subtensoro(lhs: Any, rhs: Any):
+    """Lift an Elemwise through a set (never an inc).
+
+    Before::
+
+        f(x[idx].set(c), s)          # s scalar-like: 0-d, or a 0-d expanded
+
+    After::
+
+        f(x, s)[idx].set(f(cast(c, x.dtype), s))
+
+    For SetSubtensor, AdvancedSetSubtensor and AdvancedSetSubtensor1.  Only
+    when the base or the value is a broadcast (all dims broadcastable, or an
+    Alloc of such a value): then one side of the split stays scalar; with
+    both full-sized it would split one ``f`` into two (seed 004's guard).
+    Inc mode is never lifted: ``f(x + inc) != f(x)[idx].set(f(inc))``.
+    set_subtensor stores the value cast to the base's dtype, so ``f`` sees
+    the cast value; a cast is inserted when the dtypes differ.  Repeated
+    indices keep the last write on both sides.
+
+    Measure: the number of Elemwise nodes directly above a set node drops by
+    one (``f`` now sits below it).
+    Backward: reads ``f`` off the new base and value and rebuilds the set
+    under ``f``.
+    """
+    sop, before, hole, after = var(), var(), var(), var()
+    x, c, idx, head = var(), var(), var(), var()
+    scalars_b, scalars_a, c2, fx, fc = var(), var(), var(), var(), var()
+    return lall_ready(
+        elemwise_holeo(lhs, sop, before, hole, after),
+        subtensor_updateo(rhs, fx, fc, idx, head, True),
+        elemwise_holeo(fx, sop, before, x, after),
+        subtensor_updateo(hole, x, c, idx, head, True),
+        elemwise_holeo(fc, sop, scalars_b, c2, scalars_a),
+        scalar_likeo(before, scalars_b),
+        scalar_likeo(after, scalars_a),
+        cast_likeo(c, x, c2),
+        cheap_lifto(x, c),
+        same_typeo(lhs, rhs),
+    )
+
+
+def alloco(out: Any, value: Any, shape: Any):
+    """``out`` is ``Alloc(value, *shape)`` (either side known)."""
+
+    def alloc_goal(S):
+        v = _var_of(lreify(out, S))
+        if v is not None:
+            if v.owner is not None and type(v.owner.op) is Alloc:
+                yield from eq((value, shape), (v.owner.inputs[0], tuple(v.owner.inputs[1:])))(S)
+            return
+        parts = lreify((value, shape), S)
+        if is_ground(parts) and isinstance(parts[1], tuple):
+            yield from eq(out, term(ALLOC, parts[0], *parts[1]))(S)
+            return
+        raise NotReady("alloco needs out or its parts")
+
+    return alloc_goal
+
+
+def _fully_broadcastableo(t: Any):
+    def goal(S):
+        v = _var_of(lreify(t, S))
+        if v is None:
+            raise NotReady("term not known")
+        if all(v.type.broadcastable):
+            yield S
+
+    return goal
+
+
+@rule(heads=(Elemwise,), rhs_heads=(Alloc,), measure="Elemwise nodes above an Alloc (-1)")
+def elemwise_alloco(lhs: Any, rhs: Any):
+    """Lift an Elemwise into the value of an Alloc of a broadcast value.
+
+    Before::
+
+        f(Alloc(v, n, m), s)        # v fully broadcastable, s scalar-like
+
+    After::
+
+        Alloc(f(v, s), n, m)
+
+    ``f`` then touches one element instead of ``n * m``; ``Sqr(0)`` becomes a
+    constant expression that PyTensor's constant folding turns into ``0``.
+
+    Measure: Elemwise nodes above an Alloc drop by one; elements ``f``
+    touches drop from the Alloc's size to ``v``'s.
+    Backward: reads ``f`` off the Alloc's value.
+    """
+    sop, before, hole, after = var(), var(), var(), var()
+    v, shape, fv, scalars_b, scalars_a = var(), var(), var(), var(), var()
+    return lall_ready(
+        elemwise_holeo(lhs, sop, before, hole, after),
+        alloco(rhs, fv, shape),
+        alloco(hole, v, shape),
+        elemwise_holeo(fv, sop, scalars_b, v, scalars_a),
+        scalar_likeo(before, scalars_b),
+        scalar_likeo(after, scalars_a),
+        _fully_broadcastableo(v),
+        same_typeo(lhs, rhs),
+    )
+
+
+def _is_zeros(v: Variable) -> bool:
+    node = v.owner
+    if node is not None and type(node.op) is Alloc:
+        v = node.inputs[0]
+    return isinstance(v, Constant) and v.data.size > 0 and not np.any(v.data)
+
+
+def _indices_unique(op, idx: tuple) -> bool:
+    if type(op) is pts.IncSubtensor:
+        return True  # basic indexing never repeats an element
+    if not all(isinstance(i, Constant) for i in idx):
+        return False
+    arrays = [np.asarray(i.data) for i in idx if i.type.ndim > 0 or True]
+    if any(a.dtype == bool for a in arrays):
+        return False
+    try:
+        arrays = np.broadcast_arrays(*arrays)
+    except ValueError:
+        return False
+    flat = np.stack([a.ravel() for a in arrays], axis=1) if arrays else np.empty((0, 0))
+    if flat.size and not (np.all(flat >= 0, axis=0) | np.all(flat < 0, axis=0)).all():
+        return False  # mixed signs could name one element twice (-1 and n-1)
+    return len({tuple(r) for r in flat.tolist()}) == len(flat)
+
+
+def _no_repeatso(base: Any, head: Any, idx: Any):
+    def goal(S):
+        b, h, i = lreify(base, S), lreify(head, S), lreify(idx, S)
+        if not (is_ground(b) and is_ground(h) and isinstance(i, tuple) and is_ground(i)):
+            raise NotReady("base, head and idx not known")
+        vb = term_variable(b)
+        op = h.evaled_obj if hasattr(h, "evaled_obj") else h
+        idx_vars = tuple(term_variable(t) for t in i)
+        if vb is not None and _is_zeros(vb) and _indices_unique(op, idx_vars):
+            yield S
+
+    return goal
+
+
+def _set_heado(inc_head: Any, set_head: Any):
+    def goal(S):
+        h = lreify(inc_head, S)
+        if is_ground(h):
+            op = h.evaled_obj
+            yield from eq(set_head, _with_set_flag(op, True))(S)
+            return
+        s = lreify(set_head, S)
+        if is_ground(s):
+            yield from eq(inc_head, _with_set_flag(s.evaled_obj, False))(S)
+            return
+        raise NotReady("no head known")
+
+    return goal
+
+
+@rule(heads=SET_CLASSES, rhs_heads=SET_CLASSES, measure="inc nodes (-1)")
+def inc_zeros_as_seto(lhs: Any, rhs: Any):
+    """An inc into zeros at indices that never repeat is a set.
+
+    Before::
+
+        zeros(n)[idx].inc(v)
+
+    After::
+
+        zeros(n)[idx].set(v)
+
+    ``zeros`` is an Alloc of a constant 0 or a constant array of zeros.  The
+    indices never repeat when they are basic (slices, integers), or constant
+    advanced indices whose index tuples are unique and of one sign per
+    position (``-1`` and ``n - 1`` could name one element).  With a repeat,
+    inc adds twice while set writes once: those stay inc.
+
+    Measure: inc nodes drop by one (and the lift relation then applies).
+    Backward: the same conditions, set -> inc.
+    """
+    base, v, idx, inc_head, set_head = var(), var(), var(), var(), var()
+    return lall_ready(
+        subtensor_updateo(lhs, base, v, idx, inc_head, False),
+        subtensor_updateo(rhs, base, v, idx, set_head, True),
+        _set_heado(inc_head, set_head),
+        _no_repeatso(base, inc_head, idx),
+        same_typeo(lhs, rhs),
+    )
