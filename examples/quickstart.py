@@ -42,7 +42,19 @@ def seed_001_partial() -> None:
          {m: np.arange(6.0).reshape(2, 3)})
 
 
+def seed_004_lkjcorr() -> None:
+    n = 3
+    params = pt.vector("params")
+    L = pt.zeros((n, n))
+    L = pt.set_subtensor(L[np.tril_indices(n, -1)], params)
+    L = pt.set_subtensor(L[np.diag_indices(n)], 1)
+    y = pt.sqr(L)
+    show("seed 004: Sqr lifted through SetSubtensor and Alloc (LKJCorr)", y,
+         relations.normalize(y), {params: np.array([0.1, -0.2, 0.3])})
+
+
 if __name__ == "__main__":
     seed_001()
     seed_001_join()
     seed_001_partial()
+    seed_004_lkjcorr()
