@@ -43,12 +43,9 @@ def seed_001_partial() -> None:
 
 
 def seed_004_lkjcorr() -> None:
-    n = 3
-    params = pt.vector("params")
-    L = pt.zeros((n, n))
-    L = pt.set_subtensor(L[np.tril_indices(n, -1)], params)
-    L = pt.set_subtensor(L[np.diag_indices(n)], 1)
-    y = pt.sqr(L)
+    from lkjcorr import lkjcorr_sqr  # examples/lkjcorr.py
+
+    params, y = lkjcorr_sqr(3)
     show("seed 004: Sqr lifted through SetSubtensor and Alloc (LKJCorr)", y,
          relations.normalize(y), {params: np.array([0.1, -0.2, 0.3])})
 

@@ -25,6 +25,7 @@ def test_doc_code_blocks_run(page):
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
-def test_examples_run(script, capsys):
+def test_examples_run(script, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(script.parent))  # as `python examples/x.py` does
     runpy.run_path(str(script), run_name="__main__")
     assert "after" in capsys.readouterr().out
