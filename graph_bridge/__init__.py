@@ -27,10 +27,15 @@ from graph_bridge.vocabulary import (
 )
 from graph_bridge.vocabulary import _register_stock
 
+from graph_bridge.ops import ExplicitElemwise, explicit_elemwise
+
 _register_stock()
+register_op_class(ExplicitElemwise)
 
 __all__ = [
+    "ExplicitElemwise",
     "NotReady",
+    "explicit_elemwise",
     "same_typeo",
     "OpBuilder",
     "OutputOf",

@@ -10,10 +10,12 @@ from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.rewriting.basic import GraphRewriter
 
-__all__ = ["RelationalRewriter", "register_relational"]
+__all__ = ["RelationalRewriter", "register_lowering", "register_relational"]
 
 #: optdb position: after the first merge (0), before canonicalize (1).
 POSITION = 0.5
+#: optdb position of the lowering pass: after the relational pass, before ``useless`` (0.6).
+LOWERING_POSITION = 0.55
 
 
 class RelationalRewriter(GraphRewriter):
@@ -49,4 +51,20 @@ def register_relational(
         return next(iter(existing))
     rewriter = RelationalRewriter(normalize_fn, name)
     optdb.register(name, rewriter, position=POSITION)
+    return rewriter
+
+
+def register_lowering(
+    lower_fn: Callable[[Sequence[Variable]], Sequence[Variable]], name: str = "lower_explicit"
+) -> RelationalRewriter:
+    """Register ``lower_fn`` in ``optdb`` for every compiling mode (``fast_run``, ``fast_compile``).
+
+    The toolkit's Ops are lowered to stock Ops before PyTensor's own
+    rewrites and backends see the graph.
+    """
+    existing = optdb.__db__.get(name)
+    if existing:
+        return next(iter(existing))
+    rewriter = RelationalRewriter(lower_fn, name)
+    optdb.register(name, rewriter, "fast_run", "fast_compile", position=LOWERING_POSITION)
     return rewriter

@@ -57,23 +57,25 @@ def same_type(new: Variable, old: Variable) -> bool:
     )
 
 
-def answers(relation: Relation, lhs: Any, rhs: Any) -> Iterator[Any]:
-    """The ground answers ``rhs`` of ``relation(lhs, rhs)``, lazily, in stream order."""
+def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> Iterator[Any]:
+    """The ground answers ``rhs`` (or ``lhs`` if ``backward``) of ``relation(lhs, rhs)``, lazily."""
     goal = relation(lhs, rhs)
+    wanted = lhs if backward else rhs
     for state in goal({}):
-        out = lreify(rhs, state)
+        out = lreify(wanted, state)
         if is_ground(out):
             yield out
 
 
 def first_rewrite(
-    v: Variable, rules: Sequence[Relation]
+    v: Variable, rules: Sequence[Relation], backward: bool = False
 ) -> tuple[Variable, Relation] | None:
-    """The first rule (in order) that rewrites ``v`` forward, and its result."""
+    """The first rule (in order) that rewrites ``v`` (forward, or backward), and its result."""
     t = node_term(v)
     for rel in rules:
         q = var()
-        for out in answers(rel, t, q):
+        found = answers(rel, q, t, backward=True) if backward else answers(rel, t, q)
+        for out in found:
             try:
                 new = reify(out)
             except TermError:
@@ -87,8 +89,10 @@ def first_rewrite(
 class Normalizer:
     """One normalization pass; memoizes every variable it has put in normal form."""
 
-    def __init__(self, index: RuleIndex, budget: int | None = None) -> None:
+    def __init__(self, index: RuleIndex, budget: int | None = None, backward: bool = False) -> None:
         self.index = index
+        self.backward = backward
+        self._rules = index.backward if backward else index.forward
         self.memo: dict[int, Variable] = {}
         self._keep: list[Variable] = []  # keeps ids in memo alive and unique
         self.budget = budget
@@ -135,9 +139,9 @@ class Normalizer:
             out = new_node.outputs[node.outputs.index(v)]
             rewritten = None
             if len(new_node.outputs) == 1 and in_vocabulary(new_node.op):
-                rules = self.index.forward(type(new_node.op))
+                rules = self._rules(type(new_node.op))
                 if rules:
-                    rewritten = first_rewrite(out, rules)
+                    rewritten = first_rewrite(out, rules, self.backward)
             if rewritten is None:
                 self._done(v, out)
                 if alias_of is not None:
@@ -158,11 +162,14 @@ class Normalizer:
 
 
 def normalize_variables(
-    outputs: Sequence[Variable], index: RuleIndex
+    outputs: Sequence[Variable], index: RuleIndex, backward: bool = False
 ) -> list[Variable]:
-    """Normal forms of ``outputs``, sharing one memo (shared sub-graphs stay shared)."""
+    """Normal forms of ``outputs``, sharing one memo (shared sub-graphs stay shared).
+
+    ``backward`` runs the rules from right to left (``relations.lower``).
+    """
     budget = 1000 + 100 * _count_nodes(outputs)
-    norm = Normalizer(index, budget=budget)
+    norm = Normalizer(index, budget=budget, backward=backward)
     return [norm.normal(o) for o in outputs]
 
 

@@ -1,0 +1,299 @@
+"""Ops the toolkit adds: Elemwise whose broadcasting is a property of the Op.
+
+Stock PyTensor decides broadcasting from the *static shapes* of an Elemwise's
+inputs, after ``make_node`` has wrapped every lower-rank input in a
+``DimShuffle`` that adds the missing leading dimensions.  Both are volatile: a
+replacement with another rank fails on the ``DimShuffle`` (seed 000), and a
+rewrite that refines a static length from ``None`` to ``1`` silently turns a
+dimension that was checked at run time into one that broadcasts (seed 002).
+
+:class:`ExplicitElemwise` records the decision in the Op instead.  Its
+``pattern`` holds, for each input, one character per *output* dimension:
+
+``'x'``  the input has no dimension here; it is broadcast (like ``DimShuffle``'s ``'x'``)
+``'1'``  the input has a dimension here that broadcasts; its length must be 1
+``'*'``  the input has a dimension here that does not broadcast; its length
+         must equal every other ``'*'`` input's length here
+
+Built from ordinary inputs (:func:`explicit_elemwise`) it reads the pattern
+from their static types with the numpy rule (align right, missing leading
+dimensions are ``'x'``, static length 1 is ``'1'``), so it computes exactly
+what the stock graph computes.  0-d inputs follow the same rule: all ``'x'``.
+
+When a node is rebuilt with new inputs (``clone_replace``, rewrites), an input
+of the same rank keeps its characters whatever its new static shape; an input
+of another rank gets its characters re-derived from its type with the same
+numpy rule, and the other inputs are aligned right to the new output rank.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from pytensor.graph.basic import Apply, Variable
+from pytensor.graph.op import Op
+from pytensor.scalar.basic import ScalarOp, get_scalar_type
+from pytensor.tensor.basic import as_tensor_variable
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.type import TensorType
+
+__all__ = [
+    "ExplicitElemwise",
+    "derive_entry",
+    "entry_order",
+    "explicit_elemwise",
+    "output_static_shape",
+]
+
+MISSING, BROADCAST, KEPT = "x", "1", "*"
+
+_INFER_SHAPE_TAKES_FGRAPH = "fgraph" in inspect.signature(Elemwise.infer_shape).parameters
+
+
+def derive_entry(static_shape: Sequence[int | None], out_ndim: int) -> str:
+    """The numpy-rule pattern entry of an input with ``static_shape`` in ``out_ndim`` dims."""
+    if len(static_shape) > out_ndim:
+        raise ValueError(
+            f"an input of ndim {len(static_shape)} does not fit an output of ndim {out_ndim}"
+        )
+    own = "".join(BROADCAST if s == 1 else KEPT for s in static_shape)
+    return MISSING * (out_ndim - len(static_shape)) + own
+
+
+def entry_order(entry: str) -> tuple[int | str, ...]:
+    """The ``DimShuffle`` order that puts an input's dims where ``entry`` says."""
+    order: list[int | str] = []
+    i = 0
+    for c in entry:
+        if c == MISSING:
+            order.append("x")
+        else:
+            order.append(i)
+            i += 1
+    return tuple(order)
+
+
+def _check_pattern(pattern: Any) -> tuple[str, ...]:
+    if not isinstance(pattern, (tuple, list)) or not all(isinstance(e, str) for e in pattern):
+        raise TypeError(f"pattern must be a tuple of strings, got {pattern!r}")
+    pattern = tuple(pattern)
+    if not pattern:
+        raise ValueError("pattern must have one entry per input, got none")
+    lengths = {len(e) for e in pattern}
+    if len(lengths) != 1:
+        raise ValueError(f"pattern entries must all have the output's ndim, got {pattern!r}")
+    bad = [e for e in pattern if set(e) - {MISSING, BROADCAST, KEPT}]
+    if bad:
+        raise ValueError(f"pattern entry {bad[0]!r} has characters other than 'x', '1', '*'")
+    return pattern
+
+
+def output_static_shape(
+    pattern: Sequence[str], shapes: Sequence[Sequence[int | None]]
+) -> tuple[int | None, ...]:
+    """Static output shape: from the ``'*'`` inputs; 1 where no input keeps the dim.
+
+    A dimension some ``'*'`` input keeps has the length every ``'*'`` input
+    must have: a known length other than 1 is the output's; if every ``'*'``
+    input is known to have length 1 the output has length 1; otherwise the
+    output's length is unknown (a refined 1 does not make the output
+    broadcastable, so replacing ``None`` by ``1`` keeps the output type).
+    """
+    ndim = len(pattern[0])
+    out: list[int | None] = []
+    for d in range(ndim):
+        kept = []
+        for entry, shape in zip(pattern, shapes):
+            if entry[d] == KEPT:
+                kept.append(shape[_own_dim(entry, d)])
+        if not kept:
+            out.append(1)
+            continue
+        known = {k for k in kept if k is not None and k != 1}
+        if len(known) > 1:
+            raise ValueError(f"incompatible static lengths {sorted(known)} at output dim {d}")
+        if known:
+            out.append(known.pop())
+        elif all(k == 1 for k in kept):
+            out.append(1)
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+def _own_dim(entry: str, d: int) -> int:
+    """The input's own axis that sits at output dim ``d`` (entry[d] is not 'x')."""
+    return d - entry[:d].count(MISSING)
+
+
+class ExplicitElemwise(Op):
+    """Elemwise whose broadcasting is the Op's ``pattern``, not its inputs' static shapes.
+
+    Before (stock)::
+
+        add(ExpandDims{axis=0}(x), y)        # x: (), y: (None,)
+
+    After (explicit)::
+
+        add{x,*}(x, y)
+
+    ``pattern`` has one entry per input, one character per output dimension
+    (see the module docstring).  Graphs in this form evaluate as they are
+    (``perform``), and a rewrite in ``optdb`` lowers them to stock Elemwise
+    and DimShuffle before PyTensor's backends run.
+    """
+
+    __props__ = ("scalar_op", "pattern")
+
+    def __init__(self, scalar_op: ScalarOp, pattern: Sequence[str]) -> None:
+        if not isinstance(scalar_op, ScalarOp):
+            raise TypeError(f"scalar_op must be a ScalarOp, got {type(scalar_op).__name__}")
+        self.scalar_op = scalar_op
+        self.pattern = _check_pattern(pattern)
+        self.nin = len(self.pattern)
+        self.nout = scalar_op.nout
+
+    def __str__(self) -> str:
+        return f"{self.scalar_op}{{{','.join(self.pattern)}}}"
+
+    # -- building -------------------------------------------------------
+    def _pattern_for(self, inputs: Sequence[Variable]) -> tuple[str, ...]:
+        """Same-rank inputs keep their entry; others are re-derived (numpy rule)."""
+        if len(inputs) != self.nin:
+            raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")
+        kept: list[str | None] = []
+        for entry, inp in zip(self.pattern, inputs):
+            own = len(entry) - entry.count(MISSING)
+            kept.append(entry if own == inp.type.ndim else None)
+        width = max(
+            [len(e) for e in kept if e is not None]
+            + [inp.type.ndim for e, inp in zip(kept, inputs) if e is None]
+        )
+        entries = [
+            MISSING * (width - len(e)) + e if e is not None else derive_entry(inp.type.shape, width)
+            for e, inp in zip(kept, inputs)
+        ]
+        # leading dims no input has are not output dims (numpy rule)
+        while width and all(e[0] == MISSING for e in entries):
+            entries = [e[1:] for e in entries]
+            width -= 1
+        return tuple(entries)
+
+    def make_node(self, *inputs: Any) -> Apply:
+        inputs = [as_tensor_variable(i) for i in inputs]
+        pattern = self._pattern_for(inputs)
+        op = self if pattern == self.pattern else type(self)(self.scalar_op, pattern)
+        shape = output_static_shape(pattern, [i.type.shape for i in inputs])
+        shadow = op.scalar_op.make_node(
+            *[get_scalar_type(dtype=i.type.dtype).make_variable() for i in inputs]
+        )
+        outputs = [TensorType(o.type.dtype, shape=shape)() for o in shadow.outputs]
+        return Apply(op, inputs, outputs)
+
+    # -- evaluation -----------------------------------------------------
+    def stock_types(self, inputs: Sequence[Variable]) -> list[TensorType]:
+        """Types of the expanded inputs the stock Elemwise sees after lowering."""
+        types = []
+        for entry, inp in zip(self.pattern, inputs):
+            shape = tuple(None if c == KEPT else 1 for c in entry)
+            types.append(TensorType(inp.type.dtype, shape=shape))
+        return types
+
+    def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list) -> None:
+        arrays = []
+        for i, (entry, value) in enumerate(zip(self.pattern, inputs)):
+            value = np.asarray(value)
+            for d, c in enumerate(entry):
+                if c == BROADCAST and value.shape[_own_dim(entry, d)] != 1:
+                    raise ValueError(
+                        f"{self}: input {i} broadcasts at dim {d} but has length "
+                        f"{value.shape[_own_dim(entry, d)]}, not 1"
+                    )
+            arrays.append(value.reshape(_expanded_shape(entry, value.shape)))
+        shadow = getattr(node.tag, "stock_node", None)
+        if shadow is None:
+            stock_inputs = [t() for t in self.stock_types(node.inputs)]
+            shadow = node.tag.stock_node = Elemwise(self.scalar_op).make_node(*stock_inputs)
+        # the stock perform checks that no '*' input of length 1 meets a longer one
+        shadow.op.perform(shadow, arrays, output_storage)
+
+    def _infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+        out_static = node.outputs[0].type.shape
+        out = []
+        for d, static in enumerate(out_static):
+            if static is not None:
+                out.append(as_tensor_variable(np.int64(static)))
+                continue
+            i = next(i for i, e in enumerate(self.pattern) if e[d] == KEPT)
+            out.append(input_shapes[i][_own_dim(self.pattern[i], d)])
+        return [tuple(out)] * len(node.outputs)
+
+    # PyTensor 3.3 dropped the ``fgraph`` parameter of ``infer_shape``
+    if _INFER_SHAPE_TAKES_FGRAPH:
+
+        def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+            return self._infer_shape(node, input_shapes)
+
+    else:
+
+        def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+            return self._infer_shape(node, input_shapes)
+
+    def pullback(
+        self, inputs: Sequence[Variable], outputs: Sequence[Variable], output_grads: Sequence[Variable]
+    ) -> list[Variable]:
+        # the stock Elemwise on the expanded inputs, differentiated; its gradients
+        # are summed over broadcast dims and keep them, so drop the 'x' dims after.
+        from pytensor.tensor.shape import specify_broadcastable
+
+        expanded = []
+        for entry, inp in zip(self.pattern, inputs):
+            e = DimShuffle(input_ndim=inp.type.ndim, new_order=entry_order(entry))(inp) if MISSING in entry else inp
+            bcast = [d for d, c in enumerate(entry) if c == BROADCAST]
+            expanded.append(specify_broadcastable(e, *bcast) if bcast else e)
+        stock = Elemwise(self.scalar_op)
+        stock_outs = stock.make_node(*expanded).outputs
+        grads = stock.pullback(expanded, stock_outs, output_grads)
+        result = []
+        for entry, inp, g in zip(self.pattern, inputs, grads):
+            if MISSING in entry and g.type.ndim == len(entry) and not _is_disconnected(g):
+                keep = tuple(d for d, c in enumerate(entry) if c != MISSING)
+                g = g.dimshuffle(*keep)
+            result.append(g)
+        return result
+
+
+def _is_disconnected(g: Variable) -> bool:
+    from pytensor.gradient import DisconnectedType, NullType
+
+    return isinstance(g.type, (DisconnectedType, NullType))
+
+
+def _expanded_shape(entry: str, shape: Sequence[int]) -> tuple[int, ...]:
+    out = []
+    it = iter(shape)
+    for c in entry:
+        out.append(1 if c == MISSING else next(it))
+    return tuple(out)
+
+
+def explicit_elemwise(scalar_op: ScalarOp, *inputs: Any) -> Variable | list[Variable]:
+    """Apply ``scalar_op`` elementwise with the numpy rule read from the inputs' types.
+
+    >>> import pytensor.tensor as pt
+    >>> from pytensor.scalar import add
+    >>> z = explicit_elemwise(add, pt.scalar("x"), pt.vector("y"))
+    >>> z.owner.op
+    add{x,*}
+    """
+    if not inputs:
+        raise TypeError("explicit_elemwise needs at least one input")
+    inputs = tuple(as_tensor_variable(i) for i in inputs)
+    width = max(i.type.ndim for i in inputs)
+    pattern = tuple(derive_entry(i.type.shape, width) for i in inputs)
+    if width == 0:
+        pattern = tuple("" for _ in inputs)
+    return ExplicitElemwise(scalar_op, pattern)(*inputs)

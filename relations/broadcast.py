@@ -1,0 +1,266 @@
+"""Explicit broadcast patterns (seeds 000, 002, 003): Elemwise without DimShuffles.
+
+One relation relates the stock form of an Elemwise, whose lower-rank inputs
+are wrapped in ``DimShuffle``s and whose broadcasting is read from static
+shapes, to :class:`graph_bridge.ops.ExplicitElemwise`, whose pattern records
+the broadcasting.  Forward it normalizes (absorbs the expanding DimShuffles,
+fixes the pattern); backward it lowers (``relations.lower``) to stock Ops that
+PyTensor's backends know.  :func:`broadcast_shapeo` is the numpy broadcasting
+rule itself, as a relation over broadcastable patterns.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any
+
+from kanren.core import eq
+from pytensor.graph.basic import Variable
+from pytensor.raise_op import Assert
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.math import eq as pt_eq
+from pytensor.tensor.shape import Shape_i, specify_shape
+from unification import reify as lreify
+from unification import var
+
+from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge.ops import (
+    BROADCAST,
+    KEPT,
+    MISSING,
+    ExplicitElemwise,
+    derive_entry,
+    entry_order,
+    output_static_shape,
+)
+from relations.goals import lall_ready
+from relations.rules import rule
+
+__all__ = [
+    "MAX_BACKWARD_NDIM",
+    "broadcast_shapeo",
+    "elemwise_explicito",
+    "explicit_elemwiseo",
+    "stock_elemwiseo",
+    "stock_inputso",
+]
+
+DS = builder_for(DimShuffle)
+#: ``broadcast_shapeo`` run with no ndim known enumerates outputs up to this ndim.
+MAX_BACKWARD_NDIM = 3
+
+
+def _is_expansion(v: Variable) -> bool:
+    """``v`` is a DimShuffle that only adds dimensions (keeps its input's axes in order)."""
+    node = v.owner
+    if node is None or type(node.op) is not DimShuffle:
+        return False
+    order = node.op.new_order
+    return [o for o in order if o != "x"] == list(range(node.inputs[0].type.ndim))
+
+
+def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any):
+    """``out`` is a stock, not-inplace ``Elemwise(scalar_op)(*inputs)`` of ndim >= 1 with two or more inputs."""
+
+    def stock_goal(S):
+        o = lreify(out, S)
+        if is_ground(o):
+            v = term_variable(o)
+            node = v.owner if v is not None else None
+            if (
+                node is not None
+                and type(node.op) is Elemwise
+                and not node.op.inplace_pattern
+                and len(node.inputs) >= 2
+                and len(node.outputs) == 1
+                and v.type.ndim >= 1
+            ):
+                yield from eq((scalar_op, inputs), (node.op.scalar_op, tuple(node.inputs)))(S)
+            return
+        sop, ins = lreify((scalar_op, inputs), S)
+        if is_ground(sop) and isinstance(ins, tuple) and is_ground(ins):
+            yield from eq(out, term(op_term(Elemwise(sop)), *ins))(S)
+            return
+        raise NotReady("stock_elemwiseo needs out, or scalar_op and inputs")
+
+    return stock_goal
+
+
+def explicit_elemwiseo(out: Any, scalar_op: Any, pattern: Any, inputs: Any):
+    """``out`` is ``ExplicitElemwise(scalar_op, pattern)(*inputs)``."""
+
+    def explicit_goal(S):
+        o = lreify(out, S)
+        if is_ground(o):
+            v = term_variable(o)
+            node = v.owner if v is not None else None
+            if node is not None and type(node.op) is ExplicitElemwise and len(node.outputs) == 1:
+                op = node.op
+                yield from eq((scalar_op, pattern, inputs), (op.scalar_op, op.pattern, tuple(node.inputs)))(S)
+            return
+        sop, pat, ins = lreify((scalar_op, pattern, inputs), S)
+        if is_ground(sop) and isinstance(pat, tuple) and isinstance(ins, tuple) and is_ground(ins):
+            yield from eq(out, term(op_term(ExplicitElemwise(sop, pat)), *ins))(S)
+            return
+        raise NotReady("explicit_elemwiseo needs out, or scalar_op, pattern and inputs")
+
+    return explicit_goal
+
+
+def _absorb(v: Variable) -> tuple[Variable, str]:
+    """The input an Elemwise argument expands, and its pattern entry (numpy rule)."""
+    if _is_expansion(v):
+        inner = v.owner.inputs[0]
+        shape = iter(inner.type.shape)
+        entry = "".join(
+            MISSING if o == "x" else (BROADCAST if next(shape) == 1 else KEPT)
+            for o in v.owner.op.new_order
+        )
+        return inner, entry
+    return v, derive_entry(v.type.shape, v.type.ndim)
+
+
+def _expand_term(
+    x: Variable, entry: str, d_ref: dict[int, tuple[Variable, int]], out_shape: tuple
+) -> Any:
+    """The stock term computing what input ``x`` contributes under ``entry``.
+
+    DimShuffle adds the ``'x'`` dims; a ``'1'`` dim whose static length is not
+    1 gets a SpecifyShape (it must be 1 at run time); a ``'*'`` dim whose
+    static length is 1 where the output's is unknown gets an Assert that its
+    length is the other inputs' (stock Elemwise would broadcast it).
+    """
+    t: Any = x
+    own_shape = list(x.type.shape)
+    need_spec = False
+    checks = []
+    for d, c in enumerate(entry):
+        if c == MISSING:
+            continue
+        axis = d - entry[:d].count(MISSING)
+        if c == BROADCAST and own_shape[axis] != 1:
+            own_shape[axis] = 1
+            need_spec = True
+        elif c == KEPT and own_shape[axis] == 1 and out_shape[d] is None and d in d_ref:
+            checks.append((axis, d_ref[d]))
+    if need_spec:
+        t = term(specify_shape, t, tuple(own_shape))
+    for axis, (ref, ref_axis) in checks:
+        cond = term(pt_eq, term(Shape_i(axis), t), term(Shape_i(ref_axis), ref))
+        t = term(Assert("a non-broadcasting input of length 1 must match the others"), t, cond)
+    if MISSING in entry:
+        t = term(op_term(DS(x.type.ndim, entry_order(entry))), t)
+    return t
+
+
+def stock_inputso(stock: Any, inputs: Any, pattern: Any):
+    """``stock`` are the expanded inputs a stock Elemwise needs for ``inputs`` under ``pattern``.
+
+    Forward (``stock`` known): each expanding DimShuffle is absorbed and the
+    pattern is read from static shapes.  Backward (``inputs`` and ``pattern``
+    known): DimShuffles are added for the ``'x'`` dims, with the run-time
+    checks that keep the explicit behaviour when static shapes were refined.
+    """
+
+    def stock_inputs_goal(S):
+        st = lreify(stock, S)
+        if isinstance(st, tuple) and is_ground(st):
+            vs = [term_variable(t) for t in st]
+            if any(v is None for v in vs):
+                return
+            absorbed = [_absorb(v) for v in vs]
+            yield from eq((inputs, pattern), (tuple(a for a, _ in absorbed), tuple(e for _, e in absorbed)))(S)
+            return
+        ins, pat = lreify((inputs, pattern), S)
+        if isinstance(ins, tuple) and isinstance(pat, tuple) and is_ground(ins) and is_ground(pat):
+            vs = [term_variable(t) for t in ins]
+            if any(v is None for v in vs) or len(vs) != len(pat):
+                return
+            out_shape = output_static_shape(pat, [v.type.shape for v in vs])
+            d_ref = {}
+            for entry, v in zip(pat, vs):
+                for d, c in enumerate(entry):
+                    axis = d - entry[:d].count(MISSING)
+                    if c == KEPT and d not in d_ref and v.type.shape[axis] is None:
+                        d_ref[d] = (v, axis)
+            built = tuple(_expand_term(v, e, d_ref, out_shape) for v, e in zip(vs, pat))
+            yield from eq(stock, built)(S)
+            return
+        raise NotReady("stock_inputso needs stock, or inputs and pattern")
+
+    return stock_inputs_goal
+
+
+@rule(
+    heads=(Elemwise,),
+    rhs_heads=(ExplicitElemwise,),
+    measure="number of stock Elemwise nodes of ndim >= 1 with two or more inputs (-1)",
+)
+def elemwise_explicito(lhs: Any, rhs: Any):
+    """Broadcasting moves from DimShuffles and static shapes into the Op.
+
+    Before::
+
+        add(ExpandDims{axis=0}(x), y)        # x: (), y: (None,)
+        mul(a, b)                            # a: (None,), b: (1,)
+
+    After::
+
+        add{x,*}(x, y)
+        mul{*,1}(a, b)
+
+    Every input DimShuffle that only adds dimensions is absorbed; the pattern
+    says, per input and output dim, ``'x'`` (absent), ``'1'`` (broadcasts) or
+    ``'*'`` (must match).  Same dtype, ndim and broadcastable out.
+
+    Measure: stock Elemwise nodes of ndim >= 1 with two or more inputs, -1.
+    Backward it is ``relations.lower``: it gives the stock form back (with a
+    SpecifyShape or Assert where a replacement refined a static shape, so
+    that the stock Ops keep the explicit behaviour).
+    """
+    scalar_op, stock, inputs, pattern = var(), var(), var(), var()
+    return lall_ready(
+        stock_elemwiseo(lhs, scalar_op, stock),
+        explicit_elemwiseo(rhs, scalar_op, pattern, inputs),
+        stock_inputso(stock, inputs, pattern),
+        same_typeo(lhs, rhs),
+    )
+
+
+def _broadcast_out(ins: tuple[tuple[bool, ...], ...]) -> tuple[bool, ...]:
+    ndim = max((len(p) for p in ins), default=0)
+    padded = [(True,) * (ndim - len(p)) + tuple(p) for p in ins]
+    return tuple(all(col) for col in zip(*padded)) if padded else ()
+
+
+def broadcast_shapeo(ins: Any, out: Any, max_ndim: int = MAX_BACKWARD_NDIM):
+    """``out`` is the broadcastable pattern of broadcasting patterns ``ins`` (numpy rule).
+
+    Patterns are tuples of bools (``True``: length 1).  Inputs align right;
+    a dimension broadcasts in the output iff it does in every input that has
+    it.  Forward (``ins`` known) it computes ``out``.  Backward (``out`` known,
+    ``ins`` a tuple of that many logic variables or partial patterns) it
+    enumerates the input patterns of ndim up to ``len(out)``, fewest dims
+    first; with neither known it enumerates outputs up to ``max_ndim`` dims.
+    The number of answers is finite: at most ``sum(2**k, k<=n) ** len(ins)``.
+    """
+
+    def shape_goal(S):
+        i, o = lreify((ins, out), S)
+        if isinstance(i, tuple) and is_ground(i):
+            yield from eq(out, _broadcast_out(i))(S)
+            return
+        if not isinstance(i, tuple):
+            raise NotReady("broadcast_shapeo needs the number of inputs")
+        outs = [o] if isinstance(o, tuple) and is_ground(o) else [
+            tuple(p) for n in range(max_ndim + 1) for p in product((True, False), repeat=n)
+        ]
+        for target in outs:
+            n = len(target)
+            each = [tuple(p) for k in range(n + 1) for p in product((True, False), repeat=k)]
+            for combo in product(each, repeat=len(i)):
+                if _broadcast_out(combo) == tuple(target) and len(max(combo, key=len, default=())) == n:
+                    yield from eq((ins, out), (combo, tuple(target)))(S)
+
+    return shape_goal
+
