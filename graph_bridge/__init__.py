@@ -27,14 +27,19 @@ from graph_bridge.vocabulary import (
 )
 from graph_bridge.vocabulary import _register_stock
 
-from graph_bridge.ops import ExplicitElemwise, explicit_elemwise
+from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc, explicit_elemwise
+from pytensor.tensor.elemwise import Elemwise
 
 _register_stock()
 register_op_class(ExplicitElemwise)
+register_op_class(ExplicitAlloc)
+_dispatch.register_head_view(Elemwise, ExplicitElemwise, ("scalar_op",))
 
 __all__ = [
+    "ExplicitAlloc",
     "ExplicitElemwise",
     "NotReady",
+    "explicit_alloc",
     "explicit_elemwise",
     "same_typeo",
     "OpBuilder",

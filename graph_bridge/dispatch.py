@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from cons.core import ConsError, _car, _cdr
 from etuples import etuple
+from etuples.core import ExpressionTuple
 
 for _name in ("pytensor.graph.rewriting.unify", "pytensor.graph.rewriting.kanren"):
     try:
@@ -55,10 +56,48 @@ def register_cons(op_class: type) -> None:
     _cdr.add((op_class,), _cdr_vocabulary_op)
 
 
+#: (class_a, class_b) -> names of the props on which heads of the two classes unify
+_HEAD_VIEWS: dict[tuple[type, type], tuple[str, ...]] = {}
+
+
+def register_head_view(class_a: type, class_b: type, props: tuple[str, ...]) -> None:
+    """Let application terms headed by ``class_a`` and ``class_b`` Ops unify on ``props``.
+
+    ``register_head_view(Elemwise, ExplicitElemwise, ("scalar_op",))`` makes
+    the pattern ``add(a, b)`` match ``add{x,*}(x, y)`` with ``a = x``: the
+    explicit form is the same operation with its broadcasting made explicit.
+    """
+    _HEAD_VIEWS[(class_a, class_b)] = props
+    _HEAD_VIEWS[(class_b, class_a)] = props
+
+
+def _viewed(u, v):
+    """Both terms with their heads cut down to the shared props, or ``None``."""
+    tu, tv = getattr(u, "_tuple", u), getattr(v, "_tuple", v)
+    if not (tu and tv) or len(tu) != len(tv):
+        return None
+    hu, hv = tu[0], tv[0]
+    bu = getattr(hu, "_tuple", (None,))[0] if isinstance(hu, ExpressionTuple) else None
+    bv = getattr(hv, "_tuple", (None,))[0] if isinstance(hv, ExpressionTuple) else None
+    cu, cv = getattr(bu, "op_class", None), getattr(bv, "op_class", None)
+    if cu is None or cv is None or cu is cv:
+        return None
+    props = _HEAD_VIEWS.get((cu, cv))
+    if props is None:
+        return None
+    pu = tuple(hu._tuple[1 + bu.prop_names.index(p)] for p in props)
+    pv = tuple(hv._tuple[1 + bv.prop_names.index(p)] for p in props)
+    return (pu, *tu[1:]), (pv, *tv[1:])
+
+
 def _unify_Term(u, v, s):
     # identical sub-terms are common (shared sub-graphs): skip their walk
     if u is v:
         yield s
+        return
+    viewed = _viewed(u, v) if _HEAD_VIEWS else None
+    if viewed is not None:
+        yield _unify(viewed[0], viewed[1], s)
         return
     yield _unify(getattr(u, "_tuple", u), getattr(v, "_tuple", v), s)
 

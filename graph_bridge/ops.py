@@ -41,7 +41,9 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType
 
 __all__ = [
+    "ExplicitAlloc",
     "ExplicitElemwise",
+    "explicit_alloc",
     "derive_entry",
     "entry_order",
     "explicit_elemwise",
@@ -297,3 +299,104 @@ def explicit_elemwise(scalar_op: ScalarOp, *inputs: Any) -> Variable | list[Vari
     if width == 0:
         pattern = tuple("" for _ in inputs)
     return ExplicitElemwise(scalar_op, pattern)(*inputs)
+
+
+class ExplicitAlloc(Op):
+    """Alloc whose broadcasting of the value is the Op's ``entry``, not the value's static shape.
+
+    Before (stock)::
+
+        Alloc(x, n, m)                 # x: (None,): its length must be m
+
+    After (explicit)::
+
+        Alloc{x*}(x, n, m)
+
+    ``entry`` has one character per output dimension, as in
+    :class:`ExplicitElemwise`: ``'x'`` the value has no dimension here,
+    ``'1'`` its dimension broadcasts (length 1), ``'*'`` its length must equal
+    the requested one.  A replacement value of another ndim re-derives the
+    entry from its type (numpy rule: align right).
+    """
+
+    __props__ = ("entry",)
+    _output_type_depends_on_input_value = True
+
+    def __init__(self, entry: str) -> None:
+        self.entry = _check_pattern((entry,))[0]
+
+    def __str__(self) -> str:
+        return f"Alloc{{{self.entry}}}"
+
+    def make_node(self, value: Any, *shape: Any) -> Apply:
+        from pytensor.tensor.basic import Alloc
+
+        value = as_tensor_variable(value)
+        if len(shape) != len(self.entry):
+            raise TypeError(f"{self} takes {len(self.entry)} shape inputs, got {len(shape)}")
+        entry = self.entry
+        if len(entry) - entry.count(MISSING) != value.type.ndim:
+            entry = derive_entry(value.type.shape, len(shape))
+        op = self if entry == self.entry else type(self)(entry)
+        dummy = TensorType(value.type.dtype, shape=op.stock_value_shape(value.type.shape))()
+        stock = Alloc().make_node(dummy, *shape)
+        return Apply(op, [value, *stock.inputs[1:]], [stock.outputs[0].type()])
+
+    def stock_value_shape(self, static_shape: Sequence[int | None]) -> tuple[int | None, ...]:
+        """Static shape of the value the stock Alloc sees after lowering."""
+        it = iter(static_shape)
+        out = []
+        for c in self.entry:
+            if c == MISSING:
+                out.append(1)
+                continue
+            s = next(it)
+            out.append(1 if c == BROADCAST else (None if s == 1 else s))
+        return tuple(out)
+
+    def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list) -> None:
+        value = np.asarray(inputs[0])
+        shape = tuple(int(s) for s in inputs[1:])
+        expanded = value.reshape(_expanded_shape(self.entry, value.shape))
+        for d, (c, have, want) in enumerate(zip(self.entry, expanded.shape, shape)):
+            if c == BROADCAST and have != 1:
+                raise ValueError(f"{self}: the value broadcasts at dim {d} but has length {have}, not 1")
+            if c == KEPT and have != want:
+                raise ValueError(
+                    f"{self}: the value does not broadcast at dim {d}; its length {have} "
+                    f"must be the requested {want}"
+                )
+        output_storage[0][0] = np.array(np.broadcast_to(expanded, shape), dtype=node.outputs[0].type.dtype)
+
+    def _infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+        return [tuple(node.inputs[1:])]
+
+    if _INFER_SHAPE_TAKES_FGRAPH:
+
+        def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+            return self._infer_shape(node, input_shapes)
+
+    else:
+
+        def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+            return self._infer_shape(node, input_shapes)
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True], *([False] for _ in node.inputs[1:])]
+
+    def pullback(
+        self, inputs: Sequence[Variable], outputs: Sequence[Variable], output_grads: Sequence[Variable]
+    ) -> list[Variable]:
+        from pytensor.gradient import disconnected_type
+
+        (gz,) = output_grads
+        summed = [d for d, c in enumerate(self.entry) if c != KEPT]
+        g = gz.sum(axis=summed, keepdims=True) if summed else gz
+        g = g.dimshuffle(*(d for d, c in enumerate(self.entry) if c != MISSING))
+        return [g, *(disconnected_type() for _ in inputs[1:])]
+
+
+def explicit_alloc(value: Any, *shape: Any) -> Variable:
+    """``Alloc(value, *shape)`` with the value's broadcasting read from its type, made explicit."""
+    value = as_tensor_variable(value)
+    return ExplicitAlloc(derive_entry(value.type.shape, len(shape)))(value, *shape)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import graph_bridge  # noqa: F401  (dispatch registrations, vocabulary)
-from relations.broadcast import broadcast_shapeo, elemwise_explicito
+from relations.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
 from relations.dimshuffle import (
     careduce_dimshuffle_fullo,
     careduce_dimshuffle_partialo,
@@ -47,10 +47,11 @@ DEFAULT_RULES: tuple = (
     elemwise_set_subtensoro,
     elemwise_alloco,
     elemwise_explicito,
+    alloc_explicito,
 )
 
 #: The rules ``lower`` runs backward: from the toolkit's Ops to stock PyTensor Ops.
-LOWERING_RULES: tuple = (elemwise_explicito,)
+LOWERING_RULES: tuple = (elemwise_explicito, alloc_explicito)
 
 _DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
 _LOWERING_INDEX = RuleIndex(LOWERING_RULES)

@@ -17,6 +17,7 @@ from typing import Any
 from kanren.core import eq
 from pytensor.graph.basic import Variable
 from pytensor.raise_op import Assert
+from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.math import eq as pt_eq
 from pytensor.tensor.shape import Shape_i, specify_shape
@@ -28,6 +29,7 @@ from graph_bridge.ops import (
     BROADCAST,
     KEPT,
     MISSING,
+    ExplicitAlloc,
     ExplicitElemwise,
     derive_entry,
     entry_order,
@@ -38,6 +40,7 @@ from relations.rules import rule
 
 __all__ = [
     "MAX_BACKWARD_NDIM",
+    "alloc_explicito",
     "broadcast_shapeo",
     "elemwise_explicito",
     "explicit_elemwiseo",
@@ -121,14 +124,15 @@ def _absorb(v: Variable) -> tuple[Variable, str]:
 
 
 def _expand_term(
-    x: Variable, entry: str, d_ref: dict[int, tuple[Variable, int]], out_shape: tuple
+    x: Variable, entry: str, lengths: dict[int, Any], out_shape: tuple, leading_ok: bool = False
 ) -> Any:
     """The stock term computing what input ``x`` contributes under ``entry``.
 
-    DimShuffle adds the ``'x'`` dims; a ``'1'`` dim whose static length is not
-    1 gets a SpecifyShape (it must be 1 at run time); a ``'*'`` dim whose
-    static length is 1 where the output's is unknown gets an Assert that its
-    length is the other inputs' (stock Elemwise would broadcast it).
+    DimShuffle adds the ``'x'`` dims (only non-leading ones if ``leading_ok``:
+    Alloc aligns its value right by itself); a ``'1'`` dim whose static length
+    is not 1 gets a SpecifyShape (it must be 1 at run time); a ``'*'`` dim
+    whose static length is 1 where the output's is unknown gets an Assert that
+    its length is ``lengths[d]`` (stock Ops would broadcast it).
     """
     t: Any = x
     own_shape = list(x.type.shape)
@@ -141,15 +145,16 @@ def _expand_term(
         if c == BROADCAST and own_shape[axis] != 1:
             own_shape[axis] = 1
             need_spec = True
-        elif c == KEPT and own_shape[axis] == 1 and out_shape[d] is None and d in d_ref:
-            checks.append((axis, d_ref[d]))
+        elif c == KEPT and own_shape[axis] == 1 and out_shape[d] is None and d in lengths:
+            checks.append((axis, lengths[d]))
     if need_spec:
         t = term(specify_shape, t, tuple(own_shape))
-    for axis, (ref, ref_axis) in checks:
-        cond = term(pt_eq, term(Shape_i(axis), t), term(Shape_i(ref_axis), ref))
+    for axis, length in checks:
+        cond = term(pt_eq, term(Shape_i(axis), t), length)
         t = term(Assert("a non-broadcasting input of length 1 must match the others"), t, cond)
-    if MISSING in entry:
-        t = term(op_term(DS(x.type.ndim, entry_order(entry))), t)
+    order = entry.lstrip(MISSING) if leading_ok else entry
+    if MISSING in order:
+        t = term(op_term(DS(x.type.ndim, entry_order(order))), t)
     return t
 
 
@@ -182,13 +187,116 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
                 for d, c in enumerate(entry):
                     axis = d - entry[:d].count(MISSING)
                     if c == KEPT and d not in d_ref and v.type.shape[axis] is None:
-                        d_ref[d] = (v, axis)
+                        d_ref[d] = term(Shape_i(axis), v)
             built = tuple(_expand_term(v, e, d_ref, out_shape) for v, e in zip(vs, pat))
             yield from eq(stock, built)(S)
             return
         raise NotReady("stock_inputso needs stock, or inputs and pattern")
 
     return stock_inputs_goal
+
+
+def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
+    """``stock_value`` is what a stock Alloc of ``shape`` needs for ``value`` under ``entry``.
+
+    Forward (``stock_value`` and ``shape`` known): an expanding DimShuffle is
+    absorbed and the entry read from static shapes (numpy rule, align right).
+    Backward (``value``, ``entry`` and ``shape`` known): DimShuffle for
+    non-leading ``'x'`` dims, with the run-time checks of refined shapes.
+    """
+
+    def alloc_value_goal(S):
+        sv, sh = lreify((stock_value, shape), S)
+        if is_ground(sv) and isinstance(sh, tuple):
+            v = term_variable(sv)
+            if v is None:
+                return
+            inner, own = _absorb(v)
+            full = MISSING * (len(sh) - len(own)) + own
+            yield from eq((value, entry), (inner, full))(S)
+            return
+        val, ent = lreify((value, entry), S)
+        if is_ground(val) and isinstance(ent, str) and isinstance(sh, tuple) and is_ground(sh):
+            v = term_variable(val)
+            if v is None or len(ent) != len(sh):
+                return
+            stock_shape = ExplicitAlloc(ent).stock_value_shape(v.type.shape)
+            out_shape = tuple(None if s != 1 else 1 for s in stock_shape)
+            lengths = dict(enumerate(sh))
+            yield from eq(stock_value, _expand_term(v, ent, lengths, out_shape, leading_ok=True))(S)
+            return
+        raise NotReady("alloc_valueo needs stock_value and shape, or value, entry and shape")
+
+    return alloc_value_goal
+
+
+def stock_alloco(out: Any, value: Any, shape: Any):
+    """``out`` is a stock ``Alloc(value, *shape)``."""
+
+    def goal(S):
+        o = lreify(out, S)
+        if is_ground(o):
+            v = term_variable(o)
+            if v is not None and v.owner is not None and type(v.owner.op) is Alloc:
+                yield from eq((value, shape), (v.owner.inputs[0], tuple(v.owner.inputs[1:])))(S)
+            return
+        val, sh = lreify((value, shape), S)
+        if is_ground(val) and isinstance(sh, tuple) and is_ground(sh):
+            yield from eq(out, term(op_term(Alloc()), val, *sh))(S)
+            return
+        raise NotReady("stock_alloco needs out, or value and shape")
+
+    return goal
+
+
+def explicit_alloco(out: Any, entry: Any, value: Any, shape: Any):
+    """``out`` is ``ExplicitAlloc(entry)(value, *shape)``."""
+
+    def goal(S):
+        o = lreify(out, S)
+        if is_ground(o):
+            v = term_variable(o)
+            if v is not None and v.owner is not None and type(v.owner.op) is ExplicitAlloc:
+                ins = v.owner.inputs
+                yield from eq((entry, value, shape), (v.owner.op.entry, ins[0], tuple(ins[1:])))(S)
+            return
+        ent, val, sh = lreify((entry, value, shape), S)
+        if isinstance(ent, str) and is_ground(val) and isinstance(sh, tuple) and is_ground(sh):
+            yield from eq(out, term(op_term(ExplicitAlloc(ent)), val, *sh))(S)
+            return
+        raise NotReady("explicit_alloco needs out, or entry, value and shape")
+
+    return goal
+
+
+@rule(heads=(Alloc,), rhs_heads=(ExplicitAlloc,), measure="number of stock Alloc nodes (-1)")
+def alloc_explicito(lhs: Any, rhs: Any):
+    """The broadcasting of an Alloc's value moves from its static shape into the Op.
+
+    Before::
+
+        Alloc(x, n, m)                   # x: (None,)
+        Alloc(ExpandDims{axis=1}(v), n, m)
+
+    After::
+
+        Alloc{x*}(x, n, m)               # x's length must be m, whatever its static shape
+        Alloc{*x}(v, n, m)
+
+    An expanding DimShuffle of the value is absorbed.  Same output type.
+
+    Measure: stock Alloc nodes, -1.
+    Backward it is ``relations.lower``: the stock Alloc (with a DimShuffle for
+    non-leading new dims, and a SpecifyShape or Assert where a replacement
+    refined the value's static shape).
+    """
+    value, stock_value, shape, entry = var(), var(), var(), var()
+    return lall_ready(
+        stock_alloco(lhs, stock_value, shape),
+        explicit_alloco(rhs, entry, value, shape),
+        alloc_valueo(stock_value, value, entry, shape),
+        same_typeo(lhs, rhs),
+    )
 
 
 @rule(

@@ -20,6 +20,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from unification import reify as lreify
 from unification import var
 
+from graph_bridge.ops import KEPT, ExplicitAlloc
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
 from relations.goals import lall_ready
 from relations.rules import rule
@@ -140,11 +141,21 @@ def scalar_likeo(others: Any, scalars: Any):
     return scalar_like_goal
 
 
+def _alloc_parts(v: Variable) -> tuple[Variable, tuple] | None:
+    """Value and shape of an Alloc, stock or explicit (one whose value never needs a length check)."""
+    node = v.owner
+    if node is None:
+        return None
+    if type(node.op) is Alloc or (type(node.op) is ExplicitAlloc and KEPT not in node.op.entry):
+        return node.inputs[0], tuple(node.inputs[1:])
+    return None
+
+
 def _broadcast_like(v: Variable) -> bool:
     if all(v.type.broadcastable):
         return True
-    node = v.owner
-    return node is not None and type(node.op) is Alloc and all(node.inputs[0].type.broadcastable)
+    parts = _alloc_parts(v)
+    return parts is not None and all(parts[0].type.broadcastable)
 
 
 def cheap_lifto(x: Any, value: Any):
@@ -229,13 +240,14 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
 
 
 def alloco(out: Any, value: Any, shape: Any):
-    """``out`` is ``Alloc(value, *shape)`` (either side known)."""
+    """``out`` is ``Alloc(value, *shape)`` (either side known; read from an explicit Alloc too)."""
 
     def alloc_goal(S):
         v = _var_of(lreify(out, S))
         if v is not None:
-            if v.owner is not None and type(v.owner.op) is Alloc:
-                yield from eq((value, shape), (v.owner.inputs[0], tuple(v.owner.inputs[1:])))(S)
+            parts = _alloc_parts(v)
+            if parts is not None:
+                yield from eq((value, shape), parts)(S)
             return
         parts = lreify((value, shape), S)
         if is_ground(parts) and isinstance(parts[1], tuple):
@@ -291,9 +303,9 @@ def elemwise_alloco(lhs: Any, rhs: Any):
 
 
 def _is_zeros(v: Variable) -> bool:
-    node = v.owner
-    if node is not None and type(node.op) is Alloc:
-        v = node.inputs[0]
+    parts = _alloc_parts(v)
+    if parts is not None:
+        v = parts[0]
     return isinstance(v, Constant) and v.data.size > 0 and not np.any(v.data)
 
 
