@@ -42,6 +42,13 @@ def seed_001_partial() -> None:
          {m: np.arange(6.0).reshape(2, 3)})
 
 
+def seed_000_broadcast() -> None:
+    x, m, v = pt.scalar("x"), pt.matrix("m"), pt.vector("v")
+    y = x * m + v
+    show("seeds 000/002: broadcasting in the Op, no ExpandDims (see broadcast_replace.py)", y,
+         relations.normalize(y), {x: 2.0, m: np.ones((2, 3)), v: np.arange(3.0)})
+
+
 def seed_004_lkjcorr() -> None:
     from lkjcorr import lkjcorr_sqr  # examples/lkjcorr.py
 
@@ -54,4 +61,5 @@ if __name__ == "__main__":
     seed_001()
     seed_001_join()
     seed_001_partial()
+    seed_000_broadcast()
     seed_004_lkjcorr()
