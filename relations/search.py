@@ -1,4 +1,4 @@
-"""Running relations over whole graphs: the normalizing fixpoint.
+"""Running relations over whole graphs: the normalizing fixpoint, and bounded search.
 
 The graph is walked in Python, bottom-up, each node once (iteratively, so deep
 graphs do not hit the recursion limit).  At a node whose Op class can match a
@@ -13,17 +13,29 @@ the number of rewrites turns a non-terminating user rule set into an error.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pytensor.graph.basic import Variable
+import numpy as np
+from pytensor.graph.basic import Constant, Variable
 from unification import reify as lreify
 from unification import var
 
 from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from relations.rules import Relation, RuleIndex
 
-__all__ = ["as_variables", "first_rewrite", "normalize_variables", "same_type"]
+__all__ = [
+    "MAX_ANSWERS_PER_STEP",
+    "as_variables",
+    "elements_touched",
+    "equivalent_forms",
+    "first_rewrite",
+    "normalize_variables",
+    "one_step",
+    "replace_in",
+    "same_type",
+]
 
 
 def as_variables(graph: Any, argname: str = "graph") -> tuple[list[Variable], bool]:
@@ -186,3 +198,229 @@ def _count_nodes(outputs: Sequence[Variable]) -> int:
         keep.append(node)
         stack.extend(node.inputs)
     return len(seen)
+
+
+# -- bounded breadth-first search over forms ---------------------------------
+
+#: Answers taken from one relation at one node in one direction (backward
+#: families such as "add a dimension" are finite but can be long).
+MAX_ANSWERS_PER_STEP = 4
+
+
+def check_count(value: Any, argname: str, allow_none: bool = False) -> int | None:
+    """``value`` as a non-negative int; ``ValueError`` names ``argname`` otherwise."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{argname} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def check_timeout(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {value!r}")
+    return float(value)
+
+
+class StructuralKeys:
+    """Interned structural keys of variables: equal keys, equal graphs.
+
+    Root variables are keyed by identity, constants by dtype, shape and data,
+    nodes by their Op (props equality) and their inputs' keys.  Keys persist
+    across forms, so a form that shares most of its nodes with the input
+    costs only its new nodes.
+    """
+
+    def __init__(self) -> None:
+        self._by_var: dict[int, int] = {}
+        self._keep: list[Variable] = []
+        self._intern: dict[Any, int] = {}
+
+    def _id(self, k: Any) -> int:
+        found = self._intern.get(k)
+        if found is None:
+            found = self._intern[k] = len(self._intern)
+        return found
+
+    def key(self, root: Variable) -> int:
+        memo = self._by_var
+        stack = [root]
+        while stack:
+            v = stack[-1]
+            if id(v) in memo:
+                stack.pop()
+                continue
+            node = v.owner
+            if node is None:
+                if isinstance(v, Constant):
+                    data = np.asarray(v.data)
+                    k: Any = ("const", str(v.type), data.dtype.str, data.shape, data.tobytes())
+                else:
+                    k = ("input", id(v))
+                stack.pop()
+            else:
+                missing = [i for i in node.inputs if id(i) not in memo]
+                if missing:
+                    stack.extend(missing)
+                    continue
+                stack.pop()
+                k = (node.op, tuple(memo[id(i)] for i in node.inputs), node.outputs.index(v))
+            memo[id(v)] = self._id(k)
+            self._keep.append(v)
+        return memo[id(root)]
+
+
+def _nodes_from_outputs(outputs: Sequence[Variable]) -> list[Variable]:
+    """Every owned variable, breadth first from the outputs (deterministic)."""
+    seen: set[int] = set()
+    order: list[Variable] = []
+    queue = list(outputs)
+    i = 0
+    while i < len(queue):
+        v = queue[i]
+        i += 1
+        if id(v) in seen or v.owner is None:
+            continue
+        seen.add(id(v))
+        order.append(v)
+        queue.extend(v.owner.inputs)
+    return order
+
+
+def replace_in(outputs: Sequence[Variable], old: Variable, new: Variable) -> list[Variable]:
+    """``outputs`` with ``old`` replaced by ``new``; only the nodes above ``old`` are rebuilt."""
+    # variables that depend on old: found from the outputs (no clients map needed)
+    depends: dict[int, bool] = {id(old): True}
+    keep = [old]
+    stack = list(outputs)
+    while stack:
+        v = stack[-1]
+        if id(v) in depends:
+            stack.pop()
+            continue
+        if v.owner is None:
+            depends[id(v)] = False
+            keep.append(v)
+            stack.pop()
+            continue
+        missing = [i for i in v.owner.inputs if id(i) not in depends]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        depends[id(v)] = any(depends[id(i)] for i in v.owner.inputs)
+        keep.append(v)
+    rebuilt: dict[int, Variable] = {id(old): new}
+    stack = [o for o in outputs if depends[id(o)]]
+    while stack:
+        v = stack[-1]
+        if id(v) in rebuilt:
+            stack.pop()
+            continue
+        node = v.owner
+        missing = [i for i in node.inputs if depends[id(i)] and id(i) not in rebuilt]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        new_node = node.clone_with_new_inputs(
+            [rebuilt.get(id(i), i) for i in node.inputs], strict=False
+        )
+        for o, n in zip(node.outputs, new_node.outputs):
+            rebuilt[id(o)] = n
+            keep.append(o)
+    return [rebuilt.get(id(o), o) for o in outputs]
+
+
+def one_step(
+    outputs: Sequence[Variable], index: RuleIndex, deadline: float | None = None
+) -> Iterator[list[Variable]]:
+    """Forms one relation application away from ``outputs``, in a deterministic order.
+
+    Nodes are visited breadth first from the outputs; at each node the rules
+    that can match it forward, then those that can match it backward, in rule
+    order; each gives at most :data:`MAX_ANSWERS_PER_STEP` answers.
+    """
+    for v in _nodes_from_outputs(outputs):
+        node = v.owner
+        if len(node.outputs) != 1 or not in_vocabulary(node.op):
+            continue
+        t = None
+        for backward in (False, True):
+            rules = index.backward(type(node.op)) if backward else index.forward(type(node.op))
+            for rel in rules:
+                if deadline is not None and time.monotonic() > deadline:
+                    return
+                if t is None:
+                    t = node_term(v)
+                q = var()
+                found = answers(rel, q, t, backward=True) if backward else answers(rel, t, q)
+                taken = 0
+                for out in found:
+                    try:
+                        new = reify(out)
+                    except TermError:
+                        continue
+                    if new is v or not same_type(new, v):
+                        continue
+                    try:
+                        form = replace_in(outputs, v, new)
+                    except Exception:  # noqa: BLE001 - an ill-typed rebuild is no form
+                        continue
+                    yield form
+                    taken += 1
+                    if taken >= MAX_ANSWERS_PER_STEP:
+                        break
+
+
+def equivalent_forms(
+    outputs: Sequence[Variable],
+    index: RuleIndex,
+    limit: int | None,
+    depth: int,
+    timeout: float | None,
+) -> Iterator[list[Variable]]:
+    """Breadth-first search: distinct forms, fewest relation applications first."""
+    if limit == 0:
+        return
+    deadline = None if timeout is None else time.monotonic() + timeout
+    keys = StructuralKeys()
+    seen = {tuple(keys.key(o) for o in outputs)}
+    frontier = [list(outputs)]
+    produced = 0
+    for _ in range(depth):
+        next_frontier = []
+        for form in frontier:
+            for new in one_step(form, index, deadline):
+                k = tuple(keys.key(o) for o in new)
+                if k in seen:
+                    continue
+                seen.add(k)
+                next_frontier.append(new)
+                yield new
+                produced += 1
+                if limit is not None and produced >= limit:
+                    return
+            if deadline is not None and time.monotonic() > deadline:
+                return
+        frontier = next_frontier
+        if not frontier:
+            return
+
+
+def elements_touched(outputs: Sequence[Variable], unknown_dim: int = 16) -> float:
+    """Default cost: elements every node writes, from static shapes (unknown lengths count ``unknown_dim``)."""
+    total = 0.0
+    for v in _nodes_from_outputs(outputs):
+        for o in v.owner.outputs:
+            shape = getattr(o.type, "shape", None)
+            if shape is None:
+                total += 1
+                continue
+            size = 1.0
+            for d in shape:
+                size *= unknown_dim if d is None else d
+            total += max(size, 1.0)
+    return total
