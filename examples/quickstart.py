@@ -57,9 +57,30 @@ def seed_004_lkjcorr() -> None:
          relations.normalize(y), {params: np.array([0.1, -0.2, 0.3])})
 
 
+def queries() -> None:
+    """One of each reverse query (see examples/queries.py and docs/queries.md)."""
+    from etuples import etuple
+    from unification import var
+
+    from graph_bridge import etuplize
+
+    x, s, y = pt.vector("x"), pt.scalar("s"), pt.vector("y")
+    print("\n=== reverse queries")
+    first = next(relations.equivalents(pt.sum(pt.exp(x))))
+    print("--- equivalents(Sum(Exp(x))), the first form after one backward step:")
+    pytensor.dprint(first)
+    a, b = var("a"), var("b")
+    (answer,) = relations.match(relations.normalize(s + y), etuple(etuplize(pt.add), a, b), depth=0)
+    print("--- match(add(a, b)) on the explicit form of s + y:", {str(k): str(v) for k, v in answer.items()})
+    m = pt.matrix("m", shape=(20, 30))
+    print("--- best(Sum{axes=(0, 2)}(ExpandDims(Exp(m)))) after:")
+    pytensor.dprint(relations.best(pt.sum(pt.expand_dims(pt.exp(m), 0), axis=(0, 2))))
+
+
 if __name__ == "__main__":
     seed_001()
     seed_001_join()
     seed_001_partial()
     seed_000_broadcast()
     seed_004_lkjcorr()
+    queries()

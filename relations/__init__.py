@@ -179,7 +179,7 @@ def best(
     limit: int | None = 200,
     rules: Any = None,
 ) -> Any:
-    """The cheapest of ``graph`` and its :func:`equivalents` under ``cost``.
+    """The cheapest of ``graph``, its normal form and its :func:`equivalents` under ``cost``.
 
     ``cost`` takes a list of output variables and returns a number; the
     default, :func:`relations.search.elements_touched`, estimates the elements
@@ -193,7 +193,11 @@ def best(
     cost_fn = cost or elements_touched
     outputs, single = as_variables(graph, "graph")
     best_form, best_cost = graph, cost_fn(outputs)
-    for form in equivalents(graph, limit=limit, depth=depth, rules=rules):
+    # the normal form is an equivalent however many steps away it is
+    candidates = chain(
+        [normalize(graph, rules)], equivalents(graph, limit=limit, depth=depth, rules=rules)
+    )
+    for form in candidates:
         c = cost_fn([form] if single else list(form))
         if c < best_cost:
             best_form, best_cost = form, c
