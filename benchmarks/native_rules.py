@@ -1,6 +1,6 @@
-r"""``relations.DEFAULT_RULES`` (its first eight rules) as ordinary PyTensor node rewriters.
+r"""``relations.DEFAULT_RULES`` as ordinary PyTensor node rewriters.
 
-A baseline for the scaling benchmarks: the same eight rules, with the same
+A baseline for the scaling benchmarks: the same rules, with the same
 guards, as ``@node_rewriter`` functions in PyTensor's own style, applied to a
 fixpoint by PyTensor's own machinery (:func:`native_normalize`: an ``in2out``
 walk with ``ignore_newtrees=False``, repeated until a pass changes nothing,
@@ -34,10 +34,12 @@ Faithfulness notes (what the relational engine does that is mirrored here):
   does (constructor keywords from ``__props__``, checked afterwards), so a
   class whose constructor cannot reproduce the props is skipped, as there.
 
-Not reproduced: ``elemwise_explicito`` (seeds 000/002/003), added to
-``DEFAULT_RULES`` after these eight; it rewrites to the toolkit's own
-``graph_bridge.ops.ExplicitElemwise`` Op, which has no PyTensor counterpart.
-Compare against ``relations.normalize(graph, rules=<the eight above>)``.
+``elemwise_explicito``             :func:`local_elemwise_explicit`
+``alloc_explicito``                :func:`local_alloc_explicit`
+
+The last two rewrite to the toolkit's own Ops (``graph_bridge.ops``), which
+PyTensor has no counterpart of; as node rewriters they build those Ops
+directly.
 
 Known differences: none in the rewrites themselves.  Only the traversal
 differs: ``relations.normalize`` walks bottom-up once and normalizes each new
@@ -71,6 +73,8 @@ from pytensor.tensor import subtensor as pts
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
+from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, derive_entry
+
 __all__ = [
     "NATIVE_RULES",
     "local_careduce_dimshuffle_full",
@@ -78,7 +82,9 @@ __all__ = [
     "local_careduce_join_pieces",
     "local_dimshuffle_compose",
     "local_dimshuffle_identity",
+    "local_alloc_explicit",
     "local_elemwise_alloc_value",
+    "local_elemwise_explicit",
     "local_elemwise_set_subtensor",
     "local_inc_zeros_as_set",
     "native_normalize",
@@ -236,11 +242,21 @@ def _scalars_of(vs: Sequence[Variable]) -> list[Variable] | None:
     return out
 
 
+def _alloc_parts(v: Variable):
+    """Value and shape of an Alloc, stock or explicit without a length check (as ``relations.lift``)."""
+    node = v.owner
+    if node is None or len(node.outputs) != 1:
+        return None
+    if type(node.op) is Alloc or (type(node.op) is ExplicitAlloc and "*" not in node.op.entry):
+        return node.inputs[0], tuple(node.inputs[1:])
+    return None
+
+
 def _broadcast_like(v: Variable) -> bool:
     if all(v.type.broadcastable):
         return True
-    node = v.owner
-    return node is not None and type(node.op) is Alloc and all(node.inputs[0].type.broadcastable)
+    parts = _alloc_parts(v)
+    return parts is not None and all(parts[0].type.broadcastable)
 
 
 def _set_parts(v: Variable, set_mode: bool):
@@ -253,9 +269,9 @@ def _set_parts(v: Variable, set_mode: bool):
 
 
 def _is_zeros(v: Variable) -> bool:
-    node = v.owner
-    if node is not None and type(node.op) is Alloc:
-        v = node.inputs[0]
+    parts = _alloc_parts(v)
+    if parts is not None:
+        v = parts[0]
     return isinstance(v, Constant) and v.data.size > 0 and not np.any(v.data)
 
 
@@ -551,9 +567,10 @@ def local_elemwise_alloc_value(fgraph, node):
     sop = node.op.scalar_op
     ins = node.inputs
     for i, hole in enumerate(ins):
-        if _owner_op(hole, Alloc) is None:
+        parts = _alloc_parts(hole)
+        if parts is None:
             continue
-        v, shape = hole.owner.inputs[0], hole.owner.inputs[1:]
+        v, shape = parts
         if not all(v.type.broadcastable):
             continue
         sb, sa = _scalars_of(ins[:i]), _scalars_of(ins[i + 1 :])
@@ -570,6 +587,74 @@ def local_elemwise_alloc_value(fgraph, node):
     return None
 
 
+def _absorbed(v: Variable, out_ndim: int) -> tuple[Variable, str]:
+    """The input an expanding DimShuffle adds dims to, and its explicit pattern entry."""
+    node = v.owner
+    if (
+        node is not None
+        and type(node.op) is DimShuffle
+        and [o for o in node.op.new_order if o != "x"] == list(range(node.inputs[0].type.ndim))
+    ):
+        inner = node.inputs[0]
+        shape = iter(inner.type.shape)
+        entry = "".join("x" if o == "x" else ("1" if next(shape) == 1 else "*") for o in node.op.new_order)
+        return inner, "x" * (out_ndim - len(entry)) + entry
+    return v, derive_entry(v.type.shape, out_ndim)
+
+
+@node_rewriter([Elemwise])
+def local_elemwise_explicit(fgraph, node):
+    """Broadcasting moves from DimShuffles and static shapes into the Op.
+
+    Before::
+
+        add(ExpandDims{axis=0}(x), y)        # x: (), y: (None,)
+
+    After::
+
+        add{x,*}(x, y)
+    """
+    if (
+        type(node.op) is not Elemwise
+        or node.op.inplace_pattern
+        or len(node.inputs) < 2
+        or len(node.outputs) != 1
+        or node.outputs[0].type.ndim == 0
+    ):
+        return None
+    out = node.outputs[0]
+    parts = [_absorbed(v, out.type.ndim) for v in node.inputs]
+    try:
+        new = ExplicitElemwise(node.op.scalar_op, tuple(e for _, e in parts))(*(v for v, _ in parts))
+    except Exception:
+        return None
+    return _replacement(out, new)
+
+
+@node_rewriter([Alloc])
+def local_alloc_explicit(fgraph, node):
+    """The broadcasting of an Alloc's value moves from its static shape into the Op.
+
+    Before::
+
+        Alloc(x, n, m)                   # x: (None,)
+
+    After::
+
+        Alloc{x*}(x, n, m)
+    """
+    if type(node.op) is not Alloc:
+        return None
+    out = node.outputs[0]
+    value, entry = _absorbed(node.inputs[0], node.inputs[0].type.ndim)
+    entry = "x" * (len(node.inputs) - 1 - len(entry)) + entry
+    try:
+        new = ExplicitAlloc(entry)(value, *node.inputs[1:])
+    except Exception:
+        return None
+    return _replacement(out, new)
+
+
 #: The rules in ``relations.DEFAULT_RULES`` order.
 NATIVE_RULES = (
     local_careduce_join_pieces,
@@ -580,6 +665,8 @@ NATIVE_RULES = (
     local_inc_zeros_as_set,
     local_elemwise_set_subtensor,
     local_elemwise_alloc_value,
+    local_elemwise_explicit,
+    local_alloc_explicit,
 )
 
 

@@ -1,0 +1,144 @@
+"""All performance figures of issue 7 in one run: ``python benchmarks/run.py``.
+
+Every ratio is measured side by side in this one process (medians of
+repeated runs), so the machine's noise affects both sides alike:
+
+1. ``relations.normalize`` vs the same rules as native PyTensor node
+   rewriters (``native_rules.native_normalize``, ``in2out`` to a fixpoint),
+   and vs PyTensor's ``canonicalize`` pass, on the seed family at about
+   10^2, 10^3 and 10^4 nodes (``graphs.seed_family``); both rule sets must
+   reach the same normal form (checked, up to merging duplicates);
+2. the scaling exponent of ``normalize`` between the two largest sizes;
+3. peak memory (tracemalloc) of ``normalize`` on the largest graph, against
+   the memory the graph itself takes;
+4. compiled run time of the seed cases before and after normalization.
+
+``--quick`` runs the sizes 10^2 and 10^3 only, one repeat each.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import statistics
+import sys
+import time
+import tracemalloc
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+warnings.filterwarnings("ignore", category=FutureWarning)
+
+import numpy as np  # noqa: E402
+import pytensor  # noqa: E402
+import pytensor.tensor as pt  # noqa: E402
+from pytensor.graph.fg import FunctionGraph  # noqa: E402
+from pytensor.graph.rewriting.basic import MergeOptimizer  # noqa: E402
+from pytensor.graph.rewriting.utils import rewrite_graph  # noqa: E402
+
+import relations  # noqa: E402
+from graphs import count_nodes, op_counts, seed_family  # noqa: E402
+from lkjcorr import lkj_logp_term  # noqa: E402
+from native_rules import native_normalize  # noqa: E402
+from seed_001 import median_call_seconds  # noqa: E402
+
+
+def median_seconds(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def canonicalize(outputs):
+    return rewrite_graph(list(outputs), include=("canonicalize",), clone=True)
+
+
+def merged_counts(outputs) -> dict[str, int]:
+    fg = FunctionGraph(outputs=list(outputs), clone=True)
+    MergeOptimizer().rewrite(fg)
+    return op_counts(fg.outputs, detailed=True)
+
+
+def scaling_table(sizes, repeats) -> list[tuple[int, float]]:
+    print("1. normalize vs the native baseline and canonicalize (seconds, medians)")
+    print(
+        f"{'nodes':>7} {'normalize':>10} {'native':>9} {'canon.':>9} "
+        f"{'norm/native':>12} {'norm/canon':>11} {'us/node':>8} {'same form':>10}"
+    )
+    points = []
+    for n in sizes:
+        outs = seed_family(n)
+        nodes = count_nodes(outs)
+        same = merged_counts(relations.normalize(outs)) == merged_counts(native_normalize(outs))
+        t_rel = median_seconds(lambda: relations.normalize(outs), repeats)
+        t_nat = median_seconds(lambda: native_normalize(outs), repeats)
+        t_can = median_seconds(lambda: canonicalize(outs), repeats)
+        points.append((nodes, t_rel))
+        print(
+            f"{nodes:>7} {t_rel:>10.3f} {t_nat:>9.3f} {t_can:>9.3f} {t_rel / t_nat:>12.2f} "
+            f"{t_rel / t_can:>11.3f} {t_rel / nodes * 1e6:>8.1f} {'yes' if same else 'NO':>10}"
+        )
+    (n1, t1), (n2, t2) = points[-2:]
+    print(f"\n2. scaling exponent of normalize ({n1} -> {n2} nodes): "
+          f"{math.log(t2 / t1) / math.log(n2 / n1):.2f}")
+    return points
+
+
+def memory_table(n: int) -> None:
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    outs = seed_family(n)
+    graph_bytes = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.reset_peak()
+    before_peak = tracemalloc.get_traced_memory()[0]
+    result = relations.normalize(outs)
+    peak = tracemalloc.get_traced_memory()[1] - before_peak
+    kept = tracemalloc.get_traced_memory()[0] - before_peak
+    tracemalloc.stop()
+    del result
+    print(f"\n3. memory on {count_nodes(outs)} nodes: graph {graph_bytes / 2**20:.1f} MiB, "
+          f"normalize peak {peak / 2**20:.1f} MiB (ratio {peak / graph_bytes:.2f}), "
+          f"kept after (the new nodes) {kept / 2**20:.1f} MiB")
+
+
+def compiled_table() -> None:
+    print("\n4. compiled run time of the seed cases (default mode, median us per call)")
+    print(f"{'case':>28} {'before':>10} {'after':>10} {'after/before':>13}")
+    rng = np.random.default_rng(0)
+    cases = []
+    a, b, c = pt.vector("a"), pt.vector("b"), pt.vector("c")
+    y001 = pt.sum(pt.join(0, pt.expand_dims(a, 0), pt.expand_dims(b, 0), pt.expand_dims(c, 0)))
+    cases.append(("001 sum(join) n=10^6", [a, b, c], y001, [rng.normal(size=10**6) for _ in range(3)]))
+    x, v = pt.scalar("x"), pt.vector("v")
+    cases.append(("000 x + v n=10^6", [x, v], x + v, [np.float64(2.0), rng.normal(size=10**6)]))
+    for n in (10, 100):
+        params, y = lkj_logp_term(n)
+        p = rng.uniform(-0.5, 0.5, size=n * (n - 1) // 2)
+        cases.append((f"004 LKJCorr n={n}", [params], y, [p]))
+    for name, inputs, y, args in cases:
+        f_before = pytensor.function(inputs, y)
+        f_after = pytensor.function(inputs, relations.normalize(y))
+        np.testing.assert_allclose(f_before(*args), f_after(*args), rtol=1e-6)
+        tb = median_call_seconds(f_before, args)
+        ta = median_call_seconds(f_after, args)
+        print(f"{name:>28} {tb * 1e6:>10.1f} {ta * 1e6:>10.1f} {ta / tb:>13.3f}")
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    print(f"python {sys.version.split()[0]}, pytensor {pytensor.__version__}, "
+          f"{len(relations.DEFAULT_RULES)} rules\n")
+    sizes = (100, 1000) if quick else (100, 1000, 10_000)
+    scaling_table(sizes, repeats=1 if quick else 3)
+    memory_table(sizes[-1])
+    compiled_table()
+
+
+if __name__ == "__main__":
+    main()
