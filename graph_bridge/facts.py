@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kanren.core import eq
-from unification import reify as lreify
+from graph_bridge.logic import eq, lreify
 
 from graph_bridge.terms import is_ground, term_variable
 

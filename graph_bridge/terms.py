@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from etuples.core import ExpressionTuple
+from etuples.core import ExpressionTuple, InvalidExpression, KwdPair
 from pytensor.graph.basic import Variable
 from pytensor.graph.op import Op
 from unification.variable import Var
@@ -120,6 +120,28 @@ class Term(ExpressionTuple):
     def __ne__(self, other: object) -> bool:
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
+
+    def _eval_step(self):
+        # ``ExpressionTuple._eval_step`` calls ``inspect.signature`` on every
+        # head to bind keyword pairs; terms have none, so call the head.
+        if self._evaled_obj is not self.null:
+            yield self._evaled_obj
+            return
+        if any(isinstance(a, KwdPair) for a in self._tuple):
+            yield (yield super()._eval_step())
+            return
+        op = self._tuple[0]
+        if isinstance(op, ExpressionTuple):
+            op = yield op._eval_step()
+        if not callable(op):
+            raise InvalidExpression("ExpressionTuple does not have a callable operator.")
+        args = []
+        for a in self._tuple[1:]:
+            if isinstance(a, ExpressionTuple):
+                a = yield a._eval_step()
+            args.append(a)
+        self._evaled_obj = op(*args)
+        yield self._evaled_obj
 
 
 def _atoms_equal(a: Any, b: Any) -> bool:

@@ -14,14 +14,13 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from kanren.core import eq
+from graph_bridge.logic import eq, lreify
 from pytensor.graph.basic import Variable
 from pytensor.raise_op import Assert
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.math import eq as pt_eq
 from pytensor.tensor.shape import Shape_i, specify_shape
-from unification import reify as lreify
 from unification import var
 
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable

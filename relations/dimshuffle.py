@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kanren.core import conde, eq
+from kanren.core import conde
+from graph_bridge.logic import eq, lreify
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
-from unification import reify as lreify
 from unification import var
 
 from graph_bridge import NotReady, builder_for, ndimo, same_typeo, term
@@ -43,7 +43,12 @@ def dimshuffleo(out: Any, n: Any, order: Any, x: Any):
     return eq(out, term(term(DS, n, order), x))
 
 
-@rule(heads=(CAReduce,), rhs_heads=(CAReduce,), measure="number of DimShuffle nodes (-1)")
+@rule(
+    heads=(CAReduce,),
+    rhs_heads=(CAReduce,),
+    child_heads=(DimShuffle,),
+    measure="number of DimShuffle nodes (-1)",
+)
 def careduce_dimshuffle_fullo(lhs: Any, rhs: Any):
     """A full reduction does not see the layout of its input.
 
@@ -124,6 +129,7 @@ def _not_identityo(n: Any, order: Any):
 @rule(
     heads=(CAReduce,),
     rhs_heads=(CAReduce, DimShuffle),
+    child_heads=(DimShuffle,),
     measure="DimShuffles below a CAReduce (-1); node count does not grow",
 )
 def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
@@ -161,7 +167,12 @@ def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
     )
 
 
-@rule(heads=(DimShuffle,), rhs_heads=(DimShuffle,), measure="number of DimShuffle nodes (-1)")
+@rule(
+    heads=(DimShuffle,),
+    rhs_heads=(DimShuffle,),
+    child_heads=(DimShuffle,),
+    measure="number of DimShuffle nodes (-1)",
+)
 def dimshuffle_composeo(lhs: Any, rhs: Any):
     """Two DimShuffles in a row are one.
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytensor.scalar as ps
-from kanren.core import eq
+from graph_bridge.logic import eq, lreify
 from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 from pytensor.graph.basic import Constant
-from unification import reify as lreify
 from unification import var
 
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
@@ -190,7 +189,7 @@ def _statically_joinable(pieces: tuple, axis: int) -> bool:
     return all(None not in s for s in shapes) and len(set(shapes)) == 1
 
 
-@rule(heads=(CAReduce,), rhs_heads=(Elemwise,), measure="number of Join nodes (-1)")
+@rule(heads=(CAReduce,), rhs_heads=(Elemwise,), child_heads=(Join,), measure="number of Join nodes (-1)")
 def careduce_joino(lhs: Any, rhs: Any):
     """A reduction of a join is the combination of the reductions of its pieces.
 

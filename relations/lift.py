@@ -11,13 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kanren.core import eq
+from graph_bridge.logic import eq, lreify
 from pytensor.graph.basic import Constant, Variable
 from pytensor.scalar import Cast, ScalarType
 from pytensor.tensor import subtensor as pts
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
-from unification import reify as lreify
 from unification import var
 
 from graph_bridge.ops import KEPT, ExplicitAlloc
@@ -195,6 +194,7 @@ def cast_likeo(value: Any, x: Any, cast_value: Any):
 @rule(
     heads=(Elemwise,),
     rhs_heads=SET_CLASSES,
+    child_heads=SET_CLASSES,
     measure="Elemwise nodes above a set node (-1)",
 )
 def elemwise_set_subtensoro(lhs: Any, rhs: Any):
@@ -269,7 +269,12 @@ def _fully_broadcastableo(t: Any):
     return goal
 
 
-@rule(heads=(Elemwise,), rhs_heads=(Alloc,), measure="Elemwise nodes above an Alloc (-1)")
+@rule(
+    heads=(Elemwise,),
+    rhs_heads=(Alloc, ExplicitAlloc),
+    child_heads=(Alloc, ExplicitAlloc),
+    measure="Elemwise nodes above an Alloc (-1)",
+)
 def elemwise_alloco(lhs: Any, rhs: Any):
     """Lift an Elemwise into the value of an Alloc of a broadcast value.
 

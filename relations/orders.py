@@ -12,11 +12,10 @@ from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
-from kanren.core import eq
+from graph_bridge.logic import eq, lreify
 
 from graph_bridge import NotReady
 from unification import isvar
-from unification import reify as lreify
 
 __all__ = [
     "MAX_ADDED_DIMS",

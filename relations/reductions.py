@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kanren.core import conde, eq
+from kanren.core import conde
+from graph_bridge.logic import eq, lreify
 from unification import var
 
 from graph_bridge import careduce_builders, term

@@ -25,18 +25,25 @@ def rule(
     *,
     heads: Sequence[type[Op]] | None = None,
     rhs_heads: Sequence[type[Op]] | None = None,
+    child_heads: Sequence[type[Op]] | None = None,
     measure: str,
 ) -> Callable[[Relation], Relation]:
     """Declare a relation a rewrite rule.
 
     ``heads``: Op classes (with their subclasses) that can be the root Op of
     the left side; ``None`` means any vocabulary Op.  ``rhs_heads``: the same
-    for the right side (used when running backward).  ``measure``: what
-    strictly decreases from left to right, which makes normalization stop.
+    for the right side (used when running backward).  ``child_heads``: Op
+    classes of which at least one input of the left side's root must be an
+    output (``None``: no such condition); like ``heads`` it is an index the
+    engine uses to skip a relation that cannot match, read off the
+    relation's left-side pattern, never a guard the relation relies on.
+    ``measure``: what strictly decreases from left to right, which makes
+    normalization stop.
     """
 
     def decorate(relation: Relation) -> Relation:
         relation.heads = tuple(heads) if heads is not None else None  # type: ignore[attr-defined]
+        relation.child_heads = tuple(child_heads) if child_heads is not None else None  # type: ignore[attr-defined]
         relation.rhs_heads = tuple(rhs_heads) if rhs_heads is not None else None  # type: ignore[attr-defined]
         relation.measure = measure  # type: ignore[attr-defined]
         return relation
@@ -95,6 +102,23 @@ class RuleIndex:
     def forward(self, op_class: type) -> tuple[Relation, ...]:
         """Rules whose left side can have an ``op_class`` node at its root."""
         return self._lookup(self._forward, "heads", op_class)
+
+    def forward_for(self, node: Any) -> list[Relation]:
+        """Rules whose left side can match ``node``: its Op class, and its inputs' (``child_heads``)."""
+        rules = self.forward(type(node.op))
+        if not rules:
+            return []
+        child_ops = None
+        out = []
+        for r in rules:
+            wanted = getattr(r, "child_heads", None)
+            if wanted is not None:
+                if child_ops is None:
+                    child_ops = [i.owner.op for i in node.inputs if i.owner is not None]
+                if not any(isinstance(op, wanted) for op in child_ops):
+                    continue
+            out.append(r)
+        return out
 
     def backward(self, op_class: type) -> tuple[Relation, ...]:
         """Rules whose right side can have an ``op_class`` node at its root."""

@@ -151,7 +151,10 @@ class Normalizer:
             out = new_node.outputs[node.outputs.index(v)]
             rewritten = None
             if len(new_node.outputs) == 1 and in_vocabulary(new_node.op):
-                rules = self._rules(type(new_node.op))
+                if self.backward:
+                    rules = self._rules(type(new_node.op))
+                else:
+                    rules = self.index.forward_for(new_node)
                 if rules:
                     rewritten = first_rewrite(out, rules, self.backward)
             if rewritten is None:

@@ -1,0 +1,127 @@
+"""Fast paths for the two logic primitives the relations use most: reify and ``eq``.
+
+``unification.reify`` and ``unify`` are generic: every call goes through
+``multipledispatch`` and rebuilds every sequence it walks.  The terms of
+PyTensor graphs are mostly ground already (a node's view is its head over
+raw input variables; an evaluated sub-term stands for its variable), so the
+common cases are short: a logic variable is walked in the state, a ground
+term or a PyTensor object is returned as it is, a tuple is mapped.  Anything
+else goes to the generic functions, so the results are the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from etuples.core import ExpressionTuple
+from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.op import Op
+from unification.core import reify as _generic_reify
+from unification.core import unify as _generic_unify
+from unification.variable import Var
+
+from graph_bridge.dispatch import _viewed
+
+__all__ = ["eq", "lreify", "unify", "walk"]
+
+_MISSING = object()
+_NULL = ExpressionTuple.null
+_ATOMS = (Variable, Op, str, int, float, bool, type(None))
+
+
+def walk(x: Any, S: Mapping) -> Any:
+    """Follow ``x`` through the state while it is a bound logic variable."""
+    while issubclass(type(x), Var):
+        nx = S.get(x, _MISSING)
+        if nx is _MISSING:
+            return x
+        x = nx
+    return x
+
+
+def lreify(x: Any, S: Mapping) -> Any:
+    """``unification.reify(x, S)``, without the generic machinery on ground parts."""
+    x = walk(x, S)
+    t = type(x)
+    if issubclass(t, Var) or isinstance(x, _ATOMS):
+        return x
+    if t is tuple:
+        return tuple([lreify(a, S) for a in x])
+    if isinstance(x, ExpressionTuple) and x._evaled_obj is not _NULL:
+        return x  # an evaluated term stands for its (ground) value
+    return _generic_reify(x, S)
+
+
+def unify(u: Any, v: Any, S: Mapping) -> Mapping | bool:
+    """``unification.unify(u, v, S)`` with fast paths for variables, identity and tuples."""
+    u, v = walk(u, S), walk(v, S)
+    if u is v:
+        return S
+    if issubclass(type(u), Var):
+        S = dict(S)
+        S[u] = v
+        return S
+    if issubclass(type(v), Var):
+        S = dict(S)
+        S[v] = u
+        return S
+    if type(u) is tuple and type(v) is tuple:
+        return _unify_seq(u, v, S)
+    u_et, v_et = isinstance(u, ExpressionTuple), isinstance(v, ExpressionTuple)
+    if u_et and v_et:
+        viewed = _viewed(u, v)
+        if viewed is not None:
+            return _unify_seq(viewed[0], viewed[1], S)
+        return _unify_seq(u._tuple, v._tuple, S)
+    if u_et or v_et:
+        # a variable or an Op against a term: its one-level term, as the
+        # generic rules (PyTensor's etuplize-first-argument dispatch) do
+        other = v if u_et else u
+        view = _term_view(other)
+        if view is not None:
+            return unify(u, view, S) if u_et else unify(view, v, S)
+    if type(u) is type(v) and isinstance(u, _ATOMS) and not isinstance(u, Constant):
+        # distinct variables, Ops with other props, other literals: what the
+        # generic rules conclude too (constants unify by value: generic)
+        try:
+            return S if u == v else False
+        except Exception:  # noqa: BLE001 - fall back to the generic rules
+            pass
+    return _generic_unify(u, v, S)
+
+
+def _unify_seq(u: tuple, v: tuple, S: Mapping) -> Mapping | bool:
+    if len(u) != len(v):
+        return False
+    for a, b in zip(u, v):
+        S = unify(a, b, S)
+        if S is False:
+            return False
+    return S
+
+
+def _term_view(x: Any) -> Any:
+    """The term the generic rules would unify ``x`` as, when it is a vocabulary node or Op."""
+    from graph_bridge.terms import node_term, op_term
+    from graph_bridge.vocabulary import in_vocabulary
+
+    if isinstance(x, Variable):
+        node = x.owner
+        if node is not None and len(node.outputs) == 1 and in_vocabulary(node.op):
+            return node_term(x)
+        return None
+    if isinstance(x, Op) and in_vocabulary(x):
+        return op_term(x)
+    return None
+
+
+def eq(u: Any, v: Any) -> Callable[[Mapping], Iterator[Mapping]]:
+    """``kanren.eq``: the goal that ``u`` and ``v`` unify."""
+
+    def eq_goal(S: Mapping) -> Iterator[Mapping]:
+        s = unify(u, v, S)
+        if s is not False:
+            yield s
+
+    return eq_goal
