@@ -22,8 +22,9 @@ from unification.core import unify as _generic_unify
 from unification.variable import Var
 
 from graph_bridge.dispatch import _viewed
+from graph_bridge.terms import is_logic_var as is_var
 
-__all__ = ["eq", "lreify", "unify", "walk"]
+__all__ = ["eq", "is_var", "lreify", "unify", "walk"]
 
 _MISSING = object()
 _NULL = ExpressionTuple.null
@@ -32,7 +33,7 @@ _ATOMS = (Variable, Op, str, int, float, bool, type(None))
 
 def walk(x: Any, S: Mapping) -> Any:
     """Follow ``x`` through the state while it is a bound logic variable."""
-    while issubclass(type(x), Var):
+    while is_var(x):
         nx = S.get(x, _MISSING)
         if nx is _MISSING:
             return x
@@ -44,7 +45,7 @@ def lreify(x: Any, S: Mapping) -> Any:
     """``unification.reify(x, S)``, without the generic machinery on ground parts."""
     x = walk(x, S)
     t = type(x)
-    if issubclass(t, Var) or isinstance(x, _ATOMS):
+    if is_var(x) or isinstance(x, _ATOMS):
         return x
     if t is tuple:
         return tuple([lreify(a, S) for a in x])
@@ -58,11 +59,11 @@ def unify(u: Any, v: Any, S: Mapping) -> Mapping | bool:
     u, v = walk(u, S), walk(v, S)
     if u is v:
         return S
-    if issubclass(type(u), Var):
+    if is_var(u):
         S = dict(S)
         S[u] = v
         return S
-    if issubclass(type(v), Var):
+    if is_var(v):
         S = dict(S)
         S[v] = u
         return S

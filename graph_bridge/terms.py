@@ -267,9 +267,16 @@ def is_ground(term: Any) -> bool:
     return True
 
 
+_VAR_TYPES: dict[type, bool] = {}
+
+
 def is_logic_var(x: Any) -> bool:
-    """``unification.isvar`` without hashing ``x`` (hashing a big term is not free)."""
-    return issubclass(type(x), Var)
+    """``unification.isvar`` without hashing ``x``, the answer cached per type."""
+    t = type(x)
+    found = _VAR_TYPES.get(t)
+    if found is None:
+        found = _VAR_TYPES[t] = issubclass(t, Var)
+    return found
 
 
 def reify(term: Any) -> Variable:
