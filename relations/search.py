@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.fg import FunctionGraph
 from unification import reify as lreify
 from unification import var
 
@@ -42,6 +43,11 @@ def as_variables(graph: Any, argname: str = "graph") -> tuple[list[Variable], bo
     """``graph`` as a list of variables, and whether it was a single one."""
     if isinstance(graph, Variable):
         return [graph], True
+    if isinstance(graph, FunctionGraph):
+        raise TypeError(
+            f"{argname} must be a PyTensor Variable or a list of them, got a FunctionGraph; "
+            f"pass fgraph.outputs (the FunctionGraph itself is not changed)"
+        )
     if isinstance(graph, (list, tuple)):
         bad = [i for i, g in enumerate(graph) if not isinstance(g, Variable)]
         if bad:

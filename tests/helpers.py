@@ -57,12 +57,17 @@ def assert_same_values(before, after, givens, mode=MODE) -> None:
     if not isinstance(b, list):
         b, a = [b], [a]
     for x, y in zip(b, a):
-        x, y = np.asarray(x), np.asarray(y)
-        assert x.shape == y.shape and x.dtype == y.dtype, (x.shape, y.shape, x.dtype, y.dtype)
-        if np.issubdtype(x.dtype, np.floating):
-            np.testing.assert_allclose(y, x, rtol=1e-5, atol=1e-6)
-        else:
-            np.testing.assert_array_equal(y, x)
+        assert_close(x, y)
+
+
+def assert_close(before, after) -> None:
+    """Same shape and dtype; allclose for floats, equal otherwise."""
+    x, y = np.asarray(before), np.asarray(after)
+    assert x.shape == y.shape and x.dtype == y.dtype, (x.shape, y.shape, x.dtype, y.dtype)
+    if np.issubdtype(x.dtype, np.floating):
+        np.testing.assert_allclose(y, x, rtol=1e-5, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(y, x)
 
 
 def check_rewrite(before, after, shapes: dict, seed: int = 0, mode=MODE) -> None:

@@ -1,0 +1,573 @@
+"""Hypothesis strategies: random well-typed PyTensor graphs plus fitting input values.
+
+::
+
+    from hypothesis import given
+    from strategies import graphs
+
+    @given(graphs())
+    def test_rule_keeps_values(drawn):
+        after = relations.normalize(drawn.outputs)
+        assert_same_values(drawn.outputs, after, drawn.givens())
+
+A graph is grown as a chain of *builder* steps, each applied to the current
+tensor (the last result).  Every tensor is tracked together with its run-time
+shape, so each builder makes its other operands fit by construction (same
+length or static 1 for broadcasting, same lengths off the join axis, in-range
+indices, ...).  Graphs therefore never fail to build and, at run time, only a
+``max``/``min`` over an empty axis can raise (``Drawn.may_raise`` tells when
+one was drawn; that is kept rare).
+
+Every tensor also carries a bound on ``|value|`` so that ``exp``, ``sqr``,
+``prod`` and ``mul`` are only applied while the result stays small and finite.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from pytensor.graph.basic import Variable
+from pytensor.graph.traversal import ancestors
+from pytensor.tensor.math import Min
+
+DTYPES = ("float64", "float32", "int64", "bool")
+BIG = 1e6  # no op may produce values beyond this bound
+Dim = tuple[int | None, int]  # (static length or None, run-time length)
+
+
+@dataclass(repr=False)
+class Drawn:
+    """A drawn graph: outputs, its root inputs (in order) and one value per input."""
+
+    outputs: list[Variable]
+    inputs: list[Variable]
+    values: list[np.ndarray]
+    shapes: list[tuple[int, ...]] = field(default_factory=list)  # run-time output shapes
+    families: tuple[str, ...] = ()  # builder steps applied, in order
+    may_raise: bool = False  # a max/min over an empty axis was drawn (ValueError)
+
+    def givens(self) -> dict[Variable, np.ndarray]:
+        return dict(zip(self.inputs, self.values))
+
+    def describe(self) -> str:
+        text = [pytensor.dprint(self.outputs, file="str", print_type=True)]
+        for var, val in zip(self.inputs, self.values):
+            text.append(f"{var.name}: {var.type} = {np.array2string(val, threshold=30)}")
+        text.append(f"steps={list(self.families)} may_raise={self.may_raise}")
+        return "\n".join(text)
+
+    __repr__ = describe
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # used by hypothesis reports
+        printer.text(self.describe())
+
+
+@dataclass(frozen=True)
+class _T:
+    """A built tensor with its run-time shape and a bound on its absolute values."""
+
+    var: Variable
+    shape: tuple[int, ...]
+    bound: float
+    nonzero: bool = False  # no value is near zero (a safe divisor)
+
+    def __post_init__(self) -> None:  # the tracked shape must agree with the static one
+        static = self.var.type.shape
+        assert len(static) == len(self.shape), (self.var, static, self.shape)
+        assert all(s is None or s == r for s, r in zip(static, self.shape)), (self.var, static, self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def static(self) -> tuple[int | None, ...]:
+        return self.var.type.shape
+
+    @property
+    def dtype(self) -> str:
+        return self.var.type.dtype
+
+
+class _Ctx:
+    """Per-example state: the draw function, the size ``n``, leaves and their values."""
+
+    def __init__(self, draw: Callable[[st.SearchStrategy], Any], n: int):
+        self.draw, self.n = draw, n
+        self.leaves: list[Variable] = []
+        self.values: list[np.ndarray] = []
+        self.pool: list[_T] = []  # everything built so far, for reuse (sharing)
+        self.families: list[str] = []
+        self.may_raise = False
+
+    def pick(self, options: Sequence):
+        return self.draw(st.sampled_from(list(options)))
+
+    def coin(self) -> bool:
+        return self.draw(st.booleans())
+
+    def rare(self) -> bool:
+        """True about one time in ten (shrinks to False)."""
+        return self.draw(st.integers(0, 9)) == 9
+
+    def length(self) -> int:
+        return 0 if self.rare() else self.pick([1, self.n])
+
+    def static_for(self, length: int) -> int | None:
+        return self.pick([None, length])
+
+    def free_dim(self) -> Dim:
+        r = self.length()
+        return (self.static_for(r), r)
+
+    def keep(self, t: _T) -> _T:
+        self.pool.append(t)
+        return t
+
+    def leaf(self, dims: Sequence[Dim], dtype: str, nonzero: bool = False) -> _T:
+        """A fresh root input with the given (static, run-time) dims, and its value."""
+        shape = tuple(r for _, r in dims)
+        var = pt.tensor(name=f"x{len(self.leaves)}", dtype=dtype, shape=tuple(s for s, _ in dims))
+        self.leaves.append(var)
+        self.values.append(self.draw(hnp.arrays(dtype, shape, elements=_elements(dtype, nonzero))))
+        return self.keep(_T(var, shape, {"bool": 1.0, "int64": 3.0}.get(dtype, 2.0), nonzero))
+
+    def dtype_like(self, dtype: str) -> str:
+        return self.pick([dtype, dtype, *DTYPES])
+
+
+def _elements(dtype: str, nonzero: bool) -> st.SearchStrategy:
+    """Array elements: floats in [-2, 2] (size >= 0.5 if ``nonzero``), ints in [-3, 3], bools."""
+    if dtype == "bool":
+        return st.just(True) if nonzero else st.booleans()
+    if dtype.startswith("int"):
+        return st.sampled_from([1, -1, 2, -3]) if nonzero else st.integers(-3, 3)
+    width = 32 if dtype == "float32" else 64
+    if nonzero:
+        return st.floats(0.5, 2, width=width) | st.floats(-2, -0.5, width=width)
+    return st.floats(-2, 2, width=width, allow_subnormal=False)
+
+
+def _const(ctx: _Ctx, dtype: str) -> _T:
+    """A small 0-d constant of ``dtype``."""
+    value = {"bool": True, "int64": ctx.pick([2, -1, 0])}.get(dtype, ctx.pick([0.5, 2.0, 0.0]))
+    return _T(pt.constant(np.asarray(value, dtype=dtype)), (), 2.0, value != 0)
+
+
+def _compatible(a: _T, b: _T) -> bool:
+    """Do ``a`` and ``b`` broadcast together (pytensor: only static-1 dims stretch)?"""
+    for sa, ra, sb, rb in zip(a.static[::-1], a.shape[::-1], b.static[::-1], b.shape[::-1]):
+        if not (ra == rb or (sa == 1 and ra == 1) or (sb == 1 and rb == 1)):
+            return False
+    return True
+
+
+def _broadcast_shape(a: _T, b: _T) -> tuple[int, ...]:
+    """Run-time shape of ``a op b`` (for compatible ``a`` and ``b``)."""
+    nd = max(a.ndim, b.ndim)
+    sa, sb = (1,) * (nd - a.ndim) + a.shape, (1,) * (nd - b.ndim) + b.shape
+    return tuple(y if x == 1 else x for x, y in zip(sa, sb))
+
+
+def _operand_dims(ctx: _Ctx, x: _T, grow: bool = True) -> list[Dim]:
+    """Dims of a fresh operand that broadcasts against ``x``: each trailing dim is the
+    same length or static 1, maybe a lower ndim.  With ``grow`` the operand may also
+    stretch ``x``: any length where ``x`` has a static 1, rarely an extra leading dim."""
+    k = ctx.draw(st.integers(0, x.ndim))
+    dims: list[Dim] = []
+    for s, r in zip(x.static[x.ndim - k :], x.shape[x.ndim - k :]):
+        how = ctx.pick(["same", "bcast"] + (["grow"] if grow and s == 1 else []))
+        dims.append((ctx.static_for(r), r) if how == "same" else (1, 1) if how == "bcast" else ctx.free_dim())
+    if grow and k == x.ndim and x.ndim < 3 and ctx.rare():
+        dims.insert(0, ctx.free_dim())
+    return dims
+
+
+# ---------------------------------------------------------------- elemwise
+# Hypothesis favours the first options of a list, so the interesting ones come first.
+# name -> (function, applicable(dtype, bound), bound of the result)
+UNARY: dict[str, tuple[Callable, Callable[[str, float], bool], Callable[[float], float]]] = {
+    "exp": (pt.exp, lambda d, b: d.startswith("float") and b <= 3, math.exp),
+    "invert": (pt.invert, lambda d, b: d == "bool", lambda b: 1.0),  # logical not
+    "neg": (pt.neg, lambda d, b: d != "bool", lambda b: b),
+    "sqr": (pt.sqr, lambda d, b: d != "bool" and b <= 1e3, lambda b: b * b),
+    "abs": (pt.abs, lambda d, b: d != "bool", lambda b: b),
+}
+
+# name -> (function, applicable(dtype_a, dtype_b), bound of the result)
+BINARY: dict[str, tuple[Callable, Callable[[str, str], bool], Callable[[float, float], float]]] = {
+    "true_div": (pt.true_div, lambda a, b: a[0] == b[0] == "f", lambda x, y: 2 * x),  # float / float
+    "add": (pt.add, lambda a, b: True, lambda x, y: x + y),
+    "mul": (pt.mul, lambda a, b: True, lambda x, y: x * y),
+    "sub": (pt.sub, lambda a, b: "bool" not in (a, b), lambda x, y: x + y),
+    "maximum": (pt.maximum, lambda a, b: True, max),
+    "lt": (pt.lt, lambda a, b: True, lambda x, y: 1.0),
+    "eq": (pt.eq, lambda a, b: True, lambda x, y: 1.0),
+    "and": (pt.and_, lambda a, b: a == b == "bool", lambda x, y: 1.0),
+    "or": (pt.or_, lambda a, b: a == b == "bool", lambda x, y: 1.0),
+}
+
+
+def _unary(ctx: _Ctx, x: _T) -> _T:
+    """One unary Elemwise that suits ``x``'s dtype and keeps values finite."""
+    name = ctx.pick([k for k, (_, ok, _) in UNARY.items() if ok(x.dtype, x.bound)])
+    fn, _, bound = UNARY[name]
+    return _T(fn(x.var), x.shape, bound(x.bound))
+
+
+def _binary_ops(a: str, b: str, bounds: tuple[float, float], div: str) -> list[str]:
+    """Applicable op names; ``div`` is "first", "last" or "no" (where ``true_div`` goes)."""
+    names = [k for k, (_, ok, bd) in BINARY.items() if k != "true_div" and ok(a, b) and bd(*bounds) <= BIG]
+    if div != "no" and BINARY["true_div"][1](a, b):
+        names.insert(0 if div == "first" else len(names), "true_div")
+    return names
+
+
+def _binary(ctx: _Ctx, x: _T, y: _T | None = None) -> _T:
+    """``x op y`` with ``y`` given, reused from the pool, or a fresh broadcastable leaf.
+
+    ``true_div`` only divides by fresh leaves with values of size at least 0.5 or by
+    non-zero constants and allocs of them.
+    """
+    reuse = [p for p in ctx.pool if _compatible(p, x)] if y is None else []
+    if y is None and not (reuse and ctx.coin()):
+        dtype = ctx.dtype_like(x.dtype)
+        name = ctx.pick(_binary_ops(x.dtype, dtype, (x.bound, 3.0), div="first"))
+        y = ctx.leaf(_operand_dims(ctx, x), dtype, nonzero=name == "true_div")
+    else:
+        y = y or ctx.pick(reuse)
+        name = ctx.pick(_binary_ops(x.dtype, y.dtype, (x.bound, y.bound), div="last" if y.nonzero else "no"))
+    a, b = (y, x) if name != "true_div" and ctx.coin() else (x, y)
+    fn, _, bound = BINARY[name]
+    return _T(fn(a.var, b.var), _broadcast_shape(a, b), bound(a.bound, b.bound))
+
+
+def _elemwise_scalar(ctx: _Ctx, x: _T) -> _T:
+    """``x op s`` for a scalar input or constant ``s`` (an Elemwise of ExpandDims)."""
+    dtype = ctx.dtype_like(x.dtype)
+    return _binary(ctx, x, _const(ctx, dtype) if ctx.coin() else ctx.leaf([], dtype))
+
+
+def _elemwise_alloc(ctx: _Ctx, x: _T) -> _T:
+    """``x op alloc(...)``: ``zeros``/``ones`` or ``alloc(scalar, *shape)``, shaped like ``x``."""
+    shape = [ctx.pick([r, ctx.n]) if s == 1 else r for s, r in zip(x.static, x.shape)]
+    dtype = ctx.dtype_like(x.dtype)
+    how = ctx.pick(["zeros", "ones", "alloc"])
+    if how == "alloc":
+        fill = _const(ctx, dtype) if ctx.coin() else ctx.leaf([], dtype)
+        y = _T(pt.alloc(fill.var, *shape), tuple(shape), fill.bound, fill.nonzero)
+    else:
+        y = _T(getattr(pt, how)(tuple(shape), dtype=dtype), tuple(shape), 1.0, how == "ones")
+    return _binary(ctx, x, y)
+
+
+# ---------------------------------------------------------------- dimshuffles
+def _expand_dims(ctx: _Ctx, x: _T) -> _T | None:
+    """``expand_dims`` or a ``dimshuffle`` inserting one 'x'."""
+    if x.ndim >= 3:
+        return None
+    pos = ctx.draw(st.integers(0, x.ndim))
+    if ctx.coin():
+        var = pt.expand_dims(x.var, pos)
+    else:
+        order: list[Any] = list(range(x.ndim))
+        order.insert(pos, "x")
+        var = x.var.dimshuffle(order)
+    return _T(var, x.shape[:pos] + (1,) + x.shape[pos:], x.bound)
+
+
+def _drop_dims(ctx: _Ctx, x: _T) -> _T | None:
+    """Drop some static-1 dims (DimShuffle or Squeeze), possibly permuting the rest."""
+    ones = [i for i, s in enumerate(x.static) if s == 1]
+    if not ones:
+        return None
+    drop = ctx.draw(st.sets(st.sampled_from(ones), min_size=1))
+    keep = [i for i in range(x.ndim) if i not in drop]
+    if ctx.coin():
+        keep = ctx.draw(st.permutations(keep))
+        var = x.var.dimshuffle(keep)
+    else:
+        var = pt.squeeze(x.var, axis=tuple(sorted(drop)))
+    return _T(var, tuple(x.shape[i] for i in keep), x.bound)
+
+
+def _transpose(ctx: _Ctx, x: _T) -> _T | None:
+    """``x.T`` or a random non-identity permutation, sometimes with an inserted 'x'."""
+    if x.ndim < 2:
+        return None
+    perm = list(ctx.draw(st.permutations(range(x.ndim))))
+    if perm == sorted(perm) or ctx.coin():
+        return _T(x.var.T, x.shape[::-1], x.bound)
+    order: list[Any] = list(perm)
+    if x.ndim < 3 and ctx.rare():
+        order.insert(ctx.draw(st.integers(0, x.ndim)), "x")
+    return _T(x.var.dimshuffle(order), tuple(1 if i == "x" else x.shape[i] for i in order), x.bound)
+
+
+# ---------------------------------------------------------------- reductions
+REDUCE: dict[str, Callable] = {
+    "sum": pt.sum,
+    "max": pt.max,
+    "any": pt.any,
+    "prod": pt.prod,
+    "min": pt.min,  # neg(max(neg(x))) (invert for bool)
+    "all": pt.all,
+    "Min": lambda v, axis=None: Min(axis=axis)(v),  # the CAReduce itself
+}
+
+
+def _reduce(ctx: _Ctx, x: _T) -> _T:
+    """A CAReduce over all axes (``axis=None`` or listed) or a subset, maybe keepdims."""
+    kind = ctx.pick(REDUCE)
+    axes = list(range(x.ndim))
+    if x.ndim and ctx.coin():
+        axes = sorted(ctx.draw(st.sets(st.integers(0, x.ndim - 1), min_size=1)))
+    size = math.prod(x.shape[a] for a in axes)
+    if kind in ("max", "min", "Min") and size == 0:
+        if ctx.rare():
+            ctx.may_raise = True
+        else:
+            kind = "sum"
+    if kind == "prod" and x.bound ** max(size, 1) > BIG:
+        kind = "sum"
+    axis: Any = None
+    if axes != list(range(x.ndim)) or ctx.coin():
+        axis = tuple(axes) if kind == "Min" or len(axes) != 1 else ctx.pick([axes[0], axes[0] - x.ndim])
+    keepdims = kind != "Min" and x.ndim > 0 and ctx.rare()
+    var = REDUCE[kind](x.var, axis=axis, **({"keepdims": True} if keepdims else {}))
+    shape = tuple(1 if i in axes else r for i, r in enumerate(x.shape) if keepdims or i not in axes)
+    bound = {"sum": x.bound * max(size, 1), "prod": x.bound ** max(size, 1)}.get(kind, x.bound)
+    return _T(var, shape, 1.0 if kind in ("all", "any") else bound)
+
+
+# ---------------------------------------------------------------- joins and allocs
+def _join(ctx: _Ctx, x: _T) -> _T:
+    """``join``/``concatenate`` of ``x`` (as a 1-vector if a scalar) with 1-2 tensors
+    equal off the join axis."""
+    if x.ndim == 0:
+        x = _T(pt.expand_dims(x.var, 0), (1,), x.bound)
+    axis = ctx.draw(st.integers(0, x.ndim - 1))
+    pieces = [x]
+    for _ in range(ctx.draw(st.integers(1, 2))):
+        same = [p for p in ctx.pool if p.ndim == x.ndim
+                and all(p.shape[i] == x.shape[i] for i in range(x.ndim) if i != axis)]
+        if same and ctx.coin():
+            pieces.append(ctx.pick(same))
+        else:
+            dims = [ctx.free_dim() if i == axis else (ctx.static_for(r), r) for i, r in enumerate(x.shape)]
+            pieces.append(ctx.leaf(dims, ctx.dtype_like(x.dtype)))
+    if ctx.coin():
+        pieces.reverse()
+    arg = ctx.pick([axis, axis - x.ndim])
+    vars_ = [p.var for p in pieces]
+    var = pt.join(arg, *vars_) if ctx.coin() else pt.concatenate(vars_, axis=arg)
+    shape = list(x.shape)
+    shape[axis] = sum(p.shape[axis] for p in pieces)
+    return _T(var, tuple(shape), max(p.bound for p in pieces))
+
+
+def _stack(ctx: _Ctx, x: _T) -> _T | None:
+    """``stack`` of ``x`` with 1-2 tensors of its run-time shape (MakeVector for scalars)."""
+    if x.ndim >= 3:
+        return None
+    same = [p for p in ctx.pool if p.shape == x.shape]
+    pieces = [x]
+    for _ in range(ctx.draw(st.integers(1, 2))):
+        if same and ctx.coin():
+            pieces.append(ctx.pick(same))
+        else:
+            pieces.append(ctx.leaf([(ctx.static_for(r), r) for r in x.shape], ctx.dtype_like(x.dtype)))
+    axis = ctx.draw(st.integers(0, x.ndim))
+    var = pt.stack([p.var for p in pieces], axis=axis)
+    return _T(var, x.shape[:axis] + (len(pieces),) + x.shape[axis:], max(p.bound for p in pieces))
+
+
+def _alloc(ctx: _Ctx, x: _T) -> _T:
+    """``alloc(x, *shape)`` with constant ints: new leading dims, static-1 dims stretched.
+
+    A non-broadcastable dim of run-time length 1 keeps its symbolic length: a constant
+    1 would make it static 1, and pytensor's rewrites then merge a later stretching
+    ``alloc(alloc(x, 1), 2)`` into the invalid ``alloc(x, 2)`` (ValueError or a failed
+    SpecifyShape at run time, pytensor 3.0.7 and 3.3.8).
+    """
+    lead = [ctx.length() for _ in range(ctx.draw(st.integers(0, 3 - x.ndim)))]
+    dims = [ctx.pick([r, ctx.n]) if s == 1 else r for s, r in zip(x.static, x.shape)]
+    args = lead + [x.var.shape[i] if s is None and r == 1 else r
+                   for i, (s, r) in enumerate(zip(x.static, dims))]
+    return _T(pt.alloc(x.var, *args), tuple(lead + dims), x.bound)
+
+
+# ---------------------------------------------------------------- indexing
+def _basic_index(ctx: _Ctx, x: _T) -> tuple[tuple, tuple[int, ...]]:
+    """A basic index on one axis (``1:``, ``::-1``, ``:2``, ``0``, ``-1``) and its result shape."""
+    axis = ctx.draw(st.integers(0, x.ndim - 1))
+    n = x.shape[axis]
+    kind = ctx.pick(["from1", "reverse", "upto2"] + (["first", "last"] if n > 0 else []))
+    index = {"from1": slice(1, None), "reverse": slice(None, None, -1), "upto2": slice(None, 2),
+             "first": 0, "last": -1}[kind]
+    length = {"from1": max(n - 1, 0), "reverse": n, "upto2": min(n, 2)}.get(kind)
+    shape = x.shape[:axis] + (() if length is None else (length,)) + x.shape[axis + 1 :]
+    return (slice(None),) * axis + (index,), shape
+
+
+def _advanced_index(ctx: _Ctx, x: _T) -> tuple[tuple, tuple[int, ...]] | None:
+    """An in-range integer-array index (repeats likely) on one non-empty axis."""
+    axes = [i for i, r in enumerate(x.shape) if r > 0]
+    if not axes:
+        return None
+    axis = ctx.pick(axes)
+    idx = ctx.draw(st.lists(st.integers(0, x.shape[axis] - 1), min_size=1, max_size=4))
+    shape = x.shape[:axis] + (len(idx),) + x.shape[axis + 1 :]
+    return (slice(None),) * axis + (np.array(idx, dtype="int64"),), shape
+
+
+def _subtensor(ctx: _Ctx, x: _T) -> _T | None:
+    """Basic indexing: ``x[1:]``, ``x[::-1]``, ``x[:2]``, ``x[0]``, ``x[-1]`` on some axis."""
+    if x.ndim == 0:
+        return None
+    index, shape = _basic_index(ctx, x)
+    return _T(x.var[index], shape, x.bound)
+
+
+def _adv_subtensor(ctx: _Ctx, x: _T) -> _T | None:
+    """Integer-array indexing, e.g. ``x[[0, 0, 1]]`` or ``x[:, [1, 1]]``."""
+    found = _advanced_index(ctx, x) if x.ndim else None
+    if found is None:
+        return None
+    return _T(x.var[found[0]], found[1], x.bound)
+
+
+def _set_subtensor(ctx: _Ctx, x: _T, inc: bool) -> _T | None:
+    """``set/inc_subtensor(x[index], v)``, basic or advanced index, fresh fitting ``v``."""
+    if x.ndim == 0 or (inc and x.dtype == "bool"):
+        return None
+    found = _advanced_index(ctx, x) if ctx.coin() else None
+    index, shape = found or _basic_index(ctx, x)
+    target = _T(x.var[index], shape, x.bound)
+    if ctx.rare():
+        v = _const(ctx, x.dtype)
+    else:
+        v = ctx.leaf(_operand_dims(ctx, target, grow=False), x.dtype)
+    fn = pt.inc_subtensor if inc else pt.set_subtensor
+    return _T(fn(target.var, v.var), x.shape, x.bound + 4 * v.bound if inc else max(x.bound, v.bound))
+
+
+def _set_zeros(ctx: _Ctx, x: _T) -> _T:
+    """``set/inc_subtensor(zeros(shape)[index], x)``: ``x`` written into fresh zeros."""
+    m = ctx.n
+    if x.ndim == 0 or (x.ndim < 3 and ctx.rare()):  # zeros((m, *x.shape))[k] = x
+        shape = (m, *x.shape)
+        index: Any = ctx.pick([0, m - 1, -1])
+        if x.ndim == 0 and ctx.coin():  # scalar into zeros((m,))[idx]
+            index = np.array(ctx.draw(st.lists(st.integers(0, m - 1), min_size=1, max_size=4)), dtype="int64")
+    elif ctx.coin():  # zeros((L + 1, ...))[1:] = x
+        shape, index = (x.shape[0] + 1, *x.shape[1:]), slice(1, None)
+    else:  # zeros((m, ...))[idx] = x, len(idx) == L
+        shape = (m, *x.shape[1:])
+        index = np.array(ctx.draw(st.lists(st.integers(0, m - 1), min_size=x.shape[0], max_size=x.shape[0])),
+                         dtype="int64")
+    inc = x.dtype != "bool" and ctx.coin()
+    zeros = pt.zeros(shape, dtype=x.dtype)
+    var = (pt.inc_subtensor if inc else pt.set_subtensor)(zeros[index], x.var)
+    return _T(var, tuple(shape), 4 * x.bound)
+
+
+# ---------------------------------------------------------------- the strategy
+BUILDERS: dict[str, Callable[[_Ctx, _T], _T | None]] = {
+    "unary": _unary,
+    "binary": _binary,
+    "elemwise_scalar": _elemwise_scalar,
+    "elemwise_alloc": _elemwise_alloc,
+    "expand_dims": _expand_dims,
+    "drop_dims": _drop_dims,
+    "transpose": _transpose,
+    "reduce": _reduce,
+    "join": _join,
+    "stack": _stack,
+    "alloc": _alloc,
+    "subtensor": _subtensor,
+    "adv_subtensor": _adv_subtensor,
+    "set_subtensor": partial(_set_subtensor, inc=False),
+    "inc_subtensor": partial(_set_subtensor, inc=True),
+    "set_zeros": _set_zeros,
+}
+FAMILIES = tuple(BUILDERS)
+
+# One step is one builder or a short recipe.  The recipes (weighted double) make the
+# patterns the rewrite rules look for common: reductions of DimShuffles and of Joins,
+# DimShuffle of DimShuffle, elemwise of set_subtensor-on-zeros and of alloc.  Early
+# entries are drawn (and shrunk to) a little more often.
+PATTERN_RECIPES: list[tuple[str, ...]] = [
+    ("expand_dims", "reduce"), ("join", "reduce"), ("set_zeros", "unary"), ("transpose", "reduce"),
+    ("alloc", "unary"), ("expand_dims", "transpose"), ("set_zeros", "binary"), ("expand_dims", "drop_dims"),
+    ("transpose", "transpose"), ("alloc", "binary"), ("reduce", "expand_dims"),
+    ("set_subtensor", "unary"), ("adv_subtensor", "reduce"), ("subtensor", "binary"),
+]
+RECIPES: list[tuple[str, ...]] = (
+    [("unary",), ("binary",), ("reduce",)]
+    + PATTERN_RECIPES
+    + [(name,) for name in FAMILIES if name not in ("unary", "binary", "reduce")]
+    + PATTERN_RECIPES
+)
+
+
+def _start(ctx: _Ctx) -> _T:
+    """The first input: scalar to 3-tensor, any dtype, static dims from {None, 0, 1, n}."""
+    dims: list[Dim] = []
+    for _ in range(ctx.draw(st.integers(0, 3))):
+        s = 0 if ctx.rare() else ctx.pick([None, 1, ctx.n, None])
+        dims.append((None, ctx.length()) if s is None else (s, s))
+    return ctx.leaf(dims, ctx.pick(DTYPES))
+
+
+@st.composite
+def graphs(draw, max_nodes: int = 8, family: str | None = None) -> Drawn:
+    """Random graphs: at least one builder step, and further steps while the graph
+    has fewer than ``max_nodes`` Apply nodes (the last step may overshoot by a few).
+
+    ``family`` forces the first step to be that builder (see ``FAMILIES``).
+    """
+    ctx = _Ctx(draw, draw(st.sampled_from([2, 3])))
+    x = _start(ctx)
+    if family is not None:  # a (1, n) float matrix suits every builder
+        y = BUILDERS[family](ctx, x)
+        if y is None:
+            x = ctx.leaf([(1, 1), (ctx.n, ctx.n)], "float64")
+            y = BUILDERS[family](ctx, x)
+        assert y is not None, family
+        x = ctx.keep(y)
+        ctx.families.append(family)
+    for recipe in draw(st.lists(st.sampled_from(RECIPES), min_size=1, max_size=max_nodes)):
+        if sum(1 for v in ancestors([x.var]) if v.owner is not None) >= max_nodes:
+            break
+        for name in recipe:
+            y = BUILDERS[name](ctx, x)
+            if y is not None:
+                x = ctx.keep(y)
+                ctx.families.append(name)
+    if not ctx.families:  # nothing applied (e.g. transpose of a scalar)
+        x = ctx.keep(_unary(ctx, x))
+        ctx.families.append("unary")
+    outputs = [x]
+    inner = [p for p in ctx.pool if p.var.owner is not None and p.var is not x.var]
+    if inner and ctx.rare():
+        outputs.append(ctx.pick(inner))
+    used = set(ancestors([o.var for o in outputs]))
+    keep = [i for i, v in enumerate(ctx.leaves) if v in used]
+    return Drawn(
+        outputs=[o.var for o in outputs],
+        inputs=[ctx.leaves[i] for i in keep],
+        values=[ctx.values[i] for i in keep],
+        shapes=[o.shape for o in outputs],
+        families=tuple(ctx.families),
+        may_raise=ctx.may_raise,
+    )

@@ -1,0 +1,93 @@
+"""Property-based proof that no rewrite changes a result (issue 8).
+
+Hypothesis draws random well-typed graphs from the whole vocabulary
+(``strategies.graphs``) with input values whose shapes agree with them, and
+every property below must hold for each.  The number of examples comes from
+the Hypothesis profile (``tests/conftest.py``): ``fast`` (300, the default,
+what CI runs) or ``thorough`` (5,000: ``HYPOTHESIS_PROFILE=thorough``).
+Counterexamples found along the way are kept as regular tests in
+``test_regressions.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import relations
+from graph_bridge import ExplicitAlloc, ExplicitElemwise
+from helpers import MODE, assert_close, assert_same_types, assert_same_values, graph_ops, snapshot
+from relations.search import StructuralKeys
+from strategies import Drawn, graphs
+
+pytestmark = pytest.mark.slow
+
+SETTINGS = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def _structure(outputs) -> tuple[int, ...]:
+    keys = StructuralKeys()
+    return tuple(keys.key(o) for o in outputs)
+
+
+@SETTINGS
+@given(graphs(max_nodes=8))
+def test_normalize_keeps_types_values_and_input_and_is_idempotent(drawn: Drawn):
+    before = snapshot(*drawn.outputs)
+    normal = relations.normalize(drawn.outputs)
+    assert snapshot(*drawn.outputs) == before, drawn.describe()  # the input is unchanged
+    for b, a in zip(drawn.outputs, normal):
+        assert_same_types(b, a)
+    assert_same_values(drawn.outputs, normal, drawn.givens())
+    again = relations.normalize(normal)
+    assert _structure(again) == _structure(normal), drawn.describe()
+
+
+@SETTINGS
+@given(graphs(max_nodes=8))
+def test_equivalent_forms_agree(drawn: Drawn):
+    before = snapshot(*drawn.outputs)
+    forms = list(relations.equivalents(drawn.outputs, limit=5))
+    assert snapshot(*drawn.outputs) == before
+    if not forms:
+        return
+    # one compiled function for the input and all its forms
+    flat = [o for f in [drawn.outputs, *forms] for o in f]
+    k = len(drawn.outputs)
+    for f in forms:
+        for b, a in zip(drawn.outputs, f):
+            assert_same_types(b, a)
+    assert_same_values(flat[:k] * len(forms), flat[k:], drawn.givens())
+
+
+@pytest.mark.default_mode
+@SETTINGS
+@given(graphs(max_nodes=8))
+def test_lowered_normal_form_compiles_in_the_default_mode_and_agrees(drawn: Drawn):
+    low = relations.lower(relations.normalize(drawn.outputs))
+    assert not any(isinstance(op, (ExplicitElemwise, ExplicitAlloc)) for op in graph_ops(*low))
+    for b, a in zip(drawn.outputs, low):
+        assert_same_types(b, a)
+    if drawn.may_raise:  # the two sides must raise alike: compile them apart
+        assert_same_values(drawn.outputs, low, drawn.givens(), mode=None)
+        return
+    # one function in PyTensor's default mode (Numba here) computes both sides
+    givens = drawn.givens()
+    k = len(drawn.outputs)
+    fn = pytensor.function(list(givens), [*drawn.outputs, *low], on_unused_input="ignore")
+    values = fn(*givens.values())
+    for b, a in zip(values[:k], values[k:]):
+        assert_close(b, a)
+
+
+def test_property_profile_runs_enough_examples():
+    """CI's fast profile gives every property at least 300 examples."""
+    assert settings().max_examples >= 300
+    assert np.isfinite(settings().max_examples)
+    assert MODE == "FAST_COMPILE"
+    assert pytensor.config.floatX in ("float64", "float32")
