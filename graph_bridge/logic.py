@@ -22,6 +22,7 @@ from unification.core import unify as _generic_unify
 from unification.variable import Var
 
 from graph_bridge.dispatch import _viewed
+from graph_bridge.terms import Term
 from graph_bridge.terms import is_logic_var as is_var
 
 __all__ = ["eq", "is_var", "lreify", "unify", "walk"]
@@ -49,8 +50,15 @@ def lreify(x: Any, S: Mapping) -> Any:
         return x
     if t is tuple:
         return tuple([lreify(a, S) for a in x])
-    if isinstance(x, ExpressionTuple) and x._evaled_obj is not _NULL:
-        return x  # an evaluated term stands for its (ground) value
+    if isinstance(x, ExpressionTuple):
+        if x._evaled_obj is not _NULL:
+            return x  # an evaluated term stands for its (ground) value
+        if type(x) is Term:
+            items = x._tuple
+            new = [lreify(a, S) for a in items]
+            if all(a is b for a, b in zip(items, new)):
+                return x
+            return Term(new)
     return _generic_reify(x, S)
 
 
