@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graph_bridge.logic import eq, lreify
 
+from graph_bridge.logic import eq, lreify
 from graph_bridge.terms import is_ground, term_variable
 
 __all__ = ["NotReady", "broadcastableo", "dtypeo", "ndimo", "same_typeo", "typeo"]

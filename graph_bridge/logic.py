@@ -19,7 +19,6 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.op import Op
 from unification.core import reify as _generic_reify
 from unification.core import unify as _generic_unify
-from unification.variable import Var
 
 from graph_bridge.dispatch import _viewed
 from graph_bridge.terms import Term

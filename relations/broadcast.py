@@ -14,7 +14,6 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from graph_bridge.logic import eq, lreify
 from pytensor.graph.basic import Variable
 from pytensor.raise_op import Assert
 from pytensor.tensor.basic import Alloc
@@ -24,6 +23,7 @@ from pytensor.tensor.shape import Shape_i, specify_shape
 from unification import var
 
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge.logic import eq, lreify
 from graph_bridge.ops import (
     BROADCAST,
     KEPT,

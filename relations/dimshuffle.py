@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from kanren.core import conde
-from graph_bridge.logic import eq, lreify
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from unification import var
 
 from graph_bridge import NotReady, builder_for, ndimo, same_typeo, term
+from graph_bridge.logic import eq, lreify
 from relations.goals import lall_ready
 from relations.orders import (
     compose_orderso,

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytensor.scalar as ps
-from graph_bridge.logic import eq, lreify
 from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 from pytensor.graph.basic import Constant
 from unification import var
 
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge.logic import eq, lreify
 from relations.goals import lall_ready
 from relations.reductions import careduce_partso
 from relations.rules import rule

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from graph_bridge.logic import eq, lreify
 from pytensor.graph.basic import Constant, Variable
 from pytensor.scalar import Cast, ScalarType
 from pytensor.tensor import subtensor as pts
@@ -19,8 +18,9 @@ from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from unification import var
 
-from graph_bridge.ops import KEPT, ExplicitAlloc
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge.logic import eq, lreify
+from graph_bridge.ops import KEPT, ExplicitAlloc
 from relations.goals import lall_ready
 from relations.rules import rule
 

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
-from graph_bridge.logic import eq, lreify
+from unification import isvar
 
 from graph_bridge import NotReady
-from unification import isvar
+from graph_bridge.logic import eq, lreify
 
 __all__ = [
     "MAX_ADDED_DIMS",

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from kanren.core import conde
-from graph_bridge.logic import eq, lreify
 from unification import var
 
 from graph_bridge import careduce_builders, term
+from graph_bridge.logic import eq
 
 __all__ = ["careduce_heado", "careduce_partso", "full_reductiono"]
 

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.fg import FunctionGraph
-from unification import reify as lreify
 from unification import var
 
 from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
+from graph_bridge.logic import lreify
 from relations.rules import Relation, RuleIndex
 
 __all__ = [

@@ -6,7 +6,7 @@ import pytensor.tensor as pt
 import pytest
 from pytensor.graph.basic import equal_computations
 from pytensor.graph.fg import FunctionGraph
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.elemwise import DimShuffle
 
 import relations
 from graph_bridge import ExplicitElemwise

@@ -5,14 +5,13 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 from kanren import run
-from pytensor.tensor import subtensor as pts
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import Elemwise
 from unification import var
 
 import relations
 from graph_bridge import etuplize, reify
-from helpers import check_rewrite, graph_ops, snapshot
+from helpers import check_rewrite, snapshot
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
 
 x = pt.vector("x")
@@ -70,7 +69,6 @@ def test_lift_through_set_forward(name, f):
     (rhs,) = res[:1]
     assert isinstance(rhs.owner.op, type(s.owner.op)) and rhs.owner.op.set_instead_of_inc
     if n in shapes:
-        givens = {n: [np.int32(2), np.int32(1)]}
         _check_with_n(lhs, rhs, shapes)
     else:
         check_rewrite(lhs, rhs, shapes)

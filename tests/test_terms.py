@@ -184,7 +184,6 @@ def test_opaque_ops_are_atoms():
 
 
 def test_opaque_scan_and_check_parameter_value():
-    from pytensor.tensor.random.utils import params_broadcast_shapes  # noqa: F401
     from pymc_like import check_parameters_graph
 
     out, inner = check_parameters_graph(x)
