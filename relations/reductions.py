@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from etuples.core import ExpressionTuple
 from kanren.core import conde
 from unification import var
 
-from graph_bridge import careduce_builders, term
-from graph_bridge.logic import eq
+from graph_bridge import OpBuilder, careduce_builders, term
+from graph_bridge.logic import eq, walk
 
 __all__ = ["careduce_heado", "careduce_partso", "full_reductiono"]
 
@@ -25,16 +26,40 @@ def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any):
     Every prop but ``axis`` (scalar op, dtype, acc_dtype, ...) is shared, so a
     rewrite that changes the axes keeps the output dtype.
     """
-    branches = []
-    for builder in careduce_builders():
+
+
+    def branch(builder):
         slots = [var() for _ in builder.prop_names]
         other = list(slots)
         i = builder.prop_names.index("axis")
         slots[i], other[i] = axis, other_axis
-        branches.append(
-            [eq(head, term(builder, *slots)), eq(other_head, term(builder, *other))]
-        )
-    return conde(*branches)
+        return [eq(head, term(builder, *slots)), eq(other_head, term(builder, *other))]
+
+    return _by_builder(branch, head, other_head)
+
+
+def _known_builder(x: Any, S: Any) -> Any:
+    """The builder at the root of ``x`` in state ``S``, if ``x`` is a known head term."""
+    t = walk(x, S)
+    if isinstance(t, ExpressionTuple) and t._tuple:
+        b = t._tuple[0]
+        return b if isinstance(b, OpBuilder) else None
+    return None
+
+
+def _by_builder(branch, *heads):
+    """``conde`` over every CAReduce class, or just the one a known head names."""
+
+    def goal(S):
+        for h in heads:
+            b = _known_builder(h, S)
+            if b is not None:
+                if b not in careduce_builders():
+                    return iter(())
+                return conde(branch(b))(S)
+        return conde(*(branch(b) for b in careduce_builders()))(S)
+
+    return goal
 
 
 def full_reductiono(head: Any):
@@ -44,10 +69,12 @@ def full_reductiono(head: Any):
 
 def careduce_partso(head: Any, scalar_op: Any, axis: Any):
     """``head`` is a CAReduce with scalar op ``scalar_op`` along ``axis``."""
-    branches = []
-    for builder in careduce_builders():
+
+
+    def branch(builder):
         slots = [var() for _ in builder.prop_names]
         slots[builder.prop_names.index("scalar_op")] = scalar_op
         slots[builder.prop_names.index("axis")] = axis
-        branches.append([eq(head, term(builder, *slots))])
-    return conde(*branches)
+        return [eq(head, term(builder, *slots))]
+
+    return _by_builder(branch, head)
