@@ -31,7 +31,7 @@ def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]):
     def type_fact_goal(S):
         t = lreify(term, S)
         if not is_ground(t):
-            raise NotReady(f"type fact on a non-ground term {t}")
+            raise NotReady("type fact on a non-ground term")
         var = term_variable(t)
         if var is None:
             return
