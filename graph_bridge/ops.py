@@ -131,7 +131,25 @@ def _own_dim(entry: str, d: int) -> int:
     return d - entry[:d].count(MISSING)
 
 
-class ExplicitElemwise(Op):
+class _ShapeOp(Op):
+    """An Op whose ``infer_shape`` has the signature of the installed PyTensor."""
+
+    def _infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+        raise NotImplementedError
+
+    # PyTensor 3.3 dropped the ``fgraph`` parameter of ``infer_shape``
+    if _INFER_SHAPE_TAKES_FGRAPH:
+
+        def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+            return self._infer_shape(node, input_shapes)
+
+    else:
+
+        def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+            return self._infer_shape(node, input_shapes)
+
+
+class ExplicitElemwise(_ShapeOp):
     """Elemwise whose broadcasting is the Op's ``pattern``, not its inputs' static shapes.
 
     Before (stock)::
@@ -233,17 +251,6 @@ class ExplicitElemwise(Op):
             out.append(input_shapes[i][_own_dim(self.pattern[i], d)])
         return [tuple(out)] * len(node.outputs)
 
-    # PyTensor 3.3 dropped the ``fgraph`` parameter of ``infer_shape``
-    if _INFER_SHAPE_TAKES_FGRAPH:
-
-        def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]):
-            return self._infer_shape(node, input_shapes)
-
-    else:
-
-        def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
-            return self._infer_shape(node, input_shapes)
-
     def pullback(
         self, inputs: Sequence[Variable], outputs: Sequence[Variable], output_grads: Sequence[Variable]
     ) -> list[Variable]:
@@ -301,7 +308,7 @@ def explicit_elemwise(scalar_op: ScalarOp, *inputs: Any) -> Variable | list[Vari
     return ExplicitElemwise(scalar_op, pattern)(*inputs)
 
 
-class ExplicitAlloc(Op):
+class ExplicitAlloc(_ShapeOp):
     """Alloc whose broadcasting of the value is the Op's ``entry``, not the value's static shape.
 
     Before (stock)::
@@ -370,16 +377,6 @@ class ExplicitAlloc(Op):
 
     def _infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
         return [tuple(node.inputs[1:])]
-
-    if _INFER_SHAPE_TAKES_FGRAPH:
-
-        def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]):
-            return self._infer_shape(node, input_shapes)
-
-    else:
-
-        def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
-            return self._infer_shape(node, input_shapes)
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], *([False] for _ in node.inputs[1:])]

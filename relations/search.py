@@ -35,6 +35,7 @@ __all__ = [
     "normalize_variables",
     "one_step",
     "replace_in",
+    "replacements",
     "same_type",
 ]
 
@@ -85,21 +86,30 @@ def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> I
             yield out
 
 
+def replacements(rel: Relation, v: Variable, t: Any, backward: bool = False) -> Iterator[Variable]:
+    """Variables ``rel`` relates ``v`` (viewed as term ``t``) to that may replace it.
+
+    Each answer is reified; answers that do not reify, are ``v`` itself, or
+    change the type (dtype, ndim, broadcastable) are skipped.
+    """
+    q = var()
+    found = answers(rel, q, t, backward=True) if backward else answers(rel, t, q)
+    for out in found:
+        try:
+            new = reify(out)
+        except TermError:
+            continue
+        if new is not v and same_type(new, v):
+            yield new
+
+
 def first_rewrite(
     v: Variable, rules: Sequence[Relation], backward: bool = False
 ) -> tuple[Variable, Relation] | None:
     """The first rule (in order) that rewrites ``v`` (forward, or backward), and its result."""
     t = node_term(v)
     for rel in rules:
-        q = var()
-        found = answers(rel, q, t, backward=True) if backward else answers(rel, t, q)
-        for out in found:
-            try:
-                new = reify(out)
-            except TermError:
-                continue
-            if new is v or not same_type(new, v):
-                continue
+        for new in replacements(rel, v, t, backward):
             return new, rel
     return None
 
@@ -364,16 +374,8 @@ def one_step(
                     return
                 if t is None:
                     t = node_term(v)
-                q = var()
-                found = answers(rel, q, t, backward=True) if backward else answers(rel, t, q)
                 taken = 0
-                for out in found:
-                    try:
-                        new = reify(out)
-                    except TermError:
-                        continue
-                    if new is v or not same_type(new, v):
-                        continue
+                for new in replacements(rel, v, t, backward):
                     try:
                         form = replace_in(outputs, v, new)
                     except Exception:  # noqa: BLE001 - an ill-typed rebuild is no form

@@ -92,3 +92,38 @@ def roots(*outputs: Variable) -> list[Variable]:
 
 def graph_ops(*outputs: Variable) -> list:
     return [v.owner.op for v in ancestors(list(outputs)) if v.owner is not None]
+
+
+def forward(rel, lhs, n: int = 2) -> list[Variable]:
+    """Up to ``n`` right sides of ``rel`` for a known left side (the left side is not mutated)."""
+    from kanren import run
+    from unification import var
+
+    from graph_bridge import etuplize, reify
+
+    before = snapshot(lhs)
+    q = var()
+    out = [reify(a) for a in run(n, q, rel(etuplize(lhs), q))]
+    assert snapshot(lhs) == before
+    return out
+
+
+def backward(rel, rhs) -> list[Variable]:
+    """Every left side of ``rel`` for a known right side."""
+    from kanren import run
+    from unification import var
+
+    from graph_bridge import etuplize, reify
+
+    q = var()
+    return [reify(a) for a in run(0, q, rel(q, etuplize(rhs)))]
+
+
+def holds(rel, lhs, rhs) -> bool:
+    """Whether ``rel`` relates the two graphs (both sides known)."""
+    from kanren import run
+    from unification import var
+
+    from graph_bridge import etuplize
+
+    return run(1, var(), rel(etuplize(lhs), etuplize(rhs))) != ()

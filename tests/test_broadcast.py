@@ -20,32 +20,14 @@ from graph_bridge import (
     etuplize,
     explicit_alloc,
     explicit_elemwise,
-    reify,
 )
-from helpers import MODE, check_rewrite, graph_ops, snapshot
+from helpers import MODE, backward, check_rewrite, forward, graph_ops, holds, snapshot
 from relations.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
 
 x = pt.scalar("x")
 y = pt.vector("y")
 s = pt.matrix("s")
 PY = pytensor.compile.mode.Mode(linker="py", optimizer=None)  # runs ``perform`` as it is
-
-
-def forward(rel, lhs):
-    before = snapshot(lhs)
-    q = var()
-    out = [reify(a) for a in run(2, q, rel(etuplize(lhs), q))]
-    assert snapshot(lhs) == before
-    return out
-
-
-def backward(rel, rhs):
-    q = var()
-    return [reify(a) for a in run(0, q, rel(q, etuplize(rhs)))]
-
-
-def holds(rel, lhs, rhs):
-    return run(1, var(), rel(etuplize(lhs), etuplize(rhs))) != ()
 
 
 def stock_only(*outs) -> bool:

@@ -4,14 +4,12 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
-from kanren import run
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import Elemwise
-from unification import var
 
 import relations
-from graph_bridge import etuplize, reify
-from helpers import check_rewrite, snapshot
+from graph_bridge import etuplize
+from helpers import backward, check_rewrite, forward, holds, snapshot
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
 
 x = pt.vector("x")
@@ -19,23 +17,6 @@ c = pt.scalar("c")
 cv = pt.vector("cv")
 m = pt.matrix("m")
 n = pt.iscalar("n")
-
-
-def forward(rel, lhs):
-    before = snapshot(lhs)
-    q = var()
-    out = [reify(a) for a in run(2, q, rel(etuplize(lhs), q))]
-    assert snapshot(lhs) == before
-    return out
-
-
-def backward(rel, rhs):
-    q = var()
-    return [reify(a) for a in run(0, q, rel(q, etuplize(rhs)))]
-
-
-def holds(rel, lhs, rhs):
-    return run(1, var(), rel(etuplize(lhs), etuplize(rhs))) != ()
 
 
 SET_CASES = {
