@@ -7,7 +7,9 @@ repeated runs), so the machine's noise affects both sides alike:
    rewriters (``native_rules.native_normalize``, ``in2out`` to a fixpoint),
    and vs PyTensor's ``canonicalize`` pass, on the seed family at about
    10^2, 10^3 and 10^4 nodes (``graphs.seed_family``); both rule sets must
-   reach the same normal form (checked, up to merging duplicates);
+   reach the same normal form (checked, up to merging duplicates); "again"
+   is ``normalize`` run on its own result (nothing left to rewrite: the cost
+   of checking a graph that is already normal);
 2. the scaling exponent of ``normalize`` between the two largest sizes;
 3. peak memory (tracemalloc) of ``normalize`` on the largest graph, against
    the memory the graph itself takes;
@@ -68,7 +70,8 @@ def scaling_table(sizes, repeats) -> list[tuple[int, float]]:
     print("1. normalize vs the native baseline and canonicalize (seconds, medians)")
     print(
         f"{'nodes':>7} {'normalize':>10} {'native':>9} {'canon.':>9} "
-        f"{'norm/native':>12} {'norm/canon':>11} {'us/node':>8} {'same form':>10}"
+        f"{'norm/native':>12} {'norm/canon':>11} {'us/node':>8} {'same form':>10} "
+        f"{'again/canon':>12}"
     )
     points = []
     for n in sizes:
@@ -78,10 +81,13 @@ def scaling_table(sizes, repeats) -> list[tuple[int, float]]:
         t_rel = median_seconds(lambda: relations.normalize(outs), repeats)
         t_nat = median_seconds(lambda: native_normalize(outs), repeats)
         t_can = median_seconds(lambda: canonicalize(outs), repeats)
+        normal = relations.normalize(outs)
+        t_again = median_seconds(lambda: relations.normalize(normal), repeats)
         points.append((nodes, t_rel))
         print(
             f"{nodes:>7} {t_rel:>10.3f} {t_nat:>9.3f} {t_can:>9.3f} {t_rel / t_nat:>12.2f} "
-            f"{t_rel / t_can:>11.3f} {t_rel / nodes * 1e6:>8.1f} {'yes' if same else 'NO':>10}"
+            f"{t_rel / t_can:>11.3f} {t_rel / nodes * 1e6:>8.1f} {'yes' if same else 'NO':>10} "
+            f"{t_again / t_can:>12.3f}"
         )
     (n1, t1), (n2, t2) = points[-2:]
     print(f"\n2. scaling exponent of normalize ({n1} -> {n2} nodes): "
