@@ -31,6 +31,18 @@ _NULL = ExpressionTuple.null
 _ATOMS = (Variable, Op, str, int, float, bool, type(None))
 
 
+_ATOM_TYPES: dict[type, bool] = {}
+
+
+def _is_atom(x: Any) -> bool:
+    """``isinstance(x, _ATOMS)``, cached per type (PyTensor's classes make the check slow)."""
+    t = type(x)
+    found = _ATOM_TYPES.get(t)
+    if found is None:
+        found = _ATOM_TYPES[t] = isinstance(x, _ATOMS)
+    return found
+
+
 def walk(x: Any, S: Mapping) -> Any:
     """Follow ``x`` through the state while it is a bound logic variable."""
     while is_var(x):
@@ -45,7 +57,7 @@ def lreify(x: Any, S: Mapping) -> Any:
     """``unification.reify(x, S)``, without the generic machinery on ground parts."""
     x = walk(x, S)
     t = type(x)
-    if is_var(x) or isinstance(x, _ATOMS):
+    if is_var(x) or _is_atom(x):
         return x
     if t is tuple:
         return tuple([lreify(a, S) for a in x])
@@ -89,7 +101,7 @@ def unify(u: Any, v: Any, S: Mapping) -> Mapping | bool:
         view = _term_view(other)
         if view is not None:
             return unify(u, view, S) if u_et else unify(view, v, S)
-    if type(u) is type(v) and isinstance(u, _ATOMS) and not isinstance(u, Constant):
+    if type(u) is type(v) and _is_atom(u) and not isinstance(u, Constant):
         # distinct variables, Ops with other props, other literals: what the
         # generic rules conclude too (constants unify by value: generic)
         try:

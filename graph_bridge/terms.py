@@ -249,20 +249,45 @@ def etuplize(x: Any) -> Any:
     return memo[id(x)]
 
 
+_ATOM, _ETUPLE, _SEQ, _LVAR = 0, 1, 2, 3
+_KINDS: dict[type, int] = {}
+
+
+def _kind(x: Any) -> int:
+    """What ``is_ground`` sees in ``x``, cached per type (``isinstance`` on ABCs is slow)."""
+    t = type(x)
+    k = _KINDS.get(t)
+    if k is None:
+        if issubclass(t, Var):
+            k = _LVAR
+        elif issubclass(t, ExpressionTuple):
+            k = _ETUPLE
+        elif issubclass(t, (tuple, list)):
+            k = _SEQ
+        else:
+            k = _ATOM
+        _KINDS[t] = k
+    return k
+
+
 def is_ground(term: Any) -> bool:
     """Whether ``term`` holds no logic variable (evaluated sub-terms count as ground)."""
     stack = [term]
     seen: set[int] = set()
+    null = ExpressionTuple.null
     while stack:
         t = stack.pop()
-        if is_logic_var(t):
+        k = _kind(t)
+        if k == _ATOM:
+            continue
+        if k == _LVAR:
             return False
-        if isinstance(t, ExpressionTuple):
-            if t._evaled_obj is not ExpressionTuple.null or id(t) in seen:
+        if k == _ETUPLE:
+            if t._evaled_obj is not null or id(t) in seen:
                 continue
             seen.add(id(t))
             stack.extend(t._tuple)
-        elif isinstance(t, (tuple, list)):
+        else:
             stack.extend(t)
     return True
 
