@@ -22,15 +22,21 @@ class RelationalRewriter(GraphRewriter):
     """Replace a FunctionGraph's outputs by ``normalize_fn(outputs)``."""
 
     def __init__(
-        self, normalize_fn: Callable[[Sequence[Variable]], Sequence[Variable]], name: str = "relational"
+        self,
+        normalize_fn: Callable[[Sequence[Variable]], Sequence[Variable]],
+        name: str = "relational",
+        needed: Callable[[FunctionGraph], bool] | None = None,
     ) -> None:
         self.normalize_fn = normalize_fn
         self.name = name
+        self.needed = needed
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         fgraph.attach_feature(ReplaceValidate())
 
     def apply(self, fgraph: FunctionGraph) -> None:
+        if self.needed is not None and not self.needed(fgraph):
+            return
         outs = list(fgraph.outputs)
         new = self.normalize_fn(outs)
         pairs = [
@@ -60,11 +66,17 @@ def register_lowering(
     """Register ``lower_fn`` in ``optdb`` for every compiling mode (``fast_run``, ``fast_compile``).
 
     The toolkit's Ops are lowered to stock Ops before PyTensor's own
-    rewrites and backends see the graph.
+    rewrites and backends see the graph; a graph without them costs one scan
+    of its nodes.
     """
     existing = optdb.__db__.get(name)
     if existing:
         return next(iter(existing))
-    rewriter = RelationalRewriter(lower_fn, name)
+    from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
+
+    def has_explicit_ops(fgraph: FunctionGraph) -> bool:
+        return any(isinstance(n.op, (ExplicitElemwise, ExplicitAlloc)) for n in fgraph.apply_nodes)
+
+    rewriter = RelationalRewriter(lower_fn, name, needed=has_explicit_ops)
     optdb.register(name, rewriter, "fast_run", "fast_compile", position=LOWERING_POSITION)
     return rewriter
