@@ -66,17 +66,21 @@ def register_lowering(
     """Register ``lower_fn`` in ``optdb`` for every compiling mode (``fast_run``, ``fast_compile``).
 
     The toolkit's Ops are lowered to stock Ops before PyTensor's own
-    rewrites and backends see the graph; a graph without them costs one scan
-    of its nodes.
+    rewrites and backends see the graph, and the patterns PyTensor would
+    miscompile are restated (``graph_bridge.workarounds``); a graph with
+    neither costs one scan of its nodes.
     """
     existing = optdb.__db__.get(name)
     if existing:
         return next(iter(existing))
     from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
+    from graph_bridge.workarounds import has_hazards
 
-    def has_explicit_ops(fgraph: FunctionGraph) -> bool:
-        return any(isinstance(n.op, (ExplicitElemwise, ExplicitAlloc)) for n in fgraph.apply_nodes)
+    def needed(fgraph: FunctionGraph) -> bool:
+        return any(
+            isinstance(n.op, (ExplicitElemwise, ExplicitAlloc)) for n in fgraph.apply_nodes
+        ) or has_hazards(fgraph.outputs)
 
-    rewriter = RelationalRewriter(lower_fn, name, needed=has_explicit_ops)
+    rewriter = RelationalRewriter(lower_fn, name, needed=needed)
     optdb.register(name, rewriter, "fast_run", "fast_compile", position=LOWERING_POSITION)
     return rewriter

@@ -96,10 +96,14 @@ def lower(graph: Any) -> Any:
     node, bottom-up.  ``lower(normalize(g))`` has only stock Ops and computes
     what ``g`` computes; PyTensor's compilation runs it by itself (an
     ``optdb`` pass before ``canonicalize``), so explicit graphs compile as
-    they are.
+    they are.  Last, :func:`graph_bridge.workarounds.protect` restates bool
+    ``add``/``mul`` as ``or``/``and`` and casts narrower add/mul chains, which
+    PyTensor's canonicalizer and Numba's fused kernels would otherwise
+    compute wrongly once a rewrite has put them next to each other.
     """
     outputs, single = as_variables(graph, "graph")
-    return _same_structure(graph, single, normalize_variables(outputs, _LOWERING_INDEX, backward=True))
+    lowered = normalize_variables(outputs, _LOWERING_INDEX, backward=True)
+    return _same_structure(graph, single, protect(lowered))
 
 
 def equivalents(
@@ -245,6 +249,7 @@ def _same_structure(graph: Any, single: bool, result: list) -> Any:
 
 
 from graph_bridge.rewriters import register_lowering, register_relational  # noqa: E402
+from graph_bridge.workarounds import protect  # noqa: E402
 
 register_relational(lambda outs: normalize(list(outs)))
 register_lowering(lambda outs: lower(list(outs)))

@@ -79,8 +79,12 @@ def test_lowered_normal_form_compiles_in_the_default_mode_and_agrees(drawn: Draw
     # one function in PyTensor's default mode (Numba here) computes both sides
     givens = drawn.givens()
     k = len(drawn.outputs)
-    fn = pytensor.function(list(givens), [*drawn.outputs, *low], on_unused_input="ignore")
-    values = fn(*givens.values())
+    try:
+        fn = pytensor.function(list(givens), [*drawn.outputs, *low], on_unused_input="ignore")
+        values = fn(*givens.values())
+    except Exception:  # noqa: BLE001 - then each side must raise on its own too
+        assert_same_values(drawn.outputs, low, givens, mode=None)
+        return
     for b, a in zip(values[:k], values[k:]):
         assert_close(b, a)
 

@@ -1,0 +1,58 @@
+"""Counterexamples the property tests found, kept as regular tests."""
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import relations
+from helpers import assert_same_values, check_rewrite
+
+
+def lifted_bool_add():
+    """Thorough profile, PyTensor 3.3.8: a bool add ends up next to a float add.
+
+    Lifting ``+ x0`` through the outer set puts ``add(bool_add, x0)`` in the
+    graph; PyTensor's canonicalizer then flattens it to ``b + c + x0`` (and
+    Numba's fused kernel adds the bools as integers): 3 instead of 2.
+    """
+    x0 = pt.scalar("x0")
+    x1 = pt.vector("x1", dtype="bool")
+    zeros = pt.zeros((3,), dtype="bool")
+    flag = pt.any(pt.neq(pt.expand_dims(x0, 0), pt.expand_dims(pt.constant(np.int8(0)), 0)))
+    inner = pt.set_subtensor(zeros[2], flag) + x1
+    outer = pt.set_subtensor(pt.zeros((3,), dtype="bool")[np.array([0, 0, 0])], inner) + x0
+    return [x0, x1], outer
+
+
+def test_lifted_bool_add_keeps_its_values_in_fast_compile():
+    (x0, x1), g = lifted_bool_add()
+    z = relations.normalize(g)
+    check_rewrite(g, z, {x0: [(), ()], x1: [(3,), (3,)]})
+    f = pytensor.function([x0, x1], z, mode="FAST_COMPILE")
+    np.testing.assert_allclose(f(1.0, np.array([True, True, True])), [2.0, 1.0, 1.0])
+
+
+@pytest.mark.default_mode
+def test_lifted_bool_add_keeps_its_values_in_the_default_mode():
+    (x0, x1), g = lifted_bool_add()
+    f = pytensor.function([x0, x1], [g, relations.normalize(g), relations.lower(relations.normalize(g))])
+    for value in f(1.0, np.array([True, True, True])):
+        np.testing.assert_allclose(value, [2.0, 1.0, 1.0])
+
+
+@pytest.mark.default_mode
+def test_a_graph_numba_cannot_compile_raises_alike_after_normalization():
+    """Thorough profile, 3.3.8: Numba cannot type an in-place add of bool arrays.
+
+    The original graph fails to compile in the default mode; so does its
+    normal form: both raise, which the property accepts.
+    """
+    x0 = pt.tensor3("x0", shape=(0, None, None))
+    lt = pt.lt(pt.alloc(x0, 0, 2, 2), x0)
+    s = pt.set_subtensor(
+        pt.zeros((2, 2, 2), dtype="bool")[np.array([], dtype="uint8")], lt.transpose(2, 1, 0).transpose(2, 1, 0)
+    )
+    g = s + s
+    low = relations.lower(relations.normalize(g))
+    assert_same_values([g], [low], {x0: np.zeros((0, 2, 2))}, mode=None)
