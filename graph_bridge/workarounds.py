@@ -34,6 +34,8 @@ from pytensor.graph.basic import Variable
 from pytensor.tensor.basic import cast
 from pytensor.tensor.elemwise import Elemwise
 
+from graph_bridge.traverse import rebuild
+
 __all__ = ["has_hazards", "protect"]
 
 #: scalar op classes each canonicalizer flattens together
@@ -109,36 +111,13 @@ def protect(outputs: Sequence[Variable]) -> list[Variable]:
     """
     if not has_hazards(outputs):
         return list(outputs)
-    memo: dict[int, Variable] = {}
-    keep: list[Variable] = []
-    stack = list(outputs)
-    while stack:
-        v = stack[-1]
-        if id(v) in memo:
-            stack.pop()
-            continue
-        node = v.owner
-        if node is None:
-            memo[id(v)] = v
-            keep.append(v)
-            stack.pop()
-            continue
-        missing = [i for i in node.inputs if id(i) not in memo]
-        if missing:
-            stack.extend(missing)
-            continue
-        stack.pop()
-        inputs = [memo[id(i)] for i in node.inputs]
+
+    def restate(v: Variable, inputs: list[Variable]):
         for i in _hazards(v):
             inputs[i] = cast(inputs[i], v.type.dtype)
         logic = _bool_logic(v)
         if logic is not None:
-            new_node = Elemwise(logic).make_node(*inputs)
-        elif any(a is not b for a, b in zip(inputs, node.inputs)):
-            new_node = node.clone_with_new_inputs(inputs, strict=False)
-        else:
-            new_node = node
-        for o, n in zip(node.outputs, new_node.outputs):
-            memo[id(o)] = n
-            keep.append(o)
-    return [memo[id(o)] for o in outputs]
+            return Elemwise(logic).make_node(*inputs)
+        return None
+
+    return rebuild(outputs, transform=restate)

@@ -24,6 +24,7 @@ from unification import var
 
 from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from graph_bridge.logic import lreify
+from graph_bridge.traverse import rebuild
 from relations.rules import Relation, RuleIndex
 
 __all__ = [
@@ -310,47 +311,7 @@ def _nodes_from_outputs(outputs: Sequence[Variable]) -> list[Variable]:
 
 def replace_in(outputs: Sequence[Variable], old: Variable, new: Variable) -> list[Variable]:
     """``outputs`` with ``old`` replaced by ``new``; only the nodes above ``old`` are rebuilt."""
-    # variables that depend on old: found from the outputs (no clients map needed)
-    depends: dict[int, bool] = {id(old): True}
-    keep = [old]
-    stack = list(outputs)
-    while stack:
-        v = stack[-1]
-        if id(v) in depends:
-            stack.pop()
-            continue
-        if v.owner is None:
-            depends[id(v)] = False
-            keep.append(v)
-            stack.pop()
-            continue
-        missing = [i for i in v.owner.inputs if id(i) not in depends]
-        if missing:
-            stack.extend(missing)
-            continue
-        stack.pop()
-        depends[id(v)] = any(depends[id(i)] for i in v.owner.inputs)
-        keep.append(v)
-    rebuilt: dict[int, Variable] = {id(old): new}
-    stack = [o for o in outputs if depends[id(o)]]
-    while stack:
-        v = stack[-1]
-        if id(v) in rebuilt:
-            stack.pop()
-            continue
-        node = v.owner
-        missing = [i for i in node.inputs if depends[id(i)] and id(i) not in rebuilt]
-        if missing:
-            stack.extend(missing)
-            continue
-        stack.pop()
-        new_node = node.clone_with_new_inputs(
-            [rebuilt.get(id(i), i) for i in node.inputs], strict=False
-        )
-        for o, n in zip(node.outputs, new_node.outputs):
-            rebuilt[id(o)] = n
-            keep.append(o)
-    return [rebuilt.get(id(o), o) for o in outputs]
+    return rebuild(outputs, replace={old: new})
 
 
 def one_step(
