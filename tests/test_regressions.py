@@ -56,3 +56,25 @@ def test_a_graph_numba_cannot_compile_raises_alike_after_normalization():
     g = s + s
     low = relations.lower(relations.normalize(g))
     assert_same_values([g], [low], {x0: np.zeros((0, 2, 2))}, mode=None)
+
+
+def test_float32_sum_of_a_join_rounds_within_float32_precision():
+    """Thorough profile, PyTensor 3.0.7: ``sum(join(1, -J, J))`` is 0 exactly.
+
+    Split into ``sum(-J) + sum(J)`` (the join relation), each part rounds to
+    float32 before they are added: 1.2e-6 instead of 0.  Reassociating a
+    float sum is what the rule does (its docstring says so), so the
+    comparison uses float32's tolerance (``helpers.TOLERANCES``), not
+    float64's.
+    """
+    x0 = pt.tensor3("x0", dtype="float32", shape=(1, None, None))
+    x1 = pt.tensor3("x1", dtype="float32")
+    j = pt.join(0, x0, x1)
+    g = pt.sum(pt.join(1, -j, j), acc_dtype="float64")
+    z = relations.normalize(g)
+    assert z is not g and z.type == g.type
+    v0 = np.zeros((1, 3, 3), dtype="float32")
+    v0[0, 0, 0] = 1.8627675
+    v1 = np.ones((3, 3, 3), dtype="float32")
+    v1[0, 0, 0] = -1.0316342
+    assert_same_values([g], [z], {x0: v0, x1: v1})
