@@ -179,6 +179,28 @@ def _pieces_safeo(scalar_op: Any, pieces: Any, axis: Any, out: Any):
     return goal
 
 
+def _one_roundingo(head: Any):
+    """Guard: the reduction rounds once, in its output dtype.
+
+    A reduction that accumulates in a wider dtype than its output
+    (``Sum{acc=float64}`` of float32) rounds once at the end; split into
+    pieces, each piece would be rounded to the narrower dtype before they are
+    combined, so a sum that cancels exactly would not (and a comparison of it
+    with 0 would flip).  Such heads are left alone.
+    """
+
+    def goal(S):
+        h = lreify(head, S)
+        if not is_ground(h):
+            raise NotReady("head not known")
+        op = h.evaled_obj
+        acc = getattr(op, "acc_dtype", None)
+        if acc is None or acc == getattr(op, "dtype", acc):
+            yield S
+
+    return goal
+
+
 def _statically_joinable(pieces: tuple, axis: int) -> bool:
     vs = [term_variable(x) for x in pieces]
     if len(vs) < 2 or any(v is None or v.type.ndim <= axis for v in vs):
@@ -207,7 +229,9 @@ def careduce_joino(lhs: Any, rhs: Any):
     (dtype, acc_dtype, ...) is the same for every piece.  Max, Min and other
     reductions without an identity apply only when every piece is statically
     non-empty (an empty piece would make the new graph fail where the old one
-    worked).  The rewrite assumes the Join is valid: a Join whose pieces
+    worked).  A reduction that accumulates in a wider dtype than its output
+    (``Sum{acc=float64}`` of float32) is left alone: it rounds once, the
+    pieces would round each.  The rewrite assumes the Join is valid: a Join whose pieces
     disagree on another dim's length raised before; after the rewrite the
     lengths are not compared.
 
@@ -222,6 +246,7 @@ def careduce_joino(lhs: Any, rhs: Any):
         combineo(scalar_op, reduced, rhs),
         joino(join_t, axis, pieces),
         careduce_partso(head, scalar_op, axes),
+        _one_roundingo(head),
         _join_axis_reductiono(axes, axis),
         reduce_eacho(head, pieces, reduced),
         _pieces_safeo(scalar_op, pieces, axis, join_t),

@@ -192,7 +192,12 @@ class TestJoin:
         assert [i.owner.inputs[0] for i in rhs.owner.inputs] == [a, b, c]
         check_rewrite(lhs, rhs, VEC_SHAPES)
 
-    @pytest.mark.parametrize("name", ["prod", "all", "any", "sum_int", "sum_f32_acc64"])
+    def test_reduction_accumulating_wider_than_its_output_is_left_alone(self):
+        # Sum{dtype=float32, acc=float64} rounds once; its pieces would round each
+        u, w = pt.matrix("u"), pt.matrix("w")
+        assert forward(careduce_joino, REDUCTIONS["sum_f32_acc64"](pt.join(0, u, w))) == []
+
+    @pytest.mark.parametrize("name", ["prod", "all", "any", "sum_int"])
     def test_forward_other_reductions_with_identity(self, name):
         dt = {"all": "bool", "any": "bool", "sum_int": "int64"}.get(name, "float64")
         u, w = pt.matrix("u", dtype=dt), pt.matrix("w", dtype=dt)

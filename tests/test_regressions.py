@@ -58,23 +58,36 @@ def test_a_graph_numba_cannot_compile_raises_alike_after_normalization():
     assert_same_values([g], [low], {x0: np.zeros((0, 2, 2))}, mode=None)
 
 
-def test_float32_sum_of_a_join_rounds_within_float32_precision():
-    """Thorough profile, PyTensor 3.0.7: ``sum(join(1, -J, J))`` is 0 exactly.
-
-    Split into ``sum(-J) + sum(J)`` (the join relation), each part rounds to
-    float32 before they are added: 1.2e-6 instead of 0.  Reassociating a
-    float sum is what the rule does (its docstring says so), so the
-    comparison uses float32's tolerance (``helpers.TOLERANCES``), not
-    float64's.
-    """
+def _cancelling_join(acc_dtype):
     x0 = pt.tensor3("x0", dtype="float32", shape=(1, None, None))
     x1 = pt.tensor3("x1", dtype="float32")
     j = pt.join(0, x0, x1)
-    g = pt.sum(pt.join(1, -j, j), acc_dtype="float64")
-    z = relations.normalize(g)
-    assert z is not g and z.type == g.type
     v0 = np.zeros((1, 3, 3), dtype="float32")
     v0[0, 0, 0] = 1.8627675
     v1 = np.ones((3, 3, 3), dtype="float32")
     v1[0, 0, 0] = -1.0316342
-    assert_same_values([g], [z], {x0: v0, x1: v1})
+    return (x0, x1), pt.sum(pt.join(1, -j, j), acc_dtype=acc_dtype), {x0: v0, x1: v1}
+
+
+def test_a_sum_that_rounds_once_is_not_split():
+    """Thorough profile, both lines: ``sum(join(1, -J, J)) != 0`` with J float32.
+
+    ``Sum{acc=float64}`` of float32 rounds once: exactly 0.  Split into
+    ``sum(-J) + sum(J)``, each part rounded to float32 first, it was 1.2e-6,
+    and the comparison with 0 flipped from False to True.  The join relation
+    now leaves reductions that accumulate wider than their output alone.
+    """
+    _, g, givens = _cancelling_join("float64")
+    flag = pt.neq(g, 0)
+    z = relations.normalize(flag)
+    assert any(type(n.op).__name__ == "Join" for n in pytensor.graph.traversal.applys_between(list(givens), [z]))
+    assert_same_values([flag], [z], givens)
+
+
+def test_a_float32_sum_that_accumulates_in_float32_is_split_within_its_precision():
+    """With ``acc_dtype=float32`` the original rounds at every step too: split,
+    the values agree within float32's tolerance (``helpers.TOLERANCES``)."""
+    _, g, givens = _cancelling_join("float32")
+    z = relations.normalize(g)
+    assert z is not g and z.type == g.type
+    assert_same_values([g], [z], givens)
