@@ -224,9 +224,38 @@ def _unary(ctx: _Ctx, x: _T) -> _T:
     return _T(fn(x.var), x.shape, bound(x.bound))
 
 
-def _binary_ops(a: str, b: str, bounds: tuple[float, float], div: str) -> list[str]:
+#: ops whose result jumps when a float input moves by a rounding error
+DISCRETE = ("lt", "eq")
+
+
+def _rounded(*ts: _T) -> bool:
+    """Whether a float input depends on a float sum or product.
+
+    Rewrites may reassociate those (the reduction of a join becomes the sum
+    of the pieces' reductions, as PyTensor's canonicalize reorders adds), so
+    they agree up to rounding only; a comparison would turn that into a
+    different bool.  The contract is "equal up to float rounding", so such
+    comparisons are not drawn.
+    """
+    for t in ts:
+        if not t.dtype.startswith("float"):
+            continue
+        for v in ancestors([t.var]):
+            node = v.owner
+            if node is not None and type(node.op).__name__ in ("Sum", "Prod") and v.type.dtype.startswith("float"):
+                return True
+    return False
+
+
+def _binary_ops(
+    a: str, b: str, bounds: tuple[float, float], div: str, discrete: bool = True
+) -> list[str]:
     """Applicable op names; ``div`` is "first", "last" or "no" (where ``true_div`` goes)."""
-    names = [k for k, (_, ok, bd) in BINARY.items() if k != "true_div" and ok(a, b) and bd(*bounds) <= BIG]
+    names = [
+        k
+        for k, (_, ok, bd) in BINARY.items()
+        if k != "true_div" and ok(a, b) and bd(*bounds) <= BIG and (discrete or k not in DISCRETE)
+    ]
     if div != "no" and BINARY["true_div"][1](a, b):
         names.insert(0 if div == "first" else len(names), "true_div")
     return names
@@ -241,11 +270,16 @@ def _binary(ctx: _Ctx, x: _T, y: _T | None = None) -> _T:
     reuse = [p for p in ctx.pool if _compatible(p, x)] if y is None else []
     if y is None and not (reuse and ctx.coin()):
         dtype = ctx.dtype_like(x.dtype)
-        name = ctx.pick(_binary_ops(x.dtype, dtype, (x.bound, 3.0), div="first"))
+        name = ctx.pick(_binary_ops(x.dtype, dtype, (x.bound, 3.0), div="first", discrete=not _rounded(x)))
         y = ctx.leaf(_operand_dims(ctx, x), dtype, nonzero=name == "true_div")
     else:
         y = y or ctx.pick(reuse)
-        name = ctx.pick(_binary_ops(x.dtype, y.dtype, (x.bound, y.bound), div="last" if y.nonzero else "no"))
+        name = ctx.pick(
+            _binary_ops(
+                x.dtype, y.dtype, (x.bound, y.bound), div="last" if y.nonzero else "no",
+                discrete=not _rounded(x, y),
+            )
+        )
     a, b = (y, x) if name != "true_div" and ctx.coin() else (x, y)
     fn, _, bound = BINARY[name]
     return _T(fn(a.var, b.var), _broadcast_shape(a, b), bound(a.bound, b.bound))
@@ -327,7 +361,7 @@ REDUCE: dict[str, Callable] = {
 
 def _reduce(ctx: _Ctx, x: _T) -> _T:
     """A CAReduce over all axes (``axis=None`` or listed) or a subset, maybe keepdims."""
-    kind = ctx.pick(REDUCE)
+    kind = ctx.pick([k for k in REDUCE if not (k in ("any", "all") and _rounded(x))])
     axes = list(range(x.ndim))
     if x.ndim and ctx.coin():
         axes = sorted(ctx.draw(st.sets(st.integers(0, x.ndim - 1), min_size=1)))
