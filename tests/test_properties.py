@@ -54,15 +54,13 @@ def test_equivalent_forms_agree(drawn: Drawn):
     before = snapshot(*drawn.outputs)
     forms = list(relations.equivalents(drawn.outputs, limit=5))
     assert snapshot(*drawn.outputs) == before
-    if not forms:
-        return
-    # one compiled function for the input and all its forms
-    flat = [o for f in [drawn.outputs, *forms] for o in f]
-    k = len(drawn.outputs)
+    # each form compiled on its own with the input: PyTensor 3.0's
+    # local_add_of_sparse_write turns an add of a set at repeated indices into
+    # an inc when several outputs share the set, in one function (a PyTensor bug)
     for f in forms:
         for b, a in zip(drawn.outputs, f):
             assert_same_types(b, a)
-    assert_same_values(flat[:k] * len(forms), flat[k:], drawn.givens())
+        assert_same_values(drawn.outputs, f, drawn.givens())
 
 
 @pytest.mark.default_mode
