@@ -4,6 +4,7 @@
 """
 
 from graph_bridge import dispatch as _dispatch  # noqa: F401  (registrations)
+from graph_bridge.context import GraphContext, NoGraphContext, graph_context, single_useo, useso
 from graph_bridge.facts import NotReady, broadcastableo, dtypeo, ndimo, same_typeo, typeo
 from graph_bridge.terms import (
     OutputOf,
@@ -36,6 +37,11 @@ register_op_class(ExplicitAlloc)
 _dispatch.register_head_view(Elemwise, ExplicitElemwise, ("scalar_op",))
 
 __all__ = [
+    "GraphContext",
+    "NoGraphContext",
+    "graph_context",
+    "single_useo",
+    "useso",
     "ExplicitAlloc",
     "ExplicitElemwise",
     "NotReady",

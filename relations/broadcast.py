@@ -285,6 +285,8 @@ def alloc_explicito(lhs: Any, rhs: Any):
     An expanding DimShuffle of the value is absorbed.  Same output type.
 
     Measure: stock Alloc nodes, -1.
+    Sharing: the node is replaced by one of the same kind; an absorbed
+    DimShuffle other nodes use stays for them.
     Backward it is ``relations.lower``: the stock Alloc (with a DimShuffle for
     non-leading new dims, and a SpecifyShape or Assert where a replacement
     refined the value's static shape).
@@ -321,6 +323,8 @@ def elemwise_explicito(lhs: Any, rhs: Any):
     ``'*'`` (must match).  Same dtype, ndim and broadcastable out.
 
     Measure: stock Elemwise nodes of ndim >= 1 with two or more inputs, -1.
+    Sharing: the node is replaced by one of the same kind; an absorbed
+    DimShuffle other nodes use stays for them.
     Backward it is ``relations.lower``: it gives the stock form back (with a
     SpecifyShape or Assert where a replacement refined a static shape, so
     that the stock Ops keep the explicit behaviour).

@@ -15,6 +15,7 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from unification import var
 
 from graph_bridge import NotReady, builder_for, ndimo, same_typeo, term
+from graph_bridge.context import single_useo
 from graph_bridge.logic import eq, lreify
 from relations.goals import lall_ready
 from relations.orders import (
@@ -67,6 +68,7 @@ def careduce_dimshuffle_fullo(lhs: Any, rhs: Any):
     inputs included; floating-point sums may round differently).
 
     Measure: DimShuffle count drops by one.
+    Sharing: nothing is copied; a DimShuffle other nodes use stays for them.
     Backward: from ``CAReduce{None}(x)`` it generates ``x``'s expansions with
     up to ``relations.orders.MAX_ADDED_DIMS`` inserted dims.
     """
@@ -146,16 +148,20 @@ def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
     ``'x'`` dims have length 1 and vanish; the kept dims are put back in
     order by a DimShuffle after the reduction, omitted when it is the
     identity.  The head's props other than ``axis`` are kept (same dtype).
+    Only when the DimShuffle has no other use (``single_useo``): another
+    consumer would keep it, and the DimShuffle moved above the reduction
+    would be a second one.
 
     Measure: the number of DimShuffle nodes with a CAReduce above them drops
     by one (the DimShuffle now sits above the reduction, or is gone).
     Backward: inverts the axis mapping over identity and expanding orders
     (``MAX_ADDED_DIMS``), for inputs of up to 4 dims; no permutations.
     """
-    x, n, order, axes = var(), var(), var(), var()
+    x, n, order, axes, shuffled = var(), var(), var(), var(), var()
     head, head2, axes2, order2, m, inner = var(), var(), var(), var(), var(), var()
     return lall_ready(
-        eq(lhs, term(head, term(term(DS, n, order), x))),
+        eq(lhs, term(head, shuffled)),
+        eq(shuffled, term(term(DS, n, order), x)),
         maybe_dimshuffleo(rhs, m, order2, inner),
         eq(inner, term(head2, x)),
         careduce_heado(head, axes, head2, axes2),
@@ -163,6 +169,7 @@ def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
         _axes_tupleo(axes),
         reduce_througho(n, order, axes, axes2, order2),
         ndimo(inner, m),
+        single_useo(shuffled),
         same_typeo(lhs, rhs),
     )
 
@@ -188,6 +195,8 @@ def dimshuffle_composeo(lhs: Any, rhs: Any):
     drops are broadcastable, so the composed DimShuffle is valid.
 
     Measure: DimShuffle count drops by one.
+    Sharing: the inner DimShuffle stays for its other users, the outer one is
+    replaced by one: no kind grows.
     Backward: splits a DimShuffle of ``x`` into an expansion of ``x`` (up to
     ``MAX_ADDED_DIMS`` inserted dims) followed by the rest.
     """
@@ -225,6 +234,7 @@ def dimshuffle_identityo(lhs: Any, rhs: Any):
         x
 
     Measure: DimShuffle count drops by one.  Backward: one form per term.
+    Sharing: removes a node, copies none.
     """
     x, n, order = var(), var(), var()
     return lall_ready(

@@ -236,6 +236,9 @@ def careduce_joino(lhs: Any, rhs: Any):
     lengths are not compared.
 
     Measure: Join count drops by one.
+    Sharing: no node is copied.  A Join other nodes use stays for them,
+    computed once; the pieces' reductions read the elements the one
+    reduction read (one reduction per piece is the rule itself).
     Backward: from ``op(R(a), R(b), ...)`` it builds ``R(Join(k, a, b, ...))``
     with ``k = 0`` for a full reduction (the reduction's own axis otherwise),
     only when the pieces' static shapes agree on every other dim.

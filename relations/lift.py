@@ -19,6 +19,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from unification import var
 
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge.context import single_useo
 from graph_bridge.logic import eq, lreify
 from graph_bridge.ops import KEPT, ExplicitAlloc
 from relations.goals import lall_ready
@@ -213,6 +214,9 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     Alloc of such a value): then one side of the split stays scalar; with
     both full-sized it would split one ``f`` into two (seed 004's guard).
     Inc mode is never lifted: ``f(x + inc) != f(x)[idx].set(f(inc))``.
+    Only when the set has no other use (``single_useo``): another consumer
+    would keep the old set and the rewrite would add a second one
+    (pytensor #2138's LKJCorr logp + dlogp).
     set_subtensor stores the value cast to the base's dtype, so ``f`` sees
     the cast value; a cast is inserted when the dtypes differ.  Repeated
     indices keep the last write on both sides.
@@ -235,6 +239,7 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
         scalar_likeo(after, scalars_a),
         cast_likeo(c, x, c2),
         cheap_lifto(x, c),
+        single_useo(hole),
         same_typeo(lhs, rhs),
     )
 
@@ -288,6 +293,8 @@ def elemwise_alloco(lhs: Any, rhs: Any):
 
     ``f`` then touches one element instead of ``n * m``; ``Sqr(0)`` becomes a
     constant expression that PyTensor's constant folding turns into ``0``.
+    Only when the Alloc has no other use (``single_useo``): another consumer
+    would keep it, and the rewrite would allocate a second ``n * m`` array.
 
     Measure: Elemwise nodes above an Alloc drop by one; elements ``f``
     touches drop from the Alloc's size to ``v``'s.
@@ -303,6 +310,7 @@ def elemwise_alloco(lhs: Any, rhs: Any):
         scalar_likeo(before, scalars_b),
         scalar_likeo(after, scalars_a),
         _fully_broadcastableo(v),
+        single_useo(hole),
         same_typeo(lhs, rhs),
     )
 
@@ -381,6 +389,7 @@ def inc_zeros_as_seto(lhs: Any, rhs: Any):
     inc adds twice while set writes once: those stay inc.
 
     Measure: inc nodes drop by one (and the lift relation then applies).
+    Sharing: the node is replaced by one of the same kind; nothing is copied.
     Backward: the same conditions, set -> inc.
     """
     base, v, idx, inc_head, set_head = var(), var(), var(), var(), var()

@@ -23,6 +23,7 @@ from pytensor.graph.fg import FunctionGraph
 from unification import var
 
 from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
+from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.logic import lreify
 from graph_bridge.traverse import rebuild
 from relations.rules import Relation, RuleIndex
@@ -118,8 +119,16 @@ def first_rewrite(
 class Normalizer:
     """One normalization pass; memoizes every variable it has put in normal form."""
 
-    def __init__(self, index: RuleIndex, budget: int | None = None, backward: bool = False) -> None:
+    def __init__(
+        self,
+        index: RuleIndex,
+        context: GraphContext,
+        budget: int | None = None,
+        backward: bool = False,
+    ) -> None:
         self.index = index
+        #: use counts of the graph being rewritten (built from its outputs), kept exact as it changes
+        self.context = context
         self.backward = backward
         self._rules = index.backward if backward else index.forward
         self.memo: dict[int, Variable] = {}
@@ -135,7 +144,12 @@ class Normalizer:
             self._keep.append(value)
 
     def normal(self, root: Variable) -> Variable:
+        with graph_context(self.context):
+            return self._normal(root)
+
+    def _normal(self, root: Variable) -> Variable:
         memo = self.memo
+        context = self.context
         # stack items: (variable, variable whose normal form it is, or None)
         stack: list[tuple[Variable, Variable | None]] = [(root, None)]
         while stack:
@@ -163,6 +177,7 @@ class Normalizer:
             else:
                 new_node = node
             for old_out, new_out in zip(node.outputs, new_node.outputs):
+                context.rename(old_out, new_out)
                 if old_out is not v:
                     self._done(old_out, new_out)
             out = new_node.outputs[node.outputs.index(v)]
@@ -180,6 +195,7 @@ class Normalizer:
                     self._done(alias_of, out)
                 continue
             self.rewrites += 1
+            context.replace(out, rewritten[0])
             if self.budget is not None and self.rewrites > self.budget:
                 raise RuntimeError(
                     f"normalize: more than {self.budget} rewrites; the rule set "
@@ -201,7 +217,7 @@ def normalize_variables(
     ``backward`` runs the rules from right to left (``relations.lower``).
     """
     budget = 1000 + 100 * _count_nodes(outputs)
-    norm = Normalizer(index, budget=budget, backward=backward)
+    norm = Normalizer(index, GraphContext(outputs), budget=budget, backward=backward)
     return [norm.normal(o) for o in outputs]
 
 
@@ -321,8 +337,10 @@ def one_step(
 
     Nodes are visited breadth first from the outputs; at each node the rules
     that can match it forward, then those that can match it backward, in rule
-    order; each gives at most :data:`MAX_ANSWERS_PER_STEP` answers.
+    order; each gives at most :data:`MAX_ANSWERS_PER_STEP` answers.  The
+    relations see the use counts of ``outputs`` (``graph_bridge.context``).
     """
+    context = GraphContext(outputs)
     for v in _nodes_from_outputs(outputs):
         node = v.owner
         if len(node.outputs) != 1 or not in_vocabulary(node.op):
@@ -335,16 +353,25 @@ def one_step(
                     return
                 if t is None:
                     t = node_term(v)
-                taken = 0
-                for new in replacements(rel, v, t, backward):
-                    try:
-                        form = replace_in(outputs, v, new)
-                    except Exception:  # noqa: BLE001 - an ill-typed rebuild is no form
-                        continue
-                    yield form
-                    taken += 1
-                    if taken >= MAX_ANSWERS_PER_STEP:
-                        break
+                # the context is set only while the relation runs, never across a yield
+                with graph_context(context):
+                    forms = _forms_of(outputs, rel, v, t, backward)
+                yield from forms
+
+
+def _forms_of(
+    outputs: Sequence[Variable], rel: Relation, v: Variable, t: Any, backward: bool
+) -> list[list[Variable]]:
+    """Up to :data:`MAX_ANSWERS_PER_STEP` forms: ``outputs`` with ``v`` replaced by an answer of ``rel``."""
+    forms = []
+    for new in replacements(rel, v, t, backward):
+        try:
+            forms.append(replace_in(outputs, v, new))
+        except Exception:  # noqa: BLE001 - an ill-typed rebuild is no form
+            continue
+        if len(forms) >= MAX_ANSWERS_PER_STEP:
+            break
+    return forms
 
 
 def equivalent_forms(

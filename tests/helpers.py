@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 import pytensor
 from pytensor.graph.basic import Variable
 from pytensor.graph.traversal import ancestors, explicit_graph_inputs
+from pytensor.tensor.basic import Join
+from pytensor.tensor.elemwise import CAReduce, Elemwise
 
 MODE = "FAST_COMPILE"
 
@@ -93,6 +96,47 @@ def check_rewrite(before, after, shapes: dict, seed: int = 0, mode=MODE) -> None
         assert_same_values(outs_b, outs_a, givens, mode)
 
 
+def node_kinds(outputs) -> Counter:
+    """Apply nodes per Op kind; the toolkit's explicit Ops count as their stock kind."""
+    from graph_bridge import ExplicitAlloc, ExplicitElemwise
+
+    out: Counter = Counter()
+    seen = set()
+    for v in ancestors(list(outputs)):
+        node = v.owner
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        op = node.op
+        if isinstance(op, (Elemwise, ExplicitElemwise)):
+            out["Elemwise"] += 1
+        elif isinstance(op, ExplicitAlloc):
+            out["Alloc"] += 1
+        elif isinstance(op, CAReduce):
+            out["CAReduce"] += 1
+        else:
+            out[type(op).__name__] += 1
+    return out
+
+
+def assert_no_kind_grows(before, after) -> None:
+    """No node kind but Elemwise grows; reductions grow only by the Join pieces they split into.
+
+    A Join of ``k`` pieces under a reduction becomes ``k`` reductions (the
+    reduction of a join); no other rule adds a node of a non-Elemwise kind,
+    and none may copy a node that another node still uses.
+    """
+    kb, ka = node_kinds(before), node_kinds(after)
+    join_pieces = sum(
+        max(sum(i.type.ndim == v.type.ndim for i in v.owner.inputs) - 1, 0)  # pieces - 1
+        for v in ancestors(list(before))
+        if v.owner is not None and isinstance(v.owner.op, Join)
+    )
+    for k in set(ka) - {"Elemwise", "CAReduce"}:
+        assert ka[k] <= kb[k], (k, dict(kb), dict(ka))
+    assert ka["CAReduce"] <= kb["CAReduce"] + join_pieces, (dict(kb), dict(ka))
+
+
 def roots(*outputs: Variable) -> list[Variable]:
     return list(explicit_graph_inputs(list(outputs)))
 
@@ -102,35 +146,41 @@ def graph_ops(*outputs: Variable) -> list:
 
 
 def forward(rel, lhs, n: int = 2) -> list[Variable]:
-    """Up to ``n`` right sides of ``rel`` for a known left side (the left side is not mutated)."""
+    """Up to ``n`` right sides of ``rel`` for a known left side (the left side is not mutated).
+
+    The relation runs in the graph of ``lhs`` (its use counts, ``graph_context``).
+    """
     from kanren import run
     from unification import var
 
-    from graph_bridge import etuplize, reify
+    from graph_bridge import etuplize, graph_context, reify
 
     before = snapshot(lhs)
     q = var()
-    out = [reify(a) for a in run(n, q, rel(etuplize(lhs), q))]
+    with graph_context([lhs]):
+        out = [reify(a) for a in run(n, q, rel(etuplize(lhs), q))]
     assert snapshot(lhs) == before
     return out
 
 
-def backward(rel, rhs) -> list[Variable]:
-    """Every left side of ``rel`` for a known right side."""
+def backward(rel, rhs, n: int = 0) -> list[Variable]:
+    """Every (``n`` = 0) or up to ``n`` left sides of ``rel`` for a known right side."""
     from kanren import run
     from unification import var
 
-    from graph_bridge import etuplize, reify
+    from graph_bridge import etuplize, graph_context, reify
 
     q = var()
-    return [reify(a) for a in run(0, q, rel(q, etuplize(rhs)))]
+    with graph_context([rhs]):
+        return [reify(a) for a in run(n, q, rel(q, etuplize(rhs)))]
 
 
 def holds(rel, lhs, rhs) -> bool:
-    """Whether ``rel`` relates the two graphs (both sides known)."""
+    """Whether ``rel`` relates the two graphs (both sides known), in the graph of ``lhs``."""
     from kanren import run
     from unification import var
 
-    from graph_bridge import etuplize
+    from graph_bridge import etuplize, graph_context
 
-    return run(1, var(), rel(etuplize(lhs), etuplize(rhs))) != ()
+    with graph_context([lhs]):
+        return run(1, var(), rel(etuplize(lhs), etuplize(rhs))) != ()

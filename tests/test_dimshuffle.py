@@ -12,7 +12,7 @@ from unification import var
 
 import relations
 from graph_bridge import etuplize, reify
-from helpers import check_rewrite, graph_ops, snapshot
+from helpers import backward, check_rewrite, forward, graph_ops, holds, snapshot
 from relations.dimshuffle import (
     careduce_dimshuffle_fullo,
     careduce_dimshuffle_partialo,
@@ -41,21 +41,6 @@ SOURCE = {"all": mb, "any": mb, "sum_int": mi}
 SHAPES_2D = [(0, 3), (1, 1), (1, 4), (3, 4)]
 
 
-def forward(rel, lhs):
-    q = var()
-    before = snapshot(lhs)
-    answers = run(2, q, rel(etuplize(lhs), q))
-    assert snapshot(lhs) == before
-    return [reify(a) for a in answers]
-
-
-def backward(rel, rhs, n=0):
-    q = var()
-    return [reify(a) for a in run(n, q, rel(q, etuplize(rhs)))]
-
-
-def holds(rel, lhs, rhs):
-    return run(1, var(), rel(etuplize(lhs), etuplize(rhs))) != ()
 
 
 def shapes_for(name, shapes):

@@ -1,0 +1,208 @@
+"""Facts about the graph being rewritten, not only about types: how often a sub-graph is used.
+
+A term is a tree; the graph it views is a DAG.  A rule that rewrites
+``f(g(x))`` into ``g'(f(x))`` wins only where ``g(x)`` has no other use: if
+another node also reads ``g(x)``, the old ``g`` stays for it and the rewrite
+adds a second one (PyTensor's own lifting rewrites check for a single
+client for the same reason).  :func:`useso` and :func:`single_useo` state
+that fact as a goal, so a rule keeps it as a guard and still runs in every
+direction:
+
+- forward and as a check, the sub-term stands for a variable of the graph
+  being rewritten, and its uses are counted in that graph (each consuming
+  node input, and each graph output, is one use);
+- backward, the sub-term is built by the relation itself: it is a new
+  variable, used once, by the term that holds it (the fact is vacuous).
+
+The graph is given by the caller that runs the rules: ``relations.normalize``,
+``equivalents``, ``best`` and the compile-time pass each set it (a
+:class:`GraphContext`) while they run.  A relation run by hand (``kanren.run``)
+on a term of an existing graph has no such context; the guard then raises
+:class:`NoGraphContext`, which says how to give it one::
+
+    with graph_context([y]):
+        run(1, q, elemwise_set_subtensoro(etuplize(y), q))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from etuples.core import ExpressionTuple
+from pytensor.graph.basic import Variable
+
+from graph_bridge.facts import NotReady
+from graph_bridge.logic import eq, lreify
+from graph_bridge.terms import is_ground, term_variable
+
+__all__ = [
+    "GraphContext",
+    "NoGraphContext",
+    "current_context",
+    "graph_context",
+    "single_useo",
+    "useso",
+]
+
+
+class NoGraphContext(RuntimeError):
+    """A use-count fact was asked about an existing variable with no graph given."""
+
+
+class GraphContext:
+    """Use counts of the variables of a graph, kept exact while a rewriter changes it.
+
+    Built from the outputs: every input slot of every node, and every output,
+    is one use.  A rewriter that replaces ``old`` by ``new`` calls
+    :meth:`replace` (``new`` takes over ``old``'s uses; the nodes of ``new``
+    that the graph did not have add uses to their inputs; ``old``'s node, now
+    unused, gives its inputs' uses back, recursively), and :meth:`rename`
+    when a node is only rebuilt over new inputs.  A variable the context has
+    never seen is new: one use, by the term that holds it.
+    """
+
+    def __init__(self, outputs: Sequence[Variable] = ()) -> None:
+        self._uses: dict[int, int] = {}
+        self._keep: list[Variable] = []  # keeps the ids alive and unique
+        for o in outputs:
+            self._add_new(o)
+            self._uses[id(o)] += 1
+
+    def uses(self, v: Variable) -> int:
+        """How many uses ``v`` has in the graph (1 if the graph does not hold it)."""
+        return self._uses.get(id(v), 1)
+
+    def __contains__(self, v: Variable) -> bool:
+        return id(v) in self._uses
+
+    def _add_new(self, root: Variable) -> None:
+        """Count the uses inside the part of ``root``'s graph not seen yet."""
+        uses, keep = self._uses, self._keep
+        if id(root) in uses:
+            return
+        uses[id(root)] = 0
+        keep.append(root)
+        stack = [root]
+        seen_nodes: set[int] = set()
+        while stack:
+            v = stack.pop()
+            node = v.owner
+            if node is None or id(node) in seen_nodes:
+                continue
+            seen_nodes.add(id(node))
+            for o in node.outputs:
+                if id(o) not in uses:
+                    uses[id(o)] = 0
+                    keep.append(o)
+            for i in node.inputs:
+                if id(i) not in uses:
+                    uses[id(i)] = 0
+                    keep.append(i)
+                    stack.append(i)
+                uses[id(i)] += 1
+
+    def rename(self, old: Variable, new: Variable) -> None:
+        """``new`` (the same node rebuilt over replaced inputs) takes over ``old``'s uses."""
+        if new is old:
+            return
+        n = self._uses.pop(id(old), 0)
+        if id(new) not in self._uses:
+            self._uses[id(new)] = 0
+            self._keep.append(new)
+        self._uses[id(new)] += n
+
+    def replace(self, old: Variable, new: Variable) -> None:
+        """``new`` replaces ``old`` everywhere: its new nodes are counted, ``old``'s node is dropped."""
+        if new is old:
+            return
+        self._add_new(new)
+        self.rename(old, new)
+        self._release(old)
+
+    def _release(self, old: Variable) -> None:
+        """``old`` has no use left: its node's inputs lose one use each, recursively."""
+        uses = self._uses
+        stack = [old]
+        while stack:
+            v = stack.pop()
+            node = v.owner
+            if node is None or any(uses.get(id(o), 0) > 0 for o in node.outputs):
+                continue
+            for i in node.inputs:
+                if id(i) in uses:
+                    uses[id(i)] -= 1
+                    if uses[id(i)] == 0:
+                        stack.append(i)
+
+
+_CURRENT: ContextVar[GraphContext | None] = ContextVar("relations_graph_context", default=None)
+
+
+def current_context() -> GraphContext | None:
+    """The graph context the running rewriter set, if any."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def graph_context(graph: Sequence[Variable] | GraphContext) -> Iterator[GraphContext]:
+    """Run relations with the use counts of ``graph`` (outputs, or a ready context)."""
+    ctx = graph if isinstance(graph, GraphContext) else GraphContext(list(graph))
+    token = _CURRENT.set(ctx)
+    try:
+        yield ctx
+    finally:
+        _CURRENT.reset(token)
+
+
+def _built_by_relation(t: Any) -> bool:
+    """A term the relation built itself (not a view of an existing variable)."""
+    return (
+        isinstance(t, ExpressionTuple)
+        and t._evaled_obj is ExpressionTuple.null
+        and not isinstance(t, Variable)
+    )
+
+
+def useso(term: Any, n: Any, fact: str = "useso"):
+    """``term`` has ``n`` uses in the graph being rewritten.
+
+    Waits (:class:`NotReady`) while ``term`` is not ground.  A term the
+    relation built (backward) is new: one use.  A term that stands for an
+    existing variable is counted in the current :class:`GraphContext`;
+    without one, :class:`NoGraphContext` says how to give one.
+    """
+
+    def uses_goal(S):
+        t = lreify(term, S)
+        if not is_ground(t):
+            raise NotReady(f"{fact} on a non-ground term")
+        if _built_by_relation(t):
+            yield from eq(n, 1)(S)
+            return
+        v = term_variable(t)
+        if v is None:
+            return
+        ctx = _CURRENT.get()
+        if ctx is None:
+            raise NoGraphContext(
+                f"{fact}: how often a sub-graph is used is a fact about the graph being "
+                f"rewritten, and no graph was given.  relations.normalize, equivalents, best "
+                f"and the compile-time pass give it; to run a relation with kanren.run, wrap "
+                f"the run in `with graph_bridge.graph_context(outputs):`"
+            )
+        yield from eq(n, ctx.uses(v))(S)
+
+    return uses_goal
+
+
+def single_useo(term: Any):
+    """``term`` is used once in the graph being rewritten (see :func:`useso`).
+
+    The guard of every rule that pushes an Elemwise or a reduction through
+    the node of ``term``: with a second use, the old node would stay for it
+    and the rewrite would add a copy.
+    """
+    return useso(term, 1, fact="single_useo")

@@ -1,0 +1,217 @@
+"""Rewrites never duplicate a shared sub-graph (pytensor #2138's LKJCorr logp + dlogp).
+
+A rule that moves an Elemwise or a reduction through a node applies only
+where that node has one use in the graph being rewritten
+(``graph_bridge.single_useo``); the use counts come from
+``graph_bridge.GraphContext`` and stay exact while ``normalize`` changes the
+graph.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from kanren import run
+from pytensor.compile.mode import get_default_mode
+from pytensor.graph.traversal import ancestors
+from pytensor.tensor.basic import Alloc
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.subtensor import AdvancedIncSubtensor, IncSubtensor
+from unification import var
+
+import relations
+from graph_bridge import (
+    ExplicitAlloc,
+    GraphContext,
+    NoGraphContext,
+    etuplize,
+    graph_context,
+    single_useo,
+    useso,
+)
+from helpers import assert_no_kind_grows, backward, check_rewrite, forward, holds, snapshot
+from relations.dimshuffle import careduce_dimshuffle_partialo
+from relations.lift import elemwise_alloco, elemwise_set_subtensoro
+from relations.search import Normalizer, _nodes_from_outputs
+
+
+def lkj_factor(n: int):
+    params = pt.vector("params")
+    L = pt.zeros((n, n))
+    L = pt.set_subtensor(L[np.tril_indices(n, -1)], params)
+    L = pt.set_subtensor(L[np.diag_indices(n)], 1)
+    return params, L
+
+
+def count(outputs, cls) -> int:
+    return sum(1 for v in ancestors(list(outputs)) if v.owner is not None and isinstance(v.owner.op, cls))
+
+
+# ------------------------------------------------------------- the fact itself
+
+
+class TestGraphContext:
+    def test_counts_each_input_slot_and_each_output(self):
+        x = pt.vector("x")
+        e = pt.exp(x)
+        y = e * e  # one node, two slots
+        z = pt.log(e)
+        ctx = GraphContext([y, z, e])
+        assert ctx.uses(e) == 4  # two slots of mul, log, and an output
+        assert ctx.uses(x) == 1
+        assert ctx.uses(y) == 1 and ctx.uses(z) == 1
+        assert ctx.uses(pt.vector("new")) == 1  # not in the graph: new, one use
+
+    def test_replace_keeps_counts_exact(self):
+        x = pt.vector("x")
+        a = pt.exp(x)
+        b = pt.log(a)
+        ctx = GraphContext([b])
+        new = pt.sqr(x)  # b's replacement reads x directly; exp(x) becomes unused
+        ctx.replace(b, new)
+        assert ctx.uses(new) == 1
+        assert ctx.uses(a) == 0
+        assert ctx.uses(x) == 1  # lost exp's use, gained sqr's
+
+    @pytest.mark.parametrize("n", [3, 5])
+    def test_normalize_keeps_the_counts_of_the_graph_it_builds(self, n):
+        params, L = lkj_factor(n)
+        outs = [pt.sum(pt.log1p(-pt.sqr(L))), pt.exp(pt.sum(pt.expand_dims(L, 0), axis=(0, 2)))]
+        norm = Normalizer(relations._DEFAULT_INDEX, GraphContext(outs))
+        with graph_context(norm.context):
+            result = [norm.normal(o) for o in outs]
+        fresh = GraphContext(result)
+        for v in _nodes_from_outputs(result):
+            assert norm.context.uses(v) == fresh.uses(v), v
+            for i in v.owner.inputs:
+                assert norm.context.uses(i) == fresh.uses(i), i
+
+
+class TestFact:
+    def test_useso_reads_the_count_and_waits_for_a_ground_term(self):
+        x = pt.vector("x")
+        e = pt.exp(x)
+        n = var()
+        with graph_context([e + 1, e * 2]):
+            assert run(1, n, useso(etuplize(e), n)) == (2,)
+            assert run(1, n, single_useo(etuplize(e))) == ()
+        q = var()
+        with graph_context([e]):
+            from relations.goals import lall_ready
+            from graph_bridge.logic import eq
+
+            # the guard waits until q is bound, then holds
+            assert run(1, q, lall_ready(single_useo(q), eq(q, etuplize(e)))) != ()
+
+    def test_a_term_the_relation_builds_is_used_once_without_a_graph(self):
+        from graph_bridge import op_term, term
+
+        built = term(op_term(pt.exp(pt.vector()).owner.op), pt.vector("y"))
+        assert run(1, var(), single_useo(built)) != ()
+
+    def test_an_existing_variable_without_a_graph_says_so(self):
+        e = pt.exp(pt.vector("x"))
+        with pytest.raises(NoGraphContext, match="graph_context"):
+            run(1, var(), single_useo(etuplize(e)))
+
+
+# ----------------------------------------------------------------- the rules
+
+
+class TestSetLift:
+    def test_shared_set_is_left_alone_forward_and_check(self):
+        params, L = lkj_factor(4)
+        y = pt.sqr(L)
+        assert forward(elemwise_set_subtensoro, y)  # alone: lifts
+        lifted = forward(elemwise_set_subtensoro, y)[0]
+        with graph_context([y, L]):  # L also an output
+            q = var()
+            assert run(1, q, elemwise_set_subtensoro(etuplize(y), q)) == ()
+            assert run(1, q, elemwise_set_subtensoro(etuplize(y), etuplize(lifted))) == ()
+        assert holds(elemwise_set_subtensoro, y, lifted)
+
+    def test_backward_builds_the_set_it_guards(self):
+        params, L = lkj_factor(4)
+        y = pt.sqr(L)
+        lifted = forward(elemwise_set_subtensoro, y)[0]
+        pre = backward(elemwise_set_subtensoro, lifted)
+        assert any(type(p.owner.op) is Elemwise and p.owner.op.scalar_op == y.owner.op.scalar_op for p in pre)
+
+    @pytest.mark.parametrize("n", [1, 4])
+    def test_logp_and_gradient_normalize_without_duplicating_sets(self, n):
+        params, L = lkj_factor(n)
+        logp = pt.sum(pt.log1p(-pt.sqr(L) * 0.5))
+        dlogp = pytensor.grad(logp, params)
+        outs = [logp, dlogp]
+        before = snapshot(*outs)
+        new = relations.normalize(outs)
+        assert snapshot(*outs) == before
+        assert count(new, AdvancedIncSubtensor) <= count(outs, AdvancedIncSubtensor)
+        assert_no_kind_grows(outs, new)
+        k = n * (n - 1) // 2
+        check_rewrite(outs, new, {params: [(k,)]})
+
+    def test_shared_set_used_by_two_elemwise_values_agree(self):
+        x = pt.vector("x")
+        s = pt.set_subtensor(pt.zeros(4)[1:], x)
+        outs = [pt.exp(s), pt.sqr(s)]
+        new = relations.normalize(outs)
+        assert count(new, IncSubtensor) == 1
+        check_rewrite(outs, new, {x: [(3,), (3,)]})
+        with pytest.raises(ValueError):  # length mismatch raises on both sides alike
+            pytensor.function([x], new, mode="FAST_COMPILE")(np.ones(2))
+
+
+class TestAllocLift:
+    def test_shared_alloc_is_left_alone(self):
+        s = pt.scalar("s")
+        a = pt.alloc(s, 3, 2)
+        y = pt.exp(a)
+        assert forward(elemwise_alloco, y)
+        with graph_context([y, a]):
+            assert run(1, var(), elemwise_alloco(etuplize(y), var())) == ()
+        outs = [y, a.sum()]
+        new = relations.normalize(outs)
+        assert count(new, (Alloc, ExplicitAlloc)) == 1
+        check_rewrite(outs, new, {s: [()]})
+
+
+class TestPartialReduction:
+    def test_shared_dimshuffle_is_not_moved_above_the_reduction(self):
+        m = pt.matrix("m")
+        e = pt.expand_dims(m, 0)
+        y = pt.sum(e, axis=2)
+        assert forward(careduce_dimshuffle_partialo, y)
+        with graph_context([y, e]):
+            assert run(1, var(), careduce_dimshuffle_partialo(etuplize(y), var())) == ()
+        outs = [y, pt.exp(e)]
+        new = relations.normalize(outs)
+        assert count(new, DimShuffle) <= count(outs, DimShuffle)
+        check_rewrite(outs, new, {m: [(0, 3), (1, 1), (2, 3)]})
+
+
+class TestQueriesAndCompile:
+    def test_no_equivalent_form_lifts_through_a_shared_set(self):
+        params, L = lkj_factor(3)
+        outs = [pt.sqr(L), L]
+        for form in relations.equivalents(outs, limit=30, depth=1):
+            assert count(form, AdvancedIncSubtensor) <= count(outs, AdvancedIncSubtensor)
+
+    @pytest.mark.default_mode
+    def test_compiled_with_the_tag_has_no_more_sets(self):
+        params, L = lkj_factor(5)
+        logp = pt.sum(pt.log1p(-pt.sqr(L) * 0.5))
+        outs = [logp, pytensor.grad(logp, params)]
+        mode = get_default_mode().excluding("fusion")
+        plain = pytensor.function([params], outs, mode=mode)
+        tagged = pytensor.function([params], outs, mode=mode.including("relational"))
+
+        def sets(fn):
+            return sum(isinstance(n.op, AdvancedIncSubtensor) for n in fn.maker.fgraph.apply_nodes)
+
+        assert sets(tagged) <= sets(plain)
+        p = np.linspace(-0.4, 0.4, 10)
+        for a, b in zip(plain(p), tagged(p)):
+            np.testing.assert_allclose(a, b)
