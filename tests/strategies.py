@@ -107,6 +107,7 @@ class _Ctx:
         self.values: list[np.ndarray] = []
         self.pool: list[_T] = []  # everything built so far, for reuse (sharing)
         self.families: list[str] = []
+        self.forks: list[_T] = []  # intermediates that are also outputs (a second use)
         self.may_raise = False
 
     def pick(self, options: Sequence):
@@ -515,6 +516,14 @@ def _set_zeros(ctx: _Ctx, x: _T) -> _T:
     return _T(var, tuple(shape), 4 * x.bound)
 
 
+def _fork(ctx: _Ctx, x: _T) -> _T:
+    """``x`` (an intermediate) becomes an output too: the next node is not its only use."""
+    if x.var.owner is None:
+        x = ctx.keep(_unary(ctx, x))
+    ctx.forks.append(x)
+    return x
+
+
 # ---------------------------------------------------------------- the strategy
 BUILDERS: dict[str, Callable[[_Ctx, _T], _T | None]] = {
     "unary": _unary,
@@ -533,6 +542,7 @@ BUILDERS: dict[str, Callable[[_Ctx, _T], _T | None]] = {
     "set_subtensor": partial(_set_subtensor, inc=False),
     "inc_subtensor": partial(_set_subtensor, inc=True),
     "set_zeros": _set_zeros,
+    "fork": _fork,
 }
 FAMILIES = tuple(BUILDERS)
 
@@ -545,6 +555,9 @@ PATTERN_RECIPES: list[tuple[str, ...]] = [
     ("alloc", "unary"), ("expand_dims", "transpose"), ("set_zeros", "binary"), ("expand_dims", "drop_dims"),
     ("transpose", "transpose"), ("alloc", "binary"), ("reduce", "expand_dims"),
     ("set_subtensor", "unary"), ("adv_subtensor", "reduce"), ("subtensor", "binary"),
+    # shared sub-graphs: the node a rule would push through has a second use
+    ("set_zeros", "fork", "unary"), ("alloc", "fork", "unary"), ("expand_dims", "fork", "reduce"),
+    ("set_zeros", "fork", "binary"), ("join", "fork", "reduce"),
 ]
 RECIPES: list[tuple[str, ...]] = (
     [("unary",), ("binary",), ("reduce",)]
@@ -592,7 +605,10 @@ def graphs(draw, max_nodes: int = 8, family: str | None = None) -> Drawn:
         x = ctx.keep(_unary(ctx, x))
         ctx.families.append("unary")
     outputs = [x]
-    inner = [p for p in ctx.pool if p.var.owner is not None and p.var is not x.var]
+    for f in ctx.forks:
+        if all(f.var is not o.var for o in outputs):
+            outputs.append(f)
+    inner = [p for p in ctx.pool if p.var.owner is not None and all(p.var is not o.var for o in outputs)]
     if inner and ctx.rare():
         outputs.append(ctx.pick(inner))
     used = set(ancestors([o.var for o in outputs]))

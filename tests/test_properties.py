@@ -18,7 +18,15 @@ from hypothesis import HealthCheck, given, settings
 
 import relations
 from graph_bridge import ExplicitAlloc, ExplicitElemwise
-from helpers import MODE, assert_close, assert_same_types, assert_same_values, graph_ops, snapshot
+from helpers import (
+    MODE,
+    assert_close,
+    assert_no_kind_grows,
+    assert_same_types,
+    assert_same_values,
+    graph_ops,
+    snapshot,
+)
 from relations.search import StructuralKeys
 from strategies import Drawn, graphs
 
@@ -46,6 +54,24 @@ def test_normalize_keeps_types_values_and_input_and_is_idempotent(drawn: Drawn):
     assert_same_values(drawn.outputs, normal, drawn.givens())
     again = relations.normalize(normal)
     assert _structure(again) == _structure(normal), drawn.describe()
+
+
+@SETTINGS
+@given(graphs(max_nodes=8))
+def test_normalize_never_duplicates_a_node(drawn: Drawn):
+    """No node kind but Elemwise grows (reductions: by the Join pieces), and the use
+    counts the rules see stay those of the graph being built."""
+    from graph_bridge import GraphContext, graph_context
+    from relations.search import Normalizer, _nodes_from_outputs
+
+    norm = Normalizer(relations._DEFAULT_INDEX, GraphContext(drawn.outputs))
+    with graph_context(norm.context):
+        normal = [norm.normal(o) for o in drawn.outputs]
+    assert_no_kind_grows(drawn.outputs, normal)
+    fresh = GraphContext(normal)
+    for v in _nodes_from_outputs(normal):
+        for i in (v, *v.owner.inputs):
+            assert norm.context.uses(i) == fresh.uses(i), (i, drawn.describe())
 
 
 @SETTINGS

@@ -100,6 +100,7 @@ EXPECTED: dict[str, Callable[[Apply], bool]] = {
     "set_subtensor": lambda n: isinstance(n.op, INC) and n.op.set_instead_of_inc,
     "inc_subtensor": lambda n: isinstance(n.op, INC) and not n.op.set_instead_of_inc,
     "set_zeros": lambda n: isinstance(n.op, INC) and _owner_is(n.inputs[0], Alloc),
+    "fork": lambda n: True,  # a graph-level fact: checked by test_forks_share_an_intermediate
 }
 
 
@@ -114,6 +115,25 @@ def test_each_builder_builds_its_ops(family: str) -> None:
     def check(drawn: Drawn) -> None:
         assert drawn.families[0] == family
         assert any(EXPECTED[family](n) for n in _nodes(drawn)), drawn.describe()
+        _check_drawn(drawn)
+
+    check()
+
+
+def _shared_intermediates(drawn: Drawn) -> list:
+    """Owned variables with two or more uses (node input slots and outputs)."""
+    from graph_bridge import GraphContext
+
+    ctx = GraphContext(drawn.outputs)
+    return [v for v in ancestors(drawn.outputs) if v.owner is not None and ctx.uses(v) >= 2]
+
+
+def test_forks_share_an_intermediate() -> None:
+    @settings(max_examples=10, deadline=None)
+    @given(graphs(family="fork", max_nodes=4))
+    def check(drawn: Drawn) -> None:
+        assert len(drawn.outputs) >= 2
+        assert _shared_intermediates(drawn), drawn.describe()
         _check_drawn(drawn)
 
     check()
@@ -155,7 +175,16 @@ def test_vocabulary_and_patterns_are_common() -> None:
             names[type(op).__name__] += 1
         patterns.update(name for name, found in PATTERNS.items() if any(map(found, nodes)))
 
+    shared = []
+
+    @settings(max_examples=300, deadline=None, derandomize=True, database=None)
+    @given(graphs())
+    def collect_shared(drawn: Drawn) -> None:
+        shared.append(bool(_shared_intermediates(drawn)))
+
     collect()
+    collect_shared()
+    assert sum(shared) >= 30, sum(shared)  # shared sub-graphs in at least 10% of draws
     assert VOCABULARY <= set(names), sorted(VOCABULARY - set(names))
     rare = {name: patterns[name] for name in PATTERNS if patterns[name] < 6}  # 2%
     assert not rare, (rare, patterns)
