@@ -4,7 +4,15 @@
 """
 
 from graph_bridge import dispatch as _dispatch  # noqa: F401  (registrations)
-from graph_bridge.context import GraphContext, NoGraphContext, graph_context, single_useo, useso
+from graph_bridge.context import (
+    GraphContext,
+    NoGraphContext,
+    elementwise_useso,
+    graph_context,
+    movable_viewo,
+    single_useo,
+    useso,
+)
 from graph_bridge.facts import NotReady, broadcastableo, dtypeo, ndimo, same_typeo, typeo
 from graph_bridge.terms import (
     OutputOf,
@@ -40,6 +48,8 @@ __all__ = [
     "GraphContext",
     "NoGraphContext",
     "graph_context",
+    "elementwise_useso",
+    "movable_viewo",
     "single_useo",
     "useso",
     "ExplicitAlloc",

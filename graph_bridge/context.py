@@ -43,6 +43,8 @@ __all__ = [
     "NoGraphContext",
     "current_context",
     "graph_context",
+    "elementwise_useso",
+    "movable_viewo",
     "single_useo",
     "useso",
 ]
@@ -66,17 +68,39 @@ class GraphContext:
 
     def __init__(self, outputs: Sequence[Variable] = ()) -> None:
         self._uses: dict[int, int] = {}
+        self._other: dict[int, int] = {}  # uses not by an Elemwise or a reduction
         self._keep: list[Variable] = []  # keeps the ids alive and unique
+        self._refused: dict[int, tuple[Variable, int, int]] = {}  # guards that said no, and why
         for o in outputs:
             self._add_new(o)
             self._uses[id(o)] += 1
+            self._other[id(o)] = self._other.get(id(o), 0) + 1
 
     def uses(self, v: Variable) -> int:
         """How many uses ``v`` has in the graph (1 if the graph does not hold it)."""
         return self._uses.get(id(v), 1)
 
+    def other_uses(self, v: Variable) -> int:
+        """Uses of ``v`` that are not by an Elemwise or a reduction (graph outputs count)."""
+        return self._other.get(id(v), 0)
+
     def __contains__(self, v: Variable) -> bool:
         return id(v) in self._uses
+
+    def refused(self, v: Variable) -> None:
+        """Note that a use guard said no for ``v`` with its counts as they are now."""
+        self._refused[id(v)] = (v, self.uses(v), self.other_uses(v))
+
+    def loosened(self) -> bool:
+        """Whether a variable a guard refused has fewer uses now (a later rewrite dropped one).
+
+        A graph is rewritten bottom-up, so a guard at a node sees the uses its
+        consumers have before they are rewritten; when one of them lets go of
+        a refused node, another pass may apply the rule there.
+        """
+        return any(
+            self.uses(v) < n or self.other_uses(v) < k for v, n, k in self._refused.values()
+        )
 
     def _add_new(self, root: Variable) -> None:
         """Count the uses inside the part of ``root``'s graph not seen yet."""
@@ -97,12 +121,15 @@ class GraphContext:
                 if id(o) not in uses:
                     uses[id(o)] = 0
                     keep.append(o)
+            other = not _elementwise(node)
             for i in node.inputs:
                 if id(i) not in uses:
                     uses[id(i)] = 0
                     keep.append(i)
                     stack.append(i)
                 uses[id(i)] += 1
+                if other:
+                    self._other[id(i)] = self._other.get(id(i), 0) + 1
 
     def rename(self, old: Variable, new: Variable) -> None:
         """``new`` (the same node rebuilt over replaced inputs) takes over ``old``'s uses."""
@@ -113,6 +140,9 @@ class GraphContext:
             self._uses[id(new)] = 0
             self._keep.append(new)
         self._uses[id(new)] += n
+        k = self._other.pop(id(old), 0)
+        if k:
+            self._other[id(new)] = self._other.get(id(new), 0) + k
 
     def replace(self, old: Variable, new: Variable) -> None:
         """``new`` replaces ``old`` everywhere: its new nodes are counted, ``old``'s node is dropped."""
@@ -131,11 +161,23 @@ class GraphContext:
             node = v.owner
             if node is None or any(uses.get(id(o), 0) > 0 for o in node.outputs):
                 continue
+            other = not _elementwise(node)
             for i in node.inputs:
                 if id(i) in uses:
                     uses[id(i)] -= 1
+                    if other:
+                        self._other[id(i)] -= 1
                     if uses[id(i)] == 0:
                         stack.append(i)
+
+
+def _elementwise(node: Any) -> bool:
+    """Whether ``node`` reads its inputs element by element or reduces them."""
+    from pytensor.tensor.elemwise import CAReduce, Elemwise
+
+    from graph_bridge.ops import ExplicitElemwise
+
+    return isinstance(node.op, (Elemwise, ExplicitElemwise, CAReduce))
 
 
 _CURRENT: ContextVar[GraphContext | None] = ContextVar("relations_graph_context", default=None)
@@ -185,17 +227,83 @@ def useso(term: Any, n: Any, fact: str = "useso"):
         v = term_variable(t)
         if v is None:
             return
-        ctx = _CURRENT.get()
-        if ctx is None:
-            raise NoGraphContext(
-                f"{fact}: how often a sub-graph is used is a fact about the graph being "
-                f"rewritten, and no graph was given.  relations.normalize, equivalents, best "
-                f"and the compile-time pass give it; to run a relation with kanren.run, wrap "
-                f"the run in `with graph_bridge.graph_context(outputs):`"
-            )
-        yield from eq(n, ctx.uses(v))(S)
+        ctx = _required_context(fact)
+        found = ctx.uses(v)
+        answered = False
+        for state in eq(n, found)(S):
+            answered = True
+            yield state
+        if not answered:
+            ctx.refused(v)
 
     return uses_goal
+
+
+def _required_context(fact: str) -> GraphContext:
+    ctx = _CURRENT.get()
+    if ctx is None:
+        raise NoGraphContext(
+            f"{fact}: how a sub-graph is used is a fact about the graph being "
+            f"rewritten, and no graph was given.  relations.normalize, equivalents, best "
+            f"and the compile-time pass give it; to run a relation with kanren.run, wrap "
+            f"the run in `with graph_bridge.graph_context(outputs):`"
+        )
+    return ctx
+
+
+def elementwise_useso(term: Any):
+    """Every use of ``term`` is by an Elemwise or a reduction (none is a graph output).
+
+    The guard of moving a view (a DimShuffle) through its consumers: each of
+    them can take it over, so once they all have, the old view has no use
+    left and is gone.  A term the relation built is new: the fact holds.
+    """
+
+    def elementwise_goal(S):
+        t = lreify(term, S)
+        if not is_ground(t):
+            raise NotReady("elementwise_useso on a non-ground term")
+        if _built_by_relation(t):
+            yield S
+            return
+        v = term_variable(t)
+        if v is None:
+            return
+        ctx = _required_context("elementwise_useso")
+        if ctx.other_uses(v) == 0:
+            yield S
+        else:
+            ctx.refused(v)
+
+    return elementwise_goal
+
+
+def movable_viewo(term: Any):
+    """The view ``term`` (a DimShuffle) may move through the node that reads it.
+
+    It has one use, or every use is by an Elemwise or a reduction
+    (:func:`elementwise_useso`): each of those takes the view over (moves it
+    above itself, absorbs it, or reduces it away), so the old view ends
+    unused and is gone rather than kept beside a copy.
+    """
+
+    def movable_goal(S):
+        t = lreify(term, S)
+        if not is_ground(t):
+            raise NotReady("movable_viewo on a non-ground term")
+        if _built_by_relation(t):
+            yield S
+            return
+        v = term_variable(t)
+        if v is None:
+            return
+        ctx = _required_context("movable_viewo")
+        if ctx.uses(v) == 1 or ctx.other_uses(v) == 0:
+            yield S
+        else:
+            ctx.refused(v)
+
+    return movable_goal
 
 
 def single_useo(term: Any):

@@ -209,16 +209,30 @@ class Normalizer:
         return memo[id(root)]
 
 
+#: Passes ``normalize_variables`` makes at most (see ``GraphContext.loosened``).
+MAX_PASSES = 8
+
+
 def normalize_variables(
     outputs: Sequence[Variable], index: RuleIndex, backward: bool = False
 ) -> list[Variable]:
     """Normal forms of ``outputs``, sharing one memo (shared sub-graphs stay shared).
 
     ``backward`` runs the rules from right to left (``relations.lower``).
+    One bottom-up pass puts every node in normal form, except where a use
+    guard (``graph_bridge.single_useo``) refused a node that a later rewrite
+    above it then stopped using: another pass follows for those (at most
+    :data:`MAX_PASSES`), so ``normalize`` is idempotent.
     """
     budget = 1000 + 100 * _count_nodes(outputs)
-    norm = Normalizer(index, GraphContext(outputs), budget=budget, backward=backward)
-    return [norm.normal(o) for o in outputs]
+    result = list(outputs)
+    for _ in range(MAX_PASSES):
+        context = GraphContext(result)
+        norm = Normalizer(index, context, budget=budget, backward=backward)
+        result = [norm.normal(o) for o in result]
+        if norm.rewrites == 0 or not context.loosened():
+            break
+    return result
 
 
 def _count_nodes(outputs: Sequence[Variable]) -> int:

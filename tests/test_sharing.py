@@ -186,10 +186,33 @@ class TestPartialReduction:
         assert forward(careduce_dimshuffle_partialo, y)
         with graph_context([y, e]):
             assert run(1, var(), careduce_dimshuffle_partialo(etuplize(y), var())) == ()
-        outs = [y, pt.exp(e)]
+        outs = [y, e]  # e is an output: it stays, so it is not moved
         new = relations.normalize(outs)
         assert count(new, DimShuffle) <= count(outs, DimShuffle)
         check_rewrite(outs, new, {m: [(0, 3), (1, 1), (2, 3)]})
+
+    def test_a_dimshuffle_every_use_of_which_takes_it_over_moves(self):
+        m = pt.matrix("m")
+        e = pt.expand_dims(m, 0)
+        outs = [pt.sum(e, axis=2), pt.exp(e)]  # a reduction and an Elemwise: both take it
+        new = relations.normalize(outs)
+        assert_no_kind_grows(outs, new)  # one view per output now: views compute nothing
+        assert all(not (v.owner and v.owner.inputs and v.owner.inputs[0] is e) for v in ancestors(new))
+        check_rewrite(outs, new, {m: [(0, 3), (1, 1), (2, 3)]})
+
+
+class TestPasses:
+    def test_a_guard_refused_in_one_pass_is_tried_again_when_the_use_is_gone(self):
+        # bottom-up, Sum sees the ExpandDims used twice (by itself and by a Join);
+        # the Join's reduction then splits and lets go of it: a second pass moves it
+        x = pt.vector("x")
+        e = pt.expand_dims(x, 0)
+        j = pt.join(0, e, e)
+        outs = [pt.sum(e, axis=1), pt.sum(j)]
+        new = relations.normalize(outs)
+        again = relations.normalize(new)
+        assert again[0] is new[0] and again[1] is new[1]
+        check_rewrite(outs, new, {x: [(0,), (1,), (3,)]})
 
 
 class TestQueriesAndCompile:
