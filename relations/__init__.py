@@ -21,10 +21,12 @@ from pytensor.graph.basic import Variable
 import graph_bridge  # noqa: F401  (dispatch registrations, vocabulary)
 from relations.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
 from relations.dimshuffle import (
+    careduce_added_dimso,
     careduce_dimshuffle_fullo,
     careduce_dimshuffle_partialo,
     dimshuffle_composeo,
     dimshuffle_identityo,
+    dimshuffle_through_elemwiseo,
 )
 from relations.join import careduce_joino
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
@@ -55,8 +57,10 @@ DEFAULT_RULES: tuple = (
     careduce_joino,
     careduce_dimshuffle_fullo,
     careduce_dimshuffle_partialo,
+    careduce_added_dimso,
     dimshuffle_identityo,
     dimshuffle_composeo,
+    dimshuffle_through_elemwiseo,
     inc_zeros_as_seto,
     elemwise_set_subtensoro,
     elemwise_alloco,

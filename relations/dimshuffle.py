@@ -11,11 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from kanren.core import conde
-from pytensor.tensor.elemwise import CAReduce, DimShuffle
+from pytensor.graph.basic import Variable
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.math import Sum
 from unification import var
 
-from graph_bridge import NotReady, builder_for, ndimo, same_typeo, term
-from graph_bridge.context import single_useo
+from graph_bridge import NotReady, builder_for, is_ground, ndimo, op_term, same_typeo, term, term_variable
+from graph_bridge.context import movable_viewo
 from graph_bridge.logic import eq, lreify
 from relations.goals import lall_ready
 from relations.orders import (
@@ -29,10 +31,12 @@ from relations.reductions import careduce_heado, full_reductiono
 from relations.rules import rule
 
 __all__ = [
+    "careduce_added_dimso",
     "careduce_dimshuffle_fullo",
     "careduce_dimshuffle_partialo",
     "dimshuffle_composeo",
     "dimshuffle_identityo",
+    "dimshuffle_through_elemwiseo",
     "maybe_dimshuffleo",
 ]
 
@@ -148,9 +152,9 @@ def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
     ``'x'`` dims have length 1 and vanish; the kept dims are put back in
     order by a DimShuffle after the reduction, omitted when it is the
     identity.  The head's props other than ``axis`` are kept (same dtype).
-    Only when the DimShuffle has no other use (``single_useo``): another
-    consumer would keep it, and the DimShuffle moved above the reduction
-    would be a second one.
+    Only when the DimShuffle may move (``movable_viewo``): it has one use,
+    or every use is by an Elemwise or a reduction, which all take it over;
+    a consumer that keeps it would make the moved DimShuffle a second one.
 
     Measure: the number of DimShuffle nodes with a CAReduce above them drops
     by one (the DimShuffle now sits above the reduction, or is gone).
@@ -169,7 +173,7 @@ def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
         _axes_tupleo(axes),
         reduce_througho(n, order, axes, axes2, order2),
         ndimo(inner, m),
-        single_useo(shuffled),
+        movable_viewo(shuffled),
         same_typeo(lhs, rhs),
     )
 
@@ -242,4 +246,223 @@ def dimshuffle_identityo(lhs: Any, rhs: Any):
         eq(rhs, x),
         ndimo(x, n),
         identity_ordero(n, order),
+    )
+
+
+def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any):
+    """``out`` is a stock, not-inplace, one-output ``Elemwise(scalar_op)(*inputs)`` (any arity)."""
+
+    def goal(S):
+        o = lreify(out, S)
+        if is_ground(o):
+            v = term_variable(o)
+            node = v.owner if v is not None else None
+            if (
+                node is not None
+                and type(node.op) is Elemwise
+                and not node.op.inplace_pattern
+                and len(node.outputs) == 1
+            ):
+                yield from eq((scalar_op, inputs), (node.op.scalar_op, tuple(node.inputs)))(S)
+            return
+        sop, ins = lreify((scalar_op, inputs), S)
+        if is_ground(sop) and isinstance(ins, tuple) and is_ground(ins):
+            yield from eq(out, term(op_term(Elemwise(sop)), *ins))(S)
+            return
+        raise NotReady("stock_elemwiseo needs out, or scalar_op and inputs")
+
+    return goal
+
+
+def _shuffled(v: Variable) -> tuple[int, tuple, Variable] | None:
+    """``(input ndim, order, input)`` of a DimShuffle's output, else ``None``."""
+    node = v.owner
+    if node is None or type(node.op) is not DimShuffle:
+        return None
+    return node.inputs[0].type.ndim, tuple(node.op.new_order), node.inputs[0]
+
+
+def _expanded_scalar(s: Any, n: int) -> Any:
+    """The 0-d ``s`` with ``n`` added dims (``s`` itself for ``n == 0``)."""
+    return s if n == 0 else term(term(DS, 0, ("x",) * n), s)
+
+
+def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
+    """``inputs`` are ``DimShuffle{n, order}`` of ``inner``, up to expanded scalars.
+
+    Each input is a DimShuffle.  The ones of an ``n``-d input share one
+    ``order``; the others expand a 0-d ``s`` (every dim ``'x'``), and stand
+    for ``s`` with ``n`` added dims in ``inner``.  When every input expands a
+    0-d, ``n`` is 0 and ``order`` is all ``'x'``.
+
+    Forward (``inputs`` known) reads the DimShuffles; backward (``n``,
+    ``order`` and ``inner`` known) builds them, one DimShuffle per input
+    (an expanded scalar in ``inner`` gets one DimShuffle of the 0-d).
+    """
+
+    def goal(S):
+        ins = lreify(inputs, S)
+        if isinstance(ins, tuple) and is_ground(ins):
+            found = [_shuffled(v) if (v := term_variable(t)) is not None else None for t in ins]
+            if not found or any(f is None for f in found):
+                return
+            full = {(k, o) for k, o, _ in found if k > 0}
+            if len(full) > 1:
+                return
+            k, o = next(iter(full)) if full else (0, found[0][1])
+            if k == 0 and len({len(f[1]) for f in found}) != 1:
+                return
+            parts = tuple(x if fk == k and fk > 0 or k == 0 else _expanded_scalar(x, k) for fk, _, x in found)
+            yield from eq((n, order, inner), (k, o, parts))(S)
+            return
+        k, o, parts = lreify((n, order, inner), S)
+        if isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple) and is_ground(parts):
+            built = []
+            for p in parts:
+                v = term_variable(p)
+                if v is None:
+                    return
+                if v.type.ndim == k and k > 0:
+                    sh = _shuffled(v)
+                    if sh is not None and sh[0] == 0 and sh[1] == ("x",) * k:
+                        built.append(term(term(DS, 0, ("x",) * len(o)), sh[2]))  # an expanded scalar
+                    else:
+                        built.append(term(term(DS, k, o), p))
+                elif k == 0 and v.type.ndim == 0:
+                    built.append(term(term(DS, 0, o), p))
+                else:
+                    return
+            yield from eq(inputs, tuple(built))(S)
+            return
+        raise NotReady("shuffled_inputso needs inputs, or n, order and inner")
+
+    return goal
+
+
+def movable_eacho(terms: Any):
+    """Every term of the tuple ``terms`` may move (``graph_bridge.movable_viewo``)."""
+
+    def goal(S):
+        ts = lreify(terms, S)
+        if not isinstance(ts, tuple):
+            raise NotReady("movable_eacho needs the tuple")
+        return lall_ready(*(movable_viewo(t) for t in ts))(S)
+
+    return goal
+
+
+@rule(
+    heads=(Elemwise,),
+    rhs_heads=(DimShuffle,),
+    child_heads=(DimShuffle,),
+    measure="Elemwise nodes between a DimShuffle and the outputs (-1); DimShuffles do not grow",
+)
+def dimshuffle_through_elemwiseo(lhs: Any, rhs: Any):
+    """A DimShuffle every input of an Elemwise shares moves above it.
+
+    Before / after (``x``, ``y`` vectors, ``m`` a matrix, ``s`` a scalar)::
+
+        Exp(ExpandDims{axis=0}(x))                   ->  ExpandDims{axis=0}(Exp(x))
+        Mul(ExpandDims{axis=0}(x), ExpandDims{axes=[0, 1]}(2.0))
+                                                     ->  ExpandDims{axis=0}(Mul(x, ExpandDims{axis=0}(2.0)))
+        Exp(Transpose(m))                            ->  Transpose(Exp(m))
+        Gt(ExpandDims{axis=0}(s), ExpandDims{axis=0}(0))  ->  ExpandDims{axis=0}(Gt(s, 0))
+
+    An Elemwise computes element by element, so it commutes with a
+    DimShuffle that every input shares (expanded scalars are expanded to the
+    DimShuffle's input rank instead).  Once above the chain, the DimShuffle
+    meets what it was waiting for: a reduction that removes it
+    (``careduce_dimshuffle_fullo``, ``careduce_dimshuffle_partialo``), an
+    Elemwise that absorbs it into an explicit broadcast pattern
+    (``elemwise_explicito``), or another DimShuffle (``dimshuffle_composeo``).
+    PyTensor's ``local_dimshuffle_lift`` moves DimShuffles the other way: that
+    is this relation run backward.
+
+    Only when each DimShuffle may move (``movable_viewo``): it has one use,
+    or every use is by an Elemwise or a reduction, which all take it over; a
+    consumer that keeps it would make the moved one a second.
+
+    Measure: the DimShuffle is one Elemwise closer to the outputs; ``k``
+    DimShuffles become one, so their count never grows (the graph's height
+    bounds the number of moves).
+    Backward: ``DimShuffle{order}(f(x, ...))`` gives ``f(DimShuffle{order}(x), ...)``
+    (PyTensor's direction), one form.
+    """
+    sop, ins, n, order, inner, fx = var(), var(), var(), var(), var(), var()
+    return lall_ready(
+        stock_elemwiseo(lhs, sop, ins),
+        eq(rhs, term(term(DS, n, order), fx)),
+        stock_elemwiseo(fx, sop, inner),
+        shuffled_inputso(ins, n, order, inner),
+        movable_eacho(ins),
+        same_typeo(lhs, rhs),
+    )
+
+
+def added_axes_reductiono(head: Any, order: Any, order2: Any, x: Any):
+    """``head`` reduces only dims that ``order`` adds; ``order2`` is ``order`` without them.
+
+    Forward (``head`` and ``order`` known) reads the axes off the head (a
+    reduction over every axis is the full rule's).  Backward (``order2`` and
+    ``x`` known) it builds a ``Sum`` over one added dim, at each position,
+    in ``x``'s dtype (numbers only): the family a backward run generates.
+    """
+
+    def goal(S):
+        h, o = lreify(head, S), lreify(order, S)
+        if is_ground(h) and isinstance(o, tuple):
+            axes = getattr(h.evaled_obj, "axis", None)
+            if axes is None or not all(o[j] == "x" for j in axes):
+                return
+            yield from eq(order2, tuple(d for j, d in enumerate(o) if j not in axes))(S)
+            return
+        o2, xv = lreify(order2, S), lreify(x, S)
+        if isinstance(o2, tuple) and is_ground(xv):
+            v = term_variable(xv)
+            if v is None or v.type.dtype == "bool":
+                return
+            for j in range(len(o2) + 1):
+                head_j = op_term(Sum(axis=(j,), dtype=v.type.dtype, acc_dtype=v.type.dtype))
+                yield from eq((head, order), (head_j, o2[:j] + ("x",) + o2[j:]))(S)
+            return
+        raise NotReady("added_axes_reductiono needs head and order, or order2 and x")
+
+    return goal
+
+
+@rule(
+    heads=(CAReduce,),
+    rhs_heads=(DimShuffle,),
+    child_heads=(DimShuffle,),
+    measure="CAReduce nodes (-1); DimShuffles do not grow",
+)
+def careduce_added_dimso(lhs: Any, rhs: Any):
+    """A reduction over dims a DimShuffle only added is no reduction.
+
+    Before / after (``s`` a scalar, ``m`` a matrix)::
+
+        Sum{axis=0}(ExpandDims{axis=0}(s))           ->  s
+        Max{axis=1}(DimShuffle{0,x,1}(m))            ->  m
+        Sum{axis=2}(DimShuffle{x,0,x}(v))            ->  ExpandDims{axis=0}(v)
+
+    Every reduced dim has length 1, so each output element is the one input
+    element (reduced with the identity).  Only when the output type is
+    unchanged (a reduction that casts, such as ``Sum`` of int32 to int64, is
+    left alone: ``same_typeo``).  Only when the DimShuffle may move
+    (``movable_viewo``).
+
+    Measure: CAReduce nodes drop by one; the DimShuffle is replaced by a
+    shorter one or none.
+    Backward (only ``DimShuffle`` right sides): a ``Sum`` over one added dim
+    at each position, in the input's dtype.
+    """
+    x, n, order, head, order2, shuffled = var(), var(), var(), var(), var(), var()
+    return lall_ready(
+        eq(lhs, term(head, shuffled)),
+        eq(shuffled, term(term(DS, n, order), x)),
+        maybe_dimshuffleo(rhs, n, order2, x),
+        ndimo(x, n),
+        added_axes_reductiono(head, order, order2, x),
+        movable_viewo(shuffled),
+        same_typeo(lhs, rhs),
     )

@@ -517,11 +517,11 @@ def _set_zeros(ctx: _Ctx, x: _T) -> _T:
 
 
 def _fork(ctx: _Ctx, x: _T) -> _T:
-    """``x`` (an intermediate) becomes an output too: the next node is not its only use."""
+    """``x`` (an intermediate) becomes an output too, and gets a consumer: two uses."""
     if x.var.owner is None:
         x = ctx.keep(_unary(ctx, x))
     ctx.forks.append(x)
-    return x
+    return _reduce(ctx, x) if ctx.coin() else _unary(ctx, x)
 
 
 # ---------------------------------------------------------------- the strategy
@@ -556,8 +556,11 @@ PATTERN_RECIPES: list[tuple[str, ...]] = [
     ("transpose", "transpose"), ("alloc", "binary"), ("reduce", "expand_dims"),
     ("set_subtensor", "unary"), ("adv_subtensor", "reduce"), ("subtensor", "binary"),
     # shared sub-graphs: the node a rule would push through has a second use
-    ("set_zeros", "fork", "unary"), ("alloc", "fork", "unary"), ("expand_dims", "fork", "reduce"),
-    ("set_zeros", "fork", "binary"), ("join", "fork", "reduce"),
+    ("set_zeros", "fork"), ("alloc", "fork"), ("expand_dims", "fork", "reduce"),
+    ("set_zeros", "fork", "binary"), ("join", "fork"), ("transpose", "fork"),
+    # DimShuffles under Elemwise chains under reductions
+    ("expand_dims", "unary", "reduce"), ("transpose", "unary", "reduce"),
+    ("expand_dims", "elemwise_scalar", "reduce"), ("expand_dims", "unary", "unary", "reduce"),
 ]
 RECIPES: list[tuple[str, ...]] = (
     [("unary",), ("binary",), ("reduce",)]

@@ -14,10 +14,12 @@ import relations
 from graph_bridge import etuplize, reify
 from helpers import backward, check_rewrite, forward, graph_ops, holds, snapshot
 from relations.dimshuffle import (
+    careduce_added_dimso,
     careduce_dimshuffle_fullo,
     careduce_dimshuffle_partialo,
     dimshuffle_composeo,
     dimshuffle_identityo,
+    dimshuffle_through_elemwiseo,
 )
 from relations.join import careduce_joino
 
@@ -170,6 +172,129 @@ a, b, c = pt.vector("a"), pt.vector("b"), pt.vector("c")
 VEC_SHAPES = {a: [(0,), (1,), (4,)], b: [(2,), (1,), (0,)], c: [(3,), (0,), (1,)]}
 
 
+class TestThroughElemwise:
+    """A DimShuffle all inputs of an Elemwise share moves above it (PyTensor lifts it the other way)."""
+
+    def test_forward_unary_expand(self):
+        lhs = pt.exp(pt.expand_dims(x, 0))
+        (rhs,) = forward(dimshuffle_through_elemwiseo, lhs)
+        assert isinstance(rhs.owner.op, DimShuffle) and rhs.owner.inputs[0].owner.inputs[0] is x
+        check_rewrite(lhs, rhs, {x: [(0,), (1,), (4,)]})
+
+    def test_forward_binary_with_an_expanded_scalar(self):
+        lhs = pt.expand_dims(x, 0) * 2.0
+        (rhs,) = forward(dimshuffle_through_elemwiseo, lhs)
+        assert rhs.owner.op.new_order == ("x", 0)
+        inner = rhs.owner.inputs[0].owner
+        assert inner.inputs[0] is x and inner.inputs[1].type.ndim == 1  # 2.0 expanded to x's rank
+        check_rewrite(lhs, rhs, {x: [(0,), (1,), (4,)]})
+
+    def test_forward_transpose_and_all_scalars(self):
+        lhs = pt.exp(m.T) + pt.log(m.T)
+        assert forward(dimshuffle_through_elemwiseo, lhs) == []  # inputs are Elemwise, not DimShuffles
+        inner = pt.exp(m.T)
+        (rhs,) = forward(dimshuffle_through_elemwiseo, inner)
+        assert rhs.owner.op.new_order == (1, 0)
+        check_rewrite(inner, rhs, {m: SHAPES_2D})
+        s = pt.scalar("s")
+        gt = pt.gt(s[None], 0)
+        (rhs,) = forward(dimshuffle_through_elemwiseo, gt)
+        assert rhs.owner.inputs[0].type.ndim == 0
+        check_rewrite(gt, rhs, {s: [()]})
+
+    def test_different_orders_are_left_to_the_explicit_form(self):
+        outer = pt.expand_dims(x, 0) * pt.expand_dims(x, 1)
+        assert forward(dimshuffle_through_elemwiseo, outer) == []
+        assert forward(dimshuffle_through_elemwiseo, pt.expand_dims(x, 0) + m) == []
+
+    def test_backward_is_pytensors_lift(self):
+        rhs = pt.expand_dims(pt.exp(x) * x, 0)
+        (lhs,) = backward(dimshuffle_through_elemwiseo, rhs)
+        assert all(isinstance(i.owner.op, DimShuffle) for i in lhs.owner.inputs)
+        check_rewrite(rhs, lhs, {x: [(0,), (1,), (3,)]})
+        s = pt.scalar("s")
+        rhs2 = pt.expand_dims(pt.exp(x) * 2.0, 0)
+        (lhs2,) = backward(dimshuffle_through_elemwiseo, rhs2)
+        assert [i.owner.op.new_order for i in lhs2.owner.inputs] == [("x", 0), ("x", "x")]
+        check_rewrite(rhs2, lhs2, {x: [(0,), (1,), (3,)]})
+        assert backward(dimshuffle_through_elemwiseo, pt.expand_dims(s, 0)) == []
+
+    def test_check(self):
+        lhs = pt.exp(pt.expand_dims(x, 0))
+        assert holds(dimshuffle_through_elemwiseo, lhs, pt.expand_dims(pt.exp(x), 0))
+        assert not holds(dimshuffle_through_elemwiseo, lhs, pt.expand_dims(pt.exp(x), 1))
+        assert not holds(dimshuffle_through_elemwiseo, lhs, pt.expand_dims(pt.log(x), 0))
+
+    def test_a_dimshuffle_a_graph_output_also_uses_stays(self):
+        e = pt.expand_dims(x, 0)
+        lhs = pt.exp(e)
+        from graph_bridge import graph_context
+
+        with graph_context([lhs, e]):
+            assert run(1, var(), dimshuffle_through_elemwiseo(etuplize(lhs), var())) == ()
+        with graph_context([lhs, pt.log(e)]):  # every use elementwise: it moves
+            assert run(1, var(), dimshuffle_through_elemwiseo(etuplize(lhs), var())) != ()
+
+
+class TestAddedDims:
+    def test_forward(self):
+        s = pt.scalar("s")
+        lhs = pt.sum(pt.expand_dims(s, 0), axis=0)
+        (rhs,) = forward(careduce_added_dimso, lhs)
+        assert rhs is s
+        lhs2 = pt.max(m.dimshuffle(0, "x", 1), axis=1)
+        (rhs2,) = forward(careduce_added_dimso, lhs2)
+        assert rhs2 is m
+        lhs3 = pt.sum(x.dimshuffle("x", 0, "x"), axis=2)
+        (rhs3,) = forward(careduce_added_dimso, lhs3)
+        assert rhs3.owner.op.new_order == ("x", 0)
+        check_rewrite(lhs3, rhs3, {x: [(0,), (1,), (3,)]})
+        check_rewrite(lhs2, rhs2, {m: SHAPES_2D})
+
+    def test_a_real_reduced_dim_is_not_this_rule(self):
+        assert forward(careduce_added_dimso, pt.sum(m.dimshuffle(0, "x", 1), axis=(1, 2))) == []
+        assert forward(careduce_added_dimso, pt.sum(m.dimshuffle(0, "x", 1))) == []
+
+    def test_backward_and_check(self):
+        rhs = x.dimshuffle("x", 0)
+        graphs = backward(careduce_added_dimso, rhs)
+        # one added dim at each of three places, over x or over rhs itself (identity)
+        assert len(graphs) == 6
+        assert sum(g.owner.inputs[0].owner.inputs[0] is x for g in graphs) == 3
+        for g in graphs:
+            assert isinstance(g.owner.op, CAReduce)
+            check_rewrite(rhs, g, {x: [(0,), (1,), (3,)]})
+            assert holds(careduce_added_dimso, g, rhs)
+        assert not holds(careduce_added_dimso, pt.sum(x.dimshuffle("x", 0, "x"), axis=2), x.dimshuffle(0, "x"))
+
+
+class TestElemwiseChains:
+    """The forms users write (the DimShuffle seen only by an Elemwise chain and a reduction)."""
+
+    s = pt.scalar("s")
+    CASES = {
+        "sum(exp(expand_dims(x)))": lambda: pt.sum(pt.exp(pt.expand_dims(x, 0))),
+        "min(expand_dims(x))": lambda: pt.min(pt.expand_dims(x, 0)),
+        "sum(expand_dims(x) * 2)": lambda: pt.sum(pt.expand_dims(x, 0) * 2.0),
+        "sum(exp(m.T), axis=0)": lambda: pt.sum(pt.exp(m.T), axis=0),
+        "sum(log(s[None]) * x)": lambda: pt.sum(pt.log(TestElemwiseChains.s[None]) * x),
+        "sum(exp(log(m.T) + 1))": lambda: pt.sum(pt.exp(pt.log(m.T) + 1.0)),
+        "prod(exp(expand_dims(m)), axis=(0, 2))": lambda: pt.prod(pt.exp(pt.expand_dims(m, 0)), axis=(0, 2)),
+    }
+
+    @pytest.mark.parametrize("name", sorted(CASES))
+    def test_no_dimshuffle_is_left(self, name):
+        y = self.CASES[name]()
+        before = snapshot(y)
+        z = relations.normalize(y)
+        assert snapshot(y) == before
+        assert not any(isinstance(op, DimShuffle) for op in graph_ops(z)), name
+        shapes = {x: [(0,), (1,), (4,), (4,)], m: [(0, 3), (1, 1), (1, 4), (3, 4)], self.s: [(), (), (), ()]}
+        used = set(pytensor.graph.traversal.explicit_graph_inputs([y]))
+        check_rewrite(y, z, {k: v for k, v in shapes.items() if k in used})
+        assert relations.normalize(z) is z
+
+
 class TestJoin:
     def test_forward_sum_of_join(self):
         lhs = pt.sum(pt.join(0, a, b, c))
@@ -255,10 +380,17 @@ class TestNormalize:
         assert isinstance(zw.owner.op, DimShuffle) and isinstance(zw.owner.inputs[0].owner.op, CAReduce)
         check_rewrite(w, zw, {t3: [(0, 2, 3), (1, 1, 1), (2, 3, 4)]})
 
-    def test_reduction_over_added_dims_only_is_left_alone(self):
-        # the reduced dim is the added one: no input dim is reduced, so there is
-        # no reduction to keep; the relation leaves the node untouched
+    def test_reduction_over_added_dims_only_is_no_reduction(self):
+        # the reduced dim is the added one: careduce_added_dimso leaves the transpose
         w = pt.sum(m.dimshuffle(1, "x", 0), axis=1)
+        z = relations.normalize(w)
+        assert not any(isinstance(op, CAReduce) for op in graph_ops(z))
+        check_rewrite(w, z, {m: SHAPES_2D})
+
+    def test_reduction_over_added_dims_that_casts_is_left_alone(self):
+        # Sum of int32 is int64: no same-type right side without a cast
+        i32 = pt.vector("i32", dtype="int32")
+        w = pt.sum(i32[None, :], axis=0)
         assert relations.normalize(w) is w
 
     def test_idempotent(self):

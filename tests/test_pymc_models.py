@@ -53,3 +53,33 @@ def test_lkjcorr_sets_are_not_duplicated():
     inputs, outs = logp_dlogp(MODELS["LKJCorr n=10"]())
     assert sets(relations.normalize(outs)) == sets(outs)
     assert sets(relations.normalize([outs[0]])) == sets([outs[0]])
+
+
+def _idle_expansions(outputs) -> list:
+    """Expanding DimShuffles whose every consumer is an Elemwise or a reduction."""
+    from pytensor.graph.fg import FunctionGraph
+    from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+
+    from graph_bridge import ExplicitElemwise
+
+    fg = FunctionGraph(outputs=list(outputs), clone=False)
+    found = []
+    for node in fg.apply_nodes:
+        if type(node.op) is not DimShuffle:
+            continue
+        order = node.op.new_order
+        if "x" not in order or [d for d in order if d != "x"] != list(range(node.inputs[0].type.ndim)):
+            continue
+        clients = [c for c, _ in fg.clients[node.outputs[0]]]
+        if clients and all(
+            not isinstance(c.op, str) and isinstance(c.op, (Elemwise, ExplicitElemwise, CAReduce)) for c in clients
+        ):
+            found.append(node)
+    return found
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_expansion_is_left_under_elemwise_chains_and_reductions(name):
+    inputs, outs = logp_dlogp(MODELS[name]())
+    assert _idle_expansions(outs)  # PyMC's graphs have them
+    assert _idle_expansions(relations.normalize(outs)) == []

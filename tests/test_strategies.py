@@ -147,6 +147,9 @@ PATTERNS: dict[str, Callable[[Apply], bool]] = {
     "elemwise(set_subtensor(zeros))": lambda n: isinstance(n.op, Elemwise) and any(
         _owner_is(i, *INC) and _owner_is(i.owner.inputs[0], Alloc) for i in n.inputs
     ),
+    "reduce(elemwise(dimshuffle))": lambda n: isinstance(n.op, CAReduce)
+    and _owner_is(n.inputs[0], Elemwise)
+    and any(_owner_is(i, DimShuffle) for i in n.inputs[0].owner.inputs),
     "elemwise(alloc)": lambda n: isinstance(n.op, Elemwise) and any(_owner_is(i, Alloc) for i in n.inputs),
     "elemwise(expand_dims)": lambda n: isinstance(n.op, Elemwise) and any(
         _owner_is(i, DimShuffle) and "x" in i.owner.op.new_order for i in n.inputs
