@@ -12,8 +12,10 @@ relation (``relations``)           node rewriter (this module)
 ``careduce_joino``                 :func:`local_careduce_join_pieces`
 ``careduce_dimshuffle_fullo``      :func:`local_careduce_dimshuffle_full`
 ``careduce_dimshuffle_partialo``   :func:`local_careduce_dimshuffle_partial`
+``careduce_added_dimso``           :func:`local_careduce_added_dims`
 ``dimshuffle_identityo``           :func:`local_dimshuffle_identity`
 ``dimshuffle_composeo``            :func:`local_dimshuffle_compose`
+``dimshuffle_through_elemwiseo``   :func:`local_dimshuffle_through_elemwise`
 ``inc_zeros_as_seto``              :func:`local_inc_zeros_as_set`
 ``elemwise_set_subtensoro``        :func:`local_elemwise_set_subtensor`
 ``elemwise_alloco``                :func:`local_elemwise_alloc_value`
@@ -28,6 +30,9 @@ Faithfulness notes (what the relational engine does that is mirrored here):
 * Rules are tried in ``DEFAULT_RULES`` order at each node (one
   ``SequentialNodeRewriter``); for the Elemwise lifts, every input position
   is tried in order before the next rule, as the relation's answer stream.
+* The sharing guards use ``fgraph.clients`` (as PyTensor's own lifts do):
+  the set and Alloc lifts need one client, a moved DimShuffle one client or
+  only Elemwise/reduction clients (``graph_bridge.context``).
 * A replacement must have the old output's dtype, ndim and broadcastable
   pattern (``relations.search.same_type``), else the rule does not apply.
 * Ops with changed props are rebuilt the way ``graph_bridge.OpBuilder``
@@ -79,6 +84,8 @@ __all__ = [
     "NATIVE_RULES",
     "local_careduce_dimshuffle_full",
     "local_careduce_dimshuffle_partial",
+    "local_careduce_added_dims",
+    "local_dimshuffle_through_elemwise",
     "local_careduce_join_pieces",
     "local_dimshuffle_compose",
     "local_dimshuffle_identity",
@@ -149,6 +156,22 @@ def _owner_op(v: Variable, cls) -> object | None:
     if isinstance(cls, (tuple, frozenset)):
         return node.op if type(node.op) in cls else None
     return node.op if type(node.op) is cls else None
+
+
+def _single_client(fgraph, v: Variable) -> bool:
+    """``v`` has one client in ``fgraph`` (PyTensor's guard against duplicating a node)."""
+    return len(fgraph.clients[v]) == 1
+
+
+def _movable_view(fgraph, v: Variable) -> bool:
+    """One client, or every client an Elemwise or a reduction (as ``graph_bridge.movable_viewo``)."""
+    clients = fgraph.clients[v]
+    if len(clients) == 1:
+        return True
+    return all(
+        not isinstance(c, str) and isinstance(c.op, (Elemwise, ExplicitElemwise, CAReduce))
+        for c, _ in clients
+    )
 
 
 def _rebuild(op, **changes):
@@ -404,7 +427,7 @@ def local_careduce_dimshuffle_partial(fgraph, node):
         return None
     x = ds_out.owner.inputs[0]
     n = x.type.ndim
-    if ds.input_ndim != n:
+    if ds.input_ndim != n or not _movable_view(fgraph, ds_out):
         return None
     axes2, order2 = _reduce_through(n, tuple(ds.new_order), tuple(op.axis))
     if not axes2:
@@ -524,7 +547,7 @@ def local_elemwise_set_subtensor(fgraph, node):
     ins = node.inputs
     for i, hole in enumerate(ins):
         parts = _set_parts(hole, set_mode=True)
-        if parts is None:
+        if parts is None or not _single_client(fgraph, hole):
             continue
         set_op, x, c, idx = parts
         before, after = ins[:i], ins[i + 1 :]
@@ -568,7 +591,7 @@ def local_elemwise_alloc_value(fgraph, node):
     ins = node.inputs
     for i, hole in enumerate(ins):
         parts = _alloc_parts(hole)
-        if parts is None:
+        if parts is None or not _single_client(fgraph, hole):
             continue
         v, shape = parts
         if not all(v.type.broadcastable):
@@ -655,13 +678,77 @@ def local_alloc_explicit(fgraph, node):
     return _replacement(out, new)
 
 
+@node_rewriter([CAReduce])
+def local_careduce_added_dims(fgraph, node):
+    """A reduction over dims a DimShuffle only added is no reduction.
+
+    Before / After::
+
+        Sum{axis=0}(ExpandDims{axis=0}(s))   ->  s
+        Sum{axis=2}(DimShuffle{x,0,x}(v))    ->  ExpandDims{axis=0}(v)
+    """
+    op = node.op
+    if type(op) not in CAREDUCE_CLASSES or op.axis is None:
+        return None
+    [ds_out] = node.inputs
+    ds = _owner_op(ds_out, DimShuffle)
+    if ds is None or not _movable_view(fgraph, ds_out):
+        return None
+    x = ds_out.owner.inputs[0]
+    order = tuple(ds.new_order)
+    if ds.input_ndim != x.type.ndim or not all(order[j] == "x" for j in op.axis):
+        return None
+    order2 = tuple(d for j, d in enumerate(order) if j not in op.axis)
+    n = x.type.ndim
+    new = x if _is_identity(n, order2) else DimShuffle(input_ndim=n, new_order=order2)(x)
+    return _replacement(node.outputs[0], new)
+
+
+@node_rewriter([Elemwise])
+def local_dimshuffle_through_elemwise(fgraph, node):
+    """A DimShuffle every input of an Elemwise shares moves above it.
+
+    Before / After::
+
+        Exp(ExpandDims{axis=0}(x))       ->  ExpandDims{axis=0}(Exp(x))
+        Mul(ExpandDims{axis=0}(x), ExpandDims{axes=[0, 1]}(2.0))
+                                         ->  ExpandDims{axis=0}(Mul(x, ExpandDims{axis=0}(2.0)))
+
+    Expanded 0-d inputs are expanded to the DimShuffle's input rank.
+    """
+    op = node.op
+    if type(op) is not Elemwise or op.inplace_pattern or len(node.outputs) != 1:
+        return None
+    found = []
+    for v in node.inputs:
+        d = _owner_op(v, DimShuffle)
+        if d is None or not _movable_view(fgraph, v):
+            return None
+        found.append((d.input_ndim, tuple(d.new_order), v.owner.inputs[0]))
+    full = {(k, o) for k, o, _ in found if k > 0}
+    if len(full) > 1:
+        return None
+    k, order = next(iter(full)) if full else (0, found[0][1])
+    inner = [
+        x if (fk == k and fk > 0) or k == 0 else (DimShuffle(input_ndim=0, new_order=("x",) * k)(x))
+        for fk, _, x in found
+    ]
+    try:
+        new = DimShuffle(input_ndim=k, new_order=order)(Elemwise(op.scalar_op)(*inner))
+    except Exception:
+        return None
+    return _replacement(node.outputs[0], new)
+
+
 #: The rules in ``relations.DEFAULT_RULES`` order.
 NATIVE_RULES = (
     local_careduce_join_pieces,
     local_careduce_dimshuffle_full,
     local_careduce_dimshuffle_partial,
+    local_careduce_added_dims,
     local_dimshuffle_identity,
     local_dimshuffle_compose,
+    local_dimshuffle_through_elemwise,
     local_inc_zeros_as_set,
     local_elemwise_set_subtensor,
     local_elemwise_alloc_value,
