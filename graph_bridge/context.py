@@ -26,7 +26,7 @@ on a term of an existing graph has no such context; the guard then raises
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -251,31 +251,36 @@ def _required_context(fact: str) -> GraphContext:
     return ctx
 
 
-def elementwise_useso(term: Any):
-    """Every use of ``term`` is by an Elemwise or a reduction (none is a graph output).
+def _use_fact(term: Any, fact: str, holds: Callable[[GraphContext, Variable], bool]):
+    """The goal that ``holds(context, variable)`` for ``term`` (see :func:`useso`).
 
-    The guard of moving a view (a DimShuffle) through its consumers: each of
-    them can take it over, so once they all have, the old view has no use
-    left and is gone.  A term the relation built is new: the fact holds.
+    Waits while ``term`` is not ground; holds for a term the relation built
+    (a new variable, used once by the term that holds it); notes a refusal
+    in the context (``GraphContext.loosened``).
     """
 
-    def elementwise_goal(S):
+    def use_fact_goal(S):
         t = lreify(term, S)
         if not is_ground(t):
-            raise NotReady("elementwise_useso on a non-ground term")
+            raise NotReady(f"{fact} on a non-ground term")
         if _built_by_relation(t):
             yield S
             return
         v = term_variable(t)
         if v is None:
             return
-        ctx = _required_context("elementwise_useso")
-        if ctx.other_uses(v) == 0:
+        ctx = _required_context(fact)
+        if holds(ctx, v):
             yield S
         else:
             ctx.refused(v)
 
-    return elementwise_goal
+    return use_fact_goal
+
+
+def elementwise_useso(term: Any):
+    """Every use of ``term`` is by an Elemwise or a reduction (none is a graph output)."""
+    return _use_fact(term, "elementwise_useso", lambda ctx, v: ctx.other_uses(v) == 0)
 
 
 def movable_viewo(term: Any):
@@ -286,31 +291,16 @@ def movable_viewo(term: Any):
     above itself, absorbs it, or reduces it away), so the old view ends
     unused and is gone rather than kept beside a copy.
     """
-
-    def movable_goal(S):
-        t = lreify(term, S)
-        if not is_ground(t):
-            raise NotReady("movable_viewo on a non-ground term")
-        if _built_by_relation(t):
-            yield S
-            return
-        v = term_variable(t)
-        if v is None:
-            return
-        ctx = _required_context("movable_viewo")
-        if ctx.uses(v) == 1 or ctx.other_uses(v) == 0:
-            yield S
-        else:
-            ctx.refused(v)
-
-    return movable_goal
+    return _use_fact(
+        term, "movable_viewo", lambda ctx, v: ctx.uses(v) == 1 or ctx.other_uses(v) == 0
+    )
 
 
 def single_useo(term: Any):
     """``term`` is used once in the graph being rewritten (see :func:`useso`).
 
-    The guard of every rule that pushes an Elemwise or a reduction through
-    the node of ``term``: with a second use, the old node would stay for it
-    and the rewrite would add a copy.
+    The guard of every rule that pushes an Elemwise through the node of
+    ``term``: with a second use, the old node would stay for it and the
+    rewrite would add a copy.
     """
-    return useso(term, 1, fact="single_useo")
+    return _use_fact(term, "single_useo", lambda ctx, v: ctx.uses(v) == 1)

@@ -61,8 +61,12 @@ def _is_expansion(v: Variable) -> bool:
     return [o for o in order if o != "x"] == list(range(node.inputs[0].type.ndim))
 
 
-def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any):
-    """``out`` is a stock, not-inplace ``Elemwise(scalar_op)(*inputs)`` of ndim >= 1 with two or more inputs."""
+def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = False):
+    """``out`` is a stock, not-inplace, one-output ``Elemwise(scalar_op)(*inputs)``.
+
+    ``broadcasting``: only nodes that can broadcast (two or more inputs,
+    ndim >= 1) are read.  Known ``out``: reads it; known parts: builds it.
+    """
 
     def stock_goal(S):
         o = lreify(out, S)
@@ -73,9 +77,8 @@ def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any):
                 node is not None
                 and type(node.op) is Elemwise
                 and not node.op.inplace_pattern
-                and len(node.inputs) >= 2
                 and len(node.outputs) == 1
-                and v.type.ndim >= 1
+                and (not broadcasting or (len(node.inputs) >= 2 and v.type.ndim >= 1))
             ):
                 yield from eq((scalar_op, inputs), (node.op.scalar_op, tuple(node.inputs)))(S)
             return
@@ -331,7 +334,7 @@ def elemwise_explicito(lhs: Any, rhs: Any):
     """
     scalar_op, stock, inputs, pattern = var(), var(), var(), var()
     return lall_ready(
-        stock_elemwiseo(lhs, scalar_op, stock),
+        stock_elemwiseo(lhs, scalar_op, stock, broadcasting=True),
         explicit_elemwiseo(rhs, scalar_op, pattern, inputs),
         stock_inputso(stock, inputs, pattern),
         same_typeo(lhs, rhs),

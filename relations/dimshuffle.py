@@ -19,6 +19,7 @@ from unification import var
 from graph_bridge import NotReady, builder_for, is_ground, ndimo, op_term, same_typeo, term, term_variable
 from graph_bridge.context import movable_viewo
 from graph_bridge.logic import eq, lreify
+from relations.broadcast import stock_elemwiseo
 from relations.goals import lall_ready
 from relations.orders import (
     compose_orderso,
@@ -247,31 +248,6 @@ def dimshuffle_identityo(lhs: Any, rhs: Any):
         ndimo(x, n),
         identity_ordero(n, order),
     )
-
-
-def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any):
-    """``out`` is a stock, not-inplace, one-output ``Elemwise(scalar_op)(*inputs)`` (any arity)."""
-
-    def goal(S):
-        o = lreify(out, S)
-        if is_ground(o):
-            v = term_variable(o)
-            node = v.owner if v is not None else None
-            if (
-                node is not None
-                and type(node.op) is Elemwise
-                and not node.op.inplace_pattern
-                and len(node.outputs) == 1
-            ):
-                yield from eq((scalar_op, inputs), (node.op.scalar_op, tuple(node.inputs)))(S)
-            return
-        sop, ins = lreify((scalar_op, inputs), S)
-        if is_ground(sop) and isinstance(ins, tuple) and is_ground(ins):
-            yield from eq(out, term(op_term(Elemwise(sop)), *ins))(S)
-            return
-        raise NotReady("stock_elemwiseo needs out, or scalar_op and inputs")
-
-    return goal
 
 
 def _shuffled(v: Variable) -> tuple[int, tuple, Variable] | None:
