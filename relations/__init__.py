@@ -41,13 +41,17 @@ from relations.search import (
 __all__ = [
     "DEFAULT_RULES",
     "LOWERING_RULES",
+    "RULESETS",
     "best",
     "broadcast_shapeo",
     "equivalents",
     "lower",
     "match",
     "normalize",
+    "patterns",
+    "rewrite_rule",
     "rule",
+    "verify",
 ]
 
 #: The rules ``normalize`` applies when given none, in the order it tries them.
@@ -250,6 +254,11 @@ def _same_structure(graph: Any, single: bool, result: list) -> Any:
 
 from graph_bridge.rewriters import register_lowering, register_relational  # noqa: E402
 from graph_bridge.workarounds import protect  # noqa: E402
+
+from relations import patterns  # noqa: E402
+from relations.rulesets import RULESETS  # noqa: E402
+from relations.user_rules import rewrite_rule  # noqa: E402
+from relations.verify import verify  # noqa: E402
 
 register_relational(lambda outs: normalize(list(outs)))
 register_lowering(lambda outs: lower(list(outs)))
