@@ -254,7 +254,7 @@ def _random_graph(rng: np.random.Generator, length: int) -> Variable:
         k = 2 if k in (3, 4, 5, 9) and rng.random() < 0.5 else int(rng.integers(0, 13))
         nd = cur.type.ndim
         if k == 0:
-            cur = [pt.exp, pt.neg, pt.sqr, pt.abs][int(rng.integers(0, 4))](cur)
+            cur = [pt.exp, pt.neg, pt.sqr, pt.abs, pt.log][int(rng.integers(0, 5))](cur)
         elif k == 1:
             cur = [pt.add, pt.mul, pt.sub, pt.maximum][int(rng.integers(0, 4))](cur, other(cur))
         elif k == 2:
