@@ -21,6 +21,7 @@ A pattern is built with the same calls as a PyTensor graph, under ``p.``::
   exactly the node that the PyTensor function of the same name builds from
   the matched inputs (same Op, props and inputs: ``p.sum(a, axis=0)`` does
   not match a ``Sum`` with another ``dtype``), and build with that function.
+  ``p.alloc`` also matches the explicit-broadcast Alloc ``normalize`` makes.
   ``axis``, ``axes`` and ``idx`` are Python values (``idx``: ints and slices
   of ints), not pattern variables.
 - Constants: :func:`const` (``p.const(1.0)``), or a plain Python number in an
@@ -50,7 +51,7 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from unification.variable import Var
 
-from graph_bridge import ExplicitElemwise, is_ground, term_variable
+from graph_bridge import ExplicitAlloc, ExplicitElemwise, explicit_alloc, term_variable
 from graph_bridge.ops import derive_entry
 
 __all__ = [
@@ -185,10 +186,13 @@ class Node:
     argument pattern); ``op_classes`` are the Op classes it can have;
     ``positions(node)`` gives which inputs of a candidate node are the
     arguments (or ``None`` if the node cannot be one); ``rebuild_check``
-    says whether a match must also equal what ``make`` builds from them.
+    says whether a match must also equal what ``make`` (or ``also``, an
+    equivalent form such as the explicit-broadcast Alloc) builds from them.
     """
 
-    __slots__ = ("name", "args", "make", "op_classes", "positions", "rebuild_check", "kinds", "text")
+    __slots__ = (
+        "name", "args", "make", "op_classes", "positions", "rebuild_check", "kinds", "text", "also",
+    )
 
     def __init__(
         self,
@@ -200,6 +204,7 @@ class Node:
         rebuild_check: bool,
         kinds: Sequence[str] | None = None,
         text: str | None = None,
+        also: Callable[..., Variable] | None = None,
     ) -> None:
         self.name = name
         self.args = tuple(_as_pattern(a, f"{name} argument {i}") for i, a in enumerate(args))
@@ -209,6 +214,7 @@ class Node:
         self.rebuild_check = rebuild_check
         self.kinds = tuple(kinds) if kinds is not None else ("elem",) * len(self.args)
         self.text = text
+        self.also = also
 
     def __repr__(self) -> str:
         inner = ", ".join(repr(a) for a in self.args)
@@ -290,22 +296,28 @@ def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
         pos = pat.positions(node)
         if pos is None or len(pos) != len(pat.args):
             return None
-        if pat.rebuild_check:
-            try:
-                rebuilt = pat.make(*[node.inputs[i] for i in pos])
-            except Exception:  # noqa: BLE001 - the inputs do not fit: no match
-                return None
-            rnode = rebuilt.owner
-            if (
-                rnode is None
-                or rnode.op != node.op
-                or len(rnode.inputs) != len(node.inputs)
-                or not _b.all(_same_input(x, y) for x, y in zip(rnode.inputs, node.inputs))
-            ):
-                return None
+        if pat.rebuild_check and not _b.any(
+            _rebuilds(make, node, pos) for make in (pat.make, pat.also) if make is not None
+        ):
+            return None
         kids = _children(sub, node)
         stack.extend((a, kids[i]) for a, i in zip(pat.args, pos))
     return binding
+
+
+def _rebuilds(make: Callable[..., Variable], node: Any, pos: Sequence[int]) -> bool:
+    """Whether ``make`` applied to the inputs at ``pos`` builds ``node`` again (same Op and inputs)."""
+    try:
+        rebuilt = make(*[node.inputs[i] for i in pos])
+    except Exception:  # noqa: BLE001 - the inputs do not fit: no match
+        return False
+    rnode = rebuilt.owner
+    return (
+        rnode is not None
+        and rnode.op == node.op
+        and len(rnode.inputs) == len(node.inputs)
+        and _b.all(_same_input(x, y) for x, y in zip(rnode.inputs, node.inputs))
+    )
 
 
 def build(pattern: Any, lookup: Callable[[Var], Variable]) -> Variable:
@@ -502,17 +514,22 @@ def join(axis: int, *tensors: Any) -> Node:
 
 
 def alloc(value: Any, *shape: Any) -> Node:
-    """Pattern of ``pt.alloc(value, *shape)``; numbers in ``shape`` are int64 when built."""
+    """Pattern of ``pt.alloc(value, *shape)``; numbers in ``shape`` are int64 when built.
+
+    It also matches the explicit-broadcast Alloc that ``normalize`` makes of
+    a stock one (:func:`graph_bridge.explicit_alloc`, same inputs).
+    """
     if not shape:
         raise TypeError("p.alloc takes a value pattern and at least one length")
     return Node(
         "alloc",
         (value, *shape),
         pt.alloc,
-        (pt.basic.Alloc,),
+        (pt.basic.Alloc, ExplicitAlloc),
         lambda node: range(len(node.inputs)),
         rebuild_check=True,
         kinds=("any",) + ("int",) * len(shape),
+        also=explicit_alloc,
     )
 
 

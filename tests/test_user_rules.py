@@ -263,3 +263,18 @@ def test_every_elemwise_builder_exists():
     for name in ("exp", "log", "add", "mul", "sub", "neg", "sqr", "log1p", "true_div", "switch"):
         assert callable(getattr(p, name))
     assert set(p.ELEMWISE) <= set(dir(p))
+
+
+def test_alloc_pattern_matches_the_explicit_alloc(a):
+    n, m = p.var("n"), p.var("m")
+    r = rewrite_rule("exp_alloc", p.exp(p.alloc(a, n, m)), p.alloc(p.exp(a), n, m))
+    s, k = pt.scalar("s"), pt.lscalar("k")
+    y = pt.exp(pt.alloc(pt.exp(s), k, 3))
+    # the broadcast rules make the Alloc explicit before the exp above it is visited
+    assert relations.normalize(y.owner.inputs[0], rules=RULESETS["broadcast"]).owner.op != y.owner.inputs[0].owner.op
+    z = relations.normalize(y, rules=RULESETS["broadcast"] + (r,))
+    assert z.owner.inputs[0].owner.op == pt.exp and z.owner.inputs[0].owner.inputs[0].owner.op == pt.exp
+    for kv in (0, 1, 2):
+        np.testing.assert_allclose(
+            z.eval({s: 0.5, k: kv}, mode="FAST_COMPILE"), y.eval({s: 0.5, k: kv}, mode="FAST_COMPILE")
+        )
