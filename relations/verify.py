@@ -39,7 +39,9 @@ from pytensor.compile.mode import Mode
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import ancestors, explicit_graph_inputs
 
-from graph_bridge import node_term
+from pytensor.tensor.elemwise import DimShuffle
+
+from graph_bridge import builder_for, node_term
 from relations import patterns as p
 from relations.rules import check_rules
 from relations.search import first_rewrite, replacements
@@ -234,6 +236,23 @@ def _random_instances(rng: np.random.Generator, n: int) -> Iterator[tuple[Variab
         yield graph, length
 
 
+def _dimshuffle(rng: np.random.Generator, x: Variable) -> Variable:
+    """A random DimShuffle node over ``x``: a permutation, maybe a dropped length-1 dim, maybe an added one."""
+    nd = x.type.ndim
+    order: list = [int(i) for i in rng.permutation(nd)]
+    ones = [i for i in order if x.type.shape[i] == 1]
+    if ones and rng.random() < 0.3:
+        order.remove(ones[0])
+    if rng.random() < 0.6:
+        order.insert(int(rng.integers(0, len(order) + 1)), "x")
+    return builder_for(DimShuffle)(nd, tuple(order))(x)
+
+
+#: How often each step of ``_random_graph`` is drawn (reductions of joins and
+#: chains of DimShuffles are what several rules rewrite, and need more draws).
+_STEP_WEIGHTS = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 3, 1]) / 16
+
+
 def _random_graph(rng: np.random.Generator, length: int) -> Variable:
     """A small graph over the vocabulary; shapes fit (every non-1 length is ``length``)."""
     x = _random_type(rng, length, ndim=int(rng.integers(1, 4)))
@@ -251,7 +270,7 @@ def _random_graph(rng: np.random.Generator, length: int) -> Variable:
     k = -1
     for _ in range(steps):
         # a reduction follows a Join or a DimShuffle half of the time (what the rules rewrite)
-        k = 2 if k in (3, 4, 5, 9) and rng.random() < 0.5 else int(rng.integers(0, 13))
+        k = 2 if k in (3, 4, 5, 9) and rng.random() < 0.5 else int(rng.choice(13, p=_STEP_WEIGHTS))
         nd = cur.type.ndim
         if k == 0:
             cur = [pt.exp, pt.neg, pt.sqr, pt.abs, pt.log][int(rng.integers(0, 5))](cur)
@@ -284,12 +303,18 @@ def _random_graph(rng: np.random.Generator, length: int) -> Variable:
             if rng.random() < 0.7:
                 cur = [pt.exp, pt.neg, pt.sqr][int(rng.integers(0, 3))](cur)
         elif k == 9:
-            cur = pt.expand_dims(pt.expand_dims(cur, 0), int(rng.integers(0, nd + 2)))
+            # two DimShuffle nodes in a row (PyTensor's helpers would merge them)
+            cur = _dimshuffle(rng, _dimshuffle(rng, cur))
         elif k == 11 and nd >= 1:
             axis = int(rng.integers(0, nd))
-            joined = pt.join(axis, cur, pt.neg(cur) if cur.type.dtype != "bool" else cur)
+            # the second piece: same shape, or a slice along the join axis (length 0 or 1)
+            cut = (slice(None),) * axis + (slice(0, int(rng.integers(0, 2))),)
+            second = [cur if cur.type.dtype == "bool" else pt.neg(cur), cur[cut]][int(rng.integers(0, 2))]
+            joined = pt.join(axis, *((cur, second) if rng.random() < 0.5 else (second, cur)))
             fn = [pt.sum, pt.max, pt.prod, pt.min, pt.all, pt.any][int(rng.integers(0, 6))]
-            cur = fn(joined, axis=None if rng.random() < 0.5 else axis)
+            choice = int(rng.integers(0, 3))
+            red_axis = None if choice == 0 else axis if choice == 1 else int(rng.integers(0, nd))
+            cur = fn(joined, axis=red_axis)
         elif k == 12 and nd >= 1:
             zeros = pt.zeros([length] * nd, dtype=cur.type.dtype)
             idx = 0 if rng.random() < 0.5 else slice(0, 1)
