@@ -362,10 +362,6 @@ def pattern_nodes(pattern: Any) -> int:
     return n
 
 
-def is_pattern(x: Any) -> bool:
-    return isinstance(x, (Var, Const, Node))
-
-
 # -- builders --------------------------------------------------------------------
 
 

@@ -239,6 +239,8 @@ def test_bad_arguments_are_named(a):
         p.exp("x")
     with pytest.raises(TypeError, match="idx"):
         p.set_subtensor(a[1.5], a)
+    with pytest.raises(ValueError, match="two distinct variables named 'a'"):
+        rewrite_rule("r", p.add(a, p.var("a")), a)
 
 
 def test_non_terminating_rule_set_names_the_rule(a):
