@@ -152,26 +152,33 @@ def match(
     ``graph`` itself is tried first, then :func:`equivalents` (``depth``,
     ``limit``).  Each answer maps the pattern's logic variables to PyTensor
     variables (sub-terms are reified); equal answers are given once.  This is
-    unification modulo the rules.
+    unification modulo the rules.  ``pattern`` may also be a
+    :mod:`relations.patterns` pattern (``p.exp(p.var("a"))``); its answers
+    map the pattern's variables.
     """
     from etuples.core import ExpressionTuple
     from unification import unify
 
     from graph_bridge import etuplize
+    from relations.patterns import Node, match as pattern_match
 
     if not isinstance(graph, Variable):
         raise TypeError(f"graph must be a PyTensor Variable, got {type(graph).__name__}")
-    if not isinstance(pattern, ExpressionTuple) and not _is_logic_var(pattern):
+    if not isinstance(pattern, (ExpressionTuple, Node)) and not _is_logic_var(pattern):
         raise TypeError(
-            f"pattern must be an etuple (or a logic variable), got {type(pattern).__name__}"
+            f"pattern must be an etuple, a relations.patterns pattern (or a logic variable), "
+            f"got {type(pattern).__name__}"
         )
     depth = check_count(depth, "depth")
     limit = check_count(limit, "limit", allow_none=True)
     seen: list[dict] = []
     forms = chain([graph], equivalents(graph, limit=limit, depth=depth, rules=rules))
     for form in forms:
-        s = unify(pattern, etuplize(form), {})
-        if s is False:
+        if isinstance(pattern, Node):
+            s = pattern_match(pattern, form)
+        else:
+            s = unify(pattern, etuplize(form), {})
+        if s is False or s is None:
             continue
         answer = {k: _evaluated(v) for k, v in s.items()}
         if any(_same_answer(answer, earlier) for earlier in seen):

@@ -280,3 +280,14 @@ def test_alloc_pattern_matches_the_explicit_alloc(a):
         np.testing.assert_allclose(
             z.eval({s: 0.5, k: kv}, mode="FAST_COMPILE"), y.eval({s: 0.5, k: kv}, mode="FAST_COMPILE")
         )
+
+
+def test_match_takes_a_pattern(a):
+    x = pt.vector("x")
+    g = pt.sum(pt.expand_dims(pt.exp(x), 0))
+    # the pattern is not in g itself, but in its normal form (an equivalent)
+    answers = list(relations.match(g, p.sum(p.exp(a))))
+    assert [ans[a] for ans in answers] == [x]
+    assert list(relations.match(pt.log(x), p.sum(p.exp(a)))) == []
+    with pytest.raises(TypeError, match="pattern must be"):
+        list(relations.match(g, 3))
