@@ -28,6 +28,7 @@ infinities must match), is a counterexample.
 from __future__ import annotations
 
 import warnings
+from itertools import islice
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -181,20 +182,17 @@ def _rewrites(rule: Callable, graph: Variable) -> Iterator[tuple[str, Variable, 
             continue
         try:
             found = first_rewrite(v, [rule])
-        except Exception:  # noqa: BLE001 - a rule that fails here has no rewrite here
-            found = None
+            backward = list(islice(replacements(rule, v, node_term(v), backward=True), 2))
+        except Exception as exc:
+            # normalize would raise the same on this graph: that is a bug of the rule too
+            raise RuntimeError(
+                f"verify: rule {getattr(rule, '__name__', rule)!r} raised "
+                f"{type(exc).__name__}: {exc} on\n{_show(v)}"
+            ) from exc
         if found is not None:
             yield "forward", v, found[0]
-        try:
-            t = node_term(v)
-            taken = 0
-            for new in replacements(rule, v, t, backward=True):
-                yield "backward", v, new
-                taken += 1
-                if taken >= 2:
-                    break
-        except Exception:  # noqa: BLE001
-            continue
+        for new in backward:
+            yield "backward", v, new
 
 
 # -- drawing -----------------------------------------------------------------------

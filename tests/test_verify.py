@@ -130,3 +130,14 @@ def test_builtin_rule_without_its_guard_is_caught(monkeypatch, module, guard, bu
     monkeypatch.setattr(mod, guard, lambda *args: (lambda S: iter([S])))
     ce = verify(getattr(mod, builtin))
     assert isinstance(ce, Counterexample) and ce.rule == builtin
+
+
+def test_rule_that_raises_is_reported(a):
+    def guard(a):
+        if a.type.ndim == 2:
+            raise ZeroDivisionError("guard bug")
+        return True
+
+    crashy = rewrite_rule("crashy", p.neg(p.neg(a)), a, where=(guard,))
+    with pytest.raises(RuntimeError, match="crashy.*ZeroDivisionError"):
+        verify(crashy)
