@@ -43,13 +43,17 @@ from relations.search import (
 __all__ = [
     "DEFAULT_RULES",
     "LOWERING_RULES",
+    "RULESETS",
     "best",
     "broadcast_shapeo",
     "equivalents",
     "lower",
     "match",
     "normalize",
+    "patterns",
+    "rewrite_rule",
     "rule",
+    "verify",
 ]
 
 #: The rules ``normalize`` applies when given none, in the order it tries them.
@@ -152,26 +156,33 @@ def match(
     ``graph`` itself is tried first, then :func:`equivalents` (``depth``,
     ``limit``).  Each answer maps the pattern's logic variables to PyTensor
     variables (sub-terms are reified); equal answers are given once.  This is
-    unification modulo the rules.
+    unification modulo the rules.  ``pattern`` may also be a
+    :mod:`relations.patterns` pattern (``p.exp(p.var("a"))``); its answers
+    map the pattern's variables.
     """
     from etuples.core import ExpressionTuple
     from unification import unify
 
     from graph_bridge import etuplize
+    from relations.patterns import Node, match as pattern_match
 
     if not isinstance(graph, Variable):
         raise TypeError(f"graph must be a PyTensor Variable, got {type(graph).__name__}")
-    if not isinstance(pattern, ExpressionTuple) and not _is_logic_var(pattern):
+    if not isinstance(pattern, (ExpressionTuple, Node)) and not _is_logic_var(pattern):
         raise TypeError(
-            f"pattern must be an etuple (or a logic variable), got {type(pattern).__name__}"
+            f"pattern must be an etuple, a relations.patterns pattern (or a logic variable), "
+            f"got {type(pattern).__name__}"
         )
     depth = check_count(depth, "depth")
     limit = check_count(limit, "limit", allow_none=True)
     seen: list[dict] = []
     forms = chain([graph], equivalents(graph, limit=limit, depth=depth, rules=rules))
     for form in forms:
-        s = unify(pattern, etuplize(form), {})
-        if s is False:
+        if isinstance(pattern, Node):
+            s = pattern_match(pattern, form)
+        else:
+            s = unify(pattern, etuplize(form), {})
+        if s is False or s is None:
             continue
         answer = {k: _evaluated(v) for k, v in s.items()}
         if any(_same_answer(answer, earlier) for earlier in seen):
@@ -254,6 +265,11 @@ def _same_structure(graph: Any, single: bool, result: list) -> Any:
 
 from graph_bridge.rewriters import register_lowering, register_relational  # noqa: E402
 from graph_bridge.workarounds import protect  # noqa: E402
+
+from relations import patterns  # noqa: E402
+from relations.rulesets import RULESETS  # noqa: E402
+from relations.user_rules import rewrite_rule  # noqa: E402
+from relations.verify import verify  # noqa: E402
 
 register_relational(lambda outs: normalize(list(outs)))
 register_lowering(lambda outs: lower(list(outs)))

@@ -1,0 +1,567 @@
+"""Patterns: PyTensor graphs with holes, for declaring rules (``from relations import patterns as p``).
+
+A pattern is built with the same calls as a PyTensor graph, under ``p.``::
+
+    from relations import patterns as p
+    a = p.var("a")
+    lhs = p.neg(p.neg(a))            # matches neg(neg(<anything>)), binds a
+    rhs = a
+
+- :func:`var` is a pattern variable: it stands for any sub-graph.  Two
+  occurrences of one variable must be the same graph.
+- ``p.exp``, ``p.add``, ``p.mul``, ... (every scalar ``Elemwise`` function of
+  ``pytensor.tensor``) match a node of that Elemwise with that many inputs,
+  stock or explicit-broadcast (:class:`graph_bridge.ExplicitElemwise`, when
+  its broadcasting is what the inputs' types give), and build one with
+  ``pt.exp``, ``pt.add``, ....
+- ``p.sum(a, axis=None)``, ``p.prod``, ``p.max``, ``p.min``, ``p.all``,
+  ``p.any``, ``p.expand_dims(a, axis)``, ``p.transpose(a, axes=None)``,
+  ``p.join(axis, *tensors)``, ``p.alloc(value, *shape)``,
+  ``p.set_subtensor(x[idx], y)``, ``p.inc_subtensor(x[idx], y)`` match
+  exactly the node that the PyTensor function of the same name builds from
+  the matched inputs (same Op, props and inputs: ``p.sum(a, axis=0)`` does
+  not match a ``Sum`` with another ``dtype``), and build with that function.
+  ``p.alloc`` also matches the explicit-broadcast Alloc ``normalize`` makes.
+  ``axis``, ``axes`` and ``idx`` are Python values (``idx``: ints and slices
+  of ints), not pattern variables.
+- Constants: :func:`const` (``p.const(1.0)``), or a plain Python number in an
+  argument position.  A constant pattern matches a PyTensor constant, or a
+  constant that Elemwise broadcasting expanded (``ExpandDims`` of a 0-d
+  constant), of **any dtype** whose every element equals the value
+  numerically (``p.const(1)`` matches ``1.0``, ``1`` and ``True``), unless a
+  ``dtype`` is given (``p.const(1.0, dtype="float32")`` matches float32 only).
+  Built, a constant takes the given dtype, else the dtype of its sibling
+  inputs when it holds the value exactly (``p.mul(a, 2)`` with ``a`` float32
+  builds a float32 ``2``), else PyTensor's default for the value.
+
+Patterns are plain Python objects; :func:`relations.rewrite_rule` turns two
+of them into a relation, :func:`match` matches one against a graph.
+"""
+
+from __future__ import annotations
+
+import builtins as _b
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.graph.basic import Constant, Variable
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from unification.variable import Var
+
+from graph_bridge import ExplicitAlloc, ExplicitElemwise, explicit_alloc, term_variable
+from graph_bridge.ops import derive_entry
+
+__all__ = [
+    "Const",
+    "Node",
+    "PatternVar",
+    "const",
+    "match",
+    "pattern_nodes",
+    "pattern_vars",
+    "var",
+]
+
+_COUNTER = itertools.count()
+
+
+class PatternVar(Var):
+    """A pattern variable: a logic variable with a user-facing ``name``.
+
+    Every call of :func:`var` makes a distinct variable, even with the same
+    name (unlike ``unification.var("a")``, which is one global object).
+    """
+
+    __slots__ = ("name",)
+
+    def __new__(cls, name: str | None = None) -> PatternVar:
+        n = next(_COUNTER)
+        obj = super().__new__(cls, token=("pattern", name, n))
+        obj.name = name if name is not None else f"_{n}"
+        return obj
+
+    def __str__(self) -> str:
+        return self.name
+
+    __repr__ = __str__
+
+    def __getitem__(self, idx: Any) -> Indexed:
+        return Indexed(self, idx)
+
+
+def var(name: str | None = None) -> PatternVar:
+    """A pattern variable that stands for any sub-graph; ``name`` is how guards refer to it."""
+    if name is not None and (not isinstance(name, str) or not name.isidentifier()):
+        raise ValueError(f"name must be a Python identifier (guards use it), got {name!r}")
+    return PatternVar(name)
+
+
+class Const:
+    """A constant in a pattern: matches by value (and by ``dtype`` when given)."""
+
+    __slots__ = ("value", "dtype")
+
+    def __init__(self, value: Any, dtype: str | None = None) -> None:
+        arr = np.asarray(value)
+        if arr.dtype == object or arr.ndim != 0:
+            raise TypeError(f"value must be a number, got {value!r}")
+        if dtype is not None:
+            dtype = str(np.dtype(dtype))
+        self.value = arr.item()
+        self.dtype = dtype
+
+    def matches(self, v: Variable) -> bool:
+        data = _constant_data(v)
+        if data is None or data.size == 0:
+            return False
+        if self.dtype is not None and data.dtype.name != self.dtype:
+            return False
+        with np.errstate(all="ignore"):
+            return bool(np.all(data == self.value))
+
+    def build(self, siblings: Sequence[Variable] = (), kind: str = "elem") -> Variable:
+        if self.dtype is not None:
+            return pt.constant(self.value, dtype=self.dtype)
+        if kind == "int":
+            return pt.constant(self.value, dtype="int64")
+        dtypes = [s.type.dtype for s in siblings if hasattr(s.type, "dtype")]
+        if dtypes:
+            target = np.result_type(*dtypes)
+            with np.errstate(all="ignore"):
+                cast = np.asarray(self.value).astype(target)
+                if cast == self.value and (cast.dtype != bool or isinstance(self.value, bool)):
+                    return pt.constant(cast, dtype=target.name)
+        return pt.as_tensor_variable(self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value) if self.dtype is None else f"const({self.value!r}, {self.dtype!r})"
+
+
+def const(value: Any, dtype: str | None = None) -> Const:
+    """A constant pattern: matches constants equal to ``value`` (of ``dtype``, if given)."""
+    return Const(value, dtype)
+
+
+def _constant_data(v: Variable) -> np.ndarray | None:
+    """The data of a constant, looking through the DimShuffle that Elemwise broadcasting adds."""
+    if isinstance(v, Constant):
+        return np.asarray(v.data)
+    node = v.owner
+    if (
+        node is not None
+        and type(node.op) is DimShuffle
+        and isinstance(node.inputs[0], Constant)
+        and [o for o in node.op.new_order if o != "x"] == list(range(node.inputs[0].type.ndim))
+    ):
+        return np.asarray(node.inputs[0].data)
+    return None
+
+
+class Indexed:
+    """``x[idx]`` in a pattern: the first argument of ``p.set_subtensor`` / ``p.inc_subtensor``."""
+
+    __slots__ = ("base", "idx")
+
+    def __init__(self, base: Any, idx: Any) -> None:
+        self.base = base
+        self.idx = idx if isinstance(idx, tuple) else (idx,)
+        for i in self.idx:
+            ok = isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+            if isinstance(i, slice):
+                ok = _b.all(
+                    s is None or (isinstance(s, (int, np.integer)) and not isinstance(s, bool))
+                    for s in (i.start, i.stop, i.step)
+                )
+            if not ok:
+                raise TypeError(f"idx entries must be ints or slices of ints, got {i!r}")
+
+
+class Node:
+    """A pattern node: a PyTensor function applied to argument patterns.
+
+    ``make(*inputs)`` builds the node from PyTensor variables (one per
+    argument pattern); ``op_classes`` are the Op classes it can have;
+    ``positions(node)`` gives which inputs of a candidate node are the
+    arguments (or ``None`` if the node cannot be one); ``rebuild_check``
+    says whether a match must also equal what ``make`` (or ``also``, an
+    equivalent form such as the explicit-broadcast Alloc) builds from them.
+    """
+
+    __slots__ = (
+        "name", "args", "make", "op_classes", "positions", "rebuild_check", "kinds", "text", "also",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        args: Sequence[Any],
+        make: Callable[..., Variable],
+        op_classes: tuple[type, ...],
+        positions: Callable[[Any], Sequence[int] | None],
+        rebuild_check: bool,
+        kinds: Sequence[str] | None = None,
+        text: str | None = None,
+        also: Callable[..., Variable] | None = None,
+    ) -> None:
+        self.name = name
+        self.args = tuple(_as_pattern(a, f"{name} argument {i}") for i, a in enumerate(args))
+        self.make = make
+        self.op_classes = op_classes
+        self.positions = positions
+        self.rebuild_check = rebuild_check
+        self.kinds = tuple(kinds) if kinds is not None else ("elem",) * len(self.args)
+        self.text = text
+        self.also = also
+
+    def __repr__(self) -> str:
+        inner = ", ".join(repr(a) for a in self.args)
+        if self.text:
+            inner = f"{inner}, {self.text}" if inner else self.text
+        return f"{self.name}({inner})"
+
+
+def _as_pattern(a: Any, what: str) -> Any:
+    if isinstance(a, (Var, Const, Node)):
+        return a
+    if isinstance(a, (bool, int, float, np.number)):
+        return Const(a)
+    raise TypeError(
+        f"{what} must be a pattern (p.var, a p.<function> call, p.const or a number), "
+        f"got {type(a).__name__}"
+    )
+
+
+# -- matching ------------------------------------------------------------------
+
+
+def _children(t: Any, node: Any) -> Sequence[Any]:
+    """The sub-terms of term ``t`` for ``node``'s inputs (the inputs themselves if ``t`` is a variable)."""
+    tup = getattr(t, "_tuple", None)
+    if tup is not None and len(tup) == len(node.inputs) + 1:
+        return tup[1:]
+    return node.inputs
+
+
+def _same_graph(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    va, vb = term_variable(a), term_variable(b)
+    if va is None or vb is None:
+        return False
+    if va is vb:
+        return True
+    from pytensor.graph.basic import equal_computations
+
+    return equal_computations([va], [vb])
+
+
+def _same_input(a: Variable, b: Variable) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, Constant) and isinstance(b, Constant):
+        da, db = np.asarray(a.data), np.asarray(b.data)
+        return da.shape == db.shape and bool(np.all(da == db))
+    return False
+
+
+def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
+    """Bind ``pattern``'s variables to sub-terms of ``t`` (a ground term or a variable), or ``None``.
+
+    ``binding`` holds variables bound already (they must be the same graph again).
+    """
+    binding = {} if binding is None else binding
+    stack = [(pattern, t)]
+    while stack:
+        pat, sub = stack.pop()
+        if isinstance(pat, Var):
+            seen = binding.get(pat)
+            if seen is None:
+                binding[pat] = sub
+            elif not _same_graph(seen, sub):
+                return None
+            continue
+        v = term_variable(sub)
+        if v is None:
+            return None
+        if isinstance(pat, Const):
+            if not pat.matches(v):
+                return None
+            continue
+        node = v.owner
+        if node is None or len(node.outputs) != 1 or not isinstance(node.op, pat.op_classes):
+            return None
+        pos = pat.positions(node)
+        if pos is None or len(pos) != len(pat.args):
+            return None
+        if pat.rebuild_check and not _b.any(
+            _rebuilds(make, node, pos) for make in (pat.make, pat.also) if make is not None
+        ):
+            return None
+        kids = _children(sub, node)
+        stack.extend((a, kids[i]) for a, i in zip(pat.args, pos))
+    return binding
+
+
+def _rebuilds(make: Callable[..., Variable], node: Any, pos: Sequence[int]) -> bool:
+    """Whether ``make`` applied to the inputs at ``pos`` builds ``node`` again (same Op and inputs)."""
+    try:
+        rebuilt = make(*[node.inputs[i] for i in pos])
+    except Exception:  # noqa: BLE001 - the inputs do not fit: no match
+        return False
+    rnode = rebuilt.owner
+    return (
+        rnode is not None
+        and rnode.op == node.op
+        and len(rnode.inputs) == len(node.inputs)
+        and _b.all(_same_input(x, y) for x, y in zip(rnode.inputs, node.inputs))
+    )
+
+
+def build(pattern: Any, lookup: Callable[[Var], Variable]) -> Variable:
+    """The PyTensor graph of ``pattern`` with each variable replaced by ``lookup(var)``."""
+    if isinstance(pattern, Var):
+        return lookup(pattern)
+    if isinstance(pattern, Const):
+        return pattern.build()
+    built: list[Variable | None] = [
+        None if isinstance(a, Const) else build(a, lookup) for a in pattern.args
+    ]
+    siblings = [b for b in built if b is not None]
+    args = [
+        a.build(siblings, kind) if b is None else b
+        for a, b, kind in zip(pattern.args, built, pattern.kinds)
+    ]
+    return pattern.make(*args)
+
+
+def pattern_vars(pattern: Any) -> list[Var]:
+    """The pattern's variables, in first-occurrence order."""
+    out: list[Var] = []
+    stack = [pattern]
+    while stack:
+        p = stack.pop()
+        if isinstance(p, Var):
+            if p not in out:
+                out.append(p)
+        elif isinstance(p, Node):
+            stack.extend(reversed(p.args))
+    return out
+
+
+def pattern_nodes(pattern: Any) -> int:
+    """How many nodes the pattern has (constants and variables are not nodes)."""
+    n, stack = 0, [pattern]
+    while stack:
+        p = stack.pop()
+        if isinstance(p, Node):
+            n += 1
+            stack.extend(p.args)
+    return n
+
+
+# -- builders --------------------------------------------------------------------
+
+
+def _elemwise_positions(scalar_op: Any) -> Callable[[Any], Sequence[int] | None]:
+    def positions(node):
+        op = node.op
+        if op.scalar_op != scalar_op:
+            return None
+        if type(op) is Elemwise:
+            if op.inplace_pattern:
+                return None
+        elif type(op) is ExplicitElemwise:
+            out_ndim = node.outputs[0].type.ndim
+            if _b.any(
+                e != derive_entry(i.type.shape, out_ndim) for e, i in zip(op.pattern, node.inputs)
+            ):
+                return None  # its broadcasting is not what a stock node would read from the types
+        else:
+            return None
+        return range(len(node.inputs))
+
+    return positions
+
+
+def _elemwise_builder(name: str, fn: Elemwise) -> Callable[..., Node]:
+    positions = _elemwise_positions(fn.scalar_op)
+
+    def builder(*args: Any) -> Node:
+        if not args:
+            raise TypeError(f"p.{name} takes at least one argument pattern")
+        return Node(name, args, fn, (Elemwise, ExplicitElemwise), positions, rebuild_check=False)
+
+    builder.__name__ = name
+    builder.__doc__ = (
+        f"Pattern of ``pt.{name}(*args)``: a not-inplace ``{fn.scalar_op}`` Elemwise "
+        f"node with one input per argument."
+    )
+    return builder
+
+
+def _first(node):
+    return (0,)
+
+
+def _op_class(fn: Callable[[Variable], Variable], probe: Variable) -> type:
+    return type(fn(probe).owner.op)
+
+
+def _axis_text(axis: Any) -> str:
+    return f"axis={axis!r}"
+
+
+def _check_axis(axis: Any, argname: str = "axis", allow_none: bool = True) -> Any:
+    def ok(a):
+        return isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+
+    if axis is None and allow_none:
+        return None
+    if ok(axis):
+        return int(axis)
+    if isinstance(axis, (tuple, list)) and _b.all(ok(a) for a in axis):
+        return tuple(int(a) for a in axis)
+    raise TypeError(f"{argname} must be an int or a tuple of ints, got {axis!r}")
+
+
+def _reduction_builder(name: str, fn: Callable) -> Callable[..., Node]:
+    op_class = _op_class(fn, pt.vector())
+
+    def builder(a: Any, axis: Any = None) -> Node:
+        ax = _check_axis(axis)
+        return Node(
+            name,
+            (a,),
+            lambda x: fn(x, axis=ax),
+            (op_class,),
+            _first,
+            rebuild_check=True,
+            text=_axis_text(ax),
+        )
+
+    builder.__name__ = name
+    builder.__doc__ = f"Pattern of ``pt.{name}(a, axis=axis)`` (a ``{op_class.__name__}`` node)."
+    return builder
+
+
+sum = _reduction_builder("sum", pt.sum)  # noqa: A001 - the PyTensor name
+prod = _reduction_builder("prod", pt.prod)
+max = _reduction_builder("max", pt.max)  # noqa: A001
+min = _reduction_builder("min", pt.min)  # noqa: A001
+all = _reduction_builder("all", pt.all)  # noqa: A001
+any = _reduction_builder("any", pt.any)  # noqa: A001
+
+
+def expand_dims(a: Any, axis: Any) -> Node:
+    """Pattern of ``pt.expand_dims(a, axis)`` (a ``DimShuffle`` that adds dims)."""
+    ax = _check_axis(axis, allow_none=False)
+    return Node(
+        "expand_dims",
+        (a,),
+        lambda x: pt.expand_dims(x, ax),
+        (DimShuffle,),
+        _first,
+        rebuild_check=True,
+        text=_axis_text(ax),
+    )
+
+
+def transpose(a: Any, axes: Any = None) -> Node:
+    """Pattern of ``pt.transpose(a, axes)`` (a ``DimShuffle`` that permutes dims)."""
+    ax = _check_axis(axes, "axes")
+    if isinstance(ax, int):
+        raise TypeError(f"axes must be a tuple of ints or None, got {axes!r}")
+    return Node(
+        "transpose",
+        (a,),
+        lambda x: pt.transpose(x, ax),
+        (DimShuffle,),
+        _first,
+        rebuild_check=True,
+        text=f"axes={ax!r}",
+    )
+
+
+def join(axis: int, *tensors: Any) -> Node:
+    """Pattern of ``pt.join(axis, *tensors)`` (a ``Join`` node; ``axis`` is a Python int)."""
+    ax = _check_axis(axis, allow_none=False)
+    if not isinstance(ax, int):
+        raise TypeError(f"axis must be an int, got {axis!r}")
+    if len(tensors) < 2:
+        raise TypeError("p.join takes at least two tensor patterns (pt.join of one is that tensor)")
+    n = len(tensors)
+
+    def positions(node):
+        extra = len(node.inputs) - n
+        return range(extra, len(node.inputs)) if extra in (0, 1) else None
+
+    return Node(
+        "join",
+        tensors,
+        lambda *xs: pt.join(ax, *xs),
+        (pt.basic.Join,),
+        positions,
+        rebuild_check=True,
+        text=f"axis={ax}",
+    )
+
+
+def alloc(value: Any, *shape: Any) -> Node:
+    """Pattern of ``pt.alloc(value, *shape)``; numbers in ``shape`` are int64 when built.
+
+    It also matches the explicit-broadcast Alloc that ``normalize`` makes of
+    a stock one (:func:`graph_bridge.explicit_alloc`, same inputs).
+    """
+    if not shape:
+        raise TypeError("p.alloc takes a value pattern and at least one length")
+    return Node(
+        "alloc",
+        (value, *shape),
+        pt.alloc,
+        (pt.basic.Alloc, ExplicitAlloc),
+        lambda node: range(len(node.inputs)),
+        rebuild_check=True,
+        kinds=("any",) + ("int",) * len(shape),
+        also=explicit_alloc,
+    )
+
+
+def _update_builder(name: str, fn: Callable) -> Callable[..., Node]:
+    def builder(indexed: Any, y: Any) -> Node:
+        if not isinstance(indexed, Indexed):
+            raise TypeError(
+                f"p.{name} takes x[idx] (x a p.var) and a value pattern, got {type(indexed).__name__}"
+            )
+        idx = indexed.idx
+        return Node(
+            name,
+            (indexed.base, y),
+            lambda x, v: fn(x[idx], v),
+            (pt.subtensor.IncSubtensor,),
+            lambda node: (0, 1),
+            rebuild_check=True,
+            text=f"idx={idx!r}",
+        )
+
+    builder.__name__ = name
+    builder.__doc__ = f"Pattern of ``pt.{name}(x[idx], y)``; ``idx`` holds ints and slices of ints."
+    return builder
+
+
+set_subtensor = _update_builder("set_subtensor", pt.set_subtensor)
+inc_subtensor = _update_builder("inc_subtensor", pt.inc_subtensor)
+
+#: Names of the scalar Elemwise builders (every Elemwise function of ``pytensor.tensor``).
+ELEMWISE: tuple[str, ...] = tuple(
+    sorted(n for n in dir(pt) if not n.startswith("_") and isinstance(getattr(pt, n), Elemwise))
+)
+for _name in ELEMWISE:
+    globals()[_name] = _elemwise_builder(_name, getattr(pt, _name))
+__all__ += list(ELEMWISE) + [
+    "sum", "prod", "max", "min", "all", "any", "expand_dims", "transpose", "join", "alloc",
+    "set_subtensor", "inc_subtensor",
+]
+del _name

@@ -1,0 +1,38 @@
+"""Named rule sets: ``RULESETS["dimshuffle"]``, ``RULESETS["default"]``, ...
+
+Each entry is a tuple of rules, usable as the ``rules=`` argument of
+``normalize``, ``equivalents``, ``match`` and ``best``, and extended by
+concatenation (``RULESETS["default"] + (my_rule,)``).
+"""
+
+from __future__ import annotations
+
+from relations import DEFAULT_RULES, LOWERING_RULES
+from relations.broadcast import alloc_explicito, elemwise_explicito
+from relations.dimshuffle import (
+    careduce_dimshuffle_fullo,
+    careduce_dimshuffle_partialo,
+    dimshuffle_composeo,
+    dimshuffle_identityo,
+)
+from relations.join import careduce_joino
+from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
+
+__all__ = ["RULESETS"]
+
+#: Rule sets by name.  ``"default"`` is :data:`relations.DEFAULT_RULES` (what
+#: ``normalize`` applies when given no rules); ``"lowering"`` is what
+#: ``relations.lower`` runs backward.  Add your own entries freely.
+RULESETS: dict[str, tuple] = {
+    "dimshuffle": (
+        careduce_dimshuffle_fullo,
+        careduce_dimshuffle_partialo,
+        dimshuffle_identityo,
+        dimshuffle_composeo,
+    ),
+    "join": (careduce_joino,),
+    "lift": (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco),
+    "broadcast": (elemwise_explicito, alloc_explicito),
+    "default": DEFAULT_RULES,
+    "lowering": LOWERING_RULES,
+}

@@ -1,0 +1,143 @@
+"""relations.verify: finds counterexamples of wrong rules, passes true ones and every built-in rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+from pytensor.graph.basic import Variable
+
+import relations
+from relations import patterns as p, rewrite_rule, rule, verify
+from relations.verify import Counterexample
+
+
+@pytest.fixture
+def a():
+    return p.var("a")
+
+
+def test_true_rule_passes(a):
+    assert verify(rewrite_rule("neg_neg", p.neg(p.neg(a)), a)) is None
+
+
+def test_exp_log_is_wrong_at_negative_numbers(a):
+    ce = verify(rewrite_rule("exp_log", p.exp(p.log(a)), a))
+    assert isinstance(ce, Counterexample) and ce.rule == "exp_log" and ce.direction == "forward"
+    [value] = ce.inputs.values()
+    assert np.any(np.asarray(value) < 0)
+    assert np.isnan(ce.before_value).any() and not np.isnan(ce.after_value).any()
+    text = str(ce)
+    assert "exp_log" in text and "before" in text and "after" in text and "nan" in text
+
+
+def test_log_exp_is_wrong_at_large_magnitudes(a):
+    ce = verify(rewrite_rule("log_exp", p.log(p.exp(a)), a))
+    assert isinstance(ce, Counterexample)
+    before, after = np.asarray(ce.before_value), np.asarray(ce.after_value)
+    assert np.isinf(before).any() and np.isfinite(after).all()
+    [value] = ce.inputs.values()
+    assert np.abs(np.asarray(value)).max() >= 1000
+    assert isinstance(ce.before, Variable) and ce.after.name == "a"
+
+
+def test_division_rule_is_wrong_at_zero(a):
+    b = p.var("b")
+    ce = verify(rewrite_rule("div_mul", p.true_div(p.mul(a, b), b), a))
+    assert isinstance(ce, Counterexample)
+    assert any(np.any(np.asarray(v) == 0) for v in ce.inputs.values())
+
+
+def test_same_seed_same_answer(a):
+    r = rewrite_rule("exp_log", p.exp(p.log(a)), a)
+    one, two = verify(r, seed=3), verify(r, seed=3)
+    assert str(one) == str(two)
+
+
+def test_both_raising_agrees_one_raising_does_not(a):
+    from relations.verify import _agree
+
+    nan = np.array([np.nan, 1.0])
+    assert _agree(ValueError("empty"), IndexError("empty"))
+    assert not _agree(ValueError("empty"), np.array(1.0))
+    assert not _agree(np.array(1.0), ValueError("empty"))
+    assert _agree(nan, nan.copy())  # NaNs equal where both are NaN
+    assert not _agree(nan, np.array([0.0, 1.0]))
+    assert not _agree(np.array([np.inf]), np.array([1e308]))
+    assert not _agree(np.array(1.0, dtype="float32"), np.array(1.0))  # dtype differs
+    assert not _agree(np.zeros((0, 1)), np.zeros((1, 0)))  # shape differs
+    # max of an empty vector raises on both sides: no counterexample
+    r = rewrite_rule("max_neg_neg", p.max(p.neg(p.neg(a))), p.max(a))
+    assert verify(r, examples=60) is None
+
+
+def test_wrong_reduction_rule(a):
+    ce = verify(rewrite_rule("max_to_sum", p.max(p.sqr(a)), p.sum(p.sqr(a))))
+    assert isinstance(ce, Counterexample)
+
+
+def test_hand_written_relation_checked_on_random_graphs(a):
+    wrong = rewrite_rule("sum_as_max", p.sum(p.expand_dims(a, 0)), p.max(a))
+
+    @rule(heads=wrong.heads, rhs_heads=wrong.rhs_heads, measure="none")
+    def sum_as_max(lhs, rhs):  # a hand-written goal constructor: no patterns to draw from
+        return wrong(lhs, rhs)
+
+    ce = verify(sum_as_max)
+    assert isinstance(ce, Counterexample) and ce.rule == "sum_as_max"
+
+
+def test_rule_that_never_applies_is_an_error(a):
+    # the rhs has another ndim: the engine never applies it, so nothing is verified
+    r = rewrite_rule("bad_axis", p.sum(p.expand_dims(a, 0), axis=0), p.sum(a, axis=0))
+    with pytest.raises(ValueError, match="bad_axis"):
+        verify(r, examples=20)
+
+
+def test_graphs_argument(a):
+    r = rewrite_rule("mul_one", p.mul(a, 1.0), a, where=(lambda a: a.type.ndim == 3,))
+    x = pt.tensor3("x")
+    assert verify(r, examples=5, graphs=[pt.exp(x * 1.0)]) is None
+    with pytest.raises(TypeError, match=r"graphs\[0\]"):
+        verify(r, graphs=["x"])
+
+
+def test_bad_arguments(a):
+    r = rewrite_rule("neg_neg", p.neg(p.neg(a)), a)
+    with pytest.raises(ValueError, match="examples"):
+        verify(r, examples=0)
+    with pytest.raises(TypeError, match="rule"):
+        verify("neg_neg")
+
+
+@pytest.mark.parametrize("builtin", relations.DEFAULT_RULES, ids=lambda r: r.__name__)
+def test_every_builtin_rule_passes(builtin):
+    assert verify(builtin, examples=200) is None
+
+
+@pytest.mark.parametrize(
+    "module, guard, builtin",
+    [
+        ("relations.lift", "_no_repeatso", "inc_zeros_as_seto"),
+        ("relations.join", "_pieces_safeo", "careduce_joino"),
+    ],
+)
+def test_builtin_rule_without_its_guard_is_caught(monkeypatch, module, guard, builtin):
+    """Drop a guard of a hand-written rule: verify finds the graphs it was there for."""
+    import importlib
+
+    mod = importlib.import_module(module)
+    monkeypatch.setattr(mod, guard, lambda *args: (lambda S: iter([S])))
+    ce = verify(getattr(mod, builtin))
+    assert isinstance(ce, Counterexample) and ce.rule == builtin
+
+
+def test_rule_that_raises_is_reported(a):
+    def guard(a):
+        if a.type.ndim == 2:
+            raise ZeroDivisionError("guard bug")
+        return True
+
+    crashy = rewrite_rule("crashy", p.neg(p.neg(a)), a, where=(guard,))
+    with pytest.raises(RuntimeError, match="crashy.*ZeroDivisionError"):
+        verify(crashy)
