@@ -10,10 +10,12 @@ from __future__ import annotations
 from relations import DEFAULT_RULES, LOWERING_RULES
 from relations.broadcast import alloc_explicito, elemwise_explicito
 from relations.dimshuffle import (
+    careduce_added_dimso,
     careduce_dimshuffle_fullo,
     careduce_dimshuffle_partialo,
     dimshuffle_composeo,
     dimshuffle_identityo,
+    dimshuffle_through_elemwiseo,
 )
 from relations.join import careduce_joino
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
@@ -27,8 +29,10 @@ RULESETS: dict[str, tuple] = {
     "dimshuffle": (
         careduce_dimshuffle_fullo,
         careduce_dimshuffle_partialo,
+        careduce_added_dimso,
         dimshuffle_identityo,
         dimshuffle_composeo,
+        dimshuffle_through_elemwiseo,
     ),
     "join": (careduce_joino,),
     "lift": (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco),

@@ -42,7 +42,7 @@ from pytensor.graph.traversal import ancestors, explicit_graph_inputs
 
 from pytensor.tensor.elemwise import DimShuffle
 
-from graph_bridge import builder_for, node_term
+from graph_bridge import GraphContext, builder_for, graph_context, node_term
 from relations import patterns as p
 from relations.rules import check_rules
 from relations.search import first_rewrite, replacements
@@ -176,13 +176,18 @@ def _key(v: Variable) -> str:
 
 
 def _rewrites(rule: Callable, graph: Variable) -> Iterator[tuple[str, Variable, Variable]]:
-    """(direction, before, after) for every node of ``graph`` the rule relates to another form."""
+    """(direction, before, after) for every node of ``graph`` the rule relates to another form.
+
+    The rule sees the use counts of ``graph`` (``graph_bridge.graph_context``).
+    """
+    context = GraphContext([graph])
     for v in list(ancestors([graph])):
         if v.owner is None or len(v.owner.outputs) != 1:
             continue
         try:
-            found = first_rewrite(v, [rule])
-            backward = list(islice(replacements(rule, v, node_term(v), backward=True), 2))
+            with graph_context(context):
+                found = first_rewrite(v, [rule])
+                backward = list(islice(replacements(rule, v, node_term(v), backward=True), 2))
         except Exception as exc:
             # normalize would raise the same on this graph: that is a bug of the rule too
             raise RuntimeError(

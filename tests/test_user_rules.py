@@ -287,7 +287,9 @@ def test_match_takes_a_pattern(a):
     g = pt.sum(pt.expand_dims(pt.exp(x), 0))
     # the pattern is not in g itself, but in its normal form (an equivalent)
     answers = list(relations.match(g, p.sum(p.exp(a))))
-    assert [ans[a] for ans in answers] == [x]
+    assert answers[0][a] is x
+    # PyTensor's direction of the DimShuffle move gives a second: exp of the expanded x
+    assert all(ans[a] is x or ans[a].owner.inputs[0] is x for ans in answers)
     assert list(relations.match(pt.log(x), p.sum(p.exp(a)))) == []
     with pytest.raises(TypeError, match="pattern must be"):
         list(relations.match(g, 3))
