@@ -13,8 +13,9 @@ the number of rewrites turns a non-terminating user rule set into an error.
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,12 @@ from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from graph_bridge.logic import lreify
 from graph_bridge.traverse import rebuild
 from relations.rules import Relation, RuleIndex
+
+#: ``logging.getLogger("relations")``: each rewrite, and one summary per normalize, at DEBUG.
+log = logging.getLogger("relations")
+
+#: ``on_rewrite(rule, before, after)``: called by :class:`Normalizer` after each rewrite.
+OnRewrite = Callable[[Relation, Variable, Variable], None]
 
 __all__ = [
     "MAX_ANSWERS_PER_STEP",
@@ -115,10 +122,45 @@ def first_rewrite(
     return None
 
 
-class Normalizer:
-    """One normalization pass; memoizes every variable it has put in normal form."""
+def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable]) -> None:
+    """Give every variable of ``new``'s sub-graph not in ``known`` the stack trace ``trace``.
 
-    def __init__(self, index: RuleIndex, budget: int | None = None, backward: bool = False) -> None:
+    PyTensor's convention (``copy_stack_trace``): a node a rewrite builds
+    carries the trace of the variable it replaces, so run-time errors point
+    at the user's line.  The trace the node got when the engine built it
+    (frames inside the engine, or none while compiling) is replaced;
+    variables in ``known`` (the graph the rewrite started from) keep theirs.
+    """
+    if not trace:
+        return
+    stack = [new]
+    seen: set[int] = set()
+    while stack:
+        v = stack.pop()
+        if id(v) in known or id(v) in seen or v.owner is None:
+            continue
+        seen.add(id(v))
+        for o in v.owner.outputs:
+            o.tag.trace = trace
+        stack.extend(v.owner.inputs)
+
+
+class Normalizer:
+    """One normalization pass; memoizes every variable it has put in normal form.
+
+    ``on_rewrite(rule, before, after)``, if given, is called after each
+    rewrite (``relations.explain`` records its steps this way); ``None``
+    costs nothing.
+    """
+
+    def __init__(
+        self,
+        index: RuleIndex,
+        budget: int | None = None,
+        backward: bool = False,
+        on_rewrite: OnRewrite | None = None,
+    ) -> None:
+        self.on_rewrite = on_rewrite
         self.index = index
         self.backward = backward
         self._rules = index.backward if backward else index.forward
@@ -160,6 +202,10 @@ class Normalizer:
             new_inputs = [memo[id(i)] for i in node.inputs]
             if any(a is not b for a, b in zip(new_inputs, node.inputs)):
                 new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+                trace = getattr(node.outputs[0].tag, "trace", None)
+                if trace and getattr(new_node.outputs[0].tag, "trace", None) is not trace:
+                    for o, n in zip(node.outputs, new_node.outputs):  # remade by make_node
+                        n.tag.trace = getattr(o.tag, "trace", trace)
             else:
                 new_node = node
             for old_out, new_out in zip(node.outputs, new_node.outputs):
@@ -185,6 +231,9 @@ class Normalizer:
                     f"normalize: more than {self.budget} rewrites; the rule set "
                     f"does not terminate (last rule: {rewritten[1].__name__})"
                 )
+            copy_trace(getattr(out.tag, "trace", None), rewritten[0], memo)
+            if self.on_rewrite is not None:
+                self.on_rewrite(rewritten[1], out, rewritten[0])
             # the new sub-graph is normalized next; its result stands for v
             stack.append((rewritten[0], alias_of if alias_of is not None else v))
             if alias_of is not None:
@@ -194,15 +243,49 @@ class Normalizer:
 
 
 def normalize_variables(
-    outputs: Sequence[Variable], index: RuleIndex, backward: bool = False
+    outputs: Sequence[Variable],
+    index: RuleIndex,
+    backward: bool = False,
+    on_rewrite: OnRewrite | None = None,
 ) -> list[Variable]:
     """Normal forms of ``outputs``, sharing one memo (shared sub-graphs stay shared).
 
-    ``backward`` runs the rules from right to left (``relations.lower``).
+    ``backward`` runs the rules from right to left (``relations.lower``);
+    ``on_rewrite(rule, before, after)`` is called after each rewrite.
     """
-    budget = 1000 + 100 * _count_nodes(outputs)
-    norm = Normalizer(index, budget=budget, backward=backward)
-    return [norm.normal(o) for o in outputs]
+    debug = log.isEnabledFor(logging.DEBUG)
+    start = time.perf_counter() if debug else 0.0
+    nodes = _count_nodes(outputs)
+    if debug:
+        on_rewrite = _logging(on_rewrite, backward)
+    norm = Normalizer(index, budget=1000 + 100 * nodes, backward=backward, on_rewrite=on_rewrite)
+    result = [norm.normal(o) for o in outputs]
+    if debug:
+        log.debug(
+            "%s: %d nodes, %d rewrites, %.6f s",
+            "lower" if backward else "normalize",
+            nodes,
+            norm.rewrites,
+            time.perf_counter() - start,
+        )
+    return result
+
+
+def _logging(on_rewrite: OnRewrite | None, backward: bool) -> OnRewrite:
+    """``on_rewrite`` that also logs each rewrite at DEBUG."""
+
+    def logged(rule: Relation, before: Variable, after: Variable) -> None:
+        log.debug(
+            "%s%s: %s -> %s",
+            getattr(rule, "__name__", rule),
+            " (backward)" if backward else "",
+            before.owner,
+            after.owner if after.owner is not None else after,
+        )
+        if on_rewrite is not None:
+            on_rewrite(rule, before, after)
+
+    return logged
 
 
 def _count_nodes(outputs: Sequence[Variable]) -> int:
@@ -315,13 +398,17 @@ def replace_in(outputs: Sequence[Variable], old: Variable, new: Variable) -> lis
 
 
 def one_step(
-    outputs: Sequence[Variable], index: RuleIndex, deadline: float | None = None
-) -> Iterator[list[Variable]]:
+    outputs: Sequence[Variable],
+    index: RuleIndex,
+    deadline: float | None = None,
+    with_steps: bool = False,
+) -> Iterator[Any]:
     """Forms one relation application away from ``outputs``, in a deterministic order.
 
     Nodes are visited breadth first from the outputs; at each node the rules
     that can match it forward, then those that can match it backward, in rule
-    order; each gives at most :data:`MAX_ANSWERS_PER_STEP` answers.
+    order; each gives at most :data:`MAX_ANSWERS_PER_STEP` answers.  With
+    ``with_steps``, each form comes as ``(form, (rule, before, after, backward))``.
     """
     for v in _nodes_from_outputs(outputs):
         node = v.owner
@@ -341,7 +428,7 @@ def one_step(
                         form = replace_in(outputs, v, new)
                     except Exception:  # noqa: BLE001 - an ill-typed rebuild is no form
                         continue
-                    yield form
+                    yield (form, (rel, v, new, backward)) if with_steps else form
                     taken += 1
                     if taken >= MAX_ANSWERS_PER_STEP:
                         break
