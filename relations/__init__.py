@@ -42,11 +42,16 @@ __all__ = [
     "DEFAULT_RULES",
     "LOWERING_RULES",
     "best",
+    "Explanation",
+    "Proof",
+    "Step",
     "broadcast_shapeo",
     "equivalents",
+    "explain",
     "lower",
     "match",
     "normalize",
+    "prove",
     "rule",
 ]
 
@@ -250,6 +255,12 @@ def _same_structure(graph: Any, single: bool, result: list) -> Any:
 
 from graph_bridge.rewriters import register_lowering, register_relational  # noqa: E402
 from graph_bridge.workarounds import protect  # noqa: E402
+from relations.explain import Explanation, Proof, Step, explain, prove  # noqa: E402
 
-register_relational(lambda outs: normalize(list(outs)))
+register_relational(
+    lambda outs, on_rewrite=None: normalize_variables(
+        list(outs), _DEFAULT_INDEX, on_rewrite=on_rewrite
+    ),
+    reports_steps=True,
+)
 register_lowering(lambda outs: lower(list(outs)))
