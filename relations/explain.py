@@ -2,8 +2,9 @@
 
 Every step is a relation between two PyTensor sub-graphs, so it can be
 re-checked with both sides given (:meth:`Step.holds`), and a list of steps
-can be replayed on the graph it starts from (:func:`replay`): a proof is
-checked by both, without trusting the search that found it.
+must make the graph it starts from equal to its result (:func:`follows`,
+congruence closure): a proof is checked by both, without trusting the
+search that found it.
 
 Before/After (``explain`` of ``sum(expand_dims(exp(x), 0))``)::
 
@@ -32,10 +33,9 @@ from relations.search import (
     check_timeout,
     normalize_variables,
     one_step,
-    replace_in,
 )
 
-__all__ = ["Explanation", "Proof", "Step", "explain", "prove", "replay"]
+__all__ = ["Explanation", "Proof", "Step", "explain", "follows", "prove"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,35 +106,88 @@ def _structure(graph: Any, single: bool, result: list) -> Any:
     return type(graph)(result) if isinstance(graph, tuple) else result
 
 
-def replay(graph: Any, steps: Sequence[Step], target: Any) -> bool:
-    """Whether applying ``steps`` in order to ``graph`` gives ``target`` (structurally).
+def follows(graph: Any, steps: Sequence[Step], target: Any) -> bool:
+    """Whether the equalities ``before == after`` of ``steps`` make ``graph`` equal ``target``.
 
-    Each step's ``before`` must occur (structurally) in the current graph;
-    it is replaced by ``after`` there, and the graph above it is rebuilt.
-    Costs about one walk of the graph per step.
+    Congruence closure over structural classes: sub-graphs are first merged
+    when structurally equal (same Op, same inputs, same constants); each
+    step merges its two sides; an Op applied to equal inputs gives equal
+    outputs, which merges more.  ``True`` when every output of ``graph``
+    ends in the class of the matching output of ``target``.  This is sound
+    when every step holds (:meth:`Step.holds`), whatever the order of the
+    steps; it costs about one pass over all the nodes involved.
     """
     outs, _ = as_variables(graph, "graph")
     goal, _ = as_variables(target, "target")
     if len(outs) != len(goal):
         return False
     keys = StructuralKeys()
-    current = list(outs)
-    for s in steps:
-        wanted = keys.key(s.before)
-        found = next((v for v in _nodes_from_outputs(current) if keys.key(v) == wanted), None)
-        if found is None:
-            found = next((v for v in current if keys.key(v) == wanted), None)
-        if found is None:
-            return False
-        current = replace_in(current, found, s.after)
-    return [keys.key(o) for o in current] == [keys.key(o) for o in goal]
+    roots = [*outs, *goal, *(v for s in steps for v in (s.before, s.after))]
+    for v in roots:
+        keys.key(v)
+    # key -> (op, output index, input keys), for every node of every graph
+    nodes: dict[int, tuple[Any, int, tuple[int, ...]]] = {}
+    by_var = keys._by_var
+    for v in keys._keep:
+        node = v.owner
+        if node is not None:
+            k = by_var[id(v)]
+            if k not in nodes:
+                ins = tuple(by_var[id(i)] for i in node.inputs)
+                nodes[k] = (node.op, node.outputs.index(v), ins)
+    parent: dict[int, int] = {}
+
+    def find(a: int) -> int:
+        root = a
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while a != root:  # path compression
+            parent[a], a = root, parent.get(a, a)
+        return root
+
+    uses: dict[int, list[int]] = {}
+    for k, (_, _, ins) in nodes.items():
+        for i in ins:
+            uses.setdefault(i, []).append(k)
+    table: dict[Any, int] = {}
+    pending: list[tuple[int, int]] = []
+
+    def signature(k: int) -> Any:
+        op, idx, ins = nodes[k]
+        return (op, idx, tuple(find(i) for i in ins))
+
+    def insert(k: int) -> None:
+        sig = signature(k)
+        other = table.get(sig)
+        if other is None:
+            table[sig] = k
+        elif find(other) != find(k):
+            pending.append((other, k))
+
+    for k in nodes:
+        insert(k)
+    pending.extend((by_var[id(s.before)], by_var[id(s.after)]) for s in steps)
+    while pending:
+        a, b = pending.pop()
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            continue
+        if len(uses.get(ra, ())) < len(uses.get(rb, ())):
+            ra, rb = rb, ra
+        parent[rb] = ra
+        moved = uses.pop(rb, [])
+        uses.setdefault(ra, []).extend(moved)
+        for k in moved:
+            insert(k)
+    return all(find(by_var[id(a)]) == find(by_var[id(b)]) for a, b in zip(outs, goal))
 
 
 class Explanation:
     """What ``normalize`` did: its ``result``, and the ``steps`` it applied, in order.
 
     ``str(explanation)`` prints each step's rule and a short Before/After
-    ``dprint``; :meth:`check` re-checks every step and their composition.
+    ``dprint``; :meth:`check` re-checks every step, and that together they
+    make the input equal to the result.
     """
 
     def __init__(self, graph: Any, result: Any, steps: list[Step]) -> None:
@@ -144,8 +197,8 @@ class Explanation:
 
     def check(self) -> bool:
         """True only if every step's relation holds with both sides given, and the
-        steps, applied in order to the input graph, give :attr:`result`."""
-        return all(s.holds() for s in self.steps) and replay(self.graph, self.steps, self.result)
+        steps make the input graph equal to :attr:`result` (:func:`follows`)."""
+        return all(s.holds() for s in self.steps) and follows(self.graph, self.steps, self.result)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -172,9 +225,9 @@ class Proof(list):
         self.b = b
 
     def check(self) -> bool:
-        """True only if every step holds with both sides given, and the steps,
-        applied in order to ``a``, give ``b``."""
-        return all(s.holds() for s in self) and replay(self.a, list(self), self.b)
+        """True only if every step holds with both sides given, and the steps
+        make ``a`` equal to ``b`` (:func:`follows`)."""
+        return all(s.holds() for s in self) and follows(self.a, list(self), self.b)
 
     def __str__(self) -> str:
         if not self:
