@@ -94,7 +94,7 @@ def replay_steps(
         stack = [root]
         while stack:
             u = stack[-1]
-            if u in in_fg or id(u) in mapped:
+            if id(u) in mapped or u in in_fg:
                 stack.pop()
                 continue
             node = u.owner
@@ -103,14 +103,15 @@ def replay_steps(
                 keep.append(u)
                 stack.pop()
                 continue
-            missing = [i for i in node.inputs if i not in in_fg and id(i) not in mapped]
+            missing = [i for i in node.inputs if id(i) not in mapped and i not in in_fg]
             if missing:
                 stack.extend(missing)
                 continue
             stack.pop()
-            ins = [i if i in in_fg else mapped[id(i)] for i in node.inputs]
+            ins = [mapped.get(id(i), i) for i in node.inputs]
             found = None
             if ins and ins[0] in in_fg:
+                trace = getattr(u.tag, "trace", None)
                 for client, _ in clients.get(ins[0], ()):
                     if (
                         isinstance(client, Apply)
@@ -120,7 +121,9 @@ def replay_steps(
                         and len(client.outputs) == len(node.outputs)
                     ):
                         found = client
-                        break
+                        # of duplicates, the node ``u`` was cloned from (its tag was copied)
+                        if getattr(client.outputs[0].tag, "trace", None) is trace:
+                            break
             if found is None:
                 if all(a is b for a, b in zip(ins, node.inputs)):
                     found = node
@@ -129,12 +132,21 @@ def replay_steps(
             for o, n in zip(node.outputs, found.outputs):
                 mapped[id(o)] = n
                 keep.append(o)
-        return root if root in in_fg else mapped[id(root)]
+        return mapped.get(id(root), root)
 
     for rule, before, after in steps:
-        b, a = to_fg(before), to_fg(after)
-        if b is not a and b in in_fg:
-            fgraph.replace(b, a, reason=getattr(rule, "__name__", str(rule)))
+        b = to_fg(before)
+        if b not in in_fg and id(before) in mapped:  # mapped before an earlier replace
+            del mapped[id(before)]
+            b = to_fg(before)
+        a = to_fg(after)
+        if b is a or b not in in_fg:
+            continue
+        converted = b.type.filter_variable(a, allow_convert=True)
+        if converted is not a:  # a static shape refined or relaxed: the fgraph holds this one
+            mapped[id(after)] = converted
+            keep.append(after)
+        fgraph.replace(b, converted, reason=getattr(rule, "__name__", str(rule)))
     fgraph.validate()
     for i, n in enumerate(outputs):
         if fgraph.outputs[i] is not to_fg(n):
