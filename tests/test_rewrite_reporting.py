@@ -166,3 +166,17 @@ def test_each_rewrite_reaches_the_fgraph_with_duplicated_sub_graphs():
     f0 = pytensor.function([x, m], g, mode="FAST_COMPILE")
     xv, mv = np.arange(3.0), np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(f(xv, mv), f0(xv, mv))
+
+
+def test_reports_steps_off_gives_one_replacement(monkeypatch):
+    rewriter = relational_rewriter()
+    monkeypatch.setattr(rewriter, "reports_steps", False)
+    x = pt.vector("x")
+    g = pt.sum(pt.expand_dims(pt.exp(x), 0))
+    fg = FunctionGraph([x], [g], clone=True)
+    reasons = Reasons()
+    fg.attach_feature(reasons)
+    rewriter.add_requirements(fg)
+    rewriter.apply(fg)
+    assert reasons.reasons == ["relational"]
+    assert equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [x])
