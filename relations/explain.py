@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from itertools import islice
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,11 @@ from relations.search import (
     check_timeout,
     normalize_variables,
     one_step,
+    replacements,
 )
+
+#: answers of a relation run from the left side that :meth:`Step.holds` compares
+MAX_ANSWERS_CHECKED = 16
 
 __all__ = ["Explanation", "Proof", "Step", "explain", "follows", "prove"]
 
@@ -59,18 +64,25 @@ class Step:
         """Whether the relation relates the two sides, re-run with both given.
 
         The relation runs on one-level views of both sides; unification
-        expands each side only as deep as the rule's patterns ask.
+        expands each side only as deep as the rule's patterns ask.  A right
+        side that a relation states as a term but PyTensor builds otherwise
+        (an Elemwise expands a 0-d input when its node is built, as in
+        ``elemwise_set_subtensoro``) does not unify back with that term; then
+        the relation is run from the left side and its reified answers are
+        compared with the right side structurally.
         """
         lhs, rhs = (self.before, self.after)
         if self.direction == "backward":
             lhs, rhs = rhs, lhs
-        goal = self.relation(node_term(lhs), node_term(rhs))
         try:
-            for _ in goal({}):
+            for _ in self.relation(node_term(lhs), node_term(rhs))({}):
                 return True
+            keys = StructuralKeys()
+            wanted = keys.key(rhs)
+            answers = replacements(self.relation, lhs, node_term(lhs))
+            return any(keys.key(a) == wanted for a in islice(answers, MAX_ANSWERS_CHECKED))
         except Exception:  # noqa: BLE001 - a relation that cannot decide does not hold
             return False
-        return False
 
     def reversed(self) -> Step:
         """The same equality read the other way (``after`` becomes ``before``)."""

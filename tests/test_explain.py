@@ -244,3 +244,21 @@ def test_no_logging_above_debug(caplog):
     with caplog.at_level(logging.INFO, logger="relations"):
         relations.normalize(pt.exp(m).T.T)
     assert [r for r in caplog.records if r.name == "relations"] == []
+
+
+def test_a_step_whose_built_right_side_differs_from_its_term_still_holds():
+    """elemwise_set_subtensoro states f(c, s) with s 0-d; PyTensor builds f(c, ExpandDims(s)).
+
+    Found by tests/test_explain_properties.py: the relation run with both
+    graphs given does not unify the built right side with its term, so
+    ``holds`` runs it from the left side and compares the answer's structure.
+    """
+    x0, x1 = pt.scalar("x0"), pt.scalar("x1")
+    z = pt.alloc(pt.constant(0.0), pt.constant(2, dtype="int8"))
+    g = pt.set_subtensor(z[[0]], pt.expand_dims(x0, 0)) / pt.expand_dims(x1, 0)
+    e = relations.explain(g)
+    (lift,) = [s for s in e.steps if s.rule == "elemwise_set_subtensoro"]
+    assert lift.holds() and lift.reversed().holds()
+    assert e.check()
+    assert not Step(lift.rule, lift.relation, lift.before, pt.exp(lift.after)).holds()
+    check_rewrite(g, e.result, {x0: [(), ()], x1: [(), ()]})
