@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from pytensor.compile import optdb
-from pytensor.graph.basic import Variable
+from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.rewriting.basic import GraphRewriter
 
-__all__ = ["RelationalRewriter", "register_lowering", "register_relational"]
+__all__ = ["RelationalRewriter", "register_lowering", "register_relational", "replay_steps"]
 
 #: optdb position: after the first merge (0), before canonicalize (1).
 POSITION = 0.5
@@ -19,17 +20,27 @@ LOWERING_POSITION = 0.55
 
 
 class RelationalRewriter(GraphRewriter):
-    """Replace a FunctionGraph's outputs by ``normalize_fn(outputs)``."""
+    """Replace a FunctionGraph's outputs by ``normalize_fn(outputs)``.
+
+    With ``reports_steps``, ``normalize_fn(outputs, on_rewrite=callback)``
+    reports each rewrite as ``callback(rule, before, after)``, and each one
+    is applied to the FunctionGraph as its own ``fgraph.replace`` whose
+    ``reason`` is the rule's name, as PyTensor's own rewriters do: with
+    ``config.optimizer_verbose`` each prints the rule's name, and the
+    fgraph's features (``History``, ``on_change_input`` callbacks) see it.
+    """
 
     def __init__(
         self,
-        normalize_fn: Callable[[Sequence[Variable]], Sequence[Variable]],
+        normalize_fn: Callable[..., Sequence[Variable]],
         name: str = "relational",
         needed: Callable[[FunctionGraph], bool] | None = None,
+        reports_steps: bool = False,
     ) -> None:
         self.normalize_fn = normalize_fn
         self.name = name
         self.needed = needed
+        self.reports_steps = reports_steps
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         fgraph.attach_feature(ReplaceValidate())
@@ -38,7 +49,18 @@ class RelationalRewriter(GraphRewriter):
         if self.needed is not None and not self.needed(fgraph):
             return
         outs = list(fgraph.outputs)
-        new = self.normalize_fn(outs)
+        if self.reports_steps:
+            steps: list[tuple[Any, Variable, Variable]] = []
+            new = self.normalize_fn(outs, on_rewrite=lambda *step: steps.append(step))
+            if steps:
+                chk = fgraph.checkpoint()
+                try:
+                    replay_steps(fgraph, steps, new)
+                    return
+                except Exception:  # noqa: BLE001 - fall back to replacing the outputs
+                    fgraph.revert(chk)
+        else:
+            new = self.normalize_fn(outs)
         pairs = [
             (o, o.type.filter_variable(n) if n.type != o.type else n)
             for o, n in zip(outs, new)
@@ -48,14 +70,103 @@ class RelationalRewriter(GraphRewriter):
             fgraph.replace_all_validate(pairs, reason=self.name)
 
 
+def replay_steps(
+    fgraph: FunctionGraph,
+    steps: Sequence[tuple[Any, Variable, Variable]],
+    outputs: Sequence[Variable],
+) -> None:
+    """Apply a normalization's ``(rule, before, after)`` steps to ``fgraph``, one replace each.
+
+    The steps were taken on a rebuilt copy of the graph: a node whose inputs
+    were rewritten is a clone there.  Each copy-side variable is mapped to
+    the fgraph's: a clone to the fgraph node with the same Op over the
+    (already replaced) inputs, a node a rule built to a new node over
+    fgraph inputs (it keeps its tag, so its stack trace).  The fgraph is then
+    validated, and its outputs checked against ``outputs`` (the normal
+    form); a mismatch raises, and the caller reverts.
+    """
+    in_fg = fgraph.variables
+    clients = fgraph.clients
+    mapped: dict[int, Variable] = {}
+    keep: list[Variable] = []
+
+    def to_fg(root: Variable) -> Variable:
+        stack = [root]
+        while stack:
+            u = stack[-1]
+            if id(u) in mapped or u in in_fg:
+                stack.pop()
+                continue
+            node = u.owner
+            if node is None:
+                mapped[id(u)] = u
+                keep.append(u)
+                stack.pop()
+                continue
+            missing = [i for i in node.inputs if id(i) not in mapped and i not in in_fg]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            ins = [mapped.get(id(i), i) for i in node.inputs]
+            found = None
+            if ins and ins[0] in in_fg:
+                trace = getattr(u.tag, "trace", None)
+                for client, _ in clients.get(ins[0], ()):
+                    if (
+                        isinstance(client, Apply)
+                        and client.op == node.op
+                        and len(client.inputs) == len(ins)
+                        and all(a is b for a, b in zip(client.inputs, ins))
+                        and len(client.outputs) == len(node.outputs)
+                    ):
+                        found = client
+                        # of duplicates, the node ``u`` was cloned from (its tag was copied)
+                        if getattr(client.outputs[0].tag, "trace", None) is trace:
+                            break
+            if found is None:
+                if all(a is b for a, b in zip(ins, node.inputs)):
+                    found = node
+                else:
+                    found = node.clone_with_new_inputs(ins, strict=False)
+            for o, n in zip(node.outputs, found.outputs):
+                mapped[id(o)] = n
+                keep.append(o)
+        return mapped.get(id(root), root)
+
+    for rule, before, after in steps:
+        b = to_fg(before)
+        if b not in in_fg and id(before) in mapped:  # mapped before an earlier replace
+            del mapped[id(before)]
+            b = to_fg(before)
+        a = to_fg(after)
+        if b is a or b not in in_fg:
+            continue
+        converted = b.type.filter_variable(a, allow_convert=True)
+        if converted is not a:  # a static shape refined or relaxed: the fgraph holds this one
+            mapped[id(after)] = converted
+            keep.append(after)
+        fgraph.replace(b, converted, reason=getattr(rule, "__name__", str(rule)))
+    fgraph.validate()
+    for i, n in enumerate(outputs):
+        if fgraph.outputs[i] is not to_fg(n):
+            raise ValueError("the replayed steps do not give the normal form")
+
+
 def register_relational(
-    normalize_fn: Callable[[Sequence[Variable]], Sequence[Variable]], name: str = "relational"
+    normalize_fn: Callable[..., Sequence[Variable]],
+    name: str = "relational",
+    reports_steps: bool = False,
 ) -> RelationalRewriter:
-    """Register ``normalize_fn`` in ``optdb`` under the tag ``name`` (off by default)."""
+    """Register ``normalize_fn`` in ``optdb`` under the tag ``name`` (off by default).
+
+    ``reports_steps``: ``normalize_fn`` takes ``on_rewrite`` and the pass
+    replaces node by node, each with the rule's name as the reason.
+    """
     existing = optdb.__db__.get(name)
     if existing:  # a re-import: keep the first registration
         return next(iter(existing))
-    rewriter = RelationalRewriter(normalize_fn, name)
+    rewriter = RelationalRewriter(normalize_fn, name, reports_steps=reports_steps)
     optdb.register(name, rewriter, position=POSITION)
     return rewriter
 

@@ -45,13 +45,18 @@ __all__ = [
     "LOWERING_RULES",
     "RULESETS",
     "best",
+    "Explanation",
+    "Proof",
+    "Step",
     "broadcast_shapeo",
     "equivalents",
+    "explain",
     "lower",
     "match",
     "normalize",
     "patterns",
     "rewrite_rule",
+    "prove",
     "rule",
     "verify",
 ]
@@ -265,11 +270,17 @@ def _same_structure(graph: Any, single: bool, result: list) -> Any:
 
 from graph_bridge.rewriters import register_lowering, register_relational  # noqa: E402
 from graph_bridge.workarounds import protect  # noqa: E402
+from relations.explain import Explanation, Proof, Step, explain, prove  # noqa: E402
 
 from relations import patterns  # noqa: E402
 from relations.rulesets import RULESETS  # noqa: E402
 from relations.user_rules import rewrite_rule  # noqa: E402
 from relations.verify import verify  # noqa: E402
 
-register_relational(lambda outs: normalize(list(outs)))
+register_relational(
+    lambda outs, on_rewrite=None: normalize_variables(
+        list(outs), _DEFAULT_INDEX, on_rewrite=on_rewrite
+    ),
+    reports_steps=True,
+)
 register_lowering(lambda outs: lower(list(outs)))

@@ -13,8 +13,9 @@ the number of rewrites turns a non-terminating user rule set into an error.
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,12 @@ from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.logic import lreify
 from graph_bridge.traverse import rebuild
 from relations.rules import Relation, RuleIndex
+
+#: ``logging.getLogger("relations")``: each rewrite, and one summary per normalize, at DEBUG.
+log = logging.getLogger("relations")
+
+#: ``on_rewrite(rule, before, after)``: called by :class:`Normalizer` after each rewrite.
+OnRewrite = Callable[[Relation, Variable, Variable], None]
 
 __all__ = [
     "MAX_ANSWERS_PER_STEP",
@@ -116,8 +123,36 @@ def first_rewrite(
     return None
 
 
+def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable]) -> None:
+    """Give every variable of ``new``'s sub-graph not in ``known`` the stack trace ``trace``.
+
+    PyTensor's convention (``copy_stack_trace``): a node a rewrite builds
+    carries the trace of the variable it replaces, so run-time errors point
+    at the user's line.  The trace the node got when the engine built it
+    (frames inside the engine, or none while compiling) is replaced;
+    variables in ``known`` (the graph the rewrite started from) keep theirs.
+    """
+    if not trace:
+        return
+    stack = [new]
+    seen: set[int] = set()
+    while stack:
+        v = stack.pop()
+        if id(v) in known or id(v) in seen or v.owner is None:
+            continue
+        seen.add(id(v))
+        for o in v.owner.outputs:
+            o.tag.trace = trace
+        stack.extend(v.owner.inputs)
+
+
 class Normalizer:
-    """One normalization pass; memoizes every variable it has put in normal form."""
+    """One normalization pass; memoizes every variable it has put in normal form.
+
+    ``on_rewrite(rule, before, after)``, if given, is called after each
+    rewrite (``relations.explain`` records its steps this way); ``None``
+    costs nothing.
+    """
 
     def __init__(
         self,
@@ -125,7 +160,9 @@ class Normalizer:
         context: GraphContext,
         budget: int | None = None,
         backward: bool = False,
+        on_rewrite: OnRewrite | None = None,
     ) -> None:
+        self.on_rewrite = on_rewrite
         self.index = index
         #: use counts of the graph being rewritten (built from its outputs), kept exact as it changes
         self.context = context
@@ -174,6 +211,10 @@ class Normalizer:
             new_inputs = [memo[id(i)] for i in node.inputs]
             if any(a is not b for a, b in zip(new_inputs, node.inputs)):
                 new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+                trace = getattr(node.outputs[0].tag, "trace", None)
+                if trace and getattr(new_node.outputs[0].tag, "trace", None) is not trace:
+                    for o, n in zip(node.outputs, new_node.outputs):  # remade by make_node
+                        n.tag.trace = getattr(o.tag, "trace", trace)
             else:
                 new_node = node
             for old_out, new_out in zip(node.outputs, new_node.outputs):
@@ -201,6 +242,9 @@ class Normalizer:
                     f"normalize: more than {self.budget} rewrites; the rule set "
                     f"does not terminate (last rule: {rewritten[1].__name__})"
                 )
+            copy_trace(getattr(out.tag, "trace", None), rewritten[0], memo)
+            if self.on_rewrite is not None:
+                self.on_rewrite(rewritten[1], out, rewritten[0])
             # the new sub-graph is normalized next; its result stands for v
             stack.append((rewritten[0], alias_of if alias_of is not None else v))
             if alias_of is not None:
@@ -214,25 +258,61 @@ MAX_PASSES = 8
 
 
 def normalize_variables(
-    outputs: Sequence[Variable], index: RuleIndex, backward: bool = False
+    outputs: Sequence[Variable],
+    index: RuleIndex,
+    backward: bool = False,
+    on_rewrite: OnRewrite | None = None,
 ) -> list[Variable]:
     """Normal forms of ``outputs``, sharing one memo (shared sub-graphs stay shared).
 
-    ``backward`` runs the rules from right to left (``relations.lower``).
+    ``backward`` runs the rules from right to left (``relations.lower``);
+    ``on_rewrite(rule, before, after)`` is called after each rewrite.
     One bottom-up pass puts every node in normal form, except where a use
     guard (``graph_bridge.single_useo``) refused a node that a later rewrite
     above it then stopped using: another pass follows for those (at most
     :data:`MAX_PASSES`), so ``normalize`` is idempotent.
     """
-    budget = 1000 + 100 * _count_nodes(outputs)
+    debug = log.isEnabledFor(logging.DEBUG)
+    start = time.perf_counter() if debug else 0.0
+    nodes = _count_nodes(outputs)
+    if debug:
+        on_rewrite = _logging(on_rewrite, backward)
+    budget = 1000 + 100 * nodes
     result = list(outputs)
+    rewrites = 0
     for _ in range(MAX_PASSES):
         context = GraphContext(result)
-        norm = Normalizer(index, context, budget=budget, backward=backward)
+        norm = Normalizer(index, context, budget=budget, backward=backward, on_rewrite=on_rewrite)
         result = [norm.normal(o) for o in result]
+        rewrites += norm.rewrites
         if norm.rewrites == 0 or not context.loosened():
             break
+    if debug:
+        log.debug(
+            "%s: %d nodes, %d rewrites, %.6f s",
+            "lower" if backward else "normalize",
+            nodes,
+            rewrites,
+            time.perf_counter() - start,
+        )
     return result
+
+
+def _logging(on_rewrite: OnRewrite | None, backward: bool) -> OnRewrite:
+    """``on_rewrite`` that also logs each rewrite at DEBUG."""
+
+    def logged(rule: Relation, before: Variable, after: Variable) -> None:
+        log.debug(
+            "%s%s: %s -> %s",
+            getattr(rule, "__name__", rule),
+            " (backward)" if backward else "",
+            before.owner,
+            after.owner if after.owner is not None else after,
+        )
+        if on_rewrite is not None:
+            on_rewrite(rule, before, after)
+
+    return logged
 
 
 def _count_nodes(outputs: Sequence[Variable]) -> int:
@@ -345,14 +425,18 @@ def replace_in(outputs: Sequence[Variable], old: Variable, new: Variable) -> lis
 
 
 def one_step(
-    outputs: Sequence[Variable], index: RuleIndex, deadline: float | None = None
-) -> Iterator[list[Variable]]:
+    outputs: Sequence[Variable],
+    index: RuleIndex,
+    deadline: float | None = None,
+    with_steps: bool = False,
+) -> Iterator[Any]:
     """Forms one relation application away from ``outputs``, in a deterministic order.
 
     Nodes are visited breadth first from the outputs; at each node the rules
     that can match it forward, then those that can match it backward, in rule
     order; each gives at most :data:`MAX_ANSWERS_PER_STEP` answers.  The
     relations see the use counts of ``outputs`` (``graph_bridge.context``).
+    With ``with_steps``, each form comes as ``(form, (rule, before, after, backward))``.
     """
     context = GraphContext(outputs)
     for v in _nodes_from_outputs(outputs):
@@ -370,17 +454,18 @@ def one_step(
                 # the context is set only while the relation runs, never across a yield
                 with graph_context(context):
                     forms = _forms_of(outputs, rel, v, t, backward)
-                yield from forms
+                for form, new in forms:
+                    yield (form, (rel, v, new, backward)) if with_steps else form
 
 
 def _forms_of(
     outputs: Sequence[Variable], rel: Relation, v: Variable, t: Any, backward: bool
-) -> list[list[Variable]]:
-    """Up to :data:`MAX_ANSWERS_PER_STEP` forms: ``outputs`` with ``v`` replaced by an answer of ``rel``."""
+) -> list[tuple[list[Variable], Variable]]:
+    """Up to :data:`MAX_ANSWERS_PER_STEP` pairs ``(outputs with v replaced by new, new)`` for ``rel``'s answers."""
     forms = []
     for new in replacements(rel, v, t, backward):
         try:
-            forms.append(replace_in(outputs, v, new))
+            forms.append((replace_in(outputs, v, new), new))
         except Exception:  # noqa: BLE001 - an ill-typed rebuild is no form
             continue
         if len(forms) >= MAX_ANSWERS_PER_STEP:

@@ -1,0 +1,55 @@
+"""On random graphs: explanations check, proofs check, the compile pass replays every step."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from pytensor.graph.basic import equal_computations
+from pytensor.graph.fg import FunctionGraph
+
+import relations
+from helpers import snapshot
+from relations.search import StructuralKeys
+from strategies import Drawn, graphs
+from test_rewrite_reporting import Reasons, relational_rewriter
+
+#: few examples: the slow property suite (test_properties.py) covers values and types
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def _structure(outputs) -> tuple[int, ...]:
+    keys = StructuralKeys()
+    return tuple(keys.key(o) for o in outputs)
+
+
+@SETTINGS
+@given(graphs(max_nodes=8))
+def test_explanations_and_proofs_check(drawn: Drawn):
+    before = snapshot(*drawn.outputs)
+    e = relations.explain(drawn.outputs)
+    assert snapshot(*drawn.outputs) == before, drawn.describe()
+    normal = relations.normalize(drawn.outputs)
+    assert _structure(e.result) == _structure(normal), drawn.describe()
+    assert e.check(), drawn.describe()
+    p = relations.prove(drawn.outputs, normal)
+    assert p is not None and p.check(), drawn.describe()
+
+
+@SETTINGS
+@given(graphs(max_nodes=8))
+def test_compile_pass_replays_every_step(drawn: Drawn):
+    steps = relations.explain(drawn.outputs).steps
+    normal = relations.normalize(drawn.outputs)
+    inputs = list(drawn.inputs)
+    fg = FunctionGraph(inputs, drawn.outputs, clone=True)
+    reasons = Reasons()
+    fg.attach_feature(reasons)
+    rewriter = relational_rewriter()
+    rewriter.add_requirements(fg)
+    rewriter.apply(fg)
+    assert "relational" not in reasons.reasons, drawn.describe()
+    assert {s.rule for s in steps} == set(reasons.reasons), drawn.describe()
+    assert equal_computations(fg.outputs, normal, fg.inputs, inputs), drawn.describe()

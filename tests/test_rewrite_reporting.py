@@ -1,0 +1,182 @@
+"""PyTensor fidelity: stack traces kept, rewrites named where PyTensor prints or records them."""
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from pytensor.compile import optdb
+from pytensor.compile.mode import get_default_mode, get_mode
+from pytensor.graph.basic import equal_computations
+from pytensor.graph.features import Feature
+from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.rewriting.basic import check_stack_trace
+from pytensor.graph.traversal import ancestors, explicit_graph_inputs
+
+import relations
+from graph_bridge import rewriters
+from test_explain import CASES
+
+import os
+
+THIS_FILE = os.path.basename(__file__)
+#: files of the engine: a trace naming them points at the toolkit, not at the user's line
+ENGINE = {"search.py", "terms.py", "core.py", "explain.py"}
+
+
+def user_lines(v) -> set[str]:
+    """Files named in ``v``'s stack trace."""
+    trace = getattr(v.tag, "trace", None) or []
+    return {os.path.basename(frame[0]) for tr in trace for frame in tr}
+
+
+def relational_rewriter():
+    return next(iter(optdb.__db__["relational"]))
+
+
+class Reasons(Feature):
+    """Records the reason of every input change the fgraph reports."""
+
+    def __init__(self):
+        self.reasons = []
+
+    def on_change_input(self, fgraph, node, i, var, new_var, reason=None):
+        self.reasons.append(reason)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_normalize_copies_the_stack_trace_onto_new_nodes(name):
+    g = CASES[name][0]()  # built on a line of test_explain.py: its trace names that file
+    source = user_lines(g)
+    assert source
+    out = relations.normalize(g)
+    for v in ancestors([out]):
+        if v.owner is not None:
+            assert user_lines(v) & source, (v, getattr(v.tag, "trace", None))
+            assert not user_lines(v) & ENGINE, (v, getattr(v.tag, "trace", None))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_compiled_functions_keep_stack_traces(name):
+    """PyTensor's own check, on functions compiled in the default mode, where each rule fires."""
+    g = CASES[name][0]()
+    assert name in [s.rule for s in relations.explain(g).steps]
+    f = pytensor.function(
+        list(explicit_graph_inputs([g])), g, mode=get_default_mode().including("relational")
+    )
+    assert check_stack_trace(f, ops_to_check="all")
+
+
+def test_traces_name_the_users_line_not_the_engine():
+    g = pt.sum(pt.expand_dims(pt.exp(pt.vector("v")), 0))
+    out = relations.normalize(g)
+    assert out is not g
+    files = user_lines(out)
+    assert THIS_FILE in files
+    assert not files & ENGINE
+
+
+def test_optimizer_verbose_prints_each_rule(capsys):
+    x, m = pt.vector("x"), pt.matrix("m")
+    g = pt.sum(pt.expand_dims(pt.exp(x), 0)) + pt.exp(m).T.T.sum(axis=0)
+    with pytensor.config.change_flags(optimizer_verbose=True):
+        f = pytensor.function([x, m], g, mode=get_mode("FAST_COMPILE").including("relational"))
+    out = capsys.readouterr().out
+    for rule in ("careduce_dimshuffle_fullo", "dimshuffle_composeo", "dimshuffle_identityo"):
+        assert f"rewriting: rewrite {rule} replaces " in out
+    assert "rewriting: rewrite relational replaces" not in out
+    xv, mv = np.arange(3.0), np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(f(xv, mv), np.exp(xv).sum() + np.exp(mv).sum(axis=0))
+
+
+def test_optimizer_verbose_ignore_silences_a_rule(capsys):
+    x = pt.vector("x")
+    g = pt.sum(pt.expand_dims(pt.exp(x), 0))
+    with pytensor.config.change_flags(
+        optimizer_verbose=True, optimizer_verbose_ignore="careduce_dimshuffle_fullo"
+    ):
+        pytensor.function([x], g, mode=get_mode("FAST_COMPILE").including("relational"))
+    assert "careduce_dimshuffle_fullo" not in capsys.readouterr().out
+
+
+def test_fgraph_features_see_each_rule_as_the_reason():
+    x, m = pt.vector("x"), pt.matrix("m")
+    g = pt.join(0, x, x).sum() + pt.exp(m).T.T.sum(axis=0)
+    steps = [s.rule for s in relations.explain(g).steps]
+    expected = relations.normalize(g)
+    fg = FunctionGraph([x, m], [g], clone=True)
+    reasons = Reasons()
+    fg.attach_feature(reasons)
+    rewriter = relational_rewriter()
+    rewriter.add_requirements(fg)
+    rewriter.apply(fg)
+    assert sorted(steps) == sorted(reasons.reasons)
+    assert {"careduce_joino", "dimshuffle_composeo", "dimshuffle_identityo"} <= set(steps)
+    assert equal_computations(fg.outputs, [expected], fg.inputs, [x, m])
+
+
+def test_compile_pass_falls_back_to_one_replacement(monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("replay failed")
+
+    monkeypatch.setattr(rewriters, "replay_steps", broken)
+    x = pt.vector("x")
+    g = pt.sum(pt.expand_dims(pt.exp(x), 0))
+    fg = FunctionGraph([x], [g], clone=True)
+    reasons = Reasons()
+    fg.attach_feature(reasons)
+    rewriter = relational_rewriter()
+    rewriter.add_requirements(fg)
+    rewriter.apply(fg)
+    assert reasons.reasons == ["relational"]
+    assert equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [x])
+
+
+def test_graph_already_normal_is_left_alone():
+    x = pt.vector("x")
+    g = pt.sum(pt.exp(x))
+    fg = FunctionGraph([x], [g], clone=False)
+    reasons = Reasons()
+    fg.attach_feature(reasons)
+    rewriter = relational_rewriter()
+    rewriter.add_requirements(fg)
+    rewriter.apply(fg)
+    assert reasons.reasons == [] and fg.outputs[0] is g
+
+
+def test_each_rewrite_reaches_the_fgraph_with_duplicated_sub_graphs():
+    """Unmerged copies of one sub-graph: every rule's step is replayed, none falls back."""
+    x, m = pt.vector("x"), pt.matrix("m")
+    parts = [
+        pt.exp(m).T.T.sum(axis=0) * pt.sum(pt.expand_dims(pt.exp(x), 0)) + pt.join(0, x, x).sum()
+        for _ in range(3)
+    ]
+    g = parts[0] + parts[1] * parts[2]
+    steps = [s.rule for s in relations.explain(g).steps]
+    expected = relations.normalize(g)
+    fg = FunctionGraph([x, m], [g], clone=True)
+    reasons = Reasons()
+    fg.attach_feature(reasons)
+    rewriter = relational_rewriter()
+    rewriter.add_requirements(fg)
+    rewriter.apply(fg)
+    assert "relational" not in reasons.reasons
+    assert set(steps) == set(reasons.reasons)
+    assert equal_computations(fg.outputs, [expected], fg.inputs, [x, m])
+    f = pytensor.function(fg.inputs, fg.outputs[0], mode="FAST_COMPILE")
+    f0 = pytensor.function([x, m], g, mode="FAST_COMPILE")
+    xv, mv = np.arange(3.0), np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(f(xv, mv), f0(xv, mv))
+
+
+def test_reports_steps_off_gives_one_replacement(monkeypatch):
+    rewriter = relational_rewriter()
+    monkeypatch.setattr(rewriter, "reports_steps", False)
+    x = pt.vector("x")
+    g = pt.sum(pt.expand_dims(pt.exp(x), 0))
+    fg = FunctionGraph([x], [g], clone=True)
+    reasons = Reasons()
+    fg.attach_feature(reasons)
+    rewriter.add_requirements(fg)
+    rewriter.apply(fg)
+    assert reasons.reasons == ["relational"]
+    assert equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [x])
