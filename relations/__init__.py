@@ -248,8 +248,13 @@ def _same_structure(graph: Any, single: bool, result: list) -> Any:
     return type(graph)(result) if isinstance(graph, tuple) else result
 
 
-from graph_bridge.rewriters import register_lowering, register_relational  # noqa: E402
+from graph_bridge.rewriters import (  # noqa: E402
+    register_lowering,
+    register_node_lowering,
+    register_relational,
+)
 from graph_bridge.workarounds import protect  # noqa: E402
 
 register_relational(lambda outs: normalize(list(outs)))
 register_lowering(lambda outs: lower(list(outs)))
+register_node_lowering(lambda outs: lower(list(outs)))

@@ -14,7 +14,7 @@ the number of rewrites turns a non-terminating user rule set into an error.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from unification import var
 from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from graph_bridge.logic import lreify
 from graph_bridge.traverse import rebuild
+from relations.frontier import Progress, ProgressReporter, StructuralHashes
 from relations.rules import Relation, RuleIndex
 
 __all__ = [
@@ -80,6 +81,9 @@ def same_type(new: Variable, old: Variable) -> bool:
 def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> Iterator[Any]:
     """The ground answers ``rhs`` (or ``lhs`` if ``backward``) of ``relation(lhs, rhs)``, lazily."""
     goal = relation(lhs, rhs)
+    if not callable(goal):
+        name = getattr(relation, "__name__", relation)
+        raise TypeError(f"rule {name!r} returned {type(goal).__name__}, not a goal")
     wanted = lhs if backward else rhs
     for state in goal({}):
         out = lreify(wanted, state)
@@ -353,20 +357,27 @@ def equivalent_forms(
     limit: int | None,
     depth: int,
     timeout: float | None,
+    progress: Callable[[Progress], object] | None = None,
 ) -> Iterator[list[Variable]]:
-    """Breadth-first search: distinct forms, fewest relation applications first."""
+    """Breadth-first search: distinct forms, fewest relation applications first.
+
+    Keeps the frontier's forms and a 16-byte hash of each form seen
+    (:mod:`relations.frontier`); reports progress every few seconds.
+    """
     if limit == 0:
         return
     deadline = None if timeout is None else time.monotonic() + timeout
-    keys = StructuralKeys()
-    seen = {tuple(keys.key(o) for o in outputs)}
+    hashes = StructuralHashes()
+    report = ProgressReporter(progress)
+    seen = {hashes.form_key(list(outputs))}
     frontier = [list(outputs)]
     produced = 0
-    for _ in range(depth):
+    for level in range(depth):
         next_frontier = []
         for form in frontier:
             for new in one_step(form, index, deadline):
-                k = tuple(keys.key(o) for o in new)
+                report(produced, level + 1, len(next_frontier))
+                k = hashes.form_key(new)
                 if k in seen:
                     continue
                 seen.add(k)
