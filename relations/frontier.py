@@ -1,10 +1,10 @@
 """What an open search keeps in memory, and how it reports progress.
 
 ``equivalents`` searches breadth first.  It keeps the forms of the level it
-expands and of the next level (the frontier), and, for every form it has
-yielded, a 16-byte structural hash (:class:`StructuralHashes`), never the
-form itself: memory grows with the frontier, plus 16 bytes (and a set entry)
-per distinct form.  The hashes of sub-graphs are cached only while their
+expands and of the next level (the frontier, at most :data:`MAX_FRONTIER`
+forms each), and, for every form it has yielded, a 16-byte structural hash
+(:class:`StructuralHashes`), never the form itself: memory grows with the
+frontier, plus about 100 bytes (a 16-byte hash in a set) per distinct form.  The hashes of sub-graphs are cached only while their
 variables are alive (weak references), so forms that leave the frontier are
 freed.
 
@@ -29,12 +29,33 @@ from hashlib import blake2b
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
 
-__all__ = ["PROGRESS_SECONDS", "Progress", "ProgressReporter", "StructuralHashes"]
+__all__ = ["MAX_FRONTIER", "PROGRESS_SECONDS", "Progress", "ProgressReporter", "StructuralHashes"]
 
 logger = logging.getLogger("relations.search")
 
 #: Seconds between two progress reports of one search.
 PROGRESS_SECONDS = 5.0
+
+#: Forms kept for expansion at the next level of a search.  Beyond it, new
+#: forms are still yielded (and their hashes kept, so each is yielded once),
+#: but not expanded: a search that long is truncated in breadth, and says so
+#: once on the ``relations.search`` logger (INFO).  The default searches
+#: (``limit=20``, ``depth=2``) stay far below it.
+MAX_FRONTIER = 5_000
+
+
+class _KeyedRef(weakref.ref):
+    """A weak reference that knows its memo key (cheaper than a closure per variable)."""
+
+    __slots__ = ("key",)
+
+    def __new__(cls, obj: Variable, callback: Callable, key: int) -> _KeyedRef:
+        self = super().__new__(cls, obj, callback)
+        self.key = key
+        return self
+
+    def __init__(self, obj: Variable, callback: Callable, key: int) -> None:
+        super().__init__(obj, callback)
 
 
 class StructuralHashes:
@@ -46,20 +67,15 @@ class StructuralHashes:
     """
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[weakref.ref, bytes]] = {}
+        self._memo: dict[int, tuple[_KeyedRef, bytes]] = {}
 
     def __len__(self) -> int:
         return len(self._memo)
 
-    def _forget(self, key: int) -> Callable[[weakref.ref], None]:
-        memo = self._memo
-
-        def forget(ref: weakref.ref) -> None:
-            entry = memo.get(key)
-            if entry is not None and entry[0] is ref:
-                del memo[key]
-
-        return forget
+    def _forget(self, ref: _KeyedRef) -> None:
+        entry = self._memo.get(ref.key)
+        if entry is not None and entry[0] is ref:
+            del self._memo[ref.key]
 
     def _cached(self, v: Variable) -> bytes | None:
         entry = self._memo.get(id(v))
@@ -98,7 +114,7 @@ class StructuralHashes:
                 for i in node.inputs:
                     h.update(self._cached(i))  # type: ignore[arg-type]
             stack.pop()
-            self._memo[id(v)] = (weakref.ref(v, self._forget(id(v))), h.digest())
+            self._memo[id(v)] = (_KeyedRef(v, self._forget, id(v)), h.digest())
         return self._memo[id(root)][1]
 
     def form_key(self, outputs: list[Variable]) -> bytes:

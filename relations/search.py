@@ -25,6 +25,7 @@ from unification import var
 from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from graph_bridge.logic import lreify
 from graph_bridge.traverse import rebuild
+from relations import frontier as frontier_mod
 from relations.frontier import Progress, ProgressReporter, StructuralHashes
 from relations.rules import Relation, RuleIndex
 
@@ -372,6 +373,7 @@ def equivalent_forms(
     seen = {hashes.form_key(list(outputs))}
     frontier = [list(outputs)]
     produced = 0
+    truncated = False
     for level in range(depth):
         next_frontier = []
         for form in frontier:
@@ -381,7 +383,16 @@ def equivalent_forms(
                 if k in seen:
                     continue
                 seen.add(k)
-                next_frontier.append(new)
+                if len(next_frontier) < frontier_mod.MAX_FRONTIER:
+                    next_frontier.append(new)
+                elif not truncated:
+                    truncated = True
+                    frontier_mod.logger.info(
+                        "equivalents: more than %d forms at depth %d; later ones are "
+                        "yielded but not expanded (relations.frontier.MAX_FRONTIER)",
+                        frontier_mod.MAX_FRONTIER,
+                        level + 1,
+                    )
                 yield new
                 produced += 1
                 if limit is not None and produced >= limit:
