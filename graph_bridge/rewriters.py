@@ -8,7 +8,7 @@ from pytensor.compile import optdb
 from pytensor.graph.basic import Variable
 from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
-from pytensor.graph.rewriting.basic import GraphRewriter
+from pytensor.graph.rewriting.basic import GraphRewriter, NodeRewriter
 
 __all__ = [
     "RelationalRewriter",
@@ -100,7 +100,7 @@ QUERY_DBS = ("canonicalize", "stabilize", "specialize")
 
 def register_node_lowering(
     lower_fn: Callable[[Sequence[Variable]], Sequence[Variable]], name: str = "lower_explicit_node"
-) -> None:
+) -> NodeRewriter:
     """Register a node rewriter that lowers one explicit node in ``canonicalize``, ``stabilize``, ``specialize``.
 
     ``rewrite_graph(g, include=("canonicalize",))`` (and the same query with
@@ -124,9 +124,9 @@ def register_node_lowering(
         copy_stack_trace(node.outputs[0], new)
         return [new]
 
-    lower_explicit_node.__name__ = name
     for db_name in QUERY_DBS:
         db = optdb[db_name]
-        if name in db.__db__:
-            continue
+        if name in db.__db__:  # a re-import: keep the first registration
+            return next(iter(db.__db__[name]))
         db.register(name, lower_explicit_node, "fast_run", "fast_compile", db_name)
+    return lower_explicit_node

@@ -409,9 +409,10 @@ from graph_bridge.rewriters import (  # noqa: E402
     register_node_lowering,
     register_relational,
 )
+from graph_bridge.pymc_hooks import register_pymc_lowering  # noqa: E402
 from graph_bridge.touched import mark_rewritten  # noqa: E402
 from graph_bridge.workarounds import protect  # noqa: E402
 
 register_relational(lambda outs: normalize(list(outs)))
 register_lowering(lambda outs: lower(list(outs)))
-register_node_lowering(lambda outs: lower(list(outs)))
+register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))
