@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from pytensor.graph.basic import Apply, Variable
 
-__all__ = ["TAG", "is_touched", "mark_rewritten"]
+__all__ = ["TAG", "is_touched", "mark_rewritten", "node_ids"]
 
 #: Attribute set on ``node.tag`` of every node a toolkit rewrite built.
 TAG = "relations_rewritten"
@@ -35,11 +35,22 @@ def _nodes(outputs: Iterable[Variable], stop: set[int] | None = None) -> list[Ap
     return order
 
 
-def mark_rewritten(new: Sequence[Variable], old: Sequence[Variable]) -> None:
-    """Tag every node of ``new`` that is not a node of ``old`` (``old`` is not changed)."""
-    if all(a is b for a, b in zip(new, old)):
+def node_ids(outputs: Sequence[Variable]) -> set[int]:
+    """Ids of the nodes of a graph (to pass as ``mark_rewritten(..., original=)``)."""
+    return {id(n) for n in _nodes(outputs)}
+
+
+def mark_rewritten(
+    new: Sequence[Variable], old: Sequence[Variable], original: set[int] | None = None
+) -> None:
+    """Tag every node of ``new`` that is not a node of ``old`` (``old`` is not changed).
+
+    ``original``: ``node_ids(old)``, when many results of one graph are marked.
+    """
+    if len(new) == len(old) and all(a is b for a, b in zip(new, old)):
         return
-    original = {id(n) for n in _nodes(old)}
+    if original is None:
+        original = node_ids(old)
     for node in _nodes(new, stop=original):
         setattr(node.tag, TAG, True)
 

@@ -185,8 +185,11 @@ def _equivalents(
     timeout: float | None,
     progress: Callable[[Progress], object] | None,
 ) -> Iterator[Any]:
+    original = None
     for form in equivalent_forms(outputs, index, limit, depth, timeout, progress):
-        mark_rewritten(form, outputs)
+        if original is None:
+            original = node_ids(outputs)
+        mark_rewritten(form, outputs, original)
         yield _same_structure(graph, single, form)
 
 
@@ -410,7 +413,7 @@ from graph_bridge.rewriters import (  # noqa: E402
     register_relational,
 )
 from graph_bridge.pymc_hooks import register_pymc_lowering  # noqa: E402
-from graph_bridge.touched import mark_rewritten  # noqa: E402
+from graph_bridge.touched import mark_rewritten, node_ids  # noqa: E402
 from graph_bridge.workarounds import protect  # noqa: E402
 
 register_relational(lambda outs: normalize(list(outs)))
