@@ -22,6 +22,13 @@ from typing import Any, NamedTuple, TypeVar
 from pytensor.graph.basic import Variable
 
 import graph_bridge  # noqa: F401  (dispatch registrations, vocabulary)
+from relations.arguments import (
+    check_callable,
+    check_cost_value,
+    check_pattern,
+    check_relations,
+    check_tag,
+)
 from relations.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
 from relations.dimshuffle import (
     careduce_dimshuffle_fullo,
@@ -31,13 +38,6 @@ from relations.dimshuffle import (
 )
 from relations.join import careduce_joino
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
-from relations.arguments import (
-    check_callable,
-    check_cost_value,
-    check_pattern,
-    check_relations,
-    check_tag,
-)
 from relations.frontier import Progress
 from relations.rules import Relation, RuleIndex, rule
 from relations.search import (

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
-from collections.abc import Callable, Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping, Set
 from typing import Any
 
 import numpy as np
@@ -114,7 +114,3 @@ def check_tag(tag: Any, argname: str = "tag") -> str:
     if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
         raise ValueError(f"{argname} must be a non-empty string without spaces, got {tag!r}")
     return tag
-
-
-#: A progress callback receives one :class:`relations.search.Progress` (see ``equivalents``).
-ProgressCallback = Callable[[Any], None]

@@ -9,7 +9,7 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 from etuples import etuple
-from pytensor.compile.mode import Mode, get_default_mode
+from pytensor.compile.mode import Mode
 from pytensor.graph.basic import Variable, equal_computations
 from pytensor.graph.replace import clone_replace
 from pytensor.graph.rewriting.utils import rewrite_graph
