@@ -43,6 +43,8 @@ from pytensor.tensor.type import TensorType
 __all__ = [
     "ExplicitAlloc",
     "ExplicitElemwise",
+    "REDERIVE_HINT",
+    "broadcast_error",
     "explicit_alloc",
     "derive_entry",
     "entry_order",
@@ -76,6 +78,31 @@ def entry_order(entry: str) -> tuple[int | str, ...]:
             order.append(i)
             i += 1
     return tuple(order)
+
+
+REDERIVE_HINT = (
+    "The pattern was derived from the input types when the graph was normalized, and a "
+    "replacement (clone_replace) keeps an Op's broadcasting (pytensor #408); to derive it "
+    "again from the current input types, call relations.rebroadcast(graph) on the replaced graph."
+)
+
+
+def broadcast_error(who: str, d: int, kept: bool, length: Any = None) -> str:
+    """The run-time message of an explicit Op whose input does not fit its pattern at dim ``d``.
+
+    ``who`` names the input (``"input 1 of add{*,1}"``); ``kept``: the dim
+    does not broadcast (``'*'``) but the input's length there differs from
+    the others'; otherwise it broadcasts (``'1'``) and its length is not 1.
+    """
+    have = "" if length is None else f" (it has length {length})"
+    if kept:
+        what = (
+            f"{who} does not broadcast at output dim {d} (pattern '*'): its length there "
+            f"must equal the other inputs' or the requested length{have}."
+        )
+    else:
+        what = f"{who} broadcasts at output dim {d} (pattern '1'): its length there must be 1{have}."
+    return f"{what} {REDERIVE_HINT}"
 
 
 def _check_pattern(pattern: Any) -> tuple[str, ...]:
@@ -229,8 +256,9 @@ class ExplicitElemwise(_ShapeOp):
             for d, c in enumerate(entry):
                 if c == BROADCAST and value.shape[_own_dim(entry, d)] != 1:
                     raise ValueError(
-                        f"{self}: input {i} broadcasts at dim {d} but has length "
-                        f"{value.shape[_own_dim(entry, d)]}, not 1"
+                        broadcast_error(
+                            f"input {i} of {self}", d, False, value.shape[_own_dim(entry, d)]
+                        )
                     )
             arrays.append(value.reshape(_expanded_shape(entry, value.shape)))
         shadow = getattr(node.tag, "stock_node", None)
@@ -367,12 +395,9 @@ class ExplicitAlloc(_ShapeOp):
         expanded = value.reshape(_expanded_shape(self.entry, value.shape))
         for d, (c, have, want) in enumerate(zip(self.entry, expanded.shape, shape)):
             if c == BROADCAST and have != 1:
-                raise ValueError(f"{self}: the value broadcasts at dim {d} but has length {have}, not 1")
+                raise ValueError(broadcast_error(f"the value of {self}", d, False, have))
             if c == KEPT and have != want:
-                raise ValueError(
-                    f"{self}: the value does not broadcast at dim {d}; its length {have} "
-                    f"must be the requested {want}"
-                )
+                raise ValueError(broadcast_error(f"the value of {self}", d, True, have))
         output_storage[0][0] = np.array(np.broadcast_to(expanded, shape), dtype=node.outputs[0].type.dtype)
 
     def _infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):

@@ -9,14 +9,22 @@ from pytensor.compile import optdb
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
-from pytensor.graph.rewriting.basic import GraphRewriter
+from pytensor.graph.rewriting.basic import GraphRewriter, NodeRewriter
 
-__all__ = ["RelationalRewriter", "register_lowering", "register_relational", "replay_steps"]
+__all__ = [
+    "RelationalRewriter",
+    "register_lowering",
+    "register_node_lowering",
+    "register_relational",
+    "replay_steps",
+]
 
 #: optdb position: after the first merge (0), before canonicalize (1).
 POSITION = 0.5
 #: optdb position of the lowering pass: after the relational pass, before ``useless`` (0.6).
 LOWERING_POSITION = 0.55
+#: optdb tags of the lowering pass: every compiling mode.
+LOWERING_TAGS = ("fast_run", "fast_compile")
 
 
 class RelationalRewriter(GraphRewriter):
@@ -178,20 +186,59 @@ def register_lowering(
 
     The toolkit's Ops are lowered to stock Ops before PyTensor's own
     rewrites and backends see the graph, and the patterns PyTensor would
-    miscompile are restated (``graph_bridge.workarounds``); a graph with
-    neither costs one scan of its nodes.
+    miscompile are restated (``graph_bridge.workarounds``).  It only acts on
+    graphs the toolkit touched (:func:`graph_bridge.touched.is_touched`); any
+    other graph costs one scan of its nodes and is left as it is.
+
+    ``rewrite_graph`` queries do not run this pass; see
+    :func:`register_node_lowering`.
     """
     existing = optdb.__db__.get(name)
     if existing:
         return next(iter(existing))
-    from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
-    from graph_bridge.workarounds import has_hazards
+    from graph_bridge.touched import is_touched
 
     def needed(fgraph: FunctionGraph) -> bool:
-        return any(
-            isinstance(n.op, (ExplicitElemwise, ExplicitAlloc)) for n in fgraph.apply_nodes
-        ) or has_hazards(fgraph.outputs)
+        return is_touched(fgraph.apply_nodes)
 
     rewriter = RelationalRewriter(lower_fn, name, needed=needed)
-    optdb.register(name, rewriter, "fast_run", "fast_compile", position=LOWERING_POSITION)
+    optdb.register(name, rewriter, *LOWERING_TAGS, position=LOWERING_POSITION)
     return rewriter
+
+
+#: PyTensor's rewrite databases the node-level lowering is registered in (first, by name).
+QUERY_DBS = ("canonicalize", "stabilize", "specialize")
+
+
+def register_node_lowering(
+    lower_fn: Callable[[Sequence[Variable]], Sequence[Variable]], name: str = "lower_explicit_node"
+) -> NodeRewriter:
+    """Register a node rewriter that lowers one explicit node in ``canonicalize``, ``stabilize``, ``specialize``.
+
+    ``rewrite_graph(g, include=("canonicalize",))`` (and the same query with
+    ``"stabilize"`` or ``"specialize"``) runs only those databases, not the
+    ``optdb`` lowering pass, so each of them lowers explicit nodes itself: the
+    rewriter tracks :class:`ExplicitElemwise` and :class:`ExplicitAlloc` only
+    and costs nothing on other nodes.  The equilibrium then lets PyTensor's
+    own rewrites see the stock Ops (``Softplus``, ``Softmax``, ``x*2 - x*2``).
+    """
+    from pytensor.graph.rewriting.basic import copy_stack_trace, node_rewriter
+
+    from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
+
+    @node_rewriter([ExplicitElemwise, ExplicitAlloc])
+    def lower_explicit_node(fgraph, node):
+        if len(node.outputs) != 1:
+            return None
+        (new,) = lower_fn([node.outputs[0]])
+        if new is node.outputs[0]:
+            return None
+        copy_stack_trace(node.outputs[0], new)
+        return [new]
+
+    for db_name in QUERY_DBS:
+        db = optdb[db_name]
+        if name in db.__db__:  # a re-import: keep the first registration
+            return next(iter(db.__db__[name]))
+        db.register(name, lower_explicit_node, "fast_run", "fast_compile", db_name)
+    return lower_explicit_node

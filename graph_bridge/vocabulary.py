@@ -43,12 +43,13 @@ class OpBuilder:
     Builders compare equal when they build the same class, so they unify.
     """
 
-    __slots__ = ("op_class", "prop_names", "_init_names", "_accepts_kwargs")
+    __slots__ = ("op_class", "prop_names", "_init_names", "_accepts_kwargs", "_interned")
 
     def __init__(self, op_class: type[Op]) -> None:
         if not (isinstance(op_class, type) and issubclass(op_class, Op)):
             raise TypeError(f"op_class must be an Op subclass, got {op_class!r}")
         self.op_class = op_class
+        self._interned: dict[Any, Op] = {}  # props -> the one Op built with them
         self.prop_names: tuple[str, ...] = tuple(getattr(op_class, "__props__", ()))
         params = inspect.signature(op_class.__init__).parameters
         self._accepts_kwargs = any(
@@ -74,6 +75,13 @@ class OpBuilder:
             for name, value in zip(self.prop_names, props)
             if name in self._init_names
         }
+        try:
+            key = (props, tuple(type(p) for p in props))
+            found = self._interned.get(key)
+        except TypeError:  # an unhashable prop: build it every time
+            key, found = None, None
+        if found is not None:
+            return found
         op = cls(**kwargs)
         built = op._props() if self.prop_names else ()
         for name, want, got in zip(self.prop_names, props, built):
@@ -82,6 +90,10 @@ class OpBuilder:
                     f"cannot build {cls.__name__} with {name}={want!r}: "
                     f"the class sets {name}={got!r}"
                 )
+        if key is not None:
+            # one instance per distinct Op: searches build many equal Ops, and
+            # each Elemwise instance holds its C code (a few KB)
+            self._interned[key] = op
         return op
 
     def __eq__(self, other: object) -> bool:

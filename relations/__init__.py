@@ -7,18 +7,28 @@
 Exp
 
 Importing this package registers the default rule set in PyTensor's
-``optdb`` under the tag ``relational``.
+``optdb`` under the tag ``relational`` (off by default), and the lowering of
+the toolkit's Ops (on in every mode, and inside PyTensor's ``canonicalize``,
+``stabilize`` and ``specialize`` databases).  Both act only on graphs the
+toolkit touched: any other graph compiles and rewrites as without this package.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from pytensor.graph.basic import Variable
 
 import graph_bridge  # noqa: F401  (dispatch registrations, vocabulary)
+from relations.arguments import (
+    check_callable,
+    check_cost_value,
+    check_pattern,
+    check_relations,
+    check_tag,
+)
 from relations.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
 from relations.dimshuffle import (
     careduce_added_dimso,
@@ -30,7 +40,8 @@ from relations.dimshuffle import (
 )
 from relations.join import careduce_joino
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
-from relations.rules import RuleIndex, check_rules, rule
+from relations.frontier import Progress
+from relations.rules import Relation, RuleIndex, rule
 from relations.search import (
     as_variables,
     check_count,
@@ -43,7 +54,11 @@ from relations.search import (
 __all__ = [
     "DEFAULT_RULES",
     "LOWERING_RULES",
+    "Found",
+    "Graph",
+    "Progress",
     "RULESETS",
+    "__version__",
     "best",
     "Explanation",
     "Proof",
@@ -51,15 +66,27 @@ __all__ = [
     "broadcast_shapeo",
     "equivalents",
     "explain",
+    "find",
     "lower",
     "match",
     "normalize",
     "patterns",
-    "rewrite_rule",
     "prove",
+    "rebroadcast",
+    "register",
+    "rewrite_rule",
     "rule",
     "verify",
 ]
+
+#: The package's version (the one in ``setup.cfg``).
+__version__ = "0.1.0"
+
+#: What the public calls take as ``graph``: a variable, or a list or tuple of
+#: them; each call returns the same structure.
+Graph = TypeVar("Graph", Variable, list[Variable], tuple[Variable, ...])
+#: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
+Rules = Sequence[Relation]
 
 #: The rules ``normalize`` applies when given none, in the order it tries them.
 DEFAULT_RULES: tuple = (
@@ -84,13 +111,13 @@ _DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
 _LOWERING_INDEX = RuleIndex(LOWERING_RULES)
 
 
-def _index(rules: Any) -> RuleIndex:
+def _index(rules: Rules | None) -> RuleIndex:
     if rules is None:
         return _DEFAULT_INDEX
-    return RuleIndex(check_rules(rules, "rules"))
+    return RuleIndex(check_relations(rules, "rules"))
 
 
-def normalize(graph: Any, rules: Any = None) -> Any:
+def normalize(graph: Graph, rules: Rules | None = None) -> Graph:
     """Apply ``rules`` (default :data:`DEFAULT_RULES`) forward at every node until none applies.
 
     ``graph`` is a PyTensor variable or a list/tuple of them; the result has
@@ -99,10 +126,12 @@ def normalize(graph: Any, rules: Any = None) -> Any:
     keeps its dtype, ndim and broadcastable pattern.
     """
     outputs, single = as_variables(graph, "graph")
-    return _same_structure(graph, single, normalize_variables(outputs, _index(rules)))
+    result = normalize_variables(outputs, _index(rules))
+    mark_rewritten(result, outputs)
+    return _same_structure(graph, single, result)
 
 
-def lower(graph: Any) -> Any:
+def lower(graph: Graph) -> Graph:
     """The graph with every Op the toolkit adds replaced by stock PyTensor Ops.
 
     This is :data:`LOWERING_RULES` run backward (right side known), at every
@@ -120,12 +149,13 @@ def lower(graph: Any) -> Any:
 
 
 def equivalents(
-    graph: Any,
+    graph: Graph,
     limit: int | None = 20,
     depth: int = 2,
     timeout: float | None = None,
-    rules: Any = None,
-) -> Iterator[Any]:
+    rules: Rules | None = None,
+    progress: Callable[[Progress], object] | None = None,
+) -> Iterator[Graph]:
     """Graphs equal to ``graph`` that the rules relate to it, lazily, fewest steps first.
 
     A step applies one relation of ``rules`` (default :data:`DEFAULT_RULES`)
@@ -138,6 +168,13 @@ def equivalents(
     limit), ``depth`` and ``timeout`` (seconds) bound the work; the order is
     deterministic (except where ``timeout`` cuts it).
 
+    The arguments are checked when ``equivalents`` is called (not at the
+    first ``next``).  The search keeps the forms of the level it expands and
+    of the next one, and a 16-byte hash of every form seen, never the forms
+    themselves (:mod:`relations.frontier`).  Every few seconds it logs a line
+    on the ``relations.search`` logger (INFO) and calls ``progress`` (if
+    given) with a :class:`relations.Progress`.
+
     Before/After (one step each way from ``sum(exp(x))``)::
 
         Sum(Exp(x))  ->  Sum(ExpandDims{axis=0}(Exp(x))), ...
@@ -145,15 +182,37 @@ def equivalents(
     limit = check_count(limit, "limit", allow_none=True)
     depth = check_count(depth, "depth")
     timeout = check_timeout(timeout)
+    progress = check_callable(progress, "progress")
     outputs, single = as_variables(graph, "graph")
     index = _index(rules)
-    for form in equivalent_forms(outputs, index, limit, depth, timeout):
+    return _equivalents(graph, single, outputs, index, limit, depth, timeout, progress)
+
+
+def _equivalents(
+    graph: Any,
+    single: bool,
+    outputs: list[Variable],
+    index: RuleIndex,
+    limit: int | None,
+    depth: int,
+    timeout: float | None,
+    progress: Callable[[Progress], object] | None,
+) -> Iterator[Any]:
+    original = None
+    for form in equivalent_forms(outputs, index, limit, depth, timeout, progress):
+        if original is None:
+            original = node_ids(outputs)
+        mark_rewritten(form, outputs, original)
         yield _same_structure(graph, single, form)
 
 
 def match(
-    graph: Any, pattern: Any, depth: int = 2, limit: int | None = 100, rules: Any = None
-) -> Iterator[dict]:
+    graph: Variable,
+    pattern: Any,
+    depth: int = 2,
+    limit: int | None = 100,
+    rules: Rules | None = None,
+) -> Iterator[dict[Any, Any]]:
     """Substitutions under which ``pattern`` unifies with ``graph`` or an equivalent form.
 
     ``pattern`` is an etuple with logic variables (``etuplize(pt.add)`` as the
@@ -161,48 +220,146 @@ def match(
     ``graph`` itself is tried first, then :func:`equivalents` (``depth``,
     ``limit``).  Each answer maps the pattern's logic variables to PyTensor
     variables (sub-terms are reified); equal answers are given once.  This is
-    unification modulo the rules.  ``pattern`` may also be a
+    unification modulo the rules, at the graph's root; :func:`find` looks
+    for a pattern at every node.  ``pattern`` may also be a
     :mod:`relations.patterns` pattern (``p.exp(p.var("a"))``); its answers
-    map the pattern's variables.
+    map the pattern's variables.  The arguments are checked when ``match``
+    is called.
     """
-    from etuples.core import ExpressionTuple
+    if not isinstance(graph, Variable):
+        raise TypeError(f"graph must be a PyTensor Variable, got {type(graph).__name__}")
+    check_pattern(pattern)
+    depth = check_count(depth, "depth")
+    limit = check_count(limit, "limit", allow_none=True)
+    forms = chain([graph], equivalents(graph, limit=limit, depth=depth, rules=rules))
+    return _match(forms, pattern)
+
+
+def _bindings(pattern: Any, v: Variable) -> dict[Any, Any] | None:
+    """What ``pattern`` (an etuple or a ``relations.patterns`` pattern) binds when it matches ``v``."""
     from unification import unify
 
     from graph_bridge import etuplize
     from relations.patterns import Node, match as pattern_match
 
-    if not isinstance(graph, Variable):
-        raise TypeError(f"graph must be a PyTensor Variable, got {type(graph).__name__}")
-    if not isinstance(pattern, (ExpressionTuple, Node)) and not _is_logic_var(pattern):
-        raise TypeError(
-            f"pattern must be an etuple, a relations.patterns pattern (or a logic variable), "
-            f"got {type(pattern).__name__}"
-        )
-    depth = check_count(depth, "depth")
-    limit = check_count(limit, "limit", allow_none=True)
+    s = pattern_match(pattern, v) if isinstance(pattern, Node) else unify(pattern, etuplize(v), {})
+    if s is False or s is None:
+        return None
+    return {k: _evaluated(b) for k, b in s.items()}
+
+
+def _match(forms: Iterator[Variable], pattern: Any) -> Iterator[dict[Any, Any]]:
     seen: list[dict] = []
-    forms = chain([graph], equivalents(graph, limit=limit, depth=depth, rules=rules))
     for form in forms:
-        if isinstance(pattern, Node):
-            s = pattern_match(pattern, form)
-        else:
-            s = unify(pattern, etuplize(form), {})
-        if s is False or s is None:
+        answer = _bindings(pattern, form)
+        if answer is None:
             continue
-        answer = {k: _evaluated(v) for k, v in s.items()}
         if any(_same_answer(answer, earlier) for earlier in seen):
             continue
         seen.append(answer)
         yield answer
 
 
+class Found(NamedTuple):
+    """One answer of :func:`find`: the node's output variable and the pattern's bindings."""
+
+    variable: Variable
+    bindings: dict[Any, Any]
+
+
+def find(graph: Graph, pattern: Any) -> Iterator[Found]:
+    """Every node of ``graph`` whose term unifies with ``pattern``, lazily.
+
+    Nodes are visited breadth first from the outputs (each once, shared
+    sub-graphs once); for each node whose term unifies with ``pattern``
+    (an etuple with logic variables or a ``relations.patterns`` pattern, as
+    for :func:`match`), a
+    :class:`Found` ``(variable, bindings)`` is yielded, the bindings mapping
+    the pattern's logic variables to PyTensor variables.  This is plain
+    unification at each node; to match modulo the rules, call :func:`match`
+    on the variable, or ``find`` in a normalized graph.  The arguments are
+    checked when ``find`` is called.
+
+    >>> import pytensor.tensor as pt
+    >>> from unification import var
+    >>> from graph_bridge import etuplize
+    >>> x = pt.vector("x")
+    >>> a = var()
+    >>> [f.bindings[a].name for f in find(pt.sum(pt.exp(x)) + 1, etuplize(pt.exp)(a))]
+    ['x']
+    """
+    outputs, _ = as_variables(graph, "graph")
+    check_pattern(pattern)
+    return _find(outputs, pattern)
+
+
+def _find(outputs: list[Variable], pattern: Any) -> Iterator[Found]:
+    from relations.search import _nodes_from_outputs
+
+    for v in _nodes_from_outputs(outputs):
+        found = _bindings(pattern, v)
+        if found is not None:
+            yield Found(v, found)
+
+
+def rebroadcast(graph: Graph) -> Graph:
+    """``graph`` with every explicit broadcast pattern derived again from the current input types.
+
+    An explicit Op keeps its broadcasting when an input is replaced by one of
+    the same rank (``clone_replace``; pytensor #408): replacing a static
+    ``(1,)`` input by an unknown-length vector keeps the broadcast, and a
+    length other than 1 is an error at run time.  ``rebroadcast`` applies the
+    numpy rule to each explicit Op's inputs as they are now (align right,
+    missing leading dims broadcast, static length 1 broadcasts), and rebuilds
+    the nodes above it.  The input graph is not changed.
+
+    Before/After (``x`` replaced by ``xn`` of unknown length)::
+
+        add{*,1}(y, xn)   ->   add{*,*}(y, xn)
+    """
+    from graph_bridge.rebroadcast import rebroadcast_outputs
+
+    outputs, single = as_variables(graph, "graph")
+    result = rebroadcast_outputs(outputs)
+    mark_rewritten(result, outputs)
+    return _same_structure(graph, single, result)
+
+
+def register(rules: Rules, tag: str) -> None:
+    """Put ``rules`` in PyTensor's compile pipeline under the ``optdb`` tag ``tag`` (off by default).
+
+    ``pytensor.function(..., mode=get_default_mode().including(tag))`` (or
+    ``compile_kwargs={"mode": ...}`` where a library compiles for you) then
+    normalizes every compiled graph with ``rules`` at the position of the
+    ``relational`` pass, before PyTensor's ``canonicalize``; the toolkit's
+    Ops it builds are lowered by the lowering pass, as for ``relational``.
+    ``rules`` are checked now; a ``tag`` already known to ``optdb`` (a pass's
+    name or a tag) is refused.
+    """
+    from pytensor.compile import optdb
+
+    rule_set = check_relations(rules, "rules")
+    tag = check_tag(tag)
+    if tag in optdb.__db__:
+        raise ValueError(f"tag {tag!r} is already registered in optdb; choose another name")
+    index = RuleIndex(rule_set)
+
+    def normalize_with_rules(outs: Sequence[Variable]) -> list[Variable]:
+        outs = list(outs)
+        result = normalize_variables(outs, index)
+        mark_rewritten(result, outs)
+        return result
+
+    register_relational(normalize_with_rules, name=tag)
+
+
 def best(
-    graph: Any,
+    graph: Graph,
     cost: Callable[[list[Variable]], float] | None = None,
     depth: int = 2,
     limit: int | None = 200,
-    rules: Any = None,
-) -> Any:
+    rules: Rules | None = None,
+) -> Graph:
     """The cheapest of ``graph``, its normal form and its :func:`equivalents` under ``cost``.
 
     ``cost`` takes a list of output variables and returns a number; the
@@ -210,12 +367,21 @@ def best(
     every node writes from static shapes (an unknown length counts 16, so with
     no static shapes it ranks by node count weighted by rank).  The input
     itself is returned unless a form is strictly cheaper; ties keep the
-    earlier (fewer steps) form.
+    earlier (fewer steps) form.  ``cost`` must return a real number (an
+    int, a float or a numpy scalar, not a bool or NaN); anything else is a
+    ``TypeError``/``ValueError`` naming ``cost``.
     """
-    if cost is not None and not callable(cost):
-        raise TypeError(f"cost must be a callable, got {type(cost).__name__}")
-    cost_fn = cost or elements_touched
+    cost = check_callable(cost, "cost")
+    depth = check_count(depth, "depth")
+    limit = check_count(limit, "limit", allow_none=True)
     outputs, single = as_variables(graph, "graph")
+    _index(rules)  # checks ``rules`` before any work
+
+    def cost_fn(outs: list[Variable]) -> float:
+        if cost is None:
+            return elements_touched(outs)
+        return check_cost_value(cost(outs), "cost")
+
     best_form, best_cost = graph, cost_fn(outputs)
     # the normal form is an equivalent however many steps away it is
     candidates = chain(
@@ -239,12 +405,6 @@ def _evaluated(v: Any) -> Any:
     return v
 
 
-def _is_logic_var(x: Any) -> bool:
-    from graph_bridge.terms import is_logic_var
-
-    return is_logic_var(x)
-
-
 def _same_answer(a: dict, b: dict) -> bool:
     if a.keys() != b.keys():
         return False
@@ -262,13 +422,19 @@ def _same_answer(a: dict, b: dict) -> bool:
     return True
 
 
-def _same_structure(graph: Any, single: bool, result: list) -> Any:
+def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
     if single:
         return result[0]
     return type(graph)(result) if isinstance(graph, tuple) else result
 
 
-from graph_bridge.rewriters import register_lowering, register_relational  # noqa: E402
+from graph_bridge.rewriters import (  # noqa: E402
+    register_lowering,
+    register_node_lowering,
+    register_relational,
+)
+from graph_bridge.pymc_hooks import register_pymc_lowering  # noqa: E402
+from graph_bridge.touched import mark_rewritten, node_ids  # noqa: E402
 from graph_bridge.workarounds import protect  # noqa: E402
 from relations.explain import Explanation, Proof, Step, explain, prove  # noqa: E402
 
@@ -277,10 +443,15 @@ from relations.rulesets import RULESETS  # noqa: E402
 from relations.user_rules import rewrite_rule  # noqa: E402
 from relations.verify import verify  # noqa: E402
 
-register_relational(
-    lambda outs, on_rewrite=None: normalize_variables(
-        list(outs), _DEFAULT_INDEX, on_rewrite=on_rewrite
-    ),
-    reports_steps=True,
-)
+
+
+def _compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
+    """What the ``relational`` pass applies: ``normalize``, reporting each step."""
+    result = normalize_variables(list(outs), _DEFAULT_INDEX, on_rewrite=on_rewrite)
+    mark_rewritten(result, list(outs))
+    return result
+
+
+register_relational(_compile_normalize, reports_steps=True)
 register_lowering(lambda outs: lower(list(outs)))
+register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))

@@ -30,6 +30,7 @@ from graph_bridge.ops import (
     MISSING,
     ExplicitAlloc,
     ExplicitElemwise,
+    broadcast_error,
     derive_entry,
     entry_order,
     output_static_shape,
@@ -126,19 +127,27 @@ def _absorb(v: Variable) -> tuple[Variable, str]:
 
 
 def _expand_term(
-    x: Variable, entry: str, lengths: dict[int, Any], out_shape: tuple, leading_ok: bool = False
+    x: Variable,
+    entry: str,
+    lengths: dict[int, Any],
+    out_shape: tuple,
+    leading_ok: bool = False,
+    who: str = "an input",
 ) -> Any:
     """The stock term computing what input ``x`` contributes under ``entry``.
 
     DimShuffle adds the ``'x'`` dims (only non-leading ones if ``leading_ok``:
     Alloc aligns its value right by itself); a ``'1'`` dim whose static length
-    is not 1 gets a SpecifyShape (it must be 1 at run time); a ``'*'`` dim
-    whose static length is 1 where the output's is unknown gets an Assert that
-    its length is ``lengths[d]`` (stock Ops would broadcast it).
+    is not 1 gets an Assert that it is 1 at run time, then a SpecifyShape
+    (the stock Op broadcasts it); a ``'*'`` dim whose static length is 1
+    where the output's is unknown gets an Assert that its length is
+    ``lengths[d]`` (stock Ops would broadcast it).  The Asserts' messages
+    name the input (``who``) and the dim, and say how to derive the pattern
+    again (:func:`graph_bridge.ops.broadcast_error`).
     """
     t: Any = x
     own_shape = list(x.type.shape)
-    need_spec = False
+    ones = []
     checks = []
     for d, c in enumerate(entry):
         if c == MISSING:
@@ -146,14 +155,17 @@ def _expand_term(
         axis = d - entry[:d].count(MISSING)
         if c == BROADCAST and own_shape[axis] != 1:
             own_shape[axis] = 1
-            need_spec = True
+            ones.append((axis, d))
         elif c == KEPT and own_shape[axis] == 1 and out_shape[d] is None and d in lengths:
-            checks.append((axis, lengths[d]))
-    if need_spec:
+            checks.append((axis, d, lengths[d]))
+    for axis, d in ones:
+        cond = term(pt_eq, term(Shape_i(axis), t), 1)
+        t = term(Assert(broadcast_error(who, d, False)), t, cond)
+    if ones:
         t = term(specify_shape, t, tuple(own_shape))
-    for axis, length in checks:
+    for axis, d, length in checks:
         cond = term(pt_eq, term(Shape_i(axis), t), length)
-        t = term(Assert("a non-broadcasting input of length 1 must match the others"), t, cond)
+        t = term(Assert(broadcast_error(who, d, True)), t, cond)
     order = entry.lstrip(MISSING) if leading_ok else entry
     if MISSING in order:
         t = term(op_term(DS(x.type.ndim, entry_order(order))), t)
@@ -190,7 +202,10 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
                     axis = d - entry[:d].count(MISSING)
                     if c == KEPT and d not in d_ref and v.type.shape[axis] is None:
                         d_ref[d] = term(Shape_i(axis), v)
-            built = tuple(_expand_term(v, e, d_ref, out_shape) for v, e in zip(vs, pat))
+            built = tuple(
+                _expand_term(v, e, d_ref, out_shape, who=f"input {i} of an explicit Elemwise")
+                for i, (v, e) in enumerate(zip(vs, pat))
+            )
             yield from eq(stock, built)(S)
             return
         raise NotReady("stock_inputso needs stock, or inputs and pattern")
@@ -225,7 +240,7 @@ def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
             stock_shape = ExplicitAlloc(ent).stock_value_shape(v.type.shape)
             out_shape = tuple(None if s != 1 else 1 for s in stock_shape)
             lengths = dict(enumerate(sh))
-            yield from eq(stock_value, _expand_term(v, ent, lengths, out_shape, leading_ok=True))(S)
+            yield from eq(stock_value, _expand_term(v, ent, lengths, out_shape, leading_ok=True, who="the value of an explicit Alloc"))(S)
             return
         raise NotReady("alloc_valueo needs stock_value and shape, or value, entry and shape")
 

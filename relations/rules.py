@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pytensor.graph.op import Op
-from unification import var
 
 __all__ = ["RuleIndex", "check_rules", "rule"]
 
@@ -52,32 +51,10 @@ def rule(
 
 
 def check_rules(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:
-    """Validate a sequence of relations; ``TypeError`` names the bad entry."""
-    if callable(rules) or isinstance(rules, (str, bytes)) or not isinstance(rules, Iterable):
-        raise TypeError(
-            f"{argname} must be a sequence of relations (goal constructors), "
-            f"got {type(rules).__name__}"
-        )
-    out = tuple(rules)
-    for i, rel in enumerate(out):
-        if not callable(rel):
-            raise TypeError(
-                f"{argname}[{i}] must be a relation (a goal constructor), "
-                f"got {type(rel).__name__}"
-            )
-        try:
-            goal = rel(var(), var())
-        except TypeError as exc:
-            raise TypeError(
-                f"{argname}[{i}] ({getattr(rel, '__name__', rel)!r}) is not a goal "
-                f"constructor taking (lhs, rhs): {exc}"
-            ) from None
-        if not callable(goal):
-            raise TypeError(
-                f"{argname}[{i}] ({getattr(rel, '__name__', rel)!r}) returned "
-                f"{type(goal).__name__}, not a goal"
-            )
-    return out
+    """Validate a sequence of relations; see :func:`relations.arguments.check_relations`."""
+    from relations.arguments import check_relations
+
+    return check_relations(rules, argname)
 
 
 class RuleIndex:

@@ -27,6 +27,8 @@ from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.logic import lreify
 from graph_bridge.traverse import rebuild
+from relations import frontier as frontier_mod
+from relations.frontier import Progress, ProgressReporter, StructuralHashes
 from relations.rules import Relation, RuleIndex
 
 #: ``logging.getLogger("relations")``: each rewrite, and one summary per normalize, at DEBUG.
@@ -88,6 +90,9 @@ def same_type(new: Variable, old: Variable) -> bool:
 def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> Iterator[Any]:
     """The ground answers ``rhs`` (or ``lhs`` if ``backward``) of ``relation(lhs, rhs)``, lazily."""
     goal = relation(lhs, rhs)
+    if not callable(goal):
+        name = getattr(relation, "__name__", relation)
+        raise TypeError(f"rule {name!r} returned {type(goal).__name__}, not a goal")
     wanted = lhs if backward else rhs
     for state in goal({}):
         out = lreify(wanted, state)
@@ -479,24 +484,41 @@ def equivalent_forms(
     limit: int | None,
     depth: int,
     timeout: float | None,
+    progress: Callable[[Progress], object] | None = None,
 ) -> Iterator[list[Variable]]:
-    """Breadth-first search: distinct forms, fewest relation applications first."""
+    """Breadth-first search: distinct forms, fewest relation applications first.
+
+    Keeps the frontier's forms and a 16-byte hash of each form seen
+    (:mod:`relations.frontier`); reports progress every few seconds.
+    """
     if limit == 0:
         return
     deadline = None if timeout is None else time.monotonic() + timeout
-    keys = StructuralKeys()
-    seen = {tuple(keys.key(o) for o in outputs)}
+    hashes = StructuralHashes()
+    report = ProgressReporter(progress)
+    seen = {hashes.form_key(list(outputs))}
     frontier = [list(outputs)]
     produced = 0
-    for _ in range(depth):
+    truncated = False
+    for level in range(depth):
         next_frontier = []
         for form in frontier:
             for new in one_step(form, index, deadline):
-                k = tuple(keys.key(o) for o in new)
+                report(produced, level + 1, len(next_frontier))
+                k = hashes.form_key(new)
                 if k in seen:
                     continue
                 seen.add(k)
-                next_frontier.append(new)
+                if len(next_frontier) < frontier_mod.MAX_FRONTIER:
+                    next_frontier.append(new)
+                elif not truncated:
+                    truncated = True
+                    frontier_mod.logger.info(
+                        "equivalents: more than %d forms at depth %d; later ones are "
+                        "yielded but not expanded (relations.frontier.MAX_FRONTIER)",
+                        frontier_mod.MAX_FRONTIER,
+                        level + 1,
+                    )
                 yield new
                 produced += 1
                 if limit is not None and produced >= limit:

@@ -42,7 +42,20 @@ def assert_same_types(before: Variable, after: Variable) -> None:
 
 
 def assert_same_values(before, after, givens, mode=MODE) -> None:
-    """Evaluate both graphs on ``givens``; both raise, or both agree."""
+    """Evaluate both graphs on ``givens``; both raise, or both agree.
+
+    ``before`` is the user's graph: importing the toolkit does not change how
+    it compiles, so PyTensor may miscompile its bool/narrow add-mul chains
+    (``graph_bridge.workarounds``).  It is evaluated as the work-around
+    states it, which is what it means; the toolkit's results are protected
+    by the lowering pass.
+    """
+    from graph_bridge.workarounds import protect
+
+    if isinstance(before, Variable):
+        before = protect([before])[0]
+    else:
+        before = protect(list(before))
     b_err = a_err = None
     try:
         b = values_of(before, givens, mode)

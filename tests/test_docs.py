@@ -13,15 +13,36 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
 
+#: A block whose first line is ``# requires: mod1, mod2`` runs only where those import.
+REQUIRES = re.compile(r"\A# requires: *(.+)\n")
+
+
+def _missing(block: str) -> list[str]:
+    import importlib.util
+
+    found = REQUIRES.match(block)
+    if not found:
+        return []
+    names = [n.strip() for n in found.group(1).split(",")]
+    return [n for n in names if importlib.util.find_spec(n) is None]
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_doc_code_blocks_run(page):
     blocks = BLOCK.findall(page.read_text())
     namespace: dict = {"__name__": f"docs_{page.stem}"}
+    skipped = []
     for i, block in enumerate(blocks):
+        missing = _missing(block)
+        if missing:
+            skipped.append((i, missing))
+            continue
         try:
             exec(compile(block, f"{page.name}[block {i}]", "exec"), namespace)
         except Exception as exc:  # pragma: no cover - the message is the point
             raise AssertionError(f"{page.name} block {i} failed: {exc!r}\n{block}") from exc
+    if skipped:  # the other blocks ran above
+        pytest.skip(f"{page.name}: blocks {[i for i, _ in skipped]} need {sorted({m for _, ms in skipped for m in ms})}")
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)

@@ -1,0 +1,118 @@
+"""Checks of the public calls' arguments, run when the call is made.
+
+Every check raises ``TypeError`` or ``ValueError`` with the argument's name,
+and none of them runs user code beyond what the check itself needs: rules are
+validated from their signatures (never called), and a cost function's result
+is checked where it is used (:func:`check_cost_value`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+from collections.abc import Iterable, Mapping, Set
+from typing import Any
+
+import numpy as np
+
+from relations.rules import Relation
+
+__all__ = [
+    "check_callable",
+    "check_cost_value",
+    "check_pattern",
+    "check_relations",
+    "check_tag",
+]
+
+
+def check_relations(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:
+    """``rules`` as a tuple of relations, checked without calling any of them.
+
+    Order matters (``normalize`` tries rules in order), so unordered
+    collections (``set``, ``frozenset``, a dict's keys) are refused.  Each
+    entry must be callable with two positional arguments ``(lhs, rhs)``; an
+    entry whose signature cannot be read (some builtins) is refused too.  A
+    rule whose body raises is not caught here: its own exception, with its
+    traceback, reaches the caller when the rule runs.
+    """
+    if callable(rules) or isinstance(rules, (str, bytes)) or not isinstance(rules, Iterable):
+        raise TypeError(
+            f"{argname} must be a sequence of relations (goal constructors), "
+            f"got {type(rules).__name__}"
+        )
+    if isinstance(rules, (Set, Mapping)) or type(rules).__name__ in ("dict_keys", "dict_values"):
+        raise TypeError(
+            f"{argname} must be an ordered sequence (list or tuple) of relations, got "
+            f"{type(rules).__name__}: rules are tried in order, so their order matters"
+        )
+    out = tuple(rules)
+    for i, rel in enumerate(out):
+        name = getattr(rel, "__name__", None) or type(rel).__name__
+        if not callable(rel):
+            raise TypeError(
+                f"{argname}[{i}] must be a relation (a goal constructor), "
+                f"got {type(rel).__name__}"
+            )
+        try:
+            sig = inspect.signature(rel)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"{argname}[{i}] ({name!r}) must be a goal constructor taking (lhs, rhs); "
+                f"its signature cannot be read: {exc}"
+            ) from exc
+        try:
+            sig.bind(object(), object())
+        except TypeError as exc:
+            raise TypeError(
+                f"{argname}[{i}] ({name!r}) is not a goal constructor taking (lhs, rhs): "
+                f"its signature is {sig} ({exc})"
+            ) from exc
+    return out
+
+
+def check_callable(value: Any, argname: str, allow_none: bool = True) -> Any:
+    """``value`` if it is callable (or ``None`` when allowed); ``TypeError`` naming ``argname``."""
+    if value is None and allow_none:
+        return None
+    if not callable(value):
+        raise TypeError(f"{argname} must be a callable, got {type(value).__name__}")
+    return value
+
+
+def check_cost_value(value: Any, argname: str = "cost") -> float:
+    """A cost function's result as a float: a real number (not a bool, not NaN)."""
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{argname} must return a real number, got {type(value).__name__}"
+            + (f" {value!r}" if isinstance(value, (str, type(None))) else "")
+        )
+    result = float(value)
+    if math.isnan(result):
+        raise ValueError(f"{argname} must return a real number, got nan")
+    return result
+
+
+def check_pattern(pattern: Any, argname: str = "pattern") -> Any:
+    """An etuple pattern, a ``relations.patterns`` pattern or a logic variable; ``TypeError`` otherwise."""
+    from etuples.core import ExpressionTuple
+
+    from graph_bridge.terms import is_logic_var
+    from relations.patterns import Node
+
+    if not isinstance(pattern, (ExpressionTuple, Node)) and not is_logic_var(pattern):
+        raise TypeError(
+            f"{argname} must be an etuple, a relations.patterns pattern (or a logic variable), "
+            f"got {type(pattern).__name__}"
+        )
+    return pattern
+
+
+def check_tag(tag: Any, argname: str = "tag") -> str:
+    """A non-empty ``str`` usable as an ``optdb`` tag (no spaces)."""
+    if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
+        raise ValueError(f"{argname} must be a non-empty string without spaces, got {tag!r}")
+    return tag
