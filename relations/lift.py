@@ -229,14 +229,17 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     sop, before, hole, after = var(), var(), var(), var()
     x, c, idx, head = var(), var(), var(), var()
     scalars_b, scalars_a, c2, fx, fc = var(), var(), var(), var(), var()
+    fc_b, fc_a = var(), var()  # fc's other inputs: the scalars, as its node holds them
     return lall_ready(
         elemwise_holeo(lhs, sop, before, hole, after),
         subtensor_updateo(rhs, fx, fc, idx, head, True),
         elemwise_holeo(fx, sop, before, x, after),
         subtensor_updateo(hole, x, c, idx, head, True),
-        elemwise_holeo(fc, sop, scalars_b, c2, scalars_a),
+        elemwise_holeo(fc, sop, fc_b, c2, fc_a),
         scalar_likeo(before, scalars_b),
         scalar_likeo(after, scalars_a),
+        scalar_likeo(fc_b, scalars_b),
+        scalar_likeo(fc_a, scalars_a),
         cast_likeo(c, x, c2),
         cheap_lifto(x, c),
         single_useo(hole),

@@ -120,6 +120,19 @@ def test_lift_through_set_backward_and_check():
     assert not holds(elemwise_set_subtensoro, pt.exp(pt.set_subtensor(x[1:], c)), rhs)
 
 
+def test_check_holds_on_the_built_right_side_with_other_scalar_inputs():
+    """PyTensor expands a 0-d input when it builds ``f(s, c)``: the check reads it back."""
+    x, s = pt.vector("x"), pt.scalar("s")
+    for lhs in (
+        pt.add(pt.set_subtensor(pt.zeros(4)[[0, 1]], x[:2]), s),
+        pt.mul(s, pt.set_subtensor(pt.zeros(4)[[0, 1]], x[:2])),
+    ):
+        (rhs,) = forward(elemwise_set_subtensoro, lhs)
+        assert holds(elemwise_set_subtensoro, lhs, rhs)
+        assert not holds(elemwise_set_subtensoro, lhs, pt.set_subtensor(pt.zeros(4)[[0, 1]], x[:2]))
+        check_rewrite(lhs, rhs, {x: [(2,), (3,)], s: [(), ()]})
+
+
 class TestAlloc:
     def test_forward(self):
         lhs = pt.sqr(pt.alloc(c, n, 3))
