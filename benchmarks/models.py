@@ -33,7 +33,7 @@ import relations  # noqa: E402,F401  (registers the relational tag)
 from pymc_models import MODELS, logp_dlogp, point_values, pm  # noqa: E402  (tests/pymc_models.py)
 
 
-def interleaved(fa, fb, args, repeats: int, min_time: float = 0.02) -> tuple[list[float], list[float]]:
+def interleaved(fa, fb, args, repeats: int, min_time: float = 0.05) -> tuple[list[float], list[float]]:
     """Per-call seconds of ``fa`` and ``fb``, alternating, ``repeats`` rounds each."""
     fa(*args), fb(*args)
     n = 1

@@ -7,7 +7,7 @@ concatenation (``RULESETS["default"] + (my_rule,)``).
 
 from __future__ import annotations
 
-from relations import DEFAULT_RULES, LOWERING_RULES
+from relations import COMPILE_RULES, DEFAULT_RULES, LOWERING_RULES
 from relations.broadcast import alloc_explicito, elemwise_explicito
 from relations.dimshuffle import (
     careduce_added_dimso,
@@ -23,7 +23,8 @@ from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_a
 __all__ = ["RULESETS"]
 
 #: Rule sets by name.  ``"default"`` is :data:`relations.DEFAULT_RULES` (what
-#: ``normalize`` applies when given no rules); ``"lowering"`` is what
+#: ``normalize`` applies when given no rules); ``"compile"`` is what the
+#: compile-time ``relational`` pass applies; ``"lowering"`` is what
 #: ``relations.lower`` runs backward.  Add your own entries freely.
 RULESETS: dict[str, tuple] = {
     "dimshuffle": (
@@ -38,5 +39,6 @@ RULESETS: dict[str, tuple] = {
     "lift": (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco),
     "broadcast": (elemwise_explicito, alloc_explicito),
     "default": DEFAULT_RULES,
+    "compile": COMPILE_RULES,
     "lowering": LOWERING_RULES,
 }
