@@ -5,7 +5,7 @@ a term to a fact of its type.  The type is read from the variable the term
 reifies to, so the term must be ground; the fact may be a logic variable,
 which the goal binds.  A goal whose term is not ground yet raises
 :class:`NotReady` when first asked for an answer: conjunctions built with
-``relations.goals.lall_ready`` then run it later, once other goals have bound
+``graph_bridge.logic.lall_ready`` then run it later, once other goals have bound
 the term, which is what lets one relation run forward and backward.  A ground
 term that does not reify makes the goal fail: a guard never lets an unchecked
 term through.
@@ -16,15 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-
-from graph_bridge.logic import eq, lreify
+from graph_bridge.logic import NotReady, eq, lreify
 from graph_bridge.terms import is_ground, term_variable
 
 __all__ = ["NotReady", "broadcastableo", "dtypeo", "ndimo", "same_typeo", "typeo"]
-
-
-class NotReady(Exception):
-    """Raised by a goal whose inputs are not ground yet (see ``lall_ready``)."""
 
 
 def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]):

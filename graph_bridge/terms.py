@@ -25,7 +25,7 @@ from pytensor.graph.basic import Variable
 from pytensor.graph.op import Op
 from unification.variable import Var
 
-from graph_bridge.vocabulary import _BUILDERS, in_vocabulary
+from graph_bridge.vocabulary import builder_of, in_vocabulary
 
 __all__ = [
     "OutputOf",
@@ -176,7 +176,7 @@ _OP_TERMS: dict[Op, ExpressionTuple] = {}
 
 def op_term(op: Op) -> ExpressionTuple | Op:
     """``term(builder, *props)`` for a vocabulary Op, else the Op itself."""
-    builder = _BUILDERS.get(type(op))
+    builder = builder_of(op)
     if builder is None:
         return op
     t = _OP_TERMS.get(op)

@@ -19,9 +19,18 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from typing import Any, NamedTuple, TypeVar
 
-from pytensor.graph.basic import Variable
+from etuples.core import ExpressionTuple
+from pytensor.compile import optdb
+from pytensor.graph.basic import Variable, equal_computations
+from unification import unify
 
-import graph_bridge  # noqa: F401  (dispatch registrations, vocabulary)
+from graph_bridge import etuplize, is_ground
+from graph_bridge.pymc_hooks import register_pymc_lowering
+from graph_bridge.rebroadcast import rebroadcast_outputs
+from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
+from graph_bridge.touched import mark_rewritten, node_ids
+from graph_bridge.workarounds import protect
+from relations import patterns
 from relations.arguments import (
     check_callable,
     check_cost_value,
@@ -29,19 +38,13 @@ from relations.arguments import (
     check_relations,
     check_tag,
 )
-from relations.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
-from relations.dimshuffle import (
-    careduce_added_dimso,
-    careduce_dimshuffle_fullo,
-    careduce_dimshuffle_partialo,
-    dimshuffle_composeo,
-    dimshuffle_identityo,
-    dimshuffle_through_elemwiseo,
-)
-from relations.join import careduce_joino
-from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
+from relations.broadcast import broadcast_shapeo
+from relations.explain import Explanation, Proof, Step, explain, prove
 from relations.frontier import Progress
+from relations.patterns import Node
+from relations.patterns import match as pattern_match
 from relations.rules import Relation, RuleIndex, rule
+from relations.rulesets import DEFAULT_RULES, LOWERING_RULES, RULESETS
 from relations.search import (
     as_variables,
     check_count,
@@ -50,6 +53,8 @@ from relations.search import (
     equivalent_forms,
     normalize_variables,
 )
+from relations.user_rules import rewrite_rule
+from relations.verify import verify
 
 __all__ = [
     "DEFAULT_RULES",
@@ -87,25 +92,6 @@ __version__ = "0.1.0"
 Graph = TypeVar("Graph", Variable, list[Variable], tuple[Variable, ...])
 #: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
 Rules = Sequence[Relation]
-
-#: The rules ``normalize`` applies when given none, in the order it tries them.
-DEFAULT_RULES: tuple = (
-    careduce_joino,
-    careduce_dimshuffle_fullo,
-    careduce_dimshuffle_partialo,
-    careduce_added_dimso,
-    dimshuffle_identityo,
-    dimshuffle_composeo,
-    dimshuffle_through_elemwiseo,
-    inc_zeros_as_seto,
-    elemwise_set_subtensoro,
-    elemwise_alloco,
-    elemwise_explicito,
-    alloc_explicito,
-)
-
-#: The rules ``lower`` runs backward: from the toolkit's Ops to stock PyTensor Ops.
-LOWERING_RULES: tuple = (elemwise_explicito, alloc_explicito)
 
 _DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
 _LOWERING_INDEX = RuleIndex(LOWERING_RULES)
@@ -237,11 +223,6 @@ def match(
 
 def _bindings(pattern: Any, v: Variable) -> dict[Any, Any] | None:
     """What ``pattern`` (an etuple or a ``relations.patterns`` pattern) binds when it matches ``v``."""
-    from unification import unify
-
-    from graph_bridge import etuplize
-    from relations.patterns import Node, match as pattern_match
-
     s = pattern_match(pattern, v) if isinstance(pattern, Node) else unify(pattern, etuplize(v), {})
     if s is False or s is None:
         return None
@@ -317,8 +298,6 @@ def rebroadcast(graph: Graph) -> Graph:
 
         add{*,1}(y, xn)   ->   add{*,*}(y, xn)
     """
-    from graph_bridge.rebroadcast import rebroadcast_outputs
-
     outputs, single = as_variables(graph, "graph")
     result = rebroadcast_outputs(outputs)
     mark_rewritten(result, outputs)
@@ -336,8 +315,6 @@ def register(rules: Rules, tag: str) -> None:
     ``rules`` are checked now; a ``tag`` already known to ``optdb`` (a pass's
     name or a tag) is refused.
     """
-    from pytensor.compile import optdb
-
     rule_set = check_relations(rules, "rules")
     tag = check_tag(tag)
     if tag in optdb.__db__:
@@ -396,10 +373,6 @@ def best(
 
 def _evaluated(v: Any) -> Any:
     """A bound value as a PyTensor object: sub-terms become variables (or Ops)."""
-    from etuples.core import ExpressionTuple
-
-    from graph_bridge import is_ground
-
     if isinstance(v, ExpressionTuple) and is_ground(v):
         return v.evaled_obj
     return v
@@ -408,8 +381,6 @@ def _evaluated(v: Any) -> Any:
 def _same_answer(a: dict, b: dict) -> bool:
     if a.keys() != b.keys():
         return False
-    from pytensor.graph.basic import equal_computations
-
     for k in a:
         x, y = a[k], b[k]
         if x is y:
@@ -426,23 +397,6 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
     if single:
         return result[0]
     return type(graph)(result) if isinstance(graph, tuple) else result
-
-
-from graph_bridge.rewriters import (  # noqa: E402
-    register_lowering,
-    register_node_lowering,
-    register_relational,
-)
-from graph_bridge.pymc_hooks import register_pymc_lowering  # noqa: E402
-from graph_bridge.touched import mark_rewritten, node_ids  # noqa: E402
-from graph_bridge.workarounds import protect  # noqa: E402
-from relations.explain import Explanation, Proof, Step, explain, prove  # noqa: E402
-
-from relations import patterns  # noqa: E402
-from relations.rulesets import RULESETS  # noqa: E402
-from relations.user_rules import rewrite_rule  # noqa: E402
-from relations.verify import verify  # noqa: E402
-
 
 
 def _compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:

@@ -144,9 +144,6 @@ def _join_axis_reductiono(axes: Any, axis: Any):
             if len(a) == 1:
                 yield from eq(axis, a[0])(S)
             return
-        if isinstance(k, int):
-            # forward with axes unbound does not happen (the head is known)
-            raise NotReady("axes not known")
         raise NotReady("axes not known")
 
     return goal

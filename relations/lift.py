@@ -330,7 +330,7 @@ def _indices_unique(op, idx: tuple) -> bool:
         return True  # basic indexing never repeats an element
     if not all(isinstance(i, Constant) for i in idx):
         return False
-    arrays = [np.asarray(i.data) for i in idx if i.type.ndim > 0 or True]
+    arrays = [np.asarray(i.data) for i in idx]
     if any(a.dtype == bool for a in arrays):
         return False
     try:

@@ -7,7 +7,6 @@ concatenation (``RULESETS["default"] + (my_rule,)``).
 
 from __future__ import annotations
 
-from relations import DEFAULT_RULES, LOWERING_RULES
 from relations.broadcast import alloc_explicito, elemwise_explicito
 from relations.dimshuffle import (
     careduce_added_dimso,
@@ -20,9 +19,28 @@ from relations.dimshuffle import (
 from relations.join import careduce_joino
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
 
-__all__ = ["RULESETS"]
+__all__ = ["DEFAULT_RULES", "LOWERING_RULES", "RULESETS"]
 
-#: Rule sets by name.  ``"default"`` is :data:`relations.DEFAULT_RULES` (what
+#: The rules ``normalize`` applies when given none, in the order it tries them.
+DEFAULT_RULES: tuple = (
+    careduce_joino,
+    careduce_dimshuffle_fullo,
+    careduce_dimshuffle_partialo,
+    careduce_added_dimso,
+    dimshuffle_identityo,
+    dimshuffle_composeo,
+    dimshuffle_through_elemwiseo,
+    inc_zeros_as_seto,
+    elemwise_set_subtensoro,
+    elemwise_alloco,
+    elemwise_explicito,
+    alloc_explicito,
+)
+
+#: The rules ``lower`` runs backward: from the toolkit's Ops to stock PyTensor Ops.
+LOWERING_RULES: tuple = (elemwise_explicito, alloc_explicito)
+
+#: Rule sets by name.  ``"default"`` is :data:`DEFAULT_RULES` (what
 #: ``normalize`` applies when given no rules); ``"lowering"`` is what
 #: ``relations.lower`` runs backward.  Add your own entries freely.
 RULESETS: dict[str, tuple] = {
