@@ -1,4 +1,4 @@
-"""Explicit broadcast patterns (seeds 000, 002, 003): Elemwise without DimShuffles.
+"""Explicit broadcast patterns (aesara #933, pytensor #408, JuliaLang #26212): Elemwise without DimShuffles.
 
 One relation relates the stock form of an Elemwise, whose lower-rank inputs
 are wrapped in ``DimShuffle``s and whose broadcasting is read from static

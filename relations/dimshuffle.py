@@ -1,4 +1,4 @@
-"""DimShuffle removal (seed 001): DimShuffles a reduction does not see, and chains of them.
+"""DimShuffle removal (pytensor #2132 / PR #2130): DimShuffles a reduction does not see, and chains of them.
 
 Each relation is a miniKanren goal constructor ``rel(lhs, rhs)``: both sides
 compute the same values with the same type.  Run forward it removes or lifts a

@@ -1,4 +1,4 @@
-"""Reductions of a Join (seed 001's motivating case, PyTensor's ``local_careduce_join``)."""
+"""Reductions of a Join (pytensor #2132 / PR #2130; PyTensor's ``local_careduce_join``)."""
 
 from __future__ import annotations
 

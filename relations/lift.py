@@ -1,4 +1,4 @@
-"""Elemwise lifted through SetSubtensor and Alloc (seed 004), and inc-on-zeros as set.
+"""Elemwise lifted through SetSubtensor and Alloc (pytensor #2138), and inc-on-zeros as set.
 
 ``f(x[idx].set(c)) == f(x)[idx].set(f(c))``: once ``f`` sits below the set,
 it applies to the base and the value separately; where the base is an Alloc
@@ -159,7 +159,7 @@ def _broadcast_like(v: Variable) -> bool:
 
 
 def cheap_lifto(x: Any, value: Any):
-    """Guard (seed 004): the base or the value is a broadcast (all dims broadcastable, or an Alloc of one)."""
+    """Guard: the base or the value is a broadcast (all dims broadcastable, or an Alloc of one)."""
 
     def cheap_goal(S):
         vx, vc = _var_of(lreify(x, S)), _var_of(lreify(value, S))
@@ -212,7 +212,7 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     For SetSubtensor, AdvancedSetSubtensor and AdvancedSetSubtensor1.  Only
     when the base or the value is a broadcast (all dims broadcastable, or an
     Alloc of such a value): then one side of the split stays scalar; with
-    both full-sized it would split one ``f`` into two (seed 004's guard).
+    both full-sized it would split one ``f`` into two (pytensor #2138).
     Inc mode is never lifted: ``f(x + inc) != f(x)[idx].set(f(inc))``.
     Only when the set has no other use (``single_useo``): another consumer
     would keep the old set and the rewrite would add a second one

@@ -1,4 +1,4 @@
-"""Seed 001 relations: each run forward, backward and as a check, with values."""
+"""DimShuffle removal relations (pytensor #2132 / PR #2130): each run forward, backward and as a check, with values."""
 
 import numpy as np
 import pytensor
@@ -343,13 +343,13 @@ class TestJoin:
         assert not holds(careduce_joino, pt.prod(pt.join(0, a, b)), pt.sum(a) + pt.sum(b))
 
 
-def seed_001_chain():
+def sum_of_join_chain():
     return pt.sum(pt.join(0, pt.expand_dims(a, 0), pt.expand_dims(b, 0), pt.expand_dims(c, 0)))
 
 
 class TestNormalize:
-    def test_seed_001_chain(self):
-        y = seed_001_chain()
+    def test_sum_of_join_chain(self):
+        y = sum_of_join_chain()
         before = snapshot(y)
         z = relations.normalize(y)
         assert snapshot(y) == before
@@ -360,8 +360,8 @@ class TestNormalize:
         check_rewrite(y, z, same)
 
     @pytest.mark.default_mode
-    def test_seed_001_chain_default_mode(self):
-        y = seed_001_chain()
+    def test_sum_of_join_chain_default_mode(self):
+        y = sum_of_join_chain()
         z = relations.normalize(y)
         f = pytensor.function([a, b, c], [y, z])
         vals = [np.arange(4.0), np.ones(4), np.linspace(0, 1, 4)]
@@ -394,6 +394,6 @@ class TestNormalize:
         assert relations.normalize(w) is w
 
     def test_idempotent(self):
-        y = seed_001_chain() + pt.sum(m.T, axis=0).sum()
+        y = sum_of_join_chain() + pt.sum(m.T, axis=0).sum()
         z = relations.normalize(y)
         assert relations.normalize(z) is z
