@@ -35,7 +35,7 @@ from pytensor.graph.fg import FunctionGraph  # noqa: E402
 from pytensor.graph.traversal import explicit_graph_inputs  # noqa: E402
 
 import relations  # noqa: E402
-import relations.search as search  # noqa: E402
+import relations.engine as search  # noqa: E402
 from graph_bridge.rewriters import RelationalRewriter  # noqa: E402
 from graphs import count_nodes, pattern_family  # noqa: E402
 from relations import _DEFAULT_INDEX  # noqa: E402

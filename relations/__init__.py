@@ -29,14 +29,18 @@ from graph_bridge.pymc_hooks import register_pymc_lowering
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
 from graph_bridge.touched import mark_rewritten, node_ids
+from graph_bridge.traverse import owned_variables
 from graph_bridge.workarounds import protect
 from relations import patterns
 from relations.arguments import (
+    as_variables,
     check_callable,
+    check_count,
     check_cost_value,
     check_pattern,
     check_relations,
     check_tag,
+    check_timeout,
 )
 from relations.broadcast import broadcast_shapeo
 from relations.explain import Explanation, Proof, Step, explain, prove
@@ -45,14 +49,9 @@ from relations.patterns import Node
 from relations.patterns import match as pattern_match
 from relations.rules import Relation, RuleIndex, rule
 from relations.rulesets import DEFAULT_RULES, LOWERING_RULES, RULESETS
-from relations.search import (
-    as_variables,
-    check_count,
-    check_timeout,
-    elements_touched,
-    equivalent_forms,
-    normalize_variables,
-)
+from relations.costs import elements_touched
+from relations.engine import normalize_variables
+from relations.form_search import equivalent_forms
 from relations.user_rules import rewrite_rule
 from relations.verify import verify
 
@@ -147,7 +146,7 @@ def equivalents(
     A step applies one relation of ``rules`` (default :data:`DEFAULT_RULES`)
     forward or backward at one node.  The search is breadth first from the
     input, up to ``depth`` steps; nodes are visited from the outputs down, the
-    rules in order, at most ``relations.search.MAX_ANSWERS_PER_STEP`` answers
+    rules in order, at most ``relations.form_search.MAX_ANSWERS_PER_STEP`` answers
     each.  Every yielded graph is distinct from the input and from each
     earlier one (structurally), has the input's structure (a variable or a
     list), the same output types and the same values.  ``limit`` (``None``: no
@@ -275,9 +274,7 @@ def find(graph: Graph, pattern: Any) -> Iterator[Found]:
 
 
 def _find(outputs: list[Variable], pattern: Any) -> Iterator[Found]:
-    from relations.search import _nodes_from_outputs
-
-    for v in _nodes_from_outputs(outputs):
+    for v in owned_variables(outputs):
         found = _bindings(pattern, v)
         if found is not None:
             yield Found(v, found)
@@ -340,7 +337,7 @@ def best(
     """The cheapest of ``graph``, its normal form and its :func:`equivalents` under ``cost``.
 
     ``cost`` takes a list of output variables and returns a number; the
-    default, :func:`relations.search.elements_touched`, estimates the elements
+    default, :func:`relations.costs.elements_touched`, estimates the elements
     every node writes from static shapes (an unknown length counts 16, so with
     no static shapes it ranks by node count weighted by rank).  The input
     itself is returned unless a form is strictly cheaper; ties keep the

@@ -14,7 +14,8 @@ from unification import var
 import relations
 from graph_bridge import ExplicitElemwise, etuplize
 from helpers import check_rewrite, graph_ops, snapshot
-from relations.search import MAX_ANSWERS_PER_STEP, elements_touched
+from relations.costs import elements_touched
+from relations.form_search import MAX_ANSWERS_PER_STEP
 
 x = pt.vector("x")
 y = pt.vector("y")
