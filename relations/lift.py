@@ -171,7 +171,7 @@ def cast_likeo(value: Any, x: Any, cast_value: Any):
     heads=(Elemwise,),
     rhs_heads=SET_CLASSES,
     child_heads=SET_CLASSES,
-    measure="Elemwise nodes above a set node (-1)",
+    measure="pairs (set node, Elemwise above it) (-1)",
 )
 def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     """Lift an Elemwise through a set (never an inc).
@@ -196,8 +196,10 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     the cast value; a cast is inserted when the dtypes differ.  Repeated
     indices keep the last write on both sides.
 
-    Measure: the number of Elemwise nodes directly above a set node drops by
-    one (``f`` now sits below it).
+    Measure: the pairs (set node, Elemwise on its way to the outputs) drop
+    by one (``f`` now sits below the set; counting only the Elemwise nodes
+    directly above a set would not drop when the value is itself ``f`` of a
+    set).
     Backward: reads ``f`` off the new base and value and rebuilds the set
     under ``f``.
     """
@@ -253,7 +255,7 @@ def _fully_broadcastableo(t: Any):
     heads=(Elemwise,),
     rhs_heads=(Alloc, ExplicitAlloc),
     child_heads=(Alloc, ExplicitAlloc),
-    measure="Elemwise nodes above an Alloc (-1)",
+    measure="pairs (Alloc, Elemwise above it) (-1)",
 )
 def elemwise_alloco(lhs: Any, rhs: Any):
     """Lift an Elemwise into the value of an Alloc of a broadcast value.
@@ -271,8 +273,8 @@ def elemwise_alloco(lhs: Any, rhs: Any):
     Only when the Alloc has no other use (``single_useo``): another consumer
     would keep it, and the rewrite would allocate a second ``n * m`` array.
 
-    Measure: Elemwise nodes above an Alloc drop by one; elements ``f``
-    touches drop from the Alloc's size to ``v``'s.
+    Measure: the pairs (Alloc, Elemwise on its way to the outputs) drop by
+    one; elements ``f`` touches drop from the Alloc's size to ``v``'s.
     Backward: reads ``f`` off the Alloc's value.
     """
     sop, before, hole, after = var(), var(), var(), var()

@@ -21,40 +21,32 @@ from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_a
 
 __all__ = ["DEFAULT_RULES", "LOWERING_RULES", "RULESETS"]
 
-#: The rules ``normalize`` applies when given none, in the order it tries them.
-DEFAULT_RULES: tuple = (
-    careduce_joino,
+_DIMSHUFFLE = (
     careduce_dimshuffle_fullo,
     careduce_dimshuffle_partialo,
     careduce_added_dimso,
     dimshuffle_identityo,
     dimshuffle_composeo,
     dimshuffle_through_elemwiseo,
-    inc_zeros_as_seto,
-    elemwise_set_subtensoro,
-    elemwise_alloco,
-    elemwise_explicito,
-    alloc_explicito,
 )
+_JOIN = (careduce_joino,)
+_LIFT = (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco)
+_BROADCAST = (elemwise_explicito, alloc_explicito)
+
+#: The rules ``normalize`` applies when given none, in the order it tries them.
+DEFAULT_RULES: tuple = _JOIN + _DIMSHUFFLE + _LIFT + _BROADCAST
 
 #: The rules ``lower`` runs backward: from the toolkit's Ops to stock PyTensor Ops.
-LOWERING_RULES: tuple = (elemwise_explicito, alloc_explicito)
+LOWERING_RULES: tuple = _BROADCAST
 
 #: Rule sets by name.  ``"default"`` is :data:`DEFAULT_RULES` (what
 #: ``normalize`` applies when given no rules); ``"lowering"`` is what
 #: ``relations.lower`` runs backward.  Add your own entries freely.
 RULESETS: dict[str, tuple] = {
-    "dimshuffle": (
-        careduce_dimshuffle_fullo,
-        careduce_dimshuffle_partialo,
-        careduce_added_dimso,
-        dimshuffle_identityo,
-        dimshuffle_composeo,
-        dimshuffle_through_elemwiseo,
-    ),
-    "join": (careduce_joino,),
-    "lift": (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco),
-    "broadcast": (elemwise_explicito, alloc_explicito),
+    "dimshuffle": _DIMSHUFFLE,
+    "join": _JOIN,
+    "lift": _LIFT,
+    "broadcast": _BROADCAST,
     "default": DEFAULT_RULES,
     "lowering": LOWERING_RULES,
 }
