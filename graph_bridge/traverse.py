@@ -1,7 +1,7 @@
 """Walking graphs without recursion: the one bottom-up walk, node collectors, rebuilding.
 
 :func:`bottom_up` is the iterative post-order walk every bottom-up pass uses
-(``etuplize``, :func:`rebuild`, ``relations.explain``'s structural keys);
+(``etuplize``, :func:`rebuild`, ``StructuralKeys``, the compile pass's replay);
 :func:`owned_variables` and :func:`count_nodes` collect a graph's nodes.
 None of them touches the graph.
 """
