@@ -1,7 +1,7 @@
 """Issue 15: what explaining and keeping PyTensor's conventions cost: ``python benchmarks/explain.py``.
 
-Side by side in one process (medians of repeated runs), on the seed family
-(``graphs.seed_family``) at about 10^2, 10^3 and 10^4 nodes:
+Side by side in one process (medians of repeated runs), on the pattern family
+(``graphs.pattern_family``) at about 10^2, 10^3 and 10^4 nodes:
 
 1. ``normalize`` as shipped, against ``normalize`` with the stack-trace copy
    switched off (the only work this issue added to a plain ``normalize``;
@@ -35,9 +35,9 @@ from pytensor.graph.fg import FunctionGraph  # noqa: E402
 from pytensor.graph.traversal import explicit_graph_inputs  # noqa: E402
 
 import relations  # noqa: E402
-import relations.search as search  # noqa: E402
+import relations.engine as search  # noqa: E402
 from graph_bridge.rewriters import RelationalRewriter  # noqa: E402
-from graphs import count_nodes, seed_family  # noqa: E402
+from graphs import count_nodes, pattern_family  # noqa: E402
 from relations import _DEFAULT_INDEX  # noqa: E402
 
 
@@ -68,7 +68,7 @@ def normalize_table(sizes, repeats):
         f"{'explain':>9} {'expl/norm':>10} {'check':>8}"
     )
     for n in sizes:
-        outs = seed_family(n)
+        outs = pattern_family(n)
         nodes = count_nodes(outs)
         t_norm = median_seconds(lambda: relations.normalize(outs), repeats)
         t_plain = median_seconds(lambda: without_trace_copy(outs), repeats)
@@ -95,7 +95,7 @@ def compile_pass_table(sizes, repeats):
     per_rule = RelationalRewriter(normalize_fn, "relational", reports_steps=True)
     at_once = RelationalRewriter(normalize_fn, "relational", reports_steps=False)
     for n in sizes:
-        outs = seed_family(n)
+        outs = pattern_family(n)
         inputs = list(explicit_graph_inputs(outs))
 
         def fresh():

@@ -1,18 +1,18 @@
 """Graph families for the scaling benchmarks.
 
-``seed_family(n_nodes)`` builds a deterministic graph of roughly ``n_nodes``
-apply nodes (tested at 10^2, 10^3, 10^4) in which every seed pattern occurs
+``pattern_family(n_nodes)`` builds a deterministic graph of roughly ``n_nodes``
+apply nodes (tested at 10^2, 10^3, 10^4) in which every motivating pattern occurs
 many times:
 
-* seed 000: scalar (+) vector elemwise, i.e. an Elemwise over an ExpandDims
+* aesara #933: scalar (+) vector elemwise, i.e. an Elemwise over an ExpandDims
   of a 0-d input (``v * 1.25``, ``m * h``);
-* seed 001: reductions over expand_dims / transposes (``sum(exp(x)[None])``,
+* pytensor #2132: reductions over expand_dims / transposes (``sum(exp(x)[None])``,
   ``sum(m.T, axis=0)``, ``sum(m[None], axis=(0, 2))``, ...), DimShuffle of
   DimShuffle (``x[None].T``, ``m.T.T``), reductions of joins (full Sum,
-  Max along the join axis with static shapes, the literal seed
+  Max along the join axis with static shapes, the literal case
   ``sum(join(0, a[None], b[None]))``, and a Max of a join of
   unknown-length pieces that must stay);
-* seed 004: elemwise over set_subtensor of zeros (LKJCorr-like
+* pytensor #2138: elemwise over set_subtensor of zeros (LKJCorr-like
   ``log1p(-sqr(L))`` with advanced tril / diag indices), inc into zeros
   (basic slice: becomes a set; repeated constant indices: stays an inc),
   elemwise of alloc.
@@ -41,7 +41,7 @@ try:  # PyTensor >= 3.x (3.3 moved them; 3.0 has both)
 except ImportError:  # pragma: no cover
     from pytensor.graph.basic import ancestors
 
-__all__ = ["count_nodes", "op_counts", "seed_family", "seed_inputs"]
+__all__ = ["count_nodes", "op_counts", "pattern_family", "pattern_inputs"]
 
 LKJ_N = 4
 GROUP = 8
@@ -66,7 +66,7 @@ def op_counts(outputs: Sequence[Variable] | Variable, detailed: bool = False) ->
     return dict(sorted(counts.items()))
 
 
-def seed_inputs() -> dict[str, Variable]:
+def pattern_inputs() -> dict[str, Variable]:
     """Fresh leaves of one family graph (names are unique)."""
     return {
         "s": pt.scalar("s", dtype="float64"),
@@ -79,7 +79,7 @@ def seed_inputs() -> dict[str, Variable]:
 
 
 def _block(k: int, leaves: dict[str, Variable], h: Variable, pv: Variable) -> tuple[Variable, Variable]:
-    """One block: every seed pattern once.  Returns ``(scalar_out, vector_out)``.
+    """One block: every motivating pattern once.  Returns ``(scalar_out, vector_out)``.
 
     ``h`` is a 0-d carry, ``pv`` a (5,) vector from the parent block.
     """
@@ -89,13 +89,13 @@ def _block(k: int, leaves: dict[str, Variable], h: Variable, pv: Variable) -> tu
     c3 = 2.0 + (k % 3)
     hb = pt.tanh(h * 0.01)  # 0-d, bounded
 
-    # seed 000: scalar * vector (Elemwise over ExpandDims of a 0-d constant)
+    # aesara #933: scalar * vector (Elemwise over ExpandDims of a 0-d constant)
     u = pt.exp(pv * c1)  # (5,)
-    # seed 001: full reductions over expand_dims / DimShuffles
+    # pytensor #2132: full reductions over expand_dims / DimShuffles
     t_full = pt.sum(u.dimshuffle("x", 0))
     t_full2 = pt.max(u.dimshuffle("x", 0, "x"))
     # partial reductions over transposes / expand_dims
-    mt = m * hb  # (5, 4); seed 000 with a 0-d variable
+    mt = m * hb  # (5, 4); aesara #933 with a 0-d variable
     t_part = pt.sum(mt.T, axis=0)  # -> Sum{axis=1}(mt)
     t_part2 = pt.sum(pt.expand_dims(mt, 0), axis=(0, 2))  # -> Sum{axis=1}(mt)
     t_part3 = pt.sum(pt.expand_dims(mt, 0), axis=2)  # -> ExpandDims(Sum{axis=1}(mt))
@@ -106,10 +106,10 @@ def _block(k: int, leaves: dict[str, Variable], h: Variable, pv: Variable) -> tu
     # reductions of joins
     j1 = pt.sum(pt.join(0, u, t_part, pv))
     j2 = pt.max(pt.join(1, tt, outer), axis=1)  # static non-empty pieces: Maximum fold
-    j3 = pt.sum(pt.join(0, pt.expand_dims(pv, 0), pt.expand_dims(u, 0)))  # seed 001 literally
+    j3 = pt.sum(pt.join(0, pt.expand_dims(pv, 0), pt.expand_dims(u, 0)))  # pytensor #2132 literally
     j4 = pt.sum(pt.join(0, a * c2, a))  # unknown lengths: fine for Sum
     j5 = pt.max(pt.join(0, a, a + c3))  # unknown lengths: Max stays
-    # seed 004: elemwise over set_subtensor of zeros (LKJCorr-like)
+    # pytensor #2138: elemwise over set_subtensor of zeros (LKJCorr-like)
     L = pt.zeros((LKJ_N, LKJ_N))
     L = pt.set_subtensor(L[np.tril_indices(LKJ_N, -1)], 0.5 * pt.tanh(params + hb))
     L = pt.set_subtensor(L[np.diag_indices(LKJ_N)], 0.5)
@@ -162,21 +162,21 @@ _BLOCK_NODES: int | None = None
 def _nodes_per_block() -> int:
     global _BLOCK_NODES
     if _BLOCK_NODES is None:
-        leaves = seed_inputs()
+        leaves = pattern_inputs()
         out, vec = _block(1, leaves, leaves["s"], leaves["v"])
         _BLOCK_NODES = count_nodes([out, vec])
     return _BLOCK_NODES
 
 
-def seed_family(n_nodes: int) -> list[Variable]:
-    """A graph of roughly ``n_nodes`` apply nodes holding every seed pattern many times.
+def pattern_family(n_nodes: int) -> list[Variable]:
+    """A graph of roughly ``n_nodes`` apply nodes holding every motivating pattern many times.
 
     Returns one output (a 0-d float64).  Leaves: ``s`` (0-d), ``v`` (5,),
     ``w`` (4,), ``m`` (5, 4), ``a`` (unknown length), ``params`` (6,).
     """
     if n_nodes < 1:
         raise ValueError(f"n_nodes must be positive, got {n_nodes}")
-    leaves = seed_inputs()
+    leaves = pattern_inputs()
     chain_len = max(2, int(n_nodes**0.5 / 4))
     chains = [_chain(leaves, chain_len, 0.9), _chain(leaves, chain_len, 1.1)]
     chain_nodes = count_nodes(chains)

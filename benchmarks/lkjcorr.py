@@ -14,7 +14,7 @@ import pytensor
 import pytensor.tensor as pt
 
 import relations
-from seed_001 import median_call_seconds
+from sum_of_join import median_call_seconds
 
 
 def lkj_logp_term(n: int):

@@ -1,4 +1,4 @@
-"""Time to the first equivalents of seed-family graphs of 50, 500 and 5,000 nodes.
+"""Time to the first equivalents of pattern-family graphs of 50, 500 and 5,000 nodes.
 
     python benchmarks/queries.py
 
@@ -20,12 +20,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import relations  # noqa: E402
-from graphs import count_nodes, seed_family  # noqa: E402
+from graphs import count_nodes, pattern_family  # noqa: E402
 from relations.search import StructuralKeys  # noqa: E402
 
 
-def small_seed_graph():
-    """About 50 nodes: each seed pattern once (the families' block is ~90 nodes)."""
+def small_pattern_graph():
+    """About 50 nodes: each motivating pattern once (the families' block is ~90 nodes)."""
     import pytensor.tensor as pt
 
     x, y, s, m = pt.vector("x"), pt.vector("y"), pt.scalar("s"), pt.matrix("m")
@@ -68,7 +68,7 @@ def main() -> None:
         f"{'first 10 (s)':>13} {'first/walk':>11}"
     )
     for n in (50, 500, 5000):
-        g = small_seed_graph() if n == 50 else seed_family(n)[0]
+        g = small_pattern_graph() if n == 50 else pattern_family(n)[0]
         nodes = count_nodes([g])
         walk = median_seconds(lambda: StructuralKeys().key(g))
         first = median_seconds(lambda: first_forms(g, 1))

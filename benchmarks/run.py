@@ -5,15 +5,15 @@ repeated runs), so the machine's noise affects both sides alike:
 
 1. ``relations.normalize`` vs the same rules as native PyTensor node
    rewriters (``native_rules.native_normalize``, ``in2out`` to a fixpoint),
-   and vs PyTensor's ``canonicalize`` pass, on the seed family at about
-   10^2, 10^3 and 10^4 nodes (``graphs.seed_family``); both rule sets must
+   and vs PyTensor's ``canonicalize`` pass, on the pattern family at about
+   10^2, 10^3 and 10^4 nodes (``graphs.pattern_family``); both rule sets must
    reach the same normal form (checked, up to merging duplicates); "again"
    is ``normalize`` run on its own result (nothing left to rewrite: the cost
    of checking a graph that is already normal);
 2. the scaling exponent of ``normalize`` between the two largest sizes;
 3. peak memory (tracemalloc) of ``normalize`` on the largest graph, against
    the memory the graph itself takes;
-4. compiled run time of the seed cases before and after normalization.
+4. compiled run time of the motivating cases before and after normalization.
 
 ``--quick`` runs the sizes 10^2 and 10^3 only, one repeat each.
 """
@@ -40,10 +40,10 @@ from pytensor.graph.rewriting.basic import MergeOptimizer  # noqa: E402
 from pytensor.graph.rewriting.utils import rewrite_graph  # noqa: E402
 
 import relations  # noqa: E402
-from graphs import count_nodes, op_counts, seed_family  # noqa: E402
+from graphs import count_nodes, op_counts, pattern_family  # noqa: E402
 from lkjcorr import lkj_logp_term  # noqa: E402
 from native_rules import native_normalize  # noqa: E402
-from seed_001 import median_call_seconds  # noqa: E402
+from sum_of_join import median_call_seconds  # noqa: E402
 
 
 def median_seconds(fn, repeats: int) -> float:
@@ -75,7 +75,7 @@ def scaling_table(sizes, repeats) -> list[tuple[int, float]]:
     )
     points = []
     for n in sizes:
-        outs = seed_family(n)
+        outs = pattern_family(n)
         nodes = count_nodes(outs)
         same = merged_counts(relations.normalize(outs)) == merged_counts(native_normalize(outs))
         t_rel = median_seconds(lambda: relations.normalize(outs), repeats)
@@ -99,7 +99,7 @@ def memory_table(n: int) -> None:
     gc.collect()
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
-    outs = seed_family(n)
+    outs = pattern_family(n)
     graph_bytes = tracemalloc.get_traced_memory()[0] - base
     tracemalloc.reset_peak()
     before_peak = tracemalloc.get_traced_memory()[0]

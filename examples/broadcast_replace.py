@@ -1,4 +1,4 @@
-"""Seeds 000 and 002: replacing terms in a graph, stock PyTensor vs the explicit form.
+"""Replacing terms in a graph, stock PyTensor vs the explicit form.
 
 Run: ``python examples/broadcast_replace.py``.  For each case it prints what
 stock PyTensor does and what the normalized (explicit-broadcast) graph does.
@@ -39,8 +39,8 @@ def run(out, inputs, *values):
         return f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
 
 
-def seed_000() -> None:
-    print("Seed 000: z = x + y, x a scalar, y a vector")
+def another_rank() -> None:
+    print("aesara #933: z = x + y, x a scalar, y a vector")
     x, y = pt.scalar("x"), pt.vector("y")
     z = x + y
     explicit = relations.normalize(z)
@@ -60,8 +60,8 @@ def seed_000() -> None:
     print("    value at x=2, s=ones(2,2):", run(new, [x, s], 2.0, np.ones((2, 2))).tolist())
 
 
-def seed_002() -> None:
-    print("\nSeed 002: a + b with two vectors; a rewrite refines a's static shape to (1,)")
+def refined_static_shape() -> None:
+    print("\npytensor #408: a + b with two vectors; a rewrite refines a's static shape to (1,)")
     a, b = pt.vector("a"), pt.vector("b")
     z = a + b
     explicit = relations.normalize(z)
@@ -77,8 +77,8 @@ def seed_002() -> None:
 
 
 def main() -> None:
-    seed_000()
-    seed_002()
+    another_rank()
+    refined_static_shape()
 
 
 if __name__ == "__main__":

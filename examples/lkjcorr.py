@@ -1,4 +1,4 @@
-"""Seed 004: the LKJCorr Cholesky factor's Sqr lifted through the SetSubtensors.
+"""pytensor #2138: the LKJCorr Cholesky factor's Sqr lifted through the SetSubtensors.
 
 After ``normalize``, Sqr applies to ``params`` (length n(n-1)/2) and to
 scalars (Sqr(0), Sqr(1)) that PyTensor's constant folding turns into

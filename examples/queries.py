@@ -1,4 +1,4 @@
-"""Reverse queries on the seed cases: equivalents, match modulo the rules, best.
+"""Reverse queries on the motivating cases: equivalents, match modulo the rules, best.
 
 Run: ``python examples/queries.py``.
 """
@@ -20,16 +20,16 @@ def show(graph) -> str:
     return pytensor.dprint(graph, file="str").rstrip().replace("\n", "\n    ")
 
 
-def equivalents_of_seed_001() -> None:
+def equivalents_of_a_sum_of_exp() -> None:
     x = pt.vector("x")
     g = pt.sum(pt.exp(x))
-    print("=== equivalents of Sum(Exp(x)) (seed 001 run backward), first 4:")
+    print("=== equivalents of Sum(Exp(x)) (DimShuffle removal run backward, pytensor #2132), first 4:")
     for i, form in enumerate(relations.equivalents(g, limit=4, depth=2)):
         value = form.eval({x: np.arange(3.0)}, mode="FAST_COMPILE")
         print(f"  [{i}] value {value:.4f}\n    {show(form)}")
 
 
-def match_seed_000() -> None:
+def match_an_expanded_scalar_add() -> None:
     s, y = pt.scalar("s"), pt.vector("y")
     g = relations.normalize(s + y)  # add{x,*}(s, y)
     a, b, op = var("a"), var("b"), var("op")
@@ -41,22 +41,22 @@ def match_seed_000() -> None:
         print("  ", {str(k): str(v) for k, v in answer.items()})
 
 
-def best_of_seeds() -> None:
+def best_forms() -> None:
     from lkjcorr import lkjcorr_sqr  # examples/lkjcorr.py
 
     m = pt.matrix("m", shape=(20, 30))
     g = pt.sum(pt.expand_dims(pt.exp(m), 0), axis=(0, 2))
-    print("\n=== best form of Sum{axes=(0, 2)}(ExpandDims(Exp(m))) (seed 001):")
+    print("\n=== best form of Sum{axes=(0, 2)}(ExpandDims(Exp(m))) (pytensor #2132):")
     print("  before", show(g))
     print("  after", show(relations.best(g)))
     params, y = lkjcorr_sqr(3)
     # the default cost reads static shapes: give params its length (3 for n=3)
     y = clone_replace(y, {params: pt.vector("params", shape=(3,))})
-    print("\n=== best form of the LKJCorr Sqr with a static params length (seed 004):")
+    print("\n=== best form of the LKJCorr Sqr with a static params length (pytensor #2138):")
     print("  after", show(relations.best(y)))
 
 
 if __name__ == "__main__":
-    equivalents_of_seed_001()
-    match_seed_000()
-    best_of_seeds()
+    equivalents_of_a_sum_of_exp()
+    match_an_expanded_scalar_add()
+    best_forms()

@@ -21,39 +21,39 @@ def show(title: str, before, after, givens) -> None:
     print(f"values: before={np.asarray(b)!r} after={np.asarray(a)!r}")
 
 
-def seed_001() -> None:
+def full_reduction() -> None:
     x = pt.vector("x")
     y = pt.sum(pt.expand_dims(pt.exp(x), 0))
-    show("seed 001: a full reduction does not see added dims", y, relations.normalize(y),
+    show("pytensor #2132: a full reduction does not see added dims", y, relations.normalize(y),
          {x: np.arange(3.0)})
 
 
-def seed_001_join() -> None:
+def sum_of_join() -> None:
     a, b, c = pt.vector("a"), pt.vector("b"), pt.vector("c")
     y = pt.sum(pt.join(0, pt.expand_dims(a, 0), pt.expand_dims(b, 0), pt.expand_dims(c, 0)))
-    show("seed 001: the reduction of a join, without ExpandDims or Join", y,
+    show("pytensor #2132: the reduction of a join, without ExpandDims or Join", y,
          relations.normalize(y), {a: np.arange(3.0), b: np.ones(3), c: np.full(3, 2.0)})
 
 
-def seed_001_partial() -> None:
+def partial_reduction() -> None:
     m = pt.matrix("m")
     y = pt.sum(pt.expand_dims(m, 0), axis=2)
-    show("seed 001: a DimShuffle moves out of a partial reduction", y, relations.normalize(y),
+    show("pytensor #2132: a DimShuffle moves out of a partial reduction", y, relations.normalize(y),
          {m: np.arange(6.0).reshape(2, 3)})
 
 
-def seed_000_broadcast() -> None:
+def explicit_broadcast() -> None:
     x, m, v = pt.scalar("x"), pt.matrix("m"), pt.vector("v")
     y = x * m + v
-    show("seeds 000/002: broadcasting in the Op, no ExpandDims (see broadcast_replace.py)", y,
+    show("aesara #933, pytensor #408: broadcasting in the Op, no ExpandDims (see broadcast_replace.py)", y,
          relations.normalize(y), {x: 2.0, m: np.ones((2, 3)), v: np.arange(3.0)})
 
 
-def seed_004_lkjcorr() -> None:
+def lkjcorr_lift() -> None:
     from lkjcorr import lkjcorr_sqr  # examples/lkjcorr.py
 
     params, y = lkjcorr_sqr(3)
-    show("seed 004: Sqr lifted through SetSubtensor and Alloc (LKJCorr)", y,
+    show("pytensor #2138: Sqr lifted through SetSubtensor and Alloc (LKJCorr)", y,
          relations.normalize(y), {params: np.array([0.1, -0.2, 0.3])})
 
 
@@ -78,9 +78,9 @@ def queries() -> None:
 
 
 if __name__ == "__main__":
-    seed_001()
-    seed_001_join()
-    seed_001_partial()
-    seed_000_broadcast()
-    seed_004_lkjcorr()
+    full_reduction()
+    sum_of_join()
+    partial_reduction()
+    explicit_broadcast()
+    lkjcorr_lift()
     queries()

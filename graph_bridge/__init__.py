@@ -13,7 +13,8 @@ from graph_bridge.context import (
     single_useo,
     useso,
 )
-from graph_bridge.facts import NotReady, broadcastableo, dtypeo, ndimo, same_typeo, typeo
+from graph_bridge.logic import NotReady
+from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_typeo, typeo
 from graph_bridge.terms import (
     OutputOf,
     Term,
@@ -34,12 +35,12 @@ from graph_bridge.vocabulary import (
     register_op_class,
     vocabulary,
 )
-from graph_bridge.vocabulary import _register_stock
+from graph_bridge.vocabulary import register_stock_classes
 
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc, explicit_elemwise
 from pytensor.tensor.elemwise import Elemwise
 
-_register_stock()
+register_stock_classes()
 register_op_class(ExplicitElemwise)
 register_op_class(ExplicitAlloc)
 _dispatch.register_head_view(Elemwise, ExplicitElemwise, ("scalar_op",))

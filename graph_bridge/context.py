@@ -34,7 +34,7 @@ from typing import Any
 from etuples.core import ExpressionTuple
 from pytensor.graph.basic import Variable
 
-from graph_bridge.facts import NotReady
+from graph_bridge.logic import NotReady
 from graph_bridge.logic import eq, lreify
 from graph_bridge.terms import is_ground, term_variable
 

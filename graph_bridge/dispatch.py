@@ -16,6 +16,10 @@ from collections.abc import Mapping
 from cons.core import ConsError, _car, _cdr
 from etuples import etuple
 from etuples.core import ExpressionTuple
+from unification.core import _unify
+
+from graph_bridge.terms import Term
+from graph_bridge.vocabulary import builder_of, on_register
 
 for _name in ("pytensor.graph.rewriting.unify", "pytensor.graph.rewriting.kanren"):
     try:
@@ -27,9 +31,7 @@ _REGISTERED: set[type] = set()
 
 
 def _car_vocabulary_op(op):
-    from graph_bridge.vocabulary import _BUILDERS
-
-    builder = _BUILDERS.get(type(op))
+    builder = builder_of(op)
     if builder is None:
         if hasattr(op, "__props__"):
             return type(op)
@@ -38,9 +40,7 @@ def _car_vocabulary_op(op):
 
 
 def _cdr_vocabulary_op(op):
-    from graph_bridge.vocabulary import _BUILDERS
-
-    builder = _BUILDERS.get(type(op))
+    builder = builder_of(op)
     props = op._props() if getattr(op, "__props__", ()) else ()
     if builder is None and not hasattr(op, "__props__"):
         raise ConsError("Not a cons pair.")
@@ -71,7 +71,7 @@ def register_head_view(class_a: type, class_b: type, props: tuple[str, ...]) -> 
     _HEAD_VIEWS[(class_b, class_a)] = props
 
 
-def _viewed(u, v):
+def head_views(u, v):
     """Both terms with their heads cut down to the shared props, or ``None``."""
     tu, tv = getattr(u, "_tuple", u), getattr(v, "_tuple", v)
     if not (tu and tv) or len(tu) != len(tv):
@@ -95,23 +95,13 @@ def _unify_Term(u, v, s):
     if u is v:
         yield s
         return
-    viewed = _viewed(u, v) if _HEAD_VIEWS else None
+    viewed = head_views(u, v) if _HEAD_VIEWS else None
     if viewed is not None:
         yield _unify(viewed[0], viewed[1], s)
         return
     yield _unify(getattr(u, "_tuple", u), getattr(v, "_tuple", v), s)
 
 
-def _register_term_unify() -> None:
-    from etuples.core import ExpressionTuple
-    from unification.core import _unify as unify_dispatch
-
-    from graph_bridge.terms import Term
-
-    global _unify
-    _unify = unify_dispatch
-    for pair in ((Term, Term), (Term, ExpressionTuple), (ExpressionTuple, Term)):
-        unify_dispatch.add((*pair, Mapping), _unify_Term)
-
-
-_register_term_unify()
+for _pair in ((Term, Term), (Term, ExpressionTuple), (ExpressionTuple, Term)):
+    _unify.add((*_pair, Mapping), _unify_Term)
+on_register(register_cons)

@@ -5,7 +5,7 @@ a term to a fact of its type.  The type is read from the variable the term
 reifies to, so the term must be ground; the fact may be a logic variable,
 which the goal binds.  A goal whose term is not ground yet raises
 :class:`NotReady` when first asked for an answer: conjunctions built with
-``relations.goals.lall_ready`` then run it later, once other goals have bound
+``graph_bridge.logic.lall_ready`` then run it later, once other goals have bound
 the term, which is what lets one relation run forward and backward.  A ground
 term that does not reify makes the goal fail: a guard never lets an unchecked
 term through.
@@ -16,15 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-
-from graph_bridge.logic import eq, lreify
+from graph_bridge.logic import NotReady, eq, lreify
 from graph_bridge.terms import is_ground, term_variable
 
-__all__ = ["NotReady", "broadcastableo", "dtypeo", "ndimo", "same_typeo", "typeo"]
-
-
-class NotReady(Exception):
-    """Raised by a goal whose inputs are not ground yet (see ``lall_ready``)."""
+__all__ = ["NotReady", "broadcastableo", "dtypeo", "ndimo", "same_type", "same_typeo", "typeo"]
 
 
 def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]):
@@ -44,6 +39,18 @@ def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]):
     return type_fact_goal
 
 
+def same_type(a: Any, b: Any) -> bool:
+    """Whether a variable of type ``a`` may replace one of type ``b``: same class, dtype, ndim and broadcastable."""
+    if a == b:
+        return True
+    return (
+        getattr(a, "dtype", None) == getattr(b, "dtype", None)
+        and getattr(a, "ndim", None) == getattr(b, "ndim", None)
+        and tuple(getattr(a, "broadcastable", ())) == tuple(getattr(b, "broadcastable", ()))
+        and type(a) is type(b)
+    )
+
+
 def same_typeo(a: Any, b: Any):
     """``a`` and ``b`` reify to variables of the same dtype, ndim and broadcastable.
 
@@ -58,12 +65,7 @@ def same_typeo(a: Any, b: Any):
         va, vb = term_variable(ta), term_variable(tb)
         if va is None or vb is None:
             return
-        ya, yb = va.type, vb.type
-        if (
-            getattr(ya, "dtype", None) == getattr(yb, "dtype", None)
-            and getattr(ya, "broadcastable", None) == getattr(yb, "broadcastable", None)
-            and type(ya) is type(yb)
-        ):
+        if same_type(va.type, vb.type):
             yield S
 
     return same_type_goal

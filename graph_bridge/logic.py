@@ -1,4 +1,6 @@
-"""Fast paths for the two logic primitives the relations use most: reify and ``eq``.
+"""The logic core: ``eq``, ``lreify``, ``walk``, ``NotReady`` and ``lall_ready``.
+
+``eq`` and ``lreify`` are fast paths for the two primitives the relations use most.
 
 ``unification.reify`` and ``unify`` are generic: every call goes through
 ``multipledispatch`` and rebuilds every sequence it walks.  The terms of
@@ -12,6 +14,7 @@ else goes to the generic functions, so the results are the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from itertools import chain
 from typing import Any
 
 from etuples.core import ExpressionTuple
@@ -20,11 +23,12 @@ from pytensor.graph.op import Op
 from unification.core import reify as _generic_reify
 from unification.core import unify as _generic_unify
 
-from graph_bridge.dispatch import _viewed
-from graph_bridge.terms import Term
+from graph_bridge.dispatch import head_views
+from graph_bridge.terms import Term, node_term, op_term
 from graph_bridge.terms import is_logic_var as is_var
+from graph_bridge.vocabulary import in_vocabulary
 
-__all__ = ["eq", "is_var", "lreify", "unify", "walk"]
+__all__ = ["NotReady", "eq", "is_var", "lall_ready", "lreify", "unify", "walk"]
 
 _MISSING = object()
 _NULL = ExpressionTuple.null
@@ -90,7 +94,7 @@ def unify(u: Any, v: Any, S: Mapping) -> Mapping | bool:
         return _unify_seq(u, v, S)
     u_et, v_et = isinstance(u, ExpressionTuple), isinstance(v, ExpressionTuple)
     if u_et and v_et:
-        viewed = _viewed(u, v)
+        viewed = head_views(u, v)
         if viewed is not None:
             return _unify_seq(viewed[0], viewed[1], S)
         return _unify_seq(u._tuple, v._tuple, S)
@@ -123,9 +127,6 @@ def _unify_seq(u: tuple, v: tuple, S: Mapping) -> Mapping | bool:
 
 def _term_view(x: Any) -> Any:
     """The term the generic rules would unify ``x`` as, when it is a vocabulary node or Op."""
-    from graph_bridge.terms import node_term, op_term
-    from graph_bridge.vocabulary import in_vocabulary
-
     if isinstance(x, Variable):
         node = x.owner
         if node is not None and len(node.outputs) == 1 and in_vocabulary(node.op):
@@ -145,3 +146,44 @@ def eq(u: Any, v: Any) -> Callable[[Mapping], Iterator[Mapping]]:
             yield s
 
     return eq_goal
+
+
+class NotReady(Exception):
+    """Raised by a goal whose inputs are not ground yet (see :func:`lall_ready`)."""
+
+
+def lall_ready(*goals):
+    """Conjunction that runs each goal when its inputs are ready.
+
+    Goals are tried in the order given; a goal that raises
+    :class:`NotReady` (a type fact on a term that is still a
+    logic variable, an order relation with too little known) waits, and is
+    tried again after the next goal has produced a state.  If only waiting
+    goals are left, the conjunction has no answer.  This is what lets a
+    relation state its structure and its guards once and run forward (left
+    side known), backward (right side known) and as a check.  Answers come
+    depth first, in a deterministic order.
+    """
+
+    def lall_ready_goal(S):
+        return _solve(list(goals), S)
+
+    return lall_ready_goal
+
+
+def _solve(pending, S):
+    if not pending:
+        yield S
+        return
+    for i, goal in enumerate(pending):
+        stream = iter(goal(S))
+        try:
+            first = next(stream)
+        except StopIteration:
+            return
+        except NotReady:
+            continue
+        rest = pending[:i] + pending[i + 1 :]
+        for state in chain((first,), stream):
+            yield from _solve(rest, state)
+        return

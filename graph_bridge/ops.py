@@ -3,9 +3,9 @@
 Stock PyTensor decides broadcasting from the *static shapes* of an Elemwise's
 inputs, after ``make_node`` has wrapped every lower-rank input in a
 ``DimShuffle`` that adds the missing leading dimensions.  Both are volatile: a
-replacement with another rank fails on the ``DimShuffle`` (seed 000), and a
+replacement with another rank fails on the ``DimShuffle`` (aesara #933), and a
 rewrite that refines a static length from ``None`` to ``1`` silently turns a
-dimension that was checked at run time into one that broadcasts (seed 002).
+dimension that was checked at run time into one that broadcasts (pytensor #408).
 
 :class:`ExplicitElemwise` records the decision in the Op instead.  Its
 ``pattern`` holds, for each input, one character per *output* dimension:

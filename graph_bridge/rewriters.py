@@ -11,6 +11,8 @@ from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.rewriting.basic import GraphRewriter, NodeRewriter
 
+from graph_bridge.traverse import bottom_up
+
 __all__ = [
     "RelationalRewriter",
     "register_lowering",
@@ -99,23 +101,12 @@ def replay_steps(
     keep: list[Variable] = []
 
     def to_fg(root: Variable) -> Variable:
-        stack = [root]
-        while stack:
-            u = stack[-1]
-            if id(u) in mapped or u in in_fg:
-                stack.pop()
-                continue
+        for u in bottom_up([root], lambda w: id(w) in mapped or w in in_fg):
             node = u.owner
             if node is None:
                 mapped[id(u)] = u
                 keep.append(u)
-                stack.pop()
                 continue
-            missing = [i for i in node.inputs if id(i) not in mapped and i not in in_fg]
-            if missing:
-                stack.extend(missing)
-                continue
-            stack.pop()
             ins = [mapped.get(id(i), i) for i in node.inputs]
             found = None
             if ins and ins[0] in in_fg:

@@ -25,7 +25,8 @@ from pytensor.graph.basic import Variable
 from pytensor.graph.op import Op
 from unification.variable import Var
 
-from graph_bridge.vocabulary import _BUILDERS, in_vocabulary
+from graph_bridge.traverse import bottom_up
+from graph_bridge.vocabulary import builder_of, in_vocabulary
 
 __all__ = [
     "OutputOf",
@@ -176,7 +177,7 @@ _OP_TERMS: dict[Op, ExpressionTuple] = {}
 
 def op_term(op: Op) -> ExpressionTuple | Op:
     """``term(builder, *props)`` for a vocabulary Op, else the Op itself."""
-    builder = _BUILDERS.get(type(op))
+    builder = builder_of(op)
     if builder is None:
         return op
     t = _OP_TERMS.get(op)
@@ -210,6 +211,12 @@ def node_term(var: Variable) -> Any:
     return _output_term(var, node.inputs, {})
 
 
+def _term_inputs(v: Variable) -> Any:
+    """What a term looks inside: the inputs of a vocabulary node (other nodes are atoms)."""
+    node = v.owner
+    return node.inputs if node is not None and in_vocabulary(node.op) else ()
+
+
 def etuplize(x: Any) -> Any:
     """Turn a PyTensor variable (or Op) into a term, converting each node once.
 
@@ -227,24 +234,12 @@ def etuplize(x: Any) -> Any:
     memo: dict[int, Any] = {}
     keep: list[Variable] = []
     node_terms: dict[int, Any] = {}
-    stack = [x]
-    while stack:
-        v = stack[-1]
-        if id(v) in memo:
-            stack.pop()
-            continue
+    for v in bottom_up([x], lambda u: id(u) in memo, _term_inputs):
         node = v.owner
         if node is None or not in_vocabulary(node.op):
             memo[id(v)] = v
-            keep.append(v)
-            stack.pop()
-            continue
-        missing = [i for i in node.inputs if id(i) not in memo]
-        if missing:
-            stack.extend(reversed(missing))
-            continue
-        stack.pop()
-        memo[id(v)] = _output_term(v, [memo[id(i)] for i in node.inputs], node_terms)
+        else:
+            memo[id(v)] = _output_term(v, [memo[id(i)] for i in node.inputs], node_terms)
         keep.append(v)
     return memo[id(x)]
 

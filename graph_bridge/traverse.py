@@ -1,12 +1,73 @@
-"""Rebuilding a graph bottom-up without recursion and without touching the original."""
+"""Walking graphs without recursion: the one bottom-up walk, node collectors, rebuilding.
+
+:func:`bottom_up` is the iterative post-order walk every bottom-up pass uses
+(``etuplize``, :func:`rebuild`, ``StructuralKeys``, the compile pass's replay);
+:func:`owned_variables` and :func:`count_nodes` collect a graph's nodes.
+None of them touches the graph.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from pytensor.graph.basic import Apply, Variable
 
-__all__ = ["rebuild"]
+__all__ = ["bottom_up", "count_nodes", "owned_variables", "rebuild"]
+
+def node_inputs(v: Variable) -> Sequence[Variable]:
+    """The inputs of ``v``'s node (none for a root variable)."""
+    node = v.owner
+    return node.inputs if node is not None else ()
+
+
+def bottom_up(
+    roots: Iterable[Variable],
+    done: Callable[[Variable], bool],
+    inputs: Callable[[Variable], Sequence[Variable]] = node_inputs,
+) -> Iterator[Variable]:
+    """Every variable below ``roots`` that is not ``done``, each after its ``inputs``.
+
+    Iterative post-order.  The caller records each variable it is given
+    (so that ``done`` holds for it) before asking for the next one; a
+    variable already ``done`` is neither yielded nor walked below.
+    ``inputs`` says what lies below a variable (by default its node's
+    inputs; a walk that treats some nodes as leaves returns none for them).
+    """
+    stack = list(roots)
+    while stack:
+        v = stack[-1]
+        if done(v):
+            stack.pop()
+            continue
+        missing = [i for i in inputs(v) if not done(i)]
+        if missing:
+            stack.extend(reversed(missing))
+            continue
+        stack.pop()
+        yield v
+
+
+def owned_variables(outputs: Sequence[Variable]) -> list[Variable]:
+    """Every variable that has a node, breadth first from the outputs, each once (deterministic)."""
+    seen: set[int] = set()
+    order: list[Variable] = []
+    queue = list(outputs)
+    i = 0
+    while i < len(queue):
+        v = queue[i]
+        i += 1
+        if id(v) in seen or v.owner is None:
+            continue
+        seen.add(id(v))
+        order.append(v)
+        queue.extend(v.owner.inputs)
+    return order
+
+
+def count_nodes(outputs: Sequence[Variable]) -> int:
+    """How many distinct Apply nodes compute ``outputs``."""
+    return len({id(v.owner): v.owner for v in owned_variables(outputs)})
+
 
 #: ``transform(var, new_inputs)`` -> the node to use for ``var``'s node, or ``None``
 Transform = Callable[[Variable, list[Variable]], Apply | None]
@@ -31,23 +92,12 @@ def rebuild(
     for old, new in (replace or {}).items():
         memo[id(old)] = new
         keep.append(old)
-    stack = list(outputs)
-    while stack:
-        v = stack[-1]
-        if id(v) in memo:
-            stack.pop()
-            continue
+    for v in bottom_up(outputs, lambda u: id(u) in memo):
         node = v.owner
         if node is None:
             memo[id(v)] = v
             keep.append(v)
-            stack.pop()
             continue
-        missing = [i for i in node.inputs if id(i) not in memo]
-        if missing:
-            stack.extend(missing)
-            continue
-        stack.pop()
         inputs = [memo[id(i)] for i in node.inputs]
         new_node = transform(v, inputs) if transform is not None else None
         if new_node is None:

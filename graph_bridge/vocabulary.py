@@ -15,7 +15,7 @@ atoms that terms match whole.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pytensor.graph.op import Op
@@ -26,9 +26,12 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 __all__ = [
     "OpBuilder",
     "builder_for",
+    "builder_of",
     "careduce_builders",
     "in_vocabulary",
+    "on_register",
     "register_op_class",
+    "register_stock_classes",
     "vocabulary",
 ]
 
@@ -117,6 +120,18 @@ def _same_prop(a: Any, b: Any) -> bool:
 
 
 _BUILDERS: dict[type[Op], OpBuilder] = {}
+_LISTENERS: list[Callable[[type[Op]], None]] = []
+
+
+def on_register(listener: Callable[[type[Op]], None]) -> None:
+    """Call ``listener(op_class)`` for every class in the vocabulary, now and when one is added.
+
+    ``graph_bridge.dispatch`` uses it to register car/cdr for each class, so
+    this module imports nothing of the bridge.
+    """
+    _LISTENERS.append(listener)
+    for op_class in _BUILDERS:
+        listener(op_class)
 
 
 def register_op_class(op_class: type[Op]) -> OpBuilder:
@@ -124,9 +139,8 @@ def register_op_class(op_class: type[Op]) -> OpBuilder:
     builder = _BUILDERS.get(op_class)
     if builder is None:
         builder = _BUILDERS[op_class] = OpBuilder(op_class)
-        from graph_bridge import dispatch  # registers car/cdr for the class
-
-        dispatch.register_cons(op_class)
+        for listener in _LISTENERS:
+            listener(op_class)
     return builder
 
 
@@ -138,6 +152,11 @@ def builder_for(op_class: type[Op]) -> OpBuilder:
         raise KeyError(
             f"{getattr(op_class, '__name__', op_class)} is not in the vocabulary"
         ) from None
+
+
+def builder_of(op: Op) -> OpBuilder | None:
+    """The builder of ``op``'s exact class, or ``None`` when terms do not look inside it."""
+    return _BUILDERS.get(type(op))
 
 
 def in_vocabulary(op: Op) -> bool:
@@ -182,6 +201,7 @@ def _stock_classes() -> list[type[Op]]:
     return classes
 
 
-def _register_stock() -> None:
+def register_stock_classes() -> None:
+    """Add PyTensor's Elemwise, DimShuffle, CAReduce family, Join, Alloc and (Inc)Subtensor classes."""
     for cls in _stock_classes():
         register_op_class(cls)

@@ -34,7 +34,7 @@ from pytensor.graph.basic import Variable
 from pytensor.tensor.basic import cast
 from pytensor.tensor.elemwise import Elemwise
 
-from graph_bridge.traverse import rebuild
+from graph_bridge.traverse import owned_variables, rebuild
 
 __all__ = ["has_hazards", "protect"]
 
@@ -85,23 +85,9 @@ def _hazards(var: Variable) -> list[int]:
     ]
 
 
-def _owned(outputs: Sequence[Variable]) -> list[Variable]:
-    seen: set[int] = set()
-    order = []
-    stack = list(outputs)
-    while stack:
-        v = stack.pop()
-        if id(v) in seen or v.owner is None:
-            continue
-        seen.add(id(v))
-        order.append(v)
-        stack.extend(v.owner.inputs)
-    return order
-
-
 def has_hazards(outputs: Sequence[Variable]) -> bool:
     """Whether PyTensor could miscompile a node of the graph (see the module docstring)."""
-    return any(_hazards(v) or _bool_logic(v) is not None for v in _owned(outputs))
+    return any(_hazards(v) or _bool_logic(v) is not None for v in owned_variables(outputs))
 
 
 def protect(outputs: Sequence[Variable]) -> list[Variable]:

@@ -19,37 +19,41 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from typing import Any, NamedTuple, TypeVar
 
-from pytensor.graph.basic import Variable
+from etuples.core import ExpressionTuple
+from pytensor.compile import optdb
+from pytensor.graph.basic import Variable, equal_computations
+from unification import unify
 
-import graph_bridge  # noqa: F401  (dispatch registrations, vocabulary)
+from graph_bridge import etuplize, is_ground
+from graph_bridge.pymc_hooks import register_pymc_lowering
+from graph_bridge.rebroadcast import rebroadcast_outputs
+from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
+from graph_bridge.touched import mark_rewritten, node_ids
+from graph_bridge.traverse import owned_variables
+from graph_bridge.workarounds import protect
+from relations import patterns
 from relations.arguments import (
+    as_variables,
     check_callable,
+    check_count,
     check_cost_value,
     check_pattern,
     check_relations,
     check_tag,
-)
-from relations.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
-from relations.dimshuffle import (
-    careduce_added_dimso,
-    careduce_dimshuffle_fullo,
-    careduce_dimshuffle_partialo,
-    dimshuffle_composeo,
-    dimshuffle_identityo,
-    dimshuffle_through_elemwiseo,
-)
-from relations.join import careduce_joino
-from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
-from relations.frontier import Progress
-from relations.rules import Relation, RuleIndex, rule
-from relations.search import (
-    as_variables,
-    check_count,
     check_timeout,
-    elements_touched,
-    equivalent_forms,
-    normalize_variables,
 )
+from relations.broadcast import broadcast_shapeo
+from relations.explain import Explanation, Proof, Step, explain, prove
+from relations.frontier import Progress
+from relations.patterns import Node
+from relations.patterns import match as pattern_match
+from relations.rules import Relation, RuleIndex, rule
+from relations.rulesets import COMPILE_RULES, DEFAULT_RULES, LOWERING_RULES, RULESETS
+from relations.costs import elements_touched
+from relations.engine import normalize_variables
+from relations.form_search import equivalent_forms
+from relations.user_rules import rewrite_rule
+from relations.verify import verify
 
 __all__ = [
     "COMPILE_RULES",
@@ -88,33 +92,6 @@ __version__ = "0.1.0"
 Graph = TypeVar("Graph", Variable, list[Variable], tuple[Variable, ...])
 #: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
 Rules = Sequence[Relation]
-
-#: The rules ``normalize`` applies when given none, in the order it tries them.
-DEFAULT_RULES: tuple = (
-    careduce_joino,
-    careduce_dimshuffle_fullo,
-    careduce_dimshuffle_partialo,
-    careduce_added_dimso,
-    dimshuffle_identityo,
-    dimshuffle_composeo,
-    dimshuffle_through_elemwiseo,
-    inc_zeros_as_seto,
-    elemwise_set_subtensoro,
-    elemwise_alloco,
-    elemwise_explicito,
-    alloc_explicito,
-)
-
-#: The rules ``lower`` runs backward: from the toolkit's Ops to stock PyTensor Ops.
-LOWERING_RULES: tuple = (elemwise_explicito, alloc_explicito)
-
-#: The rules of the compile-time ``relational`` pass: the default rules but
-#: ``dimshuffle_through_elemwiseo``.  PyTensor's canonicalize moves DimShuffles
-#: the other way (``local_dimshuffle_lift``), so a DimShuffle left above an
-#: Elemwise is moved back, and the graph PyTensor fuses differs (measured on a
-#: PyMC NormalMixture's logp + dlogp: 3 more nodes, 1.05x the run time).
-#: Under a reduction PyTensor's fused kernels read through the view anyway.
-COMPILE_RULES: tuple = tuple(r for r in DEFAULT_RULES if r is not dimshuffle_through_elemwiseo)
 
 _DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
 _COMPILE_INDEX = RuleIndex(COMPILE_RULES)
@@ -171,7 +148,7 @@ def equivalents(
     A step applies one relation of ``rules`` (default :data:`DEFAULT_RULES`)
     forward or backward at one node.  The search is breadth first from the
     input, up to ``depth`` steps; nodes are visited from the outputs down, the
-    rules in order, at most ``relations.search.MAX_ANSWERS_PER_STEP`` answers
+    rules in order, at most ``relations.form_search.MAX_ANSWERS_PER_STEP`` answers
     each.  Every yielded graph is distinct from the input and from each
     earlier one (structurally), has the input's structure (a variable or a
     list), the same output types and the same values.  ``limit`` (``None``: no
@@ -247,11 +224,6 @@ def match(
 
 def _bindings(pattern: Any, v: Variable) -> dict[Any, Any] | None:
     """What ``pattern`` (an etuple or a ``relations.patterns`` pattern) binds when it matches ``v``."""
-    from unification import unify
-
-    from graph_bridge import etuplize
-    from relations.patterns import Node, match as pattern_match
-
     s = pattern_match(pattern, v) if isinstance(pattern, Node) else unify(pattern, etuplize(v), {})
     if s is False or s is None:
         return None
@@ -304,9 +276,7 @@ def find(graph: Graph, pattern: Any) -> Iterator[Found]:
 
 
 def _find(outputs: list[Variable], pattern: Any) -> Iterator[Found]:
-    from relations.search import _nodes_from_outputs
-
-    for v in _nodes_from_outputs(outputs):
+    for v in owned_variables(outputs):
         found = _bindings(pattern, v)
         if found is not None:
             yield Found(v, found)
@@ -327,8 +297,6 @@ def rebroadcast(graph: Graph) -> Graph:
 
         add{*,1}(y, xn)   ->   add{*,*}(y, xn)
     """
-    from graph_bridge.rebroadcast import rebroadcast_outputs
-
     outputs, single = as_variables(graph, "graph")
     result = rebroadcast_outputs(outputs)
     mark_rewritten(result, outputs)
@@ -346,8 +314,6 @@ def register(rules: Rules, tag: str) -> None:
     ``rules`` are checked now; a ``tag`` already known to ``optdb`` (a pass's
     name or a tag) is refused.
     """
-    from pytensor.compile import optdb
-
     rule_set = check_relations(rules, "rules")
     tag = check_tag(tag)
     if tag in optdb.__db__:
@@ -373,7 +339,7 @@ def best(
     """The cheapest of ``graph``, its normal form and its :func:`equivalents` under ``cost``.
 
     ``cost`` takes a list of output variables and returns a number; the
-    default, :func:`relations.search.elements_touched`, estimates the elements
+    default, :func:`relations.costs.elements_touched`, estimates the elements
     every node writes from static shapes (an unknown length counts 16, so with
     no static shapes it ranks by node count weighted by rank).  The input
     itself is returned unless a form is strictly cheaper; ties keep the
@@ -406,10 +372,6 @@ def best(
 
 def _evaluated(v: Any) -> Any:
     """A bound value as a PyTensor object: sub-terms become variables (or Ops)."""
-    from etuples.core import ExpressionTuple
-
-    from graph_bridge import is_ground
-
     if isinstance(v, ExpressionTuple) and is_ground(v):
         return v.evaled_obj
     return v
@@ -418,8 +380,6 @@ def _evaluated(v: Any) -> Any:
 def _same_answer(a: dict, b: dict) -> bool:
     if a.keys() != b.keys():
         return False
-    from pytensor.graph.basic import equal_computations
-
     for k in a:
         x, y = a[k], b[k]
         if x is y:
@@ -436,23 +396,6 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
     if single:
         return result[0]
     return type(graph)(result) if isinstance(graph, tuple) else result
-
-
-from graph_bridge.rewriters import (  # noqa: E402
-    register_lowering,
-    register_node_lowering,
-    register_relational,
-)
-from graph_bridge.pymc_hooks import register_pymc_lowering  # noqa: E402
-from graph_bridge.touched import mark_rewritten, node_ids  # noqa: E402
-from graph_bridge.workarounds import protect  # noqa: E402
-from relations.explain import Explanation, Proof, Step, explain, prove  # noqa: E402
-
-from relations import patterns  # noqa: E402
-from relations.rulesets import RULESETS  # noqa: E402
-from relations.user_rules import rewrite_rule  # noqa: E402
-from relations.verify import verify  # noqa: E402
-
 
 
 def _compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:

@@ -16,14 +16,20 @@ from typing import Any
 
 import numpy as np
 
+from pytensor.graph.basic import Variable
+from pytensor.graph.fg import FunctionGraph
+
 from relations.rules import Relation
 
 __all__ = [
+    "as_variables",
     "check_callable",
+    "check_count",
     "check_cost_value",
     "check_pattern",
     "check_relations",
     "check_tag",
+    "check_timeout",
 ]
 
 
@@ -116,3 +122,44 @@ def check_tag(tag: Any, argname: str = "tag") -> str:
     if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
         raise ValueError(f"{argname} must be a non-empty string without spaces, got {tag!r}")
     return tag
+
+
+def as_variables(graph: Any, argname: str = "graph") -> tuple[list[Variable], bool]:
+    """``graph`` as a list of variables, and whether it was a single one."""
+    if isinstance(graph, Variable):
+        return [graph], True
+    if isinstance(graph, FunctionGraph):
+        raise TypeError(
+            f"{argname} must be a PyTensor Variable or a list of them, got a FunctionGraph; "
+            f"pass fgraph.outputs (the FunctionGraph itself is not changed)"
+        )
+    if isinstance(graph, (list, tuple)):
+        bad = [i for i, g in enumerate(graph) if not isinstance(g, Variable)]
+        if bad:
+            i = bad[0]
+            raise TypeError(
+                f"{argname}[{i}] must be a PyTensor Variable, got {type(graph[i]).__name__}"
+            )
+        return list(graph), False
+    raise TypeError(
+        f"{argname} must be a PyTensor Variable or a list of them, "
+        f"got {type(graph).__name__}"
+    )
+
+
+def check_count(value: Any, argname: str, allow_none: bool = False) -> int | None:
+    """``value`` as a non-negative int; ``ValueError`` names ``argname`` otherwise."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{argname} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def check_timeout(value: Any) -> float | None:
+    """``value`` as a positive number of seconds, or ``None``; ``ValueError`` names ``timeout``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {value!r}")
+    return float(value)

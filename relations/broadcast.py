@@ -1,4 +1,4 @@
-"""Explicit broadcast patterns (seeds 000, 002, 003): Elemwise without DimShuffles.
+"""Explicit broadcast patterns (aesara #933, pytensor #408, JuliaLang #26212): Elemwise without DimShuffles.
 
 One relation relates the stock form of an Elemwise, whose lower-rank inputs
 are wrapped in ``DimShuffle``s and whose broadcasting is read from static
@@ -24,6 +24,7 @@ from unification import var
 
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
 from graph_bridge.logic import eq, lreify
+from graph_bridge.nodes import absorb_expansion, read_or_build
 from graph_bridge.ops import (
     BROADCAST,
     KEPT,
@@ -31,7 +32,6 @@ from graph_bridge.ops import (
     ExplicitAlloc,
     ExplicitElemwise,
     broadcast_error,
-    derive_entry,
     entry_order,
     output_static_shape,
 )
@@ -53,15 +53,6 @@ DS = builder_for(DimShuffle)
 MAX_BACKWARD_NDIM = 3
 
 
-def _is_expansion(v: Variable) -> bool:
-    """``v`` is a DimShuffle that only adds dimensions (keeps its input's axes in order)."""
-    node = v.owner
-    if node is None or type(node.op) is not DimShuffle:
-        return False
-    order = node.op.new_order
-    return [o for o in order if o != "x"] == list(range(node.inputs[0].type.ndim))
-
-
 def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = False):
     """``out`` is a stock, not-inplace, one-output ``Elemwise(scalar_op)(*inputs)``.
 
@@ -69,61 +60,54 @@ def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = 
     ndim >= 1) are read.  Known ``out``: reads it; known parts: builds it.
     """
 
-    def stock_goal(S):
-        o = lreify(out, S)
-        if is_ground(o):
-            v = term_variable(o)
-            node = v.owner if v is not None else None
-            if (
-                node is not None
-                and type(node.op) is Elemwise
-                and not node.op.inplace_pattern
-                and len(node.outputs) == 1
-                and (not broadcasting or (len(node.inputs) >= 2 and v.type.ndim >= 1))
-            ):
-                yield from eq((scalar_op, inputs), (node.op.scalar_op, tuple(node.inputs)))(S)
-            return
-        sop, ins = lreify((scalar_op, inputs), S)
-        if is_ground(sop) and isinstance(ins, tuple) and is_ground(ins):
-            yield from eq(out, term(op_term(Elemwise(sop)), *ins))(S)
-            return
-        raise NotReady("stock_elemwiseo needs out, or scalar_op and inputs")
+    def read(v):
+        node = v.owner
+        if (
+            node is not None
+            and type(node.op) is Elemwise
+            and not node.op.inplace_pattern
+            and len(node.outputs) == 1
+            and (not broadcasting or (len(node.inputs) >= 2 and v.type.ndim >= 1))
+        ):
+            yield node.op.scalar_op, tuple(node.inputs)
 
-    return stock_goal
+    def ready(p):
+        sop, ins = p
+        return is_ground(sop) and isinstance(ins, tuple) and is_ground(ins)
+
+    def build(p):
+        sop, ins = p
+        return term(op_term(Elemwise(sop)), *ins)
+
+    return read_or_build(
+        out, (scalar_op, inputs), read, ready, build, "stock_elemwiseo needs out, or scalar_op and inputs"
+    )
 
 
 def explicit_elemwiseo(out: Any, scalar_op: Any, pattern: Any, inputs: Any):
     """``out`` is ``ExplicitElemwise(scalar_op, pattern)(*inputs)``."""
 
-    def explicit_goal(S):
-        o = lreify(out, S)
-        if is_ground(o):
-            v = term_variable(o)
-            node = v.owner if v is not None else None
-            if node is not None and type(node.op) is ExplicitElemwise and len(node.outputs) == 1:
-                op = node.op
-                yield from eq((scalar_op, pattern, inputs), (op.scalar_op, op.pattern, tuple(node.inputs)))(S)
-            return
-        sop, pat, ins = lreify((scalar_op, pattern, inputs), S)
-        if is_ground(sop) and isinstance(pat, tuple) and isinstance(ins, tuple) and is_ground(ins):
-            yield from eq(out, term(op_term(ExplicitElemwise(sop, pat)), *ins))(S)
-            return
-        raise NotReady("explicit_elemwiseo needs out, or scalar_op, pattern and inputs")
+    def read(v):
+        node = v.owner
+        if node is not None and type(node.op) is ExplicitElemwise and len(node.outputs) == 1:
+            yield node.op.scalar_op, node.op.pattern, tuple(node.inputs)
 
-    return explicit_goal
+    def ready(p):
+        sop, pat, ins = p
+        return is_ground(sop) and isinstance(pat, tuple) and isinstance(ins, tuple) and is_ground(ins)
 
+    def build(p):
+        sop, pat, ins = p
+        return term(op_term(ExplicitElemwise(sop, pat)), *ins)
 
-def _absorb(v: Variable) -> tuple[Variable, str]:
-    """The input an Elemwise argument expands, and its pattern entry (numpy rule)."""
-    if _is_expansion(v):
-        inner = v.owner.inputs[0]
-        shape = iter(inner.type.shape)
-        entry = "".join(
-            MISSING if o == "x" else (BROADCAST if next(shape) == 1 else KEPT)
-            for o in v.owner.op.new_order
-        )
-        return inner, entry
-    return v, derive_entry(v.type.shape, v.type.ndim)
+    return read_or_build(
+        out,
+        (scalar_op, pattern, inputs),
+        read,
+        ready,
+        build,
+        "explicit_elemwiseo needs out, or scalar_op, pattern and inputs",
+    )
 
 
 def _expand_term(
@@ -187,7 +171,7 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
             vs = [term_variable(t) for t in st]
             if any(v is None for v in vs):
                 return
-            absorbed = [_absorb(v) for v in vs]
+            absorbed = [absorb_expansion(v) for v in vs]
             yield from eq((inputs, pattern), (tuple(a for a, _ in absorbed), tuple(e for _, e in absorbed)))(S)
             return
         ins, pat = lreify((inputs, pattern), S)
@@ -228,7 +212,7 @@ def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
             v = term_variable(sv)
             if v is None:
                 return
-            inner, own = _absorb(v)
+            inner, own = absorb_expansion(v)
             full = MISSING * (len(sh) - len(own)) + own
             yield from eq((value, entry), (inner, full))(S)
             return
@@ -250,40 +234,40 @@ def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
 def stock_alloco(out: Any, value: Any, shape: Any):
     """``out`` is a stock ``Alloc(value, *shape)``."""
 
-    def goal(S):
-        o = lreify(out, S)
-        if is_ground(o):
-            v = term_variable(o)
-            if v is not None and v.owner is not None and type(v.owner.op) is Alloc:
-                yield from eq((value, shape), (v.owner.inputs[0], tuple(v.owner.inputs[1:])))(S)
-            return
-        val, sh = lreify((value, shape), S)
-        if is_ground(val) and isinstance(sh, tuple) and is_ground(sh):
-            yield from eq(out, term(op_term(Alloc()), val, *sh))(S)
-            return
-        raise NotReady("stock_alloco needs out, or value and shape")
+    def read(v):
+        if v.owner is not None and type(v.owner.op) is Alloc:
+            yield v.owner.inputs[0], tuple(v.owner.inputs[1:])
 
-    return goal
+    def ready(p):
+        val, sh = p
+        return is_ground(val) and isinstance(sh, tuple) and is_ground(sh)
+
+    def build(p):
+        val, sh = p
+        return term(op_term(Alloc()), val, *sh)
+
+    return read_or_build(out, (value, shape), read, ready, build, "stock_alloco needs out, or value and shape")
 
 
 def explicit_alloco(out: Any, entry: Any, value: Any, shape: Any):
     """``out`` is ``ExplicitAlloc(entry)(value, *shape)``."""
 
-    def goal(S):
-        o = lreify(out, S)
-        if is_ground(o):
-            v = term_variable(o)
-            if v is not None and v.owner is not None and type(v.owner.op) is ExplicitAlloc:
-                ins = v.owner.inputs
-                yield from eq((entry, value, shape), (v.owner.op.entry, ins[0], tuple(ins[1:])))(S)
-            return
-        ent, val, sh = lreify((entry, value, shape), S)
-        if isinstance(ent, str) and is_ground(val) and isinstance(sh, tuple) and is_ground(sh):
-            yield from eq(out, term(op_term(ExplicitAlloc(ent)), val, *sh))(S)
-            return
-        raise NotReady("explicit_alloco needs out, or entry, value and shape")
+    def read(v):
+        if v.owner is not None and type(v.owner.op) is ExplicitAlloc:
+            ins = v.owner.inputs
+            yield v.owner.op.entry, ins[0], tuple(ins[1:])
 
-    return goal
+    def ready(p):
+        ent, val, sh = p
+        return isinstance(ent, str) and is_ground(val) and isinstance(sh, tuple) and is_ground(sh)
+
+    def build(p):
+        ent, val, sh = p
+        return term(op_term(ExplicitAlloc(ent)), val, *sh)
+
+    return read_or_build(
+        out, (entry, value, shape), read, ready, build, "explicit_alloco needs out, or entry, value and shape"
+    )
 
 
 @rule(heads=(Alloc,), rhs_heads=(ExplicitAlloc,), measure="number of stock Alloc nodes (-1)")

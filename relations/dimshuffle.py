@@ -1,4 +1,4 @@
-"""DimShuffle removal (seed 001): DimShuffles a reduction does not see, and chains of them.
+"""DimShuffle removal (pytensor #2132 / PR #2130): DimShuffles a reduction does not see, and chains of them.
 
 Each relation is a miniKanren goal constructor ``rel(lhs, rhs)``: both sides
 compute the same values with the same type.  Run forward it removes or lifts a
@@ -16,10 +16,10 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import Sum
 from unification import var
 
-from graph_bridge import NotReady, builder_for, is_ground, ndimo, op_term, same_typeo, term, term_variable
+from graph_bridge import NotReady, is_ground, ndimo, op_term, same_typeo, term, term_variable
 from graph_bridge.context import movable_viewo
 from graph_bridge.logic import eq, lreify
-from relations.broadcast import stock_elemwiseo
+from relations.broadcast import DS, stock_elemwiseo
 from relations.goals import lall_ready
 from relations.orders import (
     compose_orderso,
@@ -40,9 +40,6 @@ __all__ = [
     "dimshuffle_through_elemwiseo",
     "maybe_dimshuffleo",
 ]
-
-DS = builder_for(DimShuffle)
-
 
 def dimshuffleo(out: Any, n: Any, order: Any, x: Any):
     """``out`` is ``DimShuffle{input_ndim=n, new_order=order}(x)``."""

@@ -26,16 +26,9 @@ from pytensor.graph.basic import Variable
 
 from graph_bridge import graph_context, node_term
 from relations.rules import Relation, RuleIndex
-from relations.search import (
-    StructuralKeys,
-    _nodes_from_outputs,
-    as_variables,
-    check_count,
-    check_timeout,
-    normalize_variables,
-    one_step,
-    replacements,
-)
+from relations.arguments import as_variables, check_count, check_timeout
+from relations.engine import normalize_variables, replacements
+from relations.form_search import StructuralKeys, one_step
 
 #: answers of a relation run from the left side that :meth:`Step.holds` compares
 MAX_ANSWERS_CHECKED = 16

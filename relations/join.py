@@ -1,4 +1,4 @@
-"""Reductions of a Join (seed 001's motivating case, PyTensor's ``local_careduce_join``)."""
+"""Reductions of a Join (pytensor #2132 / PR #2130; PyTensor's ``local_careduce_join``)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from typing import Any
 import pytensor.scalar as ps
 from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, Elemwise
-from pytensor.graph.basic import Constant
 from unification import var
 
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
 from graph_bridge.logic import eq, lreify
+from graph_bridge.nodes import join_parts, read_or_build
 from relations.goals import lall_ready
 from relations.reductions import careduce_partso
 from relations.rules import rule
@@ -21,22 +21,6 @@ __all__ = ["careduce_joino", "combineo", "joino"]
 JOIN = builder_for(Join)
 #: Scalar ops whose reduction of an empty piece is defined (they have an identity).
 WITH_IDENTITY = (ps.Add, ps.Mul, ps.AND, ps.OR)
-
-
-def _join_parts(v) -> tuple[int, tuple] | None:
-    node = v.owner
-    if node is None or type(node.op) is not Join:
-        return None
-    if "axis" in getattr(node.op, "__props__", ()):  # pytensor >= 3.3
-        axis, pieces = node.op.axis, tuple(node.inputs)
-    else:  # the axis is the first input
-        a = node.inputs[0]
-        if not isinstance(a, Constant):
-            return None
-        axis, pieces = int(a.data), tuple(node.inputs[1:])
-    if axis < 0:
-        axis += v.type.ndim
-    return axis, pieces
 
 
 def _join_term(axis: int, pieces: tuple):
@@ -53,22 +37,19 @@ def joino(out: Any, axis: Any, pieces: Any):
     pieces have one ndim and statically equal lengths on every other dim.
     """
 
-    def join_goal(S):
-        o = lreify(out, S)
-        if is_ground(o):
-            v = term_variable(o)
-            parts = _join_parts(v) if v is not None else None
-            if parts is not None:
-                yield from eq((axis, pieces), parts)(S)
-            return
-        a, p = lreify(axis, S), lreify(pieces, S)
-        if isinstance(a, int) and isinstance(p, tuple) and is_ground(p):
-            if _statically_joinable(p, a):
-                yield from eq(out, _join_term(a, p))(S)
-            return
-        raise NotReady("joino needs out, or axis and pieces")
+    def read(v):
+        parts = join_parts(v)
+        return () if parts is None else (parts,)
 
-    return join_goal
+    def ready(p):
+        a, ps_ = p
+        return isinstance(a, int) and isinstance(ps_, tuple) and is_ground(ps_)
+
+    def build(p):
+        a, ps_ = p
+        return _join_term(a, ps_) if _statically_joinable(ps_, a) else None
+
+    return read_or_build(out, (axis, pieces), read, ready, build, "joino needs out, or axis and pieces")
 
 
 def _elemwise_head(scalar_op):
@@ -82,23 +63,8 @@ def combineo(scalar_op: Any, parts: Any, out: Any):
     Backward it reads the parts off the left spine of nodes of that op.
     """
 
-    def combine_goal(S):
-        op, ps_ = lreify(scalar_op, S), lreify(parts, S)
-        if isinstance(ps_, tuple) and len(ps_) >= 2 and is_ground(ps_) and is_ground(op):
-            head = _elemwise_head(op)
-            if op.nin == -1:
-                built = term(head, *ps_)
-            else:
-                built = ps_[0]
-                for p in ps_[1:]:
-                    built = term(head, built, p)
-            yield from eq(out, built)(S)
-            return
-        o = lreify(out, S)
-        if not is_ground(o):
-            raise NotReady("combineo needs scalar_op and parts, or out")
-        v = term_variable(o)
-        if v is None or v.owner is None or type(v.owner.op) is not Elemwise:
+    def read(v):
+        if v.owner is None or type(v.owner.op) is not Elemwise:
             return
         found = v.owner.op.scalar_op
         collected = []
@@ -107,9 +73,25 @@ def combineo(scalar_op: Any, parts: Any, out: Any):
             v = v.owner.inputs[0]
         collected[:0] = [v]
         if len(collected) >= 2:
-            yield from eq((scalar_op, parts), (found, tuple(collected)))(S)
+            yield found, tuple(collected)
 
-    return combine_goal
+    def ready(p):
+        op, ps_ = p
+        return isinstance(ps_, tuple) and len(ps_) >= 2 and is_ground(ps_) and is_ground(op)
+
+    def build(p):
+        op, ps_ = p
+        head = _elemwise_head(op)
+        if op.nin == -1:
+            return term(head, *ps_)
+        built = ps_[0]
+        for x in ps_[1:]:
+            built = term(head, built, x)
+        return built
+
+    return read_or_build(
+        out, (scalar_op, parts), read, ready, build, "combineo needs scalar_op and parts, or out", build_first=True
+    )
 
 
 def reduce_eacho(head: Any, pieces: Any, reduced: Any):
@@ -144,9 +126,6 @@ def _join_axis_reductiono(axes: Any, axis: Any):
             if len(a) == 1:
                 yield from eq(axis, a[0])(S)
             return
-        if isinstance(k, int):
-            # forward with axes unbound does not happen (the head is known)
-            raise NotReady("axes not known")
         raise NotReady("axes not known")
 
     return goal

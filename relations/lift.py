@@ -1,4 +1,4 @@
-"""Elemwise lifted through SetSubtensor and Alloc (seed 004), and inc-on-zeros as set.
+"""Elemwise lifted through SetSubtensor and Alloc (pytensor #2138), and inc-on-zeros as set.
 
 ``f(x[idx].set(c)) == f(x)[idx].set(f(c))``: once ``f`` sits below the set,
 it applies to the base and the value separately; where the base is an Alloc
@@ -15,13 +15,14 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.scalar import Cast, ScalarType
 from pytensor.tensor import subtensor as pts
 from pytensor.tensor.basic import Alloc
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.elemwise import Elemwise
 from unification import var
 
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
 from graph_bridge.context import single_useo
 from graph_bridge.logic import eq, lreify
-from graph_bridge.ops import KEPT, ExplicitAlloc
+from graph_bridge.nodes import alloc_parts, read_or_build, scalar_of
+from graph_bridge.ops import ExplicitAlloc
 from relations.goals import lall_ready
 from relations.rules import rule
 
@@ -57,61 +58,45 @@ def subtensor_updateo(out: Any, x: Any, value: Any, idx: Any, head: Any, set_mod
     Known ``out``: reads the parts (not inplace nodes).  Known parts: builds it.
     """
 
-    def update_goal(S):
-        v = _var_of(lreify(out, S))
-        if v is not None:
-            op = v.owner.op if v.owner is not None else None
-            if (
-                isinstance(op, SET_CLASSES)
-                and type(op) in SET_CLASSES
-                and bool(op.set_instead_of_inc) is set_mode
-                and not op.inplace
-            ):
-                ins = v.owner.inputs
-                yield from eq((x, value, idx, head), (ins[0], ins[1], tuple(ins[2:]), op_term(op)))(S)
-            return
-        parts = lreify((x, value, idx, head), S)
-        if is_ground(parts) and isinstance(parts[2], tuple):
-            px, pv, pi, ph = parts
-            yield from eq(out, term(ph, px, pv, *pi))(S)
-            return
-        raise NotReady("subtensor_updateo needs out or its parts")
+    def read(v):
+        op = v.owner.op if v.owner is not None else None
+        if (
+            isinstance(op, SET_CLASSES)
+            and type(op) in SET_CLASSES
+            and bool(op.set_instead_of_inc) is set_mode
+            and not op.inplace
+        ):
+            ins = v.owner.inputs
+            yield ins[0], ins[1], tuple(ins[2:]), op_term(op)
 
-    return update_goal
+    def ready(p):
+        return is_ground(p) and isinstance(p[2], tuple)
+
+    def build(p):
+        px, pv, pi, ph = p
+        return term(ph, px, pv, *pi)
+
+    return read_or_build(out, (x, value, idx, head), read, ready, build, "subtensor_updateo needs out or its parts")
 
 
 def elemwise_holeo(out: Any, scalar_op: Any, before: Any, hole: Any, after: Any):
     """``out`` is ``Elemwise(scalar_op)(*before, hole, *after)``, one answer per position."""
 
-    def hole_goal(S):
-        v = _var_of(lreify(out, S))
-        if v is not None:
-            if v.owner is None or type(v.owner.op) is not Elemwise or len(v.owner.outputs) != 1:
-                return
-            ins = tuple(v.owner.inputs)
-            for i in range(len(ins)):
-                yield from eq(
-                    (scalar_op, before, hole, after), (v.owner.op.scalar_op, ins[:i], ins[i], ins[i + 1 :])
-                )(S)
+    def read(v):
+        if v.owner is None or type(v.owner.op) is not Elemwise or len(v.owner.outputs) != 1:
             return
-        parts = lreify((scalar_op, before, hole, after), S)
-        if is_ground(parts) and isinstance(parts[1], tuple) and isinstance(parts[3], tuple):
-            sop, b, h, a = parts
-            yield from eq(out, term(op_term(Elemwise(sop)), *b, h, *a))(S)
-            return
-        raise NotReady("elemwise_holeo needs out or its parts")
+        ins = tuple(v.owner.inputs)
+        for i in range(len(ins)):
+            yield v.owner.op.scalar_op, ins[:i], ins[i], ins[i + 1 :]
 
-    return hole_goal
+    def ready(p):
+        return is_ground(p) and isinstance(p[1], tuple) and isinstance(p[3], tuple)
 
+    def build(p):
+        sop, b, h, a = p
+        return term(op_term(Elemwise(sop)), *b, h, *a)
 
-def _scalar_of(v: Variable) -> Variable | None:
-    """The 0-d variable behind a scalar-like input (0-d, or a DimShuffle adding dims to a 0-d)."""
-    if v.type.ndim == 0:
-        return v
-    node = v.owner
-    if node is not None and type(node.op) is DimShuffle and node.inputs[0].type.ndim == 0:
-        return node.inputs[0]
-    return None
+    return read_or_build(out, (scalar_op, before, hole, after), read, ready, build, "elemwise_holeo needs out or its parts")
 
 
 def scalar_likeo(others: Any, scalars: Any):
@@ -132,7 +117,7 @@ def scalar_likeo(others: Any, scalars: Any):
         found = []
         for t in o:
             v = term_variable(t)
-            s = _scalar_of(v) if v is not None else None
+            s = scalar_of(v) if v is not None else None
             if s is None:
                 return
             found.append(s)
@@ -141,25 +126,15 @@ def scalar_likeo(others: Any, scalars: Any):
     return scalar_like_goal
 
 
-def _alloc_parts(v: Variable) -> tuple[Variable, tuple] | None:
-    """Value and shape of an Alloc, stock or explicit (one whose value never needs a length check)."""
-    node = v.owner
-    if node is None:
-        return None
-    if type(node.op) is Alloc or (type(node.op) is ExplicitAlloc and KEPT not in node.op.entry):
-        return node.inputs[0], tuple(node.inputs[1:])
-    return None
-
-
 def _broadcast_like(v: Variable) -> bool:
     if all(v.type.broadcastable):
         return True
-    parts = _alloc_parts(v)
+    parts = alloc_parts(v)
     return parts is not None and all(parts[0].type.broadcastable)
 
 
 def cheap_lifto(x: Any, value: Any):
-    """Guard (seed 004): the base or the value is a broadcast (all dims broadcastable, or an Alloc of one)."""
+    """Guard: the base or the value is a broadcast (all dims broadcastable, or an Alloc of one)."""
 
     def cheap_goal(S):
         vx, vc = _var_of(lreify(x, S)), _var_of(lreify(value, S))
@@ -196,7 +171,7 @@ def cast_likeo(value: Any, x: Any, cast_value: Any):
     heads=(Elemwise,),
     rhs_heads=SET_CLASSES,
     child_heads=SET_CLASSES,
-    measure="Elemwise nodes above a set node (-1)",
+    measure="pairs (set node, Elemwise above it) (-1)",
 )
 def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     """Lift an Elemwise through a set (never an inc).
@@ -212,7 +187,7 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     For SetSubtensor, AdvancedSetSubtensor and AdvancedSetSubtensor1.  Only
     when the base or the value is a broadcast (all dims broadcastable, or an
     Alloc of such a value): then one side of the split stays scalar; with
-    both full-sized it would split one ``f`` into two (seed 004's guard).
+    both full-sized it would split one ``f`` into two (pytensor #2138).
     Inc mode is never lifted: ``f(x + inc) != f(x)[idx].set(f(inc))``.
     Only when the set has no other use (``single_useo``): another consumer
     would keep the old set and the rewrite would add a second one
@@ -221,8 +196,10 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     the cast value; a cast is inserted when the dtypes differ.  Repeated
     indices keep the last write on both sides.
 
-    Measure: the number of Elemwise nodes directly above a set node drops by
-    one (``f`` now sits below it).
+    Measure: the pairs (set node, Elemwise on its way to the outputs) drop
+    by one (``f`` now sits below the set; counting only the Elemwise nodes
+    directly above a set would not drop when the value is itself ``f`` of a
+    set).
     Backward: reads ``f`` off the new base and value and rebuilds the set
     under ``f``.
     """
@@ -250,20 +227,17 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
 def alloco(out: Any, value: Any, shape: Any):
     """``out`` is ``Alloc(value, *shape)`` (either side known; read from an explicit Alloc too)."""
 
-    def alloc_goal(S):
-        v = _var_of(lreify(out, S))
-        if v is not None:
-            parts = _alloc_parts(v)
-            if parts is not None:
-                yield from eq((value, shape), parts)(S)
-            return
-        parts = lreify((value, shape), S)
-        if is_ground(parts) and isinstance(parts[1], tuple):
-            yield from eq(out, term(ALLOC, parts[0], *parts[1]))(S)
-            return
-        raise NotReady("alloco needs out or its parts")
+    def read(v):
+        parts = alloc_parts(v)
+        return () if parts is None else (parts,)
 
-    return alloc_goal
+    def ready(p):
+        return is_ground(p) and isinstance(p[1], tuple)
+
+    def build(p):
+        return term(ALLOC, p[0], *p[1])
+
+    return read_or_build(out, (value, shape), read, ready, build, "alloco needs out or its parts")
 
 
 def _fully_broadcastableo(t: Any):
@@ -281,7 +255,7 @@ def _fully_broadcastableo(t: Any):
     heads=(Elemwise,),
     rhs_heads=(Alloc, ExplicitAlloc),
     child_heads=(Alloc, ExplicitAlloc),
-    measure="Elemwise nodes above an Alloc (-1)",
+    measure="pairs (Alloc, Elemwise above it) (-1)",
 )
 def elemwise_alloco(lhs: Any, rhs: Any):
     """Lift an Elemwise into the value of an Alloc of a broadcast value.
@@ -299,8 +273,8 @@ def elemwise_alloco(lhs: Any, rhs: Any):
     Only when the Alloc has no other use (``single_useo``): another consumer
     would keep it, and the rewrite would allocate a second ``n * m`` array.
 
-    Measure: Elemwise nodes above an Alloc drop by one; elements ``f``
-    touches drop from the Alloc's size to ``v``'s.
+    Measure: the pairs (Alloc, Elemwise on its way to the outputs) drop by
+    one; elements ``f`` touches drop from the Alloc's size to ``v``'s.
     Backward: reads ``f`` off the Alloc's value.
     """
     sop, before, hole, after = var(), var(), var(), var()
@@ -319,7 +293,7 @@ def elemwise_alloco(lhs: Any, rhs: Any):
 
 
 def _is_zeros(v: Variable) -> bool:
-    parts = _alloc_parts(v)
+    parts = alloc_parts(v)
     if parts is not None:
         v = parts[0]
     return isinstance(v, Constant) and v.data.size > 0 and not np.any(v.data)
@@ -330,7 +304,7 @@ def _indices_unique(op, idx: tuple) -> bool:
         return True  # basic indexing never repeats an element
     if not all(isinstance(i, Constant) for i in idx):
         return False
-    arrays = [np.asarray(i.data) for i in idx if i.type.ndim > 0 or True]
+    arrays = [np.asarray(i.data) for i in idx]
     if any(a.dtype == bool for a in arrays):
         return False
     try:

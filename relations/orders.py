@@ -22,7 +22,6 @@ __all__ = [
     "compose_orders",
     "dimshuffle_orders",
     "dropped_dims",
-    "expand_ordero",
     "expansions",
     "identity_ordero",
     "is_identity",
@@ -49,36 +48,6 @@ def expansions(n: int, max_added: int = MAX_ADDED_DIMS) -> Iterator[tuple]:
         for xs in combinations(range(width), k):
             it = iter(range(n))
             yield tuple("x" if i in xs else next(it) for i in range(width))
-
-
-def is_expansion(order: tuple) -> bool:
-    """Whether ``order`` keeps every input dim in place and inserts at least one ``'x'``."""
-    kept = [d for d in order if d != "x"]
-    return len(kept) < len(order) and kept == list(range(len(kept)))
-
-
-def expand_ordero(n: Any, order: Any, max_added: int = MAX_ADDED_DIMS):
-    """``order`` is a DimShuffle ``new_order`` on an ``n``-d input that only adds dims.
-
-    Modes: ``order`` known (checks it and gives ``n``); ``n`` known and
-    ``order`` unknown (enumerates :func:`expansions`, at most ``max_added``
-    inserted dims); neither known: no answer.
-    """
-
-    def expand_order_goal(S):
-        o = lreify(order, S)
-        if _ground_tuple(o):
-            if not is_expansion(o):
-                return
-            yield from eq(n, sum(d != "x" for d in o))(S)
-            return
-        n_w = lreify(n, S)
-        if not isinstance(n_w, int):
-            raise NotReady("expand_ordero needs n or order")
-        for candidate in expansions(n_w, max_added):
-            yield from eq(o, candidate)(S)
-
-    return expand_order_goal
 
 
 def dropped_dims(n: int, order: tuple) -> tuple[int, ...]:

@@ -27,7 +27,6 @@ def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any):
     rewrite that changes the axes keeps the output dtype.
     """
 
-
     def branch(builder):
         slots = [var() for _ in builder.prop_names]
         other = list(slots)
@@ -41,8 +40,8 @@ def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any):
 def _known_builder(x: Any, S: Any) -> Any:
     """The builder at the root of ``x`` in state ``S``, if ``x`` is a known head term."""
     t = walk(x, S)
-    if isinstance(t, ExpressionTuple) and t._tuple:
-        b = t._tuple[0]
+    if isinstance(t, ExpressionTuple) and len(t):
+        b = t[0]
         return b if isinstance(b, OpBuilder) else None
     return None
 
@@ -69,7 +68,6 @@ def full_reductiono(head: Any):
 
 def careduce_partso(head: Any, scalar_op: Any, axis: Any):
     """``head`` is a CAReduce with scalar op ``scalar_op`` along ``axis``."""
-
 
     def branch(builder):
         slots = [var() for _ in builder.prop_names]

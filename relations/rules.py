@@ -37,7 +37,9 @@ def rule(
     engine uses to skip a relation that cannot match, read off the
     relation's left-side pattern, never a guard the relation relies on.
     ``measure``: what strictly decreases from left to right, which makes
-    normalization stop.
+    normalization stop.  For the default rules, ``tests/test_measures.py``
+    computes each measure text on sub-graphs and checks, on random graphs,
+    that every rewrite ``normalize`` makes decreases it.
     """
 
     def decorate(relation: Relation) -> Relation:

@@ -45,7 +45,7 @@ from pytensor.tensor.elemwise import DimShuffle
 from graph_bridge import GraphContext, builder_for, graph_context, node_term
 from relations import patterns as p
 from relations.rules import check_rules
-from relations.search import first_rewrite, replacements
+from relations.engine import first_rewrite, replacements
 
 __all__ = ["Counterexample", "verify"]
 

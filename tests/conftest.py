@@ -1,11 +1,7 @@
 import os
-import sys
 
 import pytest
-
-sys.path.insert(0, os.path.dirname(__file__))
-
-from hypothesis import settings  # noqa: E402
+from hypothesis import settings
 
 settings.register_profile("fast", max_examples=300, deadline=None)
 settings.register_profile("thorough", max_examples=5000, deadline=None)

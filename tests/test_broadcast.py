@@ -1,4 +1,4 @@
-"""Explicit broadcast patterns (seeds 000, 002, 003): the Ops, the relations, lowering."""
+"""Explicit broadcast patterns (aesara #933, pytensor #408, JuliaLang #26212): the Ops, the relations, lowering."""
 
 import numpy as np
 import pytensor
@@ -163,10 +163,10 @@ def test_explicit_graph_compiles_in_the_default_mode_with_stock_values_and_gradi
         np.testing.assert_allclose(a, b)
 
 
-# -- seed 000: replacements with another ndim ------------------------------
+# -- aesara #933: replacements with another ndim ------------------------------
 
 
-def test_seed_000_scalar_replaced_by_a_vector():
+def test_another_rank_scalar_replaced_by_a_vector():
     z = relations.normalize(x + y)
     w = pt.vector("w")
     with pytest.raises(TypeError):  # stock: the DimShuffle expects a 0-d input
@@ -177,7 +177,7 @@ def test_seed_000_scalar_replaced_by_a_vector():
     np.testing.assert_allclose(f(np.arange(3.0), np.ones(3)), np.arange(3.0) + 1)
 
 
-def test_seed_000_vector_replaced_by_a_matrix_has_no_nested_dimshuffles():
+def test_another_rank_vector_replaced_by_a_matrix_has_no_nested_dimshuffles():
     z = relations.normalize(x + y)
     z_new = clone_replace(z, {y: s}, rebuild_strict=False)
     assert z_new.owner.op.pattern == ("xx", "**")
@@ -187,10 +187,10 @@ def test_seed_000_vector_replaced_by_a_matrix_has_no_nested_dimshuffles():
     check_rewrite(stock, z_new, {x: [(), (), ()], s: [(2, 3), (0, 2), (1, 1)]})
 
 
-# -- seed 002: refining a static shape keeps behaviour ---------------------
+# -- pytensor #408: refining a static shape keeps behaviour ---------------------
 
 
-def test_seed_002_refining_none_to_one_keeps_type_and_the_run_time_check():
+def test_static_shape_refining_none_to_one_keeps_type_and_the_run_time_check():
     a, b = pt.vector("a"), pt.vector("b")
     z = relations.normalize(a + b)
     a1 = pt.vector("a1", shape=(1,))
@@ -205,7 +205,7 @@ def test_seed_002_refining_none_to_one_keeps_type_and_the_run_time_check():
         np.testing.assert_allclose(pytensor.function([a1, b], out, mode=MODE)(ones, ones), [2.0])
 
 
-def test_seed_002_widening_one_to_none_still_broadcasts():
+def test_static_shape_widening_one_to_none_still_broadcasts():
     a1, b = pt.vector("a1", shape=(1,)), pt.vector("b")
     z = relations.normalize(a1 + b)
     assert z.owner.op.pattern == ("1", "*")

@@ -17,12 +17,12 @@ x = pt.vector("x")
 m = pt.matrix("m")
 
 
-def seed_graph():
+def sample_graph():
     return pt.sum(pt.expand_dims(pt.exp(x), 0))
 
 
 def test_normalize_returns_same_structure():
-    y = seed_graph()
+    y = sample_graph()
     assert isinstance(relations.normalize(y), pytensor.graph.basic.Variable)
     as_list = relations.normalize([y, pt.exp(x)])
     assert isinstance(as_list, list) and len(as_list) == 2
@@ -31,7 +31,7 @@ def test_normalize_returns_same_structure():
 
 
 def test_issue_case_has_no_dimshuffle_same_type_and_values():
-    y = seed_graph()
+    y = sample_graph()
     before = snapshot(y)
     z = relations.normalize(y)
     assert snapshot(y) == before  # the input graph is not mutated
@@ -125,7 +125,7 @@ def test_deep_chains_do_not_recurse():
 
 
 def test_registered_in_optdb_under_relational_tag():
-    y = seed_graph()
+    y = sample_graph()
     mode = get_default_mode().including("relational")
     f = pytensor.function([x], y, mode=mode)
     ops = [n.op for n in f.maker.fgraph.apply_nodes]
@@ -135,7 +135,7 @@ def test_registered_in_optdb_under_relational_tag():
 
 @pytest.mark.default_mode
 def test_normalized_graph_compiles_in_default_mode():
-    y = seed_graph()
+    y = sample_graph()
     z = relations.normalize(y)
     f = pytensor.function([x], [y, z])
     a, b = f(np.linspace(-1, 1, 7))

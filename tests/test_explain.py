@@ -14,7 +14,7 @@ from helpers import assert_same_values, check_rewrite, snapshot
 from relations import DEFAULT_RULES, Explanation, Proof, Step
 from relations.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo
 from relations.explain import _meet, follows
-from relations.search import StructuralKeys
+from relations.form_search import StructuralKeys
 
 x = pt.vector("x")
 y = pt.vector("y")

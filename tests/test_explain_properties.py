@@ -8,7 +8,7 @@ from pytensor.graph.fg import FunctionGraph
 
 import relations
 from helpers import snapshot
-from relations.search import StructuralKeys
+from relations.form_search import StructuralKeys
 from strategies import Drawn, graphs
 from test_rewrite_reporting import Reasons, relational_rewriter
 

@@ -1,4 +1,4 @@
-"""Seed 004 relations: Elemwise through set and Alloc; inc on zeros as set."""
+"""Lift relations (pytensor #2138): Elemwise through set and Alloc; inc on zeros as set."""
 
 import numpy as np
 import pytensor

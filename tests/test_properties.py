@@ -28,7 +28,7 @@ from helpers import (
     graph_ops,
     snapshot,
 )
-from relations.search import StructuralKeys
+from relations.form_search import StructuralKeys
 from strategies import Drawn, graphs
 
 pytestmark = pytest.mark.slow
@@ -63,14 +63,15 @@ def test_normalize_never_duplicates_a_node(drawn: Drawn):
     """No node kind but Elemwise grows (reductions: by the Join pieces), and the use
     counts the rules see stay those of the graph being built."""
     from graph_bridge import GraphContext, graph_context
-    from relations.search import Normalizer, _nodes_from_outputs
+    from graph_bridge.traverse import owned_variables
+    from relations.engine import Normalizer
 
     norm = Normalizer(relations._DEFAULT_INDEX, GraphContext(drawn.outputs))
     with graph_context(norm.context):
         normal = [norm.normal(o) for o in drawn.outputs]
     assert_no_kind_grows(drawn.outputs, normal)
     fresh = GraphContext(normal)
-    for v in _nodes_from_outputs(normal):
+    for v in owned_variables(normal):
         for i in (v, *v.owner.inputs):
             assert norm.context.uses(i) == fresh.uses(i), (i, drawn.describe())
 

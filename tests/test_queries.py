@@ -14,7 +14,8 @@ from unification import var
 import relations
 from graph_bridge import ExplicitElemwise, etuplize
 from helpers import check_rewrite, graph_ops, snapshot
-from relations.search import MAX_ANSWERS_PER_STEP, elements_touched
+from relations.costs import elements_touched
+from relations.form_search import MAX_ANSWERS_PER_STEP
 
 x = pt.vector("x")
 y = pt.vector("y")
@@ -22,8 +23,8 @@ s = pt.scalar("s")
 m = pt.matrix("m")
 
 
-def seed_graphs():
-    """One graph per seed case, with run-time shapes (including 0 and 1 lengths)."""
+def motivating_graphs():
+    """One graph per motivating case, with run-time shapes (including 0 and 1 lengths)."""
     from lkjcorr import lkjcorr_sqr  # examples/lkjcorr.py
 
     params, lkj = lkjcorr_sqr(3)
@@ -45,7 +46,7 @@ def _examples_on_path(monkeypatch):
 
 @pytest.mark.parametrize("case", range(5), ids=lambda i: ["001f", "001p", "001j", "000", "004"][i])
 def test_equivalents_are_distinct_valid_and_equal(case):
-    name, g, shapes = seed_graphs()[case]
+    name, g, shapes = motivating_graphs()[case]
     before = snapshot(g)
     forms = list(relations.equivalents(g, limit=6, depth=2))
     assert forms, name
@@ -166,7 +167,7 @@ def test_best_picks_the_cheapest_form_and_keeps_the_input_otherwise():
     assert len(graph_ops(node_count)) <= len(graph_ops(g))
 
 
-def test_best_of_the_broadcast_seed_is_explicit():
+def test_best_of_the_broadcast_case_is_explicit():
     b = relations.best(pt.exp(m) * y + s)
     assert any(isinstance(op, ExplicitElemwise) for op in graph_ops(b))
     assert not any(isinstance(op, DimShuffle) for op in graph_ops(b))

@@ -20,7 +20,7 @@ import os
 
 THIS_FILE = os.path.basename(__file__)
 #: files of the engine: a trace naming them points at the toolkit, not at the user's line
-ENGINE = {"search.py", "terms.py", "core.py", "explain.py"}
+ENGINE = {"search.py", "engine.py", "form_search.py", "traverse.py", "terms.py", "core.py", "explain.py"}
 
 
 def user_lines(v) -> set[str]:

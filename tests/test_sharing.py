@@ -34,7 +34,8 @@ from graph_bridge import (
 from helpers import assert_no_kind_grows, backward, check_rewrite, forward, holds, snapshot
 from relations.dimshuffle import careduce_dimshuffle_partialo
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro
-from relations.search import Normalizer, _nodes_from_outputs
+from graph_bridge.traverse import owned_variables
+from relations.engine import Normalizer
 
 
 def lkj_factor(n: int):
@@ -83,7 +84,7 @@ class TestGraphContext:
         with graph_context(norm.context):
             result = [norm.normal(o) for o in outs]
         fresh = GraphContext(result)
-        for v in _nodes_from_outputs(result):
+        for v in owned_variables(result):
             assert norm.context.uses(v) == fresh.uses(v), v
             for i in v.owner.inputs:
                 assert norm.context.uses(i) == fresh.uses(i), i

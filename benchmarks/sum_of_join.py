@@ -1,6 +1,6 @@
-"""Compiled speed of the seed 001 chain before and after ``relations.normalize``.
+"""Compiled speed of the sum of a join (pytensor #2132) before and after ``relations.normalize``.
 
-    python benchmarks/seed_001.py
+    python benchmarks/sum_of_join.py
 
 Prints one table; every ratio is measured side by side in this one run
 (default mode, median of repeated calls).

@@ -1,0 +1,150 @@
+"""Reading PyTensor nodes into parts, and the one goal shape that reads or builds them.
+
+Many relations need a goal "``out`` is a node of this kind with these
+parts": forward ``out`` is a known term and its node is read; backward the
+parts are known and the term is built.  :func:`read_or_build` is that goal;
+each relation supplies how to read a node of its kind and how to build one.
+The readers here are the ones several relations share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pytensor.graph.basic import Constant, Variable
+from pytensor.tensor.basic import Alloc, Join
+from pytensor.tensor.elemwise import DimShuffle
+
+from graph_bridge.logic import NotReady, eq, lreify
+from graph_bridge.ops import BROADCAST, KEPT, MISSING, ExplicitAlloc, derive_entry
+from graph_bridge.terms import is_ground, term_variable
+
+__all__ = [
+    "absorb_expansion",
+    "alloc_parts",
+    "is_expansion",
+    "join_parts",
+    "read_or_build",
+    "scalar_of",
+]
+
+#: ``read(variable)``: the parts tuples of ``variable``'s node (none if it is not of the kind)
+Reader = Callable[[Variable], Iterable[tuple]]
+
+
+def read_or_build(
+    out: Any,
+    parts: tuple,
+    read: Reader,
+    ready: Callable[[Any], bool],
+    build: Callable[[Any], Any],
+    needs: str,
+    build_first: bool = False,
+):
+    """The goal that ``out`` is the node with ``parts``, either side known.
+
+    When ``out`` is ground, ``read`` gets its variable and each parts tuple
+    it yields is unified with ``parts`` (a ground term with no variable has
+    no answer).  Otherwise, when ``ready`` holds for the reified ``parts``,
+    ``build`` makes the term (``None``: those parts make no such node) and
+    it is unified with ``out``.  With neither known the goal raises
+    :class:`NotReady` with ``needs`` as its message, so ``lall_ready`` runs
+    it later.  ``build_first`` tries building before reading, for a relation
+    whose reader accepts more forms than its builder makes.
+
+    Before / after (``joino``)::
+
+        read_or_build(out, (axis, pieces), read=join_parts, ...)
+        # out = Join(0, a, b): axis = 0, pieces = (a, b)
+        # axis = 0, pieces = (a, b): out = term(Join, 0, a, b)
+    """
+
+    def read_or_build_goal(S):
+        if build_first:
+            p = lreify(parts, S)
+            if ready(p):
+                yield from _built(S, p)
+                return
+        o = lreify(out, S)
+        if is_ground(o):
+            v = term_variable(o)
+            if v is not None:
+                for found in read(v):
+                    yield from eq(parts, found)(S)
+            return
+        if not build_first:
+            p = lreify(parts, S)
+            if ready(p):
+                yield from _built(S, p)
+                return
+        raise NotReady(needs)
+
+    def _built(S, p):
+        built = build(p)
+        if built is not None:
+            yield from eq(out, built)(S)
+
+    return read_or_build_goal
+
+
+def join_parts(v: Variable) -> tuple[int, tuple] | None:
+    """``(axis, pieces)`` of a Join with a constant axis (non-negative), else ``None``.
+
+    The axis is an input up to PyTensor 3.0 and a prop from 3.3.
+    """
+    node = v.owner
+    if node is None or type(node.op) is not Join:
+        return None
+    if "axis" in getattr(node.op, "__props__", ()):  # pytensor >= 3.3
+        axis, pieces = node.op.axis, tuple(node.inputs)
+    else:  # the axis is the first input
+        a = node.inputs[0]
+        if not isinstance(a, Constant):
+            return None
+        axis, pieces = int(a.data), tuple(node.inputs[1:])
+    if axis < 0:
+        axis += v.type.ndim
+    return axis, pieces
+
+
+def alloc_parts(v: Variable) -> tuple[Variable, tuple] | None:
+    """Value and shape of an Alloc, stock or explicit (one whose value never needs a length check)."""
+    node = v.owner
+    if node is None:
+        return None
+    if type(node.op) is Alloc or (type(node.op) is ExplicitAlloc and KEPT not in node.op.entry):
+        return node.inputs[0], tuple(node.inputs[1:])
+    return None
+
+
+def is_expansion(v: Variable) -> bool:
+    """``v`` is a DimShuffle that only adds dimensions (keeps its input's axes in order)."""
+    node = v.owner
+    if node is None or type(node.op) is not DimShuffle:
+        return False
+    order = node.op.new_order
+    return [o for o in order if o != "x"] == list(range(node.inputs[0].type.ndim))
+
+
+def absorb_expansion(v: Variable) -> tuple[Variable, str]:
+    """The input an Elemwise argument expands, and its pattern entry (numpy rule)."""
+    if is_expansion(v):
+        inner = v.owner.inputs[0]
+        shape = iter(inner.type.shape)
+        entry = "".join(
+            MISSING if o == "x" else (BROADCAST if next(shape) == 1 else KEPT)
+            for o in v.owner.op.new_order
+        )
+        return inner, entry
+    return v, derive_entry(v.type.shape, v.type.ndim)
+
+
+def scalar_of(v: Variable) -> Variable | None:
+    """The 0-d variable behind a scalar-like input (0-d, or a DimShuffle adding dims to a 0-d)."""
+    if v.type.ndim == 0:
+        return v
+    node = v.owner
+    if node is not None and type(node.op) is DimShuffle and node.inputs[0].type.ndim == 0:
+        return node.inputs[0]
+    return None

@@ -1,0 +1,283 @@
+"""The normalizing engine: every node of a graph rewritten to its normal form.
+
+The graph is walked in Python, bottom-up, each node once (iteratively, so deep
+graphs do not hit the recursion limit).  At a node whose Op class can match a
+rule's left side, the relation runs on a one-level view of the node
+(:func:`graph_bridge.node_term`); unification expands the inputs only as deep
+as the rule's pattern asks.  The first ground answer that reifies to a
+variable of the same dtype, ndim and broadcastable pattern replaces the node,
+and the new sub-graph is walked the same way, so every node of the result is
+in normal form.  Rules decrease a measure forward, so this stops; a budget on
+the number of rewrites turns a non-terminating user rule set into an error.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from pytensor import config
+from pytensor.graph.basic import Variable
+from unification import var
+
+from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
+from graph_bridge.context import GraphContext, graph_context
+from graph_bridge.facts import same_type
+from graph_bridge.logic import lreify
+from graph_bridge.traverse import count_nodes
+from relations.rules import Relation, RuleIndex
+
+#: ``logging.getLogger("relations")``: each rewrite, and one summary per normalize, at DEBUG.
+log = logging.getLogger("relations")
+
+#: ``on_rewrite(rule, before, after)``: called by :class:`Normalizer` after each rewrite.
+OnRewrite = Callable[[Relation, Variable, Variable], None]
+
+__all__ = [
+    "MAX_PASSES",
+    "Normalizer",
+    "answers",
+    "copy_trace",
+    "first_rewrite",
+    "normalize_variables",
+    "replacements",
+]
+
+
+def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> Iterator[Any]:
+    """The ground answers ``rhs`` (or ``lhs`` if ``backward``) of ``relation(lhs, rhs)``, lazily."""
+    goal = relation(lhs, rhs)
+    if not callable(goal):
+        name = getattr(relation, "__name__", relation)
+        raise TypeError(f"rule {name!r} returned {type(goal).__name__}, not a goal")
+    wanted = lhs if backward else rhs
+    for state in goal({}):
+        out = lreify(wanted, state)
+        if is_ground(out):
+            yield out
+
+
+def replacements(rel: Relation, v: Variable, t: Any, backward: bool = False) -> Iterator[Variable]:
+    """Variables ``rel`` relates ``v`` (viewed as term ``t``) to that may replace it.
+
+    Each answer is reified; answers that do not reify, are ``v`` itself, or
+    change the type (dtype, ndim, broadcastable) are skipped.
+    """
+    q = var()
+    found = answers(rel, q, t, backward=True) if backward else answers(rel, t, q)
+    for out in found:
+        try:
+            new = reify(out)
+        except TermError:
+            continue
+        if new is not v and same_type(new.type, v.type):
+            yield new
+
+
+def first_rewrite(
+    v: Variable, rules: Sequence[Relation], backward: bool = False
+) -> tuple[Variable, Relation] | None:
+    """The first rule (in order) that rewrites ``v`` (forward, or backward), and its result."""
+    t = node_term(v)
+    for rel in rules:
+        for new in replacements(rel, v, t, backward):
+            return new, rel
+    return None
+
+
+def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable]) -> None:
+    """Give every variable of ``new``'s sub-graph not in ``known`` the stack trace ``trace``.
+
+    PyTensor's convention (``copy_stack_trace``): a node a rewrite builds
+    carries the trace of the variable it replaces, so run-time errors point
+    at the user's line.  The trace the node got when the engine built it
+    (frames inside the engine, or none while compiling) is replaced;
+    variables in ``known`` (the graph the rewrite started from) keep theirs.
+    """
+    if not trace:
+        return
+    stack = [new]
+    seen: set[int] = set()
+    while stack:
+        v = stack.pop()
+        if id(v) in known or id(v) in seen or v.owner is None:
+            continue
+        seen.add(id(v))
+        for o in v.owner.outputs:
+            o.tag.trace = trace
+        stack.extend(v.owner.inputs)
+
+
+class Normalizer:
+    """One normalization pass; memoizes every variable it has put in normal form.
+
+    ``on_rewrite(rule, before, after)``, if given, is called after each
+    rewrite (``relations.explain`` records its steps this way); ``None``
+    costs nothing.
+    """
+
+    def __init__(
+        self,
+        index: RuleIndex,
+        context: GraphContext,
+        budget: int | None = None,
+        backward: bool = False,
+        on_rewrite: OnRewrite | None = None,
+    ) -> None:
+        self.on_rewrite = on_rewrite
+        self.index = index
+        #: use counts of the graph being rewritten (built from its outputs), kept exact as it changes
+        self.context = context
+        self.backward = backward
+        self._rules = index.backward if backward else index.forward
+        self.memo: dict[int, Variable] = {}
+        self._keep: list[Variable] = []  # keeps ids in memo alive and unique
+        self.budget = budget
+        self.rewrites = 0
+
+    def _done(self, key: Variable, value: Variable) -> None:
+        self.memo[id(key)] = value
+        self._keep.append(key)
+        if id(value) not in self.memo:
+            self.memo[id(value)] = value
+            self._keep.append(value)
+
+    def normal(self, root: Variable) -> Variable:
+        with graph_context(self.context):
+            return self._normal(root)
+
+    def _normal(self, root: Variable) -> Variable:
+        memo = self.memo
+        context = self.context
+        # stack items: (variable, variable whose normal form it is, or None)
+        stack: list[tuple[Variable, Variable | None]] = [(root, None)]
+        while stack:
+            v, alias_of = stack[-1]
+            if id(v) in memo:
+                stack.pop()
+                if alias_of is not None:
+                    self._done(alias_of, memo[id(v)])
+                continue
+            node = v.owner
+            if node is None:
+                stack.pop()
+                self._done(v, v)
+                if alias_of is not None:
+                    self._done(alias_of, v)
+                continue
+            missing = [i for i in node.inputs if id(i) not in memo]
+            if missing:
+                stack.extend((i, None) for i in reversed(missing))
+                continue
+            stack.pop()
+            new_inputs = [memo[id(i)] for i in node.inputs]
+            if any(a is not b for a, b in zip(new_inputs, node.inputs)):
+                new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+                trace = getattr(node.outputs[0].tag, "trace", None)
+                if trace and getattr(new_node.outputs[0].tag, "trace", None) is not trace:
+                    for o, n in zip(node.outputs, new_node.outputs):  # remade by make_node
+                        n.tag.trace = getattr(o.tag, "trace", trace)
+            else:
+                new_node = node
+            for old_out, new_out in zip(node.outputs, new_node.outputs):
+                context.rename(old_out, new_out)
+                if old_out is not v:
+                    self._done(old_out, new_out)
+            out = new_node.outputs[node.outputs.index(v)]
+            rewritten = None
+            if len(new_node.outputs) == 1 and in_vocabulary(new_node.op):
+                if self.backward:
+                    rules = self._rules(type(new_node.op))
+                else:
+                    rules = self.index.forward_for(new_node)
+                if rules:
+                    rewritten = first_rewrite(out, rules, self.backward)
+            if rewritten is None:
+                self._done(v, out)
+                if alias_of is not None:
+                    self._done(alias_of, out)
+                continue
+            self.rewrites += 1
+            context.replace(out, rewritten[0])
+            if self.budget is not None and self.rewrites > self.budget:
+                raise RuntimeError(
+                    f"normalize: more than {self.budget} rewrites; the rule set "
+                    f"does not terminate (last rule: {rewritten[1].__name__})"
+                )
+            copy_trace(getattr(out.tag, "trace", None), rewritten[0], memo)
+            if self.on_rewrite is not None:
+                self.on_rewrite(rewritten[1], out, rewritten[0])
+            # the new sub-graph is normalized next; its result stands for v
+            stack.append((rewritten[0], alias_of if alias_of is not None else v))
+            if alias_of is not None:
+                # v itself also maps to the final form
+                stack.append((rewritten[0], v))
+        return memo[id(root)]
+
+
+#: Passes ``normalize_variables`` makes at most (see ``GraphContext.loosened``).
+MAX_PASSES = 8
+
+
+def normalize_variables(
+    outputs: Sequence[Variable],
+    index: RuleIndex,
+    backward: bool = False,
+    on_rewrite: OnRewrite | None = None,
+) -> list[Variable]:
+    """Normal forms of ``outputs``, sharing one memo (shared sub-graphs stay shared).
+
+    ``backward`` runs the rules from right to left (``relations.lower``);
+    ``on_rewrite(rule, before, after)`` is called after each rewrite.
+    One bottom-up pass puts every node in normal form, except where a use
+    guard (``graph_bridge.single_useo``) refused a node that a later rewrite
+    above it then stopped using: another pass follows for those (at most
+    :data:`MAX_PASSES`), so ``normalize`` is idempotent.
+    """
+    debug = log.isEnabledFor(logging.DEBUG)
+    start = time.perf_counter() if debug else 0.0
+    nodes = count_nodes(outputs)
+    if debug:
+        on_rewrite = _logging(on_rewrite, backward)
+    budget = 1000 + 100 * nodes
+    result = list(outputs)
+    rewrites = 0
+    # PyTensor records the Python stack of every node it builds; a rewrite's
+    # nodes take the trace of the node they replace (``copy_trace``) instead,
+    # so the stack is not read (a tenth of the time of a rewrite)
+    with config.change_flags(traceback__limit=0):
+        for _ in range(MAX_PASSES):
+            context = GraphContext(result)
+            norm = Normalizer(index, context, budget=budget, backward=backward, on_rewrite=on_rewrite)
+            result = [norm.normal(o) for o in result]
+            rewrites += norm.rewrites
+            if norm.rewrites == 0 or not context.loosened():
+                break
+    if debug:
+        log.debug(
+            "%s: %d nodes, %d rewrites, %.6f s",
+            "lower" if backward else "normalize",
+            nodes,
+            rewrites,
+            time.perf_counter() - start,
+        )
+    return result
+
+
+def _logging(on_rewrite: OnRewrite | None, backward: bool) -> OnRewrite:
+    """``on_rewrite`` that also logs each rewrite at DEBUG."""
+
+    def logged(rule: Relation, before: Variable, after: Variable) -> None:
+        log.debug(
+            "%s%s: %s -> %s",
+            getattr(rule, "__name__", rule),
+            " (backward)" if backward else "",
+            before.owner,
+            after.owner if after.owner is not None else after,
+        )
+        if on_rewrite is not None:
+            on_rewrite(rule, before, after)
+
+    return logged

@@ -1,0 +1,80 @@
+"""graph_bridge.traverse: the bottom-up walk, node collectors and rebuild."""
+
+import sys
+
+import pytensor.tensor as pt
+
+from graph_bridge.traverse import bottom_up, count_nodes, owned_variables, rebuild
+
+
+def test_bottom_up_gives_each_variable_after_its_inputs_once():
+    x, y = pt.vector("x"), pt.vector("y")
+    s = x + y
+    out = pt.exp(s) * s  # s is shared
+    seen = []
+    for v in bottom_up([out], lambda u: any(u is w for w in seen)):
+        for i in (v.owner.inputs if v.owner is not None else ()):
+            assert any(i is w for w in seen)
+        seen.append(v)
+    assert len(seen) == len({id(v) for v in seen})
+    assert seen[-1] is out
+    assert sum(v is s for v in seen) == 1
+    assert any(v is x for v in seen) and any(v is y for v in seen)
+
+
+def test_bottom_up_does_not_walk_below_done_or_leaf_variables():
+    x = pt.vector("x")
+    inner = pt.exp(x)
+    out = pt.log(inner)
+    got = list(bottom_up([out], lambda u: u is inner))
+    assert got == [out]
+    got = list(
+        _collect(bottom_up, [out], inputs=lambda v: () if v is inner else (v.owner.inputs if v.owner else ()))
+    )
+    assert got[0] is inner and got[-1] is out and len(got) == 2
+
+
+def _collect(walk, roots, inputs):
+    done = []
+    for v in walk(roots, lambda u: any(u is w for w in done), inputs):
+        done.append(v)
+        yield v
+
+
+def test_bottom_up_on_a_deep_graph_does_not_recurse():
+    x = pt.scalar("x")
+    v = x
+    for _ in range(sys.getrecursionlimit() + 100):
+        v = v + 1
+    done = set()
+    n = 0
+    for u in bottom_up([v], lambda w: id(w) in done):
+        done.add(id(u))
+        n += 1
+    assert n > sys.getrecursionlimit()
+
+
+def test_owned_variables_breadth_first_each_once():
+    x = pt.vector("x")
+    s = pt.exp(x)
+    out = s + s
+    got = owned_variables([out])
+    assert got[0] is out and got[1] is s and len(got) == 2
+
+
+def test_count_nodes_counts_multi_output_nodes_once():
+    m = pt.matrix("m")
+    q, r = pt.linalg.qr(m)
+    assert count_nodes([q, r]) == 1
+    assert count_nodes([q + r]) == 2
+    assert count_nodes([m]) == 0
+
+
+def test_rebuild_keeps_untouched_sub_graphs_and_does_not_mutate():
+    x, y, z = pt.vector("x"), pt.vector("y"), pt.vector("z")
+    a = pt.exp(x)
+    out = a + pt.log(y)
+    [new] = rebuild([out], replace={y: z})
+    assert new is not out and new.owner.inputs[0] is a
+    assert new.owner.inputs[1].owner.inputs[0] is z
+    assert out.owner.inputs[1].owner.inputs[0] is y
