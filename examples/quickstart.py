@@ -42,6 +42,22 @@ def partial_reduction() -> None:
          {m: np.arange(6.0).reshape(2, 3)})
 
 
+def elemwise_chain() -> None:
+    m = pt.matrix("m")
+    y = pt.sum(pt.exp(m.T) * 2.0, axis=0)
+    show("a transpose under an Elemwise chain moves up to the reduction and vanishes", y,
+         relations.normalize(y), {m: np.arange(6.0).reshape(2, 3) / 6})
+
+
+def shared_set() -> None:
+    v = pt.vector("v")
+    s = pt.set_subtensor(pt.zeros(4)[[0, 2]], v)
+    outs = [pt.exp(s), s * v.sum()]  # the set is read twice: lifting exp would copy it
+    new = relations.normalize(outs)
+    print("\n=== a shared set is not copied (pytensor #2138): exp stays above it")
+    pytensor.dprint(new)
+
+
 def explicit_broadcast() -> None:
     x, m, v = pt.scalar("x"), pt.matrix("m"), pt.vector("v")
     y = x * m + v
@@ -81,6 +97,8 @@ if __name__ == "__main__":
     full_reduction()
     sum_of_join()
     partial_reduction()
+    elemwise_chain()
     explicit_broadcast()
     lkjcorr_lift()
+    shared_set()
     queries()
