@@ -78,6 +78,8 @@ from pytensor.tensor import subtensor as pts
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
+from graph_bridge.facts import same_type
+from graph_bridge.nodes import scalar_of
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, derive_entry
 
 __all__ = [
@@ -127,16 +129,8 @@ WITH_IDENTITY = (ps.Add, ps.Mul, ps.AND, ps.OR)
 
 
 def _same_type(new: Variable, old: Variable) -> bool:
-    """Same dtype, ndim, broadcastable pattern and Type class."""
-    a, b = new.type, old.type
-    if a == b:
-        return True
-    return (
-        getattr(a, "dtype", None) == getattr(b, "dtype", None)
-        and getattr(a, "ndim", None) == getattr(b, "ndim", None)
-        and tuple(getattr(a, "broadcastable", ())) == tuple(getattr(b, "broadcastable", ()))
-        and type(a) is type(b)
-    )
+    """Same dtype, ndim, broadcastable pattern and Type class (the engine's check)."""
+    return same_type(new.type, old.type)
 
 
 def _replacement(old: Variable, new: Variable):
@@ -245,14 +239,7 @@ def _reduce_through(n: int, order: tuple, axes: tuple) -> tuple[tuple, tuple]:
     return tuple(axes2), order2
 
 
-def _scalar_of(v: Variable) -> Variable | None:
-    """The 0-d variable behind a scalar-like input (0-d, or a DimShuffle of a 0-d)."""
-    if v.type.ndim == 0:
-        return v
-    node = v.owner
-    if node is not None and type(node.op) is DimShuffle and node.inputs[0].type.ndim == 0:
-        return node.inputs[0]
-    return None
+_scalar_of = scalar_of  # the 0-d variable behind a scalar-like input (as the relations read it)
 
 
 def _scalars_of(vs: Sequence[Variable]) -> list[Variable] | None:

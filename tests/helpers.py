@@ -200,3 +200,11 @@ def holds(rel, lhs, rhs) -> bool:
 
     with graph_context([lhs]):
         return run(1, var(), rel(etuplize(lhs), etuplize(rhs))) != ()
+
+
+def structure(outputs) -> tuple[int, ...]:
+    """Interned structural keys of ``outputs``: equal tuples, equal graphs."""
+    from relations.form_search import StructuralKeys
+
+    keys = StructuralKeys()
+    return tuple(keys.key(o) for o in outputs)

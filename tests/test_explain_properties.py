@@ -7,8 +7,7 @@ from pytensor.graph.basic import equal_computations
 from pytensor.graph.fg import FunctionGraph
 
 import relations
-from helpers import snapshot
-from relations.form_search import StructuralKeys
+from helpers import snapshot, structure
 from strategies import Drawn, graphs
 from test_rewrite_reporting import Reasons, relational_rewriter
 
@@ -20,11 +19,6 @@ SETTINGS = settings(
 )
 
 
-def _structure(outputs) -> tuple[int, ...]:
-    keys = StructuralKeys()
-    return tuple(keys.key(o) for o in outputs)
-
-
 @SETTINGS
 @given(graphs(max_nodes=8))
 def test_explanations_and_proofs_check(drawn: Drawn):
@@ -32,7 +26,7 @@ def test_explanations_and_proofs_check(drawn: Drawn):
     e = relations.explain(drawn.outputs)
     assert snapshot(*drawn.outputs) == before, drawn.describe()
     normal = relations.normalize(drawn.outputs)
-    assert _structure(e.result) == _structure(normal), drawn.describe()
+    assert structure(e.result) == structure(normal), drawn.describe()
     assert e.check(), drawn.describe()
     p = relations.prove(drawn.outputs, normal)
     assert p is not None and p.check(), drawn.describe()

@@ -20,6 +20,7 @@ import relations
 from graph_bridge import ExplicitAlloc, ExplicitElemwise
 from graph_bridge.workarounds import protect
 from helpers import (
+    structure,
     MODE,
     assert_close,
     assert_no_kind_grows,
@@ -28,7 +29,6 @@ from helpers import (
     graph_ops,
     snapshot,
 )
-from relations.form_search import StructuralKeys
 from strategies import Drawn, graphs
 
 pytestmark = pytest.mark.slow
@@ -37,11 +37,6 @@ SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-def _structure(outputs) -> tuple[int, ...]:
-    keys = StructuralKeys()
-    return tuple(keys.key(o) for o in outputs)
 
 
 @SETTINGS
@@ -54,7 +49,7 @@ def test_normalize_keeps_types_values_and_input_and_is_idempotent(drawn: Drawn):
         assert_same_types(b, a)
     assert_same_values(drawn.outputs, normal, drawn.givens())
     again = relations.normalize(normal)
-    assert _structure(again) == _structure(normal), drawn.describe()
+    assert structure(again) == structure(normal), drawn.describe()
 
 
 @SETTINGS

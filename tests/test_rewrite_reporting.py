@@ -33,6 +33,23 @@ def relational_rewriter():
     return next(iter(optdb.__db__["relational"]))
 
 
+def run_pass(inputs, outputs, clone=True, rewriter=None):
+    """The relational pass on a FunctionGraph of ``outputs``: the graph and the reasons it saw."""
+    fg = FunctionGraph(inputs, outputs, clone=clone)
+    reasons = Reasons()
+    fg.attach_feature(reasons)
+    rewriter = rewriter or relational_rewriter()
+    rewriter.add_requirements(fg)
+    rewriter.apply(fg)
+    return fg, reasons.reasons
+
+
+def compile_steps(g):
+    """What the compile-time pass should do to ``g``: its rules' steps and normal form."""
+    steps = [s.rule for s in relations.explain(g, rules=relations.COMPILE_RULES).steps]
+    return steps, relations.normalize(g, rules=relations.COMPILE_RULES)
+
+
 class Reasons(Feature):
     """Records the reason of every input change the fgraph reports."""
 
@@ -101,15 +118,9 @@ def test_optimizer_verbose_ignore_silences_a_rule(capsys):
 def test_fgraph_features_see_each_rule_as_the_reason():
     x, m = pt.vector("x"), pt.matrix("m")
     g = pt.join(0, x, x).sum() + pt.exp(m).T.T.sum(axis=0)
-    steps = [s.rule for s in relations.explain(g).steps]
-    expected = relations.normalize(g)
-    fg = FunctionGraph([x, m], [g], clone=True)
-    reasons = Reasons()
-    fg.attach_feature(reasons)
-    rewriter = relational_rewriter()
-    rewriter.add_requirements(fg)
-    rewriter.apply(fg)
-    assert sorted(steps) == sorted(reasons.reasons)
+    steps, expected = compile_steps(g)
+    fg, reasons = run_pass([x, m], [g])
+    assert sorted(steps) == sorted(reasons)
     assert {"careduce_joino", "dimshuffle_composeo", "dimshuffle_identityo"} <= set(steps)
     assert equal_computations(fg.outputs, [expected], fg.inputs, [x, m])
 
@@ -121,26 +132,16 @@ def test_compile_pass_falls_back_to_one_replacement(monkeypatch):
     monkeypatch.setattr(rewriters, "replay_steps", broken)
     x = pt.vector("x")
     g = pt.sum(pt.expand_dims(pt.exp(x), 0))
-    fg = FunctionGraph([x], [g], clone=True)
-    reasons = Reasons()
-    fg.attach_feature(reasons)
-    rewriter = relational_rewriter()
-    rewriter.add_requirements(fg)
-    rewriter.apply(fg)
-    assert reasons.reasons == ["relational"]
+    fg, reasons = run_pass([x], [g])
+    assert reasons == ["relational"]
     assert equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [x])
 
 
 def test_graph_already_normal_is_left_alone():
     x = pt.vector("x")
     g = pt.sum(pt.exp(x))
-    fg = FunctionGraph([x], [g], clone=False)
-    reasons = Reasons()
-    fg.attach_feature(reasons)
-    rewriter = relational_rewriter()
-    rewriter.add_requirements(fg)
-    rewriter.apply(fg)
-    assert reasons.reasons == [] and fg.outputs[0] is g
+    fg, reasons = run_pass([x], [g], clone=False)
+    assert reasons == [] and fg.outputs[0] is g
 
 
 def test_each_rewrite_reaches_the_fgraph_with_duplicated_sub_graphs():
@@ -151,16 +152,10 @@ def test_each_rewrite_reaches_the_fgraph_with_duplicated_sub_graphs():
         for _ in range(3)
     ]
     g = parts[0] + parts[1] * parts[2]
-    steps = [s.rule for s in relations.explain(g).steps]
-    expected = relations.normalize(g)
-    fg = FunctionGraph([x, m], [g], clone=True)
-    reasons = Reasons()
-    fg.attach_feature(reasons)
-    rewriter = relational_rewriter()
-    rewriter.add_requirements(fg)
-    rewriter.apply(fg)
-    assert "relational" not in reasons.reasons
-    assert set(steps) == set(reasons.reasons)
+    steps, expected = compile_steps(g)
+    fg, reasons = run_pass([x, m], [g])
+    assert "relational" not in reasons
+    assert set(steps) == set(reasons)
     assert equal_computations(fg.outputs, [expected], fg.inputs, [x, m])
     f = pytensor.function(fg.inputs, fg.outputs[0], mode="FAST_COMPILE")
     f0 = pytensor.function([x, m], g, mode="FAST_COMPILE")
@@ -173,10 +168,6 @@ def test_reports_steps_off_gives_one_replacement(monkeypatch):
     monkeypatch.setattr(rewriter, "reports_steps", False)
     x = pt.vector("x")
     g = pt.sum(pt.expand_dims(pt.exp(x), 0))
-    fg = FunctionGraph([x], [g], clone=True)
-    reasons = Reasons()
-    fg.attach_feature(reasons)
-    rewriter.add_requirements(fg)
-    rewriter.apply(fg)
-    assert reasons.reasons == ["relational"]
+    fg, reasons = run_pass([x], [g], rewriter=rewriter)
+    assert reasons == ["relational"]
     assert equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [x])
