@@ -1,11 +1,18 @@
 """PyMC model graphs (logp and dlogp) for the benchmarks: ``python benchmarks/models.py``.
 
-Needs PyMC (``pip install -e '.[bench]'``, Python 3.12 line).  Prints, per
-model, the compiled run time of ``[model.logp(), model.dlogp()]`` in
-PyTensor's default mode with and without the ``relational`` tag, as
-interleaved runs (the two functions alternate call for call, so the
-machine's noise hits both alike), best and median of ``--repeats`` rounds,
-and the ratios tagged / untagged.  Below 1 the tag made the model faster.
+Needs PyMC (``pip install -e '.[bench]'``, Python 3.12 line).  Two tables of
+``[model.logp(), model.dlogp()]`` per model (``--table`` picks one):
+
+- ``normalize``: nodes, rewrites fired, the first ``relations.normalize`` of
+  the graph (what a user pays), then ``normalize`` and PyTensor's
+  ``canonicalize`` (``rewrite_graph(include=("canonicalize",))``), best of 5
+  each in this process, their ratios, the time per fired rewrite, and
+  "again" (``normalize`` of its own result) over canonicalize;
+- ``compiled``: the run time in PyTensor's default mode with and without
+  the ``relational`` tag, as interleaved runs (the two functions alternate,
+  so the machine's noise hits both alike), best and median of
+  ``--repeats`` rounds, and the ratios tagged / untagged.  Below 1 the tag
+  made the model faster.
 
 ``--quick`` runs three models with fewer repeats.
 """
@@ -54,6 +61,40 @@ def interleaved(fa, fb, args, repeats: int, min_time: float = 0.05) -> tuple[lis
     return ta, tb
 
 
+def best_seconds(fn, repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def normalize_table(names: list[str]) -> None:
+    from pytensor.graph.rewriting.utils import rewrite_graph
+    from pytensor.graph.traversal import apply_ancestors
+
+    print(f"pytensor {pytensor.__version__}, pymc {pm.__version__}; logp+dlogp graphs, best of 5")
+    print("| model | nodes | rewrites | first normalize (ms) | normalize (ms) | canonicalize (ms) "
+          "| first / canon. | ratio | us per rewrite | again / canon. |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in names:
+        inputs, outs = logp_dlogp(MODELS[name]())
+        nodes = sum(1 for _ in apply_ancestors(outs))
+        t_first = best_seconds(lambda: relations.normalize(outs), repeats=1)
+        fired = len(relations.explain(outs).steps)
+        t_norm = best_seconds(lambda: relations.normalize(outs))
+        t_canon = best_seconds(lambda: rewrite_graph(outs, include=("canonicalize",), clone=True))
+        normal = relations.normalize(outs)
+        t_again = best_seconds(lambda: relations.normalize(normal))
+        per = t_norm / fired * 1e6 if fired else float("nan")
+        print(
+            f"| {name} | {nodes} | {fired} | {t_first * 1e3:.1f} | {t_norm * 1e3:.1f} "
+            f"| {t_canon * 1e3:.1f} | {t_first / t_canon:.2f} | {t_norm / t_canon:.2f} | {per:.0f} "
+            f"| {t_again / t_canon:.3f} |"
+        )
+
+
 def compiled_table(names: list[str], repeats: int) -> None:
     print(f"pytensor {pytensor.__version__}, pymc {pm.__version__}; default mode; "
           f"logp+dlogp, interleaved, {repeats} rounds")
@@ -82,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--table", choices=("all", "normalize", "compiled"), default="all")
     parser.add_argument("models", nargs="*", help="model names (default: all)")
     args = parser.parse_args(argv)
     if pm is None:
@@ -95,7 +137,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.quick:
         names = names[:3] if not args.models else names
         repeats = min(repeats, 10)
-    compiled_table(names, repeats)
+    if args.table in ("all", "normalize"):
+        normalize_table(names)
+        print()
+    if args.table in ("all", "compiled"):
+        compiled_table(names, repeats)
 
 
 if __name__ == "__main__":
