@@ -1,4 +1,4 @@
-"""Normalized graphs with PyTensor's own tools; no effect on graphs the toolkit never touched (issue 18)."""
+"""Normalized graphs with PyTensor's own tools; no effect on graphs the toolkit never touched."""
 
 import configparser
 import pathlib

@@ -1,4 +1,4 @@
-"""PyMC models with the toolkit: normalized logp, compiling with the tag, logprob inference (issue 18)."""
+"""PyMC models with the toolkit: normalized logp, compiling with the tag, logprob inference."""
 
 import os
 import subprocess
