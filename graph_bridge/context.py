@@ -33,21 +33,25 @@ from typing import Any
 
 from etuples.core import ExpressionTuple
 from pytensor.graph.basic import Variable
+from pytensor.tensor.elemwise import CAReduce, Elemwise
 
-from graph_bridge.logic import NotReady
-from graph_bridge.logic import eq, lreify
+from graph_bridge.logic import NotReady, eq, lreify
+from graph_bridge.ops import ExplicitElemwise
 from graph_bridge.terms import is_ground, term_variable
 
 __all__ = [
     "GraphContext",
     "NoGraphContext",
-    "current_context",
     "graph_context",
     "elementwise_useso",
     "movable_viewo",
     "single_useo",
     "useso",
 ]
+
+
+#: Ops that read their inputs element by element or reduce them (``other_uses`` counts the rest).
+_ELEMENTWISE = (Elemwise, ExplicitElemwise, CAReduce)
 
 
 class NoGraphContext(RuntimeError):
@@ -83,9 +87,6 @@ class GraphContext:
     def other_uses(self, v: Variable) -> int:
         """Uses of ``v`` that are not by an Elemwise or a reduction (graph outputs count)."""
         return self._other.get(id(v), 0)
-
-    def __contains__(self, v: Variable) -> bool:
-        return id(v) in self._uses
 
     def refused(self, v: Variable) -> None:
         """Note that a use guard said no for ``v`` with its counts as they are now."""
@@ -173,19 +174,10 @@ class GraphContext:
 
 def _elementwise(node: Any) -> bool:
     """Whether ``node`` reads its inputs element by element or reduces them."""
-    from pytensor.tensor.elemwise import CAReduce, Elemwise
-
-    from graph_bridge.ops import ExplicitElemwise
-
-    return isinstance(node.op, (Elemwise, ExplicitElemwise, CAReduce))
+    return isinstance(node.op, _ELEMENTWISE)
 
 
 _CURRENT: ContextVar[GraphContext | None] = ContextVar("relations_graph_context", default=None)
-
-
-def current_context() -> GraphContext | None:
-    """The graph context the running rewriter set, if any."""
-    return _CURRENT.get()
 
 
 @contextmanager
@@ -216,27 +208,7 @@ def useso(term: Any, n: Any, fact: str = "useso"):
     existing variable is counted in the current :class:`GraphContext`;
     without one, :class:`NoGraphContext` says how to give one.
     """
-
-    def uses_goal(S):
-        t = lreify(term, S)
-        if not is_ground(t):
-            raise NotReady(f"{fact} on a non-ground term")
-        if _built_by_relation(t):
-            yield from eq(n, 1)(S)
-            return
-        v = term_variable(t)
-        if v is None:
-            return
-        ctx = _required_context(fact)
-        found = ctx.uses(v)
-        answered = False
-        for state in eq(n, found)(S):
-            answered = True
-            yield state
-        if not answered:
-            ctx.refused(v)
-
-    return uses_goal
+    return _use_fact(term, fact, lambda ctx, v: eq(n, 1 if ctx is None else ctx.uses(v)))
 
 
 def _required_context(fact: str) -> GraphContext:
@@ -251,12 +223,13 @@ def _required_context(fact: str) -> GraphContext:
     return ctx
 
 
-def _use_fact(term: Any, fact: str, holds: Callable[[GraphContext, Variable], bool]):
-    """The goal that ``holds(context, variable)`` for ``term`` (see :func:`useso`).
+def _use_fact(term: Any, fact: str, goal_for: Callable[[GraphContext | None, Variable | None], Any]):
+    """The goal ``goal_for(context, variable)`` on the variable ``term`` stands for.
 
-    Waits while ``term`` is not ground; holds for a term the relation built
-    (a new variable, used once by the term that holds it); notes a refusal
-    in the context (``GraphContext.loosened``).
+    Waits while ``term`` is not ground.  A term the relation built is a new
+    variable, used once by the term that holds it: ``goal_for(None, None)``.
+    A goal with no answer notes the refusal in the context
+    (``GraphContext.loosened``).
     """
 
     def use_fact_goal(S):
@@ -264,23 +237,35 @@ def _use_fact(term: Any, fact: str, holds: Callable[[GraphContext, Variable], bo
         if not is_ground(t):
             raise NotReady(f"{fact} on a non-ground term")
         if _built_by_relation(t):
-            yield S
+            yield from goal_for(None, None)(S)
             return
         v = term_variable(t)
         if v is None:
             return
         ctx = _required_context(fact)
-        if holds(ctx, v):
-            yield S
-        else:
+        answered = False
+        for state in goal_for(ctx, v)(S):
+            answered = True
+            yield state
+        if not answered:
             ctx.refused(v)
 
     return use_fact_goal
 
 
+def _holds(test: Callable[[GraphContext, Variable], bool]) -> Callable[[GraphContext | None, Variable | None], Any]:
+    """``goal_for`` of a yes/no fact: a new variable (one use) passes it."""
+
+    def goal_for(ctx: GraphContext | None, v: Variable | None) -> Any:
+        ok = ctx is None or test(ctx, v)
+        return lambda S: iter((S,) if ok else ())
+
+    return goal_for
+
+
 def elementwise_useso(term: Any):
     """Every use of ``term`` is by an Elemwise or a reduction (none is a graph output)."""
-    return _use_fact(term, "elementwise_useso", lambda ctx, v: ctx.other_uses(v) == 0)
+    return _use_fact(term, "elementwise_useso", _holds(lambda ctx, v: ctx.other_uses(v) == 0))
 
 
 def movable_viewo(term: Any):
@@ -292,7 +277,7 @@ def movable_viewo(term: Any):
     unused and is gone rather than kept beside a copy.
     """
     return _use_fact(
-        term, "movable_viewo", lambda ctx, v: ctx.uses(v) == 1 or ctx.other_uses(v) == 0
+        term, "movable_viewo", _holds(lambda ctx, v: ctx.uses(v) == 1 or ctx.other_uses(v) == 0)
     )
 
 
@@ -303,4 +288,4 @@ def single_useo(term: Any):
     ``term``: with a second use, the old node would stay for it and the
     rewrite would add a copy.
     """
-    return _use_fact(term, "single_useo", lambda ctx, v: ctx.uses(v) == 1)
+    return _use_fact(term, "single_useo", _holds(lambda ctx, v: ctx.uses(v) == 1))

@@ -256,8 +256,8 @@ def _shuffled(v: Variable) -> tuple[int, tuple, Variable] | None:
 
 
 def _expanded_scalar(s: Any, n: int) -> Any:
-    """The 0-d ``s`` with ``n`` added dims (``s`` itself for ``n == 0``)."""
-    return s if n == 0 else term(term(DS, 0, ("x",) * n), s)
+    """The 0-d ``s`` with ``n`` (>= 1) added dims."""
+    return term(term(DS, 0, ("x",) * n), s)
 
 
 def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
@@ -285,7 +285,7 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
             k, o = next(iter(full)) if full else (0, found[0][1])
             if k == 0 and len({len(f[1]) for f in found}) != 1:
                 return
-            parts = tuple(x if fk == k and fk > 0 or k == 0 else _expanded_scalar(x, k) for fk, _, x in found)
+            parts = tuple(x if k == 0 or fk == k else _expanded_scalar(x, k) for fk, _, x in found)
             yield from eq((n, order, inner), (k, o, parts))(S)
             return
         k, o, parts = lreify((n, order, inner), S)
