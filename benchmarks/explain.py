@@ -21,8 +21,6 @@ Side by side in one process (medians of repeated runs), on the pattern family
 
 from __future__ import annotations
 
-import gc
-import statistics
 import sys
 import time
 import warnings
@@ -39,17 +37,7 @@ import relations.engine as search  # noqa: E402
 from graph_bridge.rewriters import RelationalRewriter  # noqa: E402
 from graphs import count_nodes, pattern_family  # noqa: E402
 from relations import _DEFAULT_INDEX  # noqa: E402
-
-
-def median_seconds(fn, repeats: int, setup=None) -> float:
-    times = []
-    for _ in range(repeats):
-        arg = setup() if setup is not None else None
-        gc.collect()
-        t0 = time.perf_counter()
-        fn(arg) if setup is not None else fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from timing import median_seconds  # noqa: E402
 
 
 def without_trace_copy(outs):

@@ -38,6 +38,7 @@ from pytensor.compile.mode import get_default_mode  # noqa: E402
 import relations  # noqa: E402,F401  (registers the relational tag)
 
 from pymc_models import MODELS, logp_dlogp, point_values, pm  # noqa: E402  (tests/pymc_models.py)
+from timing import best_seconds  # noqa: E402
 
 
 def interleaved(fa, fb, args, repeats: int, min_time: float = 0.05) -> tuple[list[float], list[float]]:
@@ -59,15 +60,6 @@ def interleaved(fa, fb, args, repeats: int, min_time: float = 0.05) -> tuple[lis
                 f(*args)
             out.append((time.perf_counter() - t0) / n)
     return ta, tb
-
-
-def best_seconds(fn, repeats: int = 5) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def normalize_table(names: list[str]) -> None:
@@ -98,8 +90,8 @@ def normalize_table(names: list[str]) -> None:
 def compiled_table(names: list[str], repeats: int) -> None:
     print(f"pytensor {pytensor.__version__}, pymc {pm.__version__}; default mode; "
           f"logp+dlogp, interleaved, {repeats} rounds")
-    print(f"| model | nodes plain | nodes tagged | plain best (us) | tagged best (us) "
-          f"| ratio best | ratio median |")
+    print("| model | nodes plain | nodes tagged | plain best (us) | tagged best (us) "
+          "| ratio best | ratio median |")
     print("|---|---|---|---|---|---|---|")
     base = get_default_mode()
     for name in names:

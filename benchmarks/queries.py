@@ -12,9 +12,7 @@ time to the first form flat in the graph size beyond the linear walk.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -22,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import relations  # noqa: E402
 from graphs import count_nodes, pattern_family  # noqa: E402
 from relations.search import StructuralKeys  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 
 def small_pattern_graph():
@@ -45,15 +44,6 @@ def small_pattern_graph():
     for p in parts[1:]:
         out = out + p
     return out
-
-
-def median_seconds(fn, repeats: int = 5) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def first_forms(graph, k: int) -> None:

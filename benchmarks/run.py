@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import gc
 import math
-import statistics
 import sys
-import time
 import tracemalloc
 import warnings
 from pathlib import Path
@@ -44,16 +42,7 @@ from graphs import count_nodes, op_counts, pattern_family  # noqa: E402
 from lkjcorr import lkj_logp_term  # noqa: E402
 from native_rules import native_normalize  # noqa: E402
 from sum_of_join import median_call_seconds  # noqa: E402
-
-
-def median_seconds(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from timing import median_seconds  # noqa: E402
 
 
 def canonicalize(outputs):

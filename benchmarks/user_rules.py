@@ -16,9 +16,7 @@ Prints one table: median seconds of 5 runs and ratios.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 
 import pytensor.tensor as pt
 from pytensor.graph.basic import equal_computations
@@ -33,6 +31,7 @@ from graph_bridge import etuplize, ndimo, term
 from graph_bridge.logic import eq
 from relations import patterns as p
 from relations.goals import lall_ready
+from timing import median_seconds  # benchmarks/timing.py (the script's own folder)
 
 a = p.var("a")
 PATTERN_RULES = (
@@ -95,15 +94,6 @@ def native(y):
     return fg
 
 
-def median_time(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main(sizes=(10, 100, 1000)) -> None:
     print(f"{'blocks':>7} {'nodes':>6} {'pattern s':>10} {'etuple s':>9} {'PyTensor s':>10} "
           f"{'pattern/etuple':>15} {'pattern/PyTensor':>17}")
@@ -120,9 +110,9 @@ def main(sizes=(10, 100, 1000)) -> None:
         assert equal_computations(
             [a_], [expected], list(explicit_graph_inputs([y])), list(explicit_graph_inputs([expected]))
         ), "the rules did not apply"
-        tp = median_time(lambda: relations.normalize(y, rules=PATTERN_RULES))
-        te = median_time(lambda: relations.normalize(y, rules=ETUPLE_RULES))
-        tn = median_time(lambda: native(y))
+        tp = median_seconds(lambda: relations.normalize(y, rules=PATTERN_RULES))
+        te = median_seconds(lambda: relations.normalize(y, rules=ETUPLE_RULES))
+        tn = median_seconds(lambda: native(y))
         print(f"{n:>7} {5 * n:>6} {tp:>10.4f} {te:>9.4f} {tn:>10.4f} {tp / te:>15.2f} {tp / tn:>17.2f}")
 
 

@@ -1,0 +1,29 @@
+"""Wall-clock timing shared by the benchmark scripts (not by the tests)."""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def call_seconds(fn: Callable, repeats: int, setup: Callable[[], Any] | None = None) -> list[float]:
+    """Seconds of ``repeats`` calls of ``fn()`` (or ``fn(setup())``, the setup untimed), each after a gc."""
+    times = []
+    for _ in range(repeats):
+        arg = setup() if setup is not None else None
+        gc.collect()
+        t0 = time.perf_counter()
+        fn(arg) if setup is not None else fn()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def median_seconds(fn: Callable, repeats: int = 5, setup: Callable[[], Any] | None = None) -> float:
+    return statistics.median(call_seconds(fn, repeats, setup))
+
+
+def best_seconds(fn: Callable, repeats: int = 5) -> float:
+    return min(call_seconds(fn, repeats))
