@@ -59,6 +59,33 @@ def _pairs(lower) -> Callable[[Variable], int]:
     return measure
 
 
+def _paths_below(lower) -> Callable[[Variable], int]:
+    """Pairs (node ``lower`` accepts, Elemwise above it), counted once per path through such nodes.
+
+    A node is above an Elemwise when it is an input of it, or an input of
+    such a node, and so on (only through nodes ``lower`` accepts).  Lifting
+    ``f`` past one such node removes that node's path and hands each path
+    below it to exactly one of the copies of ``f`` (the other inputs of
+    ``f`` are 0-d and reach none); counting paths rather than distinct
+    nodes keeps a node both copies reach counted as it was before.
+    """
+
+    def measure(v: Variable) -> int:
+        memo: dict[int, int] = {}
+
+        def paths(w: Variable) -> int:
+            node = w.owner
+            if node is None or not lower(node):
+                return 0
+            if id(w) not in memo:
+                memo[id(w)] = 1 + sum(paths(i) for i in node.inputs)
+            return memo[id(w)]
+
+        return sum(paths(i) for n in _nodes(v) if type(n.op) is Elemwise for i in n.inputs)
+
+    return measure
+
+
 def _is_inc(n) -> bool:
     return type(n.op) in SET_CLASSES and not n.op.set_instead_of_inc
 
@@ -76,8 +103,8 @@ MEASURES: dict[str, tuple[Callable[[Variable], int], list[Callable[[Variable], i
         [dimshuffles],
     ),
     "CAReduce nodes (-1); DimShuffles do not grow": (_count(lambda n: isinstance(n.op, CAReduce)), [dimshuffles]),
-    "pairs (set node, Elemwise above it) (-1)": (_pairs(lambda n: type(n.op) in SET_CLASSES), []),
-    "pairs (Alloc, Elemwise above it) (-1)": (_pairs(lambda n: type(n.op) in (Alloc, ExplicitAlloc)), []),
+    "pairs (set node, Elemwise above it) (-1)": (_paths_below(lambda n: type(n.op) in SET_CLASSES), []),
+    "pairs (Alloc, Elemwise above it) (-1)": (_paths_below(lambda n: type(n.op) in (Alloc, ExplicitAlloc)), []),
     "inc nodes (-1)": (_count(_is_inc), []),
     "number of stock Alloc nodes (-1)": (_count(lambda n: type(n.op) is Alloc), []),
     "number of stock Elemwise nodes of ndim >= 1 with two or more inputs (-1)": (
