@@ -16,17 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graph_bridge.logic import NotReady, eq, lreify
-from graph_bridge.terms import is_ground, term_variable
+from graph_bridge.logic import NotReady
+from graph_bridge.modes import Mode, ModedGoal
+from graph_bridge.terms import term_variable
 
 __all__ = ["NotReady", "broadcastableo", "dtypeo", "ndimo", "same_type", "same_typeo", "typeo"]
 
 
-def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]):
-    def type_fact_goal(S):
-        t = lreify(term, S)
-        if not is_ground(t):
-            raise NotReady("type fact on a non-ground term")
+def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]) -> ModedGoal:
+    def read_fact(t):
         var = term_variable(t)
         if var is None:
             return
@@ -34,9 +32,11 @@ def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]):
             fact = read(var.type)
         except AttributeError:  # not a tensor
             return
-        yield from eq(value, fact)(S)
+        yield (fact,)
 
-    return type_fact_goal
+    return ModedGoal(
+        "type fact", (term, value), (Mode((0,), (1,), read_fact),), waiting="type fact on a non-ground term"
+    )
 
 
 def same_type(a: Any, b: Any) -> bool:
@@ -51,24 +51,19 @@ def same_type(a: Any, b: Any) -> bool:
     )
 
 
-def same_typeo(a: Any, b: Any):
+def same_typeo(a: Any, b: Any) -> ModedGoal:
     """``a`` and ``b`` reify to variables of the same dtype, ndim and broadcastable.
 
     A relation ends with it when its right side's type is not evident from
     its construction (a rewrite must never change an output type).
     """
 
-    def same_type_goal(S):
-        ta, tb = lreify(a, S), lreify(b, S)
-        if not (is_ground(ta) and is_ground(tb)):
-            raise NotReady("same_typeo on a non-ground term")
+    def check(ta, tb):
         va, vb = term_variable(ta), term_variable(tb)
-        if va is None or vb is None:
-            return
-        if same_type(va.type, vb.type):
-            yield S
+        if va is not None and vb is not None and same_type(va.type, vb.type):
+            yield ()
 
-    return same_type_goal
+    return ModedGoal("same_typeo", (a, b), (Mode((0, 1), (), check),), waiting="same_typeo on a non-ground term")
 
 
 def typeo(term: Any, typ: Any):

@@ -28,7 +28,7 @@ from graph_bridge.terms import Term, node_term, op_term
 from graph_bridge.terms import is_logic_var as is_var
 from graph_bridge.vocabulary import in_vocabulary
 
-__all__ = ["NotReady", "eq", "is_var", "lall_ready", "lreify", "unify", "walk"]
+__all__ = ["Conj", "Eq", "NotReady", "eq", "is_var", "lall_ready", "lreify", "unify", "walk"]
 
 _MISSING = object()
 _NULL = ExpressionTuple.null
@@ -137,22 +137,45 @@ def _term_view(x: Any) -> Any:
     return None
 
 
-def eq(u: Any, v: Any) -> Callable[[Mapping], Iterator[Mapping]]:
-    """``kanren.eq``: the goal that ``u`` and ``v`` unify."""
+class Eq:
+    """``kanren.eq``: the goal that ``u`` and ``v`` unify (an object, so a compiler can read it)."""
 
-    def eq_goal(S: Mapping) -> Iterator[Mapping]:
-        s = unify(u, v, S)
+    __slots__ = ("u", "v")
+
+    def __init__(self, u: Any, v: Any) -> None:
+        self.u, self.v = u, v
+
+    def __call__(self, S: Mapping) -> Iterator[Mapping]:
+        s = unify(self.u, self.v, S)
         if s is not False:
             yield s
 
-    return eq_goal
+    def __repr__(self) -> str:
+        return f"eq({self.u!r}, {self.v!r})"
+
+
+def eq(u: Any, v: Any) -> Eq:
+    """``kanren.eq``: the goal that ``u`` and ``v`` unify."""
+    return Eq(u, v)
 
 
 class NotReady(Exception):
     """Raised by a goal whose inputs are not ground yet (see :func:`lall_ready`)."""
 
 
-def lall_ready(*goals):
+class Conj:
+    """The goal :func:`lall_ready` returns: its goals, in order (a compiler can read them)."""
+
+    __slots__ = ("goals",)
+
+    def __init__(self, goals: tuple) -> None:
+        self.goals = goals
+
+    def __call__(self, S: Mapping) -> Iterator[Mapping]:
+        return _solve(list(self.goals), S)
+
+
+def lall_ready(*goals) -> Conj:
     """Conjunction that runs each goal when its inputs are ready.
 
     Goals are tried in the order given; a goal that raises
@@ -164,11 +187,7 @@ def lall_ready(*goals):
     side known), backward (right side known) and as a check.  Answers come
     depth first, in a deterministic order.
     """
-
-    def lall_ready_goal(S):
-        return _solve(list(goals), S)
-
-    return lall_ready_goal
+    return Conj(goals)
 
 
 def _solve(pending, S):

@@ -16,7 +16,7 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import DimShuffle
 
-from graph_bridge.logic import NotReady, eq, lreify
+from graph_bridge.modes import Mode, ModedGoal
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, ExplicitAlloc, derive_entry
 from graph_bridge.terms import is_ground, term_variable
 
@@ -60,32 +60,21 @@ def read_or_build(
         # axis = 0, pieces = (a, b): out = term(Join, 0, a, b)
     """
 
-    def read_or_build_goal(S):
-        if build_first:
-            p = lreify(parts, S)
-            if ready(p):
-                yield from _built(S, p)
-                return
-        o = lreify(out, S)
-        if is_ground(o):
-            v = term_variable(o)
-            if v is not None:
-                for found in read(v):
-                    yield from eq(parts, found)(S)
-            return
-        if not build_first:
-            p = lreify(parts, S)
-            if ready(p):
-                yield from _built(S, p)
-                return
-        raise NotReady(needs)
+    def read_mode(o):
+        v = term_variable(o)
+        if v is not None:
+            for found in read(v):
+                yield (found,)
 
-    def _built(S, p):
+    def build_mode(p):
         built = build(p)
         if built is not None:
-            yield from eq(out, built)(S)
+            yield (built,)
 
-    return read_or_build_goal
+    reading = Mode((0,), (1,), read_mode, is_ground)
+    building = Mode((1,), (0,), build_mode, ready)
+    modes = (building, reading) if build_first else (reading, building)
+    return ModedGoal(needs.split(' ')[0], (out, parts), modes, waiting=needs)
 
 
 def join_parts(v: Variable) -> tuple[int, tuple] | None:

@@ -24,6 +24,7 @@ from unification import var
 
 from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
 from graph_bridge.logic import eq, lreify
+from graph_bridge.modes import Mode, moded
 from graph_bridge.nodes import absorb_expansion, read_or_build
 from graph_bridge.ops import (
     BROADCAST,
@@ -165,36 +166,42 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
     checks that keep the explicit behaviour when static shapes were refined.
     """
 
-    def stock_inputs_goal(S):
-        st = lreify(stock, S)
-        if isinstance(st, tuple) and is_ground(st):
-            vs = [term_variable(t) for t in st]
-            if any(v is None for v in vs):
-                return
-            absorbed = [absorb_expansion(v) for v in vs]
-            yield from eq((inputs, pattern), (tuple(a for a, _ in absorbed), tuple(e for _, e in absorbed)))(S)
+    def absorb(st):
+        vs = [term_variable(t) for t in st]
+        if any(v is None for v in vs):
             return
-        ins, pat = lreify((inputs, pattern), S)
-        if isinstance(ins, tuple) and isinstance(pat, tuple) and is_ground(ins) and is_ground(pat):
-            vs = [term_variable(t) for t in ins]
-            if any(v is None for v in vs) or len(vs) != len(pat):
-                return
-            out_shape = output_static_shape(pat, [v.type.shape for v in vs])
-            d_ref = {}
-            for entry, v in zip(pat, vs):
-                for d, c in enumerate(entry):
-                    axis = d - entry[:d].count(MISSING)
-                    if c == KEPT and d not in d_ref and v.type.shape[axis] is None:
-                        d_ref[d] = term(Shape_i(axis), v)
-            built = tuple(
+        absorbed = [absorb_expansion(v) for v in vs]
+        yield tuple(a for a, _ in absorbed), tuple(e for _, e in absorbed)
+
+    def expand(ins, pat):
+        vs = [term_variable(t) for t in ins]
+        if any(v is None for v in vs) or len(vs) != len(pat):
+            return
+        out_shape = output_static_shape(pat, [v.type.shape for v in vs])
+        d_ref = {}
+        for entry, v in zip(pat, vs):
+            for d, c in enumerate(entry):
+                axis = d - entry[:d].count(MISSING)
+                if c == KEPT and d not in d_ref and v.type.shape[axis] is None:
+                    d_ref[d] = term(Shape_i(axis), v)
+        yield (
+            tuple(
                 _expand_term(v, e, d_ref, out_shape, who=f"input {i} of an explicit Elemwise")
                 for i, (v, e) in enumerate(zip(vs, pat))
-            )
-            yield from eq(stock, built)(S)
-            return
-        raise NotReady("stock_inputso needs stock, or inputs and pattern")
+            ),
+        )
 
-    return stock_inputs_goal
+    return moded(
+        "stock_inputso",
+        (stock, inputs, pattern),
+        Mode((0,), (1, 2), absorb, _ground_tuples),
+        Mode((1, 2), (0,), expand, _ground_tuples),
+        waiting="stock_inputso needs stock, or inputs and pattern",
+    )
+
+
+def _ground_tuples(*values: Any) -> bool:
+    return all(isinstance(v, tuple) for v in values) and is_ground(values)
 
 
 def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
@@ -206,29 +213,34 @@ def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
     non-leading ``'x'`` dims, with the run-time checks of refined shapes.
     """
 
-    def alloc_value_goal(S):
-        sv, sh = lreify((stock_value, shape), S)
-        if is_ground(sv) and isinstance(sh, tuple):
-            v = term_variable(sv)
-            if v is None:
-                return
-            inner, own = absorb_expansion(v)
-            full = MISSING * (len(sh) - len(own)) + own
-            yield from eq((value, entry), (inner, full))(S)
+    def absorb(sv, sh):
+        v = term_variable(sv)
+        if v is None:
             return
-        val, ent = lreify((value, entry), S)
-        if is_ground(val) and isinstance(ent, str) and isinstance(sh, tuple) and is_ground(sh):
-            v = term_variable(val)
-            if v is None or len(ent) != len(sh):
-                return
-            stock_shape = ExplicitAlloc(ent).stock_value_shape(v.type.shape)
-            out_shape = tuple(None if s != 1 else 1 for s in stock_shape)
-            lengths = dict(enumerate(sh))
-            yield from eq(stock_value, _expand_term(v, ent, lengths, out_shape, leading_ok=True, who="the value of an explicit Alloc"))(S)
-            return
-        raise NotReady("alloc_valueo needs stock_value and shape, or value, entry and shape")
+        inner, own = absorb_expansion(v)
+        yield inner, MISSING * (len(sh) - len(own)) + own
 
-    return alloc_value_goal
+    def expand(val, ent, sh):
+        v = term_variable(val)
+        if v is None or len(ent) != len(sh):
+            return
+        stock_shape = ExplicitAlloc(ent).stock_value_shape(v.type.shape)
+        out_shape = tuple(None if s != 1 else 1 for s in stock_shape)
+        lengths = dict(enumerate(sh))
+        yield (_expand_term(v, ent, lengths, out_shape, leading_ok=True, who="the value of an explicit Alloc"),)
+
+    return moded(
+        "alloc_valueo",
+        (stock_value, value, entry, shape),
+        Mode((0, 3), (1, 2), absorb, lambda sv, sh: is_ground(sv) and isinstance(sh, tuple)),
+        Mode(
+            (1, 2, 3),
+            (0,),
+            expand,
+            lambda val, ent, sh: is_ground(val) and isinstance(ent, str) and isinstance(sh, tuple) and is_ground(sh),
+        ),
+        waiting="alloc_valueo needs stock_value and shape, or value, entry and shape",
+    )
 
 
 def stock_alloco(out: Any, value: Any, shape: Any):

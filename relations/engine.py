@@ -27,6 +27,7 @@ from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from graph_bridge.logic import lreify
 from graph_bridge.traverse import count_nodes
+from relations.forward import forward_matcher
 from relations.rules import Relation, RuleIndex
 
 #: ``logging.getLogger("relations")``: each rewrite, and one summary per normalize, at DEBUG.
@@ -63,10 +64,14 @@ def replacements(rel: Relation, v: Variable, t: Any, backward: bool = False) -> 
     """Variables ``rel`` relates ``v`` (viewed as term ``t``) to that may replace it.
 
     Each answer is reified; answers that do not reify, are ``v`` itself, or
-    change the type (dtype, ndim, broadcastable) are skipped.
+    change the type (dtype, ndim, broadcastable) are skipped.  Forward, the
+    relation's compiled plan runs when it has one (:mod:`relations.forward`).
     """
-    q = var()
-    found = answers(rel, q, t, backward=True) if backward else answers(rel, t, q)
+    if backward:
+        found = answers(rel, var(), t, backward=True)
+    else:
+        matcher = forward_matcher(rel)
+        found = matcher.answers(t) if matcher is not None else answers(rel, t, var())
     for out in found:
         try:
             new = reify(out)

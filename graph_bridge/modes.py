@@ -1,0 +1,119 @@
+"""Goals defined by their modes: one definition runs in every direction, and compiles.
+
+Most goals of the relations compute some arguments from others: a node
+reader computes a node's parts from the node (forward) and a builder the
+node from its parts (backward); a type fact reads a type; a guard only
+checks.  :class:`ModedGoal` states exactly that, as a list of modes: which
+arguments a mode needs ground, which it gives, and the function from the
+one to the other.  As a goal (``goal(S)``) it runs the first mode whose
+arguments are ready and unifies what it gives, or waits
+(:class:`~graph_bridge.logic.NotReady`) when none is; a mode that gives
+arguments already known checks them, so the same goal is also a check.
+
+Because the modes are data, ``relations.forward`` can compile a relation
+for one mode of its own (left side known): it orders the goals once and
+picks each goal's mode once, where ``lall_ready`` finds both again at
+every node.
+
+Before / after (``stock_inputso`` written with modes)::
+
+    def goal(S):                                 moded("stock_inputso", (stock, inputs, pattern),
+        if stock is known: compute inputs...         Mode((0,), (1, 2), absorb),
+        elif inputs and pattern known: ...           Mode((1, 2), (0,), expand))
+        else: raise NotReady
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from graph_bridge.logic import NotReady, lreify, unify
+from graph_bridge.terms import is_ground
+
+__all__ = ["Mode", "ModedGoal", "moded"]
+
+
+def _all_ground(*values: Any) -> bool:
+    return all(is_ground(v) for v in values)
+
+
+class Mode:
+    """One way to run a goal: from the ``needs`` arguments, ``run`` yields the ``gives`` ones.
+
+    ``needs`` and ``gives`` are argument positions.  ``run(*needed)`` gets
+    the needed arguments' values (reified, ground) and yields one tuple of
+    values per answer, in ``gives`` order (an empty tuple for a check).
+    ``ready(*needed)``, by default "all ground", says whether the mode can
+    run; it may ask more (that a value is a tuple, an int).
+    """
+
+    __slots__ = ("gives", "needs", "ready", "run")
+
+    def __init__(
+        self,
+        needs: Sequence[int],
+        gives: Sequence[int],
+        run: Callable[..., Iterable[tuple]],
+        ready: Callable[..., bool] = _all_ground,
+    ) -> None:
+        self.needs = tuple(needs)
+        self.gives = tuple(gives)
+        self.run = run
+        self.ready = ready
+
+    def __repr__(self) -> str:
+        return f"Mode(needs={self.needs}, gives={self.gives}, run={getattr(self.run, '__name__', self.run)})"
+
+
+class ModedGoal:
+    """A goal over ``args`` that runs its first ready :class:`Mode` (see the module docstring)."""
+
+    __slots__ = ("args", "modes", "name", "waiting")
+
+    def __init__(self, name: str, args: tuple, modes: Sequence[Mode], waiting: str | None = None) -> None:
+        self.name = name
+        self.args = args
+        self.modes = tuple(modes)
+        #: the NotReady message when no mode is ready
+        self.waiting = waiting or f"{name} needs " + " or ".join(
+            "(" + ", ".join(f"argument {i}" for i in m.needs) + ")" for m in self.modes
+        )
+
+    def __call__(self, S: Mapping) -> Iterator[Mapping]:
+        args = self.args
+        values = [lreify(a, S) for a in args]
+        for mode in self.modes:
+            needed = [values[i] for i in mode.needs]
+            if mode.ready(*needed):
+                yield from run_mode(mode, args, needed, S)
+                return
+        raise NotReady(self.waiting)
+
+    def __repr__(self) -> str:
+        return f"{self.name}{self.args!r}"
+
+
+def run_mode(mode: Mode, args: tuple, needed: Sequence[Any], S: Mapping) -> Iterator[Mapping]:
+    """The states of running ``mode`` of a goal over ``args`` on ``needed`` values in ``S``."""
+    gives = mode.gives
+    if len(gives) == 1:
+        target = args[gives[0]]
+        for (out,) in mode.run(*needed):
+            s = unify(target, out, S)
+            if s is not False:
+                yield s
+        return
+    targets = tuple(args[i] for i in gives)
+    for out in mode.run(*needed):
+        s = unify(targets, out, S) if gives else S
+        if s is not False:
+            yield s
+
+
+def moded(name: str, args: tuple, *modes: Mode, waiting: str | None = None) -> ModedGoal:
+    """The goal named ``name`` over ``args`` with ``modes``, tried in order.
+
+    ``waiting`` is the :class:`NotReady` message when no mode is ready.
+    """
+    return ModedGoal(name, args, modes, waiting)

@@ -1,0 +1,240 @@
+"""Relations compiled for the mode ``normalize`` runs them in: left side known.
+
+``lall_ready`` decides at every node again which goal can run next (a goal
+that is not ready raises :class:`~graph_bridge.NotReady` and waits) and each
+:class:`~graph_bridge.modes.ModedGoal` looks for its ready mode again.  When
+the left side is known those choices are the same at every node, so
+:func:`compile_forward` makes them once, from the relation itself:
+
+1. the relation is called once on two fresh logic variables ``L`` and
+   ``R``; its goal is read (an ``lall_ready`` of ``eq`` and moded goals);
+2. the conjunction is run symbolically with only ``L`` known, choosing the
+   goal ``lall_ready`` would choose (the first ready one, in order) and the
+   mode each moded goal would pick; what a step gives becomes known;
+3. the result is a plan: ``eq`` steps (match a known term, check two, or
+   bind an unknown variable to a pattern) and mode steps (run one mode).
+
+:class:`ForwardMatcher` runs the plan on a node's term, depth first, and
+yields the same answers as the relation run forward with ``lall_ready``, in
+the same order (``tests/test_forward.py`` compares both on random graphs
+and on PyMC models).  The rule stays defined once: backward runs and checks
+use the relation itself, and a relation the compiler cannot read (a goal
+that is not ``eq``, a moded goal or a conjunction of them) runs as it is.
+If a mode that was expected to be ready is not at run time (a value of an
+unexpected kind), the matcher gives the node back to the relation.
+
+Before / after (``elemwise_explicito``, per node)::
+
+    relation(t, q): build 4 goals, try each until one is ready, retry the
+    waiting ones after each answer, look up each goal's mode
+    matcher(t): read the stock node, absorb the inputs, build the explicit
+    node, check its type (4 steps, no retries)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from etuples.core import ExpressionTuple
+from unification import var
+
+from graph_bridge.logic import Conj, Eq, is_var, lreify, unify
+from graph_bridge.modes import Mode, ModedGoal, run_mode
+from graph_bridge.terms import is_ground
+from relations.rules import Relation
+
+__all__ = ["ForwardMatcher", "Uncompilable", "compile_forward", "forward_matcher"]
+
+_NULL = ExpressionTuple.null
+
+#: a plan step: a state in, the list of states out (eager: forward steps give few)
+Step = Callable[[Mapping], list]
+
+
+class Uncompilable(Exception):
+    """The relation's forward mode cannot be planned once (it runs as it is)."""
+
+
+class _Deopt(Exception):
+    """A mode planned as ready was not ready at run time."""
+
+
+def _logic_vars(x: Any, out: set) -> set:
+    """The logic variables in term ``x`` (evaluated sub-terms hold none)."""
+    stack = [x]
+    while stack:
+        t = stack.pop()
+        if is_var(t):
+            out.add(t)
+        elif type(t) is tuple or type(t) is list:
+            stack.extend(t)
+        elif isinstance(t, ExpressionTuple) and t._evaled_obj is _NULL:
+            stack.extend(t._tuple)
+    return out
+
+
+class _Planner:
+    """The symbolic run: which variables are known (ground) after each step."""
+
+    def __init__(self, known: set) -> None:
+        self.known = known
+        #: variables bound to a pattern, and the pattern's variables
+        self.deferred: dict[Any, set] = {}
+
+    def is_known(self, x: Any) -> bool:
+        return _logic_vars(x, set()) <= self.known
+
+    def learn(self, x: Any) -> None:
+        """Every variable of ``x`` becomes known (and those of the patterns they are bound to)."""
+        todo = list(_logic_vars(x, set()))
+        while todo:
+            v = todo.pop()
+            if v in self.known:
+                continue
+            self.known.add(v)
+            todo.extend(self.deferred.pop(v, ()))
+        self._settle()
+
+    def _settle(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for v, deps in list(self.deferred.items()):
+                if deps <= self.known:
+                    del self.deferred[v]
+                    self.known.add(v)
+                    changed = True
+
+    def eq_step(self, g: Eq) -> Step:
+        u, v = g.u, g.v
+        ku, kv = self.is_known(u), self.is_known(v)
+        if ku and not kv:
+            self.learn(v)
+        elif kv and not ku:
+            self.learn(u)
+        elif not (ku or kv):
+            for a, b in ((u, v), (v, u)):
+                if is_var(a) and a not in self.deferred and a not in _logic_vars(b, set()):
+                    self.deferred[a] = _logic_vars(b, set()) - self.known
+                    break
+            else:
+                raise Uncompilable(f"eq with both sides partly unknown: {g!r}")
+
+        def eq_step(S: Mapping) -> list:
+            s = unify(u, v, S)
+            return [] if s is False else [s]
+
+        return eq_step
+
+    def ready_mode(self, g: ModedGoal) -> Mode | None:
+        for mode in g.modes:
+            if all(self.is_known(g.args[i]) for i in mode.needs):
+                return mode
+        return None
+
+    def mode_step(self, g: ModedGoal, mode: Mode) -> Step:
+        for i in mode.gives:
+            self.learn(g.args[i])
+        args, needs, ready = g.args, mode.needs, mode.ready
+
+        def mode_step(S: Mapping) -> list:
+            needed = [lreify(args[i], S) for i in needs]
+            if not ready(*needed):
+                raise _Deopt(g.name)
+            return list(run_mode(mode, args, needed, S))
+
+        return mode_step
+
+
+def plan_forward(goal: Any, lhs: Any) -> list[Step]:
+    """The steps ``lall_ready`` would take on ``goal`` with ``lhs`` known (see the module docstring)."""
+    if not isinstance(goal, Conj):
+        raise Uncompilable(f"the relation's goal is {type(goal).__name__}, not lall_ready(...)")
+    planner = _Planner({lhs})
+    pending = list(goal.goals)
+    steps: list[Step] = []
+    while pending:
+        for i, g in enumerate(pending):
+            if isinstance(g, Eq):
+                steps.append(planner.eq_step(g))
+                break
+            if isinstance(g, ModedGoal):
+                mode = planner.ready_mode(g)
+                if mode is not None:
+                    steps.append(planner.mode_step(g, mode))
+                    break
+                continue
+            raise Uncompilable(f"goal {g!r} is neither eq nor a moded goal")
+        else:
+            raise Uncompilable("no goal is ever ready with the left side known")
+        del pending[i]
+    return steps
+
+
+class ForwardMatcher:
+    """A relation's forward mode as a plan (see :func:`compile_forward`)."""
+
+    def __init__(self, relation: Relation, lhs: Any, rhs: Any, steps: list[Step]) -> None:
+        self.relation = relation
+        self.lhs, self.rhs = lhs, rhs
+        self.steps = steps
+
+    def answers(self, t: Any) -> Iterator[Any]:
+        """The ground right sides of ``relation(t, q)``, in the relation's own order."""
+        given = 0
+        try:
+            for out in self._run(t):
+                given += 1
+                yield out
+        except _Deopt:
+            from relations.engine import answers
+
+            for k, out in enumerate(answers(self.relation, t, var())):
+                if k >= given:
+                    yield out
+
+    def _run(self, t: Any) -> Iterator[Any]:
+        steps, n, rhs = self.steps, len(self.steps), self.rhs
+        stack: list[tuple[int, Mapping]] = [(0, {self.lhs: t})]
+        while stack:
+            i, S = stack.pop()
+            if i == n:
+                out = lreify(rhs, S)
+                if is_ground(out):
+                    yield out
+                continue
+            states = steps[i](S)
+            if len(states) == 1:
+                stack.append((i + 1, states[0]))
+            else:
+                stack.extend((i + 1, s) for s in reversed(states))
+
+    def __repr__(self) -> str:
+        return f"ForwardMatcher({getattr(self.relation, '__name__', self.relation)}, {len(self.steps)} steps)"
+
+
+def compile_forward(relation: Relation) -> ForwardMatcher:
+    """``relation``'s forward mode planned once; raises :class:`Uncompilable` if it cannot be."""
+    lhs, rhs = var(), var()
+    goal = relation(lhs, rhs)
+    return ForwardMatcher(relation, lhs, rhs, plan_forward(goal, lhs))
+
+
+_COMPILED: dict[Any, ForwardMatcher | None] = {}
+
+
+def forward_matcher(relation: Relation) -> ForwardMatcher | None:
+    """The compiled forward mode of ``relation`` (cached), or ``None`` if it runs as it is."""
+    try:
+        return _COMPILED[relation]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable: never cached
+        return None
+    try:
+        found: ForwardMatcher | None = compile_forward(relation)
+    except Uncompilable:
+        found = None
+    _COMPILED[relation] = found
+    return found
