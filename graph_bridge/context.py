@@ -35,9 +35,10 @@ from etuples.core import ExpressionTuple
 from pytensor.graph.basic import Variable
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
-from graph_bridge.logic import NotReady, eq, lreify
+from graph_bridge.logic import NotReady
+from graph_bridge.modes import Mode, ModedGoal
 from graph_bridge.ops import ExplicitElemwise
-from graph_bridge.terms import is_ground, term_variable
+from graph_bridge.terms import term_variable
 
 __all__ = [
     "GraphContext",
@@ -200,15 +201,30 @@ def _built_by_relation(t: Any) -> bool:
     )
 
 
-def useso(term: Any, n: Any, fact: str = "useso"):
+def useso(term: Any, n: Any, fact: str = "useso") -> ModedGoal:
     """``term`` has ``n`` uses in the graph being rewritten.
 
     Waits (:class:`NotReady`) while ``term`` is not ground.  A term the
     relation built (backward) is new: one use.  A term that stands for an
     existing variable is counted in the current :class:`GraphContext`;
-    without one, :class:`NoGraphContext` says how to give one.
+    without one, :class:`NoGraphContext` says how to give one.  Given ``n``,
+    a count that differs is noted as a refusal (``GraphContext.loosened``).
     """
-    return _use_fact(term, fact, lambda ctx, v: eq(n, 1 if ctx is None else ctx.uses(v)))
+
+    def count(t):
+        found = _uses_of(t, fact, GraphContext.uses)
+        if found is not None:
+            yield (found[0],)
+
+    def check(t, k):
+        found = _uses_of(t, fact, GraphContext.uses)
+        if found is not None and found[0] == k:
+            yield ()
+        elif found is not None and not _built_by_relation(t):
+            _required_context(fact).refused(term_variable(t))
+
+    return ModedGoal(fact, (term, n), (Mode((0, 1), (), check), Mode((0,), (1,), count)),
+                     waiting=f"{fact} on a non-ground term")
 
 
 def _required_context(fact: str) -> GraphContext:
@@ -223,49 +239,60 @@ def _required_context(fact: str) -> GraphContext:
     return ctx
 
 
-def _use_fact(term: Any, fact: str, goal_for: Callable[[GraphContext | None, Variable | None], Any]):
-    """The goal ``goal_for(context, variable)`` on the variable ``term`` stands for.
+def _uses_of(t: Any, fact: str, read: Callable[[GraphContext, Variable], int]) -> tuple[int] | None:
+    """``(read(context, variable),)`` for the variable the ground term ``t`` stands for.
 
-    Waits while ``term`` is not ground.  A term the relation built is a new
-    variable, used once by the term that holds it: ``goal_for(None, None)``.
-    A goal with no answer notes the refusal in the context
-    (``GraphContext.loosened``).
+    A term the relation built is a new variable, used once by the term that
+    holds it: ``(1,)``.  ``None`` when ``t`` stands for no variable.
     """
-
-    def use_fact_goal(S):
-        t = lreify(term, S)
-        if not is_ground(t):
-            raise NotReady(f"{fact} on a non-ground term")
-        if _built_by_relation(t):
-            yield from goal_for(None, None)(S)
-            return
-        v = term_variable(t)
-        if v is None:
-            return
-        ctx = _required_context(fact)
-        answered = False
-        for state in goal_for(ctx, v)(S):
-            answered = True
-            yield state
-        if not answered:
-            ctx.refused(v)
-
-    return use_fact_goal
+    if _built_by_relation(t):
+        return (1,)
+    v = term_variable(t)
+    if v is None:
+        return None
+    return (read(_required_context(fact), v),)
 
 
-def _holds(test: Callable[[GraphContext, Variable], bool]) -> Callable[[GraphContext | None, Variable | None], Any]:
-    """``goal_for`` of a yes/no fact: a new variable (one use) passes it."""
+def _use_holds(t: Any, fact: str, test: Callable[[GraphContext, Variable], bool]) -> bool:
+    """Whether the yes/no use fact ``test`` holds of the ground term ``t``.
 
-    def goal_for(ctx: GraphContext | None, v: Variable | None) -> Any:
-        ok = ctx is None or test(ctx, v)
-        return lambda S: iter((S,) if ok else ())
+    A term the relation built is a new variable (one use) and passes.  A
+    refusal is noted in the context (``GraphContext.loosened``).
+    """
+    if _built_by_relation(t):
+        return True
+    v = term_variable(t)
+    if v is None:
+        return False
+    ctx = _required_context(fact)
+    if test(ctx, v):
+        return True
+    ctx.refused(v)
+    return False
 
-    return goal_for
+
+def _holds(term: Any, fact: str, test: Callable[[GraphContext, Variable], bool]) -> ModedGoal:
+    """The goal that the yes/no use fact ``test`` holds of ``term`` (waits while it is not ground)."""
+
+    def check(t):
+        if _use_holds(t, fact, test):
+            yield ()
+
+    return ModedGoal(fact, (term,), (Mode((0,), (), check),), waiting=f"{fact} on a non-ground term")
+
+
+def movable(t: Any) -> bool:
+    """Whether the view the ground term ``t`` stands for may move (see :func:`movable_viewo`)."""
+    return _use_holds(t, "movable_viewo", _movable)
+
+
+def _movable(ctx: GraphContext, v: Variable) -> bool:
+    return ctx.uses(v) == 1 or ctx.other_uses(v) == 0
 
 
 def elementwise_useso(term: Any):
     """Every use of ``term`` is by an Elemwise or a reduction (none is a graph output)."""
-    return _use_fact(term, "elementwise_useso", _holds(lambda ctx, v: ctx.other_uses(v) == 0))
+    return _holds(term, "elementwise_useso", lambda ctx, v: ctx.other_uses(v) == 0)
 
 
 def movable_viewo(term: Any):
@@ -276,9 +303,7 @@ def movable_viewo(term: Any):
     above itself, absorbs it, or reduces it away), so the old view ends
     unused and is gone rather than kept beside a copy.
     """
-    return _use_fact(
-        term, "movable_viewo", _holds(lambda ctx, v: ctx.uses(v) == 1 or ctx.other_uses(v) == 0)
-    )
+    return _holds(term, "movable_viewo", _movable)
 
 
 def single_useo(term: Any):
@@ -288,4 +313,4 @@ def single_useo(term: Any):
     ``term``: with a second use, the old node would stay for it and the
     rewrite would add a copy.
     """
-    return _use_fact(term, "single_useo", _holds(lambda ctx, v: ctx.uses(v) == 1))
+    return _holds(term, "single_useo", lambda ctx, v: ctx.uses(v) == 1)

@@ -34,8 +34,8 @@ from graph_bridge.terms import is_ground
 __all__ = ["Mode", "ModedGoal", "moded"]
 
 
-def _all_ground(*values: Any) -> bool:
-    return all(is_ground(v) for v in values)
+def _always(*values: Any) -> bool:
+    return True
 
 
 class Mode:
@@ -44,23 +44,34 @@ class Mode:
     ``needs`` and ``gives`` are argument positions.  ``run(*needed)`` gets
     the needed arguments' values (reified, ground) and yields one tuple of
     values per answer, in ``gives`` order (an empty tuple for a check).
-    ``ready(*needed)``, by default "all ground", says whether the mode can
-    run; it may ask more (that a value is a tuple, an int).
+    The mode runs when every needed value is ground and ``ready(*needed)``
+    holds (by default it does; a mode may ask more, such as that a value is
+    a tuple).
+
+    What a mode gives is ground, unless it says otherwise: ``open`` maps a
+    given position to the argument positions whose logic variables the
+    given value may still hold (a head with a slot left for another
+    argument); ``plannable=False`` marks a mode whose answers hold fresh
+    variables (an enumeration of templates), which a plan cannot follow.
     """
 
-    __slots__ = ("gives", "needs", "ready", "run")
+    __slots__ = ("gives", "needs", "open", "plannable", "ready", "run")
 
     def __init__(
         self,
         needs: Sequence[int],
         gives: Sequence[int],
         run: Callable[..., Iterable[tuple]],
-        ready: Callable[..., bool] = _all_ground,
+        ready: Callable[..., bool] = _always,
+        open: Mapping[int, Sequence[int]] | None = None,
+        plannable: bool = True,
     ) -> None:
         self.needs = tuple(needs)
         self.gives = tuple(gives)
         self.run = run
         self.ready = ready
+        self.open = dict(open or {})
+        self.plannable = plannable
 
     def __repr__(self) -> str:
         return f"Mode(needs={self.needs}, gives={self.gives}, run={getattr(self.run, '__name__', self.run)})"
@@ -85,7 +96,7 @@ class ModedGoal:
         values = [lreify(a, S) for a in args]
         for mode in self.modes:
             needed = [values[i] for i in mode.needs]
-            if mode.ready(*needed):
+            if all(is_ground(v) for v in needed) and mode.ready(*needed):
                 yield from run_mode(mode, args, needed, S)
                 return
         raise NotReady(self.waiting)

@@ -71,7 +71,7 @@ def read_or_build(
         if built is not None:
             yield (built,)
 
-    reading = Mode((0,), (1,), read_mode, is_ground)
+    reading = Mode((0,), (1,), read_mode)
     building = Mode((1,), (0,), build_mode, ready)
     modes = (building, reading) if build_first else (reading, building)
     return ModedGoal(needs.split(' ')[0], (out, parts), modes, waiting=needs)

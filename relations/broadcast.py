@@ -194,14 +194,14 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
     return moded(
         "stock_inputso",
         (stock, inputs, pattern),
-        Mode((0,), (1, 2), absorb, _ground_tuples),
-        Mode((1, 2), (0,), expand, _ground_tuples),
+        Mode((0,), (1, 2), absorb, _tuples),
+        Mode((1, 2), (0,), expand, _tuples),
         waiting="stock_inputso needs stock, or inputs and pattern",
     )
 
 
-def _ground_tuples(*values: Any) -> bool:
-    return all(isinstance(v, tuple) for v in values) and is_ground(values)
+def _tuples(*values: Any) -> bool:
+    return all(isinstance(v, tuple) for v in values)
 
 
 def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
@@ -232,13 +232,8 @@ def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
     return moded(
         "alloc_valueo",
         (stock_value, value, entry, shape),
-        Mode((0, 3), (1, 2), absorb, lambda sv, sh: is_ground(sv) and isinstance(sh, tuple)),
-        Mode(
-            (1, 2, 3),
-            (0,),
-            expand,
-            lambda val, ent, sh: is_ground(val) and isinstance(ent, str) and isinstance(sh, tuple) and is_ground(sh),
-        ),
+        Mode((0, 3), (1, 2), absorb, lambda sv, sh: isinstance(sh, tuple)),
+        Mode((1, 2, 3), (0,), expand, lambda val, ent, sh: isinstance(ent, str) and isinstance(sh, tuple)),
         waiting="alloc_valueo needs stock_value and shape, or value, entry and shape",
     )
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kanren.core import conde
 from pytensor.graph.basic import Variable
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import Sum
 from unification import var
 
-from graph_bridge import NotReady, is_ground, ndimo, op_term, same_typeo, term, term_variable
-from graph_bridge.context import movable_viewo
-from graph_bridge.logic import eq, lreify
+from graph_bridge import ndimo, op_term, same_typeo, term, term_variable
+from graph_bridge.context import movable, movable_viewo
+from graph_bridge.logic import eq, unify, walk
+from graph_bridge.modes import Mode, ModedGoal, moded
 from relations.broadcast import DS, stock_elemwiseo
 from relations.goals import lall_ready
 from relations.orders import (
@@ -84,50 +84,40 @@ def careduce_dimshuffle_fullo(lhs: Any, rhs: Any):
     )
 
 
-def _axes_tupleo(axes: Any):
-    def axes_tuple_goal(S):
-        a = lreify(axes, S)
-        if isinstance(a, tuple):
-            yield S
-        elif a is None:
-            return
-        else:
-            raise NotReady("axes not known")
-
-    return axes_tuple_goal
+def _axes_tupleo(axes: Any) -> ModedGoal:
+    """``axes`` is a tuple (a partial reduction's axes), not ``None``."""
+    return moded("axes tuple", (axes,), Mode((0,), (), lambda a: iter(((),) if isinstance(a, tuple) else ())))
 
 
-def maybe_dimshuffleo(out: Any, m: Any, order: Any, inner: Any):
-    """``out`` is ``DimShuffle{m, order}(inner)``, or ``inner`` when ``order`` is the identity."""
+def maybe_dimshuffleo(out: Any, m: Any, order: Any, inner: Any) -> ModedGoal:
+    """``out`` is ``DimShuffle{m, order}(inner)``, or ``inner`` when ``order`` is the identity.
 
-    def maybe_dimshuffle_goal(S):
-        o, m_w = lreify(order, S), lreify(m, S)
-        if isinstance(o, tuple) and isinstance(m_w, int):
-            if is_identity(m_w, o):
-                yield from eq(out, inner)(S)
-            else:
-                yield from dimshuffleo(out, m_w, o, inner)(S)
-            return
-        if isinstance(lreify(out, S), type(var())):
-            raise NotReady("maybe_dimshuffleo needs out, or m and order")
-        yield from conde(
-            [dimshuffleo(out, m, order, inner), _not_identityo(m, order)],
-            [eq(out, inner), lall_ready(ndimo(inner, m), identity_ordero(m, order))],
-        )(S)
+    Known ``m``, ``order`` and ``inner``: builds ``out``.  Known ``out``:
+    first the DimShuffle it is (if any, and not the identity), then ``out``
+    itself with the identity order.
+    """
 
-    return maybe_dimshuffle_goal
+    def build(m_w, o, x):
+        yield (x if is_identity(m_w, o) else term(term(DS, m_w, o), x),)
 
+    def read(o):
+        n, order_, x = var(), var(), var()
+        s = unify(term(term(DS, n, order_), x), o, {})
+        if s is not False:
+            k, found = walk(n, s), walk(order_, s)
+            if not is_identity(k, found):
+                yield k, found, walk(x, s)
+        v = term_variable(o)
+        if v is not None and hasattr(v.type, "ndim"):
+            yield v.type.ndim, tuple(range(v.type.ndim)), o
 
-def _not_identityo(n: Any, order: Any):
-    def not_identity_goal(S):
-        o, n_w = lreify(order, S), lreify(n, S)
-        if isinstance(o, tuple) and isinstance(n_w, int):
-            if not is_identity(n_w, o):
-                yield S
-            return
-        raise NotReady("order not known")
-
-    return not_identity_goal
+    return moded(
+        "maybe_dimshuffleo",
+        (out, m, order, inner),
+        Mode((1, 2, 3), (0,), build, lambda m_w, o, x: isinstance(m_w, int) and isinstance(o, tuple)),
+        Mode((0,), (1, 2, 3), read),
+        waiting="maybe_dimshuffleo needs out, or m, order and inner",
+    )
 
 
 @rule(
@@ -213,14 +203,10 @@ def dimshuffle_composeo(lhs: Any, rhs: Any):
     )
 
 
-def _lengtho(seq: Any, n: Any):
-    def length_goal(S):
-        s = lreify(seq, S)
-        if not isinstance(s, tuple):
-            raise NotReady("sequence not known")
-        yield from eq(n, len(s))(S)
-
-    return length_goal
+def _lengtho(seq: Any, n: Any) -> ModedGoal:
+    return moded(
+        "length", (seq, n), Mode((0,), (1,), lambda t: iter(((len(t),),)), lambda t: isinstance(t, tuple))
+    )
 
 
 @rule(heads=(DimShuffle,), rhs_heads=None, measure="number of DimShuffle nodes (-1)")
@@ -273,55 +259,58 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
     (an expanded scalar in ``inner`` gets one DimShuffle of the 0-d).
     """
 
-    def goal(S):
-        ins = lreify(inputs, S)
-        if isinstance(ins, tuple) and is_ground(ins):
-            found = [_shuffled(v) if (v := term_variable(t)) is not None else None for t in ins]
-            if not found or any(f is None for f in found):
-                return
-            full = {(k, o) for k, o, _ in found if k > 0}
-            if len(full) > 1:
-                return
-            k, o = next(iter(full)) if full else (0, found[0][1])
-            if k == 0 and len({len(f[1]) for f in found}) != 1:
-                return
-            parts = tuple(x if k == 0 or fk == k else _expanded_scalar(x, k) for fk, _, x in found)
-            yield from eq((n, order, inner), (k, o, parts))(S)
+    def read(ins):
+        found = [_shuffled(v) if (v := term_variable(t)) is not None else None for t in ins]
+        if not found or any(f is None for f in found):
             return
-        k, o, parts = lreify((n, order, inner), S)
-        if isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple) and is_ground(parts):
-            built = []
-            for p in parts:
-                v = term_variable(p)
-                if v is None:
-                    return
-                if v.type.ndim == k and k > 0:
-                    sh = _shuffled(v)
-                    if sh is not None and sh[0] == 0 and sh[1] == ("x",) * k:
-                        built.append(term(term(DS, 0, ("x",) * len(o)), sh[2]))  # an expanded scalar
-                    else:
-                        built.append(term(term(DS, k, o), p))
-                elif k == 0 and v.type.ndim == 0:
-                    built.append(term(term(DS, 0, o), p))
+        full = {(k, o) for k, o, _ in found if k > 0}
+        if len(full) > 1:
+            return
+        k, o = next(iter(full)) if full else (0, found[0][1])
+        if k == 0 and len({len(f[1]) for f in found}) != 1:
+            return
+        yield k, o, tuple(x if k == 0 or fk == k else _expanded_scalar(x, k) for fk, _, x in found)
+
+    def build(k, o, parts):
+        built = []
+        for p in parts:
+            v = term_variable(p)
+            if v is None:
+                return
+            if v.type.ndim == k and k > 0:
+                sh = _shuffled(v)
+                if sh is not None and sh[0] == 0 and sh[1] == ("x",) * k:
+                    built.append(term(term(DS, 0, ("x",) * len(o)), sh[2]))  # an expanded scalar
                 else:
-                    return
-            yield from eq(inputs, tuple(built))(S)
-            return
-        raise NotReady("shuffled_inputso needs inputs, or n, order and inner")
+                    built.append(term(term(DS, k, o), p))
+            elif k == 0 and v.type.ndim == 0:
+                built.append(term(term(DS, 0, o), p))
+            else:
+                return
+        yield (tuple(built),)
 
-    return goal
+    return moded(
+        "shuffled_inputso",
+        (inputs, n, order, inner),
+        Mode((0,), (1, 2, 3), read, lambda ins: isinstance(ins, tuple)),
+        Mode(
+            (1, 2, 3),
+            (0,),
+            build,
+            lambda k, o, parts: isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple),
+        ),
+        waiting="shuffled_inputso needs inputs, or n, order and inner",
+    )
 
 
-def movable_eacho(terms: Any):
+def movable_eacho(terms: Any) -> ModedGoal:
     """Every term of the tuple ``terms`` may move (``graph_bridge.movable_viewo``)."""
 
-    def goal(S):
-        ts = lreify(terms, S)
-        if not isinstance(ts, tuple):
-            raise NotReady("movable_eacho needs the tuple")
-        return lall_ready(*(movable_viewo(t) for t in ts))(S)
+    def check(ts):
+        if all(movable(t) for t in ts):
+            yield ()
 
-    return goal
+    return moded("movable_eacho", (terms,), Mode((0,), (), check, lambda ts: isinstance(ts, tuple)))
 
 
 @rule(
@@ -381,26 +370,26 @@ def added_axes_reductiono(head: Any, order: Any, order2: Any, x: Any):
     in ``x``'s dtype (numbers only): the family a backward run generates.
     """
 
-    def goal(S):
-        h, o = lreify(head, S), lreify(order, S)
-        if is_ground(h) and isinstance(o, tuple):
-            axes = getattr(h.evaled_obj, "axis", None)
-            if axes is None or not all(o[j] == "x" for j in axes):
-                return
-            yield from eq(order2, tuple(d for j, d in enumerate(o) if j not in axes))(S)
-            return
-        o2, xv = lreify(order2, S), lreify(x, S)
-        if isinstance(o2, tuple) and is_ground(xv):
-            v = term_variable(xv)
-            if v is None or v.type.dtype == "bool":
-                return
-            for j in range(len(o2) + 1):
-                head_j = op_term(Sum(axis=(j,), dtype=v.type.dtype, acc_dtype=v.type.dtype))
-                yield from eq((head, order), (head_j, o2[:j] + ("x",) + o2[j:]))(S)
-            return
-        raise NotReady("added_axes_reductiono needs head and order, or order2 and x")
+    def forward(h, o):
+        axes = getattr(h.evaled_obj, "axis", None)
+        if axes is not None and all(o[j] == "x" for j in axes):
+            yield (tuple(d for j, d in enumerate(o) if j not in axes),)
 
-    return goal
+    def backward(o2, xv):
+        v = term_variable(xv)
+        if v is None or v.type.dtype == "bool":
+            return
+        for j in range(len(o2) + 1):
+            head_j = op_term(Sum(axis=(j,), dtype=v.type.dtype, acc_dtype=v.type.dtype))
+            yield head_j, o2[:j] + ("x",) + o2[j:]
+
+    return moded(
+        "added_axes_reductiono",
+        (head, order, order2, x),
+        Mode((0, 1), (2,), forward, lambda h, o: isinstance(o, tuple)),
+        Mode((2, 3), (0, 1), backward, lambda o2, xv: isinstance(o2, tuple)),
+        waiting="added_axes_reductiono needs head and order, or order2 and x",
+    )
 
 
 @rule(

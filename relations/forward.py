@@ -134,8 +134,22 @@ class _Planner:
         return None
 
     def mode_step(self, g: ModedGoal, mode: Mode) -> Step:
+        if not mode.plannable:
+            raise Uncompilable(f"{g.name}: the ready mode gives templates, not values")
         for i in mode.gives:
-            self.learn(g.args[i])
+            if i not in mode.open:
+                self.learn(g.args[i])
+                continue
+            target = g.args[i]
+            if self.is_known(target):
+                continue  # a check
+            if not is_var(target) or target in self.deferred:
+                raise Uncompilable(f"{g.name}: an open value for a term that is not a variable")
+            deps: set = set()
+            for j in mode.open[i]:
+                _logic_vars(g.args[j], deps)
+            self.deferred[target] = deps - self.known
+            self._settle()
         args, needs, ready = g.args, mode.needs, mode.ready
 
         def mode_step(S: Mapping) -> list:

@@ -12,10 +12,7 @@ from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
-from unification import isvar
-
-from graph_bridge import NotReady
-from graph_bridge.logic import eq, lreify
+from graph_bridge.modes import Mode, moded
 
 __all__ = [
     "MAX_ADDED_DIMS",
@@ -32,10 +29,6 @@ __all__ = [
 
 #: How many broadcastable dimensions a backward run inserts at most.
 MAX_ADDED_DIMS = 1
-
-
-def _ground_tuple(x: Any) -> bool:
-    return isinstance(x, tuple) and not any(isvar(e) for e in x)
 
 
 def expansions(n: int, max_added: int = MAX_ADDED_DIMS) -> Iterator[tuple]:
@@ -101,19 +94,12 @@ def reduce_througho(n: Any, order: Any, axes: Any, axes2: Any, order2: Any, max_
     ``max_ndim`` dims.
     """
 
-    def reduce_through_goal(S):
-        n_w = lreify(n, S)
-        if not isinstance(n_w, int):
-            raise NotReady("reduce_througho needs n")
-        o, a = lreify(order, S), lreify(axes, S)
-        if _ground_tuple(o) and _ground_tuple(a):
-            a2, o2 = reduce_through(n_w, o, a)
-            if a2:  # a reduction over no axis is a cast, not a reduction
-                yield from eq((axes2, order2), (a2, o2))(S)
-            return
-        a2, o2 = lreify(axes2, S), lreify(order2, S)
-        if not (_ground_tuple(a2) and _ground_tuple(o2)):
-            raise NotReady("reduce_througho needs (order, axes) or (axes2, order2)")
+    def forward(n_w, o, a):
+        a2, o2 = reduce_through(n_w, o, a)
+        if a2:  # a reduction over no axis is a cast, not a reduction
+            yield a2, o2
+
+    def backward(n_w, a2, o2):
         if n_w > max_ndim:
             return
         for cand in dimshuffle_orders(n_w):
@@ -121,26 +107,35 @@ def reduce_througho(n: Any, order: Any, axes: Any, axes2: Any, order2: Any, max_
             for k in range(1, width + 1):
                 for sub in combinations(range(width), k):
                     if reduce_through(n_w, cand, sub) == (a2, o2):
-                        yield from eq((order, axes), (cand, sub))(S)
+                        yield cand, sub
 
-    return reduce_through_goal
+    return moded(
+        "reduce_througho",
+        (n, order, axes, axes2, order2),
+        Mode((0, 1, 2), (3, 4), forward, _int_tuples),
+        Mode((0, 3, 4), (1, 2), backward, _int_tuples),
+        waiting="reduce_througho needs n, and (order, axes) or (axes2, order2)",
+    )
+
+
+def _int_tuples(n: Any, *tuples: Any) -> bool:
+    return isinstance(n, int) and all(isinstance(t, tuple) for t in tuples)
 
 
 def identity_ordero(n: Any, order: Any):
     """``order`` is the identity order of an ``n``-d input (either side known)."""
 
-    def identity_order_goal(S):
-        o = lreify(order, S)
-        if _ground_tuple(o):
-            if is_identity(len(o), o):
-                yield from eq(n, len(o))(S)
-            return
-        n_w = lreify(n, S)
-        if not isinstance(n_w, int):
-            raise NotReady("identity_ordero needs n or order")
-        yield from eq(o, tuple(range(n_w)))(S)
+    def from_order(o):
+        if is_identity(len(o), o):
+            yield (len(o),)
 
-    return identity_order_goal
+    return moded(
+        "identity_ordero",
+        (n, order),
+        Mode((1,), (0,), from_order, lambda o: isinstance(o, tuple)),
+        Mode((0,), (1,), lambda n_w: iter(((tuple(range(n_w)),),)), lambda n_w: isinstance(n_w, int)),
+        waiting="identity_ordero needs n or order",
+    )
 
 
 def valid_ordero(n: Any, order: Any, max_added: int = MAX_ADDED_DIMS):
@@ -151,21 +146,22 @@ def valid_ordero(n: Any, order: Any, max_added: int = MAX_ADDED_DIMS):
     Unknown ``order``: enumerates :func:`expansions` (bounded by ``max_added``).
     """
 
-    def valid_order_goal(S):
-        n_w, o = lreify(n, S), lreify(order, S)
-        if _ground_tuple(o):
-            if not isinstance(n_w, int):
-                raise NotReady("valid_ordero needs n")
-            kept = [d for d in o if d != "x"]
-            if len(set(kept)) == len(kept) and all(0 <= d < n_w for d in kept) and not is_identity(n_w, o):
-                yield S
-            return
-        if not isinstance(n_w, int):
-            raise NotReady("valid_ordero needs n")
-        for candidate in expansions(n_w, max_added):
-            yield from eq(o, candidate)(S)
+    def check(n_w, o):
+        kept = [d for d in o if d != "x"]
+        if len(set(kept)) == len(kept) and all(0 <= d < n_w for d in kept) and not is_identity(n_w, o):
+            yield ()
 
-    return valid_order_goal
+    def enumerate_orders(n_w):
+        for candidate in expansions(n_w, max_added):
+            yield (candidate,)
+
+    return moded(
+        "valid_ordero",
+        (n, order),
+        Mode((0, 1), (), check, _int_tuples),
+        Mode((0,), (1,), enumerate_orders, _int_tuples),
+        waiting="valid_ordero needs n",
+    )
 
 
 def compose_orderso(inner: Any, outer: Any, composed: Any, n: Any, max_added: int = MAX_ADDED_DIMS):
@@ -177,18 +173,19 @@ def compose_orderso(inner: Any, outer: Any, composed: Any, n: Any, max_added: in
     picks each composed dim from ``inner``'s output, ``'x'`` for new ones.
     """
 
-    def compose_orders_goal(S):
-        i, o = lreify(inner, S), lreify(outer, S)
-        if _ground_tuple(i) and _ground_tuple(o):
-            yield from eq(composed, compose_orders(i, o))(S)
-            return
-        c, n_w = lreify(composed, S), lreify(n, S)
-        if not (_ground_tuple(c) and isinstance(n_w, int)):
-            raise NotReady("compose_orderso needs (inner, outer) or (composed, n)")
+    def forward(i, o):
+        yield (compose_orders(i, o),)
+
+    def backward(c, n_w):
         for cand in expansions(n_w, max_added):
             where = {d: k for k, d in enumerate(cand) if d != "x"}
             if all(d == "x" or d in where for d in c):
-                split = tuple("x" if d == "x" else where[d] for d in c)
-                yield from eq((inner, outer), (cand, split))(S)
+                yield cand, tuple("x" if d == "x" else where[d] for d in c)
 
-    return compose_orders_goal
+    return moded(
+        "compose_orderso",
+        (inner, outer, composed, n),
+        Mode((0, 1), (2,), forward, lambda i, o: isinstance(i, tuple) and isinstance(o, tuple)),
+        Mode((2, 3), (0, 1), backward, lambda c, n_w: isinstance(c, tuple) and isinstance(n_w, int)),
+        waiting="compose_orderso needs (inner, outer) or (composed, n)",
+    )

@@ -11,54 +11,60 @@ from __future__ import annotations
 from typing import Any
 
 from etuples.core import ExpressionTuple
-from kanren.core import conde
 from unification import var
 
 from graph_bridge import OpBuilder, careduce_builders, term
-from graph_bridge.logic import eq, walk
+from graph_bridge.modes import Mode, ModedGoal, moded
 
 __all__ = ["careduce_heado", "careduce_partso", "full_reductiono"]
 
 
-def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any):
+def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any) -> ModedGoal:
     """``head`` reduces along ``axis``; ``other_head`` is the same reduction along ``other_axis``.
 
     Every prop but ``axis`` (scalar op, dtype, acc_dtype, ...) is shared, so a
-    rewrite that changes the axes keeps the output dtype.
+    rewrite that changes the axes keeps the output dtype.  Known ``head``:
+    reads its axis and gives ``other_head`` with ``other_axis`` in the axis
+    slot (and the other way round); neither known: one template per
+    CAReduce class.
     """
 
-    def branch(builder):
-        slots = [var() for _ in builder.prop_names]
-        other = list(slots)
-        i = builder.prop_names.index("axis")
-        slots[i], other[i] = axis, other_axis
-        return [eq(head, term(builder, *slots)), eq(other_head, term(builder, *other))]
+    def with_axis(builder, props, new_axis):
+        props = list(props)
+        props[builder.prop_names.index("axis")] = new_axis
+        return term(builder, *props)
 
-    return _by_builder(branch, head, other_head)
+    def read(known_axis, slot):
+        def run(h):
+            builder = _builder_of(h)
+            if builder is None:
+                return
+            props = h[1:]
+            yield props[builder.prop_names.index("axis")], with_axis(builder, props, slot)
+
+        return run
+
+    def templates():
+        for builder in careduce_builders():
+            slots = [var() for _ in builder.prop_names]
+            yield with_axis(builder, slots, axis), with_axis(builder, slots, other_axis)
+
+    return moded(
+        "careduce_heado",
+        (head, axis, other_head, other_axis),
+        Mode((0,), (1, 2), read(axis, other_axis), open={2: (3,)}),
+        Mode((2,), (3, 0), read(other_axis, axis), open={0: (1,)}),
+        Mode((), (0, 2), templates, plannable=False),
+    )
 
 
-def _known_builder(x: Any, S: Any) -> Any:
-    """The builder at the root of ``x`` in state ``S``, if ``x`` is a known head term."""
-    t = walk(x, S)
-    if isinstance(t, ExpressionTuple) and len(t):
-        b = t[0]
-        return b if isinstance(b, OpBuilder) else None
+def _builder_of(h: Any) -> OpBuilder | None:
+    """The CAReduce builder at the root of the head term ``h``, else ``None``."""
+    if isinstance(h, ExpressionTuple) and len(h):
+        b = h[0]
+        if isinstance(b, OpBuilder) and b in careduce_builders():
+            return b
     return None
-
-
-def _by_builder(branch, *heads):
-    """``conde`` over every CAReduce class, or just the one a known head names."""
-
-    def goal(S):
-        for h in heads:
-            b = _known_builder(h, S)
-            if b is not None:
-                if b not in careduce_builders():
-                    return iter(())
-                return conde(branch(b))(S)
-        return conde(*(branch(b) for b in careduce_builders()))(S)
-
-    return goal
 
 
 def full_reductiono(head: Any):
@@ -66,13 +72,29 @@ def full_reductiono(head: Any):
     return careduce_heado(head, None, var(), var())
 
 
-def careduce_partso(head: Any, scalar_op: Any, axis: Any):
-    """``head`` is a CAReduce with scalar op ``scalar_op`` along ``axis``."""
+def careduce_partso(head: Any, scalar_op: Any, axis: Any) -> ModedGoal:
+    """``head`` is a CAReduce with scalar op ``scalar_op`` along ``axis``.
 
-    def branch(builder):
-        slots = [var() for _ in builder.prop_names]
-        slots[builder.prop_names.index("scalar_op")] = scalar_op
-        slots[builder.prop_names.index("axis")] = axis
-        return [eq(head, term(builder, *slots))]
+    Known ``head``: reads both; otherwise one template per CAReduce class.
+    """
 
-    return _by_builder(branch, head)
+    def read(h):
+        builder = _builder_of(h)
+        if builder is not None:
+            props = h[1:]
+            names = builder.prop_names
+            yield props[names.index("scalar_op")], props[names.index("axis")]
+
+    def templates():
+        for builder in careduce_builders():
+            slots = [var() for _ in builder.prop_names]
+            slots[builder.prop_names.index("scalar_op")] = scalar_op
+            slots[builder.prop_names.index("axis")] = axis
+            yield (term(builder, *slots),)
+
+    return moded(
+        "careduce_partso",
+        (head, scalar_op, axis),
+        Mode((0,), (1, 2), read),
+        Mode((), (0,), templates, plannable=False),
+    )
