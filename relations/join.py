@@ -9,8 +9,9 @@ from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 from unification import var
 
-from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
-from graph_bridge.logic import eq, lreify
+from graph_bridge import builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge.logic import eq
+from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import join_parts, read_or_build
 from relations.goals import lall_ready
 from relations.reductions import careduce_partso
@@ -94,41 +95,45 @@ def combineo(scalar_op: Any, parts: Any, out: Any):
     )
 
 
-def reduce_eacho(head: Any, pieces: Any, reduced: Any):
+def reduce_eacho(head: Any, pieces: Any, reduced: Any) -> ModedGoal:
     """``reduced[i]`` is ``head`` applied to ``pieces[i]`` (either tuple known)."""
 
-    def reduce_each_goal(S):
-        p = lreify(pieces, S)
-        if isinstance(p, tuple):
-            yield from eq(reduced, tuple(term(head, x) for x in p))(S)
-            return
-        r = lreify(reduced, S)
-        if not isinstance(r, tuple):
-            raise NotReady("reduce_eacho needs pieces or reduced")
+    def forward(h, p):
+        yield (tuple(term(h, x) for x in p),)
+
+    def backward(r):
         fresh = tuple(var() for _ in r)
-        yield from eq((pieces, r), (fresh, tuple(term(head, x) for x in fresh)))(S)
+        yield fresh, tuple(term(head, x) for x in fresh)
 
-    return reduce_each_goal
+    return moded(
+        "reduce_eacho",
+        (head, pieces, reduced),
+        Mode((0, 1), (2,), forward, lambda h, p: isinstance(p, tuple)),
+        Mode((2,), (1, 2), backward, lambda r: isinstance(r, tuple), plannable=False),
+        waiting="reduce_eacho needs pieces or reduced",
+    )
 
 
-def _join_axis_reductiono(axes: Any, axis: Any):
+def _join_axis_reductiono(axes: Any, axis: Any) -> ModedGoal:
     """The reduction is over everything (``None``) or along the join axis only."""
 
-    def goal(S):
-        a, k = lreify(axes, S), lreify(axis, S)
-        if a is None:
-            if isinstance(k, int):
-                yield S
-                return
-            yield from eq(axis, 0)(S)  # backward: join along the first axis only
-            return
-        if isinstance(a, tuple):
-            if len(a) == 1:
-                yield from eq(axis, a[0])(S)
-            return
-        raise NotReady("axes not known")
+    def check(a, k):
+        if (a is None and isinstance(k, int)) or (isinstance(a, tuple) and len(a) == 1 and a[0] == k):
+            yield ()
 
-    return goal
+    def give(a):
+        if a is None:
+            yield (0,)  # backward: join along the first axis only
+        elif isinstance(a, tuple) and len(a) == 1:
+            yield (a[0],)
+
+    return moded(
+        "join axis reduction",
+        (axes, axis),
+        Mode((0, 1), (), check),
+        Mode((0,), (1,), give),
+        waiting="axes not known",
+    )
 
 
 def _pieces_safeo(scalar_op: Any, pieces: Any, axis: Any, out: Any):
@@ -140,12 +145,9 @@ def _pieces_safeo(scalar_op: Any, pieces: Any, axis: Any, out: Any):
     build a Join whose pieces agree statically on every other dim.
     """
 
-    def goal(S):
-        op, p, k = lreify(scalar_op, S), lreify(pieces, S), lreify(axis, S)
-        if not (is_ground(op) and isinstance(p, tuple) and is_ground(p) and isinstance(k, int)):
-            raise NotReady("pieces not known")
+    def check(op, p, k, out_t):
         vs = [term_variable(x) for x in p]
-        o = term_variable(lreify(out, S)) if is_ground(lreify(out, S)) else None
+        o = term_variable(out_t)
         if any(v is None for v in vs) or o is None:
             return
         if any(v.type.dtype != o.type.dtype or v.type.ndim != o.type.ndim for v in vs):
@@ -153,9 +155,14 @@ def _pieces_safeo(scalar_op: Any, pieces: Any, axis: Any, out: Any):
         if not isinstance(op, WITH_IDENTITY):
             if any(s is None or s == 0 for v in vs for s in v.type.shape):
                 return
-        yield S
+        yield ()
 
-    return goal
+    return moded(
+        "pieces safe",
+        (scalar_op, pieces, axis, out),
+        Mode((0, 1, 2, 3), (), check, lambda op, p, k, o: isinstance(p, tuple) and isinstance(k, int)),
+        waiting="pieces not known",
+    )
 
 
 def _one_roundingo(head: Any):
@@ -168,16 +175,13 @@ def _one_roundingo(head: Any):
     with 0 would flip).  Such heads are left alone.
     """
 
-    def goal(S):
-        h = lreify(head, S)
-        if not is_ground(h):
-            raise NotReady("head not known")
+    def check(h):
         op = h.evaled_obj
         acc = getattr(op, "acc_dtype", None)
         if acc is None or acc == getattr(op, "dtype", acc):
-            yield S
+            yield ()
 
-    return goal
+    return moded("one rounding", (head,), Mode((0,), (), check), waiting="head not known")
 
 
 def _statically_joinable(pieces: tuple, axis: int) -> bool:

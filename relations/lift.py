@@ -18,9 +18,9 @@ from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import Elemwise
 from unification import var
 
-from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge import builder_for, is_ground, op_term, same_typeo, term, term_variable
 from graph_bridge.context import single_useo
-from graph_bridge.logic import eq, lreify
+from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, read_or_build, scalar_of
 from graph_bridge.ops import ExplicitAlloc
 from relations.goals import lall_ready
@@ -99,21 +99,14 @@ def elemwise_holeo(out: Any, scalar_op: Any, before: Any, hole: Any, after: Any)
     return read_or_build(out, (scalar_op, before, hole, after), read, ready, build, "elemwise_holeo needs out or its parts")
 
 
-def scalar_likeo(others: Any, scalars: Any):
+def scalar_likeo(others: Any, scalars: Any) -> ModedGoal:
     """Every input in ``others`` is scalar-like; ``scalars`` are their 0-d forms.
 
     Backward (only ``scalars`` known) the 0-d forms themselves are the inputs:
     ``Elemwise`` expands them when the node is built.
     """
 
-    def scalar_like_goal(S):
-        o = lreify(others, S)
-        if not (isinstance(o, tuple) and is_ground(o)):
-            sc = lreify(scalars, S)
-            if isinstance(sc, tuple) and is_ground(sc):
-                yield from eq(others, sc)(S)
-                return
-            raise NotReady("scalar_likeo needs others or scalars")
+    def read(o):
         found = []
         for t in o:
             v = term_variable(t)
@@ -121,9 +114,19 @@ def scalar_likeo(others: Any, scalars: Any):
             if s is None:
                 return
             found.append(s)
-        yield from eq(scalars, tuple(found))(S)
+        yield (tuple(found),)
 
-    return scalar_like_goal
+    return moded(
+        "scalar_likeo",
+        (others, scalars),
+        Mode((0,), (1,), read, _is_tuple),
+        Mode((1,), (0,), lambda sc: iter(((sc,),)), _is_tuple),
+        waiting="scalar_likeo needs others or scalars",
+    )
+
+
+def _is_tuple(x: Any) -> bool:
+    return isinstance(x, tuple)
 
 
 def _broadcast_like(v: Variable) -> bool:
@@ -133,38 +136,36 @@ def _broadcast_like(v: Variable) -> bool:
     return parts is not None and all(parts[0].type.broadcastable)
 
 
-def cheap_lifto(x: Any, value: Any):
+def cheap_lifto(x: Any, value: Any) -> ModedGoal:
     """Guard: the base or the value is a broadcast (all dims broadcastable, or an Alloc of one)."""
 
-    def cheap_goal(S):
-        vx, vc = _var_of(lreify(x, S)), _var_of(lreify(value, S))
-        if vx is None or vc is None:
-            raise NotReady("cheap_lifto needs x and value")
-        if _broadcast_like(vx) or _broadcast_like(vc):
-            yield S
+    def check(xt, ct):
+        vx, vc = term_variable(xt), term_variable(ct)
+        if vx is not None and vc is not None and (_broadcast_like(vx) or _broadcast_like(vc)):
+            yield ()
 
-    return cheap_goal
+    return moded("cheap_lifto", (x, value), Mode((0, 1), (), check), waiting="cheap_lifto needs x and value")
 
 
-def cast_likeo(value: Any, x: Any, cast_value: Any):
+def cast_likeo(value: Any, x: Any, cast_value: Any) -> ModedGoal:
     """``cast_value`` is ``value`` in ``x``'s dtype (what set_subtensor stores)."""
 
-    def cast_goal(S):
-        vv, vx = _var_of(lreify(value, S)), _var_of(lreify(x, S))
-        if vv is not None and vx is not None:
-            if vv.type.dtype == vx.type.dtype:
-                yield from eq(cast_value, value)(S)
-            else:
-                cast = op_term(Elemwise(Cast(ScalarType(vx.type.dtype))))
-                yield from eq(cast_value, term(cast, value))(S)
+    def cast(vt, xt):
+        vv, vx = term_variable(vt), term_variable(xt)
+        if vv is None or vx is None:
             return
-        cv = lreify(cast_value, S)
-        if is_ground(cv):
-            yield from eq(value, cv)(S)
-            return
-        raise NotReady("cast_likeo needs value and x, or cast_value")
+        if vv.type.dtype == vx.type.dtype:
+            yield (vt,)
+        else:
+            yield (term(op_term(Elemwise(Cast(ScalarType(vx.type.dtype)))), vt),)
 
-    return cast_goal
+    return moded(
+        "cast_likeo",
+        (value, x, cast_value),
+        Mode((0, 1), (2,), cast),
+        Mode((2,), (0,), lambda cv: iter(((cv,),))),
+        waiting="cast_likeo needs value and x, or cast_value",
+    )
 
 
 @rule(
@@ -242,15 +243,13 @@ def alloco(out: Any, value: Any, shape: Any):
     return read_or_build(out, (value, shape), read, ready, build, "alloco needs out or its parts")
 
 
-def _fully_broadcastableo(t: Any):
-    def goal(S):
-        v = _var_of(lreify(t, S))
-        if v is None:
-            raise NotReady("term not known")
-        if all(v.type.broadcastable):
-            yield S
+def _fully_broadcastableo(t: Any) -> ModedGoal:
+    def check(tt):
+        v = term_variable(tt)
+        if v is not None and all(v.type.broadcastable):
+            yield ()
 
-    return goal
+    return moded("fully broadcastable", (t,), Mode((0,), (), check), waiting="term not known")
 
 
 @rule(
@@ -320,34 +319,30 @@ def _indices_unique(op, idx: tuple) -> bool:
     return len({tuple(r) for r in flat.tolist()}) == len(flat)
 
 
-def _no_repeatso(base: Any, head: Any, idx: Any):
-    def goal(S):
-        b, h, i = lreify(base, S), lreify(head, S), lreify(idx, S)
-        if not (is_ground(b) and is_ground(h) and isinstance(i, tuple) and is_ground(i)):
-            raise NotReady("base, head and idx not known")
+def _no_repeatso(base: Any, head: Any, idx: Any) -> ModedGoal:
+    def check(b, h, i):
         vb = term_variable(b)
         op = h.evaled_obj if hasattr(h, "evaled_obj") else h
         idx_vars = tuple(term_variable(t) for t in i)
         if vb is not None and _is_zeros(vb) and _indices_unique(op, idx_vars):
-            yield S
+            yield ()
 
-    return goal
+    return moded(
+        "no repeated index",
+        (base, head, idx),
+        Mode((0, 1, 2), (), check, lambda b, h, i: isinstance(i, tuple)),
+        waiting="base, head and idx not known",
+    )
 
 
-def _set_heado(inc_head: Any, set_head: Any):
-    def goal(S):
-        h = lreify(inc_head, S)
-        if is_ground(h):
-            op = h.evaled_obj
-            yield from eq(set_head, _with_set_flag(op, True))(S)
-            return
-        s = lreify(set_head, S)
-        if is_ground(s):
-            yield from eq(inc_head, _with_set_flag(s.evaled_obj, False))(S)
-            return
-        raise NotReady("no head known")
-
-    return goal
+def _set_heado(inc_head: Any, set_head: Any) -> ModedGoal:
+    return moded(
+        "set head",
+        (inc_head, set_head),
+        Mode((0,), (1,), lambda h: iter(((_with_set_flag(h.evaled_obj, True),),))),
+        Mode((1,), (0,), lambda s: iter(((_with_set_flag(s.evaled_obj, False),),))),
+        waiting="no head known",
+    )
 
 
 @rule(heads=SET_CLASSES, rhs_heads=SET_CLASSES, measure="inc nodes (-1)")
