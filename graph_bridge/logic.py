@@ -13,7 +13,7 @@ else goes to the generic functions, so the results are the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
@@ -78,7 +78,10 @@ def lreify(x: Any, S: Mapping) -> Any:
 
 
 def unify(u: Any, v: Any, S: Mapping) -> Mapping | bool:
-    """``unification.unify(u, v, S)`` with fast paths for variables, identity and tuples."""
+    """``unification.unify(u, v, S)`` with fast paths for variables, identity and tuples.
+
+    The new state is one copy of ``S`` that every binding goes into.
+    """
     u, v = walk(u, S), walk(v, S)
     if u is v:
         return S
@@ -90,39 +93,58 @@ def unify(u: Any, v: Any, S: Mapping) -> Mapping | bool:
         S = dict(S)
         S[v] = u
         return S
+    S2 = dict(S)
+    return S2 if _unify_into(u, v, S2) else False
+
+
+def _unify_into(u: Any, v: Any, S: dict) -> bool:
+    """:func:`unify`, binding into ``S`` itself (a private copy of the caller's state)."""
+    u, v = walk(u, S), walk(v, S)
+    if u is v:
+        return True
+    if is_var(u):
+        S[u] = v
+        return True
+    if is_var(v):
+        S[v] = u
+        return True
     if type(u) is tuple and type(v) is tuple:
-        return _unify_seq(u, v, S)
+        return _seq_into(u, v, S)
     u_et, v_et = isinstance(u, ExpressionTuple), isinstance(v, ExpressionTuple)
     if u_et and v_et:
         viewed = head_views(u, v)
         if viewed is not None:
-            return _unify_seq(viewed[0], viewed[1], S)
-        return _unify_seq(u._tuple, v._tuple, S)
+            return _seq_into(viewed[0], viewed[1], S)
+        return _seq_into(u._tuple, v._tuple, S)
     if u_et or v_et:
         # a variable or an Op against a term: its one-level term, as the
         # generic rules (PyTensor's etuplize-first-argument dispatch) do
         other = v if u_et else u
         view = _term_view(other)
         if view is not None:
-            return unify(u, view, S) if u_et else unify(view, v, S)
+            return _unify_into(u, view, S) if u_et else _unify_into(view, v, S)
     if type(u) is type(v) and _is_atom(u) and not isinstance(u, Constant):
         # distinct variables, Ops with other props, other literals: what the
         # generic rules conclude too (constants unify by value: generic)
         try:
-            return S if u == v else False
+            return bool(u == v)
         except Exception:  # noqa: BLE001 - fall back to the generic rules
             pass
-    return _generic_unify(u, v, S)
+    found = _generic_unify(u, v, S)
+    if found is False:
+        return False
+    if found is not S:
+        S.update(found)
+    return True
 
 
-def _unify_seq(u: tuple, v: tuple, S: Mapping) -> Mapping | bool:
+def _seq_into(u: Sequence, v: Sequence, S: dict) -> bool:
     if len(u) != len(v):
         return False
     for a, b in zip(u, v):
-        S = unify(a, b, S)
-        if S is False:
+        if not _unify_into(a, b, S):
             return False
-    return S
+    return True
 
 
 def _term_view(x: Any) -> Any:
