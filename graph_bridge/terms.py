@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from etuples.core import ExpressionTuple, InvalidExpression, KwdPair
+from etuples.core import ExpressionTuple, InvalidExpression, KwdPair, trampoline_eval
 from pytensor.graph.basic import Variable
 from pytensor.graph.op import Op
 from unification.variable import Var
@@ -121,6 +121,39 @@ class Term(ExpressionTuple):
     def __ne__(self, other: object) -> bool:
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
+
+    @property
+    def evaled_obj(self):
+        """The value of this term: its head called on its evaluated arguments (cached).
+
+        Evaluated iteratively, children first (deep terms do not recurse);
+        terms with keyword pairs, and plain etuples inside, evaluate the way
+        ``etuples`` does.
+        """
+        null = self.null
+        if self._evaled_obj is not null:
+            return self._evaled_obj
+        stack = [self]
+        while stack:
+            t = stack[-1]
+            if t._evaled_obj is not null:
+                stack.pop()
+                continue
+            items = t._tuple
+            waiting = [a for a in items if type(a) is Term and a._evaled_obj is null]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            if any(isinstance(a, KwdPair) for a in items):
+                t._evaled_obj = trampoline_eval(t._eval_step())
+                continue
+            values = [a.evaled_obj if isinstance(a, ExpressionTuple) else a for a in items]
+            op = values[0]
+            if not callable(op):
+                raise InvalidExpression("ExpressionTuple does not have a callable operator.")
+            t._evaled_obj = op(*values[1:])
+        return self._evaled_obj
 
     def _eval_step(self):
         # ``ExpressionTuple._eval_step`` calls ``inspect.signature`` on every
