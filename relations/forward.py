@@ -81,6 +81,8 @@ class _Planner:
         self.known = known
         #: variables bound to a pattern, and the pattern's variables
         self.deferred: dict[Any, set] = {}
+        #: known variables bound to their ground value itself (read without reifying)
+        self.direct: set = set(known)
 
     def is_known(self, x: Any) -> bool:
         return _logic_vars(x, set()) <= self.known
@@ -93,7 +95,10 @@ class _Planner:
             if v in self.known:
                 continue
             self.known.add(v)
-            todo.extend(self.deferred.pop(v, ()))
+            if v in self.deferred:
+                todo.extend(self.deferred.pop(v))
+            else:
+                self.direct.add(v)
         self._settle()
 
     def _settle(self) -> None:
@@ -151,9 +156,11 @@ class _Planner:
             self.deferred[target] = deps - self.known
             self._settle()
         args, needs, ready = g.args, mode.needs, mode.ready
+        # a variable bound to its ground value is read as it is; other terms are reified
+        direct = tuple(is_var(args[i]) and args[i] in self.direct for i in needs)
 
         def mode_step(S: Mapping) -> list:
-            needed = [lreify(args[i], S) for i in needs]
+            needed = [S[args[i]] if d else lreify(args[i], S) for i, d in zip(needs, direct)]
             if not ready(*needed):
                 raise _Deopt(g.name)
             return list(run_mode(mode, args, needed, S))
