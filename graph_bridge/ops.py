@@ -172,6 +172,7 @@ def _own_dim(entry: str, d: int) -> int:
 _CACHE_LIMIT = 10_000
 _ELEMWISE_TYPES: dict[tuple, tuple[ScalarOp, tuple[TensorType, ...]]] = {}
 _ALLOC_TYPES: dict[tuple, TensorType] = {}
+_PATTERNS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...] | None]] = {}
 
 
 def _remember(cache: dict, key: Any, value: Any) -> None:
@@ -197,6 +198,21 @@ def _kept_ranks(pattern: tuple[str, ...]) -> tuple[int, ...] | None:
     if pattern[0] and all(e[0] == MISSING for e in pattern):
         return None
     return tuple(len(e) - e.count(MISSING) for e in pattern)
+
+
+def _checked_pattern(pattern: Any) -> tuple[tuple[str, ...], tuple[int, ...] | None]:
+    """``_check_pattern(pattern)`` and its ``_kept_ranks``, remembered for valid tuple patterns."""
+    if type(pattern) is tuple:
+        try:
+            hit = _PATTERNS.get(pattern)
+        except TypeError:  # an unhashable entry: _check_pattern names it
+            hit = None
+        if hit is not None:
+            return hit
+    checked = _check_pattern(pattern)
+    info = (checked, _kept_ranks(checked))
+    _remember(_PATTERNS, checked, info)
+    return info
 
 
 class _ShapeOp(Op):
@@ -240,10 +256,9 @@ class ExplicitElemwise(_ShapeOp):
         if not isinstance(scalar_op, ScalarOp):
             raise TypeError(f"scalar_op must be a ScalarOp, got {type(scalar_op).__name__}")
         self.scalar_op = scalar_op
-        self.pattern = _check_pattern(pattern)
+        self.pattern, self._kept_ranks = _checked_pattern(pattern)
         self.nin = len(self.pattern)
         self.nout = scalar_op.nout
-        self._kept_ranks = _kept_ranks(self.pattern)
 
     def __str__(self) -> str:
         return f"{self.scalar_op}{{{','.join(self.pattern)}}}"

@@ -287,6 +287,16 @@ def test_bad_inputs_raise_the_same_errors_every_time():
     assert outcome(add_op.make_node, *cases[-1][1])[0] == "ok"
 
 
+def test_patterns_are_checked_every_time():
+    good = ExplicitElemwise(scalar_add, ("x", "*"))
+    assert ExplicitElemwise(scalar_add, ["x", "*"]) == good
+    assert ExplicitElemwise(scalar_add, ["x", "*"]).make_node(pt.scalar(), pt.vector()).op == good
+    for bad, error in [((["x"], "*"), TypeError), (("x", 1), TypeError), (("x", "**"), ValueError), ((), ValueError)]:
+        for _ in range(2):
+            with pytest.raises(error):
+                ExplicitElemwise(scalar_add, bad)
+
+
 def test_non_tensor_inputs_are_converted_like_before():
     op = ExplicitElemwise(scalar_add, ("x", "*"))
     for inputs in [(2.0, pt.vector()), (np.int8(3), pt.bvector()), (np.float32(1), pt.tensor(shape=(1,)))]:
