@@ -33,12 +33,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from pytensor import config
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
 from pytensor.scalar.basic import ScalarOp, get_scalar_type
 from pytensor.tensor.basic import as_tensor_variable
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
-from pytensor.tensor.type import TensorType
+from pytensor.tensor.type import TensorType, integer_dtypes
+from pytensor.tensor.variable import TensorConstant, TensorVariable
 
 __all__ = [
     "ExplicitAlloc",
@@ -158,6 +160,61 @@ def _own_dim(entry: str, d: int) -> int:
     return d - entry[:d].count(MISSING)
 
 
+# -- caches of node construction ---------------------------------------------
+# Building a node derives its output types from the input types the slow way
+# (a scalar node on fresh scalar variables for the dtypes, the static shape
+# from the pattern, new TensorTypes): about 30 us.  The answer depends only on
+# the key below, so it is kept; errors are not kept (a bad input raises the
+# same error every time).  Keys hold ``id(scalar_op)``, not the op: equal ops
+# could in principle answer differently, one object cannot.  The value keeps
+# the op alive, so its id is not reused while the entry exists.
+
+_CACHE_LIMIT = 10_000
+_ELEMWISE_TYPES: dict[tuple, tuple[ScalarOp, tuple[TensorType, ...]]] = {}
+_ALLOC_TYPES: dict[tuple, TensorType] = {}
+_PATTERNS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...] | None]] = {}
+
+
+def _remember(cache: dict, key: Any, value: Any) -> None:
+    """Store ``value`` under ``key``, emptying ``cache`` first when it is full."""
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+
+
+def _as_tensor(x: Any) -> Variable:
+    """``as_tensor_variable(x)``, without the dispatch for a tensor variable (returned as it is)."""
+    if isinstance(x, TensorVariable) and isinstance(x.type, TensorType):
+        return x
+    return as_tensor_variable(x)
+
+
+def _kept_ranks(pattern: tuple[str, ...]) -> tuple[int, ...] | None:
+    """Input ranks for which ``make_node`` keeps ``pattern`` as it is.
+
+    ``None`` when it never does: a leading dim that no entry has is dropped
+    (numpy rule), so the node's pattern is another one.
+    """
+    if pattern[0] and all(e[0] == MISSING for e in pattern):
+        return None
+    return tuple(len(e) - e.count(MISSING) for e in pattern)
+
+
+def _checked_pattern(pattern: Any) -> tuple[tuple[str, ...], tuple[int, ...] | None]:
+    """``_check_pattern(pattern)`` and its ``_kept_ranks``, remembered for valid tuple patterns."""
+    if type(pattern) is tuple:
+        try:
+            hit = _PATTERNS.get(pattern)
+        except TypeError:  # an unhashable entry: _check_pattern names it
+            hit = None
+        if hit is not None:
+            return hit
+    checked = _check_pattern(pattern)
+    info = (checked, _kept_ranks(checked))
+    _remember(_PATTERNS, checked, info)
+    return info
+
+
 class _ShapeOp(Op):
     """An Op whose ``infer_shape`` has the signature of the installed PyTensor."""
 
@@ -199,7 +256,7 @@ class ExplicitElemwise(_ShapeOp):
         if not isinstance(scalar_op, ScalarOp):
             raise TypeError(f"scalar_op must be a ScalarOp, got {type(scalar_op).__name__}")
         self.scalar_op = scalar_op
-        self.pattern = _check_pattern(pattern)
+        self.pattern, self._kept_ranks = _checked_pattern(pattern)
         self.nin = len(self.pattern)
         self.nout = scalar_op.nout
 
@@ -230,15 +287,29 @@ class ExplicitElemwise(_ShapeOp):
         return tuple(entries)
 
     def make_node(self, *inputs: Any) -> Apply:
-        inputs = [as_tensor_variable(i) for i in inputs]
-        pattern = self._pattern_for(inputs)
-        op = self if pattern == self.pattern else type(self)(self.scalar_op, pattern)
-        shape = output_static_shape(pattern, [i.type.shape for i in inputs])
-        shadow = op.scalar_op.make_node(
-            *[get_scalar_type(dtype=i.type.dtype).make_variable() for i in inputs]
-        )
-        outputs = [TensorType(o.type.dtype, shape=shape)() for o in shadow.outputs]
-        return Apply(op, inputs, outputs)
+        inputs = [_as_tensor(i) for i in inputs]
+        types = tuple(i.type for i in inputs)
+        if tuple(t.ndim for t in types) == self._kept_ranks:
+            op = self  # every input keeps its entry: _pattern_for returns self.pattern
+        else:
+            pattern = self._pattern_for(inputs)
+            op = self if pattern == self.pattern else type(self)(self.scalar_op, pattern)
+        return Apply(op, inputs, [t() for t in op._output_types(types)])
+
+    def _output_types(self, types: tuple[TensorType, ...]) -> tuple[TensorType, ...]:
+        """The output types of this Op on inputs of ``types``, remembered (see ``_ELEMWISE_TYPES``).
+
+        The scalar op's output dtypes may read ``config.floatX`` and
+        ``config.cast_policy`` (``upcast``), so they are part of the key.
+        """
+        sop = self.scalar_op
+        key = (id(sop), config.floatX, config.cast_policy, self.pattern, types)
+        hit = _ELEMWISE_TYPES.get(key)
+        if hit is not None and hit[0] is sop:
+            return hit[1]
+        out = _elemwise_output_types(self, types)
+        _remember(_ELEMWISE_TYPES, key, (sop, out))
+        return out
 
     # -- evaluation -----------------------------------------------------
     def stock_types(self, inputs: Sequence[Variable]) -> list[TensorType]:
@@ -303,6 +374,18 @@ class ExplicitElemwise(_ShapeOp):
         return result
 
 
+def _elemwise_output_types(op: ExplicitElemwise, types: Sequence[TensorType]) -> tuple[TensorType, ...]:
+    """The output types of ``op`` on inputs of ``types``, derived without a cache.
+
+    The static shape from the pattern (:func:`output_static_shape`); the
+    dtypes from a node of the scalar op on fresh scalars of the input dtypes,
+    as stock ``Elemwise.make_node`` does.  Raises what those raise.
+    """
+    shape = output_static_shape(op.pattern, [t.shape for t in types])
+    shadow = op.scalar_op.make_node(*[get_scalar_type(dtype=t.dtype).make_variable() for t in types])
+    return tuple(TensorType(o.type.dtype, shape=shape) for o in shadow.outputs)
+
+
 def _is_disconnected(g: Variable) -> bool:
     from pytensor.gradient import DisconnectedType, NullType
 
@@ -364,18 +447,31 @@ class ExplicitAlloc(_ShapeOp):
         return f"Alloc{{{self.entry}}}"
 
     def make_node(self, value: Any, *shape: Any) -> Apply:
-        from pytensor.tensor.basic import Alloc
-
-        value = as_tensor_variable(value)
+        value = _as_tensor(value)
         if len(shape) != len(self.entry):
             raise TypeError(f"{self} takes {len(self.entry)} shape inputs, got {len(shape)}")
         entry = self.entry
         if len(entry) - entry.count(MISSING) != value.type.ndim:
             entry = derive_entry(value.type.shape, len(shape))
         op = self if entry == self.entry else type(self)(entry)
-        dummy = TensorType(value.type.dtype, shape=op.stock_value_shape(value.type.shape))()
-        stock = Alloc().make_node(dummy, *shape)
+        if all(_is_int_constant(s) for s in shape):
+            # the stock output type depends on the value type and the lengths only
+            key = (op.entry, value.type, tuple(s.data.item() for s in shape))
+            out_type = _ALLOC_TYPES.get(key)
+            if out_type is None:
+                out_type = op._stock_node(value, shape).outputs[0].type
+                _remember(_ALLOC_TYPES, key, out_type)
+            return Apply(op, [value, *shape], [out_type()])
+        # symbolic lengths: the stock Alloc folds them (an fgraph and rewrites, slow)
+        stock = op._stock_node(value, shape)
         return Apply(op, [value, *stock.inputs[1:]], [stock.outputs[0].type()])
+
+    def _stock_node(self, value: Variable, shape: Sequence[Any]) -> Apply:
+        """The stock Alloc node on a value of the type the stock Alloc sees after lowering."""
+        from pytensor.tensor.basic import Alloc
+
+        dummy = TensorType(value.type.dtype, shape=self.stock_value_shape(value.type.shape))()
+        return Alloc().make_node(dummy, *shape)
 
     def stock_value_shape(self, static_shape: Sequence[int | None]) -> tuple[int | None, ...]:
         """Static shape of the value the stock Alloc sees after lowering."""
@@ -416,6 +512,11 @@ class ExplicitAlloc(_ShapeOp):
         g = gz.sum(axis=summed, keepdims=True) if summed else gz
         g = g.dimshuffle(*(d for d, c in enumerate(self.entry) if c != MISSING))
         return [g, *(disconnected_type() for _ in inputs[1:])]
+
+
+def _is_int_constant(s: Any) -> bool:
+    """``s`` is a 0-d integer tensor constant: the stock Alloc takes it as it is, its length is its value."""
+    return isinstance(s, TensorConstant) and s.type.ndim == 0 and s.type.dtype in integer_dtypes
 
 
 def explicit_alloc(value: Any, *shape: Any) -> Variable:
