@@ -336,6 +336,8 @@ class ExplicitElemwise(_ShapeOp):
         if shadow is None:
             stock_inputs = [t() for t in self.stock_types(node.inputs)]
             shadow = node.tag.stock_node = Elemwise(self.scalar_op).make_node(*stock_inputs)
+            # what PyTensor's Python linker does before the first perform (the ufunc, its dtypes)
+            shadow.op.prepare_node(shadow, None, None, "py")
         # the stock perform checks that no '*' input of length 1 meets a longer one
         shadow.op.perform(shadow, arrays, output_storage)
 
