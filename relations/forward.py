@@ -87,8 +87,12 @@ class _Planner:
     def is_known(self, x: Any) -> bool:
         return _logic_vars(x, set()) <= self.known
 
-    def learn(self, x: Any) -> None:
-        """Every variable of ``x`` becomes known (and those of the patterns they are bound to)."""
+    def learn(self, x: Any, direct: bool = True) -> None:
+        """Every variable of ``x`` becomes known (and those of the patterns they are bound to).
+
+        ``direct``: they are bound to parts of a ground value (not to a
+        pattern of other variables).
+        """
         todo = list(_logic_vars(x, set()))
         while todo:
             v = todo.pop()
@@ -97,7 +101,7 @@ class _Planner:
             self.known.add(v)
             if v in self.deferred:
                 todo.extend(self.deferred.pop(v))
-            else:
+            elif direct:
                 self.direct.add(v)
         self._settle()
 
@@ -114,10 +118,12 @@ class _Planner:
     def eq_step(self, g: Eq) -> Step:
         u, v = g.u, g.v
         ku, kv = self.is_known(u), self.is_known(v)
+        # unify binds the unknown side to parts of the known side: ground
+        # values if that is a variable bound to one, else a pattern to reify
         if ku and not kv:
-            self.learn(v)
+            self.learn(v, direct=is_var(u) and u in self.direct)
         elif kv and not ku:
-            self.learn(u)
+            self.learn(u, direct=is_var(v) and v in self.direct)
         elif not (ku or kv):
             for a, b in ((u, v), (v, u)):
                 if is_var(a) and a not in self.deferred and a not in _logic_vars(b, set()):
@@ -131,6 +137,22 @@ class _Planner:
             return [] if s is False else [s]
 
         return eq_step
+
+    def reader(self, x: Any) -> Callable[[Mapping], Any]:
+        """How to get the value of the known term ``x`` from a state.
+
+        A variable bound to its ground value is looked up, a tuple is read
+        item by item, a term with no variable is itself; anything else is
+        reified.
+        """
+        if is_var(x) and x in self.direct:
+            return lambda S: S[x]
+        if type(x) is tuple:
+            items = [self.reader(a) for a in x]
+            return lambda S: tuple([read(S) for read in items])
+        if not _logic_vars(x, set()):
+            return lambda S: x
+        return lambda S: lreify(x, S)
 
     def ready_mode(self, g: ModedGoal) -> Mode | None:
         for mode in g.modes:
@@ -155,12 +177,11 @@ class _Planner:
                 _logic_vars(g.args[j], deps)
             self.deferred[target] = deps - self.known
             self._settle()
-        args, needs, ready = g.args, mode.needs, mode.ready
-        # a variable bound to its ground value is read as it is; other terms are reified
-        direct = tuple(is_var(args[i]) and args[i] in self.direct for i in needs)
+        args, ready = g.args, mode.ready
+        reads = [self.reader(args[i]) for i in mode.needs]
 
         def mode_step(S: Mapping) -> list:
-            needed = [S[args[i]] if d else lreify(args[i], S) for i, d in zip(needs, direct)]
+            needed = [read(S) for read in reads]
             if not ready(*needed):
                 raise _Deopt(g.name)
             return list(run_mode(mode, args, needed, S))
@@ -168,8 +189,12 @@ class _Planner:
         return mode_step
 
 
-def plan_forward(goal: Any, lhs: Any) -> list[Step]:
-    """The steps ``lall_ready`` would take on ``goal`` with ``lhs`` known (see the module docstring)."""
+def plan_forward(goal: Any, lhs: Any, rhs: Any) -> tuple[list[Step], Callable[[Mapping], Any] | None]:
+    """The steps ``lall_ready`` would take on ``goal`` with ``lhs`` known (see the module docstring).
+
+    Also how to read ``rhs`` at the end, when it is known ground by then
+    (``None``: reify it and check).
+    """
     if not isinstance(goal, Conj):
         raise Uncompilable(f"the relation's goal is {type(goal).__name__}, not lall_ready(...)")
     planner = _Planner({lhs})
@@ -190,16 +215,20 @@ def plan_forward(goal: Any, lhs: Any) -> list[Step]:
         else:
             raise Uncompilable("no goal is ever ready with the left side known")
         del pending[i]
-    return steps
+    return steps, (planner.reader(rhs) if planner.is_known(rhs) else None)
 
 
 class ForwardMatcher:
     """A relation's forward mode as a plan (see :func:`compile_forward`)."""
 
-    def __init__(self, relation: Relation, lhs: Any, rhs: Any, steps: list[Step]) -> None:
+    def __init__(
+        self, relation: Relation, lhs: Any, rhs: Any, steps: list[Step], result: Callable[[Mapping], Any] | None
+    ) -> None:
         self.relation = relation
         self.lhs, self.rhs = lhs, rhs
         self.steps = steps
+        #: reads the right side, when the plan knows it is ground at the end
+        self.result = result
 
     def answers(self, t: Any) -> Iterator[Any]:
         """The ground right sides of ``relation(t, q)``, in the relation's own order."""
@@ -216,11 +245,14 @@ class ForwardMatcher:
                     yield out
 
     def _run(self, t: Any) -> Iterator[Any]:
-        steps, n, rhs = self.steps, len(self.steps), self.rhs
+        steps, n, rhs, result = self.steps, len(self.steps), self.rhs, self.result
         stack: list[tuple[int, Mapping]] = [(0, {self.lhs: t})]
         while stack:
             i, S = stack.pop()
             if i == n:
+                if result is not None:
+                    yield result(S)
+                    continue
                 out = lreify(rhs, S)
                 if is_ground(out):
                     yield out
@@ -239,7 +271,7 @@ def compile_forward(relation: Relation) -> ForwardMatcher:
     """``relation``'s forward mode planned once; raises :class:`Uncompilable` if it cannot be."""
     lhs, rhs = var(), var()
     goal = relation(lhs, rhs)
-    return ForwardMatcher(relation, lhs, rhs, plan_forward(goal, lhs))
+    return ForwardMatcher(relation, lhs, rhs, *plan_forward(goal, lhs, rhs))
 
 
 _COMPILED: dict[Any, ForwardMatcher | None] = {}
