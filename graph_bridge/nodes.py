@@ -48,7 +48,8 @@ def read_or_build(
     it yields is unified with ``parts`` (a ground term with no variable has
     no answer).  Otherwise, when ``ready`` holds for the reified ``parts``,
     ``build`` makes the term (``None``: those parts make no such node) and
-    it is unified with ``out``.  With neither known the goal raises
+    it is unified with ``out`` (``ready`` only sees ground parts: it asks
+    what more the builder needs, such as a tuple).  With neither known the goal raises
     :class:`NotReady` with ``needs`` as its message, so ``lall_ready`` runs
     it later.  ``build_first`` tries building before reading, for a relation
     whose reader accepts more forms than its builder makes.

@@ -74,7 +74,7 @@ def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = 
 
     def ready(p):
         sop, ins = p
-        return is_ground(sop) and isinstance(ins, tuple) and is_ground(ins)
+        return isinstance(ins, tuple)
 
     def build(p):
         sop, ins = p
@@ -95,7 +95,7 @@ def explicit_elemwiseo(out: Any, scalar_op: Any, pattern: Any, inputs: Any):
 
     def ready(p):
         sop, pat, ins = p
-        return is_ground(sop) and isinstance(pat, tuple) and isinstance(ins, tuple) and is_ground(ins)
+        return isinstance(pat, tuple) and isinstance(ins, tuple)
 
     def build(p):
         sop, pat, ins = p
@@ -247,7 +247,7 @@ def stock_alloco(out: Any, value: Any, shape: Any):
 
     def ready(p):
         val, sh = p
-        return is_ground(val) and isinstance(sh, tuple) and is_ground(sh)
+        return isinstance(sh, tuple)
 
     def build(p):
         val, sh = p
@@ -266,7 +266,7 @@ def explicit_alloco(out: Any, entry: Any, value: Any, shape: Any):
 
     def ready(p):
         ent, val, sh = p
-        return isinstance(ent, str) and is_ground(val) and isinstance(sh, tuple) and is_ground(sh)
+        return isinstance(ent, str) and isinstance(sh, tuple)
 
     def build(p):
         ent, val, sh = p

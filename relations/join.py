@@ -9,7 +9,7 @@ from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 from unification import var
 
-from graph_bridge import builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge import builder_for, op_term, same_typeo, term, term_variable
 from graph_bridge.logic import eq
 from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import join_parts, read_or_build
@@ -44,7 +44,7 @@ def joino(out: Any, axis: Any, pieces: Any):
 
     def ready(p):
         a, ps_ = p
-        return isinstance(a, int) and isinstance(ps_, tuple) and is_ground(ps_)
+        return isinstance(a, int) and isinstance(ps_, tuple)
 
     def build(p):
         a, ps_ = p
@@ -78,7 +78,7 @@ def combineo(scalar_op: Any, parts: Any, out: Any):
 
     def ready(p):
         op, ps_ = p
-        return isinstance(ps_, tuple) and len(ps_) >= 2 and is_ground(ps_) and is_ground(op)
+        return isinstance(ps_, tuple) and len(ps_) >= 2
 
     def build(p):
         op, ps_ = p

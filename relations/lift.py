@@ -18,7 +18,7 @@ from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import Elemwise
 from unification import var
 
-from graph_bridge import builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge import builder_for, op_term, same_typeo, term, term_variable
 from graph_bridge.context import single_useo
 from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, read_or_build, scalar_of
@@ -38,10 +38,6 @@ SET_CLASSES = tuple(
     if c is not None
 )
 ALLOC = op_term(Alloc())
-
-
-def _var_of(t: Any) -> Variable | None:
-    return term_variable(t) if is_ground(t) else None
 
 
 def _with_set_flag(op, flag: bool):
@@ -70,7 +66,7 @@ def subtensor_updateo(out: Any, x: Any, value: Any, idx: Any, head: Any, set_mod
             yield ins[0], ins[1], tuple(ins[2:]), op_term(op)
 
     def ready(p):
-        return is_ground(p) and isinstance(p[2], tuple)
+        return isinstance(p[2], tuple)
 
     def build(p):
         px, pv, pi, ph = p
@@ -90,7 +86,7 @@ def elemwise_holeo(out: Any, scalar_op: Any, before: Any, hole: Any, after: Any)
             yield v.owner.op.scalar_op, ins[:i], ins[i], ins[i + 1 :]
 
     def ready(p):
-        return is_ground(p) and isinstance(p[1], tuple) and isinstance(p[3], tuple)
+        return isinstance(p[1], tuple) and isinstance(p[3], tuple)
 
     def build(p):
         sop, b, h, a = p
@@ -235,7 +231,7 @@ def alloco(out: Any, value: Any, shape: Any):
         return () if parts is None else (parts,)
 
     def ready(p):
-        return is_ground(p) and isinstance(p[1], tuple)
+        return isinstance(p[1], tuple)
 
     def build(p):
         return term(ALLOC, p[0], *p[1])
