@@ -24,7 +24,7 @@ from unification.core import reify as _generic_reify
 from unification.core import unify as _generic_unify
 
 from graph_bridge.dispatch import head_views
-from graph_bridge.terms import Term, node_term, op_term
+from graph_bridge.terms import Term, is_term, node_term, op_term
 from graph_bridge.terms import is_logic_var as is_var
 from graph_bridge.vocabulary import in_vocabulary
 
@@ -65,7 +65,7 @@ def lreify(x: Any, S: Mapping) -> Any:
         return x
     if t is tuple:
         return tuple([lreify(a, S) for a in x])
-    if isinstance(x, ExpressionTuple):
+    if is_term(x):
         if x._evaled_obj is not _NULL:
             return x  # an evaluated term stands for its (ground) value
         if type(x) is Term:
@@ -110,7 +110,7 @@ def _unify_into(u: Any, v: Any, S: dict) -> bool:
         return True
     if type(u) is tuple and type(v) is tuple:
         return _seq_into(u, v, S)
-    u_et, v_et = isinstance(u, ExpressionTuple), isinstance(v, ExpressionTuple)
+    u_et, v_et = is_term(u), is_term(v)
     if u_et and v_et:
         viewed = head_views(u, v)
         if viewed is not None:

@@ -35,6 +35,7 @@ __all__ = [
     "TermError",
     "etuplize",
     "is_ground",
+    "is_term",
     "node_term",
     "op_term",
     "reify",
@@ -91,8 +92,8 @@ class Term(ExpressionTuple):
             a, b = stack.pop()
             if a is b:
                 continue
-            a_seq = isinstance(a, ExpressionTuple)
-            b_seq = isinstance(b, ExpressionTuple)
+            a_seq = is_term(a)
+            b_seq = is_term(b)
             if a_seq or b_seq:
                 if not (isinstance(a, (tuple, ExpressionTuple)) and isinstance(b, (tuple, ExpressionTuple))):
                     return False
@@ -148,7 +149,7 @@ class Term(ExpressionTuple):
             if any(isinstance(a, KwdPair) for a in items):
                 t._evaled_obj = trampoline_eval(t._eval_step())
                 continue
-            values = [a.evaled_obj if isinstance(a, ExpressionTuple) else a for a in items]
+            values = [a.evaled_obj if is_term(a) else a for a in items]
             op = values[0]
             if not callable(op):
                 raise InvalidExpression("ExpressionTuple does not have a callable operator.")
@@ -298,6 +299,11 @@ def _kind(x: Any) -> int:
     return k
 
 
+def is_term(x: Any) -> bool:
+    """``isinstance(x, ExpressionTuple)``, the answer cached per type (the ABC check is slow)."""
+    return _kind(x) == _ETUPLE
+
+
 def is_ground(term: Any) -> bool:
     """Whether ``term`` holds no logic variable (evaluated sub-terms count as ground)."""
     stack = [term]
@@ -360,7 +366,7 @@ def term_variable(term: Any) -> Variable | None:
     """The variable a ground term stands for, or ``None`` if it has none."""
     if isinstance(term, Variable):
         return term
-    if isinstance(term, ExpressionTuple) and is_ground(term):
+    if is_term(term) and is_ground(term):
         try:
             out = term.evaled_obj
         except Exception:

@@ -41,7 +41,7 @@ from unification import var
 
 from graph_bridge.logic import Conj, Eq, is_var, lreify, unify
 from graph_bridge.modes import Mode, ModedGoal, run_mode
-from graph_bridge.terms import is_ground
+from graph_bridge.terms import is_ground, is_term
 from relations.rules import Relation
 
 __all__ = ["ForwardMatcher", "Uncompilable", "compile_forward", "forward_matcher"]
@@ -69,7 +69,7 @@ def _logic_vars(x: Any, out: set) -> set:
             out.add(t)
         elif type(t) is tuple or type(t) is list:
             stack.extend(t)
-        elif isinstance(t, ExpressionTuple) and t._evaled_obj is _NULL:
+        elif is_term(t) and t._evaled_obj is _NULL:
             stack.extend(t._tuple)
     return out
 
