@@ -76,9 +76,8 @@ class GraphContext:
         self._keep: list[Variable] = []  # keeps the ids alive and unique
         #: the variable whose rules are running (the normalizer sets it), or ``None``
         self.asking: Variable | None = None
-        # guards that said no: (asking, variable) -> (asking, variable, its uses, its other uses)
-        self._refusals: dict[tuple[int, int], tuple[Variable | None, Variable, int, int]] = {}
-        self._refused_at: set[int] = set()  # ids of the ``asking`` variables of the refusals
+        self._refused: dict[int, tuple[Variable, int, int]] = {}  # guards that said no, and why
+        self._refused_at: dict[int, Variable] = {}  # the ``asking`` variables of the refusals
         #: how many Apply nodes the graph given to the constructor has
         self.nodes = 0
         for o in outputs:
@@ -100,10 +99,9 @@ class GraphContext:
         The refusal is noted for :attr:`asking` too: the rules of that
         variable's node were running, and they may apply once ``v`` loses a use.
         """
-        asking = self.asking
-        self._refusals[(id(asking), id(v))] = (asking, v, self.uses(v), self.other_uses(v))
-        if asking is not None:
-            self._refused_at.add(id(asking))
+        self._refused[id(v)] = (v, self.uses(v), self.other_uses(v))
+        if self.asking is not None:
+            self._refused_at[id(self.asking)] = self.asking
 
     def refused_at(self, v: Variable) -> bool:
         """Whether a use guard said no while the rules of ``v`` ran (as :attr:`asking`)."""
@@ -117,13 +115,13 @@ class GraphContext:
         a refused node, another pass may apply the rule there.
         """
         return any(
-            self.uses(v) < n or self.other_uses(v) < k for _, v, n, k in self._refusals.values()
+            self.uses(v) < n or self.other_uses(v) < k for v, n, k in self._refused.values()
         )
 
     def forget_refusals(self) -> None:
         """Start a new pass: the refusals noted so far are dropped (the counts stay)."""
-        self._refusals = {}
-        self._refused_at = set()
+        self._refused = {}
+        self._refused_at = {}
 
     def _add_new(self, root: Variable) -> int:
         """Count the uses inside the part of ``root``'s graph not seen yet; return its number of nodes."""
