@@ -75,9 +75,14 @@ class GraphContext:
         self._uses: dict[int, int] = {}
         self._other: dict[int, int] = {}  # uses not by an Elemwise or a reduction
         self._keep: list[Variable] = []  # keeps the ids alive and unique
+        #: the variable whose rules are running (the normalizer sets it), or ``None``
+        self.asking: Variable | None = None
         self._refused: dict[int, tuple[Variable, int, int]] = {}  # guards that said no, and why
+        self._refused_at: dict[int, Variable] = {}  # the ``asking`` variables of the refusals
+        #: how many Apply nodes the graph given to the constructor has
+        self.nodes = 0
         for o in outputs:
-            self._add_new(o)
+            self.nodes += self._add_new(o)
             self._uses[id(o)] += 1
             self._other[id(o)] = self._other.get(id(o), 0) + 1
 
@@ -90,8 +95,18 @@ class GraphContext:
         return self._other.get(id(v), 0)
 
     def refused(self, v: Variable) -> None:
-        """Note that a use guard said no for ``v`` with its counts as they are now."""
+        """Note that a use guard said no for ``v``, with its counts as they are now.
+
+        The refusal is noted for :attr:`asking` too: the rules of that
+        variable's node were running, and they may apply once ``v`` loses a use.
+        """
         self._refused[id(v)] = (v, self.uses(v), self.other_uses(v))
+        if self.asking is not None:
+            self._refused_at[id(self.asking)] = self.asking
+
+    def refused_at(self, v: Variable) -> bool:
+        """Whether a use guard said no while the rules of ``v`` ran (as :attr:`asking`)."""
+        return id(v) in self._refused_at
 
     def loosened(self) -> bool:
         """Whether a variable a guard refused has fewer uses now (a later rewrite dropped one).
@@ -104,34 +119,47 @@ class GraphContext:
             self.uses(v) < n or self.other_uses(v) < k for v, n, k in self._refused.values()
         )
 
-    def _add_new(self, root: Variable) -> None:
-        """Count the uses inside the part of ``root``'s graph not seen yet."""
-        uses, keep = self._uses, self._keep
+    def forget_refusals(self) -> None:
+        """Start a new pass: the refusals noted so far are dropped (the counts stay)."""
+        self._refused = {}
+        self._refused_at = {}
+
+    def _add_new(self, root: Variable) -> int:
+        """Count the uses inside the part of ``root``'s graph not seen yet; return its number of nodes."""
+        uses, other, keep = self._uses, self._other, self._keep
         if id(root) in uses:
-            return
+            return 0
         uses[id(root)] = 0
         keep.append(root)
         stack = [root]
-        seen_nodes: set[int] = set()
+        nodes = 0
+        seen_multi: set[int] = set()  # nodes of several outputs (reached once per output at most)
         while stack:
-            v = stack.pop()
-            node = v.owner
-            if node is None or id(node) in seen_nodes:
+            node = stack.pop().owner
+            if node is None:
                 continue
-            seen_nodes.add(id(node))
-            for o in node.outputs:
-                if id(o) not in uses:
-                    uses[id(o)] = 0
-                    keep.append(o)
-            other = not _elementwise(node)
+            outputs = node.outputs
+            if len(outputs) > 1:
+                if id(node) in seen_multi:
+                    continue
+                seen_multi.add(id(node))
+                for o in outputs:
+                    if id(o) not in uses:
+                        uses[id(o)] = 0
+                        keep.append(o)
+            nodes += 1
+            count_other = not _elementwise(node)
             for i in node.inputs:
-                if id(i) not in uses:
-                    uses[id(i)] = 0
+                n = uses.get(id(i))
+                if n is None:
+                    uses[id(i)] = 1
                     keep.append(i)
                     stack.append(i)
-                uses[id(i)] += 1
-                if other:
-                    self._other[id(i)] = self._other.get(id(i), 0) + 1
+                else:
+                    uses[id(i)] = n + 1
+                if count_other:
+                    other[id(i)] = other.get(id(i), 0) + 1
+        return nodes
 
     def rename(self, old: Variable, new: Variable) -> None:
         """``new`` (the same node rebuilt over replaced inputs) takes over ``old``'s uses."""
@@ -173,9 +201,16 @@ class GraphContext:
                         stack.append(i)
 
 
+_ELEMENTWISE_CLASSES: dict[type, bool] = {}  # Op class -> whether it is one of _ELEMENTWISE
+
+
 def _elementwise(node: Any) -> bool:
     """Whether ``node`` reads its inputs element by element or reduces them."""
-    return isinstance(node.op, _ELEMENTWISE)
+    cls = type(node.op)
+    found = _ELEMENTWISE_CLASSES.get(cls)
+    if found is None:
+        found = _ELEMENTWISE_CLASSES[cls] = issubclass(cls, _ELEMENTWISE)
+    return found
 
 
 _CURRENT: ContextVar[GraphContext | None] = ContextVar("relations_graph_context", default=None)

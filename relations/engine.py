@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
+from operator import is_not
 from typing import Any
 
 from pytensor import config
@@ -26,7 +27,7 @@ from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from graph_bridge.logic import lreify
-from graph_bridge.traverse import count_nodes
+from graph_bridge.traverse import clone_over
 from relations.forward import forward_matcher
 from relations.rules import Relation, RuleIndex
 
@@ -116,11 +117,13 @@ def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable]) ->
 
 
 class Normalizer:
-    """One normalization pass; memoizes every variable it has put in normal form.
+    """Normalization of a graph; memoizes every variable it has put in normal form.
 
+    Each :meth:`normal` call over the graph's outputs is one pass.
     ``on_rewrite(rule, before, after)``, if given, is called after each
     rewrite (``relations.explain`` records its steps this way); ``None``
-    costs nothing.
+    costs nothing.  Where a use guard refused a node, :meth:`next_pass`
+    prepares another pass that walks only what that can change.
     """
 
     def __init__(
@@ -140,7 +143,12 @@ class Normalizer:
         self.memo: dict[int, Variable] = {}
         self._keep: list[Variable] = []  # keeps ids in memo alive and unique
         self.budget = budget
+        #: rewrites in this pass
         self.rewrites = 0
+        # ids of normal variables whose node, or a node below, had a use guard refuse (this pass)
+        self._doubtful: set[int] = set()
+        # ids of normal variables found normal with no guard refusing (before this pass)
+        self._settled: set[int] = set()
 
     def _done(self, key: Variable, value: Variable) -> None:
         self.memo[id(key)] = value
@@ -153,17 +161,41 @@ class Normalizer:
         with graph_context(self.context):
             return self._normal(root)
 
+    def next_pass(self) -> None:
+        """Prepare another pass: only what a loosened use guard can change is walked again.
+
+        A node whose rules found nothing while no use guard refused stays
+        normal as long as it is the same node: the guards (one use, or only
+        elementwise uses) refuse more as uses grow, and a rule can answer
+        only where a guard turns from no to yes.  So the memo forgets just
+        the variables whose node or a node below had a guard refuse: the
+        next pass walks those again (in the same order as a whole new pass
+        would), rebuilds a node whose inputs changed, and runs the rules of
+        new nodes and of the nodes where a guard refused.  Every other
+        variable keeps its normal form.  The use counts stay (they are
+        exact); the refusals and the count of rewrites start again.
+        """
+        memo, context = self.memo, self.context
+        self._settled = {i for i in self._doubtful if not context.refused_at(memo[i])}
+        for i in self._doubtful:
+            del memo[i]
+        self._doubtful = set()
+        context.forget_refusals()
+        self.rewrites = 0
+
     def _normal(self, root: Variable) -> Variable:
-        memo = self.memo
+        memo, keep = self.memo, self._keep
         context = self.context
-        # stack items: (variable, variable whose normal form it is, or None)
-        stack: list[tuple[Variable, Variable | None]] = [(root, None)]
+        doubtful, settled = self._doubtful, self._settled
+        # stack items: (variable, variable whose normal form it is or None, inputs pushed)
+        stack: list[tuple[Variable, Variable | None, bool]] = [(root, None, False)]
         while stack:
-            v, alias_of = stack[-1]
-            if id(v) in memo:
+            v, alias_of, pushed = stack[-1]
+            known = memo.get(id(v))
+            if known is not None:
                 stack.pop()
                 if alias_of is not None:
-                    self._done(alias_of, memo[id(v)])
+                    self._done(alias_of, known)
                 continue
             node = v.owner
             if node is None:
@@ -172,35 +204,65 @@ class Normalizer:
                 if alias_of is not None:
                     self._done(alias_of, v)
                 continue
-            missing = [i for i in node.inputs if id(i) not in memo]
-            if missing:
-                stack.extend((i, None) for i in reversed(missing))
-                continue
+            inputs = node.inputs
+            if not pushed:
+                missing = [i for i in inputs if id(i) not in memo]
+                if missing:
+                    # the inputs are done when this item is on top again
+                    stack[-1] = (v, alias_of, True)
+                    for i in reversed(missing):
+                        if i.owner is None:  # a root is its own normal form
+                            memo[id(i)] = i
+                            keep.append(i)
+                        else:
+                            stack.append((i, None, False))
+                    if stack[-1][0] is not v:
+                        continue
             stack.pop()
-            new_inputs = [memo[id(i)] for i in node.inputs]
-            if any(a is not b for a, b in zip(new_inputs, node.inputs)):
-                new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+            new_inputs = [memo[id(i)] for i in inputs]
+            if any(map(is_not, new_inputs, inputs)):
+                new_node = clone_over(node, new_inputs) or node.clone_with_new_inputs(
+                    new_inputs, strict=False
+                )
                 trace = getattr(node.outputs[0].tag, "trace", None)
                 if trace and getattr(new_node.outputs[0].tag, "trace", None) is not trace:
                     for o, n in zip(node.outputs, new_node.outputs):  # remade by make_node
                         n.tag.trace = getattr(o.tag, "trace", trace)
+                for old_out, new_out in zip(node.outputs, new_node.outputs):
+                    context.rename(old_out, new_out)
             else:
                 new_node = node
-            for old_out, new_out in zip(node.outputs, new_node.outputs):
-                context.rename(old_out, new_out)
-                if old_out is not v:
-                    self._done(old_out, new_out)
-            out = new_node.outputs[node.outputs.index(v)]
+            outputs = new_node.outputs
+            if len(outputs) == 1:
+                out = outputs[0]
+            else:
+                for old_out, new_out in zip(node.outputs, outputs):
+                    if old_out is not v:
+                        self._done(old_out, new_out)
+                out = outputs[node.outputs.index(v)]
             rewritten = None
-            if len(new_node.outputs) == 1 and in_vocabulary(new_node.op):
+            refused = False
+            if (
+                len(outputs) == 1
+                and (new_node is not node or id(out) not in settled)
+                and in_vocabulary(new_node.op)
+            ):
                 if self.backward:
                     rules = self._rules(type(new_node.op))
                 else:
                     rules = self.index.forward_for(new_node)
                 if rules:
+                    context.asking = out
                     rewritten = first_rewrite(out, rules, self.backward)
+                    refused = rewritten is None and context.refused_at(out)
             if rewritten is None:
-                self._done(v, out)
+                if refused or (doubtful and any(id(i) in doubtful for i in new_node.inputs)):
+                    doubtful.update(id(o) for o in outputs)
+                if out is v:
+                    memo[id(v)] = v
+                    keep.append(v)
+                else:
+                    self._done(v, out)
                 if alias_of is not None:
                     self._done(alias_of, out)
                 continue
@@ -215,10 +277,10 @@ class Normalizer:
             if self.on_rewrite is not None:
                 self.on_rewrite(rewritten[1], out, rewritten[0])
             # the new sub-graph is normalized next; its result stands for v
-            stack.append((rewritten[0], alias_of if alias_of is not None else v))
+            stack.append((rewritten[0], alias_of if alias_of is not None else v, False))
             if alias_of is not None:
                 # v itself also maps to the final form
-                stack.append((rewritten[0], v))
+                stack.append((rewritten[0], v, False))
         return memo[id(root)]
 
 
@@ -239,27 +301,29 @@ def normalize_variables(
     One bottom-up pass puts every node in normal form, except where a use
     guard (``graph_bridge.single_useo``) refused a node that a later rewrite
     above it then stopped using: another pass follows for those (at most
-    :data:`MAX_PASSES`), so ``normalize`` is idempotent.
+    :data:`MAX_PASSES`; :meth:`Normalizer.next_pass`), so ``normalize`` is
+    idempotent.
     """
     debug = log.isEnabledFor(logging.DEBUG)
     start = time.perf_counter() if debug else 0.0
-    nodes = count_nodes(outputs)
     if debug:
         on_rewrite = _logging(on_rewrite, backward)
-    budget = 1000 + 100 * nodes
     result = list(outputs)
     rewrites = 0
     # PyTensor records the Python stack of every node it builds; a rewrite's
     # nodes take the trace of the node they replace (``copy_trace``) instead,
     # so the stack is not read (a tenth of the time of a rewrite)
     with config.change_flags(traceback__limit=0):
+        context = GraphContext(result)
+        nodes = context.nodes
+        budget = 1000 + 100 * nodes
+        norm = Normalizer(index, context, budget=budget, backward=backward, on_rewrite=on_rewrite)
         for _ in range(MAX_PASSES):
-            context = GraphContext(result)
-            norm = Normalizer(index, context, budget=budget, backward=backward, on_rewrite=on_rewrite)
             result = [norm.normal(o) for o in result]
             rewrites += norm.rewrites
             if norm.rewrites == 0 or not context.loosened():
                 break
+            norm.next_pass()
     if debug:
         log.debug(
             "%s: %d nodes, %d rewrites, %.6f s",

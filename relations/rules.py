@@ -66,6 +66,10 @@ class RuleIndex:
         self.rules = tuple(rules)
         self._forward: dict[type, tuple[Relation, ...]] = {}
         self._backward: dict[type, tuple[Relation, ...]] = {}
+        # forward_for: Op class -> (its forward rules, whether one has child_heads)
+        self._forward_plans: dict[type, tuple[tuple[Relation, ...], bool]] = {}
+        # forward_for: (Op class, the Op classes of the input nodes) -> the rules
+        self._forward_by_children: dict[tuple[type, ...], tuple[Relation, ...]] = {}
 
     def _lookup(self, cache: dict, attr: str, op_class: type) -> tuple[Relation, ...]:
         found = cache.get(op_class)
@@ -82,22 +86,31 @@ class RuleIndex:
         """Rules whose left side can have an ``op_class`` node at its root."""
         return self._lookup(self._forward, "heads", op_class)
 
-    def forward_for(self, node: Any) -> list[Relation]:
-        """Rules whose left side can match ``node``: its Op class, and its inputs' (``child_heads``)."""
-        rules = self.forward(type(node.op))
-        if not rules:
-            return []
-        child_ops = None
-        out = []
-        for r in rules:
-            wanted = getattr(r, "child_heads", None)
-            if wanted is not None:
-                if child_ops is None:
-                    child_ops = [i.owner.op for i in node.inputs if i.owner is not None]
-                if not any(isinstance(op, wanted) for op in child_ops):
-                    continue
-            out.append(r)
-        return out
+    def forward_for(self, node: Any) -> tuple[Relation, ...]:
+        """Rules whose left side can match ``node``: its Op class, and its inputs' (``child_heads``).
+
+        Memoized by the Op classes of the node and of its inputs' nodes.
+        """
+        op_class = type(node.op)
+        plan = self._forward_plans.get(op_class)
+        if plan is None:
+            rules = self.forward(op_class)
+            picky = any(getattr(r, "child_heads", None) is not None for r in rules)
+            plan = self._forward_plans[op_class] = (rules, picky)
+        rules, picky = plan
+        if not picky:
+            return rules
+        key = (op_class, *[type(i.owner.op) for i in node.inputs if i.owner is not None])
+        found = self._forward_by_children.get(key)
+        if found is None:
+            children = key[1:]
+            found = self._forward_by_children[key] = tuple(
+                r
+                for r in rules
+                if getattr(r, "child_heads", None) is None
+                or any(issubclass(c, r.child_heads) for c in children)
+            )
+        return found
 
     def backward(self, op_class: type) -> tuple[Relation, ...]:
         """Rules whose right side can have an ``op_class`` node at its root."""

@@ -208,3 +208,23 @@ def structure(outputs) -> tuple[int, ...]:
 
     keys = StructuralKeys()
     return tuple(keys.key(o) for o in outputs)
+
+
+def whole_passes(outputs, index=None) -> list[Variable]:
+    """``normalize_variables`` with each pass a whole new one (new counts, new memo): a reference.
+
+    ``normalize`` walks again, after the first pass, only what a loosened use
+    guard can change; its result must be this one.
+    """
+    import relations
+    from graph_bridge import GraphContext
+    from relations.engine import MAX_PASSES, Normalizer
+
+    result = list(outputs)
+    for _ in range(MAX_PASSES):
+        context = GraphContext(result)
+        norm = Normalizer(index or relations._DEFAULT_INDEX, context)
+        result = [norm.normal(o) for o in result]
+        if norm.rewrites == 0 or not context.loosened():
+            break
+    return result

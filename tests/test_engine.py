@@ -140,3 +140,22 @@ def test_normalized_graph_compiles_in_default_mode():
     f = pytensor.function([x], [y, z])
     a, b = f(np.linspace(-1, 1, 7))
     np.testing.assert_allclose(a, b)
+
+
+def test_rules_for_a_node_are_those_its_op_and_its_inputs_ops_allow():
+    from relations.rules import RuleIndex
+
+    index = RuleIndex(relations.DEFAULT_RULES)
+    y = pt.vector("y")
+    e = pt.expand_dims(x, 0)
+    graphs = [pt.sum(e), pt.sum(pt.exp(x)), pt.exp(e) + 1, pt.sum(pt.join(0, x, y)), pt.exp(x), pt.sum(x)]
+    for g in graphs * 2:  # the second time from the memo
+        node = g.owner
+        child_ops = [i.owner.op for i in node.inputs if i.owner is not None]
+        wanted = [
+            r
+            for r in index.forward(type(node.op))
+            if r.child_heads is None or any(isinstance(op, r.child_heads) for op in child_ops)
+        ]
+        assert list(index.forward_for(node)) == wanted
+    assert len(index.forward_for(pt.sum(e).owner)) > len(index.forward_for(pt.sum(x).owner))

@@ -28,6 +28,7 @@ from helpers import (
     assert_same_values,
     graph_ops,
     snapshot,
+    whole_passes,
 )
 from strategies import Drawn, graphs
 
@@ -67,8 +68,22 @@ def test_normalize_never_duplicates_a_node(drawn: Drawn):
     assert_no_kind_grows(drawn.outputs, normal)
     fresh = GraphContext(normal)
     for v in owned_variables(normal):
-        for i in (v, *v.owner.inputs):
+        for i in (v, *v.owner.inputs):  # a later pass goes on with these counts
             assert norm.context.uses(i) == fresh.uses(i), (i, drawn.describe())
+            assert norm.context.other_uses(i) == fresh.other_uses(i), (i, drawn.describe())
+
+
+@SETTINGS
+@given(graphs(max_nodes=16))
+def test_later_passes_give_what_whole_new_passes_give(drawn: Drawn):
+    """After the first pass, ``normalize`` walks only what a loosened use guard can change."""
+    from pytensor.graph.basic import equal_computations
+    from graph_bridge.traverse import count_nodes
+
+    normal = relations.normalize(drawn.outputs)
+    reference = whole_passes(drawn.outputs)
+    assert equal_computations(normal, reference), drawn.describe()
+    assert count_nodes(normal) == count_nodes(reference), drawn.describe()
 
 
 @SETTINGS

@@ -15,6 +15,7 @@ import pytensor.tensor as pt
 import pytest
 from kanren import run
 from pytensor.compile.mode import get_default_mode
+from pytensor.graph.basic import equal_computations
 from pytensor.graph.traversal import ancestors
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
@@ -31,10 +32,11 @@ from graph_bridge import (
     single_useo,
     useso,
 )
-from helpers import assert_no_kind_grows, backward, check_rewrite, forward, holds, snapshot
+from helpers import assert_no_kind_grows, backward, check_rewrite, forward, holds, snapshot, whole_passes
 from relations.dimshuffle import careduce_dimshuffle_partialo
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro
-from graph_bridge.traverse import owned_variables
+from graph_bridge.traverse import count_nodes, owned_variables
+from relations import engine
 from relations.engine import Normalizer
 
 
@@ -85,9 +87,30 @@ class TestGraphContext:
             result = [norm.normal(o) for o in outs]
         fresh = GraphContext(result)
         for v in owned_variables(result):
-            assert norm.context.uses(v) == fresh.uses(v), v
-            for i in v.owner.inputs:
-                assert norm.context.uses(i) == fresh.uses(i), i
+            for u in (v, *v.owner.inputs):  # a later pass goes on with these counts
+                assert norm.context.uses(u) == fresh.uses(u), u
+                assert norm.context.other_uses(u) == fresh.other_uses(u), u
+
+    def test_counts_the_nodes_of_the_graph_it_is_built_from(self):
+        params, L = lkj_factor(3)
+        q, r = pt.linalg.qr(pt.exp(L))  # one node, two outputs
+        outs = [pt.sum(q), r, pt.sum(q)]
+        assert GraphContext(outs).nodes == count_nodes(outs)
+        assert GraphContext([]).nodes == 0
+
+    def test_a_refusal_is_noted_at_the_variable_whose_rules_asked(self):
+        x = pt.vector("x")
+        e = pt.exp(x)
+        y, z = pt.log(e), pt.sqr(e)
+        ctx = GraphContext([y, z])
+        ctx.asking = y
+        with graph_context(ctx):
+            assert run(1, var(), single_useo(etuplize(e))) == ()  # e has two uses
+        assert ctx.refused_at(y) and not ctx.refused_at(z) and not ctx.loosened()
+        ctx.replace(z, pt.sqr(x))  # z lets go of e
+        assert ctx.uses(e) == 1 and ctx.loosened()
+        ctx.forget_refusals()
+        assert not ctx.refused_at(y) and not ctx.loosened()
 
 
 class TestFact:
@@ -214,6 +237,79 @@ class TestPasses:
         again = relations.normalize(new)
         assert again[0] is new[0] and again[1] is new[1]
         check_rewrite(outs, new, {x: [(0,), (1,), (3,)]})
+
+    @pytest.mark.parametrize("case", ["join", "join_above", "join_beside", "lkj"])
+    def test_a_later_pass_gives_what_a_whole_new_pass_gives(self, case):
+        outs, shapes = repass_cases()[case]
+        new = relations.normalize(outs)
+        reference = whole_passes(outs)
+        assert equal_computations(new, reference)
+        assert count_nodes(new) == count_nodes(reference)  # the same sharing, too
+        again = relations.normalize(new)
+        assert all(a is b for a, b in zip(again, new))
+        check_rewrite(outs, new, shapes)
+
+    @pytest.mark.parametrize("case", ["join_beside", "lkj"])
+    def test_a_later_pass_asks_again_only_the_nodes_where_a_guard_refused(self, case, monkeypatch):
+        outs, _ = repass_cases()[case]
+        asked, refused, passes = [], [], []
+        first_rewrite, note, next_pass = engine.first_rewrite, GraphContext.refused, Normalizer.next_pass
+
+        def spy(v, rules, backward=False):
+            asked.append(v)
+            return first_rewrite(v, rules, backward)
+
+        def noted(self, v):
+            refused.append(self.asking)
+            note(self, v)
+
+        def mark(self):
+            passes.append((len(asked), len(refused)))
+            next_pass(self)
+
+        monkeypatch.setattr(engine, "first_rewrite", spy)
+        monkeypatch.setattr(GraphContext, "refused", noted)
+        monkeypatch.setattr(Normalizer, "next_pass", mark)
+        new = relations.normalize(outs)
+        assert len(passes) == 1  # two passes
+        in_first, in_second = asked[: passes[0][0]], asked[passes[0][0] :]
+        refused_first = refused[: passes[0][1]]
+        asked_again = [v for v in in_second if any(v is u for u in in_first)]
+        assert asked_again and all(any(v is r for r in refused_first) for v in asked_again)
+        assert len(in_second) < len(in_first)
+        if case == "join_beside":
+            # the refused Sum first, then the nodes built above it: its rewrite, the Exp over it
+            assert asked_again == [outs[0].owner.inputs[0].owner.inputs[0]] == in_second[:1]
+            assert len(in_second) > 2
+            sum_y = outs[0].owner.inputs[1].owner.inputs[0]
+            assert any(v is sum_y for v in ancestors(new))  # the same node
+        else:
+            assert in_second == asked_again  # nothing was rewritten: nothing new to ask
+
+
+def repass_cases() -> dict[str, tuple[list, dict]]:
+    """Graphs where a use guard refuses a node that a rewrite above later lets go of.
+
+    Each: the outputs, and the run-time shapes of the inputs (``check_rewrite``).
+    The ExpandDims ``e`` is read by a Sum and twice by a Join; the Join's Sum
+    splits and lets go of it, after the first Sum was refused.
+    """
+    x, y = pt.vector("x"), pt.vector("y")
+    e = pt.expand_dims(x, 0)
+    split = pt.sum(pt.join(0, e, e))
+    params, L = lkj_factor(3)
+    return {
+        "join": ([pt.sum(e, axis=1), split], {x: [(0,), (1,), (3,)]}),
+        # the Exp above the refused Sum is rebuilt and rewritten in the second pass
+        "join_above": ([pt.exp(pt.sum(e, axis=1)), split], {x: [(1,), (3,)]}),
+        # ... and a branch beside it stays as it is
+        "join_beside": ([pt.exp(pt.sum(e, axis=1)) * pt.sum(y), split], {x: [(1,), (3,)], y: [(2,), (2,)]}),
+        # a second pass that finds nothing to rewrite
+        "lkj": (
+            [pt.sum(pt.log1p(-pt.sqr(L) * 0.5)), pt.exp(pt.sum(pt.expand_dims(L, 0), axis=(0, 2)))],
+            {params: [(3,)]},
+        ),
+    }
 
 
 class TestQueriesAndCompile:

@@ -2,9 +2,11 @@
 
 import sys
 
+import numpy as np
+import pytensor
 import pytensor.tensor as pt
 
-from graph_bridge.traverse import bottom_up, count_nodes, owned_variables, rebuild
+from graph_bridge.traverse import bottom_up, clone_over, count_nodes, owned_variables, rebuild
 
 
 def test_bottom_up_gives_each_variable_after_its_inputs_once():
@@ -78,3 +80,44 @@ def test_rebuild_keeps_untouched_sub_graphs_and_does_not_mutate():
     assert new is not out and new.owner.inputs[0] is a
     assert new.owner.inputs[1].owner.inputs[0] is z
     assert out.owner.inputs[1].owner.inputs[0] is y
+
+
+def test_clone_over_gives_what_clone_with_new_inputs_gives():
+    x, y, z = pt.vector("x"), pt.vector("y"), pt.vector("z")
+    s = pt.exp(x) + y
+    s.name = "s"
+    s.tag.trace = [[("user.py", 3, "model", "s = ...")]]
+    s.owner.tag.note = "kept"
+    node = s.owner
+    new = clone_over(node, [pt.log(z), y])
+    ref = node.clone_with_new_inputs([pt.log(z), y], strict=False)
+    assert new.op == ref.op and new.inputs[1] is y and new.inputs[0].owner.inputs[0] is z
+    assert node.inputs[0].owner.inputs[0] is x  # the old node is unchanged
+    [o], [n], [r] = node.outputs, new.outputs, ref.outputs
+    assert type(n) is type(r) and n.type == r.type and n.name == r.name == "s"
+    assert n.owner is new and n.index == 0
+    assert vars(n.tag) == vars(r.tag) and n.tag is not o.tag and n.tag.trace is o.tag.trace
+    assert new.tag.note == "kept" and new.tag is not node.tag
+    f = pytensor.function([z, y], n)
+    np.testing.assert_allclose(f([1.0, 2.0], [3.0, 4.0]), np.log([1.0, 2.0]) + [3.0, 4.0])
+
+
+def test_clone_over_a_node_of_several_outputs():
+    m, n = pt.matrix("m"), pt.matrix("n")
+    q, r = pt.linalg.qr(m)
+    new = clone_over(q.owner, [n])
+    assert len(new.outputs) == 2 and all(o.owner is new for o in new.outputs)
+    assert [o.type for o in new.outputs] == [q.type, r.type]
+    fq = pytensor.function([n], new.outputs)
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    got_q, got_r = fq(a)
+    np.testing.assert_allclose(got_q @ got_r, a)
+
+
+def test_clone_over_leaves_the_node_to_its_op_when_types_change_or_depend_on_values():
+    x = pt.vector("x")
+    s = pt.exp(x)
+    assert clone_over(s.owner, [pt.matrix("m")]) is None  # another type: make_node decides
+    assert clone_over(s.owner, [pt.vector("f", dtype="float32")]) is None
+    a = pt.alloc(x, 3, x.shape[0])  # Alloc's output type depends on its inputs' values
+    assert clone_over(a.owner, [pt.vector("y"), *a.owner.inputs[1:]]) is None
