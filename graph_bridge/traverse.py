@@ -79,7 +79,8 @@ def clone_over(node: Apply, inputs: Sequence[Variable]) -> Apply | None:
 
     What ``node.clone_with_new_inputs(inputs, strict=False)`` gives when
     every input keeps its type and the Op's output types do not depend on
-    input values: new outputs of the same class, name and a copy of each tag
+    input values (for Alloc and Reshape, whose output type is read off their
+    shape inputs: when only the array input changed): new outputs of the same class, name and a copy of each tag
     (so the stack trace), a copy of the node's tag, and the new inputs.  It
     is done here directly, without the method's checks and ``copy.copy`` (a
     third of the cost).  ``None`` otherwise: the caller then calls PyTensor's
@@ -87,14 +88,38 @@ def clone_over(node: Apply, inputs: Sequence[Variable]) -> Apply | None:
     stack trace the new node records is the caller's).
     """
     op = node.op
+    free = None
     if op._output_type_depends_on_input_value:
-        return None
-    for old, new in zip(node.inputs, inputs, strict=True):
+        # Alloc and Reshape read their output type off the shape inputs' graphs:
+        # only when those are the same variables is the old type the new one
+        if not _TYPE_FREE_INPUTS:
+            _TYPE_FREE_INPUTS.update(_type_free_inputs())
+        free = _TYPE_FREE_INPUTS.get(type(op))
+        if free is None:
+            return None
+    for k, (old, new) in enumerate(zip(node.inputs, inputs, strict=True)):
+        if old is new:
+            continue
+        if free is not None and k not in free:
+            return None
         if old.type is not new.type and old.type != new.type:
             return None
     new_node = type(node)(op, inputs, [_cloned(o) for o in node.outputs])
     new_node.tag = _copied(node.tag)
     return new_node
+
+
+_TYPE_FREE_INPUTS: dict[type, tuple[int, ...]] = {}
+
+
+def _type_free_inputs() -> dict[type, tuple[int, ...]]:
+    """Op classes whose output type depends on input values, and the inputs whose value it does not read."""
+    from pytensor.tensor.basic import Alloc
+    from pytensor.tensor.shape import Reshape
+
+    from graph_bridge.ops import ExplicitAlloc
+
+    return {Alloc: (0,), ExplicitAlloc: (0,), Reshape: (0,)}
 
 
 def _cloned(v: Variable) -> Variable:

@@ -3,9 +3,11 @@
 import sys
 
 import numpy as np
+import pytest
 import pytensor
 import pytensor.tensor as pt
 
+import relations
 from graph_bridge.traverse import bottom_up, clone_over, count_nodes, owned_variables, rebuild
 
 
@@ -119,5 +121,28 @@ def test_clone_over_leaves_the_node_to_its_op_when_types_change_or_depend_on_val
     s = pt.exp(x)
     assert clone_over(s.owner, [pt.matrix("m")]) is None  # another type: make_node decides
     assert clone_over(s.owner, [pt.vector("f", dtype="float32")]) is None
-    a = pt.alloc(x, 3, x.shape[0])  # Alloc's output type depends on its inputs' values
-    assert clone_over(a.owner, [pt.vector("y"), *a.owner.inputs[1:]]) is None
+    a = pt.alloc(x, 3, x.shape[0])  # Alloc's output type depends on its shape inputs' values
+    assert clone_over(a.owner, [x, pt.constant(3, dtype="int64"), a.owner.inputs[2]]) is None
+    assert clone_over(a.owner, [pt.vector("y"), a.owner.inputs[1], pt.scalar("n", dtype="int64")]) is None
+
+
+@pytest.mark.parametrize("build", ["alloc", "explicit_alloc", "reshape"])
+def test_clone_over_a_node_whose_type_reads_its_shape_inputs_when_only_the_array_changes(build):
+    x, y = pt.vector("x"), pt.vector("y")
+    n = pt.scalar("n", dtype="int64")
+    if build == "alloc":
+        out = pt.alloc(x, 3, n, x.shape[0])
+    elif build == "explicit_alloc":
+        out = relations.normalize([pt.alloc(x, 3, n, x.shape[0])])[0]
+        assert type(out.owner.op).__name__ == "ExplicitAlloc"
+    else:
+        out = pt.reshape(x, (n, 2))
+    new = clone_over(out.owner, [y, *out.owner.inputs[1:]])
+    ref = out.owner.clone_with_new_inputs([y, *out.owner.inputs[1:]], strict=False)
+    assert new is not None and new.op == ref.op
+    assert new.outputs[0].type == ref.outputs[0].type == out.type
+    f = pytensor.function([x, y, n], [new.outputs[0], ref.outputs[0]], mode="FAST_COMPILE", on_unused_input="ignore")
+    size = 4 if build == "reshape" else 5
+    a, b = f(np.zeros(size), np.arange(size, dtype="float64"), 2)
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == ((2, 2) if build == "reshape" else (3, 2, size))
