@@ -18,9 +18,10 @@ from typing import Any
 from unification import var as fresh_var
 from unification.variable import Var
 
-from graph_bridge import NotReady, is_ground, reify
-from graph_bridge.logic import eq, is_var, lreify, unify, walk
+from graph_bridge import is_ground, reify
+from graph_bridge.logic import lreify
 from graph_bridge.terms import TermError
+from graph_bridge.modes import Mode, ModedGoal, moded
 from relations import patterns as p
 from relations.goals import lall_ready
 from relations.rules import rule
@@ -28,70 +29,63 @@ from relations.rules import rule
 __all__ = ["rewrite_rule"]
 
 
-def _binding_value(v: Var, rename: dict, S: Any) -> Any:
-    t = lreify(rename[v], S)
-    if not is_ground(t):
-        raise NotReady(f"pattern variable {v} not bound yet")
-    return t
-
-
-def _lookup(rename: dict, S: Any) -> Callable[[Var], Any]:
-    def lookup(v: Var):
-        try:
-            return reify(_binding_value(v, rename, S))
-        except TermError:
-            raise _NoGraph from None
-
-    return lookup
-
-
 class _NoGraph(Exception):
     """A bound term does not reify, or a side does not build: no answer."""
 
 
-def _sideo(side: Any, pattern: Any, rename: dict):
+def _sideo(side: Any, pattern: Any, rename: dict) -> ModedGoal:
     """``side`` is ``pattern`` under the rule's variables: matched when known, built when not."""
+    names = [v for v in p.pattern_vars(pattern)]
+    fresh = tuple(rename[v] for v in names)
 
-    def side_goal(S):
-        s = walk(side, S)
-        if not is_var(s):
-            s = lreify(s, S)
-            if is_ground(s):
-                found = p.match(pattern, s)
-                if found is None:
-                    return
-                for pv, sub in found.items():
-                    S = unify(rename[pv], sub, S)
-                    if S is False:
-                        return
-                yield S
-                return
+    def match(s):
+        found = p.match(pattern, s)
+        if found is not None:
+            yield tuple(found[v] for v in names)
+
+    def build(*values):
+        bound = dict(zip(names, values))
+
+        def lookup(v: Var):
+            try:
+                return reify(bound[v])
+            except TermError:
+                raise _NoGraph from None
+
         try:
-            built = p.build(pattern, _lookup(rename, S))
+            yield (p.build(pattern, lookup),)
         except _NoGraph:
             return
-        except NotReady:
-            raise
         except Exception:  # noqa: BLE001 - the bindings do not fit this pattern (types)
             return
-        yield from eq(side, built)(S)
 
-    return side_goal
+    return moded(
+        "pattern side",
+        (side, *fresh),
+        Mode((0,), tuple(range(1, len(fresh) + 1)), match),
+        Mode(tuple(range(1, len(fresh) + 1)), (0,), build),
+        waiting="pattern variable not bound yet",
+    )
 
 
-def _predicate_guard(pred: Callable, names: Sequence[str], by_name: dict, rename: dict):
-    def predicate_goal(S):
+def _predicate_guard(pred: Callable, names: Sequence[str], by_name: dict, rename: dict) -> ModedGoal:
+    def check(*terms):
         args = {}
-        for n in names:
-            t = _binding_value(by_name[n], rename, S)
+        for n, t in zip(names, terms):
             try:
                 args[n] = reify(t)
             except TermError:
                 return
         if pred(**args):
-            yield S
+            yield ()
 
-    return predicate_goal
+    fresh = tuple(rename[by_name[n]] for n in names)
+    return moded(
+        getattr(pred, "__name__", "guard"),
+        fresh,
+        Mode(tuple(range(len(fresh))), (), check),
+        waiting="pattern variable not bound yet",
+    )
 
 
 def _goal_guard(goal: Callable, rename: dict):

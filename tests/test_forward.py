@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from kanren import conde
-from pytensor.graph.basic import Variable
+from pytensor.graph.basic import Variable, equal_computations
 from pytensor.graph.traversal import apply_ancestors
 from unification import var
 
@@ -113,3 +113,69 @@ def test_plan_and_relation_agree_on_model_graphs():
     for name in ("LKJCorr n=10", "hierarchical regression", "NormalMixture", "multinomial logit"):
         _, outs = logp_dlogp(MODELS[name]())
         assert _same_answers(outs) > 50, name
+
+
+def _same(planned: list, plain: list) -> bool:
+    """The same answers: equal terms, or variables that compute the same graph (pattern rules build them)."""
+    if len(planned) != len(plain):
+        return False
+    for a, b in zip(planned, plain):
+        if isinstance(a, Variable) and isinstance(b, Variable):
+            if not equal_computations([a], [b]):
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _pattern_rules():
+    from relations import patterns as p
+    from relations import rewrite_rule
+
+    a, b = p.var("a"), p.var("b")
+    return [
+        rewrite_rule("neg_neg", p.neg(p.neg(a)), a),
+        rewrite_rule("mul_one", p.mul(a, 1.0), a, where=(lambda a: a.type.ndim >= 1,)),
+        rewrite_rule("exp_sum", p.exp(p.add(a, b)), p.mul(p.exp(a), p.exp(b))),
+    ]
+
+
+def test_pattern_rules_are_planned_and_a_goal_guard_is_not():
+    from graph_bridge import dtypeo
+    from relations import patterns as p
+    from relations import rewrite_rule
+
+    assert all(forward_matcher(r) is not None for r in _pattern_rules())
+    a = p.var("a")
+    with_goal = rewrite_rule("neg_neg_goal", p.neg(p.neg(a)), a, where=(dtypeo(a, "float64"),))
+    assert forward_matcher(with_goal) is None  # a user's goal is opaque: the relation runs as it is
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(graphs(max_nodes=8))
+def test_plan_and_relation_agree_for_pattern_rules(drawn: Drawn):
+    rules = _pattern_rules()
+    outs = list(drawn.outputs)
+    with graph_context(outs):
+        for node in apply_ancestors(outs):
+            if len(node.outputs) != 1:
+                continue
+            t = node_term(node.outputs[0])
+            for rule in RuleIndex(rules).forward_for(node):
+                assert _same(list(forward_matcher(rule).answers(t)), list(answers(rule, t, var())))
+
+
+def test_pattern_rules_agree_where_they_fire():
+    from pytensor.tensor import exp, vector
+
+    x, y = vector("x"), vector("y")
+    graph = [exp(-(-x)) * 1.0, exp(x + y)]
+    fired = 0
+    with graph_context(graph):
+        for node in apply_ancestors(graph):
+            t = node_term(node.outputs[0])
+            for rule in _pattern_rules():
+                planned = list(forward_matcher(rule).answers(t))
+                assert _same(planned, list(answers(rule, t, var())))
+                fired += bool(planned)
+    assert fired >= 3
