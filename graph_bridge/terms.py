@@ -25,6 +25,7 @@ from pytensor.graph.basic import Variable
 from pytensor.graph.op import Op
 from unification.variable import Var
 
+from graph_bridge.building import call_op
 from graph_bridge.traverse import bottom_up
 from graph_bridge.vocabulary import builder_of, in_vocabulary
 
@@ -153,7 +154,7 @@ class Term(ExpressionTuple):
             op = values[0]
             if not callable(op):
                 raise InvalidExpression("ExpressionTuple does not have a callable operator.")
-            t._evaled_obj = op(*values[1:])
+            t._evaled_obj = call_op(op, values[1:])
         return self._evaled_obj
 
     def _eval_step(self):

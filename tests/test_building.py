@@ -1,0 +1,83 @@
+"""graph_bridge.building.call_op: a stock Elemwise built from remembered types is the node make_node builds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from pytensor import config
+from pytensor.graph.basic import equal_computations
+from pytensor.tensor.type import TensorType
+
+from graph_bridge.building import _TYPES, call_op
+from relations.patterns import ELEMWISE
+
+SHAPES = [(), (None,), (1,), (0,), (3,), (None, 1), (2, None)]
+DTYPES = ["float64", "float32", "int64", "int8", "bool"]
+
+
+def _inputs(nin: int, rng: np.random.Generator) -> list:
+    """``nin`` inputs of one rank, with assorted dtypes and static shapes."""
+    ndim = int(rng.integers(0, 3))
+    shapes = [s for s in SHAPES if len(s) == ndim]
+    return [
+        pt.tensor(f"i{k}", dtype=str(rng.choice(DTYPES)), shape=shapes[int(rng.integers(len(shapes)))])
+        for k in range(nin)
+    ]
+
+
+@pytest.mark.parametrize("name", ELEMWISE)
+def test_call_op_gives_the_node_make_node_gives(name):
+    op = getattr(pt, name)
+    nin = op.scalar_op.nin if op.scalar_op.nin > 0 else 3
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        ins = _inputs(nin, rng)
+        try:
+            ref = op(*ins)
+        except Exception as exc:  # noqa: BLE001 - the same error both ways
+            with pytest.raises(type(exc)):
+                call_op(op, ins)
+            continue
+        for _ in range(2):  # the second call comes from the remembered types
+            got = call_op(op, ins)
+            refs, gots = (ref, got) if isinstance(ref, list) else ([ref], [got])
+            for r, g in zip(refs, gots, strict=True):
+                assert g.type == r.type and type(g) is type(r)
+                assert g.owner.op == r.owner.op and g.owner.inputs == ins
+                assert equal_computations([g], [r])
+
+
+def test_inputs_of_other_ranks_go_through_make_node():
+    v, s = pt.vector("v"), pt.scalar("s")
+    out = call_op(pt.add, [v, s])
+    assert out.owner.inputs[0] is v and out.owner.inputs[1] is not s  # padded by a DimShuffle
+    assert out.type == pt.add(v, s).type
+
+
+def test_remembered_types_follow_the_config():
+    i = pt.vector("i", dtype="int8")  # int8 / int8 is a float of floatX
+    _TYPES.clear()
+    with config.change_flags(floatX="float64"):
+        wide = call_op(pt.true_div, [i, i])
+    with config.change_flags(floatX="float32"):
+        narrow = call_op(pt.true_div, [i, i])
+    assert (wide.type.dtype, narrow.type.dtype) == ("float64", "float32")
+
+
+def test_values_of_a_built_node():
+    x, y = pt.vector("x"), pt.vector("y", shape=(1,))
+    call_op(pt.mul, [x, y])
+    out = call_op(pt.mul, [x, y])  # remembered
+    f = pytensor.function([x, y], out, mode="FAST_COMPILE")
+    for n in (0, 1, 3):
+        a = np.arange(n, dtype="float64")
+        np.testing.assert_allclose(f(a, [2.0]), a * 2.0)
+    assert out.type == TensorType("float64", shape=(None,))
+
+
+def test_other_ops_are_called_as_they_are():
+    x = pt.vector("x")
+    s = call_op(pt.math.Sum(axis=None), [x])
+    assert s.type == pt.sum(x).type and isinstance(s.owner.op, pt.math.Sum)
