@@ -28,7 +28,7 @@ from graph_bridge.terms import Term, is_term, node_term, op_term
 from graph_bridge.terms import is_logic_var as is_var
 from graph_bridge.vocabulary import in_vocabulary
 
-__all__ = ["Conj", "Eq", "NotReady", "eq", "is_var", "lall_ready", "lreify", "unify", "walk"]
+__all__ = ["Conj", "Eq", "NotReady", "eq", "is_var", "lall_ready", "lreify", "term_view", "unify", "unify_into", "walk"]
 
 _MISSING = object()
 _NULL = ExpressionTuple.null
@@ -94,10 +94,10 @@ def unify(u: Any, v: Any, S: Mapping) -> Mapping | bool:
         S[v] = u
         return S
     S2 = dict(S)
-    return S2 if _unify_into(u, v, S2) else False
+    return S2 if unify_into(u, v, S2) else False
 
 
-def _unify_into(u: Any, v: Any, S: dict) -> bool:
+def unify_into(u: Any, v: Any, S: dict) -> bool:
     """:func:`unify`, binding into ``S`` itself (a private copy of the caller's state)."""
     u, v = walk(u, S), walk(v, S)
     if u is v:
@@ -120,9 +120,9 @@ def _unify_into(u: Any, v: Any, S: dict) -> bool:
         # a variable or an Op against a term: its one-level term, as the
         # generic rules (PyTensor's etuplize-first-argument dispatch) do
         other = v if u_et else u
-        view = _term_view(other)
+        view = term_view(other)
         if view is not None:
-            return _unify_into(u, view, S) if u_et else _unify_into(view, v, S)
+            return unify_into(u, view, S) if u_et else unify_into(view, v, S)
     if type(u) is type(v) and _is_atom(u) and not isinstance(u, Constant):
         # distinct variables, Ops with other props, other literals: what the
         # generic rules conclude too (constants unify by value: generic)
@@ -142,12 +142,12 @@ def _seq_into(u: Sequence, v: Sequence, S: dict) -> bool:
     if len(u) != len(v):
         return False
     for a, b in zip(u, v):
-        if not _unify_into(a, b, S):
+        if not unify_into(a, b, S):
             return False
     return True
 
 
-def _term_view(x: Any) -> Any:
+def term_view(x: Any) -> Any:
     """The term the generic rules would unify ``x`` as, when it is a vocabulary node or Op."""
     if isinstance(x, Variable):
         node = x.owner

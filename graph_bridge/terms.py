@@ -208,17 +208,27 @@ class OutputOf:
 
 
 _OP_TERMS: dict[Op, ExpressionTuple] = {}
+#: ``id(op) -> (op, its term)``: the same Op object again skips hashing its props (bounded)
+_OP_TERMS_BY_ID: dict[int, tuple[Op, Any]] = {}
+_BY_ID_LIMIT = 10_000
 
 
 def op_term(op: Op) -> ExpressionTuple | Op:
     """``term(builder, *props)`` for a vocabulary Op, else the Op itself."""
+    hit = _OP_TERMS_BY_ID.get(id(op))
+    if hit is not None and hit[0] is op:
+        return hit[1]
     builder = builder_of(op)
     if builder is None:
-        return op
-    t = _OP_TERMS.get(op)
-    if t is None:
-        props = op._props() if builder.prop_names else ()
-        t = _OP_TERMS[op] = term(builder, *props, evaled_obj=op)
+        t = op
+    else:
+        t = _OP_TERMS.get(op)
+        if t is None:
+            props = op._props() if builder.prop_names else ()
+            t = _OP_TERMS[op] = term(builder, *props, evaled_obj=op)
+    if len(_OP_TERMS_BY_ID) >= _BY_ID_LIMIT:
+        _OP_TERMS_BY_ID.clear()
+    _OP_TERMS_BY_ID[id(op)] = (op, t)
     return t
 
 

@@ -39,7 +39,8 @@ from typing import Any
 from etuples.core import ExpressionTuple
 from unification import var
 
-from graph_bridge.logic import Conj, Eq, is_var, lreify, unify
+from graph_bridge.dispatch import head_views
+from graph_bridge.logic import Conj, Eq, term_view, unify_into, is_var, lreify, unify
 from graph_bridge.modes import Mode, ModedGoal, run_mode
 from graph_bridge.terms import is_ground, is_term
 from relations.rules import Relation
@@ -118,6 +119,18 @@ class _Planner:
     def eq_step(self, g: Eq) -> Step:
         u, v = g.u, g.v
         ku, kv = self.is_known(u), self.is_known(v)
+        # a known variable bound to a ground value, against a pattern: a matcher
+        for value, pattern, known in ((u, v, ku and not kv), (v, u, kv and not ku)):
+            if known and is_var(value) and value in self.direct:
+                if not _logic_vars(pattern, set()) & set(self.deferred):
+                    match = _pattern_matcher(pattern, set(self.known))
+                    self.learn(pattern)
+
+                    def match_step(S: Mapping) -> list:
+                        S2 = dict(S)
+                        return [S2] if match(S[value], S2) else []
+
+                    return match_step
         # unify binds the unknown side to parts of the known side: ground
         # values if that is a variable bound to one, else a pattern to reify
         if ku and not kv:
@@ -216,6 +229,64 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any) -> tuple[list[Step], Callable[[M
             raise Uncompilable("no goal is ever ready with the left side known")
         del pending[i]
     return steps, (planner.reader(rhs) if planner.is_known(rhs) else None)
+
+
+#: ``match(value, S)``: whether ``value`` unifies with a pattern, binding into the state ``S``
+Matcher = Callable[[Any, dict], bool]
+
+
+def _pattern_matcher(pattern: Any, known: set) -> Matcher:
+    """``unify(pattern, value)`` for a ground ``value``, with the pattern's shape read once.
+
+    Each first occurrence of an unknown variable binds; terms and tuples are
+    taken apart item by item; everything else (a known or repeated
+    variable, an atom, heads of two classes that share props, a value that
+    is no term) goes to the logic core's own unification, so the result is
+    the same.
+    """
+    if is_var(pattern):
+        if pattern in known:
+            return lambda x, S: unify_into(pattern, x, S)
+        known.add(pattern)
+
+        def bind(x: Any, S: dict) -> bool:
+            S[pattern] = x
+            return True
+
+        return bind
+    if type(pattern) is tuple:
+        items = [_pattern_matcher(p, known) for p in pattern]
+        n = len(items)
+
+        def match_tuple(x: Any, S: dict) -> bool:
+            if type(x) is not tuple:
+                return unify_into(pattern, x, S)
+            if len(x) != n:
+                return False
+            for m, a in zip(items, x):
+                if not m(a, S):
+                    return False
+            return True
+
+        return match_tuple
+    if is_term(pattern) and pattern._evaled_obj is _NULL and _logic_vars(pattern, set()):
+        items = [_pattern_matcher(p, known) for p in pattern._tuple]
+        n = len(items)
+
+        def match_term(x: Any, S: dict) -> bool:
+            view = x if is_term(x) else term_view(x)
+            if view is None or head_views(pattern, view) is not None:
+                return unify_into(pattern, x, S)
+            xs = view._tuple
+            if len(xs) != n:
+                return False
+            for m, a in zip(items, xs):
+                if not m(a, S):
+                    return False
+            return True
+
+        return match_term
+    return lambda x, S: unify_into(pattern, x, S)
 
 
 class ForwardMatcher:
