@@ -28,7 +28,7 @@ from graph_bridge.terms import Term, is_term, node_term, op_term
 from graph_bridge.terms import is_logic_var as is_var
 from graph_bridge.vocabulary import in_vocabulary
 
-__all__ = ["Conj", "Eq", "NotReady", "eq", "is_var", "lall_ready", "lreify", "term_view", "unify", "unify_into", "walk"]
+__all__ = ["Conj", "Eq", "NotReady", "eq", "is_var", "lall_ready", "lreify", "term_view", "unify", "unify_into", "view_items", "walk"]
 
 _MISSING = object()
 _NULL = ExpressionTuple.null
@@ -145,6 +145,19 @@ def _seq_into(u: Sequence, v: Sequence, S: dict) -> bool:
         if not unify_into(a, b, S):
             return False
     return True
+
+
+def view_items(x: Any) -> tuple | None:
+    """The items of ``x``'s one-level term (``term_view(x)._tuple``, or a term's own), without building it."""
+    if is_term(x):
+        return x._tuple
+    if isinstance(x, Variable):
+        node = x.owner
+        if node is not None and len(node.outputs) == 1 and in_vocabulary(node.op):
+            return (op_term(node.op), *node.inputs)
+        return None
+    view = term_view(x)
+    return None if view is None else view._tuple
 
 
 def term_view(x: Any) -> Any:

@@ -87,8 +87,12 @@ def replacements(rel: Relation, v: Variable, t: Any, backward: bool = False) -> 
 def first_rewrite(
     v: Variable, rules: Sequence[Relation], backward: bool = False
 ) -> tuple[Variable, Relation] | None:
-    """The first rule (in order) that rewrites ``v`` (forward, or backward), and its result."""
-    t = node_term(v)
+    """The first rule (in order) that rewrites ``v`` (forward, or backward), and its result.
+
+    Forward, the relations see ``v`` itself: unification views a variable as
+    its one-level term, which a plan's matcher reads without building it.
+    """
+    t = node_term(v) if backward else v
     for rel in rules:
         for new in replacements(rel, v, t, backward):
             return new, rel

@@ -40,7 +40,7 @@ from etuples.core import ExpressionTuple
 from unification import var
 
 from graph_bridge.dispatch import head_views
-from graph_bridge.logic import Conj, Eq, term_view, unify_into, is_var, lreify, unify
+from graph_bridge.logic import Conj, Eq, is_var, lreify, unify, unify_into, view_items
 from graph_bridge.modes import Mode, ModedGoal, run_mode
 from graph_bridge.terms import is_ground, is_term
 from relations.rules import Relation
@@ -274,10 +274,9 @@ def _pattern_matcher(pattern: Any, known: set) -> Matcher:
         n = len(items)
 
         def match_term(x: Any, S: dict) -> bool:
-            view = x if is_term(x) else term_view(x)
-            if view is None or head_views(pattern, view) is not None:
+            xs = view_items(x)
+            if xs is None or head_views(pattern, xs) is not None:
                 return unify_into(pattern, x, S)
-            xs = view._tuple
             if len(xs) != n:
                 return False
             for m, a in zip(items, xs):
