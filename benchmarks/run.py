@@ -15,7 +15,9 @@ repeated runs), so the machine's noise affects both sides alike:
    the memory the graph itself takes;
 4. compiled run time of the motivating cases before and after normalization.
 
-``--quick`` runs the sizes 10^2 and 10^3 only, one repeat each.
+``--quick`` runs the sizes 10^2 and 10^3 only, one repeat each; ``--large``
+adds 10^5 nodes (one repeat there; several minutes), so the scaling exponent
+is measured from 10^3 to 10^5.
 """
 
 from __future__ import annotations
@@ -67,11 +69,12 @@ def scaling_table(sizes, repeats) -> list[tuple[int, float]]:
         outs = pattern_family(n)
         nodes = count_nodes(outs)
         same = merged_counts(relations.normalize(outs)) == merged_counts(native_normalize(outs))
-        t_rel = median_seconds(lambda: relations.normalize(outs), repeats)
-        t_nat = median_seconds(lambda: native_normalize(outs), repeats)
-        t_can = median_seconds(lambda: canonicalize(outs), repeats)
+        r = 1 if n >= 100_000 else repeats
+        t_rel = median_seconds(lambda: relations.normalize(outs), r)
+        t_nat = median_seconds(lambda: native_normalize(outs), r)
+        t_can = median_seconds(lambda: canonicalize(outs), r)
         normal = relations.normalize(outs)
-        t_again = median_seconds(lambda: relations.normalize(normal), repeats)
+        t_again = median_seconds(lambda: relations.normalize(normal), r)
         points.append((nodes, t_rel))
         print(
             f"{nodes:>7} {t_rel:>10.3f} {t_nat:>9.3f} {t_can:>9.3f} {t_rel / t_nat:>12.2f} "
@@ -81,6 +84,9 @@ def scaling_table(sizes, repeats) -> list[tuple[int, float]]:
     (n1, t1), (n2, t2) = points[-2:]
     print(f"\n2. scaling exponent of normalize ({n1} -> {n2} nodes): "
           f"{math.log(t2 / t1) / math.log(n2 / n1):.2f}")
+    if len(points) > 2:
+        (n0, t0) = points[1]
+        print(f"   from {n0} to {n2} nodes: {math.log(t2 / t0) / math.log(n2 / n0):.2f}")
     return points
 
 
@@ -136,8 +142,10 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, pytensor {pytensor.__version__}, "
           f"{len(relations.DEFAULT_RULES)} rules\n")
     sizes = (100, 1000) if quick else (100, 1000, 10_000)
+    if "--large" in sys.argv:
+        sizes = (100, 1000, 10_000, 100_000)
     scaling_table(sizes, repeats=1 if quick else 3)
-    memory_table(sizes[-1])
+    memory_table(min(sizes[-1], 10_000))  # tracemalloc makes 10^5 nodes very slow
     compiled_table()
 
 
