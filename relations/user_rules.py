@@ -89,7 +89,13 @@ def _predicate_guard(pred: Callable, names: Sequence[str], by_name: dict, rename
 
 
 def _goal_guard(goal: Callable, rename: dict):
-    """Run a goal written over the pattern's variables on this call's fresh variables."""
+    """Run a goal written over the pattern's variables on this call's fresh variables.
+
+    A moded goal is renamed as it is (it stays plannable); any other goal
+    runs on a state seeded with the renaming.
+    """
+    if isinstance(goal, ModedGoal):
+        return ModedGoal(goal.name, lreify(goal.args, rename), goal.modes, goal.waiting)
 
     def renamed_goal(S):
         seeded = dict(S)

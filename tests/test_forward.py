@@ -141,15 +141,26 @@ def _pattern_rules():
     ]
 
 
-def test_pattern_rules_are_planned_and_a_goal_guard_is_not():
+def test_pattern_rules_are_planned_and_an_opaque_goal_guard_is_not():
     from graph_bridge import dtypeo
+    from kanren import membero
+
     from relations import patterns as p
     from relations import rewrite_rule
 
     assert all(forward_matcher(r) is not None for r in _pattern_rules())
     a = p.var("a")
-    with_goal = rewrite_rule("neg_neg_goal", p.neg(p.neg(a)), a, where=(dtypeo(a, "float64"),))
-    assert forward_matcher(with_goal) is None  # a user's goal is opaque: the relation runs as it is
+    moded_guard = rewrite_rule("neg_neg_f64", p.neg(p.neg(a)), a, where=(dtypeo(a, "float64"),))
+    assert forward_matcher(moded_guard) is not None
+    opaque = rewrite_rule("neg_neg_member", p.neg(p.neg(a)), a, where=(membero(a, (a,)),))
+    assert forward_matcher(opaque) is None  # kanren's goal is opaque: the relation runs as it is
+    x, i = pt.vector("x"), pt.vector("i", dtype="int64")
+    for rule in (moded_guard, opaque):
+        for v, fires in ((-(-x), True), (-(-i), rule is opaque)):
+            with graph_context([v]):
+                assert bool(list(answers(rule, v, var()))) is fires
+                if forward_matcher(rule) is not None:
+                    assert _same(list(forward_matcher(rule).answers(v)), list(answers(rule, v, var())))
 
 
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
