@@ -34,6 +34,7 @@ __all__ = [
     "Term",
     "term",
     "TermError",
+    "elemwise_term",
     "etuplize",
     "is_ground",
     "is_term",
@@ -229,6 +230,21 @@ def op_term(op: Op) -> ExpressionTuple | Op:
     if len(_OP_TERMS_BY_ID) >= _BY_ID_LIMIT:
         _OP_TERMS_BY_ID.clear()
     _OP_TERMS_BY_ID[id(op)] = (op, t)
+    return t
+
+
+_ELEMWISE_TERMS: dict[Any, Any] = {}
+
+
+def elemwise_term(scalar_op: Any) -> Any:
+    """``op_term(Elemwise(scalar_op))``, remembered per scalar op (building an Elemwise is slow)."""
+    t = _ELEMWISE_TERMS.get(scalar_op)
+    if t is None:
+        from pytensor.tensor.elemwise import Elemwise
+
+        if len(_ELEMWISE_TERMS) >= _BY_ID_LIMIT:
+            _ELEMWISE_TERMS.clear()
+        t = _ELEMWISE_TERMS[scalar_op] = op_term(Elemwise(scalar_op))
     return t
 
 

@@ -22,7 +22,7 @@ from pytensor.tensor.math import eq as pt_eq
 from pytensor.tensor.shape import Shape_i, specify_shape
 from unification import var
 
-from graph_bridge import NotReady, builder_for, is_ground, op_term, same_typeo, term, term_variable
+from graph_bridge import NotReady, builder_for, elemwise_term, is_ground, op_term, same_typeo, term, term_variable
 from graph_bridge.logic import eq, lreify
 from graph_bridge.modes import Mode, moded
 from graph_bridge.nodes import absorb_expansion, read_or_build
@@ -78,7 +78,7 @@ def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = 
 
     def build(p):
         sop, ins = p
-        return term(op_term(Elemwise(sop)), *ins)
+        return term(elemwise_term(sop), *ins)
 
     return read_or_build(
         out, (scalar_op, inputs), read, ready, build, "stock_elemwiseo needs out, or scalar_op and inputs"

@@ -199,6 +199,7 @@ class _Planner:
                 raise _Deopt(g.name)
             return list(run_mode(mode, args, needed, S))
 
+        mode_step.__qualname__ = f"{g.name}{mode.needs}->{mode.gives}"
         return mode_step
 
 

@@ -9,7 +9,7 @@ from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 from unification import var
 
-from graph_bridge import builder_for, op_term, same_typeo, term, term_variable
+from graph_bridge import builder_for, elemwise_term, same_typeo, term, term_variable
 from graph_bridge.logic import eq
 from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import join_parts, read_or_build
@@ -54,7 +54,7 @@ def joino(out: Any, axis: Any, pieces: Any):
 
 
 def _elemwise_head(scalar_op):
-    return op_term(Elemwise(scalar_op))
+    return elemwise_term(scalar_op)
 
 
 def combineo(scalar_op: Any, parts: Any, out: Any):

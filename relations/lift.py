@@ -18,7 +18,7 @@ from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import Elemwise
 from unification import var
 
-from graph_bridge import builder_for, op_term, same_typeo, term, term_variable
+from graph_bridge import builder_for, elemwise_term, op_term, same_typeo, term, term_variable
 from graph_bridge.context import single_useo
 from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, read_or_build, scalar_of
@@ -90,7 +90,7 @@ def elemwise_holeo(out: Any, scalar_op: Any, before: Any, hole: Any, after: Any)
 
     def build(p):
         sop, b, h, a = p
-        return term(op_term(Elemwise(sop)), *b, h, *a)
+        return term(elemwise_term(sop), *b, h, *a)
 
     return read_or_build(out, (scalar_op, before, hole, after), read, ready, build, "elemwise_holeo needs out or its parts")
 
@@ -143,6 +143,17 @@ def cheap_lifto(x: Any, value: Any) -> ModedGoal:
     return moded("cheap_lifto", (x, value), Mode((0, 1), (), check), waiting="cheap_lifto needs x and value")
 
 
+_CAST_TERMS: dict[str, Any] = {}
+
+
+def _cast_term(dtype: str) -> Any:
+    """The term of ``Elemwise(Cast(dtype))``, remembered per dtype."""
+    t = _CAST_TERMS.get(dtype)
+    if t is None:
+        t = _CAST_TERMS[dtype] = elemwise_term(Cast(ScalarType(dtype)))
+    return t
+
+
 def cast_likeo(value: Any, x: Any, cast_value: Any) -> ModedGoal:
     """``cast_value`` is ``value`` in ``x``'s dtype (what set_subtensor stores)."""
 
@@ -153,7 +164,7 @@ def cast_likeo(value: Any, x: Any, cast_value: Any) -> ModedGoal:
         if vv.type.dtype == vx.type.dtype:
             yield (vt,)
         else:
-            yield (term(op_term(Elemwise(Cast(ScalarType(vx.type.dtype)))), vt),)
+            yield (term(_cast_term(vx.type.dtype), vt),)
 
     return moded(
         "cast_likeo",
