@@ -1,4 +1,4 @@
-"""Calling an Op on the arguments of a term, with a short way for the stock Elemwise.
+"""Calling an Op on the arguments of a term, with a short way for the Ops rules build most.
 
 A rewrite builds new nodes by evaluating terms: the head Op is called on the
 arguments (``Op.__call__``, then ``make_node``).  ``Elemwise.make_node``
@@ -7,7 +7,10 @@ fresh scalars for the dtypes, the broadcast of the static shapes): about
 40 us, the largest cost of a rule that builds a few nodes.  For inputs that
 are tensors of one rank (nothing to pad) the output types depend only on
 the Op and the input types, so :func:`call_op` remembers them per Op and
-input types and builds the node directly; anything else goes through
+input types and builds the node directly.  Reductions and DimShuffles are
+remembered the same way (their types depend on the input type only; a
+reduction's ``make_node`` also resolves its axis and dtypes into a copy of
+the Op, which is remembered too).  Anything else goes through
 ``Op.__call__`` as before.
 
 Before / after (``exp(x) * y`` built by a rule, ``x``, ``y`` vectors)::
@@ -22,25 +25,42 @@ from typing import Any
 
 from pytensor import config
 from pytensor.graph.basic import Apply
-from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor import math as ptm
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType
 from pytensor.tensor.variable import TensorVariable
 
 __all__ = ["call_op"]
 
-#: (id of the Op, floatX, cast_policy, input types) -> (the Op, its output types)
-_TYPES: dict[tuple, tuple[Elemwise, tuple[TensorType, ...]]] = {}
+#: (id of the Op, floatX, cast_policy, input types) -> (the Op, the node's Op, its output types)
+_TYPES: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
 _LIMIT = 10_000
+_REDUCTIONS = frozenset(
+    c for c in (CAReduce, ptm.Sum, ptm.Prod, ptm.Max, ptm.Min, ptm.All, ptm.Any) if isinstance(c, type)
+)
 
 
 def call_op(op: Any, args: list) -> Any:
-    """``op(*args)``: the new output (or outputs), built directly for a stock Elemwise when it can be."""
-    if type(op) is Elemwise and not op.inplace_pattern and _no_test_values():
-        node = _elemwise_node(op, args)
+    """``op(*args)``: the new output (or outputs), built from remembered types when it can be."""
+    if _remembers(op) and _no_test_values():
+        node = _remembered_node(op, args)
         if node is not None:
             outs = node.outputs
             return outs[0] if len(outs) == 1 else outs
     return op(*args)
+
+
+def _remembers(op: Any) -> bool:
+    """Ops whose ``make_node`` output depends on the Op and the input types only.
+
+    A stock (not inplace) Elemwise, a reduction (CAReduce, whose
+    ``make_node`` may return a copy of the Op with the axis and dtypes
+    resolved) and a DimShuffle.
+    """
+    cls = type(op)
+    if cls is Elemwise:
+        return not op.inplace_pattern
+    return cls is DimShuffle or (cls in _REDUCTIONS)
 
 
 def _no_test_values() -> bool:
@@ -48,7 +68,7 @@ def _no_test_values() -> bool:
     return getattr(config, "compute_test_value", "off") == "off"
 
 
-def _elemwise_node(op: Elemwise, args: list) -> Apply | None:
+def _remembered_node(op: Any, args: list) -> Apply | None:
     """What ``op.make_node(*args)`` gives, or ``None`` when it may differ from a remembered call."""
     ndim = None
     for a in args:
@@ -57,15 +77,15 @@ def _elemwise_node(op: Elemwise, args: list) -> Apply | None:
         if ndim is None:
             ndim = a.type.ndim
         elif a.type.ndim != ndim:
-            return None  # make_node pads the lower-rank inputs with DimShuffles
+            return None  # Elemwise.make_node pads the lower-rank inputs with DimShuffles
     types = tuple(a.type for a in args)
     key = (id(op), config.floatX, config.cast_policy, types)
     hit = _TYPES.get(key)
     if hit is not None and hit[0] is op:
-        return Apply(op, list(args), [t() for t in hit[1]])
+        return Apply(hit[1], list(args), [t() for t in hit[2]])
     node = op.make_node(*args)
-    if all(a is b for a, b in zip(node.inputs, args)) and len(node.inputs) == len(args):
+    if len(node.inputs) == len(args) and all(a is b for a, b in zip(node.inputs, args)):
         if len(_TYPES) >= _LIMIT:
             _TYPES.clear()
-        _TYPES[key] = (op, tuple(o.type for o in node.outputs))
+        _TYPES[key] = (op, node.op, tuple(o.type for o in node.outputs))
     return node

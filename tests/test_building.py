@@ -81,3 +81,55 @@ def test_other_ops_are_called_as_they_are():
     x = pt.vector("x")
     s = call_op(pt.math.Sum(axis=None), [x])
     assert s.type == pt.sum(x).type and isinstance(s.owner.op, pt.math.Sum)
+
+
+REDUCTIONS = [
+    pt.math.Sum(axis=None),
+    pt.math.Sum(axis=(0,)),
+    pt.math.Sum(axis=(1,), dtype="float32"),
+    pt.math.Prod(axis=None),
+    pt.math.Max(axis=(0,)),
+    pt.math.Min(axis=None),
+    pt.math.All(axis=(1,)),
+    pt.math.Any(axis=None),
+]
+
+
+@pytest.mark.parametrize("op", REDUCTIONS, ids=str)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "bool"])
+def test_reductions_give_the_node_make_node_gives(op, dtype):
+    for shape in [(None, None), (1, 3), (0, None)]:
+        x = pt.tensor("x", dtype=dtype, shape=shape)
+        try:
+            ref = op(x)
+        except Exception as exc:  # noqa: BLE001 - the same error both ways
+            with pytest.raises(type(exc)):
+                call_op(op, [x])
+            continue
+        for _ in range(2):
+            got = call_op(op, [x])
+            assert got.type == ref.type and got.owner.op == ref.owner.op
+            assert equal_computations([got], [ref])  # All / Any compare a non-bool input with 0 first
+        value = np.ones([s if s is not None else 2 for s in shape], dtype=dtype)
+        results = []
+        for out in (got, ref):
+            try:
+                results.append(pytensor.function([x], out, mode="FAST_COMPILE")(value))
+            except ValueError as exc:  # Max of an empty array: both raise
+                results.append(type(exc))
+        if isinstance(results[0], np.ndarray):
+            np.testing.assert_array_equal(results[0], results[1])
+        else:
+            assert results[0] is results[1]
+
+
+@pytest.mark.parametrize("order", [("x", 0, 1), (1, 0), (0, "x", 1), (1,)])
+def test_dimshuffles_give_the_node_make_node_gives(order):
+    from pytensor.tensor.elemwise import DimShuffle
+
+    x = pt.tensor("x", shape=(1, None) if order == (1,) else (None, 3))
+    op = DimShuffle(input_ndim=2, new_order=order)
+    ref = op(x)
+    for _ in range(2):
+        got = call_op(op, [x])
+        assert got.type == ref.type and got.owner.op == ref.owner.op and got.owner.inputs == [x]
