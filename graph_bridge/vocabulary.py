@@ -175,9 +175,14 @@ def _subclasses(cls: type) -> Iterator[type]:
         yield from _subclasses(sub)
 
 
+_CAREDUCE_BUILDERS: list = [-1, ()]  # the number of builders it was read at, and the builders
+
+
 def careduce_builders() -> tuple[OpBuilder, ...]:
-    """Builders of every CAReduce class in the vocabulary (Sum, Max, ...)."""
-    return tuple(b for c, b in _BUILDERS.items() if issubclass(c, CAReduce))
+    """Builders of every CAReduce class in the vocabulary (Sum, Max, ...); read again when one is added."""
+    if _CAREDUCE_BUILDERS[0] != len(_BUILDERS):
+        _CAREDUCE_BUILDERS[:] = [len(_BUILDERS), tuple(b for c, b in _BUILDERS.items() if issubclass(c, CAReduce))]
+    return _CAREDUCE_BUILDERS[1]
 
 
 def _stock_classes() -> list[type[Op]]:

@@ -62,7 +62,7 @@ def _builder_of(h: Any) -> OpBuilder | None:
     """The CAReduce builder at the root of the head term ``h``, else ``None``."""
     if isinstance(h, ExpressionTuple) and len(h):
         b = h[0]
-        if isinstance(b, OpBuilder) and b in careduce_builders():
+        if isinstance(b, OpBuilder) and (any(b is c for c in careduce_builders()) or b in careduce_builders()):
             return b
     return None
 
