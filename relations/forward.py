@@ -33,7 +33,7 @@ Before / after (``elemwise_explicito``, per node)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from etuples.core import ExpressionTuple
@@ -256,37 +256,38 @@ def _pattern_matcher(pattern: Any, known: set) -> Matcher:
 
         return bind
     if type(pattern) is tuple:
-        items = [_pattern_matcher(p, known) for p in pattern]
-        n = len(items)
+        each = _each_matcher([_pattern_matcher(p, known) for p in pattern])
 
         def match_tuple(x: Any, S: dict) -> bool:
-            if type(x) is not tuple:
-                return unify_into(pattern, x, S)
-            if len(x) != n:
-                return False
-            for m, a in zip(items, x):
-                if not m(a, S):
-                    return False
-            return True
+            return each(x, S) if type(x) is tuple else unify_into(pattern, x, S)
 
         return match_tuple
     if is_term(pattern) and pattern._evaled_obj is _NULL and _logic_vars(pattern, set()):
-        items = [_pattern_matcher(p, known) for p in pattern._tuple]
-        n = len(items)
+        each = _each_matcher([_pattern_matcher(p, known) for p in pattern._tuple])
 
         def match_term(x: Any, S: dict) -> bool:
             xs = view_items(x)
             if xs is None or head_views(pattern, xs) is not None:
                 return unify_into(pattern, x, S)
-            if len(xs) != n:
-                return False
-            for m, a in zip(items, xs):
-                if not m(a, S):
-                    return False
-            return True
+            return each(xs, S)
 
         return match_term
     return lambda x, S: unify_into(pattern, x, S)
+
+
+def _each_matcher(items: list[Matcher]) -> Callable[[Sequence, dict], bool]:
+    """Match a sequence item by item, left to right (as ``unify`` does)."""
+    n = len(items)
+
+    def each(xs: Sequence, S: dict) -> bool:
+        if len(xs) != n:
+            return False
+        for m, a in zip(items, xs):
+            if not m(a, S):
+                return False
+        return True
+
+    return each
 
 
 class ForwardMatcher:
