@@ -13,8 +13,12 @@ the left side is known those choices are the same at every node, so
    mode each moded goal would pick; what a step gives becomes known;
 3. the result is a plan: ``eq`` steps (match a known term, check two, or
    bind an unknown variable to a pattern) and mode steps (run one mode).
+   A known variable bound to a ground value, matched against a pattern,
+   gets a matcher read off the pattern (it takes a node's one-level view
+   apart without building the term); arguments bound to ground values
+   are read from the state, not reified.
 
-:class:`ForwardMatcher` runs the plan on a node's term, depth first, and
+:class:`ForwardMatcher` runs the plan on a node's variable (or term), depth first, and
 yields the same answers as the relation run forward with ``lall_ready``, in
 the same order (``tests/test_forward.py`` compares both on random graphs
 and on PyMC models).  The rule stays defined once: backward runs and checks
