@@ -37,7 +37,8 @@ Before / after (``elemwise_explicito``, per node)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from etuples.core import ExpressionTuple
@@ -300,7 +301,10 @@ class ForwardMatcher:
     def __init__(
         self, relation: Relation, lhs: Any, rhs: Any, steps: list[Step], result: Callable[[Mapping], Any] | None
     ) -> None:
-        self.relation = relation
+        try:  # weakly: the plans are kept by relation, and must not keep it alive
+            self._relation: Callable[[], Relation | None] = weakref.ref(relation)
+        except TypeError:
+            self._relation = lambda: relation
         self.lhs, self.rhs = lhs, rhs
         self.steps = steps
         #: reads the right side, when the plan knows it is ground at the end
@@ -319,6 +323,14 @@ class ForwardMatcher:
             for k, out in enumerate(answers(self.relation, t, var())):
                 if k >= given:
                     yield out
+
+    @property
+    def relation(self) -> Relation:
+        """The relation this plan was made from."""
+        found = self._relation()
+        if found is None:
+            raise ReferenceError("the relation of this plan no longer exists")
+        return found
 
     def _run(self, t: Any) -> Iterator[Any]:
         steps, n, rhs, result = self.steps, len(self.steps), self.rhs, self.result
@@ -350,20 +362,27 @@ def compile_forward(relation: Relation) -> ForwardMatcher:
     return ForwardMatcher(relation, lhs, rhs, *plan_forward(goal, lhs, rhs))
 
 
-_COMPILED: dict[Any, ForwardMatcher | None] = {}
+#: plans by relation; a relation that goes away takes its plan with it
+_COMPILED: MutableMapping[Any, ForwardMatcher | None] = weakref.WeakKeyDictionary()
 
 
 def forward_matcher(relation: Relation) -> ForwardMatcher | None:
-    """The compiled forward mode of ``relation`` (cached), or ``None`` if it runs as it is."""
+    """The compiled forward mode of ``relation`` (cached), or ``None`` if it runs as it is.
+
+    A relation that cannot be weakly referenced or hashed is not planned.
+    """
     try:
         return _COMPILED[relation]
     except KeyError:
         pass
-    except TypeError:  # unhashable: never cached
+    except TypeError:  # unhashable, or no weak reference: never planned
         return None
     try:
         found: ForwardMatcher | None = compile_forward(relation)
     except Uncompilable:
         found = None
-    _COMPILED[relation] = found
+    try:
+        _COMPILED[relation] = found
+    except TypeError:
+        return None
     return found

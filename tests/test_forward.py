@@ -191,3 +191,19 @@ def test_pattern_rules_agree_where_they_fire():
                 assert _same(planned, list(answers(rule, t, var())))
                 fired += bool(planned)
     assert fired >= 3
+
+
+def test_a_plan_does_not_keep_its_relation_alive():
+    import gc
+    import weakref
+
+    from relations import patterns as p
+    from relations import rewrite_rule
+
+    a = p.var("a")
+    rule = rewrite_rule("neg_neg_once", p.neg(p.neg(a)), a)
+    assert forward_matcher(rule) is not None
+    ref = weakref.ref(rule)
+    del rule
+    gc.collect()
+    assert ref() is None
