@@ -271,16 +271,20 @@ def _binary(ctx: _Ctx, x: _T, y: _T | None = None) -> _T:
     reuse = [p for p in ctx.pool if _compatible(p, x)] if y is None else []
     if y is None and not (reuse and ctx.coin()):
         dtype = ctx.dtype_like(x.dtype)
-        name = ctx.pick(_binary_ops(x.dtype, dtype, (x.bound, 3.0), div="first", discrete=not _rounded(x)))
+        names = _binary_ops(x.dtype, dtype, (x.bound, 3.0), div="first", discrete=not _rounded(x))
+        if not names:  # every op would leave the value bounds (a long chain): no node
+            return x
+        name = ctx.pick(names)
         y = ctx.leaf(_operand_dims(ctx, x), dtype, nonzero=name == "true_div")
     else:
         y = y or ctx.pick(reuse)
-        name = ctx.pick(
-            _binary_ops(
-                x.dtype, y.dtype, (x.bound, y.bound), div="last" if y.nonzero else "no",
-                discrete=not _rounded(x, y),
-            )
+        names = _binary_ops(
+            x.dtype, y.dtype, (x.bound, y.bound), div="last" if y.nonzero else "no",
+            discrete=not _rounded(x, y),
         )
+        if not names:
+            return x
+        name = ctx.pick(names)
     a, b = (y, x) if name != "true_div" and ctx.coin() else (x, y)
     fn, _, bound = BINARY[name]
     return _T(fn(a.var, b.var), _broadcast_shape(a, b), bound(a.bound, b.bound))
