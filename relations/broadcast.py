@@ -85,6 +85,20 @@ def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = 
     )
 
 
+_EXPLICIT_TERMS: dict[tuple, Any] = {}
+
+
+def _explicit_term(scalar_op: Any, pattern: tuple) -> Any:
+    """``op_term(ExplicitElemwise(scalar_op, pattern))``, remembered (bounded)."""
+    key = (scalar_op, pattern)
+    t = _EXPLICIT_TERMS.get(key)
+    if t is None:
+        if len(_EXPLICIT_TERMS) >= 10_000:
+            _EXPLICIT_TERMS.clear()
+        t = _EXPLICIT_TERMS[key] = op_term(ExplicitElemwise(scalar_op, pattern))
+    return t
+
+
 def explicit_elemwiseo(out: Any, scalar_op: Any, pattern: Any, inputs: Any):
     """``out`` is ``ExplicitElemwise(scalar_op, pattern)(*inputs)``."""
 
@@ -99,7 +113,7 @@ def explicit_elemwiseo(out: Any, scalar_op: Any, pattern: Any, inputs: Any):
 
     def build(p):
         sop, pat, ins = p
-        return term(op_term(ExplicitElemwise(sop, pat)), *ins)
+        return term(_explicit_term(sop, pat), *ins)
 
     return read_or_build(
         out,
