@@ -204,8 +204,8 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     the cast value; a cast is inserted when the dtypes differ.  Repeated
     indices keep the last write on both sides.
 
-    Measure: the pairs (set node, Elemwise above it through set nodes),
-    counted once per path, drop by one: ``f``'s path to this set is gone, and
+    Measure: the pairs (set node, Elemwise above it through set nodes and
+    DimShuffles), counted once per path, drop by one: ``f``'s path to this set is gone, and
     each path below it now belongs to one copy of ``f`` (the other inputs
     are 0-d and reach no set).  Counting only the Elemwise nodes directly
     above a set would not drop when the value is itself ``f`` of a set;
@@ -281,9 +281,10 @@ def elemwise_alloco(lhs: Any, rhs: Any):
     Only when the Alloc has no other use (``single_useo``): another consumer
     would keep it, and the rewrite would allocate a second ``n * m`` array.
 
-    Measure: the pairs (Alloc, Elemwise above it through Alloc nodes),
-    counted once per path, drop by one; elements ``f`` touches drop from the
-    Alloc's size to ``v``'s.
+    Measure: the pairs (Alloc, Elemwise above it through Alloc nodes and
+    DimShuffles), counted once per path, drop by one (a 0-d Alloc behind an
+    expanded scalar input is counted before and after alike); elements
+    ``f`` touches drop from the Alloc's size to ``v``'s.
     Backward: reads ``f`` off the Alloc's value.
     """
     sop, before, hole, after = var(), var(), var(), var()

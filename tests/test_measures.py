@@ -63,10 +63,13 @@ def _paths_below(lower) -> Callable[[Variable], int]:
     """Pairs (node ``lower`` accepts, Elemwise above it), counted once per path through such nodes.
 
     A node is above an Elemwise when it is an input of it, or an input of
-    such a node, and so on (only through nodes ``lower`` accepts).  Lifting
-    ``f`` past one such node removes that node's path and hands each path
-    below it to exactly one of the copies of ``f`` (the other inputs of
-    ``f`` are 0-d and reach none); counting paths rather than distinct
+    such a node, and so on (only through nodes ``lower`` accepts, and
+    DimShuffles, which count for nothing themselves).  Lifting ``f`` past
+    one such node removes that node's path and hands each path below it to
+    exactly one of the copies of ``f``; its other inputs are scalar-like,
+    and a copy takes them without their DimShuffle (``scalar_of``), which is
+    why paths go through DimShuffles: a 0-d Alloc behind an ExpandDims is
+    reached before and after alike.  Counting paths rather than distinct
     nodes keeps a node both copies reach counted as it was before.
     """
 
@@ -75,10 +78,13 @@ def _paths_below(lower) -> Callable[[Variable], int]:
 
         def paths(w: Variable) -> int:
             node = w.owner
-            if node is None or not lower(node):
+            if node is None:
+                return 0
+            through = isinstance(node.op, DimShuffle)
+            if not (through or lower(node)):
                 return 0
             if id(w) not in memo:
-                memo[id(w)] = 1 + sum(paths(i) for i in node.inputs)
+                memo[id(w)] = (0 if through else 1) + sum(paths(i) for i in node.inputs)
             return memo[id(w)]
 
         return sum(paths(i) for n in _nodes(v) if type(n.op) is Elemwise for i in n.inputs)
@@ -112,6 +118,16 @@ MEASURES: dict[str, tuple[Callable[[Variable], int], list[Callable[[Variable], i
         [],
     ),
 }
+
+
+def test_a_zero_d_alloc_behind_an_expand_dims_counts_before_and_after_a_lift():
+    """Hypothesis found it: f(Alloc(0, n), ExpandDims(Alloc(s))) -> Alloc(f(0, Alloc(s)), n)."""
+    import pytensor.tensor as pt
+
+    s = pt.alloc(pt.sum(pt.vector("v")))  # a 0-d Alloc
+    zeros = pt.alloc(pt.constant(0.0), pt.constant(3, dtype="int8"))
+    graph = pt.set_subtensor(zeros[0], -s) + pt.expand_dims(s, 0)
+    assert "elemwise_alloco" in _check_steps([graph])
 
 
 def test_every_default_rule_has_a_checked_measure():
