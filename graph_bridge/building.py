@@ -30,11 +30,12 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType
 from pytensor.tensor.variable import TensorVariable
 
+from graph_bridge.memo import remember
+
 __all__ = ["call_op"]
 
 #: (id of the Op, floatX, cast_policy, input types) -> (the Op, the node's Op, its output types)
 _TYPES: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
-_LIMIT = 10_000
 _REDUCTIONS = frozenset(
     c for c in (CAReduce, ptm.Sum, ptm.Prod, ptm.Max, ptm.Min, ptm.All, ptm.Any) if isinstance(c, type)
 )
@@ -85,7 +86,5 @@ def _remembered_node(op: Any, args: list) -> Apply | None:
         return Apply(hit[1], list(args), [t() for t in hit[2]])
     node = op.make_node(*args)
     if len(node.inputs) == len(args) and all(a is b for a, b in zip(node.inputs, args)):
-        if len(_TYPES) >= _LIMIT:
-            _TYPES.clear()
-        _TYPES[key] = (op, node.op, tuple(o.type for o in node.outputs))
+        remember(_TYPES, key, (op, node.op, tuple(o.type for o in node.outputs)))
     return node

@@ -42,6 +42,8 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType, integer_dtypes
 from pytensor.tensor.variable import TensorConstant, TensorVariable
 
+from graph_bridge.memo import remember
+
 __all__ = [
     "ExplicitAlloc",
     "ExplicitElemwise",
@@ -169,17 +171,9 @@ def _own_dim(entry: str, d: int) -> int:
 # could in principle answer differently, one object cannot.  The value keeps
 # the op alive, so its id is not reused while the entry exists.
 
-_CACHE_LIMIT = 10_000
 _ELEMWISE_TYPES: dict[tuple, tuple[ScalarOp, tuple[TensorType, ...]]] = {}
 _ALLOC_TYPES: dict[tuple, TensorType] = {}
 _PATTERNS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...] | None]] = {}
-
-
-def _remember(cache: dict, key: Any, value: Any) -> None:
-    """Store ``value`` under ``key``, emptying ``cache`` first when it is full."""
-    if len(cache) >= _CACHE_LIMIT:
-        cache.clear()
-    cache[key] = value
 
 
 def _as_tensor(x: Any) -> Variable:
@@ -211,7 +205,7 @@ def _checked_pattern(pattern: Any) -> tuple[tuple[str, ...], tuple[int, ...] | N
             return hit
     checked = _check_pattern(pattern)
     info = (checked, _kept_ranks(checked))
-    _remember(_PATTERNS, checked, info)
+    remember(_PATTERNS, checked, info)
     return info
 
 
@@ -308,7 +302,7 @@ class ExplicitElemwise(_ShapeOp):
         if hit is not None and hit[0] is sop:
             return hit[1]
         out = _elemwise_output_types(self, types)
-        _remember(_ELEMWISE_TYPES, key, (sop, out))
+        remember(_ELEMWISE_TYPES, key, (sop, out))
         return out
 
     # -- evaluation -----------------------------------------------------
@@ -462,7 +456,7 @@ class ExplicitAlloc(_ShapeOp):
             out_type = _ALLOC_TYPES.get(key)
             if out_type is None:
                 out_type = op._stock_node(value, shape).outputs[0].type
-                _remember(_ALLOC_TYPES, key, out_type)
+                remember(_ALLOC_TYPES, key, out_type)
             return Apply(op, [value, *shape], [out_type()])
         # symbolic lengths: the stock Alloc folds them (an fgraph and rewrites, slow)
         stock = op._stock_node(value, shape)

@@ -26,6 +26,7 @@ from pytensor.graph.op import Op
 from unification.variable import Var
 
 from graph_bridge.building import call_op
+from graph_bridge.memo import remember
 from graph_bridge.traverse import bottom_up
 from graph_bridge.vocabulary import builder_of, in_vocabulary
 
@@ -211,7 +212,6 @@ class OutputOf:
 _OP_TERMS: dict[Op, ExpressionTuple] = {}
 #: ``id(op) -> (op, its term)``: the same Op object again skips hashing its props (bounded)
 _OP_TERMS_BY_ID: dict[int, tuple[Op, Any]] = {}
-_BY_ID_LIMIT = 10_000
 
 
 def op_term(op: Op) -> ExpressionTuple | Op:
@@ -227,9 +227,7 @@ def op_term(op: Op) -> ExpressionTuple | Op:
         if t is None:
             props = op._props() if builder.prop_names else ()
             t = _OP_TERMS[op] = term(builder, *props, evaled_obj=op)
-    if len(_OP_TERMS_BY_ID) >= _BY_ID_LIMIT:
-        _OP_TERMS_BY_ID.clear()
-    _OP_TERMS_BY_ID[id(op)] = (op, t)
+    remember(_OP_TERMS_BY_ID, id(op), (op, t))
     return t
 
 
@@ -242,9 +240,7 @@ def elemwise_term(scalar_op: Any) -> Any:
     if t is None:
         from pytensor.tensor.elemwise import Elemwise
 
-        if len(_ELEMWISE_TERMS) >= _BY_ID_LIMIT:
-            _ELEMWISE_TERMS.clear()
-        t = _ELEMWISE_TERMS[scalar_op] = op_term(Elemwise(scalar_op))
+        t = remember(_ELEMWISE_TERMS, scalar_op, op_term(Elemwise(scalar_op)))
     return t
 
 

@@ -24,6 +24,7 @@ from unification import var
 
 from graph_bridge import NotReady, builder_for, elemwise_term, is_ground, op_term, same_typeo, term, term_variable
 from graph_bridge.logic import eq, lreify
+from graph_bridge.memo import remember
 from graph_bridge.modes import Mode, moded
 from graph_bridge.nodes import absorb_expansion, read_or_build
 from graph_bridge.ops import (
@@ -93,9 +94,7 @@ def _explicit_term(scalar_op: Any, pattern: tuple) -> Any:
     key = (scalar_op, pattern)
     t = _EXPLICIT_TERMS.get(key)
     if t is None:
-        if len(_EXPLICIT_TERMS) >= 10_000:
-            _EXPLICIT_TERMS.clear()
-        t = _EXPLICIT_TERMS[key] = op_term(ExplicitElemwise(scalar_op, pattern))
+        t = remember(_EXPLICIT_TERMS, key, op_term(ExplicitElemwise(scalar_op, pattern)))
     return t
 
 
