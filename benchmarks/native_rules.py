@@ -75,11 +75,11 @@ from pytensor.graph.rewriting.basic import (
 )
 from pytensor.scalar import Cast, ScalarType
 from pytensor.tensor import subtensor as pts
-from pytensor.tensor.basic import Alloc, Join
+from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
 from graph_bridge.facts import same_type
-from graph_bridge.nodes import scalar_of
+from graph_bridge.nodes import join_parts, scalar_of
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, derive_entry
 
 __all__ = [
@@ -191,23 +191,6 @@ def _rebuild(op, **changes):
             if got[k] is not want:
                 return None
     return new
-
-
-def _join_parts(v: Variable):
-    """``(axis, pieces)`` when ``v`` is a Join with a constant (normalized) axis."""
-    if _owner_op(v, Join) is None:
-        return None
-    node = v.owner
-    if "axis" in getattr(node.op, "__props__", ()):  # pytensor >= 3.3
-        axis, pieces = node.op.axis, tuple(node.inputs)
-    else:  # pytensor < 3.3: the axis is the first input
-        a = node.inputs[0]
-        if not isinstance(a, Constant):
-            return None
-        axis, pieces = int(a.data), tuple(node.inputs[1:])
-    if axis < 0:
-        axis += v.type.ndim
-    return axis, pieces
 
 
 def _is_identity(n: int, order) -> bool:
@@ -333,7 +316,7 @@ def local_careduce_join_pieces(fgraph, node):
     if type(op) not in CAREDUCE_CLASSES:
         return None
     [joined] = node.inputs
-    parts = _join_parts(joined)
+    parts = join_parts(joined)
     if parts is None:
         return None
     axis, pieces = parts
