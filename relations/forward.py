@@ -181,6 +181,8 @@ class _Planner:
     def mode_step(self, g: ModedGoal, mode: Mode) -> Step:
         if not mode.plannable:
             raise Uncompilable(f"{g.name}: the ready mode gives templates, not values")
+        args, ready = g.args, mode.ready
+        reads = [self.reader(args[i]) for i in mode.needs]  # as known before this step
         for i in mode.gives:
             if i not in mode.open:
                 self.learn(g.args[i])
@@ -195,8 +197,6 @@ class _Planner:
                 _logic_vars(g.args[j], deps)
             self.deferred[target] = deps - self.known
             self._settle()
-        args, ready = g.args, mode.ready
-        reads = [self.reader(args[i]) for i in mode.needs]
 
         def mode_step(S: Mapping) -> list:
             needed = [read(S) for read in reads]
