@@ -35,7 +35,6 @@ from etuples.core import ExpressionTuple
 from pytensor.graph.basic import Variable
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
-from graph_bridge.logic import NotReady
 from graph_bridge.modes import Mode, ModedGoal
 from graph_bridge.ops import ExplicitElemwise
 from graph_bridge.terms import term_variable

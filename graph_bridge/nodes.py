@@ -18,7 +18,7 @@ from pytensor.tensor.elemwise import DimShuffle
 
 from graph_bridge.modes import Mode, ModedGoal
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, ExplicitAlloc, derive_entry
-from graph_bridge.terms import is_ground, term_variable
+from graph_bridge.terms import term_variable
 
 __all__ = [
     "absorb_expansion",
