@@ -42,6 +42,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType, integer_dtypes
 from pytensor.tensor.variable import TensorConstant, TensorVariable
 
+from graph_bridge.folding import folded_value
 from graph_bridge.memo import remember
 
 __all__ = [
@@ -450,15 +451,17 @@ class ExplicitAlloc(_ShapeOp):
         if len(entry) - entry.count(MISSING) != value.type.ndim:
             entry = derive_entry(value.type.shape, len(shape))
         op = self if entry == self.entry else type(self)(entry)
-        if all(_is_int_constant(s) for s in shape):
+        lengths = _static_lengths(shape)
+        if lengths is not None:
             # the stock output type depends on the value type and the lengths only
-            key = (op.entry, value.type, tuple(s.data.item() for s in shape))
+            key = (op.entry, value.type, lengths)
             out_type = _ALLOC_TYPES.get(key)
             if out_type is None:
-                out_type = op._stock_node(value, shape).outputs[0].type
+                constants = [s if _is_int_constant(s) else as_tensor_variable(n) for s, n in zip(shape, lengths)]
+                out_type = op._stock_node(value, constants).outputs[0].type
                 remember(_ALLOC_TYPES, key, out_type)
             return Apply(op, [value, *shape], [out_type()])
-        # symbolic lengths: the stock Alloc folds them (an fgraph and rewrites, slow)
+        # lengths not all known: the stock Alloc folds them (an fgraph and rewrites, slow)
         stock = op._stock_node(value, shape)
         return Apply(op, [value, *stock.inputs[1:]], [stock.outputs[0].type()])
 
@@ -513,6 +516,26 @@ class ExplicitAlloc(_ShapeOp):
 def _is_int_constant(s: Any) -> bool:
     """``s`` is a 0-d integer tensor constant: the stock Alloc takes it as it is, its length is its value."""
     return isinstance(s, TensorConstant) and s.type.ndim == 0 and s.type.dtype in integer_dtypes
+
+
+def _static_lengths(shape: Sequence[Any]) -> tuple[int, ...] | None:
+    """The value of every length in ``shape``, if each is a 0-d integer tensor of a value read statically.
+
+    :func:`graph_bridge.folding.folded_value` reads constants and small
+    graphs over static shapes (microseconds); the stock Alloc's
+    ``infer_static_shape`` reaches the same values through a FunctionGraph
+    and its shape rewrites (a millisecond).  ``None`` if any length is not
+    read that way: the stock Alloc then decides.
+    """
+    lengths = []
+    for s in shape:
+        if not isinstance(s, TensorVariable) or s.type.ndim != 0 or s.type.dtype not in integer_dtypes:
+            return None
+        value = s.data if isinstance(s, TensorConstant) else folded_value(s)
+        if value is None:
+            return None
+        lengths.append(int(value))
+    return tuple(lengths)
 
 
 def explicit_alloc(value: Any, *shape: Any) -> Variable:

@@ -74,13 +74,15 @@ def count_nodes(outputs: Sequence[Variable]) -> int:
     return len({id(v.owner): v.owner for v in owned_variables(outputs)})
 
 
-def clone_over(node: Apply, inputs: Sequence[Variable]) -> Apply | None:
+def clone_over(node: Apply, inputs: Sequence[Variable], same_values: bool = False) -> Apply | None:
     """``node`` cloned over new ``inputs`` of the same types, or ``None`` if the Op must build it.
 
     What ``node.clone_with_new_inputs(inputs, strict=False)`` gives when
     every input keeps its type and the Op's output types do not depend on
     input values (for Alloc and Reshape, whose output type is read off their
-    shape inputs: when only the array input changed): new outputs of the same class, name and a copy of each tag
+    shape inputs: when only the array input changed, or when the caller
+    knows each new input has the value of the old one, ``same_values``, as
+    a normal form has): new outputs of the same class, name and a copy of each tag
     (so the stack trace), a copy of the node's tag, and the new inputs.  It
     is done here directly, without the method's checks and ``copy.copy`` (a
     third of the cost).  ``None`` otherwise: the caller then calls PyTensor's
@@ -89,9 +91,10 @@ def clone_over(node: Apply, inputs: Sequence[Variable]) -> Apply | None:
     """
     op = node.op
     free = None
-    if op._output_type_depends_on_input_value:
+    if op._output_type_depends_on_input_value and not same_values:
         # Alloc and Reshape read their output type off the shape inputs' graphs:
-        # only when those are the same variables is the old type the new one
+        # only when those are the same variables (or of the same values) is the
+        # old type the new one
         if not _TYPE_FREE_INPUTS:
             _TYPE_FREE_INPUTS.update(_type_free_inputs())
         free = _TYPE_FREE_INPUTS.get(type(op))

@@ -227,7 +227,8 @@ class Normalizer:
             stack.pop()
             new_inputs = [memo[id(i)] for i in inputs]
             if any(map(is_not, new_inputs, inputs)):
-                new_node = clone_over(node, new_inputs) or node.clone_with_new_inputs(
+                # a normal form has its variable's value: so the node's old types hold
+                new_node = clone_over(node, new_inputs, same_values=True) or node.clone_with_new_inputs(
                     new_inputs, strict=False
                 )
                 trace = getattr(node.outputs[0].tag, "trace", None)

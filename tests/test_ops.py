@@ -340,6 +340,8 @@ def test_equal_scalar_ops_of_other_identity_build_alike():
 
 n_ = pt.lscalar("n")
 v3 = pt.tensor("v3", shape=(3,))
+m34 = pt.tensor("m34", shape=(3, 4))
+mn = pt.tensor("mn", shape=(3, None))
 
 
 @pytest.mark.parametrize(
@@ -355,6 +357,10 @@ v3 = pt.tensor("v3", shape=(3,))
         ("**", (None, 1), (pt.constant(0), pt.constant(1))),
         ("x*", (None,), (n_, n_)),
         ("x*", (3,), (n_, v3.shape[0])),
+        # lengths read off small graphs over static shapes (graph_bridge.folding)
+        ("x*", (4,), (pt.shape(m34)[:1][0], pt.as_tensor([4])[0])),
+        ("x*", (None,), (v3.shape[0] * 2 + 1, pt.shape(m34)[1])),
+        ("*", (None,), (mn.shape[1],)),  # not read statically: the stock Alloc decides
         ("*", (None, None), (pt.constant(5),)),  # a value of another rank: the entry is derived
     ],
 )
@@ -367,7 +373,7 @@ def test_alloc_nodes_match_the_slow_derivation_and_numpy(entry, value_shape, len
         if got[0] == "error":
             continue
         node = op.make_node(value, *lengths)
-        givens = {n_: np.int64(2), v3: np.zeros(3)}
+        givens = {n_: np.int64(2), v3: np.zeros(3), m34: np.zeros((3, 4)), mn: np.zeros((3, 2))}
         want_shape = tuple(int(evaluate(s, dict(givens))) for s in node.inputs[1:])
         # an unknown length of the value: the requested one where it does not broadcast, else 1
         own = [(c, w) for c, w in zip(node.op.entry, want_shape) if c != MISSING]
@@ -385,6 +391,8 @@ def test_alloc_bad_lengths_raise_the_same_errors_every_time():
         (ExplicitAlloc("*"), pt.vector(), (pt.constant(2.0),)),  # not an integer
         (ExplicitAlloc("*"), pt.vector(), (pt.constant(2), pt.constant(2))),  # too many lengths
         (ExplicitAlloc("x"), pt.scalar(), (pt.constant([2, 3]),)),  # not 0-d
+        (ExplicitAlloc("*"), pt.tensor(shape=(3,)), (v3.shape[0] * 2,)),  # a folded length differs
+        (ExplicitAlloc("*"), pt.vector(), (v3.shape[0] * 0.5,)),  # not an integer
     ]
     # a good value of the same dtype and lengths first: its cached type must not answer for the bad one
     ExplicitAlloc("*").make_node(pt.vector(), pt.constant(4))

@@ -146,3 +146,21 @@ def test_clone_over_a_node_whose_type_reads_its_shape_inputs_when_only_the_array
     a, b = f(np.zeros(size), np.arange(size, dtype="float64"), 2)
     np.testing.assert_array_equal(a, b)
     assert a.shape == ((2, 2) if build == "reshape" else (3, 2, size))
+
+
+def test_clone_over_keeps_a_value_dependent_type_when_the_caller_knows_the_values_are_the_same():
+    x = pt.vector("x")
+    m = pt.matrix("m")
+    n = m.shape[0] * 1  # a length whose normal form is another variable of the same value
+    out = pt.alloc(x, n, x.shape[0])
+    same = m.shape[0]
+    inputs = [x, same, out.owner.inputs[2]]
+    assert clone_over(out.owner, inputs) is None  # the Op must read a new length
+    new = clone_over(out.owner, inputs, same_values=True)
+    assert new is not None and new.op == out.owner.op and new.inputs == inputs
+    assert new.outputs[0].type == out.type
+    assert clone_over(out.owner, [x, pt.constant(3.0), out.owner.inputs[2]], same_values=True) is None  # a type changed
+    f = pytensor.function([x, m], [out, new.outputs[0]], mode="FAST_COMPILE")
+    a, b = f(np.arange(3.0), np.zeros((2, 5)))
+    np.testing.assert_array_equal(a, b)
+    assert b.shape == (2, 3)
