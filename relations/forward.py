@@ -45,18 +45,14 @@ from etuples.core import ExpressionTuple
 from unification import var
 
 from graph_bridge.dispatch import head_views
-from graph_bridge.logic import Conj, Eq, is_var, lreify, unify, unify_into, view_items
-from graph_bridge.modes import Mode, ModedGoal, run_mode
+from graph_bridge.logic import Conj, Eq, is_var, lreify, unify_into, view_items
+from graph_bridge.modes import Mode, ModedGoal, _always
 from graph_bridge.terms import is_ground, is_term
 from relations.rules import Relation
 
 __all__ = ["ForwardMatcher", "Uncompilable", "compile_forward", "forward_matcher"]
 
 _NULL = ExpressionTuple.null
-
-#: a plan step: a state in, the list of states out (eager: forward steps give few)
-Step = Callable[[Mapping], list]
-
 
 class Uncompilable(Exception):
     """The relation's forward mode cannot be planned once (it runs as it is)."""
@@ -81,96 +77,56 @@ def _logic_vars(x: Any, out: set) -> set:
 
 
 class _Planner:
-    """The symbolic run: which variables are known (ground) after each step."""
+    """The symbolic run, written out as the Python function that does it.
 
-    def __init__(self, known: set) -> None:
-        self.known = known
-        #: variables bound to a pattern, and the pattern's variables
+    Each logic variable whose value the plan holds gets a local variable of
+    the function (``v1``, ``v2``, ...); a ground value matched against a
+    pattern is taken apart in place; a mode step is a ``for`` loop over the
+    mode's answers, with the rest of the plan inside it.  So the function
+    yields the answers depth first, in the relation's order.
+    """
+
+    def __init__(self, lhs: Any) -> None:
+        #: variables whose value is known (ground) at this point of the plan
+        self.known: set = {lhs}
+        #: variables bound to a pattern (or a template) holding unknown variables, and those
         self.deferred: dict[Any, set] = {}
-        #: known variables bound to their ground value itself (read without reifying)
-        self.direct: set = set(known)
+        #: the patterns of the deferred variables an ``eq`` bound (templates have none)
+        self.patterns: dict[Any, Any] = {}
+        #: local names of the variables bound to their ground value itself
+        self.names: dict[Any, str] = {lhs: "t"}
+        #: what the relation's state binds each variable to: a local name or a constant's
+        self.values: dict[Any, str] = {lhs: "t"}
+        self.consts: dict[str, Any] = {}
+        self._const_ids: dict[int, str] = {}
+        self.lines: list[str] = []
+        self.depth = 1
+        self.loops = 0
+        self._count = 0
+
+    # -- what is known --------------------------------------------------------
 
     def is_known(self, x: Any) -> bool:
         return _logic_vars(x, set()) <= self.known
 
-    def learn(self, x: Any, direct: bool = True) -> None:
-        """Every variable of ``x`` becomes known (and those of the patterns they are bound to).
-
-        ``direct``: they are bound to parts of a ground value (not to a
-        pattern of other variables).
-        """
-        todo = list(_logic_vars(x, set()))
-        while todo:
-            v = todo.pop()
-            if v in self.known:
-                continue
-            self.known.add(v)
-            if v in self.deferred:
-                todo.extend(self.deferred.pop(v))
-            elif direct:
-                self.direct.add(v)
-        self._settle()
-
     def _settle(self) -> None:
+        """Deferred variables whose unknowns are all known become known, each reified once.
+
+        The value is built here, once, into a local: every later reader
+        gets the same term (so it is evaluated into a node once).
+        """
         changed = True
         while changed:
             changed = False
             for v, deps in list(self.deferred.items()):
                 if deps <= self.known:
                     del self.deferred[v]
+                    self.patterns.pop(v, None)
                     self.known.add(v)
+                    name = self.local("v")
+                    self.emit(f"{name} = lreify({self.const(v)}, {self.state()})")
+                    self.names[v] = self.values[v] = name
                     changed = True
-
-    def eq_step(self, g: Eq) -> Step:
-        u, v = g.u, g.v
-        ku, kv = self.is_known(u), self.is_known(v)
-        # a known variable bound to a ground value, against a pattern: a matcher
-        for value, pattern, known in ((u, v, ku and not kv), (v, u, kv and not ku)):
-            if known and is_var(value) and value in self.direct:
-                if not _logic_vars(pattern, set()) & set(self.deferred):
-                    match = _pattern_matcher(pattern, set(self.known))
-                    self.learn(pattern)
-
-                    def match_step(S: Mapping) -> list:
-                        S2 = dict(S)
-                        return [S2] if match(S[value], S2) else []
-
-                    return match_step
-        # unify binds the unknown side to parts of the known side: ground
-        # values if that is a variable bound to one, else a pattern to reify
-        if ku and not kv:
-            self.learn(v, direct=is_var(u) and u in self.direct)
-        elif kv and not ku:
-            self.learn(u, direct=is_var(v) and v in self.direct)
-        elif not (ku or kv):
-            for a, b in ((u, v), (v, u)):
-                if is_var(a) and a not in self.deferred and a not in _logic_vars(b, set()):
-                    self.deferred[a] = _logic_vars(b, set()) - self.known
-                    break
-            else:
-                raise Uncompilable(f"eq with both sides partly unknown: {g!r}")
-
-        def eq_step(S: Mapping) -> list:
-            s = unify(u, v, S)
-            return [] if s is False else [s]
-
-        return eq_step
-
-    def reader(self, x: Any) -> Callable[[Mapping], Any]:
-        """How to get the value of the known term ``x`` from a state.
-
-        A variable bound to its ground value is looked up, a tuple is read
-        item by item, a term with no variable is itself; anything else is
-        reified.
-        """
-        if is_var(x) and x in self.direct:
-            return lambda S: S[x]
-        if type(x) is tuple:
-            items = [self.reader(a) for a in x]
-            return lambda S: tuple([read(S) for read in items])
-        if not _logic_vars(x, set()):
-            return lambda S: x
-        return lambda S: lreify(x, S)
 
     def ready_mode(self, g: ModedGoal) -> Mode | None:
         for mode in g.modes:
@@ -178,137 +134,243 @@ class _Planner:
                 return mode
         return None
 
-    def mode_step(self, g: ModedGoal, mode: Mode) -> Step:
+    # -- writing code ---------------------------------------------------------
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    @property
+    def fail(self) -> str:
+        """The statement that abandons this branch: the next answer of the innermost mode."""
+        return "continue" if self.loops else "return"
+
+    def local(self, prefix: str) -> str:
+        self._count += 1
+        return f"{prefix}{self._count}"
+
+    def const(self, x: Any) -> str:
+        name = self._const_ids.get(id(x))
+        if name is None:
+            name = self._const_ids[id(x)] = f"C{len(self.consts)}"
+            self.consts[name] = x
+        return name
+
+    def state(self) -> str:
+        """An expression for the relation's state at this point (for the logic core's fallbacks)."""
+        return "{" + ", ".join(f"{self.const(v)}: {e}" for v, e in self.values.items()) + "}"
+
+    def reader(self, x: Any) -> str:
+        """An expression for the value of the known term ``x``.
+
+        A variable bound to its ground value is its local, a tuple is read
+        item by item, a term with no variable is a constant; anything else is
+        reified from the state.
+        """
+        if is_var(x) and x in self.names:
+            return self.names[x]
+        if type(x) is tuple:
+            return "(" + "".join(f"{self.reader(a)}, " for a in x) + ")"
+        if not _logic_vars(x, set()):
+            return self.const(x)
+        return f"lreify({self.const(x)}, {self.state()})"
+
+    def _bound(self, v: Any, name: str) -> None:
+        self.known.add(v)
+        self.names[v] = self.values[v] = name
+        self._settle()
+
+    def match(self, pattern: Any, expr: str) -> None:
+        """Code that unifies ``pattern`` with the ground value of ``expr``, binding its unknown variables.
+
+        A first occurrence of an unknown variable binds a local; terms and
+        tuples are taken apart item by item; everything else (a known or
+        repeated variable, an atom, heads of two classes that share props,
+        a value that is no term) goes to the logic core's own unification,
+        so the result is the same.
+        """
+        if is_var(pattern):
+            if pattern in self.deferred:
+                if pattern not in self.patterns:
+                    raise Uncompilable("a value unified with a template a mode gave")
+                name = self.local("v")
+                self.emit(f"{name} = {expr}")
+                self.match(self.patterns.pop(pattern), name)
+                del self.deferred[pattern]
+                self._bound(pattern, name)
+            elif pattern in self.known:
+                self.emit(f"if not _same({self.reader(pattern)}, {expr}): {self.fail}")
+            else:
+                name = self.local("v")
+                self.emit(f"{name} = {expr}")
+                self._bound(pattern, name)
+            return
+        found = _logic_vars(pattern, set())
+        if found <= self.known:
+            self.emit(f"if not _same({self.reader(pattern)}, {expr}): {self.fail}")
+            return
+        is_tuple = type(pattern) is tuple
+        if not (is_tuple or (is_term(pattern) and pattern._evaled_obj is _NULL)):
+            raise Uncompilable(f"a pattern of an unknown kind: {pattern!r}")
+        value, items = self.local("t"), self.local("x")
+        self.emit(f"{value} = {expr}")
+        before, state = set(self.names), self.state()
+        if is_tuple:
+            self.emit(f"if type({value}) is tuple:")
+            self.emit(f"    {items} = {value}")
+            parts = pattern
+        else:
+            self.emit(f"{items} = view_items({value})")
+            self.emit(f"if {items} is not None and head_views({self.const(pattern)}, {items}) is None:")
+            parts = pattern._tuple
+        self.depth += 1
+        self.emit(f"if len({items}) != {len(parts)}: {self.fail}")
+        for k, part in enumerate(parts):
+            self.match(part, f"{items}[{k}]")
+        self.depth -= 1
+        bound = [v for v in self.names if v not in before]
+        self.emit("else:")
+        self.depth += 1
+        found_name = self.local("b")
+        wanted = "".join(f"{self.const(v)}, " for v in bound)
+        self.emit(f"{found_name} = _bind({self.const(pattern)}, {value}, {state}, ({wanted}))")
+        self.emit(f"if {found_name} is None: {self.fail}")
+        if bound:
+            self.emit("".join(f"{self.names[v]}, " for v in bound) + f"= {found_name}")
+        self.depth -= 1
+
+    # -- the steps --------------------------------------------------------------
+
+    def eq_step(self, g: Eq) -> None:
+        u, v = g.u, g.v
+        ku, kv = self.is_known(u), self.is_known(v)
+        if ku and kv:
+            self.emit(f"if not _same({self.reader(u)}, {self.reader(v)}): {self.fail}")
+        elif ku:
+            self.match(v, self.reader(u))
+        elif kv:
+            self.match(u, self.reader(v))
+        else:
+            for a, b in ((u, v), (v, u)):
+                if is_var(a) and a not in self.deferred and a not in _logic_vars(b, set()):
+                    self.deferred[a] = _logic_vars(b, set()) - self.known
+                    self.patterns[a] = b
+                    self.values[a] = self.const(b)
+                    self._settle()
+                    return
+            raise Uncompilable(f"eq with both sides partly unknown: {g!r}")
+
+    def mode_step(self, g: ModedGoal, mode: Mode) -> None:
         if not mode.plannable:
             raise Uncompilable(f"{g.name}: the ready mode gives templates, not values")
-        args, ready = g.args, mode.ready
-        reads = [self.reader(args[i]) for i in mode.needs]  # as known before this step
-        for i in mode.gives:
+        args = g.args
+        needed = []
+        for i in mode.needs:  # as known before this step
+            name = self.local("n")
+            self.emit(f"{name} = {self.reader(args[i])}")
+            needed.append(name)
+        call = ", ".join(needed)
+        if mode.ready is not _always:
+            self.emit(f"if not {self.const(mode.ready)}({call}): raise _Deopt({g.name!r})")
+        outs = [self.local("o") for _ in mode.gives]
+        target = "_" if not outs else "(" + "".join(f"{o}, " for o in outs) + ")"
+        self.emit(f"for {target} in {self.const(mode.run)}({call}):")
+        self.depth += 1
+        self.loops += 1
+        for i, out in zip(mode.gives, outs):
             if i not in mode.open:
-                self.learn(g.args[i])
+                self.match(args[i], out)
                 continue
-            target = g.args[i]
-            if self.is_known(target):
-                continue  # a check
-            if not is_var(target) or target in self.deferred:
-                raise Uncompilable(f"{g.name}: an open value for a term that is not a variable")
+            target_var = args[i]
+            if not is_var(target_var) or target_var in self.known or target_var in self.deferred:
+                raise Uncompilable(f"{g.name}: an open value for a term that is not a fresh variable")
             deps: set = set()
             for j in mode.open[i]:
-                _logic_vars(g.args[j], deps)
-            self.deferred[target] = deps - self.known
+                _logic_vars(args[j], deps)
+            self.values[target_var] = out
+            self.deferred[target_var] = deps - self.known
             self._settle()
 
-        def mode_step(S: Mapping) -> list:
-            needed = [read(S) for read in reads]
-            if not ready(*needed):
-                raise _Deopt(g.name)
-            return list(run_mode(mode, args, needed, S))
+    def finish(self, rhs: Any) -> None:
+        if self.is_known(rhs):
+            self.emit(f"yield {self.reader(rhs)}")
+            return
+        out = self.local("r")
+        self.emit(f"{out} = lreify({self.const(rhs)}, {self.state()})")
+        self.emit(f"if is_ground({out}): yield {out}")
 
-        mode_step.__qualname__ = f"{g.name}{mode.needs}->{mode.gives}"
-        return mode_step
 
+def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple[str, dict[str, Any]]:
+    """The steps ``lall_ready`` would take on ``goal`` with ``lhs`` known, as Python source.
 
-def plan_forward(goal: Any, lhs: Any, rhs: Any) -> tuple[list[Step], Callable[[Mapping], Any] | None]:
-    """The steps ``lall_ready`` would take on ``goal`` with ``lhs`` known (see the module docstring).
-
-    Also how to read ``rhs`` at the end, when it is known ground by then
-    (``None``: reify it and check).
+    Returns the source of ``plan(t)`` (a generator of the ground right sides
+    for the left side ``t``) and the constants it reads.
     """
     if not isinstance(goal, Conj):
         raise Uncompilable(f"the relation's goal is {type(goal).__name__}, not lall_ready(...)")
-    planner = _Planner({lhs})
+    planner = _Planner(lhs)
     pending = list(goal.goals)
-    steps: list[Step] = []
     while pending:
         for i, g in enumerate(pending):
             if isinstance(g, Eq):
-                steps.append(planner.eq_step(g))
+                planner.eq_step(g)
                 break
             if isinstance(g, ModedGoal):
                 mode = planner.ready_mode(g)
                 if mode is not None:
-                    steps.append(planner.mode_step(g, mode))
+                    planner.emit(f"# {g.name}{mode.needs} -> {mode.gives}")
+                    planner.mode_step(g, mode)
                     break
                 continue
             raise Uncompilable(f"goal {g!r} is neither eq nor a moded goal")
         else:
             raise Uncompilable("no goal is ever ready with the left side known")
         del pending[i]
-    return steps, (planner.reader(rhs) if planner.is_known(rhs) else None)
+    planner.finish(rhs)
+    source = f"def plan(t):  # {name}, forward\n" + "\n".join(planner.lines) + "\n"
+    return source, planner.consts
 
 
-#: ``match(value, S)``: whether ``value`` unifies with a pattern, binding into the state ``S``
-Matcher = Callable[[Any, dict], bool]
+def _same(a: Any, b: Any) -> bool:
+    """Whether two ground values unify."""
+    return unify_into(a, b, {})
 
 
-def _pattern_matcher(pattern: Any, known: set) -> Matcher:
-    """``unify(pattern, value)`` for a ground ``value``, with the pattern's shape read once.
-
-    Each first occurrence of an unknown variable binds; terms and tuples are
-    taken apart item by item; everything else (a known or repeated
-    variable, an atom, heads of two classes that share props, a value that
-    is no term) goes to the logic core's own unification, so the result is
-    the same.
-    """
-    if is_var(pattern):
-        if pattern in known:
-            return lambda x, S: unify_into(pattern, x, S)
-        known.add(pattern)
-
-        def bind(x: Any, S: dict) -> bool:
-            S[pattern] = x
-            return True
-
-        return bind
-    if type(pattern) is tuple:
-        each = _each_matcher([_pattern_matcher(p, known) for p in pattern])
-
-        def match_tuple(x: Any, S: dict) -> bool:
-            return each(x, S) if type(x) is tuple else unify_into(pattern, x, S)
-
-        return match_tuple
-    if is_term(pattern) and pattern._evaled_obj is _NULL and _logic_vars(pattern, set()):
-        each = _each_matcher([_pattern_matcher(p, known) for p in pattern._tuple])
-
-        def match_term(x: Any, S: dict) -> bool:
-            xs = view_items(x)
-            if xs is None or head_views(pattern, xs) is not None:
-                return unify_into(pattern, x, S)
-            return each(xs, S)
-
-        return match_term
-    return lambda x, S: unify_into(pattern, x, S)
+def _bind(pattern: Any, value: Any, S: Mapping, wanted: tuple) -> tuple | None:
+    """The values of ``wanted`` once ``pattern`` is unified with ``value`` in ``S``, or ``None``."""
+    S2 = dict(S)
+    if not unify_into(pattern, value, S2):
+        return None
+    return tuple([lreify(v, S2) for v in wanted])
 
 
-def _each_matcher(items: list[Matcher]) -> Callable[[Sequence, dict], bool]:
-    """Match a sequence item by item, left to right (as ``unify`` does)."""
-    n = len(items)
-
-    def each(xs: Sequence, S: dict) -> bool:
-        if len(xs) != n:
-            return False
-        for m, a in zip(items, xs):
-            if not m(a, S):
-                return False
-        return True
-
-    return each
+_RUNTIME = {
+    "_Deopt": _Deopt,
+    "_bind": _bind,
+    "_same": _same,
+    "head_views": head_views,
+    "is_ground": is_ground,
+    "lreify": lreify,
+    "view_items": view_items,
+}
 
 
 class ForwardMatcher:
-    """A relation's forward mode as a plan (see :func:`compile_forward`)."""
+    """A relation's forward mode as a plan (see :func:`compile_forward`); ``source`` is its code."""
 
-    def __init__(
-        self, relation: Relation, lhs: Any, rhs: Any, steps: list[Step], result: Callable[[Mapping], Any] | None
-    ) -> None:
+    def __init__(self, relation: Relation, source: str, consts: Mapping[str, Any]) -> None:
         try:  # weakly: the plans are kept by relation, and must not keep it alive
             self._relation: Callable[[], Relation | None] = weakref.ref(relation)
         except TypeError:
             self._relation = lambda: relation
-        self.lhs, self.rhs = lhs, rhs
-        self.steps = steps
-        #: reads the right side, when the plan knows it is ground at the end
-        self.result = result
+        #: the Python source of the plan
+        self.source = source
+        namespace = {**_RUNTIME, **consts}
+        name = getattr(relation, "__name__", "relation")
+        try:
+            exec(compile(source, f"<forward plan of {name}>", "exec"), namespace)
+        except (SyntaxError, RecursionError) as e:  # too deeply nested for Python
+            raise Uncompilable(f"the plan does not compile: {e}") from None
+        self._run: Callable[[Any], Iterator[Any]] = namespace["plan"]
 
     def answers(self, t: Any) -> Iterator[Any]:
         """The ground right sides of ``relation(t, q)``, in the relation's own order."""
@@ -332,34 +394,16 @@ class ForwardMatcher:
             raise ReferenceError("the relation of this plan no longer exists")
         return found
 
-    def _run(self, t: Any) -> Iterator[Any]:
-        steps, n, rhs, result = self.steps, len(self.steps), self.rhs, self.result
-        stack: list[tuple[int, Mapping]] = [(0, {self.lhs: t})]
-        while stack:
-            i, S = stack.pop()
-            if i == n:
-                if result is not None:
-                    yield result(S)
-                    continue
-                out = lreify(rhs, S)
-                if is_ground(out):
-                    yield out
-                continue
-            states = steps[i](S)
-            if len(states) == 1:
-                stack.append((i + 1, states[0]))
-            else:
-                stack.extend((i + 1, s) for s in reversed(states))
-
     def __repr__(self) -> str:
-        return f"ForwardMatcher({getattr(self.relation, '__name__', self.relation)}, {len(self.steps)} steps)"
+        return f"ForwardMatcher({getattr(self.relation, '__name__', self.relation)})"
 
 
 def compile_forward(relation: Relation) -> ForwardMatcher:
     """``relation``'s forward mode planned once; raises :class:`Uncompilable` if it cannot be."""
     lhs, rhs = var(), var()
     goal = relation(lhs, rhs)
-    return ForwardMatcher(relation, lhs, rhs, *plan_forward(goal, lhs, rhs))
+    name = getattr(relation, "__name__", "relation")
+    return ForwardMatcher(relation, *plan_forward(goal, lhs, rhs, name))
 
 
 #: plans by relation; a relation that goes away takes its plan with it
