@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from copy import copy
 from typing import Any
 
+from pytensor import config
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.utils import Scratchpad
+from pytensor.tensor.variable import TensorVariable
 
 __all__ = ["bottom_up", "count_nodes", "owned_variables", "clone_over", "rebuild"]
 
@@ -107,8 +109,17 @@ def clone_over(node: Apply, inputs: Sequence[Variable], same_values: bool = Fals
             return None
         if old.type is not new.type and old.type != new.type:
             return None
-    new_node = type(node)(op, inputs, [_cloned(o) for o in node.outputs])
-    new_node.tag = _copied(node.tag)
+    if type(node) is not Apply:
+        new_node = type(node)(op, inputs, [_cloned(o) for o in node.outputs])
+        new_node.tag = _copied(node.tag)
+        return new_node
+    # what Apply.__init__ does, without its checks (the inputs are the node's, or of their types)
+    outputs = [_cloned(o) for o in node.outputs]
+    new_node = object.__new__(Apply)
+    new_node.__dict__.update(op=op, inputs=list(inputs), tag=_copied(node.tag), outputs=outputs)
+    for i, o in enumerate(outputs):
+        o.owner = new_node
+        o.index = i
     return new_node
 
 
@@ -125,12 +136,30 @@ def _type_free_inputs() -> dict[type, tuple[int, ...]]:
     return {Alloc: (0,), ExplicitAlloc: (0,), Reshape: (0,)}
 
 
+_PLAIN_INITS = (Variable.__init__, TensorVariable.__init__)
+
+
 def _cloned(v: Variable) -> Variable:
-    """``v.clone()``: a new variable of ``v``'s class, type and name, with a copy of its tag."""
-    if type(v).clone is not Variable.clone:
+    """``v.clone()``: a new variable of ``v``'s class, type and name, with a copy of its tag.
+
+    A plain variable (``clone`` not overridden, the ``__init__`` of
+    ``Variable`` or ``TensorVariable``) is made the way ``__init__`` makes
+    it, without its checks.
+    """
+    cls = type(v)
+    if cls.clone is not Variable.clone:
         return v.clone()
-    new = type(v)(type=v.type, owner=None, index=None, name=v.name)
-    new.tag = _copied(v.tag)
+    if cls.__init__ not in _PLAIN_INITS or (
+        v.type.dtype == "float64" and config.warn_float64 != "ignore" and cls.__init__ is not Variable.__init__
+    ):  # TensorVariable.__init__ acts on PyTensor's warn_float64 flag
+        new = cls(type=v.type, owner=None, index=None, name=v.name)
+        new.tag = _copied(v.tag)
+        return new
+    new = object.__new__(cls)
+    new.__dict__.update(
+        tag=_copied(v.tag), type=v.type, owner=None, index=None, name=v.name,
+        auto_name=f"auto_{next(Variable.__count__)}",
+    )
     return new
 
 

@@ -113,8 +113,7 @@ def normalize(graph: Graph, rules: Rules | None = None) -> Graph:
     keeps its dtype, ndim and broadcastable pattern.
     """
     outputs, single = as_variables(graph, "graph")
-    result = normalize_variables(outputs, _index(rules))
-    mark_rewritten(result, outputs)
+    result = normalize_variables(outputs, _index(rules), mark=True)
     return _same_structure(graph, single, result)
 
 
@@ -321,10 +320,7 @@ def register(rules: Rules, tag: str) -> None:
     index = RuleIndex(rule_set)
 
     def normalize_with_rules(outs: Sequence[Variable]) -> list[Variable]:
-        outs = list(outs)
-        result = normalize_variables(outs, index)
-        mark_rewritten(result, outs)
-        return result
+        return normalize_variables(list(outs), index, mark=True)
 
     register_relational(normalize_with_rules, name=tag)
 
@@ -400,9 +396,7 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
 
 def _compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
     """What the ``relational`` pass applies: ``normalize`` with :data:`COMPILE_RULES`, reporting each step."""
-    result = normalize_variables(list(outs), _COMPILE_INDEX, on_rewrite=on_rewrite)
-    mark_rewritten(result, list(outs))
-    return result
+    return normalize_variables(list(outs), _COMPILE_INDEX, on_rewrite=on_rewrite, mark=True)
 
 
 register_relational(_compile_normalize, reports_steps=True)

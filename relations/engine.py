@@ -29,6 +29,7 @@ from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from graph_bridge.logic import lreify
+from graph_bridge.touched import TAG
 from graph_bridge.traverse import clone_over
 from relations.forward import forward_matcher
 from relations.rules import Relation, RuleIndex
@@ -99,7 +100,7 @@ def first_rewrite(
     return None
 
 
-def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable]) -> None:
+def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable], mark: bool = False) -> None:
     """Give every variable of ``new``'s sub-graph not in ``known`` the stack trace ``trace``.
 
     PyTensor's convention (``copy_stack_trace``): a node a rewrite builds
@@ -107,8 +108,9 @@ def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable]) ->
     at the user's line.  The trace the node got when the engine built it
     (frames inside the engine, or none while compiling) is replaced;
     variables in ``known`` (the graph the rewrite started from) keep theirs.
+    ``mark``: also tag those nodes as built by a rewrite (``graph_bridge.touched``).
     """
-    if not trace:
+    if not trace and not mark:
         return
     stack = [new]
     seen: set[int] = set()
@@ -117,8 +119,11 @@ def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable]) ->
         if id(v) in known or id(v) in seen or v.owner is None:
             continue
         seen.add(id(v))
-        for o in v.owner.outputs:
-            o.tag.trace = trace
+        if trace:
+            for o in v.owner.outputs:
+                o.tag.trace = trace
+        if mark:
+            setattr(v.owner.tag, TAG, True)
         stack.extend(v.owner.inputs)
 
 
@@ -139,8 +144,11 @@ class Normalizer:
         budget: int | None = None,
         backward: bool = False,
         on_rewrite: OnRewrite | None = None,
+        mark: bool = False,
     ) -> None:
         self.on_rewrite = on_rewrite
+        #: tag every node it builds as built by a rewrite (``graph_bridge.touched``)
+        self.mark = mark
         self.index = index
         #: use counts of the graph being rewritten (built from its outputs), kept exact as it changes
         self.context = context
@@ -237,6 +245,8 @@ class Normalizer:
                         n.tag.trace = getattr(o.tag, "trace", trace)
                 for old_out, new_out in zip(node.outputs, new_node.outputs):
                     context.rename(old_out, new_out)
+                if self.mark:
+                    setattr(new_node.tag, TAG, True)
             else:
                 new_node = node
             outputs = new_node.outputs
@@ -280,7 +290,7 @@ class Normalizer:
                     f"normalize: more than {self.budget} rewrites; the rule set "
                     f"does not terminate (last rule: {rewritten[1].__name__})"
                 )
-            copy_trace(getattr(out.tag, "trace", None), rewritten[0], memo)
+            copy_trace(getattr(out.tag, "trace", None), rewritten[0], memo, self.mark)
             if self.on_rewrite is not None:
                 self.on_rewrite(rewritten[1], out, rewritten[0])
             # the new sub-graph is normalized next; its result stands for v
@@ -300,11 +310,14 @@ def normalize_variables(
     index: RuleIndex,
     backward: bool = False,
     on_rewrite: OnRewrite | None = None,
+    mark: bool = False,
 ) -> list[Variable]:
     """Normal forms of ``outputs``, sharing one memo (shared sub-graphs stay shared).
 
     ``backward`` runs the rules from right to left (``relations.lower``);
-    ``on_rewrite(rule, before, after)`` is called after each rewrite.
+    ``on_rewrite(rule, before, after)`` is called after each rewrite;
+    ``mark`` tags every node it builds (``graph_bridge.touched``: what
+    ``mark_rewritten(result, outputs)`` does, without walking both graphs).
     One bottom-up pass puts every node in normal form, except where a use
     guard (``graph_bridge.single_useo``) refused a node that a later rewrite
     above it then stopped using: another pass follows for those (at most
@@ -324,7 +337,7 @@ def normalize_variables(
         context = GraphContext(result)
         nodes = context.nodes
         budget = 1000 + 100 * nodes
-        norm = Normalizer(index, context, budget=budget, backward=backward, on_rewrite=on_rewrite)
+        norm = Normalizer(index, context, budget=budget, backward=backward, on_rewrite=on_rewrite, mark=mark)
         for _ in range(MAX_PASSES):
             result = [norm.normal(o) for o in result]
             rewrites += norm.rewrites

@@ -22,6 +22,8 @@ from graph_bridge import etuplize
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc
 from graph_bridge.touched import TAG, is_touched
 from helpers import snapshot
+from hypothesis import HealthCheck, given, settings
+from strategies import graphs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 x = pt.vector("x")
@@ -133,6 +135,19 @@ def test_normalize_tags_only_the_nodes_it_built():
     # a graph normalize leaves alone is not touched
     same = relations.normalize(inner)
     assert same is inner and not getattr(inner.owner.tag, TAG, False)
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(graphs(max_nodes=10))
+def test_normalize_tags_exactly_the_nodes_of_the_result_that_the_graph_did_not_have(drawn):
+    outputs = list(drawn.outputs)
+    original = {id(a.owner) for a in ancestors(outputs) if a.owner is not None}
+    before = snapshot(*outputs)
+    result = relations.normalize(outputs)
+    assert snapshot(*outputs) == before
+    for a in ancestors(result):
+        if a.owner is not None:
+            assert bool(getattr(a.owner.tag, TAG, False)) is (id(a.owner) not in original), a.owner
 
 
 def test_the_relational_pass_marks_what_it_rewrote():
