@@ -370,6 +370,8 @@ def reify(term: Any) -> Variable:
     """
     if isinstance(term, Variable):
         return term
+    if type(term) is Term and isinstance(term._evaled_obj, Variable):
+        return term._evaled_obj  # evaluated already (so ground)
     if not isinstance(term, ExpressionTuple):
         raise TypeError(
             f"reify: term must be an etuple or a PyTensor Variable, got {type(term).__name__}"

@@ -93,10 +93,21 @@ def first_rewrite(
     Forward, the relations see ``v`` itself: unification views a variable as
     its one-level term, which a plan's matcher reads without building it.
     """
-    t = node_term(v) if backward else v
-    for rel in rules:
-        for new in replacements(rel, v, t, backward):
-            return new, rel
+    if backward:
+        t = node_term(v)
+        for rel in rules:
+            for new in replacements(rel, v, t, backward):
+                return new, rel
+        return None
+    for rel in rules:  # replacements(rel, v, v), inlined: this runs at every node
+        matcher = forward_matcher(rel)
+        for out in matcher.answers(v) if matcher is not None else answers(rel, v, var()):
+            try:
+                new = reify(out)
+            except TermError:
+                continue
+            if new is not v and same_type(new.type, v.type):
+                return new, rel
     return None
 
 
@@ -236,13 +247,13 @@ class Normalizer:
             new_inputs = [memo[id(i)] for i in inputs]
             if any(map(is_not, new_inputs, inputs)):
                 # a normal form has its variable's value: so the node's old types hold
-                new_node = clone_over(node, new_inputs, same_values=True) or node.clone_with_new_inputs(
-                    new_inputs, strict=False
-                )
-                trace = getattr(node.outputs[0].tag, "trace", None)
-                if trace and getattr(new_node.outputs[0].tag, "trace", None) is not trace:
-                    for o, n in zip(node.outputs, new_node.outputs):  # remade by make_node
-                        n.tag.trace = getattr(o.tag, "trace", trace)
+                new_node = clone_over(node, new_inputs, same_values=True)
+                if new_node is None:  # the Op makes it again (make_node): keep the user's trace
+                    new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+                    trace = getattr(node.outputs[0].tag, "trace", None)
+                    if trace:
+                        for o, n in zip(node.outputs, new_node.outputs):
+                            n.tag.trace = getattr(o.tag, "trace", trace)
                 for old_out, new_out in zip(node.outputs, new_node.outputs):
                     context.rename(old_out, new_out)
                 if self.mark:

@@ -11,28 +11,39 @@ the left side is known those choices are the same at every node, so
 2. the conjunction is run symbolically with only ``L`` known, choosing the
    goal ``lall_ready`` would choose (the first ready one, in order) and the
    mode each moded goal would pick; what a step gives becomes known;
-3. the result is a plan: ``eq`` steps (match a known term, check two, or
-   bind an unknown variable to a pattern) and mode steps (run one mode).
-   A known variable bound to a ground value, matched against a pattern,
-   gets a matcher read off the pattern (it takes a node's one-level view
-   apart without building the term); arguments bound to ground values
-   are read from the state, not reified.
+3. the run is written out as a Python generator function, ``plan(t)``
+   (``forward_matcher(rule).source`` shows it): each logic variable whose
+   value is known becomes a local variable; an ``eq`` against a pattern
+   takes the node's one-level view apart in place (without building its
+   term), and falls back to the logic core's own unification wherever the
+   value is not of the pattern's shape; each mode step is a ``for`` loop
+   over the mode's answers, with the rest of the plan inside it.  A
+   variable bound to a pattern of others is reified once, when those are
+   known.
 
-:class:`ForwardMatcher` runs the plan on a node's variable (or term), depth first, and
-yields the same answers as the relation run forward with ``lall_ready``, in
-the same order (``tests/test_forward.py`` compares both on random graphs
-and on PyMC models).  The rule stays defined once: backward runs and checks
-use the relation itself, and a relation the compiler cannot read (a goal
-that is not ``eq``, a moded goal or a conjunction of them) runs as it is.
-If a mode that was expected to be ready is not at run time (a value of an
-unexpected kind), the matcher gives the node back to the relation.
+:class:`ForwardMatcher` runs the plan on a node's variable (or term), depth
+first, and yields the same answers as the relation run forward with
+``lall_ready``, in the same order (``tests/test_forward.py`` compares both
+on random graphs and on PyMC models).  The rule stays defined once:
+backward runs and checks use the relation itself, and a relation the
+compiler cannot read (a goal that is not ``eq``, a moded goal or a
+conjunction of them) runs as it is.  If a mode that was expected to be ready
+is not at run time (a value of an unexpected kind), the matcher gives the
+node back to the relation.
 
 Before / after (``elemwise_explicito``, per node)::
 
     relation(t, q): build 4 goals, try each until one is ready, retry the
     waiting ones after each answer, look up each goal's mode
-    matcher(t): read the stock node, absorb the inputs, build the explicit
-    node, check its type (4 steps, no retries)
+
+    def plan(t):  # elemwise_explicito, forward
+        # stock_elemwiseo(0,) -> (1,)
+        n1 = t
+        for (o2, ) in C0(n1):          # the stock node's scalar op and inputs
+            ...
+            # same_typeo(0, 1) -> ()
+            for _ in C9(n16, n17):
+                yield v15
 """
 
 from __future__ import annotations
@@ -220,7 +231,10 @@ class _Planner:
             parts = pattern
         else:
             self.emit(f"{items} = view_items({value})")
-            self.emit(f"if {items} is not None and head_views({self.const(pattern)}, {items}) is None:")
+            if _may_view_heads(pattern):
+                self.emit(f"if {items} is not None and head_views({self.const(pattern)}, {items}) is None:")
+            else:
+                self.emit(f"if {items} is not None:")
             parts = pattern._tuple
         self.depth += 1
         self.emit(f"if len({items}) != {len(parts)}: {self.fail}")
@@ -330,8 +344,23 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
     return source, planner.consts
 
 
+_PLAIN = frozenset({int, str, bool, float, type(None)})
+
+
+def _may_view_heads(pattern: Any) -> bool:
+    """Whether ``head_views`` can answer for ``pattern``: its head is a term of an Op class's builder."""
+    head = pattern._tuple[0] if pattern._tuple else None
+    builder = head._tuple[0] if is_term(head) and head._tuple else None
+    return getattr(builder, "op_class", None) is not None
+
+
 def _same(a: Any, b: Any) -> bool:
-    """Whether two ground values unify."""
+    """Whether two ground values unify (plain Python scalars of one type: whether they are equal)."""
+    if a is b:
+        return True
+    t = type(a)
+    if t is type(b) and t in _PLAIN:
+        return a == b
     return unify_into(a, b, {})
 
 

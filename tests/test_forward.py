@@ -207,3 +207,34 @@ def test_a_plan_does_not_keep_its_relation_alive():
     del rule
     gc.collect()
     assert ref() is None
+
+
+def test_a_plan_is_python_source_with_one_loop_per_mode_step():
+    from relations.broadcast import elemwise_explicito
+
+    source = forward_matcher(elemwise_explicito).source
+    assert source.startswith("def plan(t):  # elemwise_explicito, forward")
+    for step in ("stock_elemwiseo(0,) -> (1,)", "stock_inputso(0,) -> (1, 2)", "same_typeo(0, 1) -> ()"):
+        assert f"# {step}" in source
+    assert source.count("for ") == 4  # the four goals, each a mode step
+    x, y = pt.matrix("x"), pt.vector("y")
+    with graph_context([x * y]):
+        (out,) = forward_matcher(elemwise_explicito).answers(x * y)
+    assert type(out.evaled_obj.owner.op).__name__ == "ExplicitElemwise"
+
+
+def test_a_plan_too_deep_for_python_leaves_the_relation_as_it_is():
+    # Python allows 20 nested blocks: 25 moded goals in a row do not compile
+    def deep_rule(lhs, rhs):
+        chain = [var() for _ in range(26)]
+        step = Mode((0,), (1,), lambda t: iter(((t,),)))
+        goals = [eq(lhs, chain[0])]
+        goals += [moded(f"pass {k}", (chain[k], chain[k + 1]), step) for k in range(25)]
+        goals.append(eq(rhs, chain[-1]))
+        return lall_ready(*goals)
+
+    with pytest.raises(Uncompilable, match="does not compile"):
+        compile_forward(deep_rule)
+    assert forward_matcher(deep_rule) is None
+    x = pt.vector("x")
+    assert list(answers(deep_rule, x, var())) == [x]
