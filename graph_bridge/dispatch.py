@@ -18,7 +18,7 @@ from etuples import etuple
 from etuples.core import ExpressionTuple
 from unification.core import _unify
 
-from graph_bridge.terms import Term
+from graph_bridge.terms import Term, is_term
 from graph_bridge.vocabulary import builder_of, on_register
 
 for _name in ("pytensor.graph.rewriting.unify", "pytensor.graph.rewriting.kanren"):
@@ -77,8 +77,8 @@ def head_views(u, v):
     if not (tu and tv) or len(tu) != len(tv):
         return None
     hu, hv = tu[0], tv[0]
-    bu = getattr(hu, "_tuple", (None,))[0] if isinstance(hu, ExpressionTuple) else None
-    bv = getattr(hv, "_tuple", (None,))[0] if isinstance(hv, ExpressionTuple) else None
+    bu = getattr(hu, "_tuple", (None,))[0] if is_term(hu) else None
+    bv = getattr(hv, "_tuple", (None,))[0] if is_term(hv) else None
     cu, cv = getattr(bu, "op_class", None), getattr(bv, "op_class", None)
     if cu is None or cv is None or cu is cv:
         return None

@@ -24,7 +24,7 @@ from unification.core import reify as _generic_reify
 from unification.core import unify as _generic_unify
 
 from graph_bridge.dispatch import head_views
-from graph_bridge.terms import Term, is_term, node_term, op_term
+from graph_bridge.terms import Term, is_term, is_variable, node_term, op_term
 from graph_bridge.terms import is_logic_var as is_var
 from graph_bridge.vocabulary import in_vocabulary
 
@@ -151,7 +151,7 @@ def view_items(x: Any) -> tuple | None:
     """The items of ``x``'s one-level term (``term_view(x)._tuple``, or a term's own), without building it."""
     if is_term(x):
         return x._tuple
-    if isinstance(x, Variable):
+    if is_variable(x):
         node = x.owner
         if node is not None and len(node.outputs) == 1 and in_vocabulary(node.op):
             return (op_term(node.op), *node.inputs)

@@ -361,6 +361,18 @@ def is_logic_var(x: Any) -> bool:
     return found
 
 
+_VARIABLE_TYPES: dict[type, bool] = {}
+
+
+def is_variable(x: Any) -> bool:
+    """``isinstance(x, Variable)``, the answer cached per type (the ABC check is slow)."""
+    t = type(x)
+    found = _VARIABLE_TYPES.get(t)
+    if found is None:
+        found = _VARIABLE_TYPES[t] = issubclass(t, Variable)
+    return found
+
+
 def reify(term: Any) -> Variable:
     """Turn a term back into a PyTensor variable.
 
@@ -368,9 +380,9 @@ def reify(term: Any) -> Variable:
     built with their builders and ``Op.__call__``.  Raises :class:`TermError`
     when the term holds logic variables or describes an invalid graph.
     """
-    if isinstance(term, Variable):
+    if is_variable(term):
         return term
-    if type(term) is Term and isinstance(term._evaled_obj, Variable):
+    if type(term) is Term and is_variable(term._evaled_obj):
         return term._evaled_obj  # evaluated already (so ground)
     if not isinstance(term, ExpressionTuple):
         raise TypeError(
@@ -389,12 +401,12 @@ def reify(term: Any) -> Variable:
 
 def term_variable(term: Any) -> Variable | None:
     """The variable a ground term stands for, or ``None`` if it has none."""
-    if isinstance(term, Variable):
+    if is_variable(term):
         return term
     if is_term(term) and is_ground(term):
         try:
             out = term.evaled_obj
         except Exception:
             return None
-        return out if isinstance(out, Variable) else None
+        return out if is_variable(out) else None
     return None
