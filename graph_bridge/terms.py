@@ -189,11 +189,22 @@ def _atoms_equal(a: Any, b: Any) -> bool:
         return False
 
 
+_new_object = object.__new__
+
+
 def term(*args: Any, evaled_obj: Any = ExpressionTuple.null) -> Term:
-    """Build a term (the bridge's ``etuple``): ``term(head, *args)``."""
-    if evaled_obj is ExpressionTuple.null:
-        return Term(args)
-    return Term(args, evaled_obj=evaled_obj)
+    """Build a term (the bridge's ``etuple``): ``term(head, *args)``.
+
+    What ``Term(args, evaled_obj=...)`` makes, with its slots set directly
+    (``ExpressionTuple``'s constructor handles keyword pairs a term never
+    has; rules build terms at every node).
+    """
+    t = _new_object(Term)
+    t._tuple = args
+    t._evaled_obj = evaled_obj
+    t._parent = None
+    t._hash = None
+    return t
 
 
 @dataclass(frozen=True)
@@ -209,13 +220,16 @@ class OutputOf:
         return f"OutputOf({self.index})"
 
 
-_OP_TERMS: dict[Op, ExpressionTuple] = {}
-#: ``id(op) -> (op, its term)``: the same Op object again skips hashing its props (bounded)
+#: ``id(op) -> (op, its term)``, bounded; the entry keeps the Op alive, so its id is not reused
 _OP_TERMS_BY_ID: dict[int, tuple[Op, Any]] = {}
 
 
 def op_term(op: Op) -> ExpressionTuple | Op:
-    """``term(builder, *props)`` for a vocabulary Op, else the Op itself."""
+    """``term(builder, *props)`` for a vocabulary Op, else the Op itself (remembered per Op object).
+
+    Equal Ops of different objects get equal terms (they unify alike);
+    building one costs less than hashing the Op's props to share it.
+    """
     hit = _OP_TERMS_BY_ID.get(id(op))
     if hit is not None and hit[0] is op:
         return hit[1]
@@ -223,10 +237,8 @@ def op_term(op: Op) -> ExpressionTuple | Op:
     if builder is None:
         t = op
     else:
-        t = _OP_TERMS.get(op)
-        if t is None:
-            props = op._props() if builder.prop_names else ()
-            t = _OP_TERMS[op] = term(builder, *props, evaled_obj=op)
+        props = op._props() if builder.prop_names else ()
+        t = term(builder, *props, evaled_obj=op)
     remember(_OP_TERMS_BY_ID, id(op), (op, t))
     return t
 
