@@ -58,7 +58,7 @@ from unification import var
 from graph_bridge.dispatch import head_views
 from graph_bridge.logic import Conj, Eq, is_var, lreify, unify_into, view_items
 from graph_bridge.modes import Mode, ModedGoal, _always
-from graph_bridge.terms import is_ground, is_term
+from graph_bridge.terms import Term, is_ground, is_term, term
 from relations.rules import Relation
 
 __all__ = ["ForwardMatcher", "Uncompilable", "compile_forward", "forward_matcher"]
@@ -132,10 +132,12 @@ class _Planner:
             for v, deps in list(self.deferred.items()):
                 if deps <= self.known:
                     del self.deferred[v]
-                    self.patterns.pop(v, None)
+                    pattern = self.patterns.pop(v, None)
                     self.known.add(v)
                     name = self.local("v")
-                    self.emit(f"{name} = lreify({self.const(v)}, {self.state()})")
+                    # a pattern is built from its parts' locals; a mode's template is reified
+                    value = self.reader(pattern) if pattern is not None else f"lreify({self.const(v)}, {self.state()})"
+                    self.emit(f"{name} = {value}")
                     self.names[v] = self.values[v] = name
                     changed = True
 
@@ -174,8 +176,9 @@ class _Planner:
         """An expression for the value of the known term ``x``.
 
         A variable bound to its ground value is its local, a tuple is read
-        item by item, a term with no variable is a constant; anything else is
-        reified from the state.
+        item by item, a term with no variable is a constant, a term with
+        some is built from its items (what ``lreify`` makes of it); anything
+        else is reified from the state.
         """
         if is_var(x) and x in self.names:
             return self.names[x]
@@ -183,6 +186,8 @@ class _Planner:
             return "(" + "".join(f"{self.reader(a)}, " for a in x) + ")"
         if not _logic_vars(x, set()):
             return self.const(x)
+        if type(x) is Term and x._evaled_obj is _NULL:
+            return "term(" + ", ".join(self.reader(a) for a in x._tuple) + ")"
         return f"lreify({self.const(x)}, {self.state()})"
 
     def _bound(self, v: Any, name: str) -> None:
@@ -379,6 +384,7 @@ _RUNTIME = {
     "head_views": head_views,
     "is_ground": is_ground,
     "lreify": lreify,
+    "term": term,
     "view_items": view_items,
 }
 
