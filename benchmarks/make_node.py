@@ -4,7 +4,10 @@
 stock ``Elemwise`` / ``Alloc`` building the same node, in microseconds per
 node, best of 5 rounds; "cold" empties the Ops' type caches before every
 call (the first node of its kind).  Stack traces are off, as in
-``relations.normalize`` (``traceback__limit=0``).
+``relations.normalize`` (``traceback__limit=0``).  A second table: a rule's
+node built from its term (``term(head, *inputs).evaled_obj``: the term, then
+``graph_bridge.building.call_op``), for ``x * y`` (``x`` a matrix, ``y`` a
+vector) as the explicit node and as a stock Elemwise on two matrices.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from pytensor.tensor.basic import Alloc  # noqa: E402
 from pytensor.tensor.elemwise import Elemwise  # noqa: E402
 
 from graph_bridge import ops  # noqa: E402
+from graph_bridge.nodes import absorb_expansion  # noqa: E402
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise  # noqa: E402
+from graph_bridge.terms import op_term, term  # noqa: E402
 
 
 def us_per_call(fn, number: int, cold: bool = False) -> float:
@@ -67,6 +72,23 @@ def main() -> None:
             cold = us_per_call(lambda: ExplicitAlloc(entry).make_node(y, *lengths), 500, cold=True)
             stock = us_per_call(lambda: Alloc().make_node(y, *lengths), 500)
             print(f"| {name} | {ours:.1f} | {cold:.1f} | {stock:.1f} | {ours / stock:.2f} |")
+        terms()
+
+
+def terms() -> None:
+    """Microseconds to build a node from a term, and to call its Op (warm caches)."""
+    x, x2, y = pt.matrix("x"), pt.matrix("x2"), pt.vector("y")
+    ins, pattern = zip(*[absorb_expansion(i) for i in (x * y).owner.inputs])
+    explicit = ExplicitElemwise(mul, pattern)
+    stock = Elemwise(mul)
+    print()
+    print("| node from a term | term + evaled_obj (us) | op(*inputs) (us) |")
+    print("|---|---|---|")
+    for name, op, inputs in [(f"{explicit}(x, y)", explicit, ins), ("Elemwise{mul}(x, x2)", stock, (x, x2))]:
+        head = op_term(op)
+        built = us_per_call(lambda: term(head, *inputs).evaled_obj, 20000)
+        called = us_per_call(lambda: op(*inputs), 20000)
+        print(f"| {name} | {built:.1f} | {called:.1f} |")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Calling an Op on the arguments of a term, with a short way for the Ops rules build most.
+"""Calling an Op on the arguments of a term, with short ways for the Ops rules build most.
 
 A rewrite builds new nodes by evaluating terms: the head Op is called on the
 arguments (``Op.__call__``, then ``make_node``).  ``Elemwise.make_node``
@@ -10,13 +10,18 @@ the Op and the input types, so :func:`call_op` remembers them per Op and
 input types and builds the node directly.  Reductions and DimShuffles are
 remembered the same way (their types depend on the input type only; a
 reduction's ``make_node`` also resolves its axis and dtypes into a copy of
-the Op, which is remembered too).  Anything else goes through
-``Op.__call__`` as before.
+the Op, which is remembered too).  Other Ops get their ``make_node`` called
+as ``Op.__call__`` calls it; anything else is called as it is.
+
+A node whose output types are known is made by :func:`plain_node`: while no
+stack trace is recorded (``traceback__limit=0``, as in ``normalize``) it
+makes the ``Apply`` and its outputs the way their constructors do, without
+their checks (the bridge's own Ops use it too).
 
 Before / after (``exp(x) * y`` built by a rule, ``x``, ``y`` vectors)::
 
     Elemwise{mul}(exp(x), y): make_node -> get_output_info -> scalar node, shapes
-    Elemwise{mul}(exp(x), y): remembered types of (mul, (vector, vector)) -> Apply
+    Elemwise{mul}(exp(x), y): remembered types of (mul, (vector, vector)) -> plain_node
 """
 
 from __future__ import annotations
@@ -24,15 +29,18 @@ from __future__ import annotations
 from typing import Any
 
 from pytensor import config
-from pytensor.graph.basic import Apply
+from pytensor.graph.basic import Apply, Variable
+from pytensor.graph.op import Op
+from pytensor.graph.utils import Scratchpad
 from pytensor.tensor import math as ptm
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType
 from pytensor.tensor.variable import TensorVariable
 
+from graph_bridge.flags import CAST_POLICY, FLOATX, TRACEBACK_LIMIT, WARN_FLOAT64
 from graph_bridge.memo import remember
 
-__all__ = ["call_op"]
+__all__ = ["call_op", "plain_node"]
 
 #: (id of the Op, floatX, cast_policy, input types) -> (the Op, the node's Op, its output types)
 _TYPES: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
@@ -43,29 +51,50 @@ _REDUCTIONS = frozenset(
 
 def call_op(op: Any, args: list) -> Any:
     """``op(*args)``: the new output (or outputs), built from remembered types when it can be."""
-    if _remembers(op) and _no_test_values():
+    how = _HOWS.get(type(op))
+    if how is None:
+        how = _HOWS[type(op)] = _how(type(op))
+    if how == _CALL or not _no_test_values():
+        return op(*args)
+    node = None
+    if how == _REMEMBER and not (type(op) is Elemwise and op.inplace_pattern):
         node = _remembered_node(op, args)
-        if node is not None:
-            outs = node.outputs
-            return outs[0] if len(outs) == 1 else outs
-    return op(*args)
+    if node is None:
+        node = op.make_node(*args)
+    # what ``Op.__call__`` returns (no name, no ``return_list``)
+    outs = node.outputs
+    if op.default_output is not None:
+        return outs[op.default_output]
+    return outs[0] if len(outs) == 1 else outs
 
 
-def _remembers(op: Any) -> bool:
-    """Ops whose ``make_node`` output depends on the Op and the input types only.
+#: how :func:`call_op` calls an Op of a class: its types remembered, its
+#: ``make_node`` called directly, or the object called
+_REMEMBER, _MAKE_NODE, _CALL = 0, 1, 2
+_HOWS: dict[type, int] = {}
 
-    A stock (not inplace) Elemwise, a reduction (CAReduce, whose
-    ``make_node`` may return a copy of the Op with the axis and dtypes
-    resolved) and a DimShuffle.
+
+def _how(cls: type) -> int:
+    """How :func:`call_op` calls an object of class ``cls``.
+
+    Remembered: a stock Elemwise (unless inplace, checked per call), a
+    reduction (CAReduce, whose ``make_node`` may return a copy of the Op
+    with the axis and dtypes resolved) and a DimShuffle, whose
+    ``make_node`` output depends on the Op and the input types only.
+    ``make_node`` called directly: other Ops whose ``__call__`` is
+    ``Op.__call__``, which with test values off (the only mode of PyTensor
+    3.0 and 3.3) is ``make_node`` and a pick of the outputs.  Anything else
+    (builders, ``OutputOf``, Ops with their own ``__call__``) is called.
     """
-    cls = type(op)
-    if cls is Elemwise:
-        return not op.inplace_pattern
-    return cls is DimShuffle or (cls in _REDUCTIONS)
+    if cls is Elemwise or cls is DimShuffle or cls in _REDUCTIONS:
+        return _REMEMBER
+    if issubclass(cls, Op) and cls.__call__ is Op.__call__:
+        return _MAKE_NODE
+    return _CALL
 
 
 def _no_test_values() -> bool:
-    """Test values are off (``Op.__call__`` computes them otherwise; PyTensor 3.3 has none)."""
+    """Test values are off (``Op.__call__`` computes them otherwise; PyTensor 3.0 and 3.3 have none)."""
     return getattr(config, "compute_test_value", "off") == "off"
 
 
@@ -79,12 +108,64 @@ def _remembered_node(op: Any, args: list) -> Apply | None:
             ndim = a.type.ndim
         elif a.type.ndim != ndim:
             return None  # Elemwise.make_node pads the lower-rank inputs with DimShuffles
-    types = tuple(a.type for a in args)
-    key = (id(op), config.floatX, config.cast_policy, types)
+    types = tuple([a.type for a in args])
+    key = (id(op), FLOATX.val, CAST_POLICY.val, types)
     hit = _TYPES.get(key)
     if hit is not None and hit[0] is op:
-        return Apply(hit[1], list(args), [t() for t in hit[2]])
+        inputs = list(args)
+        return plain_node(hit[1], inputs, hit[2]) or Apply(hit[1], inputs, [t() for t in hit[2]])
     node = op.make_node(*args)
     if len(node.inputs) == len(args) and all(a is b for a, b in zip(node.inputs, args)):
         remember(_TYPES, key, (op, node.op, tuple(o.type for o in node.outputs)))
     return node
+
+
+def plain_node(op: Any, inputs: list[Variable], out_types: tuple[TensorType, ...]) -> Apply | None:
+    """``Apply(op, inputs, [t() for t in out_types])`` made directly, or ``None`` when it cannot be.
+
+    The generic way checks every input and output and gives each output a
+    stack trace (``Type.__call__`` is ``add_tag_trace(make_variable())``);
+    that is two thirds of the cost of a node whose types are known.  With
+    ``config.traceback__limit == 0`` (as in ``relations.normalize``) the
+    trace ``add_tag_trace`` records is an empty list, so the node and its
+    outputs are made here as ``Apply.__init__`` and ``TensorVariable.__init__``
+    make them, without their checks: the same attributes, in the same order,
+    a new auto name per output, ``tag.trace == []``.
+
+    ``inputs`` are Variables (the caller has made them so) and become the
+    node's list.  ``None`` when traces are recorded, when an output type is
+    not a plain ``TensorType``, or when a float64 output would act on
+    PyTensor's ``warn_float64`` flag: the caller then builds the node the
+    generic way from its own frame (so a trace names the caller, as before).
+    """
+    if TRACEBACK_LIMIT.val != 0:
+        return None
+    for t in out_types:
+        if type(t) is not TensorType or (t.dtype == "float64" and WARN_FLOAT64.val != "ignore"):
+            return None
+    # attributes in the order the constructors set them; Scratchpad's own
+    # ``__setattr__`` is Python code (slow), so the tag's is object's
+    outputs: list[Variable] = []
+    node = _new(Apply)
+    node.op = op
+    node.inputs = inputs
+    node.tag = _new(Scratchpad)
+    node.outputs = outputs
+    for i, t in enumerate(out_types):
+        tag = _new(Scratchpad)
+        _set(tag, "trace", [])
+        v = _new(TensorVariable)
+        v.tag = tag
+        v.type = t
+        v.owner = node
+        v.index = i
+        v.name = None
+        v.auto_name = f"auto_{next(_COUNT)}"
+        outputs.append(v)
+    return node
+
+
+_new = object.__new__
+_set = object.__setattr__
+#: the counter ``Variable.__init__`` numbers auto names with
+_COUNT = Variable.__count__

@@ -33,7 +33,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from pytensor import config
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
 from pytensor.scalar.basic import ScalarOp, get_scalar_type
@@ -42,6 +41,8 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType, integer_dtypes
 from pytensor.tensor.variable import TensorConstant, TensorVariable
 
+from graph_bridge.building import plain_node
+from graph_bridge.flags import CAST_POLICY, FLOATX
 from graph_bridge.folding import folded_value
 from graph_bridge.memo import remember
 
@@ -283,13 +284,14 @@ class ExplicitElemwise(_ShapeOp):
 
     def make_node(self, *inputs: Any) -> Apply:
         inputs = [_as_tensor(i) for i in inputs]
-        types = tuple(i.type for i in inputs)
-        if tuple(t.ndim for t in types) == self._kept_ranks:
+        types = tuple([i.type for i in inputs])
+        if tuple([t.ndim for t in types]) == self._kept_ranks:
             op = self  # every input keeps its entry: _pattern_for returns self.pattern
         else:
             pattern = self._pattern_for(inputs)
             op = self if pattern == self.pattern else type(self)(self.scalar_op, pattern)
-        return Apply(op, inputs, [t() for t in op._output_types(types)])
+        out_types = op._output_types(types)
+        return plain_node(op, inputs, out_types) or Apply(op, inputs, [t() for t in out_types])
 
     def _output_types(self, types: tuple[TensorType, ...]) -> tuple[TensorType, ...]:
         """The output types of this Op on inputs of ``types``, remembered (see ``_ELEMWISE_TYPES``).
@@ -298,7 +300,7 @@ class ExplicitElemwise(_ShapeOp):
         ``config.cast_policy`` (``upcast``), so they are part of the key.
         """
         sop = self.scalar_op
-        key = (id(sop), config.floatX, config.cast_policy, self.pattern, types)
+        key = (id(sop), FLOATX.val, CAST_POLICY.val, self.pattern, types)
         hit = _ELEMWISE_TYPES.get(key)
         if hit is not None and hit[0] is sop:
             return hit[1]
@@ -460,7 +462,8 @@ class ExplicitAlloc(_ShapeOp):
                 constants = [s if _is_int_constant(s) else as_tensor_variable(n) for s, n in zip(shape, lengths)]
                 out_type = op._stock_node(value, constants).outputs[0].type
                 remember(_ALLOC_TYPES, key, out_type)
-            return Apply(op, [value, *shape], [out_type()])
+            inputs = [value, *shape]
+            return plain_node(op, inputs, (out_type,)) or Apply(op, inputs, [out_type()])
         # lengths not all known: the stock Alloc folds them (an fgraph and rewrites, slow)
         stock = op._stock_node(value, shape)
         return Apply(op, [value, *stock.inputs[1:]], [stock.outputs[0].type()])

@@ -143,16 +143,32 @@ class Term(ExpressionTuple):
             if t._evaled_obj is not null:
                 stack.pop()
                 continue
-            items = t._tuple
-            waiting = [a for a in items if type(a) is Term and a._evaled_obj is null]
+            # one pass: the values of evaluated Term children and atoms; the
+            # children still to evaluate; anything else takes the general step
+            values: list | None = []
+            waiting = []
+            for a in t._tuple:
+                cls = type(a)
+                if cls is Term:
+                    v = a._evaled_obj
+                    if v is null:
+                        waiting.append(a)
+                    values.append(v)
+                    continue
+                special = _SPECIAL.get(cls)
+                if special is None:
+                    special = _special(cls)
+                if special:
+                    values = None
+                    break
+                values.append(a)
+            if values is None:
+                _general_step(t, stack)
+                continue
             if waiting:
                 stack.extend(waiting)
                 continue
             stack.pop()
-            if any(isinstance(a, KwdPair) for a in items):
-                t._evaled_obj = trampoline_eval(t._eval_step())
-                continue
-            values = [a.evaled_obj if is_term(a) else a for a in items]
             op = values[0]
             if not callable(op):
                 raise InvalidExpression("ExpressionTuple does not have a callable operator.")
@@ -182,6 +198,41 @@ class Term(ExpressionTuple):
         yield self._evaled_obj
 
 
+_SPECIAL: dict[type, bool] = {}
+
+
+def _special(cls: type) -> bool:
+    """An argument :attr:`Term.evaled_obj` leaves to :func:`_general_step`: a ``KwdPair`` or another etuple."""
+    found = _SPECIAL.get(cls)
+    if found is None:
+        found = _SPECIAL[cls] = issubclass(cls, (KwdPair, ExpressionTuple))
+    return found
+
+
+def _general_step(t: Term, stack: list) -> None:
+    """One step of :attr:`Term.evaled_obj` on ``t`` (top of ``stack``), for any kind of arguments.
+
+    Pushes ``t``'s Term children still to evaluate; otherwise pops ``t``
+    and evaluates it (keyword pairs the way ``etuples`` does; plain etuple
+    arguments by their own ``evaled_obj``).
+    """
+    null = t.null
+    items = t._tuple
+    waiting = [a for a in items if type(a) is Term and a._evaled_obj is null]
+    if waiting:
+        stack.extend(waiting)
+        return
+    stack.pop()
+    if any(isinstance(a, KwdPair) for a in items):
+        t._evaled_obj = trampoline_eval(t._eval_step())
+        return
+    values = [a.evaled_obj if is_term(a) else a for a in items]
+    op = values[0]
+    if not callable(op):
+        raise InvalidExpression("ExpressionTuple does not have a callable operator.")
+    t._evaled_obj = call_op(op, values[1:])
+
+
 def _atoms_equal(a: Any, b: Any) -> bool:
     try:
         return bool(a == b)
@@ -189,17 +240,18 @@ def _atoms_equal(a: Any, b: Any) -> bool:
         return False
 
 
-_new_object = object.__new__
+_new = object.__new__
 
 
 def term(*args: Any, evaled_obj: Any = ExpressionTuple.null) -> Term:
     """Build a term (the bridge's ``etuple``): ``term(head, *args)``.
 
-    What ``Term(args, evaled_obj=...)`` makes, with its slots set directly
-    (``ExpressionTuple``'s constructor handles keyword pairs a term never
-    has; rules build terms at every node).
+    ``Term(args, evaled_obj=...)`` made directly: ``ExpressionTuple``'s
+    ``__new__`` and ``__init__`` handle keyword pairs and a term given as the
+    sequence, neither of which a tuple of arguments holds, and are most of
+    the cost of a small term.
     """
-    t = _new_object(Term)
+    t = _new(Term)
     t._tuple = args
     t._evaled_obj = evaled_obj
     t._parent = None

@@ -228,3 +228,19 @@ def whole_passes(outputs, index=None) -> list[Variable]:
         if norm.rewrites == 0 or not context.loosened():
             break
     return result
+
+
+def node_facts(node) -> tuple:
+    """What a built node is made of, for comparing a fast-built node with a generic one.
+
+    The node's class, Op, inputs (by identity), attribute names (in order)
+    and tag; per output: class, type, owner and index, name, attribute names
+    (in order), tag, and whether its auto name is a new ``auto_<n>``.
+    """
+    outputs = []
+    for o in node.outputs:
+        number = o.auto_name[len("auto_"):]
+        outputs.append(
+            (type(o), o.type, o.owner is node, o.index, o.name, list(vars(o)), vars(o.tag), number.isdigit())
+        )
+    return (type(node), node.op, [id(i) for i in node.inputs], list(vars(node)), vars(node.tag), outputs)

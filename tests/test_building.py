@@ -7,10 +7,14 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 from pytensor import config
-from pytensor.graph.basic import equal_computations
+from pytensor.graph.basic import Apply, equal_computations
+from pytensor.graph.op import Op
+from pytensor.scalar import get_scalar_type
+from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.type import TensorType
 
-from graph_bridge.building import _TYPES, call_op
+from graph_bridge.building import _TYPES, call_op, plain_node
+from helpers import node_facts
 from relations.patterns import ELEMWISE
 
 SHAPES = [(), (None,), (1,), (0,), (3,), (None, 1), (2, None)]
@@ -133,3 +137,104 @@ def test_dimshuffles_give_the_node_make_node_gives(order):
     for _ in range(2):
         got = call_op(op, [x])
         assert got.type == ref.type and got.owner.op == ref.owner.op and got.owner.inputs == [x]
+
+
+# -- plain_node: the node made directly, as Apply and Type.__call__ make it ------------
+
+
+def generic_node(op, inputs, out_types):
+    """What ``plain_node`` stands for."""
+    return Apply(op, list(inputs), [t() for t in out_types])
+
+
+PLAIN_CASES = [
+    (pt.add, 2, (TensorType("float32", shape=(None, 3)),)),
+    (pt.neg, 1, (TensorType("int8", shape=()),)),
+    (pt.add, 3, (TensorType("float64", shape=(1,)), TensorType("bool", shape=(None,)))),  # two outputs
+]
+
+
+@pytest.mark.parametrize("op, nin, out_types", PLAIN_CASES)
+def test_plain_node_is_the_node_apply_builds(op, nin, out_types):
+    inputs = [pt.vector(f"i{k}") for k in range(nin)]
+    with config.change_flags(traceback__limit=0):
+        fast = plain_node(op, list(inputs), out_types)
+        slow = generic_node(op, inputs, out_types)
+    assert node_facts(fast) == node_facts(slow)
+    assert fast.inputs == inputs and [o.tag.trace for o in fast.outputs] == [[]] * len(out_types)
+    # every output gets a new auto name, as Variable.__init__ gives
+    names = [o.auto_name for o in fast.outputs + slow.outputs + [pt.scalar()]]
+    assert len(set(names)) == len(names)
+    assert fast.outputs[0].tag is not slow.outputs[0].tag and fast.tag is not slow.tag
+
+
+def test_plain_node_leaves_the_generic_way_where_it_differs():
+    x = pt.vector("x")
+    f64, f32 = TensorType("float64", shape=(None,)), TensorType("float32", shape=(None,))
+    assert plain_node(pt.neg, [x], (f64,)) is None  # traces recorded (default traceback__limit)
+    with config.change_flags(traceback__limit=0):
+        assert plain_node(pt.neg, [x], (get_scalar_type("float64"),)) is None  # not a TensorType
+        with config.change_flags(warn_float64="raise"):
+            assert plain_node(pt.neg, [x], (f64,)) is None  # TensorVariable.__init__ would raise
+            assert plain_node(pt.neg, [x], (f32,)) is not None
+
+
+def test_a_built_node_follows_warn_float64_like_make_node():
+    x, y = pt.vector("x"), pt.vector("y")
+    with config.change_flags(traceback__limit=0):
+        call_op(pt.mul, [x, y])  # remembered
+        with config.change_flags(warn_float64="raise"):
+            with pytest.raises(Exception, match="float64"):
+                pt.mul(x, y)
+            with pytest.raises(Exception, match="float64"):
+                call_op(pt.mul, [x, y])
+
+
+@pytest.mark.parametrize(
+    "op, nin",
+    [(pt.mul, 2), (pt.exp, 1), (pt.math.Sum(axis=(0,)), 1), (DimShuffle(input_ndim=2, new_order=(1, 0)), 1)],
+    ids=str,
+)
+def test_remembered_nodes_without_traces_are_the_nodes_op_call_builds(op, nin):
+    ins = [pt.matrix(f"i{k}", dtype="float32") for k in range(nin)]
+    with config.change_flags(traceback__limit=0):
+        ref = op(*ins)
+        call_op(op, ins)
+        got = call_op(op, ins)  # from the remembered types
+    assert node_facts(got.owner) == node_facts(ref.owner)
+    assert got.tag.trace == [] and got.owner.inputs == ins
+
+
+# -- Ops called through make_node ------------------------------------------------------
+
+
+class TwoOutputs(Op):
+    """An Op with two outputs whose ``default_output`` is the second."""
+
+    default_output = 1
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type(), x.type()])
+
+    def perform(self, node, inputs, output_storage):  # pragma: no cover - not run
+        raise NotImplementedError
+
+
+class OwnCall(TwoOutputs):
+    """An Op with its own ``__call__``: called as it is."""
+
+    default_output = None
+
+    def __call__(self, *inputs):
+        return ("called", inputs)
+
+
+def test_ops_are_called_the_way_op_call_calls_them():
+    x = pt.vector("x")
+    out = call_op(TwoOutputs(), [x])
+    assert out is out.owner.outputs[1] and out.owner.inputs == [x]  # the default output
+    assert call_op(OwnCall(), [x]) == ("called", (x,))
+    with pytest.raises(TypeError):  # make_node's own error
+        call_op(TwoOutputs(), [x, x])
+    with pytest.raises(TypeError):
+        TwoOutputs()(x, x)

@@ -7,13 +7,16 @@ static shapes (0-d, length 0, length 1, unknown), builds a node both ways: the
 fast one and the code it replaced (kept below as ``reference_*``), and a stock
 ``Elemwise`` on the expanded inputs.  Output types, patterns and errors must
 agree, on the first call and on the cached second one; the node's values must
-equal the stock graph's.
+equal the stock graph's.  Every test runs twice: with stack traces recorded
+(PyTensor's default, the generic ``Apply``) and without (as in ``normalize``,
+where the nodes are made directly: ``graph_bridge.building.plain_node``).
 """
 
 from __future__ import annotations
 
 import inspect
 import itertools
+import os
 import warnings
 from typing import Any
 
@@ -30,6 +33,7 @@ from pytensor.tensor.basic import Alloc, as_tensor_variable
 from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.type import TensorType
 
+from graph_bridge import ops
 from graph_bridge.ops import (
     MISSING,
     ExplicitAlloc,
@@ -37,9 +41,20 @@ from graph_bridge.ops import (
     derive_entry,
     output_static_shape,
 )
+from helpers import node_facts
 from relations.patterns import ELEMWISE
 
 Shape = tuple[int | None, ...]
+
+
+@pytest.fixture(autouse=True, params=[None, 0], ids=["traces", "no-traces"])
+def trace_limit(request):
+    """Each test with PyTensor's default ``traceback__limit`` and with 0 (as ``normalize`` runs)."""
+    if request.param is None:
+        yield
+        return
+    with config.change_flags(traceback__limit=request.param):
+        yield
 
 # -- the code the caches replaced, as it was ------------------------------------
 
@@ -399,3 +414,74 @@ def test_alloc_bad_lengths_raise_the_same_errors_every_time():
     for op, value, lengths in cases:
         got = assert_same_build(op.make_node, lambda *a, op=op: reference_alloc_node(op, *a), value, *lengths)
         assert got[0] == "error"
+
+
+# -- nodes made directly (no stack traces) against the generic Apply --------------
+
+
+def generic_build(monkeypatch, build, *args):
+    """``build(*args)`` with the direct construction turned off: ``Apply`` and ``Type.__call__``."""
+    with monkeypatch.context() as m:
+        m.setattr(ops, "plain_node", lambda *a: None)
+        return build(*args)
+
+
+@pytest.mark.parametrize(
+    "op, shapes, dtypes",
+    [
+        (ExplicitElemwise(scalar_mul, ("**", "x*")), ((None, None), (None,)), ("float64", "float64")),
+        (ExplicitElemwise(scalar_add, ("x*", "**")), ((None, 3), (2, 3)), ("int8", "float32")),  # re-derived
+        (ExplicitElemwise(scalar_switch, ("", "", "")), ((), (), ()), ("bool", "int64", "float32")),
+        (ExplicitElemwise(pt.exp.scalar_op, ("1",)), ((1,),), ("float32",)),
+    ],
+    ids=str,
+)
+def test_elemwise_nodes_made_directly_are_the_generic_nodes(monkeypatch, op, shapes, dtypes):
+    inputs = variables(shapes, dtypes)
+    with config.change_flags(traceback__limit=0):
+        fast = op.make_node(*inputs)
+        slow = generic_build(monkeypatch, op.make_node, *inputs)
+    assert node_facts(fast) == node_facts(slow)
+    assert fast.inputs == inputs and fast.outputs[0].tag.trace == []
+
+
+def test_multi_output_elemwise_nodes_made_directly_are_the_generic_nodes(monkeypatch):
+    x, y = get_scalar_type("float64")(), get_scalar_type("float64")()
+    op = ExplicitElemwise(Composite([x, y], [x + y, x * y]), ("x*", "**"))
+    inputs = variables(((None,), (2, None)), ("float32", "int8"))
+    with config.change_flags(traceback__limit=0):
+        fast = op.make_node(*inputs)
+        slow = generic_build(monkeypatch, op.make_node, *inputs)
+    assert len(fast.outputs) == 2 and node_facts(fast) == node_facts(slow)
+
+
+def test_alloc_nodes_made_directly_are_the_generic_nodes(monkeypatch):
+    op = ExplicitAlloc("x*")
+    value, lengths = pt.vector("v", dtype="int8"), (pt.constant(2), v3.shape[0])
+    with config.change_flags(traceback__limit=0):
+        fast = op.make_node(value, *lengths)
+        slow = generic_build(monkeypatch, op.make_node, value, *lengths)
+    assert node_facts(fast) == node_facts(slow)
+    assert fast.inputs == [value, *lengths] and fast.outputs[0].type.shape == (2, 3)
+
+
+def test_traces_recorded_outside_normalize_name_the_caller():
+    with config.change_flags(traceback__limit=8):  # PyTensor's default
+        out = ExplicitElemwise(scalar_add, ("*", "*"))(pt.vector(), pt.vector())
+    (frames,) = out.tag.trace
+    files = [f[0] for f in frames]
+    assert files[-1].endswith(os.path.join("graph_bridge", "ops.py"))  # make_node, as before
+    assert __file__ in files  # this line
+
+
+def test_warn_float64_acts_on_nodes_made_directly():
+    op = ExplicitElemwise(scalar_add, ("*", "*"))
+    for dtype, raises in [("float64", True), ("float32", False)]:
+        inputs = variables(((None,), (None,)), (dtype, dtype))
+        op.make_node(*inputs)  # the output types remembered
+        with config.change_flags(traceback__limit=0, warn_float64="raise"):
+            if raises:
+                with pytest.raises(Exception, match="float64"):
+                    op.make_node(*inputs)
+            else:
+                assert op.make_node(*inputs).outputs[0].type.dtype == dtype

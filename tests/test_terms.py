@@ -255,3 +255,34 @@ def test_bad_arguments_name_the_argument():
         reify(term(builder_for(DimShuffle), 1, var()))
     with pytest.raises(gb.TermError, match="cannot build"):
         reify(term(term(builder_for(DimShuffle), 2, (0, 1)), x))
+
+
+def test_term_is_the_term_the_constructor_builds():
+    from etuples.core import ExpressionTuple
+
+    from graph_bridge.terms import Term
+
+    x = pt.vector("x")
+    for args, kwargs in [((pt.exp, x), {}), ((pt.add, x, 1), {"evaled_obj": x}), ((), {})]:
+        made, built = term(*args, **kwargs), Term(args, **kwargs)
+        assert type(made) is Term and made._tuple == built._tuple == args
+        assert made._evaled_obj is built._evaled_obj and made._parent is built._parent is None
+        assert hash(made) == hash(built) and made == built
+    assert term()._evaled_obj is ExpressionTuple.null
+
+
+def test_terms_with_other_arguments_evaluate_as_etuples_do():
+    from etuples import etuple
+    from etuples.core import InvalidExpression
+
+    from graph_bridge.terms import Term
+
+    def f(*args, scale=1):
+        return scale * sum(args)
+
+    assert term(f, etuple(f, 1, 2), 4).evaled_obj == 7  # a plain etuple argument
+    assert term(f, term(f, 1, 2), 4).evaled_obj == 7
+    assert Term((f, term(f, 1, 2), 4), scale=10).evaled_obj == 70  # a keyword pair
+    for bad in (term(3, 1), term(term(f, 1), 2)):  # heads that are not callable
+        with pytest.raises(InvalidExpression):
+            bad.evaled_obj
