@@ -96,10 +96,16 @@ def combineo(scalar_op: Any, parts: Any, out: Any):
 
 
 def reduce_eacho(head: Any, pieces: Any, reduced: Any) -> ModedGoal:
-    """``reduced[i]`` is ``head`` applied to ``pieces[i]`` (either tuple known)."""
+    """``reduced[i]`` is ``head`` applied to ``pieces[i]`` (either tuple known).
+
+    Forward, a piece the Join takes twice (``Join(J, J)``) gets one term, so
+    one reduction node: the sum of a join of a sub-graph with itself does
+    not reduce that sub-graph twice.
+    """
 
     def forward(h, p):
-        yield (tuple(term(h, x) for x in p),)
+        made: dict[int, Any] = {}
+        yield (tuple(made.setdefault(id(x), term(h, x)) for x in p),)
 
     def backward(r):
         fresh = tuple(var() for _ in r)

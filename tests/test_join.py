@@ -2,7 +2,11 @@
 
 import pytensor.tensor as pt
 import pytest
+from pytensor.graph.traversal import ancestors
 from pytensor.tensor.basic import Join
+from pytensor.tensor.elemwise import CAReduce
+
+import relations
 
 from helpers import backward, check_rewrite, forward, holds
 from relations.join import careduce_joino
@@ -15,6 +19,20 @@ class TestJoin:
         (rhs,) = forward(careduce_joino, lhs)
         assert [i.owner.inputs[0] for i in rhs.owner.inputs] == [a, b, c]
         check_rewrite(lhs, rhs, VEC_SHAPES)
+
+    def test_a_piece_joined_twice_is_reduced_once(self):
+        # Sum(Join(J, J)) with J itself a Join: one Sum(J), used twice, not two copies
+        # that each split again (found by the no-duplicate property)
+        inner = pt.join(0, a, b)
+        lhs = pt.sum(pt.join(0, inner, inner))
+        (rhs,) = forward(careduce_joino, lhs)
+        left, right = rhs.owner.inputs
+        assert left is right and left.owner.inputs[0] is inner
+        check_rewrite(lhs, rhs, {a: [(0,), (2,), (1,)], b: [(3,), (0,), (1,)]})
+        normal = relations.normalize(lhs)
+        sums = [v for v in ancestors([normal]) if v.owner is not None and isinstance(v.owner.op, CAReduce)]
+        assert len({id(v.owner) for v in sums}) == 2  # Sum(a) and Sum(b), each once
+        check_rewrite(lhs, normal, {a: [(0,), (2,), (1,)], b: [(3,), (0,), (1,)]})
 
     def test_reduction_accumulating_wider_than_its_output_is_left_alone(self):
         # Sum{dtype=float32, acc=float64} rounds once; its pieces would round each
