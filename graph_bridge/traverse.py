@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from copy import copy
 from typing import Any
 
-from pytensor import config
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.utils import Scratchpad
 from pytensor.tensor.variable import TensorVariable
+
+from graph_bridge.flags import WARN_FLOAT64
 
 __all__ = ["bottom_up", "count_nodes", "owned_variables", "clone_over", "rebuild"]
 
@@ -115,8 +116,11 @@ def clone_over(node: Apply, inputs: Sequence[Variable], same_values: bool = Fals
         return new_node
     # what Apply.__init__ does, without its checks (the inputs are the node's, or of their types)
     outputs = [_cloned(o) for o in node.outputs]
-    new_node = object.__new__(Apply)
-    new_node.__dict__.update(op=op, inputs=list(inputs), tag=_copied(node.tag), outputs=outputs)
+    new_node = _new(Apply)
+    new_node.op = op
+    new_node.inputs = list(inputs)
+    new_node.tag = _copied(node.tag)
+    new_node.outputs = outputs
     for i, o in enumerate(outputs):
         o.owner = new_node
         o.index = i
@@ -150,26 +154,37 @@ def _cloned(v: Variable) -> Variable:
     if cls.clone is not Variable.clone:
         return v.clone()
     if cls.__init__ not in _PLAIN_INITS or (
-        v.type.dtype == "float64" and config.warn_float64 != "ignore" and cls.__init__ is not Variable.__init__
+        v.type.dtype == "float64" and WARN_FLOAT64.val != "ignore" and cls.__init__ is not Variable.__init__
     ):  # TensorVariable.__init__ acts on PyTensor's warn_float64 flag
         new = cls(type=v.type, owner=None, index=None, name=v.name)
         new.tag = _copied(v.tag)
         return new
-    new = object.__new__(cls)
-    new.__dict__.update(
-        tag=_copied(v.tag), type=v.type, owner=None, index=None, name=v.name,
-        auto_name=f"auto_{next(Variable.__count__)}",
-    )
+    # the attributes in the order Variable.__init__ sets them
+    new = _new(cls)
+    new.tag = _copied(v.tag)
+    new.type = v.type
+    new.owner = None
+    new.index = None
+    new.name = v.name
+    new.auto_name = f"auto_{next(_COUNT)}"
     return new
 
 
 def _copied(tag: Any) -> Any:
-    """``copy.copy(tag)``, directly for PyTensor's plain scratchpad."""
+    """``copy.copy(tag)``, directly for PyTensor's plain scratchpad (whose own attribute access is Python code)."""
     if type(tag) is not Scratchpad:
         return copy(tag)
-    new = Scratchpad.__new__(Scratchpad)
-    new.__dict__.update(tag.__dict__)
+    new = _new(Scratchpad)
+    _dict_of(new).update(_dict_of(tag))
     return new
+
+
+_new = object.__new__
+_COUNT = Variable.__count__
+
+
+def _dict_of(x: Any) -> dict:
+    return object.__getattribute__(x, "__dict__")
 
 
 #: ``transform(var, new_inputs)`` -> the node to use for ``var``'s node, or ``None``

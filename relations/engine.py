@@ -130,12 +130,18 @@ def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable], ma
         if id(v) in known or id(v) in seen or v.owner is None:
             continue
         seen.add(id(v))
+        node = v.owner
         if trace:
-            for o in v.owner.outputs:
-                o.tag.trace = trace
+            for o in node.outputs:
+                _tag_dict(o)["trace"] = trace
         if mark:
-            setattr(v.owner.tag, TAG, True)
-        stack.extend(v.owner.inputs)
+            _tag_dict(node)[TAG] = True
+        stack.extend(node.inputs)
+
+
+def _tag_dict(x: Any) -> dict:
+    """The attributes of ``x.tag`` (PyTensor's scratchpad), without its Python ``__getattribute__``."""
+    return object.__getattribute__(x.tag, "__dict__")
 
 
 class Normalizer:
@@ -212,6 +218,8 @@ class Normalizer:
         memo, keep = self.memo, self._keep
         context = self.context
         doubtful, settled = self._doubtful, self._settled
+        mark, backward = self.mark, self.backward
+        forward_for = self.index.forward_for
         # stack items: (variable, variable whose normal form it is or None, inputs pushed)
         stack: list[tuple[Variable, Variable | None, bool]] = [(root, None, False)]
         while stack:
@@ -256,8 +264,8 @@ class Normalizer:
                             n.tag.trace = getattr(o.tag, "trace", trace)
                 for old_out, new_out in zip(node.outputs, new_node.outputs):
                     context.rename(old_out, new_out)
-                if self.mark:
-                    setattr(new_node.tag, TAG, True)
+                if mark:
+                    _tag_dict(new_node)[TAG] = True
             else:
                 new_node = node
             outputs = new_node.outputs
@@ -275,13 +283,10 @@ class Normalizer:
                 and (new_node is not node or id(out) not in settled)
                 and in_vocabulary(new_node.op)
             ):
-                if self.backward:
-                    rules = self._rules(type(new_node.op))
-                else:
-                    rules = self.index.forward_for(new_node)
+                rules = self._rules(type(new_node.op)) if backward else forward_for(new_node)
                 if rules:
                     context.asking = out
-                    rewritten = first_rewrite(out, rules, self.backward)
+                    rewritten = first_rewrite(out, rules, backward)
                     refused = rewritten is None and context.refused_at(out)
             if rewritten is None:
                 if refused or (doubtful and any(id(i) in doubtful for i in new_node.inputs)):
@@ -301,7 +306,7 @@ class Normalizer:
                     f"normalize: more than {self.budget} rewrites; the rule set "
                     f"does not terminate (last rule: {rewritten[1].__name__})"
                 )
-            copy_trace(getattr(out.tag, "trace", None), rewritten[0], memo, self.mark)
+            copy_trace(_tag_dict(out).get("trace"), rewritten[0], memo, mark)
             if self.on_rewrite is not None:
                 self.on_rewrite(rewritten[1], out, rewritten[0])
             # the new sub-graph is normalized next; its result stands for v
