@@ -37,13 +37,15 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType
 from pytensor.tensor.variable import TensorVariable
 
-from graph_bridge.flags import CAST_POLICY, FLOATX, TRACEBACK_LIMIT, WARN_FLOAT64
+from graph_bridge.flags import CAST_POLICY, FLOATX, TRACEBACK_LIMIT, WARN_FLOAT64, flag
 from graph_bridge.memo import remember
 
 __all__ = ["call_op", "plain_node"]
 
 #: (id of the Op, floatX, cast_policy, input types) -> (the Op, the node's Op, its output types)
 _TYPES: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
+#: the same keyed by the Op itself (equal props): looked up when the Op object is new
+_TYPES_BY_PROPS: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
 _REDUCTIONS = frozenset(
     c for c in (CAReduce, ptm.Sum, ptm.Prod, ptm.Max, ptm.Min, ptm.All, ptm.Any) if isinstance(c, type)
 )
@@ -93,9 +95,13 @@ def _how(cls: type) -> int:
     return _CALL
 
 
+#: PyTensor's ``compute_test_value`` flag, where the line has one (3.0 and 3.3 do not)
+_TEST_VALUES = flag("compute_test_value") if hasattr(config, "compute_test_value") else None
+
+
 def _no_test_values() -> bool:
     """Test values are off (``Op.__call__`` computes them otherwise; PyTensor 3.0 and 3.3 have none)."""
-    return getattr(config, "compute_test_value", "off") == "off"
+    return _TEST_VALUES is None or _TEST_VALUES.val == "off"
 
 
 def _remembered_node(op: Any, args: list) -> Apply | None:
@@ -109,14 +115,23 @@ def _remembered_node(op: Any, args: list) -> Apply | None:
         elif a.type.ndim != ndim:
             return None  # Elemwise.make_node pads the lower-rank inputs with DimShuffles
     types = tuple([a.type for a in args])
-    key = (id(op), FLOATX.val, CAST_POLICY.val, types)
+    flags = (FLOATX.val, CAST_POLICY.val, types)
+    key = (id(op), *flags)
     hit = _TYPES.get(key)
-    if hit is not None and hit[0] is op:
+    if hit is None or hit[0] is not op:
+        # an equal Op of another graph (PyMC makes new DimShuffles and reductions
+        # per graph): the same types, found by the Op's props
+        hit = _TYPES_BY_PROPS.get((op, *flags))
+        if hit is not None:
+            hit = remember(_TYPES, key, (op, *hit[1:]))
+    if hit is not None:
         inputs = list(args)
         return plain_node(hit[1], inputs, hit[2]) or Apply(hit[1], inputs, [t() for t in hit[2]])
     node = op.make_node(*args)
     if len(node.inputs) == len(args) and all(a is b for a, b in zip(node.inputs, args)):
-        remember(_TYPES, key, (op, node.op, tuple(o.type for o in node.outputs)))
+        found = (op, node.op, tuple(o.type for o in node.outputs))
+        remember(_TYPES, key, found)
+        remember(_TYPES_BY_PROPS, (op, *flags), found)
     return node
 
 

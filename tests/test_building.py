@@ -139,6 +139,31 @@ def test_dimshuffles_give_the_node_make_node_gives(order):
         assert got.type == ref.type and got.owner.op == ref.owner.op and got.owner.inputs == [x]
 
 
+@pytest.mark.parametrize("make", ["reduction", "dimshuffle"])
+def test_an_equal_op_of_another_graph_gets_the_remembered_types(make, monkeypatch):
+    import pytensor.tensor.math as ptm
+
+    def new_op():  # a new object each time, equal props (what a new PyMC graph holds)
+        return ptm.Sum(axis=(1,)) if make == "reduction" else DimShuffle(input_ndim=2, new_order=(1, "x", 0))
+
+    x = pt.matrix("x")
+    first_op = new_op()
+    call_op(first_op, [x])
+    second_op = new_op()
+    assert second_op is not first_op and second_op == first_op
+    calls = []
+    original = type(second_op).make_node
+    monkeypatch.setattr(type(second_op), "make_node", lambda self, *a: calls.append(a) or original(self, *a))
+    got = call_op(second_op, [x])
+    assert calls == []  # found by the Op's props, not built again
+    ref = original(second_op, x).outputs[0]
+    assert got.type == ref.type and got.owner.op == ref.owner.op and got.owner.inputs == [x]
+    value = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(*pytensor.function([x], [got, ref], mode="FAST_COMPILE")(value))
+    other = call_op(new_op(), [pt.tensor("y", shape=(2, 3))])  # other input types: made again
+    assert other.type.shape[-1 if make == "reduction" else 0] in (2, 3)
+
+
 # -- plain_node: the node made directly, as Apply and Type.__call__ make it ------------
 
 
