@@ -147,17 +147,20 @@ class GraphContext:
                         uses[id(o)] = 0
                         keep.append(o)
             nodes += 1
-            count_other = not _elementwise(node)
+            elementwise = _ELEMENTWISE_CLASSES.get(type(node.op))
+            if elementwise is None:
+                elementwise = _elementwise(node)
             for i in node.inputs:
-                n = uses.get(id(i))
+                k = id(i)
+                n = uses.get(k)
                 if n is None:
-                    uses[id(i)] = 1
+                    uses[k] = 1
                     keep.append(i)
                     stack.append(i)
                 else:
-                    uses[id(i)] = n + 1
-                if count_other:
-                    other[id(i)] = other.get(id(i), 0) + 1
+                    uses[k] = n + 1
+                if not elementwise:
+                    other[k] = other.get(k, 0) + 1
         return nodes
 
     def rename(self, old: Variable, new: Variable) -> None:
