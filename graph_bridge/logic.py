@@ -24,6 +24,7 @@ from unification.core import reify as _generic_reify
 from unification.core import unify as _generic_unify
 
 from graph_bridge.dispatch import head_views
+from graph_bridge.memo import type_check
 from graph_bridge.terms import Term, is_term, is_variable, node_term, op_term
 from graph_bridge.terms import is_logic_var as is_var
 from graph_bridge.vocabulary import in_vocabulary
@@ -35,16 +36,7 @@ _NULL = ExpressionTuple.null
 _ATOMS = (Variable, Op, str, int, float, bool, type(None))
 
 
-_ATOM_TYPES: dict[type, bool] = {}
-
-
-def _is_atom(x: Any) -> bool:
-    """``isinstance(x, _ATOMS)``, cached per type (PyTensor's classes make the check slow)."""
-    t = type(x)
-    found = _ATOM_TYPES.get(t)
-    if found is None:
-        found = _ATOM_TYPES[t] = isinstance(x, _ATOMS)
-    return found
+_is_atom = type_check(_ATOMS, "``isinstance(x, _ATOMS)``, cached per type (PyTensor's classes make the check slow).")
 
 
 def walk(x: Any, S: Mapping) -> Any:

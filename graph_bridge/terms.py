@@ -26,7 +26,7 @@ from pytensor.graph.op import Op
 from unification.variable import Var
 
 from graph_bridge.building import call_op
-from graph_bridge.memo import remember
+from graph_bridge.memo import remember, type_check
 from graph_bridge.traverse import bottom_up
 from graph_bridge.vocabulary import builder_of, in_vocabulary
 
@@ -413,28 +413,8 @@ def is_ground(term: Any) -> bool:
     return True
 
 
-_VAR_TYPES: dict[type, bool] = {}
-
-
-def is_logic_var(x: Any) -> bool:
-    """``unification.isvar`` without hashing ``x``, the answer cached per type."""
-    t = type(x)
-    found = _VAR_TYPES.get(t)
-    if found is None:
-        found = _VAR_TYPES[t] = issubclass(t, Var)
-    return found
-
-
-_VARIABLE_TYPES: dict[type, bool] = {}
-
-
-def is_variable(x: Any) -> bool:
-    """``isinstance(x, Variable)``, the answer cached per type (the ABC check is slow)."""
-    t = type(x)
-    found = _VARIABLE_TYPES.get(t)
-    if found is None:
-        found = _VARIABLE_TYPES[t] = issubclass(t, Variable)
-    return found
+is_logic_var = type_check(Var, "``unification.isvar`` without hashing ``x``, the answer cached per type.")
+is_variable = type_check(Variable, "``isinstance(x, Variable)``, the answer cached per type (the ABC check is slow).")
 
 
 def reify(term: Any) -> Variable:
