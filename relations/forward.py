@@ -111,7 +111,7 @@ class _Planner:
         self.consts: dict[str, Any] = {}
         self._const_ids: dict[int, str] = {}
         self.lines: list[str] = []
-        self.depth = 1
+        self.depth = 2  # inside the plan's ``try``
         self.loops = 0
         self._count = 0
 
@@ -310,12 +310,16 @@ class _Planner:
             self._settle()
 
     def finish(self, rhs: Any) -> None:
+        """The answer: counted (a fallback to the relation skips those given), then yielded."""
         if self.is_known(rhs):
+            self.emit("given += 1")
             self.emit(f"yield {self.reader(rhs)}")
             return
         out = self.local("r")
         self.emit(f"{out} = lreify({self.const(rhs)}, {self.state()})")
-        self.emit(f"if is_ground({out}): yield {out}")
+        self.emit(f"if is_ground({out}):")
+        self.emit("    given += 1")
+        self.emit(f"    yield {out}")
 
 
 def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple[str, dict[str, Any]]:
@@ -345,7 +349,17 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
             raise Uncompilable("no goal is ever ready with the left side known")
         del pending[i]
     planner.finish(rhs)
-    source = f"def plan(t):  # {name}, forward\n" + "\n".join(planner.lines) + "\n"
+    source = "\n".join(
+        [
+            f"def plan(t):  # {name}, forward",
+            "    given = 0",
+            "    try:",
+            *planner.lines,
+            "    except _Deopt:  # a mode planned as ready was not: the relation answers the rest",
+            "        yield from _fallback(t, given)",
+            "",
+        ]
+    )
     return source, planner.consts
 
 
@@ -399,7 +413,7 @@ class ForwardMatcher:
             self._relation = lambda: relation
         #: the Python source of the plan
         self.source = source
-        namespace = {**_RUNTIME, **consts}
+        namespace = {**_RUNTIME, **consts, "_fallback": self._fallback}
         name = getattr(relation, "__name__", "relation")
         try:
             exec(compile(source, f"<forward plan of {name}>", "exec"), namespace)
@@ -409,17 +423,15 @@ class ForwardMatcher:
 
     def answers(self, t: Any) -> Iterator[Any]:
         """The ground right sides of ``relation(t, q)``, in the relation's own order."""
-        given = 0
-        try:
-            for out in self._run(t):
-                given += 1
-                yield out
-        except _Deopt:
-            from relations.engine import answers
+        return self._run(t)
 
-            for k, out in enumerate(answers(self.relation, t, var())):
-                if k >= given:
-                    yield out
+    def _fallback(self, t: Any, given: int) -> Iterator[Any]:
+        """The relation's own answers after the first ``given`` (the plan met a value it did not expect)."""
+        from relations.engine import answers
+
+        for k, out in enumerate(answers(self.relation, t, var())):
+            if k >= given:
+                yield out
 
     @property
     def relation(self) -> Relation:
