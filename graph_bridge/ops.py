@@ -64,13 +64,20 @@ _INFER_SHAPE_TAKES_FGRAPH = "fgraph" in inspect.signature(Elemwise.infer_shape).
 
 
 def derive_entry(static_shape: Sequence[int | None], out_ndim: int) -> str:
-    """The numpy-rule pattern entry of an input with ``static_shape`` in ``out_ndim`` dims."""
+    """The numpy-rule pattern entry of an input with ``static_shape`` in ``out_ndim`` dims (remembered)."""
+    key = (tuple(static_shape), out_ndim)
+    found = _ENTRIES.get(key)
+    if found is not None:
+        return found
     if len(static_shape) > out_ndim:
         raise ValueError(
             f"an input of ndim {len(static_shape)} does not fit an output of ndim {out_ndim}"
         )
     own = "".join(BROADCAST if s == 1 else KEPT for s in static_shape)
-    return MISSING * (out_ndim - len(static_shape)) + own
+    return remember(_ENTRIES, key, MISSING * (out_ndim - len(static_shape)) + own)
+
+
+_ENTRIES: dict[tuple, str] = {}
 
 
 def entry_order(entry: str) -> tuple[int | str, ...]:

@@ -289,7 +289,7 @@ class Normalizer:
                     rewritten = first_rewrite(out, rules, backward)
                     refused = rewritten is None and context.refused_at(out)
             if rewritten is None:
-                if refused or (doubtful and any(id(i) in doubtful for i in new_node.inputs)):
+                if refused or (doubtful and not doubtful.isdisjoint(map(id, new_node.inputs))):
                     doubtful.update(id(o) for o in outputs)
                 if out is v:
                     memo[id(v)] = v
