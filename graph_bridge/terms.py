@@ -447,6 +447,9 @@ def term_variable(term: Any) -> Variable | None:
     """The variable a ground term stands for, or ``None`` if it has none."""
     if is_variable(term):
         return term
+    if type(term) is Term and term._evaled_obj is not Term.null:  # evaluated already (so ground)
+        out = term._evaled_obj
+        return out if is_variable(out) else None
     if is_term(term) and is_ground(term):
         try:
             out = term.evaled_obj
