@@ -208,10 +208,13 @@ class _Planner:
             if pattern in self.deferred:
                 if pattern not in self.patterns:
                     raise Uncompilable("a value unified with a template a mode gave")
+                # the value is the variable's: it is no longer deferred (matching
+                # its pattern must not settle it as a pattern to build)
+                bound_to = self.patterns.pop(pattern)
+                del self.deferred[pattern]
                 name = self.local("v")
                 self.emit(f"{name} = {expr}")
-                self.match(self.patterns.pop(pattern), name)
-                del self.deferred[pattern]
+                self.match(bound_to, name)
                 self._bound(pattern, name)
             elif pattern in self.known:
                 self.emit(f"if not _same({self.reader(pattern)}, {expr}): {self.fail}")

@@ -238,3 +238,23 @@ def test_a_plan_too_deep_for_python_leaves_the_relation_as_it_is():
     assert forward_matcher(deep_rule) is None
     x = pt.vector("x")
     assert list(answers(deep_rule, x, var())) == [x]
+
+
+def test_a_variable_bound_to_a_pattern_first_then_matched_against_the_node():
+    # eq(b, neg(a)) with neither side known defers b; eq(lhs, b) then matches the node
+    # against b's pattern, which binds a (and must not make b a pattern to build)
+    from graph_bridge.terms import elemwise_term, term
+
+    neg = elemwise_term(pt.neg(pt.scalar()).owner.op.scalar_op)
+
+    def unneg(lhs, rhs):
+        a, b = var(), var()
+        return lall_ready(eq(b, term(neg, a)), eq(lhs, b), eq(rhs, a))
+
+    matcher = compile_forward(unneg)
+    x = pt.vector("x")
+    for graph in (-x, pt.exp(x), x):
+        with graph_context([graph]):
+            assert list(matcher.answers(graph)) == list(answers(unneg, graph, var()))
+    assert list(matcher.answers(-x)) == [x]
+    assert list(matcher.answers(pt.exp(x))) == []
