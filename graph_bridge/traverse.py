@@ -19,7 +19,7 @@ from pytensor.tensor.variable import TensorVariable
 
 from graph_bridge.flags import WARN_FLOAT64
 
-__all__ = ["bottom_up", "count_nodes", "owned_variables", "clone_over", "rebuild"]
+__all__ = ["bottom_up", "count_nodes", "owned_variables", "clone_over", "rebuild", "tag_dict"]
 
 
 def node_inputs(v: Variable) -> Sequence[Variable]:
@@ -185,6 +185,11 @@ _COUNT = Variable.__count__
 
 def _dict_of(x: Any) -> dict:
     return object.__getattribute__(x, "__dict__")
+
+
+def tag_dict(x: Apply | Variable) -> dict:
+    """The attributes of ``x.tag``, read and written without PyTensor's scratchpad's Python ``__getattribute__``."""
+    return _dict_of(x.tag)
 
 
 #: ``transform(var, new_inputs)`` -> the node to use for ``var``'s node, or ``None``

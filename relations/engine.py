@@ -30,7 +30,7 @@ from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from graph_bridge.logic import lreify
 from graph_bridge.touched import TAG
-from graph_bridge.traverse import clone_over
+from graph_bridge.traverse import clone_over, tag_dict
 from relations.forward import forward_matcher
 from relations.rules import Relation, RuleIndex
 
@@ -77,12 +77,18 @@ def replacements(rel: Relation, v: Variable, t: Any, backward: bool = False) -> 
         matcher = forward_matcher(rel)
         found = matcher.answers(t) if matcher is not None else answers(rel, t, var())
     for out in found:
-        try:
-            new = reify(out)
-        except TermError:
-            continue
-        if new is not v and same_type(new.type, v.type):
+        new = _accepted(out, v)
+        if new is not None:
             yield new
+
+
+def _accepted(out: Any, v: Variable) -> Variable | None:
+    """The variable of answer ``out`` if it may replace ``v``: it reifies, is not ``v``, has ``v``'s type."""
+    try:
+        new = reify(out)
+    except TermError:
+        return None
+    return new if new is not v and same_type(new.type, v.type) else None
 
 
 def first_rewrite(
@@ -102,11 +108,8 @@ def first_rewrite(
     for rel in rules:  # replacements(rel, v, v), inlined: this runs at every node
         matcher = forward_matcher(rel)
         for out in matcher.answers(v) if matcher is not None else answers(rel, v, var()):
-            try:
-                new = reify(out)
-            except TermError:
-                continue
-            if new is not v and same_type(new.type, v.type):
+            new = _accepted(out, v)
+            if new is not None:
                 return new, rel
     return None
 
@@ -133,15 +136,10 @@ def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable], ma
         node = v.owner
         if trace:
             for o in node.outputs:
-                _tag_dict(o)["trace"] = trace
+                tag_dict(o)["trace"] = trace
         if mark:
-            _tag_dict(node)[TAG] = True
+            tag_dict(node)[TAG] = True
         stack.extend(node.inputs)
-
-
-def _tag_dict(x: Any) -> dict:
-    """The attributes of ``x.tag`` (PyTensor's scratchpad), without its Python ``__getattribute__``."""
-    return object.__getattribute__(x.tag, "__dict__")
 
 
 class Normalizer:
@@ -265,7 +263,7 @@ class Normalizer:
                 for old_out, new_out in zip(node.outputs, new_node.outputs):
                     context.rename(old_out, new_out)
                 if mark:
-                    _tag_dict(new_node)[TAG] = True
+                    tag_dict(new_node)[TAG] = True
             else:
                 new_node = node
             outputs = new_node.outputs
@@ -306,7 +304,7 @@ class Normalizer:
                     f"normalize: more than {self.budget} rewrites; the rule set "
                     f"does not terminate (last rule: {rewritten[1].__name__})"
                 )
-            copy_trace(_tag_dict(out).get("trace"), rewritten[0], memo, mark)
+            copy_trace(tag_dict(out).get("trace"), rewritten[0], memo, mark)
             if self.on_rewrite is not None:
                 self.on_rewrite(rewritten[1], out, rewritten[0])
             # the new sub-graph is normalized next; its result stands for v
