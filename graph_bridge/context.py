@@ -35,6 +35,7 @@ from etuples.core import ExpressionTuple
 from pytensor.graph.basic import Variable
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
+from graph_bridge.memo import type_check
 from graph_bridge.modes import Mode, ModedGoal
 from graph_bridge.ops import ExplicitElemwise
 from graph_bridge.terms import term_variable
@@ -147,9 +148,7 @@ class GraphContext:
                         uses[id(o)] = 0
                         keep.append(o)
             nodes += 1
-            elementwise = _ELEMENTWISE_CLASSES.get(type(node.op))
-            if elementwise is None:
-                elementwise = _elementwise(node)
+            elementwise = _elementwise_op(node.op)
             for i in node.inputs:
                 k = id(i)
                 n = uses.get(k)
@@ -193,7 +192,7 @@ class GraphContext:
             node = v.owner
             if node is None or any(uses.get(id(o), 0) > 0 for o in node.outputs):
                 continue
-            other = not _elementwise(node)
+            other = not _elementwise_op(node.op)
             for i in node.inputs:
                 if id(i) in uses:
                     uses[id(i)] -= 1
@@ -203,16 +202,7 @@ class GraphContext:
                         stack.append(i)
 
 
-_ELEMENTWISE_CLASSES: dict[type, bool] = {}  # Op class -> whether it is one of _ELEMENTWISE
-
-
-def _elementwise(node: Any) -> bool:
-    """Whether ``node`` reads its inputs element by element or reduces them."""
-    cls = type(node.op)
-    found = _ELEMENTWISE_CLASSES.get(cls)
-    if found is None:
-        found = _ELEMENTWISE_CLASSES[cls] = issubclass(cls, _ELEMENTWISE)
-    return found
+_elementwise_op = type_check(_ELEMENTWISE, "Whether an Op reads its inputs element by element or reduces them.")
 
 
 _CURRENT: ContextVar[GraphContext | None] = ContextVar("relations_graph_context", default=None)

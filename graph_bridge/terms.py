@@ -155,10 +155,7 @@ class Term(ExpressionTuple):
                         waiting.append(a)
                     values.append(v)
                     continue
-                special = _SPECIAL.get(cls)
-                if special is None:
-                    special = _special(cls)
-                if special:
+                if _special(a):
                     values = None
                     break
                 values.append(a)
@@ -198,15 +195,10 @@ class Term(ExpressionTuple):
         yield self._evaled_obj
 
 
-_SPECIAL: dict[type, bool] = {}
-
-
-def _special(cls: type) -> bool:
-    """An argument :attr:`Term.evaled_obj` leaves to :func:`_general_step`: a ``KwdPair`` or another etuple."""
-    found = _SPECIAL.get(cls)
-    if found is None:
-        found = _SPECIAL[cls] = issubclass(cls, (KwdPair, ExpressionTuple))
-    return found
+_special = type_check(
+    (KwdPair, ExpressionTuple),
+    "An argument :attr:`Term.evaled_obj` leaves to :func:`_general_step`: a ``KwdPair`` or another etuple.",
+)
 
 
 def _general_step(t: Term, stack: list) -> None:
