@@ -190,15 +190,20 @@ class GraphContext:
         while stack:
             v = stack.pop()
             node = v.owner
-            if node is None or any(uses.get(id(o), 0) > 0 for o in node.outputs):
+            if node is None:
+                continue
+            outputs = node.outputs
+            if uses.get(id(v), 0) > 0 or (len(outputs) > 1 and any(uses.get(id(o), 0) > 0 for o in outputs)):
                 continue
             other = not _elementwise_op(node.op)
             for i in node.inputs:
-                if id(i) in uses:
-                    uses[id(i)] -= 1
+                k = id(i)
+                n = uses.get(k)
+                if n is not None:
+                    uses[k] = n = n - 1
                     if other:
-                        self._other[id(i)] -= 1
-                    if uses[id(i)] == 0:
+                        self._other[k] -= 1
+                    if n == 0:
                         stack.append(i)
 
 

@@ -235,6 +235,10 @@ def _atoms_equal(a: Any, b: Any) -> bool:
 _new = object.__new__
 
 
+#: the value of a term not evaluated yet (etuples' marker)
+_NULL = ExpressionTuple.null
+
+
 def term(*args: Any, evaled_obj: Any = ExpressionTuple.null) -> Term:
     """Build a term (the bridge's ``etuple``): ``term(head, *args)``.
 
@@ -388,9 +392,12 @@ def is_ground(term: Any) -> bool:
     stack = [term]
     seen: set[int] = set()
     null = ExpressionTuple.null
+    kinds = _KINDS
     while stack:
         t = stack.pop()
-        k = _kind(t)
+        k = kinds.get(type(t))
+        if k is None:
+            k = _kind(t)
         if k == _ATOM:
             continue
         if k == _LVAR:
@@ -437,11 +444,12 @@ def reify(term: Any) -> Variable:
 
 def term_variable(term: Any) -> Variable | None:
     """The variable a ground term stands for, or ``None`` if it has none."""
-    if is_variable(term):
-        return term
-    if type(term) is Term and term._evaled_obj is not Term.null:  # evaluated already (so ground)
+    if type(term) is Term:
         out = term._evaled_obj
-        return out if is_variable(out) else None
+        if out is not _NULL:  # evaluated already (so ground)
+            return out if is_variable(out) else None
+    elif is_variable(term):
+        return term
     if is_term(term) and is_ground(term):
         try:
             out = term.evaled_obj

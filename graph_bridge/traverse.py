@@ -175,12 +175,16 @@ def _copied(tag: Any) -> Any:
     if type(tag) is not Scratchpad:
         return copy(tag)
     new = _new(Scratchpad)
-    _dict_of(new).update(_dict_of(tag))
+    attrs = _scratchpad_dict(tag)
+    if attrs:
+        _scratchpad_dict(new).update(attrs)
     return new
 
 
 _new = object.__new__
 _COUNT = Variable.__count__
+#: ``tag.__dict__`` of a plain Scratchpad, read by the C descriptor (its ``__getattribute__`` is Python code)
+_scratchpad_dict = Scratchpad.__dict__["__dict__"].__get__
 
 
 def _dict_of(x: Any) -> dict:
@@ -189,7 +193,8 @@ def _dict_of(x: Any) -> dict:
 
 def tag_dict(x: Apply | Variable) -> dict:
     """The attributes of ``x.tag``, read and written without PyTensor's scratchpad's Python ``__getattribute__``."""
-    return _dict_of(x.tag)
+    tag = x.tag
+    return _scratchpad_dict(tag) if type(tag) is Scratchpad else _dict_of(tag)
 
 
 #: ``transform(var, new_inputs)`` -> the node to use for ``var``'s node, or ``None``

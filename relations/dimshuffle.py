@@ -228,8 +228,8 @@ def dimshuffle_identityo(lhs: Any, rhs: Any):
     return lall_ready(
         eq(lhs, term(term(DS, n, order), x)),
         eq(rhs, x),
-        ndimo(x, n),
         identity_ordero(n, order),
+        ndimo(x, n),
     )
 
 
