@@ -244,18 +244,17 @@ def useso(term: Any, n: Any, fact: str = "useso") -> ModedGoal:
     """
 
     def count(t):
-        found = _uses_of(t, fact, GraphContext.uses)
-        if found is not None:
-            yield (found[0],)
+        return _uses_of(t, fact, GraphContext.uses)
 
     def check(t, k):
         found = _uses_of(t, fact, GraphContext.uses)
         if found is not None and found[0] == k:
-            yield ()
-        elif found is not None and not _built_by_relation(t):
+            return ()
+        if found is not None and not _built_by_relation(t):
             _required_context(fact).refused(term_variable(t))
+        return None
 
-    return ModedGoal(fact, (term, n), (Mode((0, 1), (), check), Mode((0,), (1,), count)),
+    return ModedGoal(fact, (term, n), (Mode((0, 1), (), one=check), Mode((0,), (1,), one=count)),
                      waiting=f"{fact} on a non-ground term")
 
 
@@ -307,10 +306,9 @@ def _holds(term: Any, fact: str, test: Callable[[GraphContext, Variable], bool])
     """The goal that the yes/no use fact ``test`` holds of ``term`` (waits while it is not ground)."""
 
     def check(t):
-        if _use_holds(t, fact, test):
-            yield ()
+        return () if _use_holds(t, fact, test) else None
 
-    return ModedGoal(fact, (term,), (Mode((0,), (), check),), waiting=f"{fact} on a non-ground term")
+    return ModedGoal(fact, (term,), (Mode((0,), (), one=check),), waiting=f"{fact} on a non-ground term")
 
 
 def movable(t: Any) -> bool:

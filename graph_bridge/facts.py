@@ -27,21 +27,20 @@ def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]) -> ModedGoal:
     def read_fact(t):
         var = term_variable(t)
         if var is None:
-            return
+            return None
         try:
-            fact = read(var.type)
+            return (read(var.type),)
         except AttributeError:  # not a tensor
-            return
-        yield (fact,)
+            return None
 
     return ModedGoal(
-        "type fact", (term, value), (Mode((0,), (1,), read_fact),), waiting="type fact on a non-ground term"
+        "type fact", (term, value), (Mode((0,), (1,), one=read_fact),), waiting="type fact on a non-ground term"
     )
 
 
 def same_type(a: Any, b: Any) -> bool:
     """Whether a variable of type ``a`` may replace one of type ``b``: same class, dtype, ndim and broadcastable."""
-    if a == b:
+    if a is b or a == b:
         return True
     return (
         getattr(a, "dtype", None) == getattr(b, "dtype", None)
@@ -60,10 +59,9 @@ def same_typeo(a: Any, b: Any) -> ModedGoal:
 
     def check(ta, tb):
         va, vb = term_variable(ta), term_variable(tb)
-        if va is not None and vb is not None and same_type(va.type, vb.type):
-            yield ()
+        return () if va is not None and vb is not None and same_type(va.type, vb.type) else None
 
-    return ModedGoal("same_typeo", (a, b), (Mode((0, 1), (), check),), waiting="same_typeo on a non-ground term")
+    return ModedGoal("same_typeo", (a, b), (Mode((0, 1), (), one=check),), waiting="same_typeo on a non-ground term")
 
 
 def typeo(term: Any, typ: Any):

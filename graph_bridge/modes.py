@@ -26,6 +26,7 @@ Before / after (``stock_inputso`` written with modes)::
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from inspect import isgeneratorfunction
 from typing import Any
 
 from graph_bridge.logic import NotReady, lreify, unify
@@ -36,6 +37,17 @@ __all__ = ["Mode", "ModedGoal", "moded"]
 
 def _always(*values: Any) -> bool:
     return True
+
+
+def _answers_of(one: Callable[..., tuple | None]) -> Callable[..., Iterable[tuple]]:
+    """The ``run`` of a mode given by ``one``: its answer, if any, as a one-item tuple."""
+
+    def run(*needed: Any) -> tuple:
+        answer = one(*needed)
+        return () if answer is None else (answer,)
+
+    run.__name__ = getattr(one, "__name__", "run")
+    return run
 
 
 class Mode:
@@ -53,28 +65,40 @@ class Mode:
     given value may still hold (a head with a slot left for another
     argument); ``plannable=False`` marks a mode whose answers hold fresh
     variables (an enumeration of templates), which a plan cannot follow.
+
+    A mode with at most one answer may be given as ``one`` instead of
+    ``run``: ``one(*needed)`` returns the answer tuple, or ``None`` for no
+    answer; ``run`` is then derived from it.  A compiled forward plan calls
+    ``one`` in line (no loop over a generator).
     """
 
-    __slots__ = ("gives", "needs", "open", "plannable", "ready", "run")
+    __slots__ = ("gives", "needs", "one", "open", "plannable", "ready", "run")
 
     def __init__(
         self,
         needs: Sequence[int],
         gives: Sequence[int],
-        run: Callable[..., Iterable[tuple]],
+        run: Callable[..., Iterable[tuple]] | None = None,
         ready: Callable[..., bool] = _always,
         open: Mapping[int, Sequence[int]] | None = None,
         plannable: bool = True,
+        one: Callable[..., tuple | None] | None = None,
     ) -> None:
+        if (run is None) == (one is None):
+            raise TypeError("Mode takes one of run (all answers) and one (at most one answer)")
+        if one is not None and isgeneratorfunction(one):
+            raise TypeError(f"Mode: one must return its answer or None, and {one.__name__} is a generator function")
         self.needs = tuple(needs)
         self.gives = tuple(gives)
-        self.run = run
+        self.one = one
+        self.run = run if run is not None else _answers_of(one)
         self.ready = ready
         self.open = dict(open or {})
         self.plannable = plannable
 
     def __repr__(self) -> str:
-        return f"Mode(needs={self.needs}, gives={self.gives}, run={getattr(self.run, '__name__', self.run)})"
+        fn = self.one if self.one is not None else self.run
+        return f"Mode(needs={self.needs}, gives={self.gives}, {'one' if self.one is not None else 'run'}={getattr(fn, '__name__', fn)})"
 
 
 class ModedGoal:

@@ -31,22 +31,26 @@ __all__ = [
 
 #: ``read(variable)``: the parts tuples of ``variable``'s node (none if it is not of the kind)
 Reader = Callable[[Variable], Iterable[tuple]]
+#: ``read(variable)``: the parts tuple of ``variable``'s node, or ``None`` if it is not of the kind
+SingleReader = Callable[[Variable], "tuple | None"]
 
 
 def read_or_build(
     out: Any,
     parts: tuple,
-    read: Reader,
+    read: Reader | SingleReader,
     ready: Callable[[Any], bool],
     build: Callable[[Any], Any],
     needs: str,
     build_first: bool = False,
+    single: bool = False,
 ):
     """The goal that ``out`` is the node with ``parts``, either side known.
 
     When ``out`` is ground, ``read`` gets its variable and each parts tuple
     it yields is unified with ``parts`` (a ground term with no variable has
-    no answer).  Otherwise, when ``ready`` holds for the reified ``parts``,
+    no answer); with ``single``, a node has one reading at most and ``read``
+    returns it (``None``: not of the kind).  Otherwise, when ``ready`` holds for the reified ``parts``,
     ``build`` makes the term (``None``: those parts make no such node) and
     it is unified with ``out`` (``ready`` only sees ground parts: it asks
     what more the builder needs, such as a tuple).  With neither known the goal raises
@@ -56,24 +60,34 @@ def read_or_build(
 
     Before / after (``joino``)::
 
-        read_or_build(out, (axis, pieces), read=join_parts, ...)
+        read_or_build(out, (axis, pieces), read=join_parts, ..., single=True)
         # out = Join(0, a, b): axis = 0, pieces = (a, b)
         # axis = 0, pieces = (a, b): out = term(Join, 0, a, b)
     """
 
-    def read_mode(o):
-        v = term_variable(o)
-        if v is not None:
-            for found in read(v):
-                yield (found,)
+    if single:
 
-    def build_mode(p):
+        def read_one(o):
+            v = term_variable(o)
+            found = read(v) if v is not None else None
+            return None if found is None else (found,)
+
+        reading = Mode((0,), (1,), one=read_one)
+    else:
+
+        def read_mode(o):
+            v = term_variable(o)
+            if v is not None:
+                for found in read(v):
+                    yield (found,)
+
+        reading = Mode((0,), (1,), read_mode)
+
+    def build_one(p):
         built = build(p)
-        if built is not None:
-            yield (built,)
+        return None if built is None else (built,)
 
-    reading = Mode((0,), (1,), read_mode)
-    building = Mode((1,), (0,), build_mode, ready)
+    building = Mode((1,), (0,), ready=ready, one=build_one)
     modes = (building, reading) if build_first else (reading, building)
     return ModedGoal(needs.split(' ')[0], (out, parts), modes, waiting=needs)
 

@@ -71,7 +71,8 @@ def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = 
             and len(node.outputs) == 1
             and (not broadcasting or (len(node.inputs) >= 2 and v.type.ndim >= 1))
         ):
-            yield node.op.scalar_op, tuple(node.inputs)
+            return node.op.scalar_op, tuple(node.inputs)
+        return None
 
     def ready(p):
         sop, ins = p
@@ -82,7 +83,7 @@ def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = 
         return term(elemwise_term(sop), *ins)
 
     return read_or_build(
-        out, (scalar_op, inputs), read, ready, build, "stock_elemwiseo needs out, or scalar_op and inputs"
+        out, (scalar_op, inputs), read, ready, build, "stock_elemwiseo needs out, or scalar_op and inputs", single=True
     )
 
 
@@ -104,7 +105,8 @@ def explicit_elemwiseo(out: Any, scalar_op: Any, pattern: Any, inputs: Any):
     def read(v):
         node = v.owner
         if node is not None and type(node.op) is ExplicitElemwise and len(node.outputs) == 1:
-            yield node.op.scalar_op, node.op.pattern, tuple(node.inputs)
+            return node.op.scalar_op, node.op.pattern, tuple(node.inputs)
+        return None
 
     def ready(p):
         sop, pat, ins = p
@@ -121,6 +123,7 @@ def explicit_elemwiseo(out: Any, scalar_op: Any, pattern: Any, inputs: Any):
         ready,
         build,
         "explicit_elemwiseo needs out, or scalar_op, pattern and inputs",
+        single=True,
     )
 
 
@@ -182,14 +185,14 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
     def absorb(st):
         vs = [term_variable(t) for t in st]
         if any(v is None for v in vs):
-            return
+            return None
         absorbed = [absorb_expansion(v) for v in vs]
-        yield tuple(a for a, _ in absorbed), tuple(e for _, e in absorbed)
+        return tuple(a for a, _ in absorbed), tuple(e for _, e in absorbed)
 
     def expand(ins, pat):
         vs = [term_variable(t) for t in ins]
         if any(v is None for v in vs) or len(vs) != len(pat):
-            return
+            return None
         out_shape = output_static_shape(pat, [v.type.shape for v in vs])
         d_ref = {}
         for entry, v in zip(pat, vs):
@@ -197,7 +200,7 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
                 axis = d - entry[:d].count(MISSING)
                 if c == KEPT and d not in d_ref and v.type.shape[axis] is None:
                     d_ref[d] = term(Shape_i(axis), v)
-        yield (
+        return (
             tuple(
                 _expand_term(v, e, d_ref, out_shape, who=f"input {i} of an explicit Elemwise")
                 for i, (v, e) in enumerate(zip(vs, pat))
@@ -207,8 +210,8 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
     return moded(
         "stock_inputso",
         (stock, inputs, pattern),
-        Mode((0,), (1, 2), absorb, _tuples),
-        Mode((1, 2), (0,), expand, _tuples),
+        Mode((0,), (1, 2), ready=_tuples, one=absorb),
+        Mode((1, 2), (0,), ready=_tuples, one=expand),
         waiting="stock_inputso needs stock, or inputs and pattern",
     )
 
@@ -229,24 +232,24 @@ def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
     def absorb(sv, sh):
         v = term_variable(sv)
         if v is None:
-            return
+            return None
         inner, own = absorb_expansion(v)
-        yield inner, MISSING * (len(sh) - len(own)) + own
+        return inner, MISSING * (len(sh) - len(own)) + own
 
     def expand(val, ent, sh):
         v = term_variable(val)
         if v is None or len(ent) != len(sh):
-            return
+            return None
         stock_shape = ExplicitAlloc(ent).stock_value_shape(v.type.shape)
         out_shape = tuple(None if s != 1 else 1 for s in stock_shape)
         lengths = dict(enumerate(sh))
-        yield (_expand_term(v, ent, lengths, out_shape, leading_ok=True, who="the value of an explicit Alloc"),)
+        return (_expand_term(v, ent, lengths, out_shape, leading_ok=True, who="the value of an explicit Alloc"),)
 
     return moded(
         "alloc_valueo",
         (stock_value, value, entry, shape),
-        Mode((0, 3), (1, 2), absorb, lambda sv, sh: isinstance(sh, tuple)),
-        Mode((1, 2, 3), (0,), expand, lambda val, ent, sh: isinstance(ent, str) and isinstance(sh, tuple)),
+        Mode((0, 3), (1, 2), ready=lambda sv, sh: isinstance(sh, tuple), one=absorb),
+        Mode((1, 2, 3), (0,), ready=lambda val, ent, sh: isinstance(ent, str) and isinstance(sh, tuple), one=expand),
         waiting="alloc_valueo needs stock_value and shape, or value, entry and shape",
     )
 
@@ -256,7 +259,8 @@ def stock_alloco(out: Any, value: Any, shape: Any):
 
     def read(v):
         if v.owner is not None and type(v.owner.op) is Alloc:
-            yield v.owner.inputs[0], tuple(v.owner.inputs[1:])
+            return v.owner.inputs[0], tuple(v.owner.inputs[1:])
+        return None
 
     def ready(p):
         val, sh = p
@@ -266,7 +270,9 @@ def stock_alloco(out: Any, value: Any, shape: Any):
         val, sh = p
         return term(op_term(Alloc()), val, *sh)
 
-    return read_or_build(out, (value, shape), read, ready, build, "stock_alloco needs out, or value and shape")
+    return read_or_build(
+        out, (value, shape), read, ready, build, "stock_alloco needs out, or value and shape", single=True
+    )
 
 
 def explicit_alloco(out: Any, entry: Any, value: Any, shape: Any):
@@ -275,7 +281,8 @@ def explicit_alloco(out: Any, entry: Any, value: Any, shape: Any):
     def read(v):
         if v.owner is not None and type(v.owner.op) is ExplicitAlloc:
             ins = v.owner.inputs
-            yield v.owner.op.entry, ins[0], tuple(ins[1:])
+            return v.owner.op.entry, ins[0], tuple(ins[1:])
+        return None
 
     def ready(p):
         ent, val, sh = p
@@ -286,7 +293,8 @@ def explicit_alloco(out: Any, entry: Any, value: Any, shape: Any):
         return term(op_term(ExplicitAlloc(ent)), val, *sh)
 
     return read_or_build(
-        out, (entry, value, shape), read, ready, build, "explicit_alloco needs out, or entry, value and shape"
+        out, (entry, value, shape), read, ready, build, "explicit_alloco needs out, or entry, value and shape",
+        single=True,
     )
 
 

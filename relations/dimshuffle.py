@@ -262,21 +262,21 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
     def read(ins):
         found = [_shuffled(v) if (v := term_variable(t)) is not None else None for t in ins]
         if not found or any(f is None for f in found):
-            return
+            return None
         full = {(k, o) for k, o, _ in found if k > 0}
         if len(full) > 1:
-            return
+            return None
         k, o = next(iter(full)) if full else (0, found[0][1])
         if k == 0 and len({len(f[1]) for f in found}) != 1:
-            return
-        yield k, o, tuple(x if k == 0 or fk == k else _expanded_scalar(x, k) for fk, _, x in found)
+            return None
+        return k, o, tuple(x if k == 0 or fk == k else _expanded_scalar(x, k) for fk, _, x in found)
 
     def build(k, o, parts):
         built = []
         for p in parts:
             v = term_variable(p)
             if v is None:
-                return
+                return None
             if v.type.ndim == k and k > 0:
                 sh = _shuffled(v)
                 if sh is not None and sh[0] == 0 and sh[1] == ("x",) * k:
@@ -286,18 +286,18 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
             elif k == 0 and v.type.ndim == 0:
                 built.append(term(term(DS, 0, o), p))
             else:
-                return
-        yield (tuple(built),)
+                return None
+        return (tuple(built),)
 
     return moded(
         "shuffled_inputso",
         (inputs, n, order, inner),
-        Mode((0,), (1, 2, 3), read, lambda ins: isinstance(ins, tuple)),
+        Mode((0,), (1, 2, 3), ready=lambda ins: isinstance(ins, tuple), one=read),
         Mode(
             (1, 2, 3),
             (0,),
-            build,
-            lambda k, o, parts: isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple),
+            ready=lambda k, o, parts: isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple),
+            one=build,
         ),
         waiting="shuffled_inputso needs inputs, or n, order and inner",
     )

@@ -49,7 +49,7 @@ Before / after (``elemwise_explicito``, per node)::
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from etuples.core import ExpressionTuple
@@ -295,9 +295,16 @@ class _Planner:
             self.emit(f"if not {self.const(mode.ready)}({call}): raise _Deopt({g.name!r})")
         outs = [self.local("o") for _ in mode.gives]
         target = "_" if not outs else "(" + "".join(f"{o}, " for o in outs) + ")"
-        self.emit(f"for {target} in {self.const(mode.run)}({call}):")
-        self.depth += 1
-        self.loops += 1
+        if mode.one is not None:  # at most one answer: straight-line code, no loop
+            answer = self.local("a")
+            self.emit(f"{answer} = {self.const(mode.one)}({call})")
+            self.emit(f"if {answer} is None: {self.fail}")
+            if outs:
+                self.emit(f"{target} = {answer}")
+        else:
+            self.emit(f"for {target} in {self.const(mode.run)}({call}):")
+            self.depth += 1
+            self.loops += 1
         for i, out in zip(mode.gives, outs):
             if i not in mode.open:
                 self.match(args[i], out)

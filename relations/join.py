@@ -39,8 +39,7 @@ def joino(out: Any, axis: Any, pieces: Any):
     """
 
     def read(v):
-        parts = join_parts(v)
-        return () if parts is None else (parts,)
+        return join_parts(v)
 
     def ready(p):
         a, ps_ = p
@@ -50,7 +49,7 @@ def joino(out: Any, axis: Any, pieces: Any):
         a, ps_ = p
         return _join_term(a, ps_) if _statically_joinable(ps_, a) else None
 
-    return read_or_build(out, (axis, pieces), read, ready, build, "joino needs out, or axis and pieces")
+    return read_or_build(out, (axis, pieces), read, ready, build, "joino needs out, or axis and pieces", single=True)
 
 
 def _elemwise_head(scalar_op):
@@ -66,15 +65,14 @@ def combineo(scalar_op: Any, parts: Any, out: Any):
 
     def read(v):
         if v.owner is None or type(v.owner.op) is not Elemwise:
-            return
+            return None
         found = v.owner.op.scalar_op
         collected = []
         while v.owner is not None and type(v.owner.op) is Elemwise and v.owner.op.scalar_op == found:
             collected[:0] = v.owner.inputs[1:]
             v = v.owner.inputs[0]
         collected[:0] = [v]
-        if len(collected) >= 2:
-            yield found, tuple(collected)
+        return (found, tuple(collected)) if len(collected) >= 2 else None
 
     def ready(p):
         op, ps_ = p
@@ -91,7 +89,8 @@ def combineo(scalar_op: Any, parts: Any, out: Any):
         return built
 
     return read_or_build(
-        out, (scalar_op, parts), read, ready, build, "combineo needs scalar_op and parts, or out", build_first=True
+        out, (scalar_op, parts), read, ready, build, "combineo needs scalar_op and parts, or out", build_first=True,
+        single=True,
     )
 
 

@@ -63,7 +63,8 @@ def subtensor_updateo(out: Any, x: Any, value: Any, idx: Any, head: Any, set_mod
             and not op.inplace
         ):
             ins = v.owner.inputs
-            yield ins[0], ins[1], tuple(ins[2:]), op_term(op)
+            return ins[0], ins[1], tuple(ins[2:]), op_term(op)
+        return None
 
     def ready(p):
         return isinstance(p[2], tuple)
@@ -72,7 +73,7 @@ def subtensor_updateo(out: Any, x: Any, value: Any, idx: Any, head: Any, set_mod
         px, pv, pi, ph = p
         return term(ph, px, pv, *pi)
 
-    return read_or_build(out, (x, value, idx, head), read, ready, build, "subtensor_updateo needs out or its parts")
+    return read_or_build(out, (x, value, idx, head), read, ready, build, "subtensor_updateo needs out or its parts", single=True)
 
 
 def elemwise_holeo(out: Any, scalar_op: Any, before: Any, hole: Any, after: Any):
@@ -238,8 +239,7 @@ def alloco(out: Any, value: Any, shape: Any):
     """``out`` is ``Alloc(value, *shape)`` (either side known; read from an explicit Alloc too)."""
 
     def read(v):
-        parts = alloc_parts(v)
-        return () if parts is None else (parts,)
+        return alloc_parts(v)
 
     def ready(p):
         return isinstance(p[1], tuple)
@@ -247,7 +247,7 @@ def alloco(out: Any, value: Any, shape: Any):
     def build(p):
         return term(ALLOC, p[0], *p[1])
 
-    return read_or_build(out, (value, shape), read, ready, build, "alloco needs out or its parts")
+    return read_or_build(out, (value, shape), read, ready, build, "alloco needs out or its parts", single=True)
 
 
 def _fully_broadcastableo(t: Any) -> ModedGoal:

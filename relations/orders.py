@@ -126,14 +126,13 @@ def identity_ordero(n: Any, order: Any):
     """``order`` is the identity order of an ``n``-d input (either side known)."""
 
     def from_order(o):
-        if is_identity(len(o), o):
-            yield (len(o),)
+        return (len(o),) if is_identity(len(o), o) else None
 
     return moded(
         "identity_ordero",
         (n, order),
-        Mode((1,), (0,), from_order, lambda o: isinstance(o, tuple)),
-        Mode((0,), (1,), lambda n_w: iter(((tuple(range(n_w)),),)), lambda n_w: isinstance(n_w, int)),
+        Mode((1,), (0,), ready=lambda o: isinstance(o, tuple), one=from_order),
+        Mode((0,), (1,), ready=lambda n_w: isinstance(n_w, int), one=lambda n_w: (tuple(range(n_w)),)),
         waiting="identity_ordero needs n or order",
     )
 

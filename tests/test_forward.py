@@ -8,6 +8,8 @@ ask for the same answers in the same order.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from kanren import conde
@@ -209,18 +211,52 @@ def test_a_plan_does_not_keep_its_relation_alive():
     assert ref() is None
 
 
-def test_a_plan_is_python_source_with_one_loop_per_mode_step():
+def test_a_plan_is_python_source_with_a_line_per_single_answer_mode_step():
     from relations.broadcast import elemwise_explicito
 
     source = forward_matcher(elemwise_explicito).source
     assert source.startswith("def plan(t):  # elemwise_explicito, forward")
     for step in ("stock_elemwiseo(0,) -> (1,)", "stock_inputso(0,) -> (1, 2)", "same_typeo(0, 1) -> ()"):
         assert f"# {step}" in source
-    assert source.count("for ") == 4  # the four goals, each a mode step
+    # the four goals are mode steps of at most one answer (``Mode(one=...)``):
+    # each is a call and a test, with no loop
+    assert source.count("for ") == 0
+    calls = re.findall(r"\n +(a\d+) = C\d+\(.*\)\n +if (a\d+) is None: return\n", source)
+    assert len(calls) == 4 and all(a == b for a, b in calls)
     x, y = pt.matrix("x"), pt.vector("y")
     with graph_context([x * y]):
         (out,) = forward_matcher(elemwise_explicito).answers(x * y)
     assert type(out.evaled_obj.owner.op).__name__ == "ExplicitElemwise"
+
+
+def test_a_mode_of_several_answers_is_a_loop_and_one_of_one_answer_is_not():
+    def two_step(lhs, rhs):
+        mid = var()
+        return lall_ready(
+            moded("twice", (lhs, mid), Mode((0,), (1,), lambda t: iter(((t,), (t,))))),
+            moded("same", (mid, rhs), Mode((0,), (1,), one=lambda t: (t,))),
+        )
+
+    source = forward_matcher(two_step).source
+    assert source.count("for ") == 1
+    assert source.count(" is None: continue") == 1  # no answer: the next answer of the loop
+    x = pt.vector("x")
+    assert list(forward_matcher(two_step).answers(x)) == [x, x] == list(answers(two_step, x, var()))
+
+
+def test_a_mode_takes_all_answers_or_one_answer_but_not_a_generator_as_one():
+    with pytest.raises(TypeError, match="one of run"):
+        Mode((0,), (1,))
+    with pytest.raises(TypeError, match="one of run"):
+        Mode((0,), (1,), lambda t: iter(()), one=lambda t: None)
+
+    def gen(t):
+        yield (t,)
+
+    with pytest.raises(TypeError, match="gen is a generator function"):
+        Mode((0,), (1,), one=gen)
+    assert list(Mode((0,), (1,), one=lambda t: None).run(1)) == []
+    assert list(Mode((0,), (1,), one=lambda t: (t + 1,)).run(1)) == [(2,)]
 
 
 def test_a_plan_too_deep_for_python_leaves_the_relation_as_it_is():
