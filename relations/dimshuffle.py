@@ -205,7 +205,7 @@ def dimshuffle_composeo(lhs: Any, rhs: Any):
 
 def _lengtho(seq: Any, n: Any) -> ModedGoal:
     return moded(
-        "length", (seq, n), Mode((0,), (1,), lambda t: iter(((len(t),),)), lambda t: isinstance(t, tuple))
+        "length", (seq, n), Mode((0,), (1,), ready=lambda t: isinstance(t, tuple), one=lambda t: (len(t),))
     )
 
 
@@ -307,10 +307,9 @@ def movable_eacho(terms: Any) -> ModedGoal:
     """Every term of the tuple ``terms`` may move (``graph_bridge.movable_viewo``)."""
 
     def check(ts):
-        if all(movable(t) for t in ts):
-            yield ()
+        return () if all(movable(t) for t in ts) else None
 
-    return moded("movable_eacho", (terms,), Mode((0,), (), check, lambda ts: isinstance(ts, tuple)))
+    return moded("movable_eacho", (terms,), Mode((0,), (), ready=lambda ts: isinstance(ts, tuple), one=check))
 
 
 @rule(
@@ -373,7 +372,8 @@ def added_axes_reductiono(head: Any, order: Any, order2: Any, x: Any):
     def forward(h, o):
         axes = getattr(h.evaled_obj, "axis", None)
         if axes is not None and all(o[j] == "x" for j in axes):
-            yield (tuple(d for j, d in enumerate(o) if j not in axes),)
+            return (tuple(d for j, d in enumerate(o) if j not in axes),)
+        return None
 
     def backward(o2, xv):
         v = term_variable(xv)
@@ -386,7 +386,7 @@ def added_axes_reductiono(head: Any, order: Any, order2: Any, x: Any):
     return moded(
         "added_axes_reductiono",
         (head, order, order2, x),
-        Mode((0, 1), (2,), forward, lambda h, o: isinstance(o, tuple)),
+        Mode((0, 1), (2,), ready=lambda h, o: isinstance(o, tuple), one=forward),
         Mode((2, 3), (0, 1), backward, lambda o2, xv: isinstance(o2, tuple)),
         waiting="added_axes_reductiono needs head and order, or order2 and x",
     )

@@ -104,7 +104,7 @@ def reduce_eacho(head: Any, pieces: Any, reduced: Any) -> ModedGoal:
 
     def forward(h, p):
         made: dict[int, Any] = {}
-        yield (tuple(made.setdefault(id(x), term(h, x)) for x in p),)
+        return (tuple(made.setdefault(id(x), term(h, x)) for x in p),)
 
     def backward(r):
         fresh = tuple(var() for _ in r)
@@ -113,7 +113,7 @@ def reduce_eacho(head: Any, pieces: Any, reduced: Any) -> ModedGoal:
     return moded(
         "reduce_eacho",
         (head, pieces, reduced),
-        Mode((0, 1), (2,), forward, lambda h, p: isinstance(p, tuple)),
+        Mode((0, 1), (2,), ready=lambda h, p: isinstance(p, tuple), one=forward),
         Mode((2,), (1, 2), backward, lambda r: isinstance(r, tuple), plannable=False),
         waiting="reduce_eacho needs pieces or reduced",
     )
@@ -124,19 +124,21 @@ def _join_axis_reductiono(axes: Any, axis: Any) -> ModedGoal:
 
     def check(a, k):
         if (a is None and isinstance(k, int)) or (isinstance(a, tuple) and len(a) == 1 and a[0] == k):
-            yield ()
+            return ()
+        return None
 
     def give(a):
         if a is None:
-            yield (0,)  # backward: join along the first axis only
-        elif isinstance(a, tuple) and len(a) == 1:
-            yield (a[0],)
+            return (0,)  # backward: join along the first axis only
+        if isinstance(a, tuple) and len(a) == 1:
+            return (a[0],)
+        return None
 
     return moded(
         "join axis reduction",
         (axes, axis),
-        Mode((0, 1), (), check),
-        Mode((0,), (1,), give),
+        Mode((0, 1), (), one=check),
+        Mode((0,), (1,), one=give),
         waiting="axes not known",
     )
 
@@ -154,18 +156,18 @@ def _pieces_safeo(scalar_op: Any, pieces: Any, axis: Any, out: Any):
         vs = [term_variable(x) for x in p]
         o = term_variable(out_t)
         if any(v is None for v in vs) or o is None:
-            return
+            return None
         if any(v.type.dtype != o.type.dtype or v.type.ndim != o.type.ndim for v in vs):
-            return
+            return None
         if not isinstance(op, WITH_IDENTITY):
             if any(s is None or s == 0 for v in vs for s in v.type.shape):
-                return
-        yield ()
+                return None
+        return ()
 
     return moded(
         "pieces safe",
         (scalar_op, pieces, axis, out),
-        Mode((0, 1, 2, 3), (), check, lambda op, p, k, o: isinstance(p, tuple) and isinstance(k, int)),
+        Mode((0, 1, 2, 3), (), ready=lambda op, p, k, o: isinstance(p, tuple) and isinstance(k, int), one=check),
         waiting="pieces not known",
     )
 
@@ -183,10 +185,9 @@ def _one_roundingo(head: Any):
     def check(h):
         op = h.evaled_obj
         acc = getattr(op, "acc_dtype", None)
-        if acc is None or acc == getattr(op, "dtype", acc):
-            yield ()
+        return () if acc is None or acc == getattr(op, "dtype", acc) else None
 
-    return moded("one rounding", (head,), Mode((0,), (), check), waiting="head not known")
+    return moded("one rounding", (head,), Mode((0,), (), one=check), waiting="head not known")
 
 
 def _statically_joinable(pieces: tuple, axis: int) -> bool:

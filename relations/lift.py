@@ -109,15 +109,15 @@ def scalar_likeo(others: Any, scalars: Any) -> ModedGoal:
             v = term_variable(t)
             s = scalar_of(v) if v is not None else None
             if s is None:
-                return
+                return None
             found.append(s)
-        yield (tuple(found),)
+        return (tuple(found),)
 
     return moded(
         "scalar_likeo",
         (others, scalars),
-        Mode((0,), (1,), read, _is_tuple),
-        Mode((1,), (0,), lambda sc: iter(((sc,),)), _is_tuple),
+        Mode((0,), (1,), ready=_is_tuple, one=read),
+        Mode((1,), (0,), ready=_is_tuple, one=lambda sc: (sc,)),
         waiting="scalar_likeo needs others or scalars",
     )
 
@@ -139,9 +139,10 @@ def cheap_lifto(x: Any, value: Any) -> ModedGoal:
     def check(xt, ct):
         vx, vc = term_variable(xt), term_variable(ct)
         if vx is not None and vc is not None and (_broadcast_like(vx) or _broadcast_like(vc)):
-            yield ()
+            return ()
+        return None
 
-    return moded("cheap_lifto", (x, value), Mode((0, 1), (), check), waiting="cheap_lifto needs x and value")
+    return moded("cheap_lifto", (x, value), Mode((0, 1), (), one=check), waiting="cheap_lifto needs x and value")
 
 
 _CAST_TERMS: dict[str, Any] = {}
@@ -161,17 +162,16 @@ def cast_likeo(value: Any, x: Any, cast_value: Any) -> ModedGoal:
     def cast(vt, xt):
         vv, vx = term_variable(vt), term_variable(xt)
         if vv is None or vx is None:
-            return
+            return None
         if vv.type.dtype == vx.type.dtype:
-            yield (vt,)
-        else:
-            yield (term(_cast_term(vx.type.dtype), vt),)
+            return (vt,)
+        return (term(_cast_term(vx.type.dtype), vt),)
 
     return moded(
         "cast_likeo",
         (value, x, cast_value),
-        Mode((0, 1), (2,), cast),
-        Mode((2,), (0,), lambda cv: iter(((cv,),))),
+        Mode((0, 1), (2,), one=cast),
+        Mode((2,), (0,), one=lambda cv: (cv,)),
         waiting="cast_likeo needs value and x, or cast_value",
     )
 

@@ -148,7 +148,8 @@ def valid_ordero(n: Any, order: Any, max_added: int = MAX_ADDED_DIMS):
     def check(n_w, o):
         kept = [d for d in o if d != "x"]
         if len(set(kept)) == len(kept) and all(0 <= d < n_w for d in kept) and not is_identity(n_w, o):
-            yield ()
+            return ()
+        return None
 
     def enumerate_orders(n_w):
         for candidate in expansions(n_w, max_added):
@@ -157,7 +158,7 @@ def valid_ordero(n: Any, order: Any, max_added: int = MAX_ADDED_DIMS):
     return moded(
         "valid_ordero",
         (n, order),
-        Mode((0, 1), (), check, _int_tuples),
+        Mode((0, 1), (), ready=_int_tuples, one=check),
         Mode((0,), (1,), enumerate_orders, _int_tuples),
         waiting="valid_ordero needs n",
     )
@@ -173,7 +174,7 @@ def compose_orderso(inner: Any, outer: Any, composed: Any, n: Any, max_added: in
     """
 
     def forward(i, o):
-        yield (compose_orders(i, o),)
+        return (compose_orders(i, o),)
 
     def backward(c, n_w):
         for cand in expansions(n_w, max_added):
@@ -184,7 +185,7 @@ def compose_orderso(inner: Any, outer: Any, composed: Any, n: Any, max_added: in
     return moded(
         "compose_orderso",
         (inner, outer, composed, n),
-        Mode((0, 1), (2,), forward, lambda i, o: isinstance(i, tuple) and isinstance(o, tuple)),
+        Mode((0, 1), (2,), ready=lambda i, o: isinstance(i, tuple) and isinstance(o, tuple), one=forward),
         Mode((2, 3), (0, 1), backward, lambda c, n_w: isinstance(c, tuple) and isinstance(n_w, int)),
         waiting="compose_orderso needs (inner, outer) or (composed, n)",
     )

@@ -38,9 +38,9 @@ def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any) -> Mo
         def run(h):
             builder = _builder_of(h)
             if builder is None:
-                return
+                return None
             props = h[1:]
-            yield props[builder.prop_names.index("axis")], with_axis(builder, props, slot)
+            return props[builder.prop_names.index("axis")], with_axis(builder, props, slot)
 
         return run
 
@@ -52,8 +52,8 @@ def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any) -> Mo
     return moded(
         "careduce_heado",
         (head, axis, other_head, other_axis),
-        Mode((0,), (1, 2), read(axis, other_axis), open={2: (3,)}),
-        Mode((2,), (3, 0), read(other_axis, axis), open={0: (1,)}),
+        Mode((0,), (1, 2), one=read(axis, other_axis), open={2: (3,)}),
+        Mode((2,), (3, 0), one=read(other_axis, axis), open={0: (1,)}),
         Mode((), (0, 2), templates, plannable=False),
     )
 
@@ -80,10 +80,11 @@ def careduce_partso(head: Any, scalar_op: Any, axis: Any) -> ModedGoal:
 
     def read(h):
         builder = _builder_of(h)
-        if builder is not None:
-            props = h[1:]
-            names = builder.prop_names
-            yield props[names.index("scalar_op")], props[names.index("axis")]
+        if builder is None:
+            return None
+        props = h[1:]
+        names = builder.prop_names
+        return props[names.index("scalar_op")], props[names.index("axis")]
 
     def templates():
         for builder in careduce_builders():
@@ -95,6 +96,6 @@ def careduce_partso(head: Any, scalar_op: Any, axis: Any) -> ModedGoal:
     return moded(
         "careduce_partso",
         (head, scalar_op, axis),
-        Mode((0,), (1, 2), read),
+        Mode((0,), (1, 2), one=read),
         Mode((), (0,), templates, plannable=False),
     )
