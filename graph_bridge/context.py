@@ -133,14 +133,16 @@ class GraphContext:
         keep.append(root)
         stack = [root]
         nodes = 0
-        seen_multi: set[int] = set()  # nodes of several outputs (reached once per output at most)
+        seen_multi: set[int] | None = None  # nodes of several outputs (reached once per output at most)
         while stack:
             node = stack.pop().owner
             if node is None:
                 continue
             outputs = node.outputs
             if len(outputs) > 1:
-                if id(node) in seen_multi:
+                if seen_multi is None:
+                    seen_multi = set()
+                elif id(node) in seen_multi:
                     continue
                 seen_multi.add(id(node))
                 for o in outputs:

@@ -127,8 +127,8 @@ def is_expansion(v: Variable) -> bool:
     node = v.owner
     if node is None or type(node.op) is not DimShuffle:
         return False
-    order = node.op.new_order
-    return [o for o in order if o != "x"] == list(range(node.inputs[0].type.ndim))
+    op = node.op  # DimShuffle's own reading of its order: the kept dims, and those dropped
+    return op.shuffle == tuple(range(op.input_ndim))
 
 
 def absorb_expansion(v: Variable) -> tuple[Variable, str]:

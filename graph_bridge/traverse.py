@@ -140,7 +140,18 @@ def _type_free_inputs() -> dict[type, tuple[int, ...]]:
     return {Alloc: (0,), ExplicitAlloc: (0,), Reshape: (0,)}
 
 
-_PLAIN_INITS = (Variable.__init__, TensorVariable.__init__)
+#: how ``_cloned`` copies a variable of a class: its own ``clone``, its
+#: ``__init__``, or directly (``TensorVariable``'s: unless a float64 warns)
+_OWN_CLONE, _INIT, _PLAIN_TENSOR, _PLAIN = 0, 1, 2, 3
+_CLONE_KINDS: dict[type, int] = {}
+
+
+def _clone_kind(cls: type) -> int:
+    if cls.clone is not Variable.clone:
+        return _OWN_CLONE
+    if cls.__init__ is Variable.__init__:
+        return _PLAIN
+    return _PLAIN_TENSOR if cls.__init__ is TensorVariable.__init__ else _INIT
 
 
 def _cloned(v: Variable) -> Variable:
@@ -151,10 +162,13 @@ def _cloned(v: Variable) -> Variable:
     it, without its checks.
     """
     cls = type(v)
-    if cls.clone is not Variable.clone:
+    kind = _CLONE_KINDS.get(cls)
+    if kind is None:
+        kind = _CLONE_KINDS[cls] = _clone_kind(cls)
+    if kind == _OWN_CLONE:
         return v.clone()
-    if cls.__init__ not in _PLAIN_INITS or (
-        v.type.dtype == "float64" and WARN_FLOAT64.val != "ignore" and cls.__init__ is not Variable.__init__
+    if kind == _INIT or (
+        kind == _PLAIN_TENSOR and v.type.dtype == "float64" and WARN_FLOAT64.val != "ignore"
     ):  # TensorVariable.__init__ acts on PyTensor's warn_float64 flag
         new = cls(type=v.type, owner=None, index=None, name=v.name)
         new.tag = _copied(v.tag)
