@@ -58,6 +58,8 @@ def register_cons(op_class: type) -> None:
 
 #: (class_a, class_b) -> names of the props on which heads of the two classes unify
 _HEAD_VIEWS: dict[tuple[type, type], tuple[str, ...]] = {}
+#: the Op classes that have a head view (a compiled plan asks :func:`head_views` only for them)
+VIEWED_CLASSES: set[type] = set()
 
 
 def register_head_view(class_a: type, class_b: type, props: tuple[str, ...]) -> None:
@@ -69,6 +71,7 @@ def register_head_view(class_a: type, class_b: type, props: tuple[str, ...]) -> 
     """
     _HEAD_VIEWS[(class_a, class_b)] = props
     _HEAD_VIEWS[(class_b, class_a)] = props
+    VIEWED_CLASSES.update((class_a, class_b))
 
 
 def head_views(u, v):

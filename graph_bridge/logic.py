@@ -141,13 +141,15 @@ def _seq_into(u: Sequence, v: Sequence, S: dict) -> bool:
 
 def view_items(x: Any) -> tuple | None:
     """The items of ``x``'s one-level term (``term_view(x)._tuple``, or a term's own), without building it."""
-    if is_term(x):
+    if type(x) is Term:
         return x._tuple
     if is_variable(x):
         node = x.owner
         if node is not None and len(node.outputs) == 1 and in_vocabulary(node.op):
             return (op_term(node.op), *node.inputs)
         return None
+    if is_term(x):
+        return x._tuple
     view = term_view(x)
     return None if view is None else view._tuple
 

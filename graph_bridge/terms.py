@@ -16,7 +16,8 @@ Before / after::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from operator import attrgetter
 from dataclasses import dataclass
 from typing import Any
 
@@ -285,10 +286,33 @@ def op_term(op: Op) -> ExpressionTuple | Op:
     if builder is None:
         t = op
     else:
-        props = op._props() if builder.prop_names else ()
+        if builder.prop_names:
+            get = _PROPS_GETTERS.get(type(op))
+            if get is None:
+                get = _PROPS_GETTERS[type(op)] = _props_getter(type(op))
+            props = get(op)
+        else:
+            props = ()
         t = term(builder, *props, evaled_obj=op)
     remember(_OP_TERMS_BY_ID, id(op), (op, t))
     return t
+
+
+#: Op class -> what its ``_props`` computes, as a C-level attribute getter where it can be
+_PROPS_GETTERS: dict[type, Callable[[Op], tuple]] = {}
+#: the name PyTensor's ``MetaType`` gives the ``_props`` it writes for a class with ``__props__``
+_GENERATED_PROPS = "MetaType.__new__.<locals>._props"
+
+
+def _props_getter(cls: type) -> Callable[[Op], tuple]:
+    """``cls._props``: the tuple of the ``__props__`` attributes; an ``attrgetter`` when PyTensor wrote it."""
+    names = getattr(cls, "__props__", ())
+    if getattr(cls._props, "__qualname__", None) != _GENERATED_PROPS or not names:
+        return cls._props
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda op: (one(op),)
+    return attrgetter(*names)
 
 
 _ELEMWISE_TERMS: dict[Any, Any] = {}

@@ -55,7 +55,7 @@ from typing import Any
 from etuples.core import ExpressionTuple
 from unification import var
 
-from graph_bridge.dispatch import head_views
+from graph_bridge.dispatch import VIEWED_CLASSES, head_views
 from graph_bridge.logic import Conj, Eq, is_var, lreify, unify_into, view_items
 from graph_bridge.modes import Mode, ModedGoal, _always
 from graph_bridge.terms import Term, is_ground, is_term, term
@@ -239,8 +239,12 @@ class _Planner:
             parts = pattern
         else:
             self.emit(f"{items} = view_items({value})")
-            if _may_view_heads(pattern):
-                self.emit(f"if {items} is not None and head_views({self.const(pattern)}, {items}) is None:")
+            viewed = _viewed_class(pattern)
+            if viewed is not None:  # a head view applies only to a class registered with one
+                self.emit(
+                    f"if {items} is not None and ({self.const(viewed)} not in _VIEWED"
+                    f" or head_views({self.const(pattern)}, {items}) is None):"
+                )
             else:
                 self.emit(f"if {items} is not None:")
             parts = pattern._tuple
@@ -376,11 +380,11 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
 _PLAIN = frozenset({int, str, bool, float, type(None)})
 
 
-def _may_view_heads(pattern: Any) -> bool:
-    """Whether ``head_views`` can answer for ``pattern``: its head is a term of an Op class's builder."""
+def _viewed_class(pattern: Any) -> type | None:
+    """The Op class of ``pattern``'s head builder, for which ``head_views`` may answer; else ``None``."""
     head = pattern._tuple[0] if pattern._tuple else None
     builder = head._tuple[0] if is_term(head) and head._tuple else None
-    return getattr(builder, "op_class", None) is not None
+    return getattr(builder, "op_class", None)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -406,6 +410,7 @@ _RUNTIME = {
     "_bind": _bind,
     "_same": _same,
     "head_views": head_views,
+    "_VIEWED": VIEWED_CLASSES,
     "is_ground": is_ground,
     "lreify": lreify,
     "term": term,

@@ -93,6 +93,29 @@ def test_heads_are_builders_in_props_order():
     assert tuple(head[1:]) == v.owner.op._props()
 
 
+@pytest.mark.parametrize("name", sorted(VOCABULARY_GRAPHS))
+def test_a_head_holds_the_ops_props_for_every_vocabulary_op(name):
+    from pytensor.graph.traversal import apply_ancestors
+
+    for node in apply_ancestors([VOCABULARY_GRAPHS[name]()]):
+        if gb.in_vocabulary(node.op):
+            head = gb.op_term(node.op)
+            assert tuple(head[1:]) == node.op._props(), node.op
+            assert head.evaled_obj is node.op
+
+
+def test_a_head_reads_props_through_an_ops_own_props_method():
+    from graph_bridge.terms import _props_getter
+
+    class Doubled(DimShuffle):
+        def _props(self):  # an override: the head must take what it returns
+            return (self.input_ndim, self.new_order + self.new_order)
+
+    op = Doubled(input_ndim=1, new_order=("x", 0))
+    assert _props_getter(Doubled)(op) == (1, ("x", 0, "x", 0))
+    assert _props_getter(DimShuffle)(op) == (1, ("x", 0))
+
+
 def test_sum_from_props_needs_a_builder():
     """Calling the class with its props fails; the builder does not."""
     op = pt.sum(m).owner.op
