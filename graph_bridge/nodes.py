@@ -127,7 +127,7 @@ def is_expansion(v: Variable) -> bool:
     node = v.owner
     if node is None or type(node.op) is not DimShuffle:
         return False
-    op = node.op  # DimShuffle's own reading of its order: the kept dims, and those dropped
+    op = node.op  # DimShuffle reads its order into the input dims it keeps, in output order
     return op.shuffle == tuple(range(op.input_ndim))
 
 

@@ -65,7 +65,7 @@ _INFER_SHAPE_TAKES_FGRAPH = "fgraph" in inspect.signature(Elemwise.infer_shape).
 
 def derive_entry(static_shape: Sequence[int | None], out_ndim: int) -> str:
     """The numpy-rule pattern entry of an input with ``static_shape`` in ``out_ndim`` dims (remembered)."""
-    key = (tuple(static_shape), out_ndim)
+    key = (static_shape if type(static_shape) is tuple else tuple(static_shape), out_ndim)
     found = _ENTRIES.get(key)
     if found is not None:
         return found
@@ -187,7 +187,7 @@ _PATTERNS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...] | None]]
 
 def _as_tensor(x: Any) -> Variable:
     """``as_tensor_variable(x)``, without the dispatch for a tensor variable (returned as it is)."""
-    if isinstance(x, TensorVariable) and isinstance(x.type, TensorType):
+    if (type(x) is TensorVariable or isinstance(x, TensorVariable)) and isinstance(x.type, TensorType):
         return x
     return as_tensor_variable(x)
 

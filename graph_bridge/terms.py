@@ -414,7 +414,7 @@ def is_term(x: Any) -> bool:
 def is_ground(term: Any) -> bool:
     """Whether ``term`` holds no logic variable (evaluated sub-terms count as ground)."""
     stack = [term]
-    seen: set[int] = set()
+    seen: set[int] | None = None  # terms walked (a shared sub-term is walked once)
     null = ExpressionTuple.null
     kinds = _KINDS
     while stack:
@@ -427,7 +427,11 @@ def is_ground(term: Any) -> bool:
         if k == _LVAR:
             return False
         if k == _ETUPLE:
-            if t._evaled_obj is not null or id(t) in seen:
+            if t._evaled_obj is not null:
+                continue
+            if seen is None:
+                seen = set()
+            elif id(t) in seen:
                 continue
             seen.add(id(t))
             stack.extend(t._tuple)

@@ -183,11 +183,15 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
     """
 
     def absorb(st):
-        vs = [term_variable(t) for t in st]
-        if any(v is None for v in vs):
-            return None
-        absorbed = [absorb_expansion(v) for v in vs]
-        return tuple(a for a, _ in absorbed), tuple(e for _, e in absorbed)
+        inner, entries = [], []
+        for t in st:
+            v = term_variable(t)
+            if v is None:
+                return None
+            a, e = absorb_expansion(v)
+            inner.append(a)
+            entries.append(e)
+        return tuple(inner), tuple(entries)
 
     def expand(ins, pat):
         vs = [term_variable(t) for t in ins]
