@@ -168,14 +168,17 @@ class GraphContext:
         """``new`` (the same node rebuilt over replaced inputs) takes over ``old``'s uses."""
         if new is old:
             return
-        n = self._uses.pop(id(old), 0)
-        if id(new) not in self._uses:
-            self._uses[id(new)] = 0
+        uses, key = self._uses, id(new)
+        n = uses.pop(id(old), 0)
+        before = uses.get(key)
+        if before is None:
+            uses[key] = n
             self._keep.append(new)
-        self._uses[id(new)] += n
+        else:
+            uses[key] = before + n
         k = self._other.pop(id(old), 0)
         if k:
-            self._other[id(new)] = self._other.get(id(new), 0) + k
+            self._other[key] = self._other.get(key, 0) + k
 
     def replace(self, old: Variable, new: Variable) -> None:
         """``new`` replaces ``old`` everywhere: its new nodes are counted, ``old``'s node is dropped."""
