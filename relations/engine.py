@@ -29,6 +29,7 @@ from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from graph_bridge.logic import lreify
+from graph_bridge.memo import remember
 from graph_bridge.touched import TAG
 from graph_bridge.traverse import clone_over, tag_dict
 from relations.forward import forward_matcher
@@ -105,13 +106,39 @@ def first_rewrite(
             for new in replacements(rel, v, t, backward):
                 return new, rel
         return None
-    for rel in rules:  # replacements(rel, v, v), inlined: this runs at every node
-        matcher = forward_matcher(rel)
-        for out in matcher.answers(v) if matcher is not None else answers(rel, v, var()):
+    for rel, run in _forward_runs(rules):  # replacements(rel, v, v), inlined: this runs at every node
+        for out in run(v):
             new = _accepted(out, v)
             if new is not None:
                 return new, rel
     return None
+
+
+#: ``id(rules) -> (rules, ((rule, its forward answers function), ...))``, bounded; the entry keeps the tuple alive
+_RUNS: dict[int, tuple[Sequence[Relation], tuple[tuple[Relation, Callable[[Any], Iterator[Any]]], ...]]] = {}
+
+
+def _forward_runs(rules: Sequence[Relation]) -> tuple[tuple[Relation, Callable[[Any], Iterator[Any]]], ...]:
+    """Each rule with the function giving its forward answers for a term: its plan, or the relation run as it is.
+
+    Remembered per tuple of rules (a :class:`RuleIndex` hands out the same
+    tuple for every node of a kind), so a node pays neither the plan cache's
+    weak-key lookup nor a method call per rule.
+    """
+    hit = _RUNS.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    runs = tuple((rel, _forward_run(rel)) for rel in rules)
+    if type(rules) is tuple:
+        remember(_RUNS, id(rules), (rules, runs))
+    return runs
+
+
+def _forward_run(rel: Relation) -> Callable[[Any], Iterator[Any]]:
+    matcher = forward_matcher(rel)
+    if matcher is not None:
+        return matcher.plan
+    return lambda t: answers(rel, t, var())
 
 
 def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable], mark: bool = False) -> None:
@@ -288,7 +315,7 @@ class Normalizer:
                     refused = rewritten is None and context.refused_at(out)
             if rewritten is None:
                 if refused or (doubtful and not doubtful.isdisjoint(map(id, new_node.inputs))):
-                    doubtful.update(id(o) for o in outputs)
+                    doubtful.update(map(id, outputs))
                 if out is v:
                     memo[id(v)] = v
                     keep.append(v)

@@ -434,11 +434,12 @@ class ForwardMatcher:
             exec(compile(source, f"<forward plan of {name}>", "exec"), namespace)
         except (SyntaxError, RecursionError) as e:  # too deeply nested for Python
             raise Uncompilable(f"the plan does not compile: {e}") from None
-        self._run: Callable[[Any], Iterator[Any]] = namespace["plan"]
+        #: the plan itself: ``plan(t)`` is ``answers(t)`` without the method call
+        self.plan: Callable[[Any], Iterator[Any]] = namespace["plan"]
 
     def answers(self, t: Any) -> Iterator[Any]:
         """The ground right sides of ``relation(t, q)``, in the relation's own order."""
-        return self._run(t)
+        return self.plan(t)
 
     def _fallback(self, t: Any, given: int) -> Iterator[Any]:
         """The relation's own answers after the first ``given`` (the plan met a value it did not expect)."""
