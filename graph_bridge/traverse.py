@@ -103,12 +103,16 @@ def clone_over(node: Apply, inputs: Sequence[Variable], same_values: bool = Fals
         free = _TYPE_FREE_INPUTS.get(type(op))
         if free is None:
             return None
-    for k, (old, new) in enumerate(zip(node.inputs, inputs, strict=True)):
+    olds = node.inputs
+    if len(olds) != len(inputs):
+        raise ValueError(f"clone_over: {len(inputs)} inputs for a node of {len(olds)}")
+    for k in range(len(olds)):  # (indexing: cheaper than zip and enumerate here)
+        old, new = olds[k], inputs[k]
         if old is new:
             continue
         if free is not None and k not in free:
             return None
-        if old.type is not new.type and old.type != new.type:
+        if old.type is not new.type and not old.type == new.type:  # (a Type's != is Python code over ==)
             return None
     if type(node) is not Apply:
         new_node = type(node)(op, inputs, [_cloned(o) for o in node.outputs])

@@ -126,6 +126,15 @@ def test_clone_over_leaves_the_node_to_its_op_when_types_change_or_depend_on_val
     assert clone_over(a.owner, [pt.vector("y"), a.owner.inputs[1], pt.scalar("n", dtype="int64")]) is None
 
 
+def test_clone_over_names_a_wrong_number_of_inputs():
+    x, y = pt.vector("x"), pt.vector("y")
+    s = x + y
+    with pytest.raises(ValueError, match="1 inputs for a node of 2"):
+        clone_over(s.owner, [x])
+    with pytest.raises(ValueError, match="3 inputs for a node of 2"):
+        clone_over(s.owner, [x, y, x])
+
+
 @pytest.mark.parametrize("build", ["alloc", "explicit_alloc", "reshape"])
 def test_clone_over_a_node_whose_type_reads_its_shape_inputs_when_only_the_array_changes(build):
     x, y = pt.vector("x"), pt.vector("y")
