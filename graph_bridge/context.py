@@ -38,7 +38,7 @@ from pytensor.tensor.elemwise import CAReduce, Elemwise
 from graph_bridge.memo import type_check
 from graph_bridge.modes import Mode, ModedGoal
 from graph_bridge.ops import ExplicitElemwise
-from graph_bridge.terms import term_variable
+from graph_bridge.terms import is_term, is_variable, term_variable
 
 __all__ = [
     "GraphContext",
@@ -127,6 +127,7 @@ class GraphContext:
     def _add_new(self, root: Variable) -> int:
         """Count the uses inside the part of ``root``'s graph not seen yet; return its number of nodes."""
         uses, other, keep = self._uses, self._other, self._keep
+        elementwise_by_type = _elementwise_op.by_type
         if id(root) in uses:
             return 0
         uses[id(root)] = 0
@@ -150,7 +151,7 @@ class GraphContext:
                         uses[id(o)] = 0
                         keep.append(o)
             nodes += 1
-            elementwise = _elementwise_op(node.op)
+            elementwise = elementwise_by_type[type(node.op)]
             for i in node.inputs:
                 k = id(i)
                 n = uses.get(k)
@@ -231,11 +232,7 @@ def graph_context(graph: Sequence[Variable] | GraphContext) -> Iterator[GraphCon
 
 def _built_by_relation(t: Any) -> bool:
     """A term the relation built itself (not a view of an existing variable)."""
-    return (
-        isinstance(t, ExpressionTuple)
-        and t._evaled_obj is ExpressionTuple.null
-        and not isinstance(t, Variable)
-    )
+    return is_term(t) and t._evaled_obj is ExpressionTuple.null and not is_variable(t)
 
 
 def useso(term: Any, n: Any, fact: str = "useso") -> ModedGoal:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["LIMIT", "remember", "type_check"]
+__all__ = ["LIMIT", "TypeAnswers", "remember", "type_check"]
 
 #: entries a cache holds before it is emptied
 LIMIT = 10_000
@@ -25,21 +25,32 @@ def remember(cache: dict, key: Any, value: T) -> T:
     return value
 
 
+class TypeAnswers(dict):
+    """``answers[cls]``: ``issubclass(cls, classes)``, remembered (a hit is a C-level dict lookup)."""
+
+    def __init__(self, classes: type | tuple[type, ...]) -> None:
+        super().__init__()
+        self.classes = classes
+
+    def __missing__(self, cls: type) -> bool:
+        found = self[cls] = issubclass(cls, self.classes)
+        return found
+
+
 def type_check(classes: type | tuple[type, ...], doc: str) -> Callable[[Any], bool]:
     """``lambda x: isinstance(x, classes)``, the answer remembered per type of ``x``.
 
     ``isinstance`` against an ABC (PyTensor's ``Variable``, etuples'
     ``ExpressionTuple``) runs Python code; the terms, the logic core and
     the plans ask it at every node.  ``doc`` is the check's docstring.
+    The check's ``by_type`` attribute is its :class:`TypeAnswers`: a loop
+    that asks at every item reads ``by_type[type(x)]`` without a call.
     """
-    answers: dict[type, bool] = {}
+    answers = TypeAnswers(classes)
 
     def check(x: Any) -> bool:
-        t = type(x)
-        found = answers.get(t)
-        if found is None:
-            found = answers[t] = issubclass(t, classes)
-        return found
+        return answers[type(x)]
 
     check.__doc__ = doc
+    check.by_type = answers  # type: ignore[attr-defined]
     return check

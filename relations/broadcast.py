@@ -221,7 +221,10 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
 
 
 def _tuples(*values: Any) -> bool:
-    return all(isinstance(v, tuple) for v in values)
+    for v in values:  # (a loop: a generator costs more than the check, at every Elemwise)
+        if not isinstance(v, tuple):
+            return False
+    return True
 
 
 def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):

@@ -263,3 +263,26 @@ def test_ops_are_called_the_way_op_call_calls_them():
         call_op(TwoOutputs(), [x, x])
     with pytest.raises(TypeError):
         TwoOutputs()(x, x)
+
+
+def test_a_type_check_answers_as_isinstance_does_for_subclasses_and_registered_classes():
+    import abc
+
+    from graph_bridge.memo import type_check
+
+    class Base(abc.ABC):
+        pass
+
+    class Sub(Base):
+        pass
+
+    class Registered:
+        pass
+
+    Base.register(Registered)
+    check = type_check(Base, "isinstance(x, Base)")
+    for x in (Sub(), Registered(), object(), 1, Sub(), Registered()):
+        assert check(x) == isinstance(x, Base)
+        assert check.by_type[type(x)] == isinstance(x, Base)  # the loop form reads the same answers
+    assert set(check.by_type) == {Sub, Registered, object, int}
+    assert check.__doc__ == "isinstance(x, Base)"
