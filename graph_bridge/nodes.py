@@ -137,8 +137,7 @@ def absorb_expansion(v: Variable) -> tuple[Variable, str]:
         inner = v.owner.inputs[0]
         shape = iter(inner.type.shape)
         entry = "".join(
-            MISSING if o == "x" else (BROADCAST if next(shape) == 1 else KEPT)
-            for o in v.owner.op.new_order
+            [MISSING if o == "x" else (BROADCAST if next(shape) == 1 else KEPT) for o in v.owner.op.new_order]
         )
         return inner, entry
     return v, derive_entry(v.type.shape, v.type.ndim)

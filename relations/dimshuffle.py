@@ -261,7 +261,7 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
 
     def read(ins):
         found = [_shuffled(v) if (v := term_variable(t)) is not None else None for t in ins]
-        if not found or any(f is None for f in found):
+        if not found or None in found:  # (found holds tuples and None: == is identity for None)
             return None
         full = {(k, o) for k, o, _ in found if k > 0}
         if len(full) > 1:
