@@ -15,6 +15,13 @@ Numba's fused ``Composite`` kernels (default mode) also compute ``add`` and
 PyTensor's own definition (``perform``, numpy) is logical or / and; an
 explicit cast does not stop that.
 
+PyTensor 3.0's Numba backend starts a bool ``Max`` at True and a bool
+``Min`` at False (the reduction's identity, -inf or +inf, made a numpy
+bool), so ``max`` of all-False bools is True (PyTensor 3.0.7; 3.3.8 makes
+the identity right)::
+
+    pt.max(b)        # b bool, [False, False]: perform False, Numba True
+
 A user's graph can contain these patterns, and a rewrite that moves nodes
 next to each other (lifting an Elemwise through a set, removing a DimShuffle
 between an Elemwise and a reduction) can create them.  Before PyTensor's
@@ -22,21 +29,26 @@ rewrites run, the toolkit states what the graph means in Ops PyTensor
 compiles correctly: ``add``/``mul`` of bools become ``or``/``and`` (numpy's
 bool arithmetic), and the result of a narrower add/mul chain is cast to the
 outer dtype (what the outer node does to it anyway), so the canonicalizer
-no longer sees one chain.  Both keep the graph's values by definition.
+no longer sees one chain; where PyTensor is older than 3.3, a bool
+max/min reduction reduces the bools cast to int8 and casts the result back
+(the same values, and the same error on an empty reduction).  All keep the
+graph's values by definition.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+import pytensor
 import pytensor.scalar as ps
-from pytensor.graph.basic import Variable
+from pytensor.graph.basic import Apply, Variable
 from pytensor.tensor.basic import cast
-from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.elemwise import CAReduce, Elemwise
 
 from graph_bridge.traverse import owned_variables, rebuild
 
-__all__ = ["has_hazards", "protect"]
+__all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "protect"]
 
 #: scalar op classes each canonicalizer flattens together
 _GROUPS = (
@@ -72,6 +84,41 @@ def _bool_logic(var: Variable):
     return None
 
 
+def _version(text: str) -> tuple[int, ...]:
+    """The leading numbers of a version string (``"3.0.7"`` -> ``(3, 0, 7)``)."""
+    numbers = []
+    for part in text.split("."):
+        leading = re.match(r"\d+", part)
+        if leading is None:
+            break
+        numbers.append(int(leading.group()))
+    return tuple(numbers)
+
+
+#: PyTensor starts a Numba bool max/min at the wrong value (see the module docstring)
+BOOL_EXTREMA_HAZARD = _version(pytensor.__version__) < (3, 3)
+_EXTREMA = (ps.ScalarMaximum, ps.ScalarMinimum)
+
+
+def _bool_extremum(var: Variable) -> bool:
+    """``var`` is a max or min reduction of bools that this PyTensor's Numba backend gets wrong."""
+    node = var.owner
+    return (
+        BOOL_EXTREMA_HAZARD
+        and node is not None
+        and isinstance(node.op, CAReduce)
+        and isinstance(node.op.scalar_op, _EXTREMA)
+        and node.inputs[0].type.dtype == "bool"
+        and var.type.dtype == "bool"
+    )
+
+
+def _extremum_of_int8(var: Variable, x: Variable) -> Apply:
+    """``var``'s reduction of bools ``x``, computed on ``int8`` and cast back to bool."""
+    reduced = var.owner.op.make_node(cast(x, "int8")).outputs[0]
+    return cast(reduced, "bool").owner
+
+
 def _hazards(var: Variable) -> list[int]:
     """Positions of inputs of ``var``'s node that a canonicalizer would flatten across dtypes."""
     g = _group(var)
@@ -87,7 +134,9 @@ def _hazards(var: Variable) -> list[int]:
 
 def has_hazards(outputs: Sequence[Variable]) -> bool:
     """Whether PyTensor could miscompile a node of the graph (see the module docstring)."""
-    return any(_hazards(v) or _bool_logic(v) is not None for v in owned_variables(outputs))
+    return any(
+        _hazards(v) or _bool_logic(v) is not None or _bool_extremum(v) for v in owned_variables(outputs)
+    )
 
 
 def protect(outputs: Sequence[Variable]) -> list[Variable]:
@@ -99,6 +148,8 @@ def protect(outputs: Sequence[Variable]) -> list[Variable]:
         return list(outputs)
 
     def restate(v: Variable, inputs: list[Variable]):
+        if _bool_extremum(v):
+            return _extremum_of_int8(v, inputs[0])
         for i in _hazards(v):
             inputs[i] = cast(inputs[i], v.type.dtype)
         logic = _bool_logic(v)

@@ -59,3 +59,78 @@ def test_graphs_without_hazards_are_returned_as_they_are():
     g = [pt.exp(x) + x, (b | c), pt.sum(b)]
     assert not has_hazards(g)
     assert all(p is q for p, q in zip(protect(g), g))
+
+
+m = pt.matrix("m", dtype="bool")
+EXTREMA = {
+    "max of bools": pt.max(m),
+    "min of bools": pt.min(m),
+    "max of bools on an axis": pt.max(m, axis=0),
+    "min of bools on an axis": pt.min(m, axis=1),
+    "max of a join of bools": pt.max(pt.join(0, pt.any(m, axis=0), pt.all(m, axis=0))),
+}
+BOOL_MATRICES = [
+    np.zeros((2, 3), bool),
+    np.ones((2, 3), bool),
+    np.array([[True, False, False], [False, False, False]]),
+    np.ones((1, 1), bool),
+]
+
+
+def _restated_extrema(monkeypatch, on: bool):
+    import graph_bridge.workarounds as workarounds
+
+    monkeypatch.setattr(workarounds, "BOOL_EXTREMA_HAZARD", on)
+
+
+@pytest.mark.parametrize("name", list(EXTREMA))
+def test_a_bool_max_or_min_is_restated_on_int8_with_the_same_values(name, monkeypatch):
+    _restated_extrema(monkeypatch, True)  # as on PyTensor 3.0, whatever the line
+    g = EXTREMA[name]
+    before = snapshot(g)
+    assert has_hazards([g])
+    (p,) = protect([g])
+    assert snapshot(g) == before and p is not g and p.type == g.type
+    assert not has_hazards([p])
+    assert "int8" in {v.type.dtype for v in pytensor.graph.traversal.ancestors([p])}
+    for value in BOOL_MATRICES:
+        ref = pytensor.function([m], g, mode=REFERENCE)(value)
+        got = pytensor.function([m], p, mode="FAST_COMPILE")(value)
+        assert got.dtype == ref.dtype and np.array_equal(got, ref)
+
+
+def test_a_restated_bool_max_of_nothing_raises_as_the_max_does(monkeypatch):
+    _restated_extrema(monkeypatch, True)
+    g = pt.max(m, axis=1)
+    (p,) = protect([g])
+    empty = np.zeros((2, 0), bool)
+    for graph in (g, p):
+        with pytest.raises(ValueError, match="zero-size array"):
+            pytensor.function([m], graph, mode=REFERENCE)(empty)
+
+
+def test_a_bool_max_or_min_is_left_as_it_is_where_pytensor_computes_it_right(monkeypatch):
+    _restated_extrema(monkeypatch, False)  # PyTensor 3.3 and later
+    g = [pt.max(m), pt.min(m, axis=0)]
+    assert not has_hazards(g)
+    assert all(p is v for p, v in zip(protect(g), g))
+
+
+@pytest.mark.default_mode
+@pytest.mark.parametrize("name", list(EXTREMA))
+def test_a_bool_max_or_min_is_right_in_the_default_mode_once_protected(name):
+    # PyTensor 3.0's Numba backend starts a bool max at True: max([False, False]) was True
+    g = EXTREMA[name]
+    (p,) = protect([g])
+    f = pytensor.function([m], p)
+    for value in BOOL_MATRICES:
+        ref = pytensor.function([m], g, mode=REFERENCE)(value)
+        got = f(value)
+        assert got.dtype == ref.dtype and np.array_equal(got, ref)
+
+
+def test_the_hazard_is_named_by_the_installed_pytensor_version():
+    from graph_bridge.workarounds import BOOL_EXTREMA_HAZARD, _version
+
+    assert _version("3.0.7") == (3, 0, 7) and _version("3.4.0rc1") == (3, 4, 0) and _version("3.1.dev0+g1") == (3, 1)
+    assert BOOL_EXTREMA_HAZARD == (_version(pytensor.__version__) < (3, 3))
