@@ -13,7 +13,10 @@ repeated runs), so the machine's noise affects both sides alike:
 2. the scaling exponent of ``normalize`` between the two largest sizes;
 3. peak memory (tracemalloc) of ``normalize`` on the largest graph, against
    the memory the graph itself takes;
-4. compiled run time of the motivating cases before and after normalization.
+4. compiled run time of the motivating cases before and after normalization;
+5. where PyMC imports (the ``bench`` extra, Python 3.12 line), the table of
+   ``models.py --table normalize``: PyMC 6 model graphs, ``normalize`` vs
+   ``canonicalize``.
 
 ``--quick`` runs the sizes 10^2 and 10^3 only, one repeat each; ``--large``
 adds 10^5 nodes (``normalize`` only, one run: the two baselines take many
@@ -151,6 +154,15 @@ def main() -> None:
     scaling_table(sizes, repeats=1 if quick else 3)
     memory_table(min(sizes[-1], 10_000))  # tracemalloc makes 10^5 nodes very slow
     compiled_table()
+    model_table(quick)
+
+
+def model_table(quick: bool) -> None:
+    """5. ``normalize`` against ``canonicalize`` on PyMC model graphs (``models.py``), where PyMC imports."""
+    import models
+
+    print("\n5. PyMC model graphs: normalize vs canonicalize (models.py --table normalize)")
+    models.main(["--table", "normalize", *(["--quick"] if quick else [])])
 
 
 if __name__ == "__main__":
