@@ -94,7 +94,7 @@ def normalize_table(names: list[str]) -> None:
         per = t_first / fired * 1e6 if fired else float("nan")
         print(
             f"| {name} | {nodes} | {fired} | {t_cold * 1e3:.1f} | {t_first * 1e3:.1f} | {t_norm * 1e3:.1f} "
-            f"| {t_canon * 1e3:.1f} | {t_first / t_canon:.2f} | {t_norm / t_canon:.2f} | {per:.0f} "
+            f"| {t_canon * 1e3:.1f} | {t_first / t_canon:.3f} | {t_norm / t_canon:.3f} | {per:.0f} "
             f"| {t_again / t_canon:.3f} |"
         )
 
