@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pytensor.tensor.type import TensorType
+
 from graph_bridge.logic import NotReady
 from graph_bridge.modes import Mode, ModedGoal
 from graph_bridge.terms import term_variable
@@ -40,7 +42,13 @@ def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]) -> ModedGoal:
 
 def same_type(a: Any, b: Any) -> bool:
     """Whether a variable of type ``a`` may replace one of type ``b``: same class, dtype, ndim and broadcastable."""
-    if a is b or a == b:
+    if a is b:
+        return True
+    if type(a) is TensorType and type(b) is TensorType:  # TensorType.__eq__ in line: a rewrite asks twice
+        if a.dtype != b.dtype:
+            return False
+        return a.shape == b.shape or a.broadcastable == b.broadcastable
+    if a == b:
         return True
     return (
         getattr(a, "dtype", None) == getattr(b, "dtype", None)

@@ -322,3 +322,21 @@ def test_terms_with_other_arguments_evaluate_as_etuples_do():
     for bad in (term(3, 1), term(term(f, 1), 2)):  # heads that are not callable
         with pytest.raises(InvalidExpression):
             bad.evaled_obj
+
+
+def test_same_type_is_class_dtype_ndim_and_broadcastable_not_static_lengths():
+    from pytensor.scalar import ScalarType
+    from pytensor.tensor.type import TensorType
+
+    from graph_bridge.facts import same_type
+
+    t = TensorType("float64", shape=(None, 3))
+    assert same_type(t, t) and same_type(t, TensorType("float64", shape=(None, 3)))
+    assert same_type(t, TensorType("float64", shape=(2, None)))  # static lengths other than 1 may differ
+    assert not same_type(t, TensorType("float64", shape=(None, 1)))  # broadcastable differs
+    assert not same_type(t, TensorType("float32", shape=(None, 3)))
+    assert not same_type(t, TensorType("float64", shape=(None, 3, 1)))
+    assert not same_type(TensorType("float64", shape=(1,)), TensorType("float64", shape=(1, 1)))
+    assert same_type(ScalarType("float64"), ScalarType("float64"))
+    assert not same_type(ScalarType("float64"), ScalarType("int64"))
+    assert not same_type(ScalarType("float64"), TensorType("float64", shape=()))
