@@ -29,7 +29,6 @@ from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from graph_bridge.logic import lreify
-from graph_bridge.memo import remember
 from graph_bridge.touched import TAG
 from graph_bridge.traverse import clone_over, tag_dict
 from relations.forward import forward_matcher
@@ -75,8 +74,7 @@ def replacements(rel: Relation, v: Variable, t: Any, backward: bool = False) -> 
     if backward:
         found = answers(rel, var(), t, backward=True)
     else:
-        matcher = forward_matcher(rel)
-        found = matcher.answers(t) if matcher is not None else answers(rel, t, var())
+        found = _forward_run(rel)(t)
     for out in found:
         new = _accepted(out, v)
         if new is not None:
@@ -106,32 +104,21 @@ def first_rewrite(
             for new in replacements(rel, v, t, backward):
                 return new, rel
         return None
-    for rel, run in _forward_runs(rules):  # replacements(rel, v, v), inlined: this runs at every node
-        for out in run(v):
-            new = _accepted(out, v)
-            if new is not None:
-                return new, rel
-    return None
+    return _first_forward_rewrite(v, _forward_runs(rules))
 
 
-#: ``id(rules) -> (rules, ((rule, its forward answers function), ...))``, bounded; the entry keeps the tuple alive
-_RUNS: dict[int, tuple[Sequence[Relation], tuple[tuple[Relation, Callable[[Any], Iterator[Any]]], ...]]] = {}
+#: a rule and the function giving its forward answers for a term
+_Run = tuple[Relation, Callable[[Any], Iterator[Any]]]
 
 
-def _forward_runs(rules: Sequence[Relation]) -> tuple[tuple[Relation, Callable[[Any], Iterator[Any]]], ...]:
+def _forward_runs(rules: Sequence[Relation]) -> tuple[_Run, ...]:
     """Each rule with the function giving its forward answers for a term: its plan, or the relation run as it is.
 
-    Remembered per tuple of rules (a :class:`RuleIndex` hands out the same
-    tuple for every node of a kind), so a node pays neither the plan cache's
+    The normalizer pairs each tuple of rules its index gives once (kept in
+    ``RuleIndex.forward_runs``), so a node pays neither the plan cache's
     weak-key lookup nor a method call per rule.
     """
-    hit = _RUNS.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    runs = tuple((rel, _forward_run(rel)) for rel in rules)
-    if type(rules) is tuple:
-        remember(_RUNS, id(rules), (rules, runs))
-    return runs
+    return tuple((rel, _forward_run(rel)) for rel in rules)
 
 
 def _forward_run(rel: Relation) -> Callable[[Any], Iterator[Any]]:
@@ -139,6 +126,16 @@ def _forward_run(rel: Relation) -> Callable[[Any], Iterator[Any]]:
     if matcher is not None:
         return matcher.plan
     return lambda t: answers(rel, t, var())
+
+
+def _first_forward_rewrite(v: Variable, runs: tuple[_Run, ...]) -> tuple[Variable, Relation] | None:
+    """``first_rewrite(v, rules)`` forward, from the rules' runs (``replacements`` inlined: this runs at every node)."""
+    for rel, run in runs:
+        for out in run(v):
+            new = _accepted(out, v)
+            if new is not None:
+                return new, rel
+    return None
 
 
 def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable], mark: bool = False) -> None:
@@ -245,6 +242,7 @@ class Normalizer:
         doubtful, settled = self._doubtful, self._settled
         mark, backward = self.mark, self.backward
         forward_for = self.index.forward_for
+        runs_of = self.index.forward_runs
         # stack items: (variable, variable whose normal form it is or None, inputs pushed)
         stack: list[tuple[Variable, Variable | None, bool]] = [(root, None, False)]
         while stack:
@@ -311,7 +309,13 @@ class Normalizer:
                 rules = self._rules(type(new_node.op)) if backward else forward_for(new_node)
                 if rules:
                     context.asking = out
-                    rewritten = first_rewrite(out, rules, backward)
+                    if backward:
+                        rewritten = first_rewrite(out, rules, backward)
+                    else:
+                        runs = runs_of.get(id(rules))
+                        if runs is None:
+                            runs = runs_of[id(rules)] = _forward_runs(rules)
+                        rewritten = _first_forward_rewrite(out, runs)
                     refused = rewritten is None and context.refused_at(out)
             if rewritten is None:
                 if refused or (doubtful and not doubtful.isdisjoint(map(id, new_node.inputs))):

@@ -253,11 +253,12 @@ class TestPasses:
     def test_a_later_pass_asks_again_only_the_nodes_where_a_guard_refused(self, case, monkeypatch):
         outs, _ = repass_cases()[case]
         asked, refused, passes = [], [], []
-        first_rewrite, note, next_pass = engine.first_rewrite, GraphContext.refused, Normalizer.next_pass
+        # the normalizer asks a node's rules through the rules' forward runs
+        first_rewrite, note, next_pass = engine._first_forward_rewrite, GraphContext.refused, Normalizer.next_pass
 
-        def spy(v, rules, backward=False):
+        def spy(v, runs):
             asked.append(v)
-            return first_rewrite(v, rules, backward)
+            return first_rewrite(v, runs)
 
         def noted(self, v):
             refused.append(self.asking)
@@ -267,7 +268,7 @@ class TestPasses:
             passes.append((len(asked), len(refused)))
             next_pass(self)
 
-        monkeypatch.setattr(engine, "first_rewrite", spy)
+        monkeypatch.setattr(engine, "_first_forward_rewrite", spy)
         monkeypatch.setattr(GraphContext, "refused", noted)
         monkeypatch.setattr(Normalizer, "next_pass", mark)
         new = relations.normalize(outs)
