@@ -32,7 +32,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from etuples.core import ExpressionTuple
-from pytensor.graph.basic import Variable
+from pytensor.graph.basic import Apply, Variable
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
 from graph_bridge.memo import type_check
@@ -72,27 +72,26 @@ class GraphContext:
     """
 
     def __init__(self, outputs: Sequence[Variable] = ()) -> None:
-        self._uses: dict[int, int] = {}
-        self._other: dict[int, int] = {}  # uses not by an Elemwise or a reduction
-        self._keep: list[Variable] = []  # keeps the ids alive and unique
+        self._uses: dict[Variable, int] = {}
+        self._other: dict[Variable, int] = {}  # uses not by an Elemwise or a reduction
         #: the variable whose rules are running (the normalizer sets it), or ``None``
         self.asking: Variable | None = None
-        self._refused: dict[int, tuple[Variable, int, int]] = {}  # guards that said no, and why
-        self._refused_at: dict[int, Variable] = {}  # the ``asking`` variables of the refusals
+        self._refused: dict[Variable, tuple[int, int]] = {}  # guards that said no, and the counts then
+        self._refused_at: set[Variable] = set()  # the ``asking`` variables of the refusals
         #: how many Apply nodes the graph given to the constructor has
         self.nodes = 0
         for o in outputs:
             self.nodes += self._add_new(o)
-            self._uses[id(o)] += 1
-            self._other[id(o)] = self._other.get(id(o), 0) + 1
+            self._uses[o] += 1
+            self._other[o] = self._other.get(o, 0) + 1
 
     def uses(self, v: Variable) -> int:
         """How many uses ``v`` has in the graph (1 if the graph does not hold it)."""
-        return self._uses.get(id(v), 1)
+        return self._uses.get(v, 1)
 
     def other_uses(self, v: Variable) -> int:
         """Uses of ``v`` that are not by an Elemwise or a reduction (graph outputs count)."""
-        return self._other.get(id(v), 0)
+        return self._other.get(v, 0)
 
     def refused(self, v: Variable) -> None:
         """Note that a use guard said no for ``v``, with its counts as they are now.
@@ -100,13 +99,13 @@ class GraphContext:
         The refusal is noted for :attr:`asking` too: the rules of that
         variable's node were running, and they may apply once ``v`` loses a use.
         """
-        self._refused[id(v)] = (v, self.uses(v), self.other_uses(v))
+        self._refused[v] = (self.uses(v), self.other_uses(v))
         if self.asking is not None:
-            self._refused_at[id(self.asking)] = self.asking
+            self._refused_at.add(self.asking)
 
     def refused_at(self, v: Variable) -> bool:
         """Whether a use guard said no while the rules of ``v`` ran (as :attr:`asking`)."""
-        return id(v) in self._refused_at
+        return v in self._refused_at
 
     def loosened(self) -> bool:
         """Whether a variable a guard refused has fewer uses now (a later rewrite dropped one).
@@ -116,25 +115,24 @@ class GraphContext:
         a refused node, another pass may apply the rule there.
         """
         return any(
-            self.uses(v) < n or self.other_uses(v) < k for v, n, k in self._refused.values()
+            self.uses(v) < n or self.other_uses(v) < k for v, (n, k) in self._refused.items()
         )
 
     def forget_refusals(self) -> None:
         """Start a new pass: the refusals noted so far are dropped (the counts stay)."""
         self._refused = {}
-        self._refused_at = {}
+        self._refused_at = set()
 
     def _add_new(self, root: Variable) -> int:
         """Count the uses inside the part of ``root``'s graph not seen yet; return its number of nodes."""
-        uses, other, keep = self._uses, self._other, self._keep
+        uses, other = self._uses, self._other
         elementwise_by_type = _elementwise_op.by_type
-        if id(root) in uses:
+        if root in uses:
             return 0
-        uses[id(root)] = 0
-        keep.append(root)
+        uses[root] = 0
         stack = [root]
         nodes = 0
-        seen_multi: set[int] | None = None  # nodes of several outputs (reached once per output at most)
+        seen_multi: set[Apply] | None = None  # nodes of several outputs (reached once per output at most)
         while stack:
             node = stack.pop().owner
             if node is None:
@@ -143,43 +141,36 @@ class GraphContext:
             if len(outputs) > 1:
                 if seen_multi is None:
                     seen_multi = set()
-                elif id(node) in seen_multi:
+                elif node in seen_multi:
                     continue
-                seen_multi.add(id(node))
+                seen_multi.add(node)
                 for o in outputs:
-                    if id(o) not in uses:
-                        uses[id(o)] = 0
-                        keep.append(o)
+                    if o not in uses:
+                        uses[o] = 0
             nodes += 1
             elementwise = elementwise_by_type[type(node.op)]
             for i in node.inputs:
-                k = id(i)
-                n = uses.get(k)
+                n = uses.get(i)
                 if n is None:
-                    uses[k] = 1
-                    keep.append(i)
+                    uses[i] = 1
                     stack.append(i)
                 else:
-                    uses[k] = n + 1
+                    uses[i] = n + 1
                 if not elementwise:
-                    other[k] = other.get(k, 0) + 1
+                    other[i] = other.get(i, 0) + 1
         return nodes
 
     def rename(self, old: Variable, new: Variable) -> None:
         """``new`` (the same node rebuilt over replaced inputs) takes over ``old``'s uses."""
         if new is old:
             return
-        uses, key = self._uses, id(new)
-        n = uses.pop(id(old), 0)
-        before = uses.get(key)
-        if before is None:
-            uses[key] = n
-            self._keep.append(new)
-        else:
-            uses[key] = before + n
-        k = self._other.pop(id(old), 0)
+        uses = self._uses
+        n = uses.pop(old, 0)
+        before = uses.get(new)
+        uses[new] = n if before is None else before + n
+        k = self._other.pop(old, 0)
         if k:
-            self._other[key] = self._other.get(key, 0) + k
+            self._other[new] = self._other.get(new, 0) + k
 
     def replace(self, old: Variable, new: Variable) -> None:
         """``new`` replaces ``old`` everywhere: its new nodes are counted, ``old``'s node is dropped."""
@@ -199,16 +190,15 @@ class GraphContext:
             if node is None:
                 continue
             outputs = node.outputs
-            if uses.get(id(v), 0) > 0 or (len(outputs) > 1 and any(uses.get(id(o), 0) > 0 for o in outputs)):
+            if uses.get(v, 0) > 0 or (len(outputs) > 1 and any(uses.get(o, 0) > 0 for o in outputs)):
                 continue
             other = not _elementwise_op(node.op)
             for i in node.inputs:
-                k = id(i)
-                n = uses.get(k)
+                n = uses.get(i)
                 if n is not None:
-                    uses[k] = n = n - 1
+                    uses[i] = n = n - 1
                     if other:
-                        self._other[k] -= 1
+                        self._other[i] -= 1
                     if n == 0:
                         stack.append(i)
 

@@ -17,7 +17,7 @@ import gc
 import logging
 import time
 from contextlib import contextmanager
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import is_not
 from typing import Any
 
@@ -138,7 +138,7 @@ def _first_forward_rewrite(v: Variable, runs: tuple[_Run, ...]) -> tuple[Variabl
     return None
 
 
-def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable], mark: bool = False) -> None:
+def copy_trace(trace: list | None, new: Variable, known: Mapping[Variable, Variable], mark: bool = False) -> None:
     """Give every variable of ``new``'s sub-graph not in ``known`` the stack trace ``trace``.
 
     PyTensor's convention (``copy_stack_trace``): a node a rewrite builds
@@ -151,12 +151,12 @@ def copy_trace(trace: list | None, new: Variable, known: dict[int, Variable], ma
     if not trace and not mark:
         return
     stack = [new]
-    seen: set[int] = set()
+    seen: set[Variable] = set()
     while stack:
         v = stack.pop()
-        if id(v) in known or id(v) in seen or v.owner is None:
+        if v in known or v in seen or v.owner is None:
             continue
-        seen.add(id(v))
+        seen.add(v)
         node = v.owner
         if trace:
             for o in node.outputs:
@@ -193,22 +193,21 @@ class Normalizer:
         self.context = context
         self.backward = backward
         self._rules = index.backward if backward else index.forward
-        self.memo: dict[int, Variable] = {}
-        self._keep: list[Variable] = []  # keeps ids in memo alive and unique
+        # keyed by the variables: a Variable hashes and compares by identity (PyTensor's
+        # interned NominalVariable by value, which is the same), cheaper than id(), an
+        # audited builtin call that makes a new int, and it keeps the keys alive
+        self.memo: dict[Variable, Variable] = {}
         self.budget = budget
         #: rewrites in this pass
         self.rewrites = 0
-        # ids of normal variables whose node, or a node below, had a use guard refuse (this pass)
-        self._doubtful: set[int] = set()
-        # ids of normal variables found normal with no guard refusing (before this pass)
-        self._settled: set[int] = set()
+        # normal variables whose node, or a node below, had a use guard refuse (this pass)
+        self._doubtful: set[Variable] = set()
+        # variables found normal with no guard refusing (before this pass)
+        self._settled: set[Variable] = set()
 
     def _done(self, key: Variable, value: Variable) -> None:
-        self.memo[id(key)] = value
-        self._keep.append(key)
-        if id(value) not in self.memo:
-            self.memo[id(value)] = value
-            self._keep.append(value)
+        self.memo[key] = value
+        self.memo.setdefault(value, value)
 
     def normal(self, root: Variable) -> Variable:
         with graph_context(self.context):
@@ -237,7 +236,7 @@ class Normalizer:
         self.rewrites = 0
 
     def _normal(self, root: Variable) -> Variable:
-        memo, keep = self.memo, self._keep
+        memo = self.memo
         context = self.context
         doubtful, settled = self._doubtful, self._settled
         mark, backward = self.mark, self.backward
@@ -247,7 +246,7 @@ class Normalizer:
         stack: list[tuple[Variable, Variable | None, bool]] = [(root, None, False)]
         while stack:
             v, alias_of, pushed = stack[-1]
-            known = memo.get(id(v))
+            known = memo.get(v)
             if known is not None:
                 stack.pop()
                 if alias_of is not None:
@@ -262,20 +261,19 @@ class Normalizer:
                 continue
             inputs = node.inputs
             if not pushed:
-                missing = [i for i in inputs if id(i) not in memo]
+                missing = [i for i in inputs if i not in memo]
                 if missing:
                     # the inputs are done when this item is on top again
                     stack[-1] = (v, alias_of, True)
                     for i in reversed(missing):
                         if i.owner is None:  # a root is its own normal form
-                            memo[id(i)] = i
-                            keep.append(i)
+                            memo[i] = i
                         else:
                             stack.append((i, None, False))
                     if stack[-1][0] is not v:
                         continue
             stack.pop()
-            new_inputs = [memo[id(i)] for i in inputs]
+            new_inputs = [memo[i] for i in inputs]
             if any(map(is_not, new_inputs, inputs)):
                 # a normal form has its variable's value: so the node's old types hold
                 new_node = clone_over(node, new_inputs, same_values=True)
@@ -303,7 +301,7 @@ class Normalizer:
             refused = False
             if (
                 len(outputs) == 1
-                and (new_node is not node or id(out) not in settled)
+                and (new_node is not node or out not in settled)
                 and in_vocabulary(new_node.op)
             ):
                 rules = self._rules(type(new_node.op)) if backward else forward_for(new_node)
@@ -318,11 +316,10 @@ class Normalizer:
                         rewritten = _first_forward_rewrite(out, runs)
                     refused = rewritten is None and context.refused_at(out)
             if rewritten is None:
-                if refused or (doubtful and not doubtful.isdisjoint(map(id, new_node.inputs))):
-                    doubtful.update(map(id, outputs))
+                if refused or (doubtful and not doubtful.isdisjoint(new_node.inputs)):
+                    doubtful.update(outputs)
                 if out is v:
-                    memo[id(v)] = v
-                    keep.append(v)
+                    memo[v] = v
                 else:
                     self._done(v, out)
                 if alias_of is not None:
@@ -343,7 +340,7 @@ class Normalizer:
             if alias_of is not None:
                 # v itself also maps to the final form
                 stack.append((rewritten[0], v, False))
-        return memo[id(root)]
+        return memo[root]
 
 
 #: Passes ``normalize_variables`` makes at most (see ``GraphContext.loosened``).

@@ -15,8 +15,8 @@ import pytensor.tensor as pt
 import pytest
 from kanren import run
 from pytensor.compile.mode import get_default_mode
-from pytensor.graph.basic import equal_computations
-from pytensor.graph.traversal import ancestors
+from pytensor.graph.basic import NominalVariable, equal_computations
+from pytensor.graph.traversal import ancestors, graph_inputs
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.subtensor import AdvancedIncSubtensor, IncSubtensor
@@ -90,6 +90,26 @@ class TestGraphContext:
             for u in (v, *v.owner.inputs):  # a later pass goes on with these counts
                 assert norm.context.uses(u) == fresh.uses(u), u
                 assert norm.context.other_uses(u) == fresh.other_uses(u), u
+
+    def test_inputs_equal_by_value_are_counted_and_normalized_apart(self):
+        # the counts and the normalizer's memo are keyed by the variables;
+        # NominalVariable is PyTensor's one Variable that compares by value
+        # (interned per id and type): two of them stay two inputs
+        vec = pt.TensorType("float64", shape=(None,))
+        a, b = NominalVariable(0, vec), NominalVariable(1, vec)
+        assert NominalVariable(0, vec) is a and a != b
+        y = pt.exp(a)[None, :] + b  # a stock add over an ExpandDims: normalize rewrites it
+        ctx = GraphContext([y, pt.log(a)])
+        assert ctx.uses(a) == 2 and ctx.uses(b) == 1
+        (out,) = relations.normalize([y])
+        assert out is not y
+        assert {v for v in graph_inputs([out])} == {a, b}
+        f = pytensor.function([a, b], [y, out], mode="FAST_COMPILE")
+        rng = np.random.default_rng(0)
+        for n in (0, 1, 3):
+            want, got = f(rng.normal(size=n), rng.normal(size=n))
+            np.testing.assert_allclose(got, want)
+            assert got.shape == want.shape
 
     def test_counts_the_nodes_of_the_graph_it_is_built_from(self):
         params, L = lkj_factor(3)
