@@ -17,7 +17,7 @@ import gc
 import logging
 import time
 from contextlib import contextmanager
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import is_not
 from typing import Any
 
@@ -108,7 +108,7 @@ def first_rewrite(
 
 
 #: a rule and the function giving its forward answers for a term
-_Run = tuple[Relation, Callable[[Any], Iterator[Any]]]
+_Run = tuple[Relation, Callable[[Any], Iterable[Any]]]
 
 
 def _forward_runs(rules: Sequence[Relation]) -> tuple[_Run, ...]:
@@ -121,7 +121,7 @@ def _forward_runs(rules: Sequence[Relation]) -> tuple[_Run, ...]:
     return tuple((rel, _forward_run(rel)) for rel in rules)
 
 
-def _forward_run(rel: Relation) -> Callable[[Any], Iterator[Any]]:
+def _forward_run(rel: Relation) -> Callable[[Any], Iterable[Any]]:
     matcher = forward_matcher(rel)
     if matcher is not None:
         return matcher.plan

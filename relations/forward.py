@@ -11,15 +11,17 @@ the left side is known those choices are the same at every node, so
 2. the conjunction is run symbolically with only ``L`` known, choosing the
    goal ``lall_ready`` would choose (the first ready one, in order) and the
    mode each moded goal would pick; what a step gives becomes known;
-3. the run is written out as a Python generator function, ``plan(t)``
+3. the run is written out as a Python function, ``plan(t)``
    (``forward_matcher(rule).source`` shows it): each logic variable whose
    value is known becomes a local variable; an ``eq`` against a pattern
    takes the node's one-level view apart in place (without building its
    term), and falls back to the logic core's own unification wherever the
-   value is not of the pattern's shape; each mode step is a ``for`` loop
-   over the mode's answers, with the rest of the plan inside it.  A
-   variable bound to a pattern of others is reified once, when those are
-   known.
+   value is not of the pattern's shape; a mode step of at most one answer
+   is a call and a test, any other a ``for`` loop over the mode's answers,
+   with the rest of the plan inside it.  A variable bound to a pattern of
+   others is reified once, when those are known.  A plan with a loop is a
+   generator of the answers; one without returns its answer in a tuple
+   (or ``()``).
 
 :class:`ForwardMatcher` runs the plan on a node's variable (or term), depth
 first, and yields the same answers as the relation run forward with
@@ -39,17 +41,19 @@ Before / after (``elemwise_explicito``, per node)::
     def plan(t):  # elemwise_explicito, forward
         # stock_elemwiseo(0,) -> (1,)
         n1 = t
-        for (o2, ) in C0(n1):          # the stock node's scalar op and inputs
-            ...
-            # same_typeo(0, 1) -> ()
-            for _ in C9(n16, n17):
-                yield v15
+        a3 = C0(n1)                    # the stock node's scalar op and inputs
+        if a3 is None: return _NO
+        ...
+        # same_typeo(0, 1) -> ()
+        a21 = C9(n19, n20)
+        if a21 is None: return _NO
+        return (v18,)
 """
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from etuples.core import ExpressionTuple
@@ -155,7 +159,7 @@ class _Planner:
     @property
     def fail(self) -> str:
         """The statement that abandons this branch: the next answer of the innermost mode."""
-        return "continue" if self.loops else "return"
+        return "continue" if self.loops else "return _NO"
 
     def local(self, prefix: str) -> str:
         self._count += 1
@@ -324,14 +328,27 @@ class _Planner:
             self._settle()
 
     def finish(self, rhs: Any) -> None:
-        """The answer: counted (a fallback to the relation skips those given), then yielded."""
+        """The answer: counted (a fallback to the relation skips those given), then yielded.
+
+        A plan with no loop has at most one answer: it returns it, in a tuple
+        (a generator left at its answer would be closed by raising
+        ``GeneratorExit`` in it, which costs more than the rest of a miss).
+        """
+        one = not self.loops
         if self.is_known(rhs):
+            if one:
+                self.emit(f"return ({self.reader(rhs)},)")
+                return
             self.emit("given += 1")
             self.emit(f"yield {self.reader(rhs)}")
             return
         out = self.local("r")
         self.emit(f"{out} = lreify({self.const(rhs)}, {self.state()})")
         self.emit(f"if is_ground({out}):")
+        if one:
+            self.emit(f"    return ({out},)")
+            self.emit("return _NO")
+            return
         self.emit("    given += 1")
         self.emit(f"    yield {out}")
 
@@ -339,8 +356,9 @@ class _Planner:
 def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple[str, dict[str, Any]]:
     """The steps ``lall_ready`` would take on ``goal`` with ``lhs`` known, as Python source.
 
-    Returns the source of ``plan(t)`` (a generator of the ground right sides
-    for the left side ``t``) and the constants it reads.
+    Returns the source of ``plan(t)`` (an iterable of the ground right sides
+    for the left side ``t``: a generator, or a tuple where the plan has no
+    loop) and the constants it reads.
     """
     if not isinstance(goal, Conj):
         raise Uncompilable(f"the relation's goal is {type(goal).__name__}, not lall_ready(...)")
@@ -363,14 +381,18 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
             raise Uncompilable("no goal is ever ready with the left side known")
         del pending[i]
     planner.finish(rhs)
+    if planner.loops:  # a generator of the answers
+        head, fallback = ["    given = 0"], "        yield from _fallback(t, given)"
+    else:  # at most one answer: a function returning it in a tuple, or ()
+        head, fallback = [], "        return _fallback(t, 0)"
     source = "\n".join(
         [
             f"def plan(t):  # {name}, forward",
-            "    given = 0",
+            *head,
             "    try:",
             *planner.lines,
             "    except _Deopt:  # a mode planned as ready was not: the relation answers the rest",
-            "        yield from _fallback(t, given)",
+            fallback,
             "",
         ]
     )
@@ -407,6 +429,7 @@ def _bind(pattern: Any, value: Any, S: Mapping, wanted: tuple) -> tuple | None:
 
 _RUNTIME = {
     "_Deopt": _Deopt,
+    "_NO": (),
     "_bind": _bind,
     "_same": _same,
     "head_views": head_views,
@@ -435,11 +458,11 @@ class ForwardMatcher:
         except (SyntaxError, RecursionError) as e:  # too deeply nested for Python
             raise Uncompilable(f"the plan does not compile: {e}") from None
         #: the plan itself: ``plan(t)`` is ``answers(t)`` without the method call
-        self.plan: Callable[[Any], Iterator[Any]] = namespace["plan"]
+        self.plan: Callable[[Any], Iterable[Any]] = namespace["plan"]
 
     def answers(self, t: Any) -> Iterator[Any]:
         """The ground right sides of ``relation(t, q)``, in the relation's own order."""
-        return self.plan(t)
+        return iter(self.plan(t))
 
     def _fallback(self, t: Any, given: int) -> Iterator[Any]:
         """The relation's own answers after the first ``given`` (the plan met a value it did not expect)."""
