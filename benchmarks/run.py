@@ -1,4 +1,4 @@
-"""All performance figures of issue 7 in one run: ``python benchmarks/run.py``.
+"""The main performance figures in one run: ``python benchmarks/run.py``.
 
 Every ratio is measured side by side in this one process (medians of
 repeated runs), so the machine's noise affects both sides alike:

@@ -1,4 +1,4 @@
-"""Hostile input: deep and wide graphs, opaque Ops, bad arguments (issue 8)."""
+"""Hostile input: deep and wide graphs, opaque Ops, bad arguments."""
 
 import numpy as np
 import pytensor

@@ -1,4 +1,4 @@
-"""Property-based proof that no rewrite changes a result (issue 8).
+"""Property-based proof that no rewrite changes a result.
 
 Hypothesis draws random well-typed graphs from the whole vocabulary
 (``strategies.graphs``) with input values whose shapes agree with them, and
