@@ -97,17 +97,15 @@ def replay_steps(
     """
     in_fg = fgraph.variables
     clients = fgraph.clients
-    mapped: dict[int, Variable] = {}
-    keep: list[Variable] = []
+    mapped: dict[Variable, Variable] = {}  # (a Variable hashes by identity)
 
     def to_fg(root: Variable) -> Variable:
-        for u in bottom_up([root], lambda w: id(w) in mapped or w in in_fg):
+        for u in bottom_up([root], lambda w: w in mapped or w in in_fg):
             node = u.owner
             if node is None:
-                mapped[id(u)] = u
-                keep.append(u)
+                mapped[u] = u
                 continue
-            ins = [mapped.get(id(i), i) for i in node.inputs]
+            ins = [mapped.get(i, i) for i in node.inputs]
             found = None
             if ins and ins[0] in in_fg:
                 trace = getattr(u.tag, "trace", None)
@@ -129,22 +127,20 @@ def replay_steps(
                 else:
                     found = node.clone_with_new_inputs(ins, strict=False)
             for o, n in zip(node.outputs, found.outputs):
-                mapped[id(o)] = n
-                keep.append(o)
-        return mapped.get(id(root), root)
+                mapped[o] = n
+        return mapped.get(root, root)
 
     for rule, before, after in steps:
         b = to_fg(before)
-        if b not in in_fg and id(before) in mapped:  # mapped before an earlier replace
-            del mapped[id(before)]
+        if b not in in_fg and before in mapped:  # mapped before an earlier replace
+            del mapped[before]
             b = to_fg(before)
         a = to_fg(after)
         if b is a or b not in in_fg:
             continue
         converted = b.type.filter_variable(a, allow_convert=True)
         if converted is not a:  # a static shape refined or relaxed: the fgraph holds this one
-            mapped[id(after)] = converted
-            keep.append(after)
+            mapped[after] = converted
         fgraph.replace(b, converted, reason=getattr(rule, "__name__", str(rule)))
     fgraph.validate()
     for i, n in enumerate(outputs):

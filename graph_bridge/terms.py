@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from etuples.core import ExpressionTuple, InvalidExpression, KwdPair, trampoline_eval
-from pytensor.graph.basic import Variable
+from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
 from unification.variable import Var
 
@@ -328,15 +328,15 @@ def elemwise_term(scalar_op: Any) -> Any:
     return t
 
 
-def _output_term(var: Variable, input_terms: Iterable[Any], node_terms: dict) -> Any:
+def _output_term(var: Variable, input_terms: Iterable[Any], node_terms: dict[Apply, Any]) -> Any:
     node = var.owner
     head = op_term(node.op)
     if len(node.outputs) == 1:
         return term(head, *input_terms, evaled_obj=var)
-    node_t = node_terms.get(id(node))
+    node_t = node_terms.get(node)
     if node_t is None:
         node_t = term(head, *input_terms, evaled_obj=list(node.outputs))
-        node_terms[id(node)] = node_t
+        node_terms[node] = node_t
     return term(OutputOf(node.outputs.index(var)), node_t, evaled_obj=var)
 
 
@@ -372,17 +372,15 @@ def etuplize(x: Any) -> Any:
         raise TypeError(
             f"etuplize: x must be a PyTensor Variable or Op, got {type(x).__name__}"
         )
-    memo: dict[int, Any] = {}
-    keep: list[Variable] = []
-    node_terms: dict[int, Any] = {}
-    for v in bottom_up([x], lambda u: id(u) in memo, _term_inputs):
+    memo: dict[Variable, Any] = {}  # (a Variable hashes by identity)
+    node_terms: dict[Apply, Any] = {}
+    for v in bottom_up([x], memo.__contains__, _term_inputs):
         node = v.owner
         if node is None or not in_vocabulary(node.op):
-            memo[id(v)] = v
+            memo[v] = v
         else:
-            memo[id(v)] = _output_term(v, [memo[id(i)] for i in node.inputs], node_terms)
-        keep.append(v)
-    return memo[id(x)]
+            memo[v] = _output_term(v, [memo[i] for i in node.inputs], node_terms)
+    return memo[x]
 
 
 _ATOM, _ETUPLE, _SEQ, _LVAR = 0, 1, 2, 3

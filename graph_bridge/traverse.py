@@ -57,16 +57,16 @@ def bottom_up(
 
 def owned_variables(outputs: Sequence[Variable]) -> list[Variable]:
     """Every variable that has a node, breadth first from the outputs, each once (deterministic)."""
-    seen: set[int] = set()
+    seen: set[Variable] = set()
     order: list[Variable] = []
     queue = list(outputs)
     i = 0
     while i < len(queue):
         v = queue[i]
         i += 1
-        if id(v) in seen or v.owner is None:
+        if v in seen or v.owner is None:
             continue
-        seen.add(id(v))
+        seen.add(v)
         order.append(v)
         queue.extend(v.owner.inputs)
     return order
@@ -74,7 +74,7 @@ def owned_variables(outputs: Sequence[Variable]) -> list[Variable]:
 
 def count_nodes(outputs: Sequence[Variable]) -> int:
     """How many distinct Apply nodes compute ``outputs``."""
-    return len({id(v.owner): v.owner for v in owned_variables(outputs)})
+    return len({v.owner for v in owned_variables(outputs)})
 
 
 def clone_over(node: Apply, inputs: Sequence[Variable], same_values: bool = False) -> Apply | None:
@@ -233,18 +233,13 @@ def rebuild(
     The input graph is not changed; untouched sub-graphs are the original
     objects (shared sub-graphs stay shared).
     """
-    memo: dict[int, Variable] = {}
-    keep: list[Variable] = []  # keeps the ids in memo alive and unique
-    for old, new in (replace or {}).items():
-        memo[id(old)] = new
-        keep.append(old)
-    for v in bottom_up(outputs, lambda u: id(u) in memo):
+    memo: dict[Variable, Variable] = dict(replace or {})  # (a Variable hashes by identity)
+    for v in bottom_up(outputs, memo.__contains__):
         node = v.owner
         if node is None:
-            memo[id(v)] = v
-            keep.append(v)
+            memo[v] = v
             continue
-        inputs = [memo[id(i)] for i in node.inputs]
+        inputs = [memo[i] for i in node.inputs]
         new_node = transform(v, inputs) if transform is not None else None
         if new_node is None:
             if any(a is not b for a, b in zip(inputs, node.inputs)):
@@ -252,6 +247,5 @@ def rebuild(
             else:
                 new_node = node
         for o, n in zip(node.outputs, new_node.outputs):
-            memo[id(o)] = n
-            keep.append(o)
-    return [memo[id(o)] for o in outputs]
+            memo[o] = n
+    return [memo[o] for o in outputs]
