@@ -7,9 +7,11 @@ Needs PyMC (``pip install -e '.[bench]'``, Python 3.12 line).  Two tables of
   ``relations.normalize`` of this kind of model in the process (it also
   pays for PyTensor's and Python's caches warming up to the model's Ops);
   "first", the first ``normalize`` of a new graph of the same model (what a
-  user pays per graph; best of three new graphs, timed in one round); "best", ``normalize`` of that graph, best of 5; and
-  PyTensor's ``canonicalize`` (``rewrite_graph(include=("canonicalize",))``,
-  best of 5); the ratios, the first normalize per fired rewrite, and
+  user pays per graph; best of five new graphs); PyTensor's
+  ``canonicalize`` (``rewrite_graph(include=("canonicalize",))``, best of
+  5; its calls alternate with those of "first", so the machine's noise hits
+  both alike); "best", ``normalize`` of one graph, best of 5; the ratios,
+  the first normalize per fired rewrite, and
   "again" (``normalize`` of its own result) over canonicalize;
 - ``compiled``: the run time in PyTensor's default mode with and without
   the ``relational`` tag, as interleaved runs (the two functions alternate,
@@ -41,7 +43,7 @@ from pytensor.compile.mode import get_default_mode  # noqa: E402
 import relations  # noqa: E402,F401  (registers the relational tag)
 
 from pymc_models import MODELS, logp_dlogp, point_values, pm  # noqa: E402  (tests/pymc_models.py)
-from timing import best_seconds, call_seconds  # noqa: E402
+from timing import best_seconds, interleaved_seconds  # noqa: E402
 
 
 def interleaved(fa, fb, args, repeats: int, min_time: float = 0.05) -> tuple[list[float], list[float]]:
@@ -78,17 +80,22 @@ def normalize_table(names: list[str]) -> None:
         # Python's caches warm up for its Ops); first: a new graph of the same model
         _, warm_up = logp_dlogp(MODELS[name]())
         t_cold = best_seconds(lambda: relations.normalize(warm_up), repeats=1)
-        # three new graphs, each normalized once: the best.  They are built
-        # first and timed in one round, as canonicalize's five calls are (one
-        # collection before the round: a collection right before a call walks
-        # every object and leaves it to start with cold caches)
-        new_graphs = [logp_dlogp(MODELS[name]())[1] for _ in range(3)]
-        outs = new_graphs[-1]
-        t_first = min(call_seconds(relations.normalize, len(new_graphs), setup=new_graphs.pop))
+        # five new graphs, each normalized once, and five canonicalize calls:
+        # the best of each.  The graphs are built first; the normalizes and
+        # the canonicalizes alternate, so a burst of the machine's noise hits
+        # both alike (one collection before the rounds: a collection right
+        # before a call walks every object and leaves it with cold caches)
+        new_graphs = [logp_dlogp(MODELS[name]())[1] for _ in range(5)]
+        outs = new_graphs[0]
+        firsts, canons = interleaved_seconds(
+            [lambda: relations.normalize(new_graphs.pop()),
+             lambda: rewrite_graph(outs, include=("canonicalize",), clone=True)],
+            rounds=5,
+        )
+        t_first, t_canon = min(firsts), min(canons)
         nodes = sum(1 for _ in apply_ancestors(outs))
         fired = len(relations.explain(outs).steps)
         t_norm = best_seconds(lambda: relations.normalize(outs))
-        t_canon = best_seconds(lambda: rewrite_graph(outs, include=("canonicalize",), clone=True))
         normal = relations.normalize(outs)
         t_again = best_seconds(lambda: relations.normalize(normal))
         per = t_first / fired * 1e6 if fired else float("nan")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -28,6 +28,29 @@ def call_seconds(fn: Callable, repeats: int, setup: Callable[[], Any] | None = N
             t0 = time.perf_counter()
             fn(arg) if setup is not None else fn()
             times.append(time.perf_counter() - t0)
+    finally:
+        if enabled:
+            gc.enable()
+    return times
+
+
+def interleaved_seconds(calls: Sequence[Callable[[], Any]], rounds: int) -> list[list[float]]:
+    """Seconds of each of ``calls`` (functions of no argument), called in turn, ``rounds`` times.
+
+    The calls alternate, so a burst of the machine's noise (a shared host)
+    hits each alike instead of all the calls of one; the collector is off
+    as in :func:`call_seconds`.  One list of times per call.
+    """
+    times: list[list[float]] = [[] for _ in calls]
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            for fn, spent in zip(calls, times):
+                t0 = time.perf_counter()
+                fn()
+                spent.append(time.perf_counter() - t0)
     finally:
         if enabled:
             gc.enable()
