@@ -310,9 +310,9 @@ class Normalizer:
                     if backward:
                         rewritten = first_rewrite(out, rules, backward)
                     else:
-                        runs = runs_of.get(id(rules))
+                        runs = runs_of.get(rules)
                         if runs is None:
-                            runs = runs_of[id(rules)] = _forward_runs(rules)
+                            runs = runs_of[rules] = _forward_runs(rules)
                         rewritten = _first_forward_rewrite(out, runs)
                     refused = rewritten is None and context.refused_at(out)
             if rewritten is None:

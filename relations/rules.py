@@ -70,9 +70,9 @@ class RuleIndex:
         self._forward_plans: dict[type, tuple[tuple[Relation, ...], bool]] = {}
         # forward_for: (Op class, the Op classes of the input nodes) -> the rules
         self._forward_by_children: dict[tuple[type, ...], tuple[Relation, ...]] = {}
-        #: id of a tuple of rules ``forward_for`` gave -> the engine's pairing of those rules with
-        #: their plans (``relations.engine`` fills it; this index keeps the tuples, so the ids hold)
-        self.forward_runs: dict[int, tuple] = {}
+        #: a tuple of rules ``forward_for`` gave -> the engine's pairing of those rules with
+        #: their plans (``relations.engine`` fills it)
+        self.forward_runs: dict[tuple[Relation, ...], tuple] = {}
 
     def _lookup(self, cache: dict, attr: str, op_class: type) -> tuple[Relation, ...]:
         found = cache.get(op_class)
