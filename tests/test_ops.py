@@ -21,6 +21,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pytensor
 import pytensor.tensor as pt
 import pytest
 from pytensor import config
@@ -469,9 +470,15 @@ def test_traces_recorded_outside_normalize_name_the_caller():
     with config.change_flags(traceback__limit=8):  # PyTensor's default
         out = ExplicitElemwise(scalar_add, ("*", "*"))(pt.vector(), pt.vector())
     (frames,) = out.tag.trace
-    files = [f[0] for f in frames]
+    # PyTensor drops its own inner frames, except where their path contains
+    # "tests" (a checkout named x_tests with its venv inside keeps them):
+    # the frames that count are the ones outside PyTensor's package
+    files = [f[0] for f in frames if not f[0].startswith(PYTENSOR_DIR)]
     assert files[-1].endswith(os.path.join("graph_bridge", "ops.py"))  # make_node, as before
     assert __file__ in files  # this line
+
+
+PYTENSOR_DIR = os.path.dirname(pytensor.__file__) + os.sep
 
 
 def test_warn_float64_acts_on_nodes_made_directly():
