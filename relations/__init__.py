@@ -311,7 +311,9 @@ def register(rules: Rules, tag: str) -> None:
     ``relational`` pass, before PyTensor's ``canonicalize``; the toolkit's
     Ops it builds are lowered by the lowering pass, as for ``relational``.
     ``rules`` are checked now; a ``tag`` already known to ``optdb`` (a pass's
-    name or a tag) is refused.
+    name or a tag) is refused.  As for ``relational``, each rewrite is its
+    own replacement with the rule's name as the reason, so
+    ``config.optimizer_verbose`` prints ``rewrite <rule name> replaces ...``.
     """
     rule_set = check_relations(rules, "rules")
     tag = check_tag(tag)
@@ -319,10 +321,10 @@ def register(rules: Rules, tag: str) -> None:
         raise ValueError(f"tag {tag!r} is already registered in optdb; choose another name")
     index = RuleIndex(rule_set)
 
-    def normalize_with_rules(outs: Sequence[Variable]) -> list[Variable]:
-        return normalize_variables(list(outs), index, mark=True)
+    def normalize_with_rules(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
+        return normalize_variables(list(outs), index, on_rewrite=on_rewrite, mark=True)
 
-    register_relational(normalize_with_rules, name=tag)
+    register_relational(normalize_with_rules, name=tag, reports_steps=True)
 
 
 def best(

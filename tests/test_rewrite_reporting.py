@@ -171,3 +171,22 @@ def test_reports_steps_off_gives_one_replacement(monkeypatch):
     fg, reasons = run_pass([x], [g], rewriter=rewriter)
     assert reasons == ["relational"]
     assert equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [x])
+
+
+_a = relations.patterns.var("a")
+relations.register(
+    [relations.rewrite_rule("log_exp_here", relations.patterns.log(relations.patterns.exp(_a)), _a)],
+    tag="test_reporting_log_exp",
+)
+
+
+def test_a_registered_tag_names_its_rules_under_optimizer_verbose(capsys):
+    x = pt.vector("x")
+    g = pt.log(pt.exp(x)) * 2
+    mode = get_mode("FAST_COMPILE").including("test_reporting_log_exp")
+    with pytensor.config.change_flags(optimizer_verbose=True):
+        f = pytensor.function([x], g, mode=mode)
+    out = capsys.readouterr().out
+    assert "rewriting: rewrite log_exp_here replaces Log.0" in out
+    assert "rewrite test_reporting_log_exp replaces" not in out
+    np.testing.assert_allclose(f(np.array([0.0, 1.5])), [0.0, 3.0])
