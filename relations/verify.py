@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import warnings
 from itertools import islice
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +47,7 @@ from relations import patterns as p
 from relations.rules import check_rules
 from relations.engine import first_rewrite, replacements
 
-__all__ = ["Counterexample", "verify"]
+__all__ = ["Counterexample", "Domain", "compare_values", "verify"]
 
 DTYPES = ("float64", "float32", "int64", "int32", "bool")
 FLOAT_VALUES = np.array([0.0, 0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -3.0, 1000.0, -1000.0, 10000.0])
@@ -62,7 +62,10 @@ class Counterexample:
     ``before`` and ``after`` are the graphs; ``inputs`` maps each input to
     the value used; ``before_value`` / ``after_value`` are the outputs (or
     the exception each raised).  ``direction`` is ``"forward"`` or
-    ``"backward"`` (``after`` is then the generated left side).
+    ``"backward"`` (``after`` is then the generated left side).  ``index``
+    is the first entry (numpy order) where both sides gave values of one
+    shape that differ, or ``None`` (one side raised, or shapes or dtypes
+    differ); ``str()`` names it and the input entries that reach it.
     """
 
     rule: str
@@ -72,6 +75,7 @@ class Counterexample:
     inputs: dict
     before_value: Any
     after_value: Any
+    index: tuple[int, ...] | None = None
 
     def __str__(self) -> str:
         lines = [f"counterexample to rule {self.rule!r} ({self.direction}):"]
@@ -81,7 +85,24 @@ class Counterexample:
             lines.append(_hanging(f"  {v.name or v} ({v.type}) = ", _show_value(val)))
         lines.append(_hanging("  before gives ", _show_value(self.before_value)))
         lines.append(_hanging("  after gives  ", _show_value(self.after_value)))
+        if self.index is not None:
+            lines.extend(self._at_index())
         return "\n".join(lines)
+
+    def _at_index(self) -> list[str]:
+        i = self.index
+        b, a = np.asarray(self.before_value)[i], np.asarray(self.after_value)[i]
+        lines = [f"  first difference at index {list(i)}: before gives {b}, after gives {a}"]
+        shape = np.shape(self.before_value)
+        there = []
+        for v, val in self.inputs.items():
+            try:
+                there.append(f"{v.name or v} = {np.broadcast_to(val, shape)[i]}")
+            except ValueError:  # an input that does not broadcast to the output
+                continue
+        if there:
+            lines.append("  where the inputs are " + ", ".join(there))
+        return lines
 
     __repr__ = __str__
 
@@ -102,12 +123,21 @@ def _show_value(x: Any) -> str:
     return np.array2string(np.asarray(x), threshold=20)
 
 
+#: What ``domain=`` may say of an input: a kind's name, or an interval ``(lo, hi)``.
+Domain = str | tuple[float, float]
+#: The kinds ``domain=`` names.
+DOMAINS = ("finite", "positive")
+
+
 def verify(
     rule: Callable,
     examples: int = 200,
     seed: int = 0,
     graphs: Iterable[Variable] | None = None,
     mode: Any = None,
+    domain: Mapping[str, Domain] | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
 ) -> Counterexample | None:
     """Property-test ``rule`` on values; ``None`` if no counterexample is found, else one.
 
@@ -122,6 +152,14 @@ def verify(
     ``ValueError`` if the rule applied to none of them: a rule that never
     fires is not verified.
 
+    ``domain`` restricts the values drawn for inputs, by name (a pattern
+    variable's name for a :func:`~relations.rewrite_rule`, an input's name in
+    ``graphs``): ``"finite"`` draws moderate values only (``|v| <= 3``, so
+    that exponentials and products of them stay finite), ``"positive"``
+    values above 0, ``(lo, hi)`` values in that closed interval (both ends
+    among them).  ``rtol`` / ``atol`` replace the per-dtype float tolerances
+    (float64: 1e-6 / 1e-8, float32: 1e-4 / 1e-5).
+
     >>> from relations import patterns as p, rewrite_rule, verify
     >>> a = p.var("a")
     >>> print(verify(rewrite_rule("neg_neg", p.neg(p.neg(a)), a)))
@@ -130,16 +168,17 @@ def verify(
     check_rules((rule,), "rule")
     if isinstance(examples, bool) or not isinstance(examples, int) or examples < 1:
         raise ValueError(f"examples must be a positive integer, got {examples!r}")
+    pattern_rule = isinstance(getattr(rule, "lhs", None), p.Node)
+    known = [v.name for v in p.pattern_vars(rule.lhs)] if pattern_rule else None
+    checks = Checks.make(mode, domain, rtol, atol, known)
     rng = np.random.default_rng(seed)
-    if mode is None:
-        mode = Mode(linker="py", optimizer=None)
     name = getattr(rule, "__name__", repr(rule))
     tried = 0
     seen: set = set()
     sources: list[Iterator[tuple[Variable, int]]] = []
     if graphs is not None:
         sources.append(((g, int(rng.integers(0, 4))) for g in _check_graphs(graphs)))
-    if isinstance(getattr(rule, "lhs", None), p.Node):
+    if pattern_rule:
         sources.append(_pattern_instances(rule, rng, examples))
     else:
         sources.append(_random_instances(rng, examples))
@@ -151,16 +190,92 @@ def verify(
                     continue
                 seen.add(key)
                 tried += 1
-                found = _compare(before, after, length, rng, mode)
+                found = _compare(before, after, length, rng, checks)
                 if found is not None:
-                    inputs, vb, va = found
-                    return Counterexample(name, direction, before, after, inputs, vb, va)
+                    return Counterexample(name, direction, before, after, *found)
     if tried == 0:
         raise ValueError(
             f"verify: rule {name!r} applied to none of the drawn graphs; pass graphs=[...] "
             f"it applies to"
         )
     return None
+
+
+def compare_values(
+    before: Variable,
+    after: Variable,
+    rule: str = "",
+    direction: str = "forward",
+    seed: int = 0,
+    lengths: Sequence[int] = (2, 0, 1),
+    domain: Mapping[str, Domain] | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+    mode: Any = None,
+) -> Counterexample | None:
+    """Evaluate ``before`` and ``after`` on random inputs as :func:`verify` does; a disagreement or ``None``.
+
+    Every unknown length of an input is one of ``lengths`` per trial (three
+    trials per length, the inputs drawn with ``numpy.random.default_rng(seed)``);
+    ``domain``, ``rtol``, ``atol`` and ``mode`` are :func:`verify`'s.  This is
+    what ``Explanation.check(values=True)`` runs on every step.
+    """
+    checks = Checks.make(mode, domain, rtol, atol, None)
+    rng = np.random.default_rng(seed)
+    for length in lengths:
+        found = _compare(before, after, length, rng, checks)
+        if found is not None:
+            return Counterexample(rule, direction, before, after, *found)
+    return None
+
+
+@dataclass(frozen=True)
+class Checks:
+    """How two forms are compared: the compiling mode, the input domains, the tolerances."""
+
+    mode: Any
+    domain: Mapping[str, Domain]
+    rtol: float | None
+    atol: float | None
+
+    @classmethod
+    def make(cls, mode: Any, domain: Any, rtol: Any, atol: Any, known: list[str] | None) -> Checks:
+        """Checked arguments; ``known``: the input names ``domain`` may use (``None``: any)."""
+        for name, tol in (("rtol", rtol), ("atol", atol)):
+            if tol is not None and (
+                isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0
+            ):
+                raise ValueError(f"{name} must be a non-negative number, got {tol!r}")
+        return cls(
+            Mode(linker="py", optimizer=None) if mode is None else mode,
+            _check_domain(domain, known),
+            rtol,
+            atol,
+        )
+
+
+def _check_domain(domain: Any, known: list[str] | None) -> dict[str, Domain]:
+    if domain is None:
+        return {}
+    if not isinstance(domain, Mapping):
+        raise TypeError(f"domain must be a dict of input name -> domain, got {type(domain).__name__}")
+    out: dict[str, Domain] = {}
+    for name, d in domain.items():
+        if not isinstance(name, str):
+            raise TypeError(f"domain keys must be input names (str), got {name!r}")
+        if known is not None and name not in known:
+            raise ValueError(f"domain names {name!r}, which is not an input of the rule; its inputs are {known}")
+        if isinstance(d, tuple) and len(d) == 2 and all(
+            isinstance(b, (int, float)) and not isinstance(b, bool) and np.isfinite(b) for b in d
+        ):
+            if d[0] > d[1]:
+                raise ValueError(f"domain[{name!r}] = {d!r}: the interval's low end is above its high end")
+        elif d not in DOMAINS:
+            raise ValueError(
+                f"domain[{name!r}] must be one of {DOMAINS} or a finite interval (lo, hi), got {d!r}"
+            )
+        out[name] = d
+    return out
 
 
 def _check_graphs(graphs: Iterable[Variable]) -> list[Variable]:
@@ -273,80 +388,154 @@ def _random_graph(rng: np.random.Generator, length: int) -> Variable:
         inputs.append(y)
         return y
 
-    steps = int(rng.integers(1, 4))
     cur = x
     k = -1
-    for _ in range(steps):
+    for _ in range(int(rng.integers(1, 4))):
         # a reduction follows a Join or a DimShuffle half of the time (what the rules rewrite)
         k = 2 if k in (3, 4, 5, 9) and rng.random() < 0.5 else int(rng.choice(13, p=_STEP_WEIGHTS))
-        nd = cur.type.ndim
-        if k == 0:
-            cur = [pt.exp, pt.neg, pt.sqr, pt.abs, pt.log][int(rng.integers(0, 5))](cur)
-        elif k == 1:
-            cur = [pt.add, pt.mul, pt.sub, pt.maximum][int(rng.integers(0, 4))](cur, other(cur))
-        elif k == 2:
-            fn = [pt.sum, pt.max, pt.prod, pt.min, pt.all, pt.any][int(rng.integers(0, 6))]
-            if nd == 0 or rng.random() < 0.4:
-                cur = fn(cur, axis=None)
-            else:
-                axes = tuple(sorted(set(int(a) for a in rng.integers(0, nd, size=int(rng.integers(1, nd + 1))))))
-                cur = fn(cur, axis=axes)
-        elif k == 3:
-            cur = pt.expand_dims(cur, int(rng.integers(0, nd + 1)))
-        elif k == 4 and nd >= 2:
-            cur = pt.transpose(cur, tuple(int(a) for a in rng.permutation(nd)))
-        elif k == 5 and nd >= 1:
-            axis = int(rng.integers(0, nd))
-            cur = pt.join(axis, cur, cur if rng.random() < 0.5 else pt.exp(cur))
-        elif k == 6:
-            shape = [length if rng.random() < 0.7 else 1 for _ in range(int(rng.integers(1, 3)))]
-            v = cur if nd == 0 else cur.sum() if rng.random() < 0.5 else pt.constant(0, dtype=cur.type.dtype)
-            cur = pt.alloc(v, *shape)
-        elif k in (7, 8) and nd >= 1:
-            base = cur if rng.random() < 0.5 else pt.zeros_like(cur)
-            idx = 0 if rng.random() < 0.5 else slice(0, 1)
-            value = cur[idx] if rng.random() < 0.5 else pt.constant(2, dtype=cur.type.dtype)
-            fn = pt.set_subtensor if k == 7 else pt.inc_subtensor
-            cur = fn(base[idx], value)
-            if rng.random() < 0.7:
-                cur = [pt.exp, pt.neg, pt.sqr][int(rng.integers(0, 3))](cur)
-        elif k == 9:
-            # two DimShuffle nodes in a row (PyTensor's helpers would merge them)
-            cur = _dimshuffle(rng, _dimshuffle(rng, cur))
-        elif k == 11 and nd >= 1:
-            axis = int(rng.integers(0, nd))
-            # the second piece: same shape, or a slice along the join axis (length 0 or 1)
-            cut = (slice(None),) * axis + (slice(0, int(rng.integers(0, 2))),)
-            second = [cur if cur.type.dtype == "bool" else pt.neg(cur), cur[cut]][int(rng.integers(0, 2))]
-            joined = pt.join(axis, *((cur, second) if rng.random() < 0.5 else (second, cur)))
-            fn = [pt.sum, pt.max, pt.prod, pt.min, pt.all, pt.any][int(rng.integers(0, 6))]
-            choice = int(rng.integers(0, 3))
-            red_axis = None if choice == 0 else axis if choice == 1 else int(rng.integers(0, nd))
-            cur = fn(joined, axis=red_axis)
-        elif k == 12 and nd >= 1:
-            zeros = pt.zeros([length] * nd, dtype=cur.type.dtype)
-            idx = 0 if rng.random() < 0.5 else slice(0, 1)
-            cur = pt.inc_subtensor(zeros[idx], cur[idx])
-            if rng.random() < 0.5:
-                cur = [pt.exp, pt.neg, pt.sqr][int(rng.integers(0, 3))](cur)
-        else:
-            a = pt.alloc(pt.constant(1.5, dtype=cur.type.dtype) if cur.type.dtype != "bool" else pt.constant(True), *([length] * max(nd, 1)))
-            cur = [pt.exp, pt.neg, pt.sqr][int(rng.integers(0, 3))](a) + cur
+        min_ndim, step = _STEPS.get(k, (0, _add_alloc))
+        if cur.type.ndim < min_ndim:
+            step = _add_alloc
+        cur = step(rng, cur, length, other)
     return cur
+
+
+def _unary(rng, cur, length, other):
+    return [pt.exp, pt.neg, pt.sqr, pt.abs, pt.log][int(rng.integers(0, 5))](cur)
+
+
+def _binary(rng, cur, length, other):
+    return [pt.add, pt.mul, pt.sub, pt.maximum][int(rng.integers(0, 4))](cur, other(cur))
+
+
+def _reduction(rng, cur, length, other):
+    nd = cur.type.ndim
+    fn = [pt.sum, pt.max, pt.prod, pt.min, pt.all, pt.any][int(rng.integers(0, 6))]
+    if nd == 0 or rng.random() < 0.4:
+        return fn(cur, axis=None)
+    axes = tuple(sorted(set(int(a) for a in rng.integers(0, nd, size=int(rng.integers(1, nd + 1))))))
+    return fn(cur, axis=axes)
+
+
+def _expand(rng, cur, length, other):
+    return pt.expand_dims(cur, int(rng.integers(0, cur.type.ndim + 1)))
+
+
+def _transpose(rng, cur, length, other):
+    return pt.transpose(cur, tuple(int(a) for a in rng.permutation(cur.type.ndim)))
+
+
+def _join(rng, cur, length, other):
+    axis = int(rng.integers(0, cur.type.ndim))
+    return pt.join(axis, cur, cur if rng.random() < 0.5 else pt.exp(cur))
+
+
+def _alloc(rng, cur, length, other):
+    nd = cur.type.ndim
+    shape = [length if rng.random() < 0.7 else 1 for _ in range(int(rng.integers(1, 3)))]
+    v = cur if nd == 0 else cur.sum() if rng.random() < 0.5 else pt.constant(0, dtype=cur.type.dtype)
+    return pt.alloc(v, *shape)
+
+
+def _write(fn):
+    def write(rng, cur, length, other):
+        base = cur if rng.random() < 0.5 else pt.zeros_like(cur)
+        idx = 0 if rng.random() < 0.5 else slice(0, 1)
+        value = cur[idx] if rng.random() < 0.5 else pt.constant(2, dtype=cur.type.dtype)
+        cur = fn(base[idx], value)
+        if rng.random() < 0.7:
+            cur = [pt.exp, pt.neg, pt.sqr][int(rng.integers(0, 3))](cur)
+        return cur
+
+    return write
+
+
+def _two_dimshuffles(rng, cur, length, other):
+    # two DimShuffle nodes in a row (PyTensor's helpers would merge them)
+    return _dimshuffle(rng, _dimshuffle(rng, cur))
+
+
+def _reduced_join(rng, cur, length, other):
+    nd = cur.type.ndim
+    axis = int(rng.integers(0, nd))
+    # the second piece: same shape, or a slice along the join axis (length 0 or 1)
+    cut = (slice(None),) * axis + (slice(0, int(rng.integers(0, 2))),)
+    second = [cur if cur.type.dtype == "bool" else pt.neg(cur), cur[cut]][int(rng.integers(0, 2))]
+    joined = pt.join(axis, *((cur, second) if rng.random() < 0.5 else (second, cur)))
+    fn = [pt.sum, pt.max, pt.prod, pt.min, pt.all, pt.any][int(rng.integers(0, 6))]
+    choice = int(rng.integers(0, 3))
+    red_axis = None if choice == 0 else axis if choice == 1 else int(rng.integers(0, nd))
+    return fn(joined, axis=red_axis)
+
+
+def _inc_zeros(rng, cur, length, other):
+    zeros = pt.zeros([length] * cur.type.ndim, dtype=cur.type.dtype)
+    idx = 0 if rng.random() < 0.5 else slice(0, 1)
+    cur = pt.inc_subtensor(zeros[idx], cur[idx])
+    if rng.random() < 0.5:
+        cur = [pt.exp, pt.neg, pt.sqr][int(rng.integers(0, 3))](cur)
+    return cur
+
+
+def _add_alloc(rng, cur, length, other):
+    nd = cur.type.ndim
+    fill = pt.constant(1.5, dtype=cur.type.dtype) if cur.type.dtype != "bool" else pt.constant(True)
+    a = pt.alloc(fill, *([length] * max(nd, 1)))
+    return [pt.exp, pt.neg, pt.sqr][int(rng.integers(0, 3))](a) + cur
+
+
+#: ``_random_graph``'s steps by number: (the least ndim they need, the step);
+#: a step drawn for a graph of lower ndim, or a number not here, adds an Alloc's Elemwise.
+_STEPS = {
+    0: (0, _unary),
+    1: (0, _binary),
+    2: (0, _reduction),
+    3: (0, _expand),
+    4: (2, _transpose),
+    5: (1, _join),
+    6: (0, _alloc),
+    7: (1, _write(pt.set_subtensor)),
+    8: (1, _write(pt.inc_subtensor)),
+    9: (0, _two_dimshuffles),
+    11: (1, _reduced_join),
+    12: (1, _inc_zeros),
+}
 
 
 # -- comparing ---------------------------------------------------------------------
 
 
-def _random_value(v: Variable, length: int, rng: np.random.Generator) -> np.ndarray:
+def _random_value(v: Variable, length: int, rng: np.random.Generator, domain: Domain | None = None) -> np.ndarray:
     shape = tuple(length if s is None else s for s in v.type.shape)
     dtype = v.type.dtype
     if dtype == "bool":
         return rng.random(shape) < 0.5
-    pool = FLOAT_VALUES if dtype.startswith("float") else INT_VALUES
+    pool = _pool(dtype, domain)
+    return rng.choice(pool, size=shape).astype(dtype)
+
+
+def _pool(dtype: str, domain: Domain | None) -> np.ndarray:
+    """The values an input of ``dtype`` is drawn from, within ``domain``."""
+    floating = dtype.startswith("float") or dtype.startswith("complex")
+    pool = FLOAT_VALUES if floating else INT_VALUES
     if dtype.startswith("uint"):
         pool = np.abs(pool)
-    return rng.choice(pool, size=shape).astype(dtype)
+    if domain == "finite":
+        pool = pool[np.abs(pool) <= 3]
+    elif domain == "positive":
+        pool = pool[pool > 0]
+    elif domain is not None:
+        lo, hi = domain
+        if floating:
+            inner = lo + (hi - lo) * np.array([0.1, 0.25, 0.5, 0.75, 0.9])
+            pool = np.concatenate([[lo, hi], inner, pool[(pool >= lo) & (pool <= hi)]])
+        else:
+            pool = np.arange(int(np.ceil(lo)), int(np.floor(hi)) + 1)[:64]
+            if dtype.startswith("uint"):
+                pool = pool[pool >= 0]
+    if pool.size == 0:
+        raise ValueError(f"domain {domain!r} holds no value of dtype {dtype}")
+    return pool
 
 
 def _function(outputs: Variable, inputs: list[Variable], mode: Any):
@@ -362,35 +551,41 @@ def _run(fn, values):
         return exc
 
 
-def _agree(x: Any, y: Any) -> bool:
+def _agree(x: Any, y: Any, rtol: float | None = None, atol: float | None = None) -> bool:
+    return _first_difference(x, y, rtol, atol) is False
+
+
+def _first_difference(x: Any, y: Any, rtol: float | None = None, atol: float | None = None) -> Any:
+    """``False`` where ``x`` and ``y`` agree; else the first differing index, or ``None`` if there is none to name."""
     if isinstance(x, BaseException) or isinstance(y, BaseException):
-        return isinstance(x, BaseException) and isinstance(y, BaseException)
+        return False if isinstance(x, BaseException) and isinstance(y, BaseException) else None
     a, b = np.asarray(x), np.asarray(y)
     if a.shape != b.shape or a.dtype != b.dtype:
-        return False
+        return None
     if np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.complexfloating):
-        rtol, atol = TOLERANCES.get(a.dtype.name, TOLERANCES["float64"])
-        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
-    return bool(np.array_equal(a, b))
+        r, t = TOLERANCES.get(a.dtype.name, TOLERANCES["float64"])
+        r, t = (r if rtol is None else rtol), (t if atol is None else atol)
+        close = np.isclose(a, b, rtol=r, atol=t, equal_nan=True)
+    else:
+        close = a == b
+    if close.all():
+        return False
+    return tuple(int(i) for i in np.argwhere(~close)[0])
 
 
-def _compare(before: Variable, after: Variable, length: int, rng: np.random.Generator, mode: Any):
+def _compare(before: Variable, after: Variable, length: int, rng: np.random.Generator, checks: Checks):
+    """``(inputs, before value, after value, first differing index)`` where they disagree, or ``None``."""
     inputs = [
         v for v in explicit_graph_inputs([before, after]) if not isinstance(v, Constant)
     ]
-    try:
-        fb = _function(before, inputs, mode)
-    except Exception as exc:  # noqa: BLE001
-        fb = exc
-    try:
-        fa = _function(after, inputs, mode)
-    except Exception as exc:  # noqa: BLE001
-        fa = exc
+    fb, fa = (_compiled(g, inputs, checks.mode) for g in (before, after))
+
     def trial(run_length):
-        values = [_random_value(v, run_length, rng) for v in inputs]
+        values = [_random_value(v, run_length, rng, checks.domain.get(v.name)) for v in inputs]
         vb = fb if isinstance(fb, BaseException) else _run(fb, values)
         va = fa if isinstance(fa, BaseException) else _run(fa, values)
-        return None if _agree(vb, va) else (dict(zip(inputs, values)), vb, va)
+        index = _first_difference(vb, va, checks.rtol, checks.atol)
+        return None if index is False else (dict(zip(inputs, values)), vb, va, index)
 
     def fits(run_length):
         return all(s is None or s == 1 or s == run_length for v in inputs for s in v.type.shape)
@@ -399,12 +594,24 @@ def _compare(before: Variable, after: Variable, length: int, rng: np.random.Gene
         run_length = length if k < 2 or not fits(r := int(rng.integers(0, 4))) else r
         found = trial(run_length)
         if found is not None:
-            # a smaller counterexample reads better: try shorter inputs first
-            for shorter in range(run_length):
-                if fits(shorter):
-                    for _ in range(10):
-                        small = trial(shorter)
-                        if small is not None:
-                            return small
-            return found
+            return _smaller(trial, fits, run_length) or found
     return None
+
+
+def _smaller(trial: Callable, fits: Callable, run_length: int) -> Any:
+    """A counterexample with shorter inputs, if one is found (it reads better)."""
+    for shorter in range(run_length):
+        if fits(shorter):
+            for _ in range(10):
+                small = trial(shorter)
+                if small is not None:
+                    return small
+    return None
+
+
+def _compiled(graph: Variable, inputs: list[Variable], mode: Any) -> Any:
+    """The compiled function of ``graph``, or the exception compiling raised."""
+    try:
+        return _function(graph, inputs, mode)
+    except Exception as exc:  # noqa: BLE001 - compared by the caller
+        return exc

@@ -144,3 +144,88 @@ def test_rule_that_raises_is_reported(a):
     crashy = rewrite_rule("crashy", p.neg(p.neg(a)), a, where=(guard,))
     with pytest.raises(RuntimeError, match="crashy.*ZeroDivisionError"):
         verify(crashy)
+
+
+def test_domain_restricts_the_inputs_drawn(a):
+    b = p.var("b")
+    floats = (lambda a, b: a.type.dtype == b.type.dtype == "float64",)  # on bools True + True is True
+    r = rewrite_rule("exp_mul", p.mul(p.exp(a), p.exp(b)), p.exp(p.add(a, b)), where=floats)
+    ce = verify(r)  # exp(1000) * exp(-1000) is inf * 0 = nan; exp(0) is 1
+    assert isinstance(ce, Counterexample)
+    assert np.isnan(ce.before_value).any()
+    assert verify(r, domain={"a": "finite", "b": "finite"}) is None
+    assert verify(r, domain={"a": (-5, 5), "b": (-5.0, 5.0)}) is None
+    # an interval can force the failure too: exp(a) overflows, exp(b) underflows
+    ce = verify(r, domain={"a": (900, 1100), "b": (-1100, -900)})
+    assert isinstance(ce, Counterexample)
+    assert all(900 <= v <= 1100 for v in np.ravel(ce.inputs[_named(ce, "a")]))
+
+
+def test_positive_domain(a):
+    # (exp(log(a)) -> a would still fail backward: its right side is any sub-graph, log(a) too)
+    r = rewrite_rule("sqr_sqrt", p.sqr(p.sqrt(a)), a)
+    assert isinstance(verify(r), Counterexample)
+    assert verify(r, domain={"a": "positive"}) is None
+
+
+def test_interval_domain_draws_within_it_and_both_ends(a):
+    from relations.verify import _pool
+
+    for dtype in ("float64", "float32", "int32", "int64"):
+        pool = _pool(dtype, (-2, 7))
+        assert pool.min() == -2 and pool.max() == 7
+        assert ((pool >= -2) & (pool <= 7)).all()
+    assert (_pool("float64", "positive") > 0).all()
+    assert (np.abs(_pool("int64", "finite")) <= 3).all()
+    with pytest.raises(ValueError, match="no value"):
+        _pool("int64", (0.2, 0.7))
+
+
+def test_tolerances(a):
+    # 1 + 1e-5 relative: within float32's tolerance and rtol=1e-4, not float64's default
+    r = rewrite_rule("nearly", p.mul(a, 1.0), p.mul(a, 1.00001), where=(lambda a: a.type.dtype == "float64",))
+    assert isinstance(verify(r, examples=40), Counterexample)
+    assert verify(r, examples=40, rtol=1e-4) is None
+
+
+def test_bad_domain_and_tolerances_are_named(a):
+    r = rewrite_rule("neg_neg", p.neg(p.neg(a)), a)
+    with pytest.raises(ValueError, match="'b'.*not an input.*\\['a'\\]"):
+        verify(r, domain={"b": "finite"})
+    with pytest.raises(ValueError, match=r"domain\['a'\]"):
+        verify(r, domain={"a": "small"})
+    with pytest.raises(ValueError, match="low end"):
+        verify(r, domain={"a": (1, 0)})
+    with pytest.raises(TypeError, match="domain"):
+        verify(r, domain=["a"])
+    for name in ("rtol", "atol"):
+        with pytest.raises(ValueError, match=name):
+            verify(r, **{name: -1.0})
+
+
+def test_counterexample_names_the_first_differing_entry(a):
+    ce = verify(rewrite_rule("exp_log", p.exp(p.log(a)), a))
+    before, after = np.asarray(ce.before_value), np.asarray(ce.after_value)
+    i = ce.index
+    assert i is not None and np.isnan(before[i]) and not np.isnan(after[i])
+    # no earlier entry differs
+    flat = np.ravel_multi_index(i, before.shape) if before.ndim else 0
+    assert all(np.isclose(before.flat[j], after.flat[j]) for j in range(flat))
+    [value] = ce.inputs.values()
+    text = str(ce)
+    assert f"first difference at index {list(i)}" in text
+    assert f"where the inputs are a = {np.broadcast_to(value, before.shape)[i]}" in text
+
+
+def test_counterexample_with_one_side_raising_names_no_index():
+    from relations.verify import _first_difference
+
+    assert _first_difference(ValueError("x"), np.ones(2)) is None
+    assert _first_difference(np.ones(2), np.ones(3)) is None
+    assert _first_difference(np.ones(3), np.array([1.0, 2.0, 1.0])) == (1,)
+    assert _first_difference(np.ones((2, 2)), np.ones((2, 2))) is False
+
+
+def _named(ce, name):
+    [v] = [v for v in ce.inputs if v.name == name]
+    return v
