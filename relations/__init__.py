@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from etuples.core import ExpressionTuple
 from pytensor.compile import optdb
+from pytensor.compile.mode import Mode, get_default_mode, get_mode
 from pytensor.graph.basic import Variable, equal_computations
 from unification import unify
 
@@ -74,6 +75,7 @@ __all__ = [
     "find",
     "lower",
     "match",
+    "mode",
     "normalize",
     "patterns",
     "prove",
@@ -325,6 +327,37 @@ def register(rules: Rules, tag: str) -> None:
         return normalize_variables(list(outs), index, on_rewrite=on_rewrite, mark=True)
 
     register_relational(normalize_with_rules, name=tag, reports_steps=True)
+
+
+def mode(*tags: str, base: str | Mode | None = None) -> Mode:
+    """A compilation mode that applies the rules: ``base`` (default: PyTensor's default mode) including ``tags``.
+
+    ``tags`` default to ``("relational",)``; each must be registered in
+    ``optdb`` (``relational``, or a tag of :func:`register`): PyTensor's
+    ``Mode.including`` ignores a tag it does not know, so a typo would
+    compile without the rules, and here it is a ``ValueError`` naming it.
+    Pass the result where a library compiles for you::
+
+        pytensor.function(inputs, outputs, mode=relations.mode())
+        pm.sample(compile_kwargs={"mode": relations.mode()})
+        pm.find_MAP(model=m, compile_kwargs={"mode": relations.mode()})
+
+    ``pytensor.config.change_flags(optimizer_including=...)`` cannot do this:
+    PyTensor reads that flag only at start-up (``PYTENSOR_FLAGS``).
+    """
+    tags = tags or ("relational",)
+    for i, tag in enumerate(tags):
+        if not isinstance(tag, str):
+            raise TypeError(f"tags[{i}] must be a str (an optdb tag), got {type(tag).__name__}")
+        if tag not in optdb.__db__:
+            raise ValueError(f"tags[{i}] = {tag!r} is not registered in optdb (relations.register adds a tag)")
+    if base is None:
+        start = get_default_mode()
+    elif isinstance(base, (str, Mode)):
+        start = get_mode(base)
+    else:
+        raise TypeError(f"base must be a mode name or a Mode, got {type(base).__name__}")
+    return start.including(*tags)
 
 
 def best(

@@ -29,11 +29,13 @@ from relations.rules import Relation, RuleIndex
 from relations.arguments import as_variables, check_count, check_timeout
 from relations.engine import normalize_variables, replacements
 from relations.form_search import StructuralKeys, one_step
+from relations.rulesets import LOWERING_RULES
+from relations.verify import Counterexample, compare_values
 
 #: answers of a relation run from the left side that :meth:`Step.holds` compares
 MAX_ANSWERS_CHECKED = 16
 
-__all__ = ["Explanation", "Proof", "Step", "explain", "follows", "prove"]
+__all__ = ["Explanation", "Proof", "Step", "explain", "follows", "is_bookkeeping", "prove"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +83,17 @@ class Step:
                 return any(keys.key(a) == wanted for a in islice(answers, MAX_ANSWERS_CHECKED))
         except Exception:  # noqa: BLE001 - a relation that cannot decide does not hold
             return False
+
+    def agrees(self, seed: int = 0, **options: Any) -> Counterexample | None:
+        """Whether both sides give the same values: ``None``, or where they differ.
+
+        Both sides are evaluated on random inputs as :func:`relations.verify`
+        does (lengths 2, 0 and 1; ``options`` are
+        :func:`relations.verify.compare_values`'s: ``domain``, ``rtol``,
+        ``atol``, ``mode``).  :meth:`holds` says the step is an application of
+        its rule; this says the rule is true here, on these inputs.
+        """
+        return compare_values(self.before, self.after, self.rule, self.direction, seed, **options)
 
     def reversed(self) -> Step:
         """The same equality read the other way (``after`` becomes ``before``)."""
@@ -132,10 +145,16 @@ def follows(graph: Any, steps: Sequence[Step], target: Any) -> bool:
     if len(outs) != len(goal):
         return False
     keys = StructuralKeys()
-    roots = [*outs, *goal, *(v for s in steps for v in (s.before, s.after))]
-    for v in roots:
+    for v in [*outs, *goal, *(v for s in steps for v in (s.before, s.after))]:
         keys.key(v)
-    # key -> (op, output index, input keys), for every node of every graph
+    by_var = keys._by_var
+    closure = _Closure(_node_table(keys))
+    closure.merge((by_var[id(s.before)], by_var[id(s.after)]) for s in steps)
+    return all(closure.find(by_var[id(a)]) == closure.find(by_var[id(b)]) for a, b in zip(outs, goal))
+
+
+def _node_table(keys: StructuralKeys) -> dict[int, tuple[Any, int, tuple[int, ...]]]:
+    """Structural key -> (op, output index, input keys), for every node ``keys`` has seen."""
     nodes: dict[int, tuple[Any, int, tuple[int, ...]]] = {}
     by_var = keys._by_var
     for v in keys._keep:
@@ -145,9 +164,27 @@ def follows(graph: Any, steps: Sequence[Step], target: Any) -> bool:
             if k not in nodes:
                 ins = tuple(by_var[id(i)] for i in node.inputs)
                 nodes[k] = (node.op, node.outputs.index(v), ins)
-    parent: dict[int, int] = {}
+    return nodes
 
-    def find(a: int) -> int:
+
+class _Closure:
+    """Congruence closure over ``nodes`` (key -> (op, output index, input keys)): a union-find
+    whose merges propagate to nodes applying one Op to merged inputs."""
+
+    def __init__(self, nodes: dict[int, tuple[Any, int, tuple[int, ...]]]) -> None:
+        self.nodes = nodes
+        self.parent: dict[int, int] = {}
+        self.uses: dict[int, list[int]] = {}
+        for k, (_, _, ins) in nodes.items():
+            for i in ins:
+                self.uses.setdefault(i, []).append(k)
+        self.table: dict[Any, int] = {}
+        self.pending: list[tuple[int, int]] = []
+        for k in nodes:
+            self._insert(k)
+
+    def find(self, a: int) -> int:
+        parent = self.parent
         root = a
         while parent.get(root, root) != root:
             root = parent[root]
@@ -155,72 +192,129 @@ def follows(graph: Any, steps: Sequence[Step], target: Any) -> bool:
             parent[a], a = root, parent.get(a, a)
         return root
 
-    uses: dict[int, list[int]] = {}
-    for k, (_, _, ins) in nodes.items():
-        for i in ins:
-            uses.setdefault(i, []).append(k)
-    table: dict[Any, int] = {}
-    pending: list[tuple[int, int]] = []
-
-    def signature(k: int) -> Any:
-        op, idx, ins = nodes[k]
-        return (op, idx, tuple(find(i) for i in ins))
-
-    def insert(k: int) -> None:
-        sig = signature(k)
-        other = table.get(sig)
+    def _insert(self, k: int) -> None:
+        op, idx, ins = self.nodes[k]
+        sig = (op, idx, tuple(self.find(i) for i in ins))
+        other = self.table.get(sig)
         if other is None:
-            table[sig] = k
-        elif find(other) != find(k):
-            pending.append((other, k))
+            self.table[sig] = k
+        elif self.find(other) != self.find(k):
+            self.pending.append((other, k))
 
-    for k in nodes:
-        insert(k)
-    pending.extend((by_var[id(s.before)], by_var[id(s.after)]) for s in steps)
-    while pending:
-        a, b = pending.pop()
-        ra, rb = find(a), find(b)
-        if ra == rb:
-            continue
-        if len(uses.get(ra, ())) < len(uses.get(rb, ())):
-            ra, rb = rb, ra
-        parent[rb] = ra
-        moved = uses.pop(rb, [])
-        uses.setdefault(ra, []).extend(moved)
-        for k in moved:
-            insert(k)
-    return all(find(by_var[id(a)]) == find(by_var[id(b)]) for a, b in zip(outs, goal))
+    def merge(self, pairs: Any) -> None:
+        """Merge each pair's classes, and every pair of nodes that becomes congruent."""
+        self.pending.extend(pairs)
+        uses = self.uses
+        while self.pending:
+            a, b = self.pending.pop()
+            ra, rb = self.find(a), self.find(b)
+            if ra == rb:
+                continue
+            if len(uses.get(ra, ())) < len(uses.get(rb, ())):
+                ra, rb = rb, ra
+            self.parent[rb] = ra
+            moved = uses.pop(rb, [])
+            uses.setdefault(ra, []).extend(moved)
+            for k in moved:
+                self._insert(k)
 
 
 class Explanation:
     """What ``normalize`` did: its ``result``, and the ``steps`` it applied, in order.
 
-    ``str(explanation)`` prints each step's rule and a short Before/After
-    ``dprint``; :meth:`check` re-checks every step, and that together they
-    make the input equal to the result.
+    ``str(explanation)`` opens with the number of steps per rule
+    (:attr:`counts`), then prints each step's rule and a short Before/After
+    ``dprint``; runs of bookkeeping steps (the explicit-broadcast rules of
+    :data:`relations.LOWERING_RULES`, which only restate how an Op
+    broadcasts and which ``lower`` undoes) are folded into one line each
+    unless ``bookkeeping`` is true (:meth:`format` takes it too).
+    :meth:`check` re-checks every step, and that together they make the
+    input equal to the result.
     """
 
-    def __init__(self, graph: Any, result: Any, steps: list[Step]) -> None:
+    def __init__(self, graph: Any, result: Any, steps: list[Step], bookkeeping: bool = False) -> None:
         self.graph = graph
         self.result = result
         self.steps = steps
+        self.bookkeeping = bookkeeping
 
-    def check(self) -> bool:
-        """True only if every step's relation holds with both sides given, and the
-        steps make the input graph equal to :attr:`result` (:func:`follows`)."""
-        return all(s.holds() for s in self.steps) and follows(self.graph, self.steps, self.result)
+    @property
+    def counts(self) -> dict[str, int]:
+        """Steps per rule name, the rules in the order they first fired."""
+        return _counts(self.steps)
+
+    def check(self, values: bool = False, seed: int = 0, **options: Any) -> bool:
+        """Whether the steps are a proof that the input equals :attr:`result`.
+
+        Always: every step is an application of its rule (:meth:`Step.holds`,
+        the relation re-run with both sides given) and the steps together make
+        the input graph equal to the result (:func:`follows`).  That trusts
+        the rules: a wrong rule applied correctly passes.  With ``values=True``
+        every step's two sides are also evaluated on random inputs
+        (:meth:`Step.agrees`; ``seed`` and ``options`` as there), which finds
+        a rule that is wrong where it was applied, as :func:`relations.verify`
+        does for a rule on its own.
+        """
+        return _checked(self.graph, self.steps, self.result, values, seed, options)
 
     def __len__(self) -> int:
         return len(self.steps)
 
-    def __str__(self) -> str:
+    def format(self, bookkeeping: bool | None = None) -> str:
+        """The text ``str()`` gives; ``bookkeeping`` (default: the explanation's own) prints every step."""
         if not self.steps:
             return "no rewrite applies (the graph is in normal form)"
-        return "\n".join(f"{i}. {s}" for i, s in enumerate(self.steps, 1))
+        if bookkeeping is None:
+            bookkeeping = self.bookkeeping
+        return _format(self.steps, bookkeeping)
+
+    def __str__(self) -> str:
+        return self.format()
 
     def __repr__(self) -> str:
-        rules = ", ".join(s.rule for s in self.steps)
+        rules = ", ".join(f"{r} x{n}" for r, n in self.counts.items())
         return f"Explanation({len(self.steps)} steps: {rules})"
+
+
+def _counts(steps: Sequence[Step]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for s in steps:
+        counts[s.rule] = counts.get(s.rule, 0) + 1
+    return counts
+
+
+def _checked(graph: Any, steps: Sequence[Step], result: Any, values: bool, seed: int, options: dict) -> bool:
+    if not (all(s.holds() for s in steps) and follows(graph, steps, result)):
+        return False
+    return not values or all(s.agrees(seed, **options) is None for s in steps)
+
+
+def is_bookkeeping(step: Step) -> bool:
+    """Whether ``step`` only restates broadcasting (a rule of :data:`relations.LOWERING_RULES`)."""
+    return step.relation in LOWERING_RULES
+
+
+def _format(steps: Sequence[Step], bookkeeping: bool) -> str:
+    counts = _counts(steps)
+    lines = [f"{len(steps)} steps: " + ", ".join(f"{r} x{n}" for r, n in counts.items())]
+    run: list[int] = []
+
+    def fold() -> None:
+        if run:
+            span = f"{run[0]}" if len(run) == 1 else f"{run[0]}-{run[-1]}"
+            folded = _counts([steps[i - 1] for i in run])
+            rules = ", ".join(f"{r} x{n}" for r, n in folded.items())
+            lines.append(f"{span}. bookkeeping: {rules} (explicit broadcasting; explain(..., bookkeeping=True) prints them)")
+            run.clear()
+
+    for i, s in enumerate(steps, 1):
+        if not bookkeeping and is_bookkeeping(s):
+            run.append(i)
+            continue
+        fold()
+        lines.append(f"{i}. {s}")
+    fold()
+    return "\n".join(lines)
 
 
 class Proof(list):
@@ -234,10 +328,11 @@ class Proof(list):
         self.a = a
         self.b = b
 
-    def check(self) -> bool:
+    def check(self, values: bool = False, seed: int = 0, **options: Any) -> bool:
         """True only if every step holds with both sides given, and the steps
-        make ``a`` equal to ``b`` (:func:`follows`)."""
-        return all(s.holds() for s in self) and follows(self.a, list(self), self.b)
+        make ``a`` equal to ``b`` (:func:`follows`); with ``values=True`` also
+        every step's sides agree on random inputs (as :meth:`Explanation.check`)."""
+        return _checked(self.a, list(self), self.b, values, seed, options)
 
     def __str__(self) -> str:
         if not self:
@@ -259,12 +354,15 @@ def _name(rel: Any) -> str:
     return getattr(rel, "__name__", repr(rel))
 
 
-def explain(graph: Any, rules: Any = None) -> Explanation:
+def explain(graph: Any, rules: Any = None, bookkeeping: bool = False) -> Explanation:
     """Normalize ``graph`` and say how: the rules that fired, on which sub-graphs, in order.
 
     ``.result`` is what ``normalize(graph, rules)`` returns (same structure);
     ``.steps`` are :class:`Step` s (``.rule``, ``.before``, ``.after``);
-    ``.check()`` re-runs every step's relation with both sides given.
+    ``.check()`` re-runs every step's relation with both sides given
+    (``.check(values=True)`` also evaluates each step on random inputs);
+    ``.counts`` are the steps per rule.  ``str()`` folds the bookkeeping
+    steps (explicit broadcasting) unless ``bookkeeping`` is true.
     ``normalize`` itself records nothing and is not slowed down.
 
     Before/After::
@@ -276,7 +374,7 @@ def explain(graph: Any, rules: Any = None) -> Explanation:
 
     outputs, single = as_variables(graph, "graph")
     result, steps = _explained(outputs, _index(rules))
-    return Explanation(graph, _structure(graph, single, result), steps)
+    return Explanation(graph, _structure(graph, single, result), steps, bookkeeping=bool(bookkeeping))
 
 
 def prove(

@@ -13,7 +13,9 @@ import relations
 from helpers import assert_same_values, check_rewrite, snapshot
 from relations import DEFAULT_RULES, Explanation, Proof, Step
 from relations.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo
-from relations.explain import _meet, follows
+from relations import patterns as p, rewrite_rule
+from relations.explain import _meet, follows, is_bookkeeping
+from relations.verify import Counterexample
 from relations.form_search import StructuralKeys
 
 x = pt.vector("x")
@@ -120,8 +122,10 @@ def test_explain_names_each_rule_and_checks(name):
         assert s.before.type.dtype == s.after.type.dtype
         assert s.before.type.broadcastable == s.after.type.broadcastable
         check_values(s.before, s.after, shapes)
-    text = str(e)
+    assert e.check(values=True)
+    text = e.format(bookkeeping=True)
     assert name in text and "Before:" in text and "After:" in text
+    assert name in str(e)
 
 
 def test_explain_keeps_structure_and_records_nothing_in_normal_form():
@@ -272,3 +276,37 @@ def test_a_step_whose_built_right_side_differs_from_its_term_still_holds():
     assert e.check()
     assert not Step(lift.rule, lift.relation, lift.before, pt.exp(lift.after)).holds()
     check_rewrite(g, e.result, {x0: [(), ()], x1: [(), ()]})
+
+
+def test_check_values_catches_a_rule_that_is_wrong_on_values():
+    a = p.var("a")
+    wrong = rewrite_rule("exp_as_add_one", p.exp(a), p.add(a, 1))
+    e = relations.explain(pt.exp(x), rules=(wrong,))
+    assert [s.rule for s in e.steps] == ["exp_as_add_one"]
+    assert e.check()  # each step is an application of its rule: the rule is trusted
+    assert not e.check(values=True)  # its two sides differ on values
+    ce = e.steps[0].agrees()
+    assert isinstance(ce, Counterexample) and ce.rule == "exp_as_add_one" and ce.index is not None
+    proof = relations.prove(pt.exp(x), x + 1, rules=(wrong,))
+    assert proof.check() and not proof.check(values=True)
+    right = relations.explain(pt.sum(pt.expand_dims(pt.exp(x), 0)))
+    assert right.check(values=True) and right.check(values=True, seed=3, rtol=1e-9)
+
+
+def test_counts_and_folded_bookkeeping():
+    g = pt.sum(pt.expand_dims(pt.exp(x), 0)) + (pt.exp(x) - m).sum() + (x * m).sum()
+    e = relations.explain(g)
+    counts = e.counts
+    assert list(counts) == list(dict.fromkeys(s.rule for s in e.steps))  # order of first firing
+    assert sum(counts.values()) == len(e.steps)
+    assert counts["elemwise_explicito"] >= 2 and counts["careduce_dimshuffle_fullo"] == 1
+    text = str(e)
+    first = text.splitlines()[0]
+    assert first.startswith(f"{len(e.steps)} steps: ") and "elemwise_explicito x" in first
+    kept = [s for s in e.steps if not is_bookkeeping(s)]
+    assert text.count("Before:") == len(kept) < len(e.steps)
+    assert "bookkeeping: elemwise_explicito x" in text
+    full = relations.explain(g, bookkeeping=True)
+    assert str(full).count("Before:") == len(e.steps) == e.format(bookkeeping=True).count("Before:")
+    assert len(str(full).splitlines()) > len(text.splitlines())
+    assert {s.rule for s in e.steps if is_bookkeeping(s)} <= {r.__name__ for r in relations.LOWERING_RULES}

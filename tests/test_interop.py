@@ -455,7 +455,7 @@ def test_version_and_py_typed():
 
 
 @pytest.mark.parametrize(
-    "fn", ["normalize", "lower", "equivalents", "match", "best", "find", "rebroadcast", "register"]
+    "fn", ["normalize", "lower", "equivalents", "match", "best", "find", "rebroadcast", "register", "mode"]
 )
 def test_public_calls_have_precise_type_hints(fn):
     hints = typing.get_type_hints(getattr(relations, fn))
@@ -468,3 +468,23 @@ def test_graph_hint_is_a_variable_or_a_list_of_them():
     hints = typing.get_type_hints(relations.normalize)
     assert hints["graph"] is relations.Graph
     assert set(relations.Graph.__constraints__) == {Variable, list[Variable], tuple[Variable, ...]}
+
+
+def test_mode_includes_the_tag_and_names_unknown_ones():
+    from pytensor.compile.mode import get_default_mode, get_mode
+
+    m = relations.mode()
+    assert "relational" in m.provided_optimizer.include
+    assert type(m.linker) is type(get_default_mode().linker)
+    fast = relations.mode("test_interop_exp_log", base="FAST_COMPILE")
+    assert "test_interop_exp_log" in fast.provided_optimizer.include
+    assert type(fast.linker) is type(get_mode("FAST_COMPILE").linker)
+    g = pt.exp(pt.log(x)) * 2
+    f = pytensor.function([x], g, mode=relations.mode("test_interop_exp_log", base=Mode(linker="py", optimizer="fast_compile")))
+    assert "Exp" not in _scalar_names(f.maker.fgraph.outputs[0])
+    with pytest.raises(ValueError, match=r"tags\[1\] = 'relationl' is not registered"):
+        relations.mode("relational", "relationl")
+    with pytest.raises(TypeError, match=r"tags\[0\]"):
+        relations.mode(3)
+    with pytest.raises(TypeError, match="base"):
+        relations.mode(base=3)
