@@ -244,3 +244,21 @@ def node_facts(node) -> tuple:
             (type(o), o.type, o.owner is node, o.index, o.name, list(vars(o)), vars(o.tag), number.isdigit())
         )
     return (type(node), node.op, [id(i) for i in node.inputs], list(vars(node)), vars(node.tag), outputs)
+
+
+#: Why the PyMC tests skip where PyMC is missing (pytest prints it with -ra).
+PYMC_MISSING = (
+    "PyMC 6 needs PyTensor 3.3, so the test extra installs it on Python >= 3.12 only: "
+    "run the suite with Python 3.12 to check real model graphs (README)"
+)
+
+
+def require_pymc():
+    """The ``pymc`` module, or a skip that says why it is missing (usable at module level)."""
+    import pytest
+
+    try:
+        import pymc
+    except ImportError:
+        pytest.skip(PYMC_MISSING, allow_module_level=True)
+    return pymc

@@ -110,7 +110,9 @@ def test_plan_and_relation_agree_on_random_graphs(drawn: Drawn):
 
 
 def test_plan_and_relation_agree_on_model_graphs():
-    pytest.importorskip("pymc")
+    from helpers import require_pymc
+
+    require_pymc()
     from pymc_models import MODELS, logp_dlogp
 
     for name in ("LKJCorr n=10", "hierarchical regression", "NormalMixture", "multinomial logit"):

@@ -12,7 +12,9 @@ import pytest
 from pytensor.compile.mode import get_default_mode
 from pytensor.graph.traversal import ancestors
 
-pm = pytest.importorskip("pymc")
+from helpers import require_pymc  # noqa: E402
+
+pm = require_pymc()
 
 import relations  # noqa: E402
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise  # noqa: E402

@@ -10,7 +10,9 @@ import numpy as np
 import pytensor
 import pytest
 
-pytest.importorskip("pymc")
+from helpers import require_pymc  # noqa: E402
+
+require_pymc()
 
 import relations  # noqa: E402
 from helpers import MODE, assert_close, assert_no_kind_grows, assert_same_types, snapshot  # noqa: E402
