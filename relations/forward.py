@@ -63,14 +63,19 @@ from graph_bridge.dispatch import VIEWED_CLASSES, head_views
 from graph_bridge.logic import Conj, Eq, is_var, lreify, unify_into, view_items
 from graph_bridge.modes import Mode, ModedGoal, _always
 from graph_bridge.terms import Term, is_ground, is_term, term
+from relations.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction
 from relations.rules import Relation
 
-__all__ = ["ForwardMatcher", "Uncompilable", "compile_forward", "forward_matcher"]
+__all__ = ["ForwardMatcher", "RuleError", "Uncompilable", "compile_forward", "forward_matcher"]
 
 _NULL = ExpressionTuple.null
 
 class Uncompilable(Exception):
     """The relation's forward mode cannot be planned once (it runs as it is)."""
+
+
+class RuleError(TypeError):
+    """The relation is written with a goal rules must not use (the message says what to use)."""
 
 
 class _Deopt(Exception):
@@ -360,10 +365,8 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
     for the left side ``t``: a generator, or a tuple where the plan has no
     loop) and the constants it reads.
     """
-    if not isinstance(goal, Conj):
-        raise Uncompilable(f"the relation's goal is {type(goal).__name__}, not lall_ready(...)")
     planner = _Planner(lhs)
-    pending = list(goal.goals)
+    pending = _readable_goals(goal, name)
     while pending:
         for i, g in enumerate(pending):
             if isinstance(g, Eq):
@@ -397,6 +400,20 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
         ]
     )
     return source, planner.consts
+
+
+def _readable_goals(goal: Any, name: str) -> list:
+    """The goals of the relation's conjunction, ``kanren.eq`` read as ``eq``; a ``kanren.lall`` is refused."""
+    goals = list(goal.goals) if isinstance(goal, Conj) else [goal]
+    out = []
+    for g in goals:
+        if kanren_conjunction(g):
+            raise RuleError(f"rule {name!r}: {LALL_MESSAGE}")
+        found = foreign_goal(g)
+        out.append(g if found is None else found)
+    if not isinstance(goal, Conj) and not isinstance(out[0], (Eq, ModedGoal)):
+        raise Uncompilable(f"the relation's goal is {type(goal).__name__}, not lall_ready(...)")
+    return out
 
 
 _PLAIN = frozenset({int, str, bool, float, type(None)})
@@ -500,6 +517,8 @@ def forward_matcher(relation: Relation) -> ForwardMatcher | None:
     """The compiled forward mode of ``relation`` (cached), or ``None`` if it runs as it is.
 
     A relation that cannot be weakly referenced or hashed is not planned.
+    A relation written with ``kanren.lall`` raises :class:`RuleError`
+    (``kanren.eq`` is read as ``eq``).
     """
     try:
         return _COMPILED[relation]

@@ -15,6 +15,8 @@ from typing import Any
 
 from pytensor.graph.op import Op
 
+from graph_bridge.measures import Measure, unstated
+
 __all__ = ["RuleIndex", "check_rules", "rule"]
 
 Relation = Callable[[Any, Any], Callable]
@@ -25,7 +27,7 @@ def rule(
     heads: Sequence[type[Op]] | None = None,
     rhs_heads: Sequence[type[Op]] | None = None,
     child_heads: Sequence[type[Op]] | None = None,
-    measure: str,
+    measure: Measure | str,
 ) -> Callable[[Relation], Relation]:
     """Declare a relation a rewrite rule.
 
@@ -37,10 +39,16 @@ def rule(
     engine uses to skip a relation that cannot match, read off the
     relation's left-side pattern, never a guard the relation relies on.
     ``measure``: what strictly decreases from left to right, which makes
-    normalization stop.  For the default rules, ``tests/test_measures.py``
-    computes each measure text on sub-graphs and checks, on random graphs,
-    that every rewrite ``normalize`` makes decreases it.
+    normalization stop: a :class:`graph_bridge.measures.Measure`
+    (``count(DimShuffle)``, ``below(...)``, ...; a string is a measure only
+    described, :func:`~graph_bridge.measures.unstated`).  For every rule of
+    ``relations.RULESETS``, ``tests/test_measures.py`` checks on random
+    graphs that every rewrite ``normalize`` makes decreases it.
     """
+    if isinstance(measure, str):
+        measure = unstated(measure)
+    elif not isinstance(measure, Measure):
+        raise TypeError(f"measure must be a Measure (count(...), ...) or a text, got {type(measure).__name__}")
 
     def decorate(relation: Relation) -> Relation:
         relation.heads = tuple(heads) if heads is not None else None  # type: ignore[attr-defined]
