@@ -63,7 +63,7 @@ from graph_bridge.dispatch import VIEWED_CLASSES, head_views
 from graph_bridge.logic import Conj, Eq, is_var, lreify, unify_into, view_items
 from graph_bridge.modes import Mode, ModedGoal, _always
 from graph_bridge.terms import Term, is_ground, is_term, term
-from relations.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction
+from relations.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction, kanren_conjuncts
 from relations.rules import Relation
 
 __all__ = ["ForwardMatcher", "RuleError", "Uncompilable", "compile_forward", "forward_matcher"]
@@ -366,9 +366,9 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
     loop) and the constants it reads.
     """
     planner = _Planner(lhs)
-    pending = _readable_goals(goal, name)
+    pending, ordered = _readable_goals(goal, name)
     while pending:
-        for i, g in enumerate(pending):
+        for i, g in enumerate(pending[:1] if ordered else pending):
             if isinstance(g, Eq):
                 planner.eq_step(g)
                 break
@@ -381,6 +381,8 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
                 continue
             raise Uncompilable(f"goal {g!r} is neither eq nor a moded goal")
         else:
+            if ordered:
+                raise Uncompilable(f"kanren.lall reaches {pending[0]!r} before it is ready")
             raise Uncompilable("no goal is ever ready with the left side known")
         del pending[i]
     planner.finish(rhs)
@@ -402,18 +404,36 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
     return source, planner.consts
 
 
-def _readable_goals(goal: Any, name: str) -> list:
-    """The goals of the relation's conjunction, ``kanren.eq`` read as ``eq``; a ``kanren.lall`` is refused."""
-    goals = list(goal.goals) if isinstance(goal, Conj) else [goal]
+def _readable_goals(goal: Any, name: str) -> tuple[list, bool]:
+    """The goals of the relation's conjunction, ``kanren.eq`` read as ``eq``, and whether their order is fixed.
+
+    A relation that is a ``kanren.lall`` runs its goals in order (kanren's
+    conjunction does not wait); one inside a ``lall_ready`` is refused.
+    """
+    ordered = kanren_conjuncts(goal)
+    if ordered is not None:
+        goals = []
+        stack = list(reversed(ordered))
+        while stack:  # a kanren.lall in a kanren.lall: one sequence
+            g = stack.pop()
+            inner = kanren_conjuncts(g)
+            if inner is None:
+                goals.append(g)
+            else:
+                stack.extend(reversed(inner))
+    elif kanren_conjunction(goal):
+        raise Uncompilable("a kanren.lall of goals that are not a tuple")
+    else:
+        goals = list(goal.goals) if isinstance(goal, Conj) else [goal]
     out = []
     for g in goals:
         if kanren_conjunction(g):
             raise RuleError(f"rule {name!r}: {LALL_MESSAGE}")
         found = foreign_goal(g)
         out.append(g if found is None else found)
-    if not isinstance(goal, Conj) and not isinstance(out[0], (Eq, ModedGoal)):
+    if ordered is None and not isinstance(goal, Conj) and not isinstance(out[0], (Eq, ModedGoal)):
         raise Uncompilable(f"the relation's goal is {type(goal).__name__}, not lall_ready(...)")
-    return out
+    return out, ordered is not None
 
 
 _PLAIN = frozenset({int, str, bool, float, type(None)})

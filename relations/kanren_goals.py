@@ -5,10 +5,11 @@ cannot read.  ``kanren.eq`` means exactly what :func:`graph_bridge.logic.eq`
 means, so :func:`foreign_goal` reads its two sides back and the rule stays
 plannable.  ``kanren.lall`` runs its goals in the order given and cannot
 wait for a goal that is not ready (a type fact on a variable still unbound
-raises ``NotReady`` through it), so a rule must use ``lall_ready``
-(``relations.lang.lall``) instead: :func:`kanren_conjunction` recognises it
-and the planner and :func:`relations.rewrite_rule` refuse it with an error
-that says so.
+raises ``NotReady`` through it): a relation that *is* a ``kanren.lall`` (a
+plain kanren relation) is planned in that order (:func:`kanren_conjuncts`
+reads its goals), but one inside a ``lall_ready``, or in ``where=``, is
+refused with an error that says to use ``lall_ready``
+(``relations.lang.lall``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from kanren import core as _kanren
 
 from graph_bridge.logic import Eq
 
-__all__ = ["LALL_MESSAGE", "foreign_goal", "kanren_conjunction"]
+__all__ = ["LALL_MESSAGE", "foreign_goal", "kanren_conjunction", "kanren_conjuncts"]
 
 _EQ_CODE = _kanren.eq(None, None).__code__
 _LALL_CODE = _kanren.lall(_kanren.eq(None, None), _kanren.eq(None, None)).__code__
@@ -42,3 +43,12 @@ def foreign_goal(goal: Any) -> Eq | None:
 def kanren_conjunction(goal: Any) -> bool:
     """Whether ``goal`` is a conjunction ``kanren.lall`` (``lconj``) made."""
     return getattr(goal, "__code__", None) is _LALL_CODE
+
+
+def kanren_conjuncts(goal: Any) -> tuple | None:
+    """The goals of a ``kanren.lall`` (in order) when they are a tuple or list, else ``None``."""
+    if not kanren_conjunction(goal):
+        return None
+    cells = dict(zip(goal.__code__.co_freevars, (c.cell_contents for c in goal.__closure__)))
+    goals = cells.get("goals")
+    return tuple(goals) if type(goals) in (tuple, list) else None

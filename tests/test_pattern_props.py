@@ -196,21 +196,31 @@ def test_kanren_eq_in_a_rule_is_planned_as_eq():
     assert forward(guarded, -(-v)) == [v]
 
 
-def test_kanren_lall_in_a_rule_is_refused_with_what_to_use():
-    def chained(lhs, rhs):
-        return kanren.lall(kanren.eq(lhs, rhs))
+def test_kanren_lall_is_planned_in_its_order_and_refused_inside_lall_ready():
+    neg = lang.op_term((-pt.vector()).owner.op)
 
-    rule = lang.rule(measure=lang.nodes())(chained)
-    with pytest.raises(RuleError, match="use relations.lang.lall"):
-        forward_matcher(rule)
-    with pytest.raises(RuleError, match="use relations.lang.lall"):
-        relations.normalize(pt.vector("v") * 2, rules=(rule,))
+    def neg_neg(lhs, rhs):  # a plain kanren relation: its goals run in the order given
+        a = lang.var()
+        return kanren.lall(kanren.eq(lhs, lang.term(neg, lang.term(neg, a))), kanren.lall(kanren.eq(rhs, a)))
+
+    v = pt.vector("v")
+    assert forward_matcher(neg_neg) is not None
+    assert list(forward_matcher(neg_neg).answers(-(-v))) == [v]
+
+    def waits(lhs, rhs):  # kanren.lall reaches ndimo before lhs is known to it: not planned, run as it is
+        n = lang.var()
+        return kanren.lall(lang.ndimo(rhs, n), kanren.eq(lhs, rhs))
+
+    assert forward_matcher(waits) is None
 
     def nested(lhs, rhs):
         return lang.lall(kanren.lall(kanren.eq(lhs, rhs)))
 
+    rule = lang.rule(measure=lang.nodes())(nested)
+    with pytest.raises(RuleError, match="use relations.lang.lall"):
+        forward_matcher(rule)
     with pytest.raises(RuleError, match="kanren.lall"):
-        forward_matcher(lang.rule(measure=lang.nodes())(nested))
+        relations.normalize(v * 2, rules=(rule,))
     with pytest.raises(TypeError, match=r"where\[0\] is a kanren.lall"):
         lang.rewrite_rule("r", p.neg(x), x, where=(kanren.lall(kanren.eq(x, x)),))
 
