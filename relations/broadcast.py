@@ -38,7 +38,7 @@ from graph_bridge.ops import (
     entry_order,
     output_static_shape,
 )
-from relations.goals import lall_ready
+from graph_bridge.logic import lall_ready
 from relations.rules import rule
 
 __all__ = [

@@ -21,7 +21,7 @@ from graph_bridge.logic import eq, unify, walk
 from graph_bridge.measures import below, count, elemwise_above, nodes
 from graph_bridge.modes import Mode, ModedGoal, moded
 from relations.broadcast import DS, stock_elemwiseo
-from relations.goals import lall_ready
+from graph_bridge.logic import lall_ready
 from relations.orders import (
     compose_orderso,
     identity_ordero,
@@ -41,11 +41,6 @@ __all__ = [
     "dimshuffle_through_elemwiseo",
     "maybe_dimshuffleo",
 ]
-
-def dimshuffleo(out: Any, n: Any, order: Any, x: Any):
-    """``out`` is ``DimShuffle{input_ndim=n, new_order=order}(x)``."""
-    return eq(out, term(term(DS, n, order), x))
-
 
 def _is_dimshuffle(node) -> bool:
     return isinstance(node.op, DimShuffle)

@@ -61,10 +61,10 @@ from unification import var
 
 from graph_bridge.dispatch import VIEWED_CLASSES, head_views
 from graph_bridge.logic import Conj, Eq, is_var, lreify, unify_into, view_items
-from graph_bridge.modes import Mode, ModedGoal, _always
+from graph_bridge.modes import Mode, ModedGoal, always
 from graph_bridge.terms import Term, is_ground, is_term, term
 from relations.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction, kanren_conjuncts
-from relations.rules import Relation
+from relations.rules import Relation, answers
 
 __all__ = ["ForwardMatcher", "RuleError", "Uncompilable", "compile_forward", "forward_matcher"]
 
@@ -236,6 +236,14 @@ class _Planner:
         if found <= self.known:
             self.emit(f"if not _same({self.reader(pattern)}, {expr}): {self.fail}")
             return
+        self.match_parts(pattern, expr)
+
+    def match_parts(self, pattern: Any, expr: str) -> None:
+        """Code that takes the value of ``expr`` apart against the tuple or term ``pattern`` (see :meth:`match`).
+
+        Where the value is not of the pattern's shape (no view, other
+        length), the logic core's own unification binds what it binds.
+        """
         is_tuple = type(pattern) is tuple
         if not (is_tuple or (is_term(pattern) and pattern._evaled_obj is _NULL)):
             raise Uncompilable(f"a pattern of an unknown kind: {pattern!r}")
@@ -304,7 +312,7 @@ class _Planner:
             self.emit(f"{name} = {self.reader(args[i])}")
             needed.append(name)
         call = ", ".join(needed)
-        if mode.ready is not _always:
+        if mode.ready is not always:
             self.emit(f"if not {self.const(mode.ready)}({call}): raise _Deopt({g.name!r})")
         outs = [self.local("o") for _ in mode.gives]
         target = "_" if not outs else "(" + "".join(f"{o}, " for o in outs) + ")"
@@ -503,8 +511,6 @@ class ForwardMatcher:
 
     def _fallback(self, t: Any, given: int) -> Iterator[Any]:
         """The relation's own answers after the first ``given`` (the plan met a value it did not expect)."""
-        from relations.engine import answers
-
         for k, out in enumerate(answers(self.relation, t, var())):
             if k >= given:
                 yield out

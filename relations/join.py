@@ -14,7 +14,7 @@ from graph_bridge.logic import eq
 from graph_bridge.measures import count
 from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import join_parts, read_or_build
-from relations.goals import lall_ready
+from graph_bridge.logic import lall_ready
 from relations.reductions import careduce_partso
 from relations.rules import rule
 

@@ -24,7 +24,7 @@ from graph_bridge.measures import count, paths_below
 from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, read_or_build, scalar_of
 from graph_bridge.ops import ExplicitAlloc
-from relations.goals import lall_ready
+from graph_bridge.logic import lall_ready
 from relations.rules import rule
 
 __all__ = ["elemwise_alloco", "elemwise_set_subtensoro", "inc_zeros_as_seto"]

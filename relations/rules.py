@@ -10,14 +10,16 @@ is returned unchanged, so it stays a relation usable with ``kanren.run``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from pytensor.graph.op import Op
 
+from graph_bridge.logic import lreify
 from graph_bridge.measures import Measure, unstated
+from graph_bridge.terms import is_ground
 
-__all__ = ["RuleIndex", "check_rules", "rule"]
+__all__ = ["RuleIndex", "answers", "rule"]
 
 Relation = Callable[[Any, Any], Callable]
 
@@ -60,11 +62,21 @@ def rule(
     return decorate
 
 
-def check_rules(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:
-    """Validate a sequence of relations; see :func:`relations.arguments.check_relations`."""
-    from relations.arguments import check_relations
+def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> Iterator[Any]:
+    """The ground answers ``rhs`` (or ``lhs`` if ``backward``) of ``relation(lhs, rhs)``, lazily.
 
-    return check_relations(rules, argname)
+    The relation run as it is (``lall_ready`` choosing goals and modes at
+    every state); ``relations.forward`` plans the forward mode once.
+    """
+    goal = relation(lhs, rhs)
+    if not callable(goal):
+        name = getattr(relation, "__name__", relation)
+        raise TypeError(f"rule {name!r} returned {type(goal).__name__}, not a goal")
+    wanted = lhs if backward else rhs
+    for state in goal({}):
+        out = lreify(wanted, state)
+        if is_ground(out):
+            yield out
 
 
 class RuleIndex:

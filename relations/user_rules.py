@@ -269,6 +269,18 @@ def _relation(name: str, lhs: Any, rhs: Any, guards: list, variables: _Variables
     return relation
 
 
+def _checked_sides(name: Any, lhs: Any, rhs: Any) -> Any:
+    """``rhs`` as a pattern, once ``name`` and ``lhs`` are checked (``TypeError`` naming the bad one)."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty string, got {name!r}")
+    if not isinstance(lhs, p.Node):
+        raise TypeError(
+            f"lhs must be a node pattern (p.exp(a), p.sum(a), ...), got {type(lhs).__name__}: "
+            f"a variable or constant alone would match every node"
+        )
+    return p.as_pattern(rhs, "rhs")
+
+
 def rewrite_rule(
     name: str,
     lhs: Any,
@@ -312,14 +324,7 @@ def rewrite_rule(
 
         neg(neg(x))  ->  x
     """
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"name must be a non-empty string, got {name!r}")
-    if not isinstance(lhs, p.Node):
-        raise TypeError(
-            f"lhs must be a node pattern (p.exp(a), p.sum(a), ...), got {type(lhs).__name__}: "
-            f"a variable or constant alone would match every node"
-        )
-    rhs = p.as_pattern(rhs, "rhs")
+    rhs = _checked_sides(name, lhs, rhs)
     clauses = _where_goals(where)
     variables = _Variables(lhs, rhs, clauses)
     guards = _classify_guards(clauses, variables.by_name)
