@@ -22,8 +22,16 @@ A pattern is built with the same calls as a PyTensor graph, under ``p.``::
   the matched inputs (same Op, props and inputs: ``p.sum(a, axis=0)`` does
   not match a ``Sum`` with another ``dtype``), and build with that function.
   ``p.alloc`` also matches the explicit-broadcast Alloc ``normalize`` makes.
-  ``axis``, ``axes`` and ``idx`` are Python values (``idx``: ints and slices
-  of ints), not pattern variables.
+  ``axes`` and ``idx`` are Python values (``idx``: ints and slices of ints).
+- Prop variables: a pattern variable in a prop position stands for that
+  prop's value, read off the node matched and used where the other side
+  is built: ``p.sum(a, axis=p.var("ax"))`` (any axes; ``p.prod`` ...
+  likewise), ``p.dimshuffle(a, order=p.var("o"))`` (any DimShuffle),
+  ``p.careduce(p.var("r"), a, axis=...)`` (any reduction: ``r`` is bound to
+  a :class:`Reduction`, the node's Op without its axes).  :func:`prop_vars`
+  lists them, :func:`pattern_vars` the graph variables; ``where=`` goals of
+  :func:`relations.rewrite_rule` (:mod:`relations.prop_facts`) compute
+  props of one side from the other's.
 - Constants: :func:`const` (``p.const(1.0)``), or a plain Python number in an
   argument position.  A constant pattern matches a PyTensor constant, or a
   constant that Elemwise broadcasting expanded (``ExpandDims`` of a 0-d
