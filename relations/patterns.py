@@ -638,7 +638,7 @@ def careduce(op: Any, a: Any, axis: Any = None) -> Node:
         _make_reduction,
         (CAReduce,),
         _first,
-        rebuild_check=True,
+        rebuild_check=False,  # the Reduction and axis read are the node's props: it rebuilds as it is
         text=f"op={op!r}, axis={axis!r}",
         props=(("op", op), ("axis", axis)),
         read_props=_read_reduction,
@@ -678,7 +678,7 @@ def dimshuffle(a: Any, order: Any) -> Node:
         _make_dimshuffle,
         (DimShuffle,),
         _first,
-        rebuild_check=True,
+        rebuild_check=False,  # a DimShuffle (exactly) is its input's ndim and its order: it rebuilds as it is
         text=f"order={order!r}",
         props=(("order", order),),
         read_props=_read_order,
