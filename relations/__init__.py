@@ -62,6 +62,7 @@ from relations.engine import normalize_variables
 from relations.form_search import equivalent_forms
 from relations.user_rules import rewrite_rule
 from relations.verify import verify
+from relations import lang
 
 __all__ = [
     "COMPILE_RULES",
@@ -80,6 +81,7 @@ __all__ = [
     "equivalents",
     "explain",
     "find",
+    "lang",
     "lower",
     "match",
     "normalize",

@@ -244,7 +244,11 @@ class Normalizer:
                 missing = [i for i in inputs if i not in memo]
                 if missing:
                     stack[-1] = (v, alias_of, True)  # the inputs are done when this item is on top again
-                    _push_inputs(stack, memo, missing)
+                    for i in reversed(missing):
+                        if i.owner is None:  # a root is its own normal form
+                            memo[i] = i
+                        else:
+                            stack.append((i, None, False))
                     if stack[-1][0] is not v:
                         continue
             stack.pop()
@@ -329,15 +333,6 @@ class Normalizer:
         if alias_of is not None:
             # v itself also maps to the final form
             stack.append((rewritten[0], v, False))
-
-
-def _push_inputs(stack: list, memo: dict, missing: list[Variable]) -> None:
-    """Stack the inputs not normalized yet (a root is its own normal form at once)."""
-    for i in reversed(missing):
-        if i.owner is None:
-            memo[i] = i
-        else:
-            stack.append((i, None, False))
 
 
 #: Passes ``normalize_variables`` makes at most (see ``GraphContext.loosened``).

@@ -230,3 +230,18 @@ def test_lang_names_the_rule_authors_namespace():
                  "single_useo", "term_variable", "alloc_parts", "rewrite_rule", "p", "count"):
         assert hasattr(lang, name), name
     assert lang.lall is relations.lang.lall_ready
+
+
+def test_a_measure_is_a_measure_or_a_text():
+    from graph_bridge.measures import unstated
+
+    r = lang.rule(measure="described only")(lambda lhs, rhs: lang.eq(lhs, rhs))
+    assert not r.measure.stated and str(r.measure) == "described only"
+    with pytest.raises(TypeError, match="measure must be a Measure"):
+        lang.rule(measure=3)
+    m = pt.matrix("m")
+    dimshuffles = lang.count(DimShuffle).keeping(lang.nodes())
+    assert dimshuffles(m.T.T) == 2 and dimshuffles.decreases(m.T.T, m.T)
+    assert not dimshuffles.decreases(m.T, pt.exp(m).T)  # a node more
+    assert str(dimshuffles) == "DimShuffle nodes; all nodes do not grow"
+    assert unstated("x").stated is False
