@@ -36,7 +36,7 @@ import relations  # noqa: E402
 import relations.engine as search  # noqa: E402
 from graph_bridge.rewriters import RelationalRewriter  # noqa: E402
 from graphs import count_nodes, pattern_family  # noqa: E402
-from relations import _DEFAULT_INDEX  # noqa: E402
+from relations.rulesets import DEFAULT_INDEX  # noqa: E402
 from timing import median_seconds  # noqa: E402
 
 
@@ -78,7 +78,7 @@ def compile_pass_table(sizes, repeats):
     print(f"{'nodes':>7} {'per rule':>9} {'one replace':>12} {'ratio':>6}")
 
     def normalize_fn(outs, on_rewrite=None):
-        return search.normalize_variables(list(outs), _DEFAULT_INDEX, on_rewrite=on_rewrite)
+        return search.normalize_variables(list(outs), DEFAULT_INDEX, on_rewrite=on_rewrite)
 
     per_rule = RelationalRewriter(normalize_fn, "relational", reports_steps=True)
     at_once = RelationalRewriter(normalize_fn, "relational", reports_steps=False)

@@ -34,7 +34,7 @@ Faithfulness notes (what the relational engine does that is mirrored here):
   the set and Alloc lifts need one client, a moved DimShuffle one client or
   only Elemwise/reduction clients (``graph_bridge.context``).
 * A replacement must have the old output's dtype, ndim and broadcastable
-  pattern (``relations.search.same_type``), else the rule does not apply.
+  pattern (``graph_bridge.facts.same_type``), else the rule does not apply.
 * Ops with changed props are rebuilt the way ``graph_bridge.OpBuilder``
   does (constructor keywords from ``__props__``, checked afterwards), so a
   class whose constructor cannot reproduce the props is skipped, as there.

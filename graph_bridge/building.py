@@ -40,7 +40,7 @@ from pytensor.tensor.variable import TensorVariable
 from graph_bridge.flags import CAST_POLICY, FLOATX, TRACEBACK_LIMIT, WARN_FLOAT64, flag
 from graph_bridge.memo import remember, type_check
 
-__all__ = ["call_op", "plain_node"]
+__all__ = ["call_op", "is_tensor_variable", "plain_node"]
 
 #: (id of the Op, floatX, cast_policy, input types) -> (the Op, the node's Op, its output types)
 _TYPES: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
@@ -104,14 +104,14 @@ def _no_test_values() -> bool:
     return _TEST_VALUES is None or _TEST_VALUES.val == "off"
 
 
-_tensor_variable = type_check(TensorVariable, "``isinstance(x, TensorVariable)``, cached per type (an ABC check).")
+is_tensor_variable = type_check(TensorVariable, "``isinstance(x, TensorVariable)``, cached per type (an ABC check).")
 
 
 def _remembered_node(op: Any, args: list) -> Apply | None:
     """What ``op.make_node(*args)`` gives, or ``None`` when it may differ from a remembered call."""
     ndim = None
     for a in args:
-        if not (_tensor_variable(a) and type(a.type) is TensorType):
+        if not (is_tensor_variable(a) and type(a.type) is TensorType):
             return None
         if ndim is None:
             ndim = a.type.ndim

@@ -32,6 +32,10 @@ MAX_FOLDED_NODES = 32
 _PERFORMED = (DimShuffle, Elemwise, MakeVector, ScalarFromTensor, Subtensor, TensorFromScalar)
 
 
+_FAIL = object()  # the value cannot be known
+_PERFORM = object()  # the value is the Op's perform of its inputs' values
+
+
 def folded_value(v: Variable) -> np.ndarray | None:
     """The value of ``v`` when its graph is constants and static shapes, else ``None``.
 
@@ -66,22 +70,14 @@ def folded_value(v: Variable) -> np.ndarray | None:
         node = u.owner
         if node is None:
             return None
-        op = node.op
-        if isinstance(op, (Shape, Shape_i)):
-            static = node.inputs[0].type.shape
-            value = static if isinstance(op, Shape) else (static[op.i],)
-            if None in value:
-                return None
-            values[id(u)] = np.asarray(value if isinstance(op, Shape) else value[0], dtype=u.type.dtype)
+        value = _static_value(u, node)
+        if value is _FAIL:
+            return None
+        if value is not _PERFORM:
+            values[id(u)] = value
             stack.pop()
             continue
-        if isinstance(op, Subtensor):
-            length = _static_length(node)
-            if length is not None:
-                values[id(u)] = np.asarray(length, dtype=u.type.dtype)
-                stack.pop()
-                continue
-        if not isinstance(op, _PERFORMED) or len(node.outputs) != 1:
+        if not isinstance(node.op, _PERFORMED) or len(node.outputs) != 1:
             return None
         missing = [i for i in node.inputs if id(i) not in values]
         if missing:
@@ -90,14 +86,38 @@ def folded_value(v: Variable) -> np.ndarray | None:
         evaluated += 1
         if evaluated > MAX_FOLDED_NODES:
             return None
-        storage: list[list[Any]] = [[None]]
-        try:
-            op.perform(node, [values[id(i)] for i in node.inputs], storage)
-        except Exception:  # the compiled graph raises it at run time, if ever; not ours to decide
+        value = _performed(node, [values[id(i)] for i in node.inputs])
+        if value is _FAIL:
             return None
-        values[id(u)] = storage[0][0]
+        values[id(u)] = value
         stack.pop()
     return values[id(v)]
+
+
+def _static_value(u: Variable, node: Apply) -> Any:
+    """``u``'s value read off static types (a shape, a static length), :data:`_FAIL`, or :data:`_PERFORM`."""
+    op = node.op
+    if isinstance(op, (Shape, Shape_i)):
+        static = node.inputs[0].type.shape
+        value = static if isinstance(op, Shape) else (static[op.i],)
+        if None in value:
+            return _FAIL
+        return np.asarray(value if isinstance(op, Shape) else value[0], dtype=u.type.dtype)
+    if isinstance(op, Subtensor):
+        length = _static_length(node)
+        if length is not None:
+            return np.asarray(length, dtype=u.type.dtype)
+    return _PERFORM
+
+
+def _performed(node: Apply, inputs: list[Any]) -> Any:
+    """The output of ``node.op.perform`` on ``inputs``, or :data:`_FAIL` if it raises."""
+    storage: list[list[Any]] = [[None]]
+    try:
+        node.op.perform(node, inputs, storage)
+    except Exception:  # the compiled graph raises it at run time, if ever; not ours to decide
+        return _FAIL
+    return storage[0][0]
 
 
 def _static_length(node: Apply) -> int | None:

@@ -32,10 +32,11 @@ from typing import Any
 from graph_bridge.logic import NotReady, lreify, unify
 from graph_bridge.terms import is_ground
 
-__all__ = ["Mode", "ModedGoal", "moded"]
+__all__ = ["Mode", "ModedGoal", "always", "moded"]
 
 
-def _always(*values: Any) -> bool:
+def always(*values: Any) -> bool:
+    """The default ``ready`` of a :class:`Mode`: it holds (a plan skips the call when a mode has it)."""
     return True
 
 
@@ -79,7 +80,7 @@ class Mode:
         needs: Sequence[int],
         gives: Sequence[int],
         run: Callable[..., Iterable[tuple]] | None = None,
-        ready: Callable[..., bool] = _always,
+        ready: Callable[..., bool] = always,
         open: Mapping[int, Sequence[int]] | None = None,
         plannable: bool = True,
         one: Callable[..., tuple | None] | None = None,

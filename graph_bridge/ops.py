@@ -41,7 +41,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType, integer_dtypes
 from pytensor.tensor.variable import TensorConstant, TensorVariable
 
-from graph_bridge.building import _tensor_variable, plain_node
+from graph_bridge.building import is_tensor_variable, plain_node
 from graph_bridge.flags import CAST_POLICY, FLOATX
 from graph_bridge.folding import folded_value
 from graph_bridge.memo import remember
@@ -187,7 +187,7 @@ _PATTERNS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...] | None]]
 
 def _as_tensor(x: Any) -> Variable:
     """``as_tensor_variable(x)``, without the dispatch for a tensor variable (returned as it is)."""
-    if (type(x) is TensorVariable or _tensor_variable(x)) and isinstance(x.type, TensorType):
+    if (type(x) is TensorVariable or is_tensor_variable(x)) and isinstance(x.type, TensorType):
         return x
     return as_tensor_variable(x)
 

@@ -80,6 +80,24 @@ class RelationalRewriter(GraphRewriter):
             fgraph.replace_all_validate(pairs, reason=self.name)
 
 
+def _fgraph_node(node: Apply, ins: list[Variable], trace: Any, clients: Any) -> Apply | None:
+    """The fgraph's node with ``node``'s Op over ``ins`` (of duplicates, the one whose outputs hold ``trace``)."""
+    found = None
+    for client, _ in clients.get(ins[0], ()):
+        if (
+            isinstance(client, Apply)
+            and client.op == node.op
+            and len(client.inputs) == len(ins)
+            and all(a is b for a, b in zip(client.inputs, ins))
+            and len(client.outputs) == len(node.outputs)
+        ):
+            found = client
+            # of duplicates, the node ``node`` was cloned from (its tag was copied)
+            if getattr(client.outputs[0].tag, "trace", None) is trace:
+                break
+    return found
+
+
 def replay_steps(
     fgraph: FunctionGraph,
     steps: Sequence[tuple[Any, Variable, Variable]],
@@ -106,21 +124,7 @@ def replay_steps(
                 mapped[u] = u
                 continue
             ins = [mapped.get(i, i) for i in node.inputs]
-            found = None
-            if ins and ins[0] in in_fg:
-                trace = getattr(u.tag, "trace", None)
-                for client, _ in clients.get(ins[0], ()):
-                    if (
-                        isinstance(client, Apply)
-                        and client.op == node.op
-                        and len(client.inputs) == len(ins)
-                        and all(a is b for a, b in zip(client.inputs, ins))
-                        and len(client.outputs) == len(node.outputs)
-                    ):
-                        found = client
-                        # of duplicates, the node ``u`` was cloned from (its tag was copied)
-                        if getattr(client.outputs[0].tag, "trace", None) is trace:
-                            break
+            found = _fgraph_node(node, ins, getattr(u.tag, "trace", None), clients) if ins and ins[0] in in_fg else None
             if found is None:
                 if all(a is b for a, b in zip(ins, node.inputs)):
                     found = node

@@ -49,12 +49,21 @@ from relations.frontier import Progress
 from relations.patterns import Node
 from relations.patterns import match as pattern_match
 from relations.rules import Relation, RuleIndex, rule
-from relations.rulesets import COMPILE_RULES, DEFAULT_RULES, LOWERING_RULES, RULESETS
+from relations.rulesets import (
+    COMPILE_INDEX,
+    COMPILE_RULES,
+    DEFAULT_RULES,
+    LOWERING_INDEX,
+    LOWERING_RULES,
+    RULESETS,
+    rule_index,
+)
 from relations.costs import elements_touched
 from relations.engine import normalize_variables
 from relations.form_search import equivalent_forms
 from relations.user_rules import rewrite_rule
 from relations.verify import verify
+from relations import lang
 
 __all__ = [
     "COMPILE_RULES",
@@ -73,6 +82,7 @@ __all__ = [
     "equivalents",
     "explain",
     "find",
+    "lang",
     "lower",
     "match",
     "mode",
@@ -95,15 +105,6 @@ Graph = TypeVar("Graph", Variable, list[Variable], tuple[Variable, ...])
 #: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
 Rules = Sequence[Relation]
 
-_DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
-_COMPILE_INDEX = RuleIndex(COMPILE_RULES)
-_LOWERING_INDEX = RuleIndex(LOWERING_RULES)
-
-
-def _index(rules: Rules | None) -> RuleIndex:
-    if rules is None:
-        return _DEFAULT_INDEX
-    return RuleIndex(check_relations(rules, "rules"))
 
 
 def normalize(graph: Graph, rules: Rules | None = None) -> Graph:
@@ -115,7 +116,7 @@ def normalize(graph: Graph, rules: Rules | None = None) -> Graph:
     keeps its dtype, ndim and broadcastable pattern.
     """
     outputs, single = as_variables(graph, "graph")
-    result = normalize_variables(outputs, _index(rules), mark=True)
+    result = normalize_variables(outputs, rule_index(rules), mark=True)
     return _same_structure(graph, single, result)
 
 
@@ -132,7 +133,7 @@ def lower(graph: Graph) -> Graph:
     compute wrongly once a rewrite has put them next to each other.
     """
     outputs, single = as_variables(graph, "graph")
-    lowered = normalize_variables(outputs, _LOWERING_INDEX, backward=True)
+    lowered = normalize_variables(outputs, LOWERING_INDEX, backward=True)
     return _same_structure(graph, single, protect(lowered))
 
 
@@ -172,7 +173,7 @@ def equivalents(
     timeout = check_timeout(timeout)
     progress = check_callable(progress, "progress")
     outputs, single = as_variables(graph, "graph")
-    index = _index(rules)
+    index = rule_index(rules)
     return _equivalents(graph, single, outputs, index, limit, depth, timeout, progress)
 
 
@@ -382,7 +383,7 @@ def best(
     depth = check_count(depth, "depth")
     limit = check_count(limit, "limit", allow_none=True)
     outputs, single = as_variables(graph, "graph")
-    _index(rules)  # checks ``rules`` before any work
+    rule_index(rules)  # checks ``rules`` before any work
 
     def cost_fn(outs: list[Variable]) -> float:
         if cost is None:
@@ -431,7 +432,7 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
 
 def _compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
     """What the ``relational`` pass applies: ``normalize`` with :data:`COMPILE_RULES`, reporting each step."""
-    return normalize_variables(list(outs), _COMPILE_INDEX, on_rewrite=on_rewrite, mark=True)
+    return normalize_variables(list(outs), COMPILE_INDEX, on_rewrite=on_rewrite, mark=True)
 
 
 register_relational(_compile_normalize, reports_steps=True)

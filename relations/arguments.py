@@ -15,10 +15,13 @@ from collections.abc import Iterable, Mapping, Set
 from typing import Any
 
 import numpy as np
+from etuples.core import ExpressionTuple
 
 from pytensor.graph.basic import Variable
 from pytensor.graph.fg import FunctionGraph
 
+from graph_bridge.terms import is_logic_var
+from relations.patterns import Node
 from relations.rules import Relation
 
 __all__ = [
@@ -104,11 +107,6 @@ def check_cost_value(value: Any, argname: str = "cost") -> float:
 
 def check_pattern(pattern: Any, argname: str = "pattern") -> Any:
     """An etuple pattern, a ``relations.patterns`` pattern or a logic variable; ``TypeError`` otherwise."""
-    from etuples.core import ExpressionTuple
-
-    from graph_bridge.terms import is_logic_var
-    from relations.patterns import Node
-
     if not isinstance(pattern, (ExpressionTuple, Node)) and not is_logic_var(pattern):
         raise TypeError(
             f"{argname} must be an etuple, a relations.patterns pattern (or a logic variable), "

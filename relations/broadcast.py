@@ -24,6 +24,7 @@ from unification import var
 
 from graph_bridge import NotReady, builder_for, elemwise_term, is_ground, op_term, same_typeo, term, term_variable
 from graph_bridge.logic import eq, lreify
+from graph_bridge.measures import count
 from graph_bridge.memo import remember
 from graph_bridge.modes import Mode, moded
 from graph_bridge.nodes import absorb_expansion, read_or_build
@@ -37,7 +38,7 @@ from graph_bridge.ops import (
     entry_order,
     output_static_shape,
 )
-from relations.goals import lall_ready
+from graph_bridge.logic import lall_ready
 from relations.rules import rule
 
 __all__ = [
@@ -305,7 +306,12 @@ def explicit_alloco(out: Any, entry: Any, value: Any, shape: Any):
     )
 
 
-@rule(heads=(Alloc,), rhs_heads=(ExplicitAlloc,), measure="number of stock Alloc nodes (-1)")
+def _broadcasting_node(node) -> bool:
+    """A node ``elemwise_explicito`` makes explicit: ndim >= 1 and two or more inputs."""
+    return node.outputs[0].type.ndim >= 1 and len(node.inputs) >= 2
+
+
+@rule(heads=(Alloc,), rhs_heads=(ExplicitAlloc,), measure=count(Alloc, exact=True, text="stock Alloc"))
 def alloc_explicito(lhs: Any, rhs: Any):
     """The broadcasting of an Alloc's value moves from its static shape into the Op.
 
@@ -340,7 +346,7 @@ def alloc_explicito(lhs: Any, rhs: Any):
 @rule(
     heads=(Elemwise,),
     rhs_heads=(ExplicitElemwise,),
-    measure="number of stock Elemwise nodes of ndim >= 1 with two or more inputs (-1)",
+    measure=count(Elemwise, exact=True, test=_broadcasting_node, text="stock Elemwise (ndim >= 1, two or more inputs)"),
 )
 def elemwise_explicito(lhs: Any, rhs: Any):
     """Broadcasting moves from DimShuffles and static shapes into the Op.

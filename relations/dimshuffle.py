@@ -18,9 +18,10 @@ from unification import var
 from graph_bridge import ndimo, op_term, same_typeo, term, term_variable
 from graph_bridge.context import movable, movable_viewo
 from graph_bridge.logic import eq, unify, walk
+from graph_bridge.measures import below, count, elemwise_above, nodes
 from graph_bridge.modes import Mode, ModedGoal, moded
 from relations.broadcast import DS, stock_elemwiseo
-from relations.goals import lall_ready
+from graph_bridge.logic import lall_ready
 from relations.orders import (
     compose_orderso,
     identity_ordero,
@@ -41,16 +42,15 @@ __all__ = [
     "maybe_dimshuffleo",
 ]
 
-def dimshuffleo(out: Any, n: Any, order: Any, x: Any):
-    """``out`` is ``DimShuffle{input_ndim=n, new_order=order}(x)``."""
-    return eq(out, term(term(DS, n, order), x))
+def _is_dimshuffle(node) -> bool:
+    return isinstance(node.op, DimShuffle)
 
 
 @rule(
     heads=(CAReduce,),
     rhs_heads=(CAReduce,),
     child_heads=(DimShuffle,),
-    measure="number of DimShuffle nodes (-1)",
+    measure=count(DimShuffle),
 )
 def careduce_dimshuffle_fullo(lhs: Any, rhs: Any):
     """A full reduction does not see the layout of its input.
@@ -124,7 +124,7 @@ def maybe_dimshuffleo(out: Any, m: Any, order: Any, inner: Any) -> ModedGoal:
     heads=(CAReduce,),
     rhs_heads=(CAReduce, DimShuffle),
     child_heads=(DimShuffle,),
-    measure="DimShuffles below a CAReduce (-1); node count does not grow",
+    measure=below((DimShuffle,), (CAReduce,)).keeping(nodes()),
 )
 def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
     """A DimShuffle moves out of a partial reduction; reduced added dims vanish.
@@ -170,7 +170,7 @@ def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
     heads=(DimShuffle,),
     rhs_heads=(DimShuffle,),
     child_heads=(DimShuffle,),
-    measure="number of DimShuffle nodes (-1)",
+    measure=count(DimShuffle),
 )
 def dimshuffle_composeo(lhs: Any, rhs: Any):
     """Two DimShuffles in a row are one.
@@ -209,7 +209,7 @@ def _lengtho(seq: Any, n: Any) -> ModedGoal:
     )
 
 
-@rule(heads=(DimShuffle,), rhs_heads=None, measure="number of DimShuffle nodes (-1)")
+@rule(heads=(DimShuffle,), rhs_heads=None, measure=count(DimShuffle))
 def dimshuffle_identityo(lhs: Any, rhs: Any):
     """An identity DimShuffle is its input.
 
@@ -316,7 +316,7 @@ def movable_eacho(terms: Any) -> ModedGoal:
     heads=(Elemwise,),
     rhs_heads=(DimShuffle,),
     child_heads=(DimShuffle,),
-    measure="Elemwise nodes between a DimShuffle and the outputs (-1); DimShuffles do not grow",
+    measure=elemwise_above(_is_dimshuffle, "DimShuffle").keeping(count(DimShuffle)),
 )
 def dimshuffle_through_elemwiseo(lhs: Any, rhs: Any):
     """A DimShuffle every input of an Elemwise shares moves above it.
@@ -396,7 +396,7 @@ def added_axes_reductiono(head: Any, order: Any, order2: Any, x: Any):
     heads=(CAReduce,),
     rhs_heads=(DimShuffle,),
     child_heads=(DimShuffle,),
-    measure="CAReduce nodes (-1); DimShuffles do not grow",
+    measure=count(CAReduce).keeping(count(DimShuffle)),
 )
 def careduce_added_dimso(lhs: Any, rhs: Any):
     """A reduction over dims a DimShuffle only added is no reduction.

@@ -25,14 +25,13 @@ from pytensor import config
 from pytensor.graph.basic import Variable
 from unification import var
 
-from graph_bridge import TermError, in_vocabulary, is_ground, node_term, reify
+from graph_bridge import TermError, in_vocabulary, node_term, reify
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
-from graph_bridge.logic import lreify
 from graph_bridge.touched import TAG
 from graph_bridge.traverse import clone_over, tag_dict
 from relations.forward import forward_matcher
-from relations.rules import Relation, RuleIndex
+from relations.rules import Relation, RuleIndex, answers
 
 #: ``logging.getLogger("relations")``: each rewrite, and one summary per normalize, at DEBUG.
 log = logging.getLogger("relations")
@@ -49,19 +48,6 @@ __all__ = [
     "normalize_variables",
     "replacements",
 ]
-
-
-def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> Iterator[Any]:
-    """The ground answers ``rhs`` (or ``lhs`` if ``backward``) of ``relation(lhs, rhs)``, lazily."""
-    goal = relation(lhs, rhs)
-    if not callable(goal):
-        name = getattr(relation, "__name__", relation)
-        raise TypeError(f"rule {name!r} returned {type(goal).__name__}, not a goal")
-    wanted = lhs if backward else rhs
-    for state in goal({}):
-        out = lreify(wanted, state)
-        if is_ground(out):
-            yield out
 
 
 def replacements(rel: Relation, v: Variable, t: Any, backward: bool = False) -> Iterator[Variable]:
@@ -236,12 +222,8 @@ class Normalizer:
         self.rewrites = 0
 
     def _normal(self, root: Variable) -> Variable:
-        memo = self.memo
-        context = self.context
-        doubtful, settled = self._doubtful, self._settled
-        mark, backward = self.mark, self.backward
-        forward_for = self.index.forward_for
-        runs_of = self.index.forward_runs
+        memo, context, doubtful, settled = self.memo, self.context, self._doubtful, self._settled
+        backward, forward_for, runs_of = self.backward, self.index.forward_for, self.index.forward_runs
         # stack items: (variable, variable whose normal form it is or None, inputs pushed)
         stack: list[tuple[Variable, Variable | None, bool]] = [(root, None, False)]
         while stack:
@@ -255,16 +237,13 @@ class Normalizer:
             node = v.owner
             if node is None:
                 stack.pop()
-                self._done(v, v)
-                if alias_of is not None:
-                    self._done(alias_of, v)
+                self._root_done(v, alias_of)
                 continue
             inputs = node.inputs
             if not pushed:
                 missing = [i for i in inputs if i not in memo]
                 if missing:
-                    # the inputs are done when this item is on top again
-                    stack[-1] = (v, alias_of, True)
+                    stack[-1] = (v, alias_of, True)  # the inputs are done when this item is on top again
                     for i in reversed(missing):
                         if i.owner is None:  # a root is its own normal form
                             memo[i] = i
@@ -274,45 +253,19 @@ class Normalizer:
                         continue
             stack.pop()
             new_inputs = [memo[i] for i in inputs]
-            if any(map(is_not, new_inputs, inputs)):
-                # a normal form has its variable's value: so the node's old types hold
-                new_node = clone_over(node, new_inputs, same_values=True)
-                if new_node is None:  # the Op makes it again (make_node): keep the user's trace
-                    new_node = node.clone_with_new_inputs(new_inputs, strict=False)
-                    trace = getattr(node.outputs[0].tag, "trace", None)
-                    if trace:
-                        for o, n in zip(node.outputs, new_node.outputs):
-                            n.tag.trace = getattr(o.tag, "trace", trace)
-                for old_out, new_out in zip(node.outputs, new_node.outputs):
-                    context.rename(old_out, new_out)
-                if mark:
-                    tag_dict(new_node)[TAG] = True
-            else:
-                new_node = node
+            new_node = self._rebuilt(node, new_inputs) if any(map(is_not, new_inputs, inputs)) else node
             outputs = new_node.outputs
-            if len(outputs) == 1:
-                out = outputs[0]
-            else:
-                for old_out, new_out in zip(node.outputs, outputs):
-                    if old_out is not v:
-                        self._done(old_out, new_out)
-                out = outputs[node.outputs.index(v)]
+            out = outputs[0] if len(outputs) == 1 else self._other_outputs(node, outputs, v)
             rewritten = None
             refused = False
-            if (
-                len(outputs) == 1
-                and (new_node is not node or out not in settled)
-                and in_vocabulary(new_node.op)
-            ):
+            if len(outputs) == 1 and (new_node is not node or out not in settled) and in_vocabulary(new_node.op):
                 rules = self._rules(type(new_node.op)) if backward else forward_for(new_node)
                 if rules:
                     context.asking = out
                     if backward:
                         rewritten = first_rewrite(out, rules, backward)
                     else:
-                        runs = runs_of.get(rules)
-                        if runs is None:
-                            runs = runs_of[rules] = _forward_runs(rules)
+                        runs = runs_of.get(rules) or self._runs(rules)
                         rewritten = _first_forward_rewrite(out, runs)
                     refused = rewritten is None and context.refused_at(out)
             if rewritten is None:
@@ -325,22 +278,61 @@ class Normalizer:
                 if alias_of is not None:
                     self._done(alias_of, out)
                 continue
-            self.rewrites += 1
-            context.replace(out, rewritten[0])
-            if self.budget is not None and self.rewrites > self.budget:
-                raise RuntimeError(
-                    f"normalize: more than {self.budget} rewrites; the rule set "
-                    f"does not terminate (last rule: {rewritten[1].__name__})"
-                )
-            copy_trace(tag_dict(out).get("trace"), rewritten[0], memo, mark)
-            if self.on_rewrite is not None:
-                self.on_rewrite(rewritten[1], out, rewritten[0])
-            # the new sub-graph is normalized next; its result stands for v
-            stack.append((rewritten[0], alias_of if alias_of is not None else v, False))
-            if alias_of is not None:
-                # v itself also maps to the final form
-                stack.append((rewritten[0], v, False))
+            self._applied(v, out, rewritten, alias_of, stack)
         return memo[root]
+
+    def _root_done(self, v: Variable, alias_of: Variable | None) -> None:
+        """A root is its own normal form (and that of the variable it stands for)."""
+        self._done(v, v)
+        if alias_of is not None:
+            self._done(alias_of, v)
+
+    def _other_outputs(self, node: Any, outputs: list[Variable], v: Variable) -> Variable:
+        """The new output for ``v`` of a node of several outputs; the others are done (no rule rewrites them)."""
+        for old_out, new_out in zip(node.outputs, outputs):
+            if old_out is not v:
+                self._done(old_out, new_out)
+        return outputs[node.outputs.index(v)]
+
+    def _runs(self, rules: tuple[Relation, ...]) -> tuple:
+        """The forward runs of ``rules``, made once per tuple the index gives (``RuleIndex.forward_runs``)."""
+        runs = self.index.forward_runs[rules] = _forward_runs(rules)
+        return runs
+
+    def _rebuilt(self, node: Any, new_inputs: list[Variable]) -> Any:
+        """``node`` over the normal forms of its inputs (some differ), renamed in the context and marked."""
+        # a normal form has its variable's value: so the node's old types hold
+        new_node = clone_over(node, new_inputs, same_values=True)
+        if new_node is None:  # the Op makes it again (make_node): keep the user's trace
+            new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+            trace = getattr(node.outputs[0].tag, "trace", None)
+            if trace:
+                for o, n in zip(node.outputs, new_node.outputs):
+                    n.tag.trace = getattr(o.tag, "trace", trace)
+        rename = self.context.rename
+        for old_out, new_out in zip(node.outputs, new_node.outputs):
+            rename(old_out, new_out)
+        if self.mark:
+            tag_dict(new_node)[TAG] = True
+        return new_node
+
+    def _applied(self, v: Variable, out: Variable, rewritten: tuple, alias_of: Variable | None, stack: list) -> None:
+        """Take the rewrite ``rewritten`` (new variable, rule) of ``out`` (``v``'s node rebuilt), and stack its normalization."""
+        self.rewrites += 1
+        self.context.replace(out, rewritten[0])
+        if self.budget is not None and self.rewrites > self.budget:
+            raise RuntimeError(
+                f"normalize: more than {self.budget} rewrites; the rule set "
+                f"does not terminate (last rule: {rewritten[1].__name__})"
+            )
+        copy_trace(tag_dict(out).get("trace"), rewritten[0], self.memo, self.mark)
+        if self.on_rewrite is not None:
+            self.on_rewrite(rewritten[1], out, rewritten[0])
+        # the new sub-graph is normalized next; its result stands for v
+        stack.append((rewritten[0], alias_of if alias_of is not None else v, False))
+        if alias_of is not None:
+            # v itself also maps to the final form
+            stack.append((rewritten[0], v, False))
 
 
 #: Passes ``normalize_variables`` makes at most (see ``GraphContext.loosened``).

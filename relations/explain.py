@@ -370,7 +370,7 @@ def explain(graph: Any, rules: Any = None, bookkeeping: bool = False) -> Explana
         explain(sum(expand_dims(exp(x), 0))).steps
         -> [careduce_dimshuffle_fullo: Sum(ExpandDims(Exp(x))) -> Sum(Exp(x))]
     """
-    from relations import _index
+    from relations.rulesets import rule_index as _index
 
     outputs, single = as_variables(graph, "graph")
     result, steps = _explained(outputs, _index(rules))
@@ -395,7 +395,7 @@ def prove(
         prove(sum(expand_dims(exp(x), 0)), sum(exp(x)))
         -> [careduce_dimshuffle_fullo: Sum(ExpandDims(Exp(x))) -> Sum(Exp(x))]
     """
-    from relations import _index
+    from relations.rulesets import rule_index as _index
 
     depth = check_count(depth, "depth")
     timeout = check_timeout(timeout)

@@ -47,9 +47,21 @@ class StructuralKeys:
     """
 
     def __init__(self) -> None:
-        self._by_var: dict[int, int] = {}
-        self._keep: list[Variable] = []
+        #: ``id(variable)`` -> its key, for every variable keyed so far
+        self.by_var: dict[int, int] = {}
+        #: the variables keyed so far, in the order they were (kept alive: ``by_var`` holds their ids)
+        self.kept: list[Variable] = []
         self._intern: dict[Any, int] = {}
+
+    @property
+    def _by_var(self) -> dict[int, int]:
+        """:attr:`by_var` under its former name (``relations.explain`` reads it)."""
+        return self.by_var
+
+    @property
+    def _keep(self) -> list[Variable]:
+        """:attr:`kept` under its former name (``relations.explain`` reads it)."""
+        return self.kept
 
     def _id(self, k: Any) -> int:
         found = self._intern.get(k)
@@ -58,7 +70,7 @@ class StructuralKeys:
         return found
 
     def key(self, root: Variable) -> int:
-        memo = self._by_var
+        memo = self.by_var
         for v in bottom_up([root], lambda u: id(u) in memo):
             node = v.owner
             if node is None:
@@ -70,7 +82,7 @@ class StructuralKeys:
             else:
                 k = (node.op, tuple(memo[id(i)] for i in node.inputs), node.outputs.index(v))
             memo[id(v)] = self._id(k)
-            self._keep.append(v)
+            self.kept.append(v)
         return memo[id(root)]
 
 

@@ -61,16 +61,21 @@ from unification import var
 
 from graph_bridge.dispatch import VIEWED_CLASSES, head_views
 from graph_bridge.logic import Conj, Eq, is_var, lreify, unify_into, view_items
-from graph_bridge.modes import Mode, ModedGoal, _always
+from graph_bridge.modes import Mode, ModedGoal, always
 from graph_bridge.terms import Term, is_ground, is_term, term
-from relations.rules import Relation
+from relations.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction, kanren_conjuncts
+from relations.rules import Relation, answers
 
-__all__ = ["ForwardMatcher", "Uncompilable", "compile_forward", "forward_matcher"]
+__all__ = ["ForwardMatcher", "RuleError", "Uncompilable", "compile_forward", "forward_matcher"]
 
 _NULL = ExpressionTuple.null
 
 class Uncompilable(Exception):
     """The relation's forward mode cannot be planned once (it runs as it is)."""
+
+
+class RuleError(TypeError):
+    """The relation is written with a goal rules must not use (the message says what to use)."""
 
 
 class _Deopt(Exception):
@@ -231,6 +236,14 @@ class _Planner:
         if found <= self.known:
             self.emit(f"if not _same({self.reader(pattern)}, {expr}): {self.fail}")
             return
+        self.match_parts(pattern, expr)
+
+    def match_parts(self, pattern: Any, expr: str) -> None:
+        """Code that takes the value of ``expr`` apart against the tuple or term ``pattern`` (see :meth:`match`).
+
+        Where the value is not of the pattern's shape (no view, other
+        length), the logic core's own unification binds what it binds.
+        """
         is_tuple = type(pattern) is tuple
         if not (is_tuple or (is_term(pattern) and pattern._evaled_obj is _NULL)):
             raise Uncompilable(f"a pattern of an unknown kind: {pattern!r}")
@@ -299,7 +312,7 @@ class _Planner:
             self.emit(f"{name} = {self.reader(args[i])}")
             needed.append(name)
         call = ", ".join(needed)
-        if mode.ready is not _always:
+        if mode.ready is not always:
             self.emit(f"if not {self.const(mode.ready)}({call}): raise _Deopt({g.name!r})")
         outs = [self.local("o") for _ in mode.gives]
         target = "_" if not outs else "(" + "".join(f"{o}, " for o in outs) + ")"
@@ -360,12 +373,10 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
     for the left side ``t``: a generator, or a tuple where the plan has no
     loop) and the constants it reads.
     """
-    if not isinstance(goal, Conj):
-        raise Uncompilable(f"the relation's goal is {type(goal).__name__}, not lall_ready(...)")
     planner = _Planner(lhs)
-    pending = list(goal.goals)
+    pending, ordered = _readable_goals(goal, name)
     while pending:
-        for i, g in enumerate(pending):
+        for i, g in enumerate(pending[:1] if ordered else pending):
             if isinstance(g, Eq):
                 planner.eq_step(g)
                 break
@@ -378,6 +389,8 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
                 continue
             raise Uncompilable(f"goal {g!r} is neither eq nor a moded goal")
         else:
+            if ordered:
+                raise Uncompilable(f"kanren.lall reaches {pending[0]!r} before it is ready")
             raise Uncompilable("no goal is ever ready with the left side known")
         del pending[i]
     planner.finish(rhs)
@@ -397,6 +410,38 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
         ]
     )
     return source, planner.consts
+
+
+def _readable_goals(goal: Any, name: str) -> tuple[list, bool]:
+    """The goals of the relation's conjunction, ``kanren.eq`` read as ``eq``, and whether their order is fixed.
+
+    A relation that is a ``kanren.lall`` runs its goals in order (kanren's
+    conjunction does not wait); one inside a ``lall_ready`` is refused.
+    """
+    ordered = kanren_conjuncts(goal)
+    if ordered is not None:
+        goals = []
+        stack = list(reversed(ordered))
+        while stack:  # a kanren.lall in a kanren.lall: one sequence
+            g = stack.pop()
+            inner = kanren_conjuncts(g)
+            if inner is None:
+                goals.append(g)
+            else:
+                stack.extend(reversed(inner))
+    elif kanren_conjunction(goal):
+        raise Uncompilable("a kanren.lall of goals that are not a tuple")
+    else:
+        goals = list(goal.goals) if isinstance(goal, Conj) else [goal]
+    out = []
+    for g in goals:
+        if kanren_conjunction(g):
+            raise RuleError(f"rule {name!r}: {LALL_MESSAGE}")
+        found = foreign_goal(g)
+        out.append(g if found is None else found)
+    if ordered is None and not isinstance(goal, Conj) and not isinstance(out[0], (Eq, ModedGoal)):
+        raise Uncompilable(f"the relation's goal is {type(goal).__name__}, not lall_ready(...)")
+    return out, ordered is not None
 
 
 _PLAIN = frozenset({int, str, bool, float, type(None)})
@@ -466,8 +511,6 @@ class ForwardMatcher:
 
     def _fallback(self, t: Any, given: int) -> Iterator[Any]:
         """The relation's own answers after the first ``given`` (the plan met a value it did not expect)."""
-        from relations.engine import answers
-
         for k, out in enumerate(answers(self.relation, t, var())):
             if k >= given:
                 yield out
@@ -500,6 +543,8 @@ def forward_matcher(relation: Relation) -> ForwardMatcher | None:
     """The compiled forward mode of ``relation`` (cached), or ``None`` if it runs as it is.
 
     A relation that cannot be weakly referenced or hashed is not planned.
+    A relation written with ``kanren.lall`` raises :class:`RuleError`
+    (``kanren.eq`` is read as ``eq``).
     """
     try:
         return _COMPILED[relation]

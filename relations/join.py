@@ -11,9 +11,10 @@ from unification import var
 
 from graph_bridge import builder_for, elemwise_term, same_typeo, term, term_variable
 from graph_bridge.logic import eq
+from graph_bridge.measures import count
 from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import join_parts, read_or_build
-from relations.goals import lall_ready
+from graph_bridge.logic import lall_ready
 from relations.reductions import careduce_partso
 from relations.rules import rule
 
@@ -200,7 +201,7 @@ def _statically_joinable(pieces: tuple, axis: int) -> bool:
     return all(None not in s for s in shapes) and len(set(shapes)) == 1
 
 
-@rule(heads=(CAReduce,), rhs_heads=(Elemwise,), child_heads=(Join,), measure="number of Join nodes (-1)")
+@rule(heads=(CAReduce,), rhs_heads=(Elemwise,), child_heads=(Join,), measure=count(Join))
 def careduce_joino(lhs: Any, rhs: Any):
     """A reduction of a join is the combination of the reductions of its pieces.
 

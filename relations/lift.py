@@ -20,10 +20,11 @@ from unification import var
 
 from graph_bridge import builder_for, elemwise_term, op_term, same_typeo, term, term_variable
 from graph_bridge.context import single_useo
+from graph_bridge.measures import count, paths_below
 from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, read_or_build, scalar_of
 from graph_bridge.ops import ExplicitAlloc
-from relations.goals import lall_ready
+from graph_bridge.logic import lall_ready
 from relations.rules import rule
 
 __all__ = ["elemwise_alloco", "elemwise_set_subtensoro", "inc_zeros_as_seto"]
@@ -46,6 +47,18 @@ def _with_set_flag(op, flag: bool):
     props["inplace"] = False
     builder = builder_for(type(op))
     return op_term(builder(*(props[p] for p in builder.prop_names)))
+
+
+def _is_set_node(node) -> bool:
+    return type(node.op) in SET_CLASSES
+
+
+def _is_alloc_node(node) -> bool:
+    return type(node.op) in (Alloc, ExplicitAlloc)
+
+
+def _is_inc(node) -> bool:
+    return not node.op.set_instead_of_inc
 
 
 def subtensor_updateo(out: Any, x: Any, value: Any, idx: Any, head: Any, set_mode: bool):
@@ -180,7 +193,7 @@ def cast_likeo(value: Any, x: Any, cast_value: Any) -> ModedGoal:
     heads=(Elemwise,),
     rhs_heads=SET_CLASSES,
     child_heads=SET_CLASSES,
-    measure="pairs (set node, Elemwise above it) (-1)",
+    measure=paths_below(_is_set_node, "set node"),
 )
 def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     """Lift an Elemwise through a set (never an inc).
@@ -263,7 +276,7 @@ def _fully_broadcastableo(t: Any) -> ModedGoal:
     heads=(Elemwise,),
     rhs_heads=(Alloc, ExplicitAlloc),
     child_heads=(Alloc, ExplicitAlloc),
-    measure="pairs (Alloc, Elemwise above it) (-1)",
+    measure=paths_below(_is_alloc_node, "Alloc"),
 )
 def elemwise_alloco(lhs: Any, rhs: Any):
     """Lift an Elemwise into the value of an Alloc of a broadcast value.
@@ -353,7 +366,7 @@ def _set_heado(inc_head: Any, set_head: Any) -> ModedGoal:
     )
 
 
-@rule(heads=SET_CLASSES, rhs_heads=SET_CLASSES, measure="inc nodes (-1)")
+@rule(heads=SET_CLASSES, rhs_heads=SET_CLASSES, measure=count(*SET_CLASSES, exact=True, test=_is_inc, text="inc"))
 def inc_zeros_as_seto(lhs: Any, rhs: Any):
     """An inc into zeros at indices that never repeat is a set.
 

@@ -22,8 +22,16 @@ A pattern is built with the same calls as a PyTensor graph, under ``p.``::
   the matched inputs (same Op, props and inputs: ``p.sum(a, axis=0)`` does
   not match a ``Sum`` with another ``dtype``), and build with that function.
   ``p.alloc`` also matches the explicit-broadcast Alloc ``normalize`` makes.
-  ``axis``, ``axes`` and ``idx`` are Python values (``idx``: ints and slices
-  of ints), not pattern variables.
+  ``axes`` and ``idx`` are Python values (``idx``: ints and slices of ints).
+- Prop variables: a pattern variable in a prop position stands for that
+  prop's value, read off the node matched and used where the other side
+  is built: ``p.sum(a, axis=p.var("ax"))`` (any axes; ``p.prod`` ...
+  likewise), ``p.dimshuffle(a, order=p.var("o"))`` (any DimShuffle),
+  ``p.careduce(p.var("r"), a, axis=...)`` (any reduction: ``r`` is bound to
+  a :class:`Reduction`, the node's Op without its axes).  :func:`prop_vars`
+  lists them, :func:`pattern_vars` the graph variables; ``where=`` goals of
+  :func:`relations.rewrite_rule` (:mod:`relations.prop_facts`) compute
+  props of one side from the other's.
 - Constants: :func:`const` (``p.const(1.0)``), or a plain Python number in an
   argument position.  A constant pattern matches a PyTensor constant, or a
   constant that Elemwise broadcasting expanded (``ExpandDims`` of a 0-d
@@ -42,16 +50,16 @@ from __future__ import annotations
 
 import builtins as _b
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.graph.basic import Constant, Variable
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from unification.variable import Var
 
-from graph_bridge import ExplicitAlloc, ExplicitElemwise, explicit_alloc, term_variable
+from graph_bridge import ExplicitAlloc, ExplicitElemwise, builder_for, explicit_alloc, term_variable
 from graph_bridge.ops import derive_entry
 
 __all__ = [
@@ -60,10 +68,31 @@ __all__ = [
     "PatternVar",
     "const",
     "match",
+    "DEFAULT",
+    "Reduction",
+    "as_pattern",
+    "build",
     "pattern_nodes",
     "pattern_vars",
+    "prop_vars",
+    "same_prop",
     "var",
 ]
+
+_UNBOUND = object()
+
+
+class _Default:
+    """The value of a prop variable a build was given none for: the PyTensor function's default."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+#: What :func:`build` passes for an unbound prop variable (``make`` uses the PyTensor default).
+DEFAULT = _Default()
 
 _COUNTER = itertools.count()
 
@@ -192,6 +221,7 @@ class Node:
 
     __slots__ = (
         "name", "args", "make", "op_classes", "positions", "rebuild_check", "kinds", "text", "also",
+        "props", "read_props",
     )
 
     def __init__(
@@ -205,9 +235,11 @@ class Node:
         kinds: Sequence[str] | None = None,
         text: str | None = None,
         also: Callable[..., Variable] | None = None,
+        props: Sequence[tuple[str, Any]] = (),
+        read_props: Callable[[Any], dict | None] | None = None,
     ) -> None:
         self.name = name
-        self.args = tuple(_as_pattern(a, f"{name} argument {i}") for i, a in enumerate(args))
+        self.args = tuple(as_pattern(a, f"{name} argument {i}") for i, a in enumerate(args))
         self.make = make
         self.op_classes = op_classes
         self.positions = positions
@@ -215,6 +247,12 @@ class Node:
         self.kinds = tuple(kinds) if kinds is not None else ("elem",) * len(self.args)
         self.text = text
         self.also = also
+        #: ``(prop name, value or prop variable)`` pairs; ``make`` takes them as keywords
+        self.props = tuple(props)
+        #: ``read_props(node)``: the node's props by name (``None``: the node cannot be one)
+        self.read_props = read_props
+        if self.props and read_props is None:
+            raise TypeError(f"{name}: a node pattern with props needs read_props")
 
     def __repr__(self) -> str:
         inner = ", ".join(repr(a) for a in self.args)
@@ -223,7 +261,8 @@ class Node:
         return f"{self.name}({inner})"
 
 
-def _as_pattern(a: Any, what: str) -> Any:
+def as_pattern(a: Any, what: str) -> Any:
+    """``a`` as a pattern (a number becomes a :class:`Const`); ``TypeError`` naming ``what`` if it is none."""
     if isinstance(a, (Var, Const, Node)):
         return a
     if isinstance(a, (bool, int, float, np.number)):
@@ -277,8 +316,8 @@ def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
     while stack:
         pat, sub = stack.pop()
         if isinstance(pat, Var):
-            seen = binding.get(pat)
-            if seen is None:
+            seen = binding.get(pat, _UNBOUND)
+            if seen is _UNBOUND:
                 binding[pat] = sub
             elif not _same_graph(seen, sub):
                 return None
@@ -296,8 +335,11 @@ def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
         pos = pat.positions(node)
         if pos is None or len(pos) != len(pat.args):
             return None
+        props = _match_props(pat, node, binding) if pat.props else {}
+        if props is None:
+            return None
         if pat.rebuild_check and not _b.any(
-            _rebuilds(make, node, pos) for make in (pat.make, pat.also) if make is not None
+            _rebuilds(make, node, pos, props) for make in (pat.make, pat.also) if make is not None
         ):
             return None
         kids = _children(sub, node)
@@ -305,10 +347,40 @@ def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
     return binding
 
 
-def _rebuilds(make: Callable[..., Variable], node: Any, pos: Sequence[int]) -> bool:
-    """Whether ``make`` applied to the inputs at ``pos`` builds ``node`` again (same Op and inputs)."""
+def _match_props(pat: Node, node: Any, binding: dict) -> dict | None:
+    """The props ``pat`` reads off ``node``, with its prop variables bound in ``binding``; ``None``: no match."""
+    found = pat.read_props(node)
+    if found is None:
+        return None
+    for key, want in pat.props:
+        got = found[key]
+        if isinstance(want, Var):
+            seen = binding.get(want, _UNBOUND)
+            if seen is _UNBOUND:
+                binding[want] = got
+            elif not same_prop(seen, got):
+                return None
+        elif not same_prop(want, got):
+            return None
+    return found
+
+
+def same_prop(a: Any, b: Any) -> bool:
+    """Whether two prop values are the same (equal, and of one type: ``1`` is not ``True``)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
     try:
-        rebuilt = make(*[node.inputs[i] for i in pos])
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - values that do not compare are not the same
+        return False
+
+
+def _rebuilds(make: Callable[..., Variable], node: Any, pos: Sequence[int], props: dict) -> bool:
+    """Whether ``make`` applied to the inputs at ``pos`` (and ``props``) builds ``node`` again."""
+    try:
+        rebuilt = make(*[node.inputs[i] for i in pos], **props)
     except Exception:  # noqa: BLE001 - the inputs do not fit: no match
         return False
     rnode = rebuilt.owner
@@ -320,25 +392,36 @@ def _rebuilds(make: Callable[..., Variable], node: Any, pos: Sequence[int]) -> b
     )
 
 
-def build(pattern: Any, lookup: Callable[[Var], Variable]) -> Variable:
-    """The PyTensor graph of ``pattern`` with each variable replaced by ``lookup(var)``."""
+def build(pattern: Any, lookup: Callable[[Var], Variable], props: Mapping[Var, Any] | None = None) -> Variable:
+    """The PyTensor graph of ``pattern`` with each variable replaced by ``lookup(var)``.
+
+    A prop variable takes its value from ``props``; one ``props`` does not
+    hold takes the PyTensor function's default (``axis=None``, the identity
+    order, ``pt.sum``'s reduction).
+    """
     if isinstance(pattern, Var):
         return lookup(pattern)
     if isinstance(pattern, Const):
         return pattern.build()
     built: list[Variable | None] = [
-        None if isinstance(a, Const) else build(a, lookup) for a in pattern.args
+        None if isinstance(a, Const) else build(a, lookup, props) for a in pattern.args
     ]
     siblings = [b for b in built if b is not None]
     args = [
         a.build(siblings, kind) if b is None else b
         for a, b, kind in zip(pattern.args, built, pattern.kinds)
     ]
-    return pattern.make(*args)
+    values = {}
+    for key, want in pattern.props:
+        if isinstance(want, Var):
+            values[key] = props[want] if props is not None and want in props else DEFAULT
+        else:
+            values[key] = want
+    return pattern.make(*args, **values)
 
 
 def pattern_vars(pattern: Any) -> list[Var]:
-    """The pattern's variables, in first-occurrence order."""
+    """The pattern's graph variables (those that stand for sub-graphs), in first-occurrence order."""
     out: list[Var] = []
     stack = [pattern]
     while stack:
@@ -347,6 +430,18 @@ def pattern_vars(pattern: Any) -> list[Var]:
             if p not in out:
                 out.append(p)
         elif isinstance(p, Node):
+            stack.extend(reversed(p.args))
+    return out
+
+
+def prop_vars(pattern: Any) -> list[Var]:
+    """The pattern's prop variables (``axis=p.var("ax")``, ...), in first-occurrence order."""
+    out: list[Var] = []
+    stack = [pattern]
+    while stack:
+        p = stack.pop()
+        if isinstance(p, Node):
+            out.extend(v for _, v in p.props if isinstance(v, Var) and v not in out)
             stack.extend(reversed(p.args))
     return out
 
@@ -427,10 +522,26 @@ def _check_axis(axis: Any, argname: str = "axis", allow_none: bool = True) -> An
     raise TypeError(f"{argname} must be an int or a tuple of ints, got {axis!r}")
 
 
+def _axis_of(node: Any) -> dict:
+    return {"axis": node.op.axis}
+
+
 def _reduction_builder(name: str, fn: Callable) -> Callable[..., Node]:
     op_class = _op_class(fn, pt.vector())
 
     def builder(a: Any, axis: Any = None) -> Node:
+        if isinstance(axis, Var):  # a prop variable: any axes, read off the node
+            return Node(
+                name,
+                (a,),
+                lambda x, axis: fn(x, axis=None if axis is DEFAULT else axis),
+                (op_class,),
+                _first,
+                rebuild_check=True,
+                text=f"axis={axis}",
+                props=(("axis", axis),),
+                read_props=_axis_of,
+            )
         ax = _check_axis(axis)
         return Node(
             name,
@@ -443,8 +554,135 @@ def _reduction_builder(name: str, fn: Callable) -> Callable[..., Node]:
         )
 
     builder.__name__ = name
-    builder.__doc__ = f"Pattern of ``pt.{name}(a, axis=axis)`` (a ``{op_class.__name__}`` node)."
+    builder.__doc__ = (
+        f"Pattern of ``pt.{name}(a, axis=axis)`` (a ``{op_class.__name__}`` node); ``axis`` is an int, "
+        f"a tuple of ints, ``None`` or a prop variable (``p.var(\"ax\")``: any axes, bound to the "
+        f"node's ``axis`` prop, a tuple or ``None``)."
+    )
     return builder
+
+
+class Reduction:
+    """The reduction of a CAReduce node without its axes: what ``p.careduce``'s head variable binds to.
+
+    Two nodes of one Op class with the same props but ``axis`` have equal
+    reductions; ``op(axis)`` is that Op along ``axis`` (so the output dtype
+    is the node's).
+    """
+
+    __slots__ = ("builder", "props", "_slot")
+
+    def __init__(self, op: CAReduce) -> None:
+        self.builder = builder_for(type(op))
+        self._slot = self.builder.prop_names.index("axis")
+        props = list(op._props())
+        props[self._slot] = None
+        self.props = tuple(props)
+
+    def op(self, axis: Any) -> CAReduce:
+        """This reduction along ``axis`` (a tuple of ints, or ``None`` for every axis)."""
+        props = list(self.props)
+        props[self._slot] = axis
+        return self.builder(*props)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is Reduction
+            and other.builder.op_class is self.builder.op_class
+            and other.props == self.props
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.builder.op_class, self.props))
+
+    def __repr__(self) -> str:
+        return f"Reduction({self.builder.op_class.__name__})"
+
+
+def _read_reduction(node: Any) -> dict | None:
+    op = node.op
+    if "axis" not in getattr(op, "__props__", ()):
+        return None
+    try:
+        builder_for(type(op))
+    except KeyError:  # not in the vocabulary: its Op cannot be rebuilt from props
+        return None
+    return {"op": Reduction(op), "axis": op.axis}
+
+
+def _make_reduction(x: Variable, op: Any, axis: Any) -> Variable:
+    axis = None if axis is DEFAULT else axis
+    if op is DEFAULT:
+        return pt.sum(x, axis=axis)
+    if type(op) is not Reduction:
+        raise TypeError(f"op must be a Reduction (what p.careduce binds), got {type(op).__name__}")
+    return op.op(axis)(x)
+
+
+def careduce(op: Any, a: Any, axis: Any = None) -> Node:
+    """Pattern of any reduction (a ``CAReduce`` node: sum, prod, max, min, all, any, ...).
+
+    ``op`` is a prop variable bound to the node's :class:`Reduction` (its Op
+    without the axes), or a :class:`Reduction`; ``axis`` an int, a tuple of
+    ints, ``None`` or a prop variable.  Built, the reduction is ``op``
+    along ``axis``, with the node's dtypes.
+    """
+    if not isinstance(op, (Var, Reduction)):
+        raise TypeError(f"op must be a prop variable (p.var) or a Reduction, got {type(op).__name__}")
+    if not isinstance(axis, Var):
+        axis = _check_axis(axis)
+        axis = (axis,) if isinstance(axis, int) else axis
+    return Node(
+        "careduce",
+        (a,),
+        _make_reduction,
+        (CAReduce,),
+        _first,
+        rebuild_check=False,  # the Reduction and axis read are the node's props: it rebuilds as it is
+        text=f"op={op!r}, axis={axis!r}",
+        props=(("op", op), ("axis", axis)),
+        read_props=_read_reduction,
+    )
+
+
+def _read_order(node: Any) -> dict | None:
+    return {"order": tuple(node.op.new_order)} if type(node.op) is DimShuffle else None
+
+
+def _make_dimshuffle(x: Variable, order: Any) -> Variable:
+    if order is DEFAULT:
+        order = tuple(range(x.type.ndim))
+    return DimShuffle(input_ndim=x.type.ndim, new_order=tuple(order))(x)
+
+
+def _check_order(order: Any) -> tuple:
+    ok = isinstance(order, (tuple, list)) and _b.all(
+        o == "x" or (isinstance(o, (int, np.integer)) and not isinstance(o, bool)) for o in order
+    )
+    if not ok:
+        raise TypeError(f"order must be a tuple of ints and 'x' or a prop variable, got {order!r}")
+    return tuple(o if o == "x" else int(o) for o in order)
+
+
+def dimshuffle(a: Any, order: Any) -> Node:
+    """Pattern of ``a.dimshuffle(order)`` (a ``DimShuffle``; ``order`` as its ``new_order``).
+
+    ``order`` is a tuple of ints and ``'x'`` or a prop variable, bound to the
+    node's ``new_order`` (any DimShuffle: expand, drop, transpose, identity).
+    """
+    if not isinstance(order, Var):
+        order = _check_order(order)
+    return Node(
+        "dimshuffle",
+        (a,),
+        _make_dimshuffle,
+        (DimShuffle,),
+        _first,
+        rebuild_check=False,  # a DimShuffle (exactly) is its input's ndim and its order: it rebuilds as it is
+        text=f"order={order!r}",
+        props=(("order", order),),
+        read_props=_read_order,
+    )
 
 
 sum = _reduction_builder("sum", pt.sum)  # noqa: A001 - the PyTensor name
@@ -561,7 +799,8 @@ ELEMWISE: tuple[str, ...] = tuple(
 for _name in ELEMWISE:
     globals()[_name] = _elemwise_builder(_name, getattr(pt, _name))
 __all__ += list(ELEMWISE) + [
-    "sum", "prod", "max", "min", "all", "any", "expand_dims", "transpose", "join", "alloc",
+    "sum", "prod", "max", "min", "all", "any", "careduce", "dimshuffle", "expand_dims", "transpose",
+    "join", "alloc",
     "set_subtensor", "inc_subtensor",
 ]
 del _name

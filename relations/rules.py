@@ -10,12 +10,16 @@ is returned unchanged, so it stays a relation usable with ``kanren.run``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from pytensor.graph.op import Op
 
-__all__ = ["RuleIndex", "check_rules", "rule"]
+from graph_bridge.logic import lreify
+from graph_bridge.measures import Measure, unstated
+from graph_bridge.terms import is_ground
+
+__all__ = ["RuleIndex", "answers", "rule"]
 
 Relation = Callable[[Any, Any], Callable]
 
@@ -25,7 +29,7 @@ def rule(
     heads: Sequence[type[Op]] | None = None,
     rhs_heads: Sequence[type[Op]] | None = None,
     child_heads: Sequence[type[Op]] | None = None,
-    measure: str,
+    measure: Measure | str,
 ) -> Callable[[Relation], Relation]:
     """Declare a relation a rewrite rule.
 
@@ -37,10 +41,16 @@ def rule(
     engine uses to skip a relation that cannot match, read off the
     relation's left-side pattern, never a guard the relation relies on.
     ``measure``: what strictly decreases from left to right, which makes
-    normalization stop.  For the default rules, ``tests/test_measures.py``
-    computes each measure text on sub-graphs and checks, on random graphs,
-    that every rewrite ``normalize`` makes decreases it.
+    normalization stop: a :class:`graph_bridge.measures.Measure`
+    (``count(DimShuffle)``, ``below(...)``, ...; a string is a measure only
+    described, :func:`~graph_bridge.measures.unstated`).  For every rule of
+    ``relations.RULESETS``, ``tests/test_measures.py`` checks on random
+    graphs that every rewrite ``normalize`` makes decreases it.
     """
+    if isinstance(measure, str):
+        measure = unstated(measure)
+    elif not isinstance(measure, Measure):
+        raise TypeError(f"measure must be a Measure (count(...), ...) or a text, got {type(measure).__name__}")
 
     def decorate(relation: Relation) -> Relation:
         relation.heads = tuple(heads) if heads is not None else None  # type: ignore[attr-defined]
@@ -52,11 +62,21 @@ def rule(
     return decorate
 
 
-def check_rules(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:
-    """Validate a sequence of relations; see :func:`relations.arguments.check_relations`."""
-    from relations.arguments import check_relations
+def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> Iterator[Any]:
+    """The ground answers ``rhs`` (or ``lhs`` if ``backward``) of ``relation(lhs, rhs)``, lazily.
 
-    return check_relations(rules, argname)
+    The relation run as it is (``lall_ready`` choosing goals and modes at
+    every state); ``relations.forward`` plans the forward mode once.
+    """
+    goal = relation(lhs, rhs)
+    if not callable(goal):
+        name = getattr(relation, "__name__", relation)
+        raise TypeError(f"rule {name!r} returned {type(goal).__name__}, not a goal")
+    wanted = lhs if backward else rhs
+    for state in goal({}):
+        out = lreify(wanted, state)
+        if is_ground(out):
+            yield out
 
 
 class RuleIndex:

@@ -7,6 +7,9 @@ concatenation (``RULESETS["default"] + (my_rule,)``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from relations.arguments import check_relations
 from relations.broadcast import alloc_explicito, elemwise_explicito
 from relations.dimshuffle import (
     careduce_added_dimso,
@@ -18,8 +21,18 @@ from relations.dimshuffle import (
 )
 from relations.join import careduce_joino
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
+from relations.rules import Relation, RuleIndex
 
-__all__ = ["COMPILE_RULES", "DEFAULT_RULES", "LOWERING_RULES", "RULESETS"]
+__all__ = [
+    "COMPILE_INDEX",
+    "COMPILE_RULES",
+    "DEFAULT_INDEX",
+    "DEFAULT_RULES",
+    "LOWERING_INDEX",
+    "LOWERING_RULES",
+    "RULESETS",
+    "rule_index",
+]
 
 _DIMSHUFFLE = (
     careduce_dimshuffle_fullo,
@@ -60,3 +73,15 @@ RULESETS: dict[str, tuple] = {
     "compile": COMPILE_RULES,
     "lowering": LOWERING_RULES,
 }
+
+#: The indexes of the three built-in sets (each keeps its rules' plans and lookups across calls).
+DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
+COMPILE_INDEX = RuleIndex(COMPILE_RULES)
+LOWERING_INDEX = RuleIndex(LOWERING_RULES)
+
+
+def rule_index(rules: Sequence[Relation] | None) -> RuleIndex:
+    """The index of ``rules`` (checked; ``None``: :data:`DEFAULT_INDEX`), as the public calls take them."""
+    if rules is None:
+        return DEFAULT_INDEX
+    return RuleIndex(check_relations(rules, "rules"))

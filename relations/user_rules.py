@@ -7,6 +7,13 @@ when it is known and built (with the PyTensor functions the pattern names)
 when it is not, so one declaration rewrites forward, generates left sides
 backward, and checks two known graphs.  Guards wait (``NotReady``) until the
 pattern variables they read are bound, so they hold in every direction.
+
+Prop variables (``p.sum(x, axis=ax)``) bind the props a side's node has;
+``where=`` clauses that are moded goals over pattern variables (the type
+facts, :mod:`relations.prop_facts`, ``eq``) may compute variables the
+other side uses, in whichever direction is ground.  Every part is a moded
+goal or ``eq`` in one ``lall_ready``, so the forward planner
+(:mod:`relations.forward`) compiles the rule.
 """
 
 from __future__ import annotations
@@ -15,18 +22,23 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from etuples.core import ExpressionTuple
 from unification import var as fresh_var
 from unification.variable import Var
 
 from graph_bridge import is_ground, reify
-from graph_bridge.logic import lreify
-from graph_bridge.terms import TermError
+from graph_bridge.measures import Measure, nodes, unstated
+from graph_bridge.logic import Conj, Eq, lall_ready, lreify
 from graph_bridge.modes import Mode, ModedGoal, moded
+from graph_bridge.terms import TermError, is_term
 from relations import patterns as p
-from relations.goals import lall_ready
+from relations.kanren_goals import foreign_goal, kanren_conjunction
 from relations.rules import rule
 
 __all__ = ["rewrite_rule"]
+
+
+_NULL = ExpressionTuple.null
 
 
 class _NoGraph(Exception):
@@ -35,16 +47,18 @@ class _NoGraph(Exception):
 
 def _sideo(side: Any, pattern: Any, rename: dict) -> ModedGoal:
     """``side`` is ``pattern`` under the rule's variables: matched when known, built when not."""
-    names = [v for v in p.pattern_vars(pattern)]
+    graph_vars, prop_vars = p.pattern_vars(pattern), p.prop_vars(pattern)
+    names = graph_vars + prop_vars
     fresh = tuple(rename[v] for v in names)
+    n_graph = len(graph_vars)
 
     def match(s):
         found = p.match(pattern, s)
-        if found is not None:
-            yield tuple(found[v] for v in names)
+        return None if found is None else tuple([found[v] for v in names])
 
     def build(*values):
-        bound = dict(zip(names, values))
+        bound = dict(zip(graph_vars, values[:n_graph]))
+        props = dict(zip(prop_vars, values[n_graph:]))
 
         def lookup(v: Var):
             try:
@@ -53,49 +67,56 @@ def _sideo(side: Any, pattern: Any, rename: dict) -> ModedGoal:
                 raise _NoGraph from None
 
         try:
-            yield (p.build(pattern, lookup),)
+            return (p.build(pattern, lookup, props),)
         except _NoGraph:
-            return
-        except Exception:  # noqa: BLE001 - the bindings do not fit this pattern (types)
-            return
+            return None
+        except Exception:  # noqa: BLE001 - the bindings do not fit this pattern (types, axes)
+            return None
 
+    given = tuple(range(1, len(fresh) + 1))
     return moded(
         "pattern side",
         (side, *fresh),
-        Mode((0,), tuple(range(1, len(fresh) + 1)), match),
-        Mode(tuple(range(1, len(fresh) + 1)), (0,), build),
+        Mode((0,), given, one=match),
+        Mode(given, (0,), one=build),
         waiting="pattern variable not bound yet",
     )
 
 
-def _predicate_guard(pred: Callable, names: Sequence[str], by_name: dict, rename: dict) -> ModedGoal:
-    def check(*terms):
+def _predicate_guard(pred: Callable, names: Sequence[str], by_name: dict, props: set, rename: dict) -> ModedGoal:
+    variables = [by_name[n] for n in names]
+
+    def check(*values):
         args = {}
-        for n, t in zip(names, terms):
+        for n, v, t in zip(names, variables, values):
+            if v in props:
+                args[n] = t
+                continue
             try:
                 args[n] = reify(t)
             except TermError:
-                return
-        if pred(**args):
-            yield ()
+                return None
+        return () if pred(**args) else None
 
-    fresh = tuple(rename[by_name[n]] for n in names)
+    fresh = tuple(rename[v] for v in variables)
     return moded(
         getattr(pred, "__name__", "guard"),
         fresh,
-        Mode(tuple(range(len(fresh))), (), check),
+        Mode(tuple(range(len(fresh))), (), one=check),
         waiting="pattern variable not bound yet",
     )
 
 
-def _goal_guard(goal: Callable, rename: dict):
+def _goal_guard(goal: Any, rename: dict) -> Any:
     """Run a goal written over the pattern's variables on this call's fresh variables.
 
-    A moded goal is renamed as it is (it stays plannable); any other goal
-    runs on a state seeded with the renaming.
+    A moded goal or an ``eq`` is renamed as it is (it stays plannable); any
+    other goal runs on a state seeded with the renaming.
     """
     if isinstance(goal, ModedGoal):
         return ModedGoal(goal.name, lreify(goal.args, rename), goal.modes, goal.waiting)
+    if isinstance(goal, Eq):
+        return Eq(lreify(goal.u, rename), lreify(goal.v, rename))
 
     def renamed_goal(S):
         seeded = dict(S)
@@ -111,13 +132,61 @@ def _goal_guard(goal: Callable, rename: dict):
     return renamed_goal
 
 
-def _classify_guards(where: Any, by_name: dict) -> list[tuple[str, Any, tuple[str, ...]]]:
+def _pattern_vars_in(x: Any, out: list) -> list:
+    """The pattern variables in ``x`` (a goal's arguments: nested tuples and terms)."""
+    stack = [x]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, p.PatternVar):
+            if t not in out:
+                out.append(t)
+        elif type(t) in (tuple, list):
+            stack.extend(reversed(t))
+        elif is_term(t) and t._evaled_obj is _NULL:
+            stack.extend(reversed(t._tuple))
+    return out
+
+
+def _goal_vars(goal: Any) -> list:
+    if isinstance(goal, ModedGoal):
+        return _pattern_vars_in(goal.args, [])
+    if isinstance(goal, Eq):
+        return _pattern_vars_in((goal.u, goal.v), [])
+    return []
+
+
+def _as_where_goal(g: Any, i: int) -> Any:
+    """``where[i]`` as a goal the planner reads: ``kanren.eq`` becomes ``eq``; ``kanren.lall`` is refused."""
+    if kanren_conjunction(g):
+        raise TypeError(
+            f"where[{i}] is a kanren.lall: list its goals in where= itself "
+            f"(they run as one conjunction that waits for unbound variables)"
+        )
+    found = foreign_goal(g)
+    return g if found is None else found
+
+
+def _where_goals(where: Any) -> list:
+    """``where``'s clauses, checked, with kanren's ``eq`` read as :func:`graph_bridge.logic.eq`."""
     if callable(where) or not isinstance(where, (tuple, list)):
         raise TypeError(f"where must be a tuple of guards, got {type(where).__name__}")
     out = []
     for i, g in enumerate(where):
-        if not callable(g):
+        if isinstance(g, (ModedGoal, Eq)):
+            out.append(g)
+        elif not callable(g):
             raise TypeError(f"where[{i}] must be a predicate or a goal, got {type(g).__name__}")
+        else:
+            out.append(_as_where_goal(g, i))
+    return out
+
+
+def _classify_guards(where: list, by_name: dict) -> list[tuple[str, Any, tuple[str, ...]]]:
+    out = []
+    for i, g in enumerate(where):
+        if isinstance(g, (ModedGoal, Eq)):
+            out.append(("goal", g, ()))
+            continue
         try:
             params = inspect.signature(g).parameters
         except (TypeError, ValueError):
@@ -149,41 +218,59 @@ def _child_classes(pattern: Any) -> tuple[type, ...] | None:
     return tuple(out)
 
 
-def rewrite_rule(
-    name: str,
-    lhs: Any,
-    rhs: Any,
-    where: Sequence[Any] = (),
-    measure: str | None = None,
-) -> Callable[[Any, Any], Callable]:
-    """A relation between the graphs ``lhs`` and ``rhs`` describe, usable wherever rules go.
+class _Variables:
+    """The variables of a pattern rule: by kind, by name, and which ``where=`` binds."""
 
-    ``lhs`` and ``rhs`` are patterns (:mod:`relations.patterns`); every
-    variable of ``rhs`` must occur in ``lhs``, and ``lhs`` must be a node
-    pattern (not a bare variable or constant).  ``where`` holds guards:
+    def __init__(self, lhs: Any, rhs: Any, where: Sequence[Any]) -> None:
+        self.graph = p.pattern_vars(lhs) + p.pattern_vars(rhs)
+        self.props = set(p.prop_vars(lhs) + p.prop_vars(rhs))
+        mixed = [v for v in self.graph if v in self.props]
+        if mixed:
+            raise ValueError(f"{mixed} stand for a sub-graph in one place and for a prop in another")
+        lhs_vars = p.pattern_vars(lhs) + p.prop_vars(lhs)
+        where_vars: list = []
+        for g in where:
+            for v in _goal_vars(g):
+                if v not in where_vars:
+                    where_vars.append(v)
+        extra = [v for v in p.pattern_vars(rhs) + p.prop_vars(rhs) if v not in lhs_vars and v not in where_vars]
+        if extra:
+            raise ValueError(f"rhs uses variables that neither lhs nor a where= goal binds: {extra}")
+        self.all = list(dict.fromkeys(lhs_vars + where_vars + p.pattern_vars(rhs) + p.prop_vars(rhs)))
+        self.by_name: dict[str, Var] = {}
+        for v in self.all:
+            n = getattr(v, "name", None) or str(getattr(v, "token", v))
+            if self.by_name.setdefault(n, v) is not v:
+                raise ValueError(f"the rule has two distinct variables named {n!r}")
 
-    - a Python predicate whose parameters are names of pattern variables,
-      called with the PyTensor variables they are bound to
-      (``lambda a: a.type.ndim >= 1``); a true result lets the rule apply;
-    - a goal over the pattern's variables, such as the bridge's type facts
-      (``graph_bridge.ndimo(a, 1)``).
 
-    Guards run once their variables are bound (forward: after the left side
-    matched; backward: after the right side did).  Backward, every variable
-    of ``lhs`` must occur in ``rhs`` (else no left side can be built).  The
-    engine never applies a result whose dtype, ndim or broadcastable
-    differs from the node it replaces.
+def _default_measure(lhs: Any, rhs: Any) -> Measure:
+    left, right = p.pattern_nodes(lhs), p.pattern_nodes(rhs)
+    if right < left:
+        return nodes()
+    return unstated(f"pattern nodes: {left} on the left, {right} on the right")
 
-    The result ``rel(lhs_term, rhs_term)`` is a goal constructor with
-    ``rel.name == rel.__name__ == name``, the patterns as ``rel.lhs`` and
-    ``rel.rhs``, and the index facts of :func:`relations.rule` read off the
-    patterns (root Op classes of each side, Op classes under the left root).
-    ``measure`` (default: the pattern sizes) is what decreases forward.
 
-    Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::
+def _relation(name: str, lhs: Any, rhs: Any, guards: list, variables: _Variables) -> Callable:
+    def relation(lhs_term: Any, rhs_term: Any) -> Conj:
+        rename = {v: fresh_var() for v in variables.all}
+        # forward: match, check, build; backward the right side matches first
+        goals = [_sideo(lhs_term, lhs, rename)]
+        for kind, g, names in guards:
+            if kind == "predicate":
+                goals.append(_predicate_guard(g, names, variables.by_name, variables.props, rename))
+            else:
+                goals.append(_goal_guard(g, rename))
+        goals.append(_sideo(rhs_term, rhs, rename))
+        return lall_ready(*goals)
 
-        neg(neg(x))  ->  x
-    """
+    relation.__name__ = relation.__qualname__ = name
+    relation.__doc__ = f"{name}: {lhs!r} -> {rhs!r}" + (f" where {len(guards)} guard(s)" if guards else "")
+    return relation
+
+
+def _checked_sides(name: Any, lhs: Any, rhs: Any) -> Any:
+    """``rhs`` as a pattern, once ``name`` and ``lhs`` are checked (``TypeError`` naming the bad one)."""
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty string, got {name!r}")
     if not isinstance(lhs, p.Node):
@@ -191,39 +278,57 @@ def rewrite_rule(
             f"lhs must be a node pattern (p.exp(a), p.sum(a), ...), got {type(lhs).__name__}: "
             f"a variable or constant alone would match every node"
         )
-    rhs = p._as_pattern(rhs, "rhs")
-    lhs_vars, rhs_vars = p.pattern_vars(lhs), p.pattern_vars(rhs)
-    extra = [v for v in rhs_vars if v not in lhs_vars]
-    if extra:
-        raise ValueError(f"rhs uses variables that lhs does not bind: {extra}")
-    by_name: dict[str, Var] = {}
-    for v in lhs_vars:
-        n = getattr(v, "name", None) or str(getattr(v, "token", v))
-        if n in by_name:
-            raise ValueError(f"lhs has two distinct variables named {n!r}")
-        by_name[n] = v
-    guards = _classify_guards(where, by_name)
-    if measure is None:
-        measure = (
-            f"pattern nodes: {p.pattern_nodes(lhs)} on the left, {p.pattern_nodes(rhs)} on the right"
-        )
+    return p.as_pattern(rhs, "rhs")
 
-    def relation(lhs_term: Any, rhs_term: Any):
-        rename = {v: fresh_var() for v in lhs_vars}
-        # forward: match, check, build; backward the right side matches first
-        goals = [_sideo(lhs_term, lhs, rename)]
-        for kind, g, names in guards:
-            if kind == "predicate":
-                goals.append(_predicate_guard(g, names, by_name, rename))
-            else:
-                goals.append(_goal_guard(g, rename))
-        goals.append(_sideo(rhs_term, rhs, rename))
-        return lall_ready(*goals)
 
-    relation.__name__ = relation.__qualname__ = name
-    relation.__doc__ = f"{name}: {lhs!r} -> {rhs!r}" + (
-        f" where {len(guards)} guard(s)" if guards else ""
-    )
+def rewrite_rule(
+    name: str,
+    lhs: Any,
+    rhs: Any,
+    where: Sequence[Any] = (),
+    measure: Any = None,
+) -> Callable[[Any, Any], Callable]:
+    """A relation between the graphs ``lhs`` and ``rhs`` describe, usable wherever rules go.
+
+    ``lhs`` and ``rhs`` are patterns (:mod:`relations.patterns`), with
+    variables for sub-graphs and for props (``p.sum(x, axis=ax)``);
+    ``lhs`` must be a node pattern (not a bare variable or constant).
+    ``where`` holds guards and computations:
+
+    - a Python predicate whose parameters are names of pattern variables,
+      called with the PyTensor variables (or prop values) they are bound to
+      (``lambda a: a.type.ndim >= 1``); a true result lets the rule apply;
+    - a goal over the pattern's variables: the type facts
+      (``ndimo(a, 1)``, ``same_typeo(a, b)``), use facts (``single_useo(a)``),
+      relations over props (:mod:`relations.prop_facts`), ``eq``.  A moded
+      goal may bind variables the other side uses (``axes_througho(x, o,
+      ax, ax2, o2)`` computes ``ax2`` and ``o2`` forward, ``o`` and ``ax``
+      backward).
+
+    Every variable of ``rhs`` must occur in ``lhs`` or in a ``where`` goal.
+    Guards run once their variables are bound (forward: after the left
+    side matched; backward: after the right side did).  Backward, every
+    variable of ``lhs`` must be bound by ``rhs`` or a goal (else no left side
+    can be built).  The engine never applies a result whose dtype, ndim or
+    broadcastable differs from the node it replaces.
+
+    The result ``rel(lhs_term, rhs_term)`` is a goal constructor with
+    ``rel.name == rel.__name__ == name``, the patterns as ``rel.lhs`` and
+    ``rel.rhs``, and the index facts of :func:`relations.rule` read off the
+    patterns (root Op classes of each side, Op classes under the left root).
+    ``measure`` (a :mod:`relations.measures` measure; default: the node
+    count when ``rhs`` has fewer nodes, else none stated) is what decreases
+    forward.
+
+    Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::
+
+        neg(neg(x))  ->  x
+    """
+    rhs = _checked_sides(name, lhs, rhs)
+    clauses = _where_goals(where)
+    variables = _Variables(lhs, rhs, clauses)
+    guards = _classify_guards(clauses, variables.by_name)
+    relation = _relation(name, lhs, rhs, guards, variables)
     relation.name = name  # type: ignore[attr-defined]
     relation.lhs = lhs  # type: ignore[attr-defined]
     relation.rhs = rhs  # type: ignore[attr-defined]
@@ -232,5 +337,5 @@ def rewrite_rule(
         heads=_root_classes(lhs),
         rhs_heads=_root_classes(rhs),
         child_heads=_child_classes(lhs),
-        measure=measure,
+        measure=measure if measure is not None else _default_measure(lhs, rhs),
     )(relation)

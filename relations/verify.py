@@ -44,7 +44,7 @@ from pytensor.tensor.elemwise import DimShuffle
 
 from graph_bridge import GraphContext, builder_for, graph_context, node_term
 from relations import patterns as p
-from relations.rules import check_rules
+from relations.arguments import check_relations as check_rules
 from relations.engine import first_rewrite, replacements
 
 __all__ = ["Counterexample", "Domain", "compare_values", "verify"]

@@ -216,14 +216,14 @@ def whole_passes(outputs, index=None) -> list[Variable]:
     ``normalize`` walks again, after the first pass, only what a loosened use
     guard can change; its result must be this one.
     """
-    import relations
     from graph_bridge import GraphContext
     from relations.engine import MAX_PASSES, Normalizer
+    from relations.rulesets import DEFAULT_INDEX
 
     result = list(outputs)
     for _ in range(MAX_PASSES):
         context = GraphContext(result)
-        norm = Normalizer(index or relations._DEFAULT_INDEX, context)
+        norm = Normalizer(index or DEFAULT_INDEX, context)
         result = [norm.normal(o) for o in result]
         if norm.rewrites == 0 or not context.loosened():
             break

@@ -215,9 +215,9 @@ def test_search_meets_in_the_middle():
     def key(outs):
         return tuple(keys.key(o) for o in outs)
 
-    from relations import _index
+    from relations.rulesets import rule_index
 
-    index = _index([careduce_dimshuffle_fullo])
+    index = rule_index([careduce_dimshuffle_fullo])
     path = _meet(a, b, index, 2, None, key)
     assert path is not None and len(path) == 1
     assert Proof(a, b, path).check()

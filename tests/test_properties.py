@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import relations
+from relations.rulesets import DEFAULT_INDEX
 from graph_bridge import ExplicitAlloc, ExplicitElemwise
 from graph_bridge.workarounds import protect
 from helpers import (
@@ -62,7 +63,7 @@ def test_normalize_never_duplicates_a_node(drawn: Drawn):
     from graph_bridge.traverse import owned_variables
     from relations.engine import Normalizer
 
-    norm = Normalizer(relations._DEFAULT_INDEX, GraphContext(drawn.outputs))
+    norm = Normalizer(DEFAULT_INDEX, GraphContext(drawn.outputs))
     with graph_context(norm.context):
         normal = [norm.normal(o) for o in drawn.outputs]
     assert_no_kind_grows(drawn.outputs, normal)

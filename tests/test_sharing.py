@@ -23,6 +23,7 @@ from pytensor.tensor.subtensor import AdvancedIncSubtensor, IncSubtensor
 from unification import var
 
 import relations
+from relations.rulesets import DEFAULT_INDEX
 from graph_bridge import (
     ExplicitAlloc,
     GraphContext,
@@ -82,7 +83,7 @@ class TestGraphContext:
     def test_normalize_keeps_the_counts_of_the_graph_it_builds(self, n):
         params, L = lkj_factor(n)
         outs = [pt.sum(pt.log1p(-pt.sqr(L))), pt.exp(pt.sum(pt.expand_dims(L, 0), axis=(0, 2)))]
-        norm = Normalizer(relations._DEFAULT_INDEX, GraphContext(outs))
+        norm = Normalizer(DEFAULT_INDEX, GraphContext(outs))
         with graph_context(norm.context):
             result = [norm.normal(o) for o in outs]
         fresh = GraphContext(result)
@@ -143,7 +144,7 @@ class TestFact:
             assert run(1, n, single_useo(etuplize(e))) == ()
         q = var()
         with graph_context([e]):
-            from relations.goals import lall_ready
+            from graph_bridge.logic import lall_ready
             from graph_bridge.logic import eq
 
             # the guard waits until q is bound, then holds

@@ -269,7 +269,7 @@ def test_type_facts_bind_and_check():
 def test_type_facts_wait_until_their_term_is_ground():
     from kanren import eq
 
-    from relations.goals import lall_ready
+    from graph_bridge.logic import lall_ready
 
     t, n = var(), var()
     with pytest.raises(gb.NotReady):

@@ -55,7 +55,13 @@ def test_index_facts_from_patterns(a):
     assert issubclass(r.rhs_heads[0], CAReduce)
     n = rewrite_rule("neg_neg", p.neg(p.neg(a)), a)
     assert Elemwise in n.heads and n.rhs_heads is None and Elemwise in n.child_heads
-    assert "pattern nodes" in n.measure
+    assert n.measure.stated and str(n.measure) == "all nodes"  # rhs has fewer nodes: the node count
+    x = pt.vector("x")
+    assert n.measure(pt.neg(pt.neg(x))) == 2 and n.measure(x) == 0
+    lift = rewrite_rule("exp_neg", p.exp(p.neg(a)), p.neg(p.exp(a)))
+    assert not lift.measure.stated and "pattern nodes: 2 on the left, 2 on the right" in str(lift.measure)
+    with pytest.raises(TypeError, match="only a text"):
+        lift.measure(x)
 
 
 def test_normalize_with_default_rules_plus_user_rule(a):

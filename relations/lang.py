@@ -1,0 +1,87 @@
+"""One namespace for writing rules: ``from relations import lang``.
+
+A pattern rule needs ``lang.p`` (the patterns), ``lang.rewrite_rule`` and,
+for computed props, a few ``where=`` goals; a hand-written relation needs
+``lang.var``, ``lang.eq``, ``lang.term``, ``lang.lall`` and ``lang.rule``,
+and ``lang.moded``/``lang.Mode`` for goals of its own.  Everything here is
+also importable from its home module; this is the list to read.
+
+- variables and goals: :func:`var` (a logic variable; named, it is a
+  pattern variable too), :func:`eq`, :func:`lall` (``lall_ready``: the
+  conjunction that waits for unbound variables; ``kanren.lall`` cannot, and
+  the planner refuses it), :func:`term`, :func:`op_term`,
+  :func:`elemwise_term`, :class:`NotReady`;
+- goals of your own: :func:`moded`, :class:`Mode` (a mode gives a tuple per
+  answer; ``one=`` returns one tuple, ``()`` for a check that holds, or
+  ``None`` for no answer), :func:`read_or_build`;
+- rules: :func:`rule`, :func:`rewrite_rule`, :mod:`p <relations.patterns>`,
+  measures (:func:`count`, :func:`nodes`, :func:`below`,
+  :func:`elemwise_above`, :func:`paths_below`, :class:`Measure`);
+- facts for ``where=`` and relations: type facts (:func:`ndimo`,
+  :func:`dtypeo`, :func:`broadcastableo`, :func:`typeo`,
+  :func:`same_typeo`), use facts (:func:`single_useo`,
+  :func:`movable_viewo`, :func:`useso`, :func:`graph_context`), props
+  (:func:`axes_througho`, :func:`added_dimso`);
+- node readers: :func:`term_variable` (a term's PyTensor variable),
+  :func:`alloc_parts`, :func:`join_parts`, :func:`scalar_of`,
+  :func:`is_expansion`.
+"""
+
+from __future__ import annotations
+
+from graph_bridge.context import graph_context, movable_viewo, single_useo, useso
+from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_type, same_typeo, typeo
+from graph_bridge.logic import NotReady, eq, lall_ready
+from graph_bridge.measures import Measure, below, count, elemwise_above, nodes, paths_below
+from graph_bridge.modes import Mode, ModedGoal, moded
+from graph_bridge.nodes import alloc_parts, is_expansion, join_parts, read_or_build, scalar_of
+from graph_bridge.terms import elemwise_term, node_term, op_term, term, term_variable
+from relations import patterns as p
+from relations.patterns import var
+from relations.prop_facts import added_dimso, axes_througho
+from relations.rules import rule
+from relations.user_rules import rewrite_rule
+
+#: The conjunction of a rule's goals (``lall_ready``): each goal runs once its inputs are bound.
+lall = lall_ready
+
+__all__ = [
+    "Measure",
+    "Mode",
+    "ModedGoal",
+    "NotReady",
+    "added_dimso",
+    "alloc_parts",
+    "axes_througho",
+    "below",
+    "broadcastableo",
+    "count",
+    "dtypeo",
+    "elemwise_above",
+    "elemwise_term",
+    "eq",
+    "graph_context",
+    "is_expansion",
+    "join_parts",
+    "lall",
+    "moded",
+    "movable_viewo",
+    "ndimo",
+    "node_term",
+    "nodes",
+    "op_term",
+    "p",
+    "paths_below",
+    "read_or_build",
+    "rewrite_rule",
+    "rule",
+    "same_type",
+    "same_typeo",
+    "scalar_of",
+    "single_useo",
+    "term",
+    "term_variable",
+    "typeo",
+    "useso",
+    "var",
+]
