@@ -31,6 +31,7 @@ from graph_bridge.facts import same_type
 from graph_bridge.logic import lreify
 from graph_bridge.touched import TAG
 from graph_bridge.traverse import clone_over, tag_dict
+from graph_bridge.vocabulary import rewrites_whole_node
 from relations.forward import forward_matcher
 from relations.rules import Relation, RuleIndex
 
@@ -138,6 +139,23 @@ def _first_forward_rewrite(v: Variable, runs: tuple[_Run, ...]) -> tuple[Variabl
     return None
 
 
+def _whole_node(
+    outputs: Sequence[Variable], out: Variable, rewritten: tuple[Variable, Relation]
+) -> tuple[Variable, Relation] | None:
+    """``rewritten`` if its node can stand for the whole multi-output node of ``out``.
+
+    The new variable is the same output (index) of a node with as many
+    outputs, each of the type of the old one.
+    """
+    node = rewritten[0].owner
+    if node is None or len(node.outputs) != len(outputs) or node.outputs.index(rewritten[0]) != outputs.index(out):
+        return None
+    for a, b in zip(outputs, node.outputs):
+        if not same_type(a.type, b.type):
+            return None
+    return rewritten
+
+
 def copy_trace(trace: list | None, new: Variable, known: Mapping[Variable, Variable], mark: bool = False) -> None:
     """Give every variable of ``new``'s sub-graph not in ``known`` the stack trace ``trace``.
 
@@ -208,6 +226,19 @@ class Normalizer:
     def _done(self, key: Variable, value: Variable) -> None:
         self.memo[key] = value
         self.memo.setdefault(value, value)
+
+    def _siblings_replaced(self, node: Any, outputs: list, out: Variable, new: Variable) -> None:
+        """The other outputs of a rewritten multi-output node map to the new node's (same index).
+
+        The new node is the rule's answer, final for its siblings: the rules
+        that rewrite whole nodes answer nodes no rule rewrites again.
+        """
+        for old, current, fresh in zip(node.outputs, outputs, new.owner.outputs):
+            if current is out:
+                continue
+            self.context.rename(current, fresh)
+            self._done(old, fresh)
+            self.memo[current] = fresh
 
     def normal(self, root: Variable) -> Variable:
         with graph_context(self.context):
@@ -300,7 +331,7 @@ class Normalizer:
             rewritten = None
             refused = False
             if (
-                len(outputs) == 1
+                (len(outputs) == 1 or rewrites_whole_node(new_node.op))
                 and (new_node is not node or out not in settled)
                 and in_vocabulary(new_node.op)
             ):
@@ -314,6 +345,8 @@ class Normalizer:
                         if runs is None:
                             runs = runs_of[rules] = _forward_runs(rules)
                         rewritten = _first_forward_rewrite(out, runs)
+                    if rewritten is not None and len(outputs) > 1:
+                        rewritten = _whole_node(outputs, out, rewritten)
                     refused = rewritten is None and context.refused_at(out)
             if rewritten is None:
                 if refused or (doubtful and not doubtful.isdisjoint(new_node.inputs)):
@@ -326,6 +359,8 @@ class Normalizer:
                     self._done(alias_of, out)
                 continue
             self.rewrites += 1
+            if len(outputs) > 1:
+                self._siblings_replaced(node, outputs, out, rewritten[0])
             context.replace(out, rewritten[0])
             if self.budget is not None and self.rewrites > self.budget:
                 raise RuntimeError(
