@@ -64,13 +64,21 @@ def _core_ndims(op: Any) -> tuple[int, ...]:
     return tuple(len(s) for s in op.inputs_sig)
 
 
-def stock_blockwiseo(out: Any, core_op: Any, signature: Any, index: Any, core_ndims: Any, inputs: Any):
-    """``out`` is output ``index`` (``None``: the only one) of a stock, not-inplace ``Blockwise(core_op, signature)(*inputs)``."""
+def stock_blockwiseo(
+    out: Any, core_op: Any, signature: Any, index: Any, core_ndims: Any, inputs: Any, broadcasting: bool = False
+):
+    """``out`` is output ``index`` (``None``: the only one) of a stock, not-inplace ``Blockwise(core_op, signature)(*inputs)``.
+
+    ``broadcasting``: only nodes that can broadcast (two or more inputs, a
+    batch dim) are read.
+    """
 
     def read(v):
         node = v.owner
         if node is not None and type(node.op) is Blockwise and not node.op.destroy_map:
             op = node.op
+            if broadcasting and (len(node.inputs) < 2 or op.batch_ndim(node) == 0):
+                return None
             return op.core_op, op.signature, _index_of(v), _core_ndims(op), tuple(node.inputs)
         return None
 
@@ -183,7 +191,7 @@ def batch_inputso(stock: Any, inputs: Any, pattern: Any, core_ndims: Any, width:
 @rule(
     heads=(Blockwise,),
     rhs_heads=(ExplicitBlockwise,),
-    measure="number of stock Blockwise nodes (-1)",
+    measure="number of stock Blockwise nodes with batch dims and two or more inputs (-1)",
 )
 def blockwise_explicito(lhs: Any, rhs: Any):
     """Batch broadcasting moves from ExpandDims and static shapes into the Op.
@@ -203,7 +211,10 @@ def blockwise_explicito(lhs: Any, rhs: Any):
     dims are untouched.  Same output types (each output of a multi-output
     node: the engine replaces the whole node).
 
-    Measure: stock Blockwise nodes, -1.
+    Only nodes that can broadcast (a batch dim, two or more inputs); the
+    others stay stock, as one-input Elemwise do.
+
+    Measure: stock Blockwise nodes with batch dims and two or more inputs, -1.
     Sharing: the node is replaced by one of the same kind; an absorbed
     ExpandDims other nodes use stays for them.
     Backward it is ``relations.lower``: the stock Blockwise over the padded
@@ -212,7 +223,7 @@ def blockwise_explicito(lhs: Any, rhs: Any):
     """
     core, sig, index, cores, stock, inputs, pattern = var(), var(), var(), var(), var(), var(), var()
     return lall_ready(
-        stock_blockwiseo(lhs, core, sig, index, cores, stock),
+        stock_blockwiseo(lhs, core, sig, index, cores, stock, broadcasting=True),
         explicit_blockwiseo(rhs, core, sig, index, cores, pattern, inputs),
         batch_inputso(stock, inputs, pattern, cores, None),
         same_typeo(lhs, rhs),
@@ -220,12 +231,14 @@ def blockwise_explicito(lhs: Any, rhs: Any):
 
 
 def _is_plain_rv(node: Any) -> bool:
+    """A not-inplace RV node of the ``(rng, size, *params)`` form with parameters and batch dims."""
     op = node.op
     return (
         isinstance(op, RandomVariable)
         and not op.inplace
         and len(node.outputs) == 2
-        and len(node.inputs) == 2 + len(op.ndims_params)
+        and len(node.inputs) == 2 + len(op.ndims_params) > 2
+        and node.outputs[1].type.ndim > op.ndim_supp
     )
 
 
@@ -294,7 +307,7 @@ def _rv_coreso(rv_op: Any, cores: Any):
 @rule(
     heads=(RandomVariable,),
     rhs_heads=(ExplicitRandomVariable,),
-    measure="number of stock RandomVariable nodes (-1)",
+    measure="number of stock RandomVariable nodes with batch dims and parameters (-1)",
 )
 def random_explicito(lhs: Any, rhs: Any):
     """A random variable's parameter broadcasting moves from ExpandDims into the Op.
@@ -312,7 +325,9 @@ def random_explicito(lhs: Any, rhs: Any):
     draws for the same generator state.  Only not-inplace RVs of the
     ``(rng, size, *params)`` form.
 
-    Measure: stock RandomVariable nodes, -1.
+    Only RVs with parameters and batch dims (the others have nothing to pad).
+
+    Measure: stock RandomVariable nodes with batch dims and parameters, -1.
     Sharing: the node is replaced by one of the same kind (both outputs);
     an absorbed ExpandDims other nodes use stays for them.
     Backward it is ``relations.lower``: the stock RV over the padded

@@ -42,6 +42,9 @@ COMPILED = {
     "elemwise_alloco",
     "elemwise_explicito",
     "alloc_explicito",
+    "dimshuffle_through_blockwiseo",
+    "blockwise_explicito",
+    "random_explicito",
 }
 
 

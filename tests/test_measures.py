@@ -92,6 +92,31 @@ def _paths_below(lower) -> Callable[[Variable], int]:
     return measure
 
 
+def _blockwise_pairs(v: Variable) -> int:
+    """Pairs (DimShuffle, stock Blockwise on its way to the outputs), as ``_pairs`` for Elemwise."""
+    from pytensor.tensor.blockwise import Blockwise
+
+    total = 0
+    for n in _nodes(v):
+        if type(n.op) is Blockwise:
+            total += len({id(a.owner) for a in ancestors(n.inputs) if a.owner is not None and isinstance(a.owner.op, DimShuffle)})
+    return total
+
+
+def _stock_batched(n) -> bool:
+    """A stock Blockwise with batch dims and two or more inputs (what ``blockwise_explicito`` rewrites)."""
+    from pytensor.tensor.blockwise import Blockwise
+
+    return type(n.op) is Blockwise and len(n.inputs) >= 2 and n.op.batch_ndim(n) > 0
+
+
+def _stock_rv(n) -> bool:
+    """A stock RV with parameters and batch dims (what ``random_explicito`` rewrites)."""
+    from pytensor.tensor.random.op import RandomVariable
+
+    return isinstance(n.op, RandomVariable) and len(n.inputs) > 2 and n.outputs[1].type.ndim > n.op.ndim_supp
+
+
 def _is_inc(n) -> bool:
     return type(n.op) in SET_CLASSES and not n.op.set_instead_of_inc
 
@@ -117,6 +142,12 @@ MEASURES: dict[str, tuple[Callable[[Variable], int], list[Callable[[Variable], i
         _count(lambda n: type(n.op) is Elemwise and n.outputs[0].type.ndim >= 1 and len(n.inputs) >= 2),
         [],
     ),
+    "Blockwise nodes between a DimShuffle and the outputs (-1); DimShuffles do not grow": (
+        _blockwise_pairs,
+        [dimshuffles],
+    ),
+    "number of stock Blockwise nodes with batch dims and two or more inputs (-1)": (_count(_stock_batched), []),
+    "number of stock RandomVariable nodes with batch dims and parameters (-1)": (_count(_stock_rv), []),
 }
 
 
