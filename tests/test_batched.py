@@ -482,3 +482,32 @@ def test_compile_pass_with_the_tag_replaces_whole_rv_nodes():
         draws.append(got)
     assert not np.array_equal(*draws)
     assert _explicit(*f.maker.fgraph.outputs) == []
+
+
+# -- random graphs: the strategy's batched builders ------------------------------
+
+
+@pytest.mark.parametrize("family", ["matmul", "solve", "random"])
+def test_random_batched_graphs_normalize_and_lower_to_the_same_values(family):
+    from hypothesis import HealthCheck, given, settings
+
+    from helpers import assert_same_values
+    from strategies import Drawn, graphs
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(graphs(family=family, max_nodes=6))
+    def check(drawn: Drawn) -> None:
+        before = snapshot(*drawn.outputs)
+        normal = relations.normalize(drawn.outputs)
+        assert snapshot(*drawn.outputs) == before
+        assert _padded(*normal) == 0, drawn.describe()
+        low = relations.lower(normal)
+        assert _explicit(*low) == []
+        for b, a, w in zip(drawn.outputs, normal, low):
+            assert_same_types(b, a)
+            assert_same_types(b, w)
+        assert_same_values(drawn.outputs, normal, drawn.givens())
+        assert_same_values(drawn.outputs, normal, drawn.givens(), mode=PY)
+        assert_same_values(drawn.outputs, low, drawn.givens())
+
+    check()

@@ -101,6 +101,9 @@ EXPECTED: dict[str, Callable[[Apply], bool]] = {
     "inc_subtensor": lambda n: isinstance(n.op, INC) and not n.op.set_instead_of_inc,
     "set_zeros": lambda n: isinstance(n.op, INC) and _owner_is(n.inputs[0], Alloc),
     "fork": lambda n: True,  # a graph-level fact: checked by test_forks_share_an_intermediate
+    "matmul": lambda n: type(n.op).__name__ == "Blockwise" and type(n.op.core_op).__name__ == "Dot",
+    "solve": lambda n: type(n.op).__name__ == "Blockwise" and type(n.op.core_op).__name__ == "Solve",
+    "random": lambda n: type(n.op).__name__ == "NormalRV",
 }
 
 
