@@ -50,7 +50,7 @@ class Drawn:
 
     outputs: list[Variable]
     inputs: list[Variable]
-    values: list[np.ndarray]
+    values: list[np.ndarray]  # (a random generator input's value is an np.random.Generator)
     shapes: list[tuple[int, ...]] = field(default_factory=list)  # run-time output shapes
     families: tuple[str, ...] = ()  # builder steps applied, in order
     may_raise: bool = False  # a max/min over an empty axis was drawn (ValueError)
@@ -61,7 +61,8 @@ class Drawn:
     def describe(self) -> str:
         text = [pytensor.dprint(self.outputs, file="str", print_type=True)]
         for var, val in zip(self.inputs, self.values):
-            text.append(f"{var.name}: {var.type} = {np.array2string(val, threshold=30)}")
+            shown = np.array2string(val, threshold=30) if isinstance(val, np.ndarray) else repr(val)
+            text.append(f"{var.name}: {var.type} = {shown}")
         text.append(f"steps={list(self.families)} may_raise={self.may_raise}")
         return "\n".join(text)
 
@@ -576,6 +577,16 @@ def _solve(ctx: _Ctx, x: _T) -> _T | None:
     return _T(pt.linalg.solve(a.var + eye, x.var, b_ndim=1), shape, x.bound)
 
 
+def _rng_leaf(ctx: _Ctx) -> Variable:
+    """A fresh random generator root input; its value is a generator seeded by the leaf count."""
+    from pytensor.tensor.random.type import RandomGeneratorType
+
+    rng = RandomGeneratorType()(f"x{len(ctx.leaves)}")
+    ctx.leaves.append(rng)
+    ctx.values.append(np.random.default_rng(len(ctx.leaves)))
+    return rng
+
+
 #: PyTensor 3.3 asks for ``return_next_rng=True`` (a DeprecationWarning otherwise); 3.0 has no such argument
 _NEXT_RNG = (
     {"return_next_rng": True}
@@ -588,7 +599,9 @@ def _random(ctx: _Ctx, x: _T) -> _T | None:
     """``normal(x, scale, size)``: a 0-d constant ``scale`` (padded), maybe a ``size`` with a new leading dim.
 
     Sometimes the location is a fresh 0-d leaf instead of ``x`` (then ``size`` is ``x``'s shape).
-    Each draw has its own shared generator, seeded by the draw, so both sides draw alike.
+    Each draw has its own generator input (a root, whose value is a seeded
+    ``np.random.Generator``): an RV that does not work in place copies it,
+    so every function of the graph draws alike.
     """
     if not x.dtype.startswith("float") or x.ndim >= 3:
         return None
@@ -596,7 +609,7 @@ def _random(ctx: _Ctx, x: _T) -> _T | None:
     scale = pt.constant(np.asarray(ctx.pick([0.5, 1.0]), dtype=x.dtype))
     lead = (ctx.pick([1, ctx.n]),) if ctx.coin() else ()
     size = (*lead, *x.shape) if (lead or loc is not x or ctx.coin()) else None
-    rng = pytensor.shared(np.random.default_rng(len(ctx.leaves)))
+    rng = _rng_leaf(ctx)
     var = pt.random.normal(loc.var, scale, size=size, rng=rng, **_NEXT_RNG)
     var = var[1] if _NEXT_RNG else var
     return _T(var, tuple(size) if size is not None else x.shape, loc.bound + 6.0)
