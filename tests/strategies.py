@@ -587,14 +587,6 @@ def _rng_leaf(ctx: _Ctx) -> Variable:
     return rng
 
 
-#: PyTensor 3.3 asks for ``return_next_rng=True`` (a DeprecationWarning otherwise); 3.0 has no such argument
-_NEXT_RNG = (
-    {"return_next_rng": True}
-    if "return_next_rng" in __import__("inspect").signature(type(pt.random.uniform).__mro__[1].__call__).parameters
-    else {}
-)
-
-
 def _random(ctx: _Ctx, x: _T) -> _T | None:
     """``normal(x, scale, size)``: a 0-d constant ``scale`` (padded), maybe a ``size`` with a new leading dim.
 
@@ -610,8 +602,7 @@ def _random(ctx: _Ctx, x: _T) -> _T | None:
     lead = (ctx.pick([1, ctx.n]),) if ctx.coin() else ()
     size = (*lead, *x.shape) if (lead or loc is not x or ctx.coin()) else None
     rng = _rng_leaf(ctx)
-    var = pt.random.normal(loc.var, scale, size=size, rng=rng, **_NEXT_RNG)
-    var = var[1] if _NEXT_RNG else var
+    _, var = pt.random.normal(loc.var, scale, size=size, rng=rng, return_next_rng=True)
     return _T(var, tuple(size) if size is not None else x.shape, loc.bound + 6.0)
 
 

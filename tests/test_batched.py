@@ -353,10 +353,7 @@ def test_random_forward_three_ways_and_identical_draws(size):
 
 def test_random_normalize_maps_both_outputs_and_the_rng_update():
     shared = pytensor.shared(np.random.default_rng(3))
-    nxt, x = pt.random.normal(mu, s, size=(2, 3), rng=shared, return_next_rng=True) if _has_next_rng() else (
-        None, pt.random.normal(mu, s, size=(2, 3), rng=shared))
-    if nxt is None:
-        nxt = x.owner.outputs[0]
+    nxt, x = pt.random.normal(mu, s, size=(2, 3), rng=shared, return_next_rng=True)
     new_next, new_x = relations.normalize([nxt, x])
     assert new_next.owner is new_x.owner and isinstance(new_x.owner.op, ExplicitRandomVariable)
     f_new = pytensor.function([mu, s], new_x, updates={shared: new_next}, mode=MODE)
@@ -368,12 +365,6 @@ def test_random_normalize_maps_both_outputs_and_the_rng_update():
     assert not np.array_equal(first, second)
     np.testing.assert_array_equal(first, f_ref(a, v))
     np.testing.assert_array_equal(second, f_ref(a, v))
-
-
-def _has_next_rng() -> bool:
-    import inspect
-
-    return "return_next_rng" in inspect.signature(RandomVariable.__call__).parameters
 
 
 def test_random_scalar_parameter_replaced_by_a_vector_draws_the_batched_shape():
