@@ -25,6 +25,7 @@ from unification import var
 
 from graph_bridge import ExplicitBlockwise, ExplicitRandomVariable, OutputOf, builder_for, op_term, same_typeo, term
 from graph_bridge.batched import NodeOutputs
+from graph_bridge.random_variables import size_length
 from graph_bridge.logic import eq
 from graph_bridge.modes import Mode, moded
 from graph_bridge.nodes import is_expansion, read_or_build
@@ -231,21 +232,22 @@ def blockwise_explicito(lhs: Any, rhs: Any):
 
 
 def _is_plain_rv(node: Any) -> bool:
-    """A not-inplace RV node of the ``(rng, size, *params)`` form with parameters and batch dims."""
+    """A not-inplace RV node of the ``(rng, size, *params)`` form with parameters and batch dims.
+
+    Its class builds and draws as ``RandomVariable`` does (its own ``rng_fn``,
+    not its own ``make_node`` or ``perform``): the explicit Op calls both.
+    """
     op = node.op
+    cls = type(op)
     return (
         isinstance(op, RandomVariable)
+        and cls.make_node is RandomVariable.make_node
+        and cls.perform is RandomVariable.perform
         and not op.inplace
         and len(node.outputs) == 2
         and len(node.inputs) == 2 + len(op.ndims_params) > 2
         and node.outputs[1].type.ndim > op.ndim_supp
     )
-
-
-def _width(size: Any) -> int | None:
-    from graph_bridge.random_variables import size_length
-
-    return size_length(size)
 
 
 def stock_rvo(out: Any, rv_op: Any, index: Any, rng: Any, size: Any, width: Any, params: Any):
@@ -258,7 +260,7 @@ def stock_rvo(out: Any, rv_op: Any, index: Any, rng: Any, size: Any, width: Any,
         node = v.owner
         if node is not None and _is_plain_rv(node):
             r, s, *ps = node.inputs
-            return node.op, node.outputs.index(v), r, s, _width(s), tuple(ps)
+            return node.op, node.outputs.index(v), r, s, size_length(s), tuple(ps)
         return None
 
     def ready(p):
@@ -281,7 +283,7 @@ def explicit_rvo(out: Any, rv_op: Any, index: Any, rng: Any, size: Any, width: A
         node = v.owner
         if node is not None and type(node.op) is ExplicitRandomVariable:
             r, s, *ps = node.inputs
-            return node.op.rv_op, node.outputs.index(v), r, s, _width(s), node.op.pattern, tuple(ps)
+            return node.op.rv_op, node.outputs.index(v), r, s, size_length(s), node.op.pattern, tuple(ps)
         return None
 
     def ready(p):

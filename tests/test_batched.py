@@ -257,6 +257,22 @@ def test_refining_a_batch_length_to_one_keeps_the_run_time_check():
     assert relations.rebroadcast(z1).owner.op.pattern == ("1", "*")
 
 
+def test_relaxing_a_static_one_keeps_the_broadcast_and_checks_the_length():
+    c1 = pt.tensor("c1", shape=(1, None, None))
+    z = relations.normalize(pt.matmul(c1, B))
+    assert z.owner.op.pattern == ("1", "*")
+    cn = pt.tensor3("cn")
+    zn = clone_replace(z, {c1: cn}, rebuild_strict=False)
+    assert zn.owner.op.pattern == ("1", "*")
+    rng = np.random.default_rng(3)
+    c_val, b_val = rng.normal(size=(1, 2, 2)), rng.normal(size=(3, 2, 2))
+    for mode in (PY, MODE):
+        f = pytensor.function([cn, B], zn, mode=mode)
+        np.testing.assert_allclose(f(c_val, b_val), np.matmul(c_val, b_val))
+        with pytest.raises((ValueError, AssertionError)):
+            f(np.ones((3, 2, 2)), b_val)  # '1': its length must be 1
+
+
 def test_rebroadcast_rederives_blockwise_and_rv_patterns():
     z = relations.normalize(solve(A, b))
     one = pt.tensor("one", shape=(1, 3, 3))
@@ -365,6 +381,19 @@ def test_random_normalize_maps_both_outputs_and_the_rng_update():
     assert not np.array_equal(first, second)
     np.testing.assert_array_equal(first, f_ref(a, v))
     np.testing.assert_array_equal(second, f_ref(a, v))
+
+
+def test_an_rv_class_with_its_own_make_node_or_perform_stays_stock():
+    from pytensor.tensor.random.basic import NormalRV
+
+    class OwnPerform(NormalRV):
+        def perform(self, node, inputs, outputs):
+            super().perform(node, inputs, outputs)
+
+    x = pt.random.normal(mu, s, size=(4, 3), rng=rng_var)
+    mine = OwnPerform().make_node(rng_var, x.owner.inputs[1], *x.owner.inputs[2:]).outputs[1]
+    assert forward(random_explicito, mine) == []
+    assert _padded(relations.normalize(mine)) == 2
 
 
 def test_random_scalar_parameter_replaced_by_a_vector_draws_the_batched_shape():
