@@ -77,7 +77,9 @@ CASES = {
         {T: [(4, 3, 2), (1, 1, 1), (2, 2, 0)], U: [(4, 2, 5), (1, 1, 1), (2, 0, 1)]},
     ),
     "random_explicito": (
-        lambda: pt.random.uniform(c, Y3, size=(4, 3), rng=pytensor.shared(np.random.default_rng(0))),
+        lambda: pt.random.uniform(
+            c, Y3, size=(4, 3), rng=pytensor.shared(np.random.default_rng(0)), return_next_rng=True
+        )[1],
         {c: [(), (), ()], Y3: [(3,), (3,), (3,)]},
     ),
 }
