@@ -16,8 +16,10 @@ are the core Op's and are never part of the pattern.  Rebuilt over inputs of
 the same batch rank, an input keeps its entry whatever its new static
 shape; an input of another batch rank gets its entry re-derived from its
 type (numpy rule: align right), the others align right to the new batch
-rank.  That is also what ``vectorize_graph`` needs, so it is registered as
-the Op's vectorization.
+rank.  ``vectorize_graph`` puts its new dims in front of the old batch dims
+instead (:func:`vectorized_pattern`); that is the vectorization registered
+for this Op, and for ``ExplicitElemwise`` and ``ExplicitAlloc`` too, so a
+normalized graph vectorizes into explicit nodes (not a Blockwise of them).
 
 The helpers :func:`fit_batch_pattern`, :func:`expanded_value_shape` and
 :func:`batch_entries` are shared with
@@ -46,6 +48,7 @@ from graph_bridge.ops import (
     BROADCAST,
     KEPT,
     MISSING,
+    ExplicitAlloc,
     ExplicitElemwise,
     broadcast_error,
     derive_entry,
@@ -386,6 +389,21 @@ def _vectorize_explicit_elemwise(op: ExplicitElemwise, node: Apply, *batched_inp
     """As for Blockwise: new leading dims in front of each input's entry."""
     pattern = vectorized_pattern(op.pattern, node.inputs, batched_inputs)
     return ExplicitElemwise(op.scalar_op, pattern).make_node(*batched_inputs)
+
+
+@_vectorize_node.register(ExplicitAlloc)
+def _vectorize_explicit_alloc(op: ExplicitAlloc, node: Apply, value: Variable, *shape: Variable) -> Apply:
+    """New leading dims of the value: requested in front of the old lengths, the entry's in front of its.
+
+    Lengths that are themselves batched are left to PyTensor's fallback (a Blockwise of the Alloc).
+    """
+    from pytensor.tensor.blockwise import vectorize_node_fallback
+
+    k = value.type.ndim - node.inputs[0].type.ndim
+    if k <= 0 or any(s.type.ndim != 0 for s in shape):
+        return vectorize_node_fallback(op, node, value, *shape)
+    entry = derive_entry(value.type.shape[:k], k) + op.entry
+    return ExplicitAlloc(entry).make_node(value, *[value.shape[i] for i in range(k)], *shape)
 
 
 class NodeOutputs:

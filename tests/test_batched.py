@@ -245,6 +245,20 @@ def test_vectorize_graph_of_a_core_input_gives_numpys_batched_solve():
     np.testing.assert_allclose(za.eval({A4: a5, b: v[0]}, mode=MODE), np.linalg.solve(a5, v[0][:, None])[..., 0])
 
 
+def test_vectorize_graph_of_an_explicit_alloc_stays_explicit():
+    x, n = pt.vector("x"), pt.iscalar("n")
+    g = pt.alloc(pt.exp(x), n, 3)
+    z = relations.normalize(g)
+    xv = pt.matrix("xv")
+    zv = vectorize_graph(z, {x: xv})
+    assert zv.owner.op.entry == "*x*" and _explicit(zv) == []
+    vals = {xv: np.arange(6.0).reshape(2, 3), n: np.int32(4)}
+    want = np.broadcast_to(np.exp(vals[xv])[:, None, :], (2, 4, 3))
+    for mode in (MODE, PY):
+        np.testing.assert_allclose(pytensor.function(list(vals), zv, mode=mode)(*vals.values()), want)
+    np.testing.assert_allclose(vectorize_graph(g, {x: xv}).eval(vals, mode=MODE), want)
+
+
 def test_refining_a_batch_length_to_one_keeps_the_run_time_check():
     z = relations.normalize(pt.matmul(pt.tensor3("C"), B))
     c1 = pt.tensor("c1", shape=(1, None, None))
