@@ -245,6 +245,18 @@ def test_vectorize_graph_of_a_core_input_gives_numpys_batched_solve():
     np.testing.assert_allclose(za.eval({A4: a5, b: v[0]}, mode=MODE), np.linalg.solve(a5, v[0][:, None])[..., 0])
 
 
+def test_vectorize_graph_of_an_explicit_elemwise_puts_new_dims_in_front():
+    x, y = pt.scalar("x"), pt.vector("y")
+    z = relations.normalize(x + y)
+    xs = pt.vector("xs")
+    zv = vectorize_graph(z, {x: xs})
+    assert zv.owner.op.pattern == ("*x", "x*") and zv.owner.inputs == [xs, y]
+    vals = {xs: np.arange(2.0), y: np.arange(3.0)}
+    want = vals[xs][:, None] + vals[y]
+    np.testing.assert_allclose(zv.eval(vals, mode=MODE), want)
+    np.testing.assert_allclose(vectorize_graph(x + y, {x: xs}).eval(vals, mode=MODE), want)
+
+
 def test_vectorize_graph_of_an_explicit_alloc_stays_explicit():
     x, n = pt.vector("x"), pt.iscalar("n")
     g = pt.alloc(pt.exp(x), n, 3)
