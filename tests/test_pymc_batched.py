@@ -106,3 +106,15 @@ def test_lowered_model_graphs_compile_in_the_default_mode():
     point = [np.asarray(model.initial_point()[v.name]) for v in inputs]
     for x, y in zip(pytensor.function(inputs, outs)(*point), pytensor.function(inputs, low)(*point)):
         np.testing.assert_allclose(x, y)
+
+
+def test_pm_draw_of_a_normalized_rv_draws_what_pymc_draws():
+    """PyMC finds the generator updates of the explicit RV (an ``RNGConsumerOp``): repeated draws advance alike."""
+    import pymc as pm
+
+    model = predictive_model()
+    normal = relations.normalize(model["y"])
+    assert isinstance(normal.owner.op, ExplicitRandomVariable)
+    got = pm.draw(normal, draws=3, random_seed=1)
+    assert got.shape == (3, 10) and not np.array_equal(got[0], got[1])
+    np.testing.assert_array_equal(got, pm.draw(model["y"], draws=3, random_seed=1))
