@@ -36,7 +36,7 @@ from graph_bridge.vocabulary import (
     register_op_class,
     vocabulary,
 )
-from graph_bridge.vocabulary import register_stock_classes
+from graph_bridge.vocabulary import register_op_family, register_stock_classes, register_whole_node_class
 
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc, explicit_elemwise
 from pytensor.tensor.elemwise import Elemwise
@@ -45,6 +45,20 @@ register_stock_classes()
 register_op_class(ExplicitElemwise)
 register_op_class(ExplicitAlloc)
 _dispatch.register_head_view(Elemwise, ExplicitElemwise, ("scalar_op",))
+
+# batched Ops: Blockwise and every RandomVariable class, and their explicit forms
+from graph_bridge.batched import ExplicitBlockwise, explicit_blockwise  # noqa: E402
+from graph_bridge.random_variables import ExplicitRandomVariable, explicit_random_variable  # noqa: E402
+from pytensor.tensor.blockwise import Blockwise  # noqa: E402
+from pytensor.tensor.random.op import RandomVariable  # noqa: E402
+
+register_op_class(Blockwise)
+register_op_family(RandomVariable)
+register_op_class(ExplicitBlockwise)
+register_op_class(ExplicitRandomVariable)
+_dispatch.register_head_view(Blockwise, ExplicitBlockwise, ("core_op", "signature"))
+for _cls in (Blockwise, ExplicitBlockwise, RandomVariable, ExplicitRandomVariable):
+    register_whole_node_class(_cls)
 
 __all__ = [
     "GraphContext",
@@ -55,8 +69,12 @@ __all__ = [
     "single_useo",
     "useso",
     "ExplicitAlloc",
+    "ExplicitBlockwise",
     "ExplicitElemwise",
+    "ExplicitRandomVariable",
     "NotReady",
+    "explicit_blockwise",
+    "explicit_random_variable",
     "explicit_alloc",
     "explicit_elemwise",
     "same_typeo",

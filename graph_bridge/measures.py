@@ -12,7 +12,7 @@ measure smaller; ``tests/test_measures.py`` checks that, for every rule of
 - :func:`below`: nodes of some classes that feed a node of others
   (DimShuffles below a reduction);
 - :func:`elemwise_above`: pairs (a node ``lower`` accepts, an Elemwise on
-  its way to the output);
+  its way to the output); :func:`above` the same for another Op class;
 - :func:`paths_below`: those pairs counted once per path through such nodes
   and DimShuffles (what lifting an Elemwise past a node removes);
 - :func:`unstated`: a text without a function (a rule of your own whose
@@ -30,7 +30,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from graph_bridge.traverse import owned_variables
 
-__all__ = ["Measure", "below", "count", "elemwise_above", "nodes", "paths_below", "unstated"]
+__all__ = ["Measure", "above", "below", "count", "elemwise_above", "nodes", "paths_below", "unstated"]
 
 
 def graph_nodes(v: Variable) -> list:
@@ -121,15 +121,20 @@ def below(lower: Sequence[type], upper: Sequence[type]) -> Measure:
 
 def elemwise_above(lower: Callable[[Any], bool], text: str) -> Measure:
     """Pairs (node ``lower`` accepts, stock Elemwise on its way to the output): moving one past one removes one."""
+    return above(lower, Elemwise, text)
+
+
+def above(lower: Callable[[Any], bool], upper: type, text: str) -> Measure:
+    """Pairs (node ``lower`` accepts, node of exactly the class ``upper`` on its way to the output)."""
 
     def of(v: Variable) -> int:
         total = 0
         for n in graph_nodes(v):
-            if type(n.op) is Elemwise:
+            if type(n.op) is upper:
                 total += len({a.owner for a in ancestors(n.inputs) if a.owner is not None and lower(a.owner)})
         return total
 
-    return Measure(f"pairs ({text}, Elemwise above it)", of)
+    return Measure(f"pairs ({text}, {upper.__name__} above it)", of)
 
 
 def paths_below(lower: Callable[[Any], bool], text: str) -> Measure:

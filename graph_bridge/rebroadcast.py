@@ -6,7 +6,9 @@ from collections.abc import Sequence
 
 from pytensor.graph.basic import Apply, Variable
 
+from graph_bridge.batched import ExplicitBlockwise, batch_entries
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, derive_entry
+from graph_bridge.random_variables import ExplicitRandomVariable, size_length
 from graph_bridge.traverse import rebuild
 
 __all__ = ["rebroadcast_outputs"]
@@ -26,7 +28,24 @@ def _rederived(v: Variable, inputs: list[Variable]) -> Apply | None:
         if entry == op.entry and all(a is b for a, b in zip(inputs, v.owner.inputs)):
             return None
         return ExplicitAlloc(entry).make_node(value, *shape)
+    if isinstance(op, (ExplicitBlockwise, ExplicitRandomVariable)):
+        return _rederived_batched(v, op, inputs)
     return None
+
+
+def _rederived_batched(v: Variable, op, inputs: list[Variable]) -> Apply | None:
+    """A batched explicit node with the pattern derived from its inputs' static batch shapes."""
+    if isinstance(op, ExplicitBlockwise):
+        shapes = op.batch_shapes([i.type for i in inputs])
+        pattern = batch_entries(shapes)
+        new_op = ExplicitBlockwise(op.core_op, op.signature, pattern)
+    else:
+        rng, size, *params = inputs
+        pattern = batch_entries(op.batch_shapes(params), size_length(size))
+        new_op = ExplicitRandomVariable(op.rv_op, pattern)
+    if pattern == op.pattern and all(a is b for a, b in zip(inputs, v.owner.inputs)):
+        return None
+    return new_op.make_node(*inputs)
 
 
 def rebroadcast_outputs(outputs: Sequence[Variable]) -> list[Variable]:

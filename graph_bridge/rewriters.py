@@ -145,11 +145,23 @@ def replay_steps(
         converted = b.type.filter_variable(a, allow_convert=True)
         if converted is not a:  # a static shape refined or relaxed: the fgraph holds this one
             mapped[after] = converted
+        siblings = _sibling_pairs(b, a, in_fg)
         fgraph.replace(b, converted, reason=getattr(rule, "__name__", str(rule)))
+        for old, new in siblings:  # a rule that rewrote a whole multi-output node
+            if old in in_fg:
+                fgraph.replace(old, old.type.filter_variable(new, allow_convert=True), reason=getattr(rule, "__name__", str(rule)))
     fgraph.validate()
     for i, n in enumerate(outputs):
         if fgraph.outputs[i] is not to_fg(n):
             raise ValueError("the replayed steps do not give the normal form")
+
+
+def _sibling_pairs(before: Variable, after: Variable, in_fg: Any) -> list[tuple[Variable, Variable]]:
+    """The other outputs of ``before``'s node and ``after``'s, pairwise, when both nodes have several."""
+    b_node, a_node = before.owner, after.owner
+    if b_node is None or a_node is None or len(b_node.outputs) < 2 or len(a_node.outputs) != len(b_node.outputs):
+        return []
+    return [(o, n) for o, n in zip(b_node.outputs, a_node.outputs) if o is not before and o in in_fg]
 
 
 def register_relational(
@@ -209,23 +221,32 @@ def register_node_lowering(
     ``rewrite_graph(g, include=("canonicalize",))`` (and the same query with
     ``"stabilize"`` or ``"specialize"``) runs only those databases, not the
     ``optdb`` lowering pass, so each of them lowers explicit nodes itself: the
-    rewriter tracks :class:`ExplicitElemwise` and :class:`ExplicitAlloc` only
+    rewriter tracks the toolkit's explicit Ops only
     and costs nothing on other nodes.  The equilibrium then lets PyTensor's
     own rewrites see the stock Ops (``Softplus``, ``Softmax``, ``x*2 - x*2``).
+    The batched Ops (``ExplicitBlockwise``, ``ExplicitRandomVariable``) are
+    lowered there too; a multi-output node is replaced whole.
     """
     from pytensor.graph.rewriting.basic import copy_stack_trace, node_rewriter
 
+    from graph_bridge.batched import ExplicitBlockwise
     from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
+    from graph_bridge.random_variables import ExplicitRandomVariable
 
-    @node_rewriter([ExplicitElemwise, ExplicitAlloc])
+    @node_rewriter([ExplicitElemwise, ExplicitAlloc, ExplicitBlockwise, ExplicitRandomVariable])
     def lower_explicit_node(fgraph, node):
-        if len(node.outputs) != 1:
+        out = node.outputs[-1]  # an RV's draw, the only output of the others
+        (new,) = lower_fn([out])
+        if new is out:
             return None
-        (new,) = lower_fn([node.outputs[0]])
-        if new is node.outputs[0]:
+        if len(node.outputs) == 1:
+            copy_stack_trace(out, new)
+            return [new]
+        if new.owner is None or len(new.owner.outputs) != len(node.outputs):
             return None
-        copy_stack_trace(node.outputs[0], new)
-        return [new]
+        for o, n in zip(node.outputs, new.owner.outputs):
+            copy_stack_trace(o, n)
+        return list(new.owner.outputs)
 
     for db_name in QUERY_DBS:
         db = optdb[db_name]

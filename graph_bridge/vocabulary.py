@@ -31,6 +31,9 @@ __all__ = [
     "in_vocabulary",
     "on_register",
     "register_op_class",
+    "register_op_family",
+    "register_whole_node_class",
+    "rewrites_whole_node",
     "register_stock_classes",
     "vocabulary",
 ]
@@ -144,6 +147,53 @@ def register_op_class(op_class: type[Op]) -> OpBuilder:
     return builder
 
 
+#: base classes whose every subclass joins the vocabulary when first asked about
+_FAMILIES: list[type[Op]] = []
+#: classes asked about that are in no family (so a miss costs one lookup)
+_NOT_IN_FAMILY: set[type] = set()
+
+
+def register_op_family(base: type[Op]) -> None:
+    """Add ``base`` and each of its subclasses, including ones defined later (PyMC's RVs), to the vocabulary.
+
+    A subclass is registered when :func:`in_vocabulary` or :func:`builder_of`
+    first meets one of its Ops.
+    """
+    if base not in _FAMILIES:
+        _FAMILIES.append(base)
+        _NOT_IN_FAMILY.clear()
+    register_op_class(base)
+
+
+def _family_builder(cls: type) -> OpBuilder | None:
+    """The builder of ``cls`` if it belongs to a registered family (registering it), else ``None``."""
+    if cls in _NOT_IN_FAMILY or not _FAMILIES:
+        return None
+    if any(issubclass(cls, base) for base in _FAMILIES):
+        return register_op_class(cls)
+    _NOT_IN_FAMILY.add(cls)
+    return None
+
+
+#: Op classes (with subclasses) whose multi-output nodes rules may rewrite, all outputs at once
+_WHOLE_NODE: list[type[Op]] = []
+
+
+def register_whole_node_class(op_class: type[Op]) -> None:
+    """Let rules rewrite multi-output nodes of ``op_class`` (and subclasses): the engine maps every output.
+
+    A rule then sees one output (the one the engine visits) and answers the
+    same output of a new node with as many outputs, each of the same type.
+    """
+    if op_class not in _WHOLE_NODE:
+        _WHOLE_NODE.append(op_class)
+
+
+def rewrites_whole_node(op: Op) -> bool:
+    """Whether rules may rewrite a multi-output node of ``op`` (see :func:`register_whole_node_class`)."""
+    return bool(_WHOLE_NODE) and isinstance(op, tuple(_WHOLE_NODE))
+
+
 def builder_for(op_class: type[Op]) -> OpBuilder:
     """The builder of a vocabulary class; ``KeyError`` names an unknown one."""
     try:
@@ -156,12 +206,13 @@ def builder_for(op_class: type[Op]) -> OpBuilder:
 
 def builder_of(op: Op) -> OpBuilder | None:
     """The builder of ``op``'s exact class, or ``None`` when terms do not look inside it."""
-    return _BUILDERS.get(type(op))
+    found = _BUILDERS.get(type(op))
+    return found if found is not None else _family_builder(type(op))
 
 
 def in_vocabulary(op: Op) -> bool:
-    """Whether terms look inside nodes of ``op`` (exact class match)."""
-    return type(op) in _BUILDERS
+    """Whether terms look inside nodes of ``op`` (exact class match, or a registered family's member)."""
+    return type(op) in _BUILDERS or _family_builder(type(op)) is not None
 
 
 def vocabulary() -> tuple[type[Op], ...]:

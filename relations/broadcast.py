@@ -46,6 +46,7 @@ __all__ = [
     "alloc_explicito",
     "broadcast_shapeo",
     "elemwise_explicito",
+    "expand_term",
     "explicit_elemwiseo",
     "stock_elemwiseo",
     "stock_inputso",
@@ -172,6 +173,10 @@ def _expand_term(
     if MISSING in order:
         t = term(op_term(DS(x.type.ndim, entry_order(order))), t)
     return t
+
+
+#: the stock term of an input under its pattern entry (public name, for the batched Ops' relations)
+expand_term = _expand_term
 
 
 def stock_inputso(stock: Any, inputs: Any, pattern: Any):

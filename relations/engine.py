@@ -30,6 +30,7 @@ from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from graph_bridge.touched import TAG
 from graph_bridge.traverse import clone_over, tag_dict
+from graph_bridge.vocabulary import rewrites_whole_node
 from relations.forward import forward_matcher
 from relations.rules import Relation, RuleIndex, answers
 
@@ -124,6 +125,23 @@ def _first_forward_rewrite(v: Variable, runs: tuple[_Run, ...]) -> tuple[Variabl
     return None
 
 
+def _whole_node(
+    outputs: Sequence[Variable], out: Variable, rewritten: tuple[Variable, Relation]
+) -> tuple[Variable, Relation] | None:
+    """``rewritten`` if its node can stand for the whole multi-output node of ``out``.
+
+    The new variable is the same output (index) of a node with as many
+    outputs, each of the type of the old one.
+    """
+    node = rewritten[0].owner
+    if node is None or len(node.outputs) != len(outputs) or node.outputs.index(rewritten[0]) != outputs.index(out):
+        return None
+    for a, b in zip(outputs, node.outputs):
+        if not same_type(a.type, b.type):
+            return None
+    return rewritten
+
+
 def copy_trace(trace: list | None, new: Variable, known: Mapping[Variable, Variable], mark: bool = False) -> None:
     """Give every variable of ``new``'s sub-graph not in ``known`` the stack trace ``trace``.
 
@@ -195,6 +213,19 @@ class Normalizer:
         self.memo[key] = value
         self.memo.setdefault(value, value)
 
+    def _siblings_replaced(self, node: Any, outputs: list, out: Variable, new: Variable) -> None:
+        """The other outputs of a rewritten multi-output node map to the new node's (same index).
+
+        The new node is the rule's answer, final for its siblings: the rules
+        that rewrite whole nodes answer nodes no rule rewrites again.
+        """
+        for old, current, fresh in zip(node.outputs, outputs, new.owner.outputs):
+            if current is out:
+                continue
+            self.context.rename(current, fresh)
+            self._done(old, fresh)
+            self.memo[current] = fresh
+
     def normal(self, root: Variable) -> Variable:
         with graph_context(self.context):
             return self._normal(root)
@@ -258,7 +289,11 @@ class Normalizer:
             out = outputs[0] if len(outputs) == 1 else self._other_outputs(node, outputs, v)
             rewritten = None
             refused = False
-            if len(outputs) == 1 and (new_node is not node or out not in settled) and in_vocabulary(new_node.op):
+            if (
+                (len(outputs) == 1 or rewrites_whole_node(new_node.op))
+                and (new_node is not node or out not in settled)
+                and in_vocabulary(new_node.op)
+            ):
                 rules = self._rules(type(new_node.op)) if backward else forward_for(new_node)
                 if rules:
                     context.asking = out
@@ -267,6 +302,8 @@ class Normalizer:
                     else:
                         runs = runs_of.get(rules) or self._runs(rules)
                         rewritten = _first_forward_rewrite(out, runs)
+                    if rewritten is not None and len(outputs) > 1:
+                        rewritten = _whole_node(outputs, out, rewritten)
                     refused = rewritten is None and context.refused_at(out)
             if rewritten is None:
                 if refused or (doubtful and not doubtful.isdisjoint(new_node.inputs)):
@@ -278,6 +315,8 @@ class Normalizer:
                 if alias_of is not None:
                     self._done(alias_of, out)
                 continue
+            if len(outputs) > 1:
+                self._siblings_replaced(node, outputs, out, rewritten[0])
             self._applied(v, out, rewritten, alias_of, stack)
         return memo[root]
 

@@ -147,7 +147,7 @@ def follows(graph: Any, steps: Sequence[Step], target: Any) -> bool:
     keys = StructuralKeys()
     for v in [*outs, *goal, *(v for s in steps for v in (s.before, s.after))]:
         keys.key(v)
-    by_var = keys._by_var
+    by_var = keys.by_var
     closure = _Closure(_node_table(keys))
     closure.merge((by_var[id(s.before)], by_var[id(s.after)]) for s in steps)
     return all(closure.find(by_var[id(a)]) == closure.find(by_var[id(b)]) for a, b in zip(outs, goal))
@@ -156,8 +156,8 @@ def follows(graph: Any, steps: Sequence[Step], target: Any) -> bool:
 def _node_table(keys: StructuralKeys) -> dict[int, tuple[Any, int, tuple[int, ...]]]:
     """Structural key -> (op, output index, input keys), for every node ``keys`` has seen."""
     nodes: dict[int, tuple[Any, int, tuple[int, ...]]] = {}
-    by_var = keys._by_var
-    for v in keys._keep:
+    by_var = keys.by_var
+    for v in keys.kept:
         node = v.owner
         if node is not None:
             k = by_var[id(v)]

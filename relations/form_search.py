@@ -53,16 +53,6 @@ class StructuralKeys:
         self.kept: list[Variable] = []
         self._intern: dict[Any, int] = {}
 
-    @property
-    def _by_var(self) -> dict[int, int]:
-        """:attr:`by_var` under its former name (``relations.explain`` reads it)."""
-        return self.by_var
-
-    @property
-    def _keep(self) -> list[Variable]:
-        """:attr:`kept` under its former name (``relations.explain`` reads it)."""
-        return self.kept
-
     def _id(self, k: Any) -> int:
         found = self._intern.get(k)
         if found is None:

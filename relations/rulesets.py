@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from relations.arguments import check_relations
+from relations.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
 from relations.broadcast import alloc_explicito, elemwise_explicito
 from relations.dimshuffle import (
     careduce_added_dimso,
@@ -45,12 +46,15 @@ _DIMSHUFFLE = (
 _JOIN = (careduce_joino,)
 _LIFT = (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco)
 _BROADCAST = (elemwise_explicito, alloc_explicito)
+#: Blockwise and RandomVariable (``relations/batched.py``)
+_BATCHED = (dimshuffle_through_blockwiseo, blockwise_explicito, random_explicito)
+_BATCHED_LOWERING = (blockwise_explicito, random_explicito)
 
 #: The rules ``normalize`` applies when given none, in the order it tries them.
-DEFAULT_RULES: tuple = _JOIN + _DIMSHUFFLE + _LIFT + _BROADCAST
+DEFAULT_RULES: tuple = _JOIN + _DIMSHUFFLE + _LIFT + _BROADCAST + _BATCHED
 
 #: The rules ``lower`` runs backward: from the toolkit's Ops to stock PyTensor Ops.
-LOWERING_RULES: tuple = _BROADCAST
+LOWERING_RULES: tuple = _BROADCAST + _BATCHED_LOWERING
 
 #: The rules of the compile-time ``relational`` pass: the default rules but
 #: ``dimshuffle_through_elemwiseo``.  PyTensor's canonicalize moves DimShuffles
@@ -58,7 +62,11 @@ LOWERING_RULES: tuple = _BROADCAST
 #: Elemwise is moved back, and the graph PyTensor fuses differs (measured on a
 #: PyMC NormalMixture's logp + dlogp: 3 more nodes, 1.05x the run time).
 #: Under a reduction PyTensor's fused kernels read through the view anyway.
-COMPILE_RULES: tuple = tuple(r for r in DEFAULT_RULES if r is not dimshuffle_through_elemwiseo)
+#: ``dimshuffle_through_blockwiseo`` is left out for the same reason (PyTensor lifts
+#: DimShuffles into a Blockwise's inputs again when it specializes).
+COMPILE_RULES: tuple = tuple(
+    r for r in DEFAULT_RULES if r is not dimshuffle_through_elemwiseo and r is not dimshuffle_through_blockwiseo
+)
 
 #: Rule sets by name.  ``"default"`` is :data:`DEFAULT_RULES` (what
 #: ``normalize`` applies when given no rules); ``"compile"`` is what the
@@ -69,6 +77,7 @@ RULESETS: dict[str, tuple] = {
     "join": _JOIN,
     "lift": _LIFT,
     "broadcast": _BROADCAST,
+    "batched": _BATCHED,
     "default": DEFAULT_RULES,
     "compile": COMPILE_RULES,
     "lowering": LOWERING_RULES,

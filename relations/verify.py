@@ -43,6 +43,7 @@ from pytensor.graph.traversal import ancestors, explicit_graph_inputs
 from pytensor.tensor.elemwise import DimShuffle
 
 from graph_bridge import GraphContext, builder_for, graph_context, node_term
+from graph_bridge.vocabulary import rewrites_whole_node
 from relations import patterns as p
 from relations.arguments import check_relations as check_rules
 from relations.engine import first_rewrite, replacements
@@ -297,7 +298,7 @@ def _rewrites(rule: Callable, graph: Variable) -> Iterator[tuple[str, Variable, 
     """
     context = GraphContext([graph])
     for v in list(ancestors([graph])):
-        if v.owner is None or len(v.owner.outputs) != 1:
+        if v.owner is None or (len(v.owner.outputs) != 1 and not rewrites_whole_node(v.owner.op)):
             continue
         try:
             with graph_context(context):
@@ -506,6 +507,8 @@ _STEPS = {
 
 
 def _random_value(v: Variable, length: int, rng: np.random.Generator, domain: Domain | None = None) -> np.ndarray:
+    if not hasattr(v.type, "dtype"):  # a random generator input: one seeded from ``rng`` (both sides copy it)
+        return np.random.default_rng(int(rng.integers(0, 2**31)))
     shape = tuple(length if s is None else s for s in v.type.shape)
     dtype = v.type.dtype
     if dtype == "bool":
@@ -588,7 +591,7 @@ def _compare(before: Variable, after: Variable, length: int, rng: np.random.Gene
         return None if index is False else (dict(zip(inputs, values)), vb, va, index)
 
     def fits(run_length):
-        return all(s is None or s == 1 or s == run_length for v in inputs for s in v.type.shape)
+        return all(s is None or s == 1 or s == run_length for v in inputs for s in getattr(v.type, "shape", ()))
 
     for k in range(3):
         run_length = length if k < 2 or not fits(r := int(rng.integers(0, 4))) else r

@@ -111,7 +111,7 @@ def check_rewrite(before, after, shapes: dict, seed: int = 0, mode=MODE) -> None
 
 def node_kinds(outputs) -> Counter:
     """Apply nodes per Op kind; the toolkit's explicit Ops count as their stock kind."""
-    from graph_bridge import ExplicitAlloc, ExplicitElemwise
+    from graph_bridge import ExplicitAlloc, ExplicitBlockwise, ExplicitElemwise, ExplicitRandomVariable
 
     out: Counter = Counter()
     seen = set()
@@ -125,6 +125,10 @@ def node_kinds(outputs) -> Counter:
             out["Elemwise"] += 1
         elif isinstance(op, ExplicitAlloc):
             out["Alloc"] += 1
+        elif isinstance(op, ExplicitBlockwise):
+            out["Blockwise"] += 1
+        elif isinstance(op, ExplicitRandomVariable):
+            out[type(op.rv_op).__name__] += 1
         elif isinstance(op, CAReduce):
             out["CAReduce"] += 1
         else:

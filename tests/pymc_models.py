@@ -100,3 +100,66 @@ def logp_dlogp(model) -> tuple[list, list]:
 def point_values(model) -> list[np.ndarray]:
     point = model.initial_point()
     return [np.asarray(point[v.name]) for v in model.value_vars]
+
+
+# -- batched linear algebra and random draws (Blockwise, RandomVariable) -------------
+# Models whose logp + dlogp pad inputs of Blockwise nodes (batched means, a GP's
+# solves), and model graphs of random variables (prior / posterior predictive).
+
+
+def mvnormal_batched():
+    """An MvNormal with a (3, 4) batch of means and one LKJ Cholesky factor: the factor is padded."""
+    data = np.random.default_rng(4).normal(size=(50, 3, 4))
+    with pm.Model() as m:
+        chol, _, _ = pm.LKJCholeskyCov("chol", n=4, eta=2.0, sd_dist=pm.Exponential.dist(1.0))
+        mu = pm.Normal("mu", 0.0, 1.0, shape=(3, 4))
+        pm.MvNormal("y", mu=mu, chol=chol, observed=data)
+    return m
+
+
+def mvstudentt_batched():
+    """An MvStudentT with a batch of means and a scale matrix built from an LKJ factor."""
+    data = np.random.default_rng(5).standard_t(5.0, size=(50, 3, 4))
+    with pm.Model() as m:
+        chol, _, _ = pm.LKJCholeskyCov("chol", n=4, eta=2.0, sd_dist=pm.Exponential.dist(1.0))
+        mu = pm.Normal("mu", 0.0, 1.0, shape=(3, 4))
+        nu = pm.Gamma("nu", 2.0, 0.1)
+        pm.MvStudentT("y", nu=nu, mu=mu, scale=chol @ chol.T, observed=data)
+    return m
+
+
+def gp_marginal():
+    """A GP marginal likelihood (ExpQuad kernel): Cholesky solves and their gradients."""
+    rng = np.random.default_rng(6)
+    X = np.linspace(0.0, 1.0, 20)[:, None]
+    y = np.sin(6.0 * X[:, 0]) + 0.1 * rng.normal(size=20)
+    with pm.Model() as m:
+        ls = pm.Gamma("ls", 2.0, 4.0)
+        eta = pm.HalfNormal("eta", 1.0)
+        sigma = pm.HalfNormal("sigma", 0.5)
+        gp = pm.gp.Marginal(cov_func=eta**2 * pm.gp.cov.ExpQuad(1, ls=ls))
+        gp.marginal_likelihood("y", X=X, y=y, sigma=sigma)
+    return m
+
+
+BATCHED_MODELS: dict[str, Callable[[], object]] = {
+    "MvNormal batched means": mvnormal_batched,
+    "MvStudentT batched means": mvstudentt_batched,
+    "GP marginal likelihood": gp_marginal,
+}
+MODELS.update(BATCHED_MODELS)
+
+
+def predictive_model():
+    """Two scalar priors and a Normal of shape 10 over them: the prior-predictive graph pads both parameters."""
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 1.0)
+        sigma = pm.HalfNormal("sigma", 1.0)
+        pm.Normal("y", mu, sigma, shape=10)
+        pm.MvNormal("z", mu=mu * np.ones(3), cov=np.eye(3), shape=(4, 3))
+    return m
+
+
+def predictive_graph(model) -> list:
+    """The model's random variables, as the graph a prior-predictive draw compiles (no inputs)."""
+    return [model[name] for name in ("mu", "sigma", "y", "z")]

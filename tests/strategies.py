@@ -50,7 +50,7 @@ class Drawn:
 
     outputs: list[Variable]
     inputs: list[Variable]
-    values: list[np.ndarray]
+    values: list[np.ndarray]  # (a random generator input's value is an np.random.Generator)
     shapes: list[tuple[int, ...]] = field(default_factory=list)  # run-time output shapes
     families: tuple[str, ...] = ()  # builder steps applied, in order
     may_raise: bool = False  # a max/min over an empty axis was drawn (ValueError)
@@ -61,7 +61,8 @@ class Drawn:
     def describe(self) -> str:
         text = [pytensor.dprint(self.outputs, file="str", print_type=True)]
         for var, val in zip(self.inputs, self.values):
-            text.append(f"{var.name}: {var.type} = {np.array2string(val, threshold=30)}")
+            shown = np.array2string(val, threshold=30) if isinstance(val, np.ndarray) else repr(val)
+            text.append(f"{var.name}: {var.type} = {shown}")
         text.append(f"steps={list(self.families)} may_raise={self.may_raise}")
         return "\n".join(text)
 
@@ -528,6 +529,83 @@ def _fork(ctx: _Ctx, x: _T) -> _T:
     return _reduce(ctx, x) if ctx.coin() else _unary(ctx, x)
 
 
+# ---------------------------------------------------------------- batched ops: Blockwise, RandomVariable
+def _batch_dims(ctx: _Ctx, batch: Sequence[Dim], room: int) -> list[Dim]:
+    """Batch dims of a fresh operand against ``batch`` (right-aligned): same, static 1, or stretching a 1;
+    with ``room`` a new leading dim (the other operand is then padded)."""
+    dims: list[Dim] = []
+    for sv, rv in batch[len(batch) - ctx.draw(st.integers(0, len(batch))):]:
+        how = ctx.pick(["same", "bcast"] + (["grow"] if sv == 1 else []))
+        dims.append((ctx.static_for(rv), rv) if how == "same" else (1, 1) if how == "bcast" else (None, ctx.n))
+    if room > 0 and len(dims) == len(batch) and ctx.coin():
+        dims.insert(0, (ctx.static_for(ctx.n), ctx.n))
+    return dims
+
+
+def _out_batch(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    nd = max(len(a), len(b))
+    a, b = (1,) * (nd - len(a)) + tuple(a), (1,) * (nd - len(b)) + tuple(b)
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+def _float_without_empty(x: _T) -> bool:
+    # stock Blockwise.perform cannot vectorize an empty batch (PyTensor 3.0 and 3.3)
+    return x.dtype.startswith("float") and 0 not in x.shape
+
+
+def _matmul(ctx: _Ctx, x: _T) -> _T | None:
+    """``x @ y`` (a Blockwise of Dot) for a float ``x`` of 2-3 dims; ``y`` may add a batch dim (``x`` padded)."""
+    if not (2 <= x.ndim <= 3 and _float_without_empty(x)) or x.bound * 2 * max(x.shape[-1], 1) > BIG:
+        return None
+    batch = list(zip(x.static[:-2], x.shape[:-2]))
+    dims = _batch_dims(ctx, batch, 3 - x.ndim) + [(ctx.static_for(x.shape[-1]), x.shape[-1]), (ctx.n, ctx.n)]
+    y = ctx.leaf(dims, x.dtype)
+    shape = (*_out_batch(x.shape[:-2], y.shape[:-2]), x.shape[-2], ctx.n)
+    return _T(pt.matmul(x.var, y.var), shape, x.bound * 2 * max(x.shape[-1], 1))
+
+
+def _solve(ctx: _Ctx, x: _T) -> _T | None:
+    """``solve(a + 8 I, x)`` (``b_ndim=1``; diagonally dominant, so well conditioned); ``a`` may add a batch dim."""
+    k = x.shape[-1] if x.ndim else 0
+    if not (1 <= x.ndim <= 2 and _float_without_empty(x)) or not 1 <= k <= 3:
+        return None
+    batch = list(zip(x.static[:-1], x.shape[:-1]))
+    dims = _batch_dims(ctx, batch, 2 - x.ndim) + [(k, k), (k, k)]
+    a = ctx.leaf(dims, x.dtype)
+    shape = (*_out_batch(x.shape[:-1], a.shape[:-2]), k)
+    eye = pt.constant(8 * np.eye(k, dtype=x.dtype))
+    return _T(pt.linalg.solve(a.var + eye, x.var, b_ndim=1), shape, x.bound)
+
+
+def _rng_leaf(ctx: _Ctx) -> Variable:
+    """A fresh random generator root input; its value is a generator seeded by the leaf count."""
+    from pytensor.tensor.random.type import RandomGeneratorType
+
+    rng = RandomGeneratorType()(f"x{len(ctx.leaves)}")
+    ctx.leaves.append(rng)
+    ctx.values.append(np.random.default_rng(len(ctx.leaves)))
+    return rng
+
+
+def _random(ctx: _Ctx, x: _T) -> _T | None:
+    """``normal(x, scale, size)``: a 0-d constant ``scale`` (padded), maybe a ``size`` with a new leading dim.
+
+    Sometimes the location is a fresh 0-d leaf instead of ``x`` (then ``size`` is ``x``'s shape).
+    Each draw has its own generator input (a root, whose value is a seeded
+    ``np.random.Generator``): an RV that does not work in place copies it,
+    so every function of the graph draws alike.
+    """
+    if not x.dtype.startswith("float") or x.ndim >= 3:
+        return None
+    loc = x if ctx.coin() else ctx.leaf([], x.dtype)
+    scale = pt.constant(np.asarray(ctx.pick([0.5, 1.0]), dtype=x.dtype))
+    lead = (ctx.pick([1, ctx.n]),) if ctx.coin() else ()
+    size = (*lead, *x.shape) if (lead or loc is not x or ctx.coin()) else None
+    rng = _rng_leaf(ctx)
+    _, var = pt.random.normal(loc.var, scale, size=size, rng=rng, return_next_rng=True)
+    return _T(var, tuple(size) if size is not None else x.shape, loc.bound + 6.0)
+
+
 # ---------------------------------------------------------------- the strategy
 BUILDERS: dict[str, Callable[[_Ctx, _T], _T | None]] = {
     "unary": _unary,
@@ -547,6 +625,9 @@ BUILDERS: dict[str, Callable[[_Ctx, _T], _T | None]] = {
     "inc_subtensor": partial(_set_subtensor, inc=True),
     "set_zeros": _set_zeros,
     "fork": _fork,
+    "matmul": _matmul,
+    "solve": _solve,
+    "random": _random,
 }
 FAMILIES = tuple(BUILDERS)
 

@@ -23,6 +23,9 @@ y = pt.vector("y")
 m = pt.matrix("m")
 c = pt.scalar("c")
 n = pt.iscalar("n")
+T = pt.tensor3("T")
+U = pt.tensor3("U")
+Y3 = pt.vector("Y3", shape=(3,))
 
 #: rule name -> (graph where the rule fires, run-time shapes of its inputs per trial)
 CASES = {
@@ -67,6 +70,20 @@ CASES = {
         {x: [(2,), (1,), (0,)], m: [(3, 2), (1, 1), (2, 0)]},
     ),
     "alloc_explicito": (lambda: pt.alloc(pt.exp(x), n, 3), None),
+    "blockwise_explicito": (
+        lambda: pt.matmul(m, T),
+        {m: [(2, 3), (1, 1), (0, 2)], T: [(4, 3, 2), (1, 1, 1), (2, 2, 0)]},
+    ),
+    "dimshuffle_through_blockwiseo": (
+        lambda: pt.sum(pt.matmul(T[None], U[None]), axis=0),
+        {T: [(4, 3, 2), (1, 1, 1), (2, 2, 0)], U: [(4, 2, 5), (1, 1, 1), (2, 0, 1)]},
+    ),
+    "random_explicito": (
+        lambda: pt.random.uniform(
+            c, Y3, size=(4, 3), rng=pytensor.shared(np.random.default_rng(0)), return_next_rng=True
+        )[1],
+        {c: [(), (), ()], Y3: [(3,), (3,), (3,)]},
+    ),
 }
 
 

@@ -258,9 +258,9 @@ def test_non_terminating_rule_set_names_the_rule(a):
 def test_rulesets():
     assert RULESETS["default"] == relations.DEFAULT_RULES
     assert RULESETS["lowering"] == relations.LOWERING_RULES
-    for name in ("dimshuffle", "lift", "broadcast", "join"):
+    for name in ("dimshuffle", "lift", "broadcast", "join", "batched"):
         assert RULESETS[name] and set(RULESETS[name]) <= set(relations.DEFAULT_RULES)
-    grouped = [r for k in ("dimshuffle", "lift", "broadcast", "join") for r in RULESETS[k]]
+    grouped = [r for k in ("dimshuffle", "lift", "broadcast", "join", "batched") for r in RULESETS[k]]
     assert sorted(grouped, key=id) == sorted(relations.DEFAULT_RULES, key=id)
     x = pt.vector("x")
     y = pt.sum(pt.expand_dims(x, 0))
