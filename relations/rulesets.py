@@ -17,7 +17,13 @@ from relations.dimshuffle import (
     dimshuffle_through_elemwiseo,
 )
 from relations.join import careduce_joino
-from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
+from relations.lift import elemwise_alloco, elemwise_set_shared_subtensoro, elemwise_set_subtensoro, inc_zeros_as_seto
+from relations.reductions_through import (
+    reduce_alloco,
+    reduce_writeso,
+    sum_count_broadcasto,
+    sum_factor_broadcasto,
+)
 
 __all__ = ["COMPILE_RULES", "DEFAULT_RULES", "LOWERING_RULES", "RULESETS"]
 
@@ -32,6 +38,18 @@ _DIMSHUFFLE = (
 _JOIN = (careduce_joino,)
 _LIFT = (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco)
 _BROADCAST = (elemwise_explicito, alloc_explicito)
+#: Rewrites that can make a graph costlier (PyTensor fuses a reduction with the
+#: Elemwise below it; a shared set lifted leaves two sets): never in the
+#: greedy sets, for extraction under a cost model to decide.
+_CHOICES = (
+    sum_factor_broadcasto,
+    sum_count_broadcasto,
+    reduce_alloco,
+    reduce_writeso,
+    elemwise_set_shared_subtensoro,
+)
+#: The reductions of the choices (through broadcasts, Allocs and writes into a fill).
+_REDUCTIONS_THROUGH = _CHOICES[:4]
 
 #: The rules ``normalize`` applies when given none, in the order it tries them.
 DEFAULT_RULES: tuple = _JOIN + _DIMSHUFFLE + _LIFT + _BROADCAST
@@ -50,7 +68,9 @@ COMPILE_RULES: tuple = tuple(r for r in DEFAULT_RULES if r is not dimshuffle_thr
 #: Rule sets by name.  ``"default"`` is :data:`DEFAULT_RULES` (what
 #: ``normalize`` applies when given no rules); ``"compile"`` is what the
 #: compile-time ``relational`` pass applies; ``"lowering"`` is what
-#: ``relations.lower`` runs backward.  Add your own entries freely.
+#: ``relations.lower`` runs backward; ``"choices"`` holds the rewrites that can
+#: make a graph costlier (for saturation and extraction, never the greedy
+#: pass), ``"reductions_through"`` its reductions.  Add your own entries freely.
 RULESETS: dict[str, tuple] = {
     "dimshuffle": _DIMSHUFFLE,
     "join": _JOIN,
@@ -59,4 +79,6 @@ RULESETS: dict[str, tuple] = {
     "default": DEFAULT_RULES,
     "compile": COMPILE_RULES,
     "lowering": LOWERING_RULES,
+    "choices": _CHOICES,
+    "reductions_through": _REDUCTIONS_THROUGH,
 }

@@ -43,11 +43,43 @@ COMPILED = {
     "elemwise_explicito",
     "alloc_explicito",
 }
+#: the rules of RULESETS["choices"], planned too
+COMPILED_CHOICES = {
+    "sum_factor_broadcasto",
+    "sum_count_broadcasto",
+    "reduce_alloco",
+    "reduce_writeso",
+    "elemwise_set_shared_subtensoro",
+}
 
 
 def test_every_default_rule_is_planned():
     planned = {r.__name__ for r in relations.DEFAULT_RULES if forward_matcher(r) is not None}
     assert planned == COMPILED
+
+
+def test_every_choice_rule_is_planned_and_its_plan_gives_the_relations_answers():
+    import numpy as np
+
+    planned = {r.__name__ for r in relations.RULESETS["choices"] if forward_matcher(r) is not None}
+    assert planned == COMPILED_CHOICES
+    m3, row = pt.matrix("m3", shape=(3, None)), pt.matrix("row", shape=(1, None))
+    cases = {
+        "sum_factor_broadcasto": pt.sum(m3 * row, axis=0),
+        "sum_count_broadcasto": pt.sum(m3 + row, axis=0),
+        "reduce_alloco": pt.sum(pt.alloc(pt.scalar("c"), 3, 4), axis=1),
+        "reduce_writeso": pt.sum(pt.set_subtensor(pt.zeros(5)[np.array([0, 3])], pt.vector("w", shape=(2,)))),
+    }
+    for r in relations.RULESETS["choices"]:
+        if r.__name__ not in cases:
+            continue
+        lhs = cases[r.__name__]
+        from graph_bridge import reify
+
+        found = [reify(a) for a in forward_matcher(r).answers(lhs)]
+        expected = [reify(a) for a in answers(r, lhs, var())]
+        assert found and len(found) == len(expected), r.__name__
+        assert equal_computations(found, expected), r.__name__  # a new constant each run: compared by value
 
 
 def test_a_goal_the_planner_cannot_read_leaves_the_relation_as_it_is():

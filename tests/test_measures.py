@@ -99,6 +99,43 @@ def _is_inc(n) -> bool:
 dimshuffles = _count(lambda n: isinstance(n.op, DimShuffle))
 all_nodes = _count(lambda n: True)
 
+def _weighted_operands(v: Variable) -> int:
+    """Sum over Elemwise nodes of their operands times 8 to the number of reductions above them."""
+    from graph_bridge import ExplicitElemwise
+
+    nodes = _nodes(v)
+    clients: dict[int, list] = {}
+    for n in nodes:
+        for i in n.inputs:
+            if i.owner is not None:
+                clients.setdefault(id(i.owner), []).append(n)
+    above: dict[int, int] = {}
+
+    def reductions_above(n) -> int:  # iterative over a DAG: nodes sorted so clients come first
+        return above[id(n)]
+
+    order = _topological(nodes)
+    for n in reversed(order):
+        above[id(n)] = max(
+            (above[id(c)] + isinstance(c.op, CAReduce) for c in clients.get(id(n), ())), default=0
+        )
+    return sum(
+        len(n.inputs) * 8 ** reductions_above(n) for n in nodes if isinstance(n.op, (Elemwise, ExplicitElemwise))
+    )
+
+
+def _topological(nodes: list) -> list:
+    from pytensor.graph.traversal import io_toposort
+
+    outs = [o for n in nodes for o in n.outputs]
+    ins = [i for n in nodes for i in n.inputs if i.owner is None]
+    return io_toposort(ins, outs)
+
+
+def _is_set(n) -> bool:
+    return type(n.op) in SET_CLASSES and bool(n.op.set_instead_of_inc)
+
+
 #: measure text -> (what decreases, [what does not grow])
 MEASURES: dict[str, tuple[Callable[[Variable], int], list[Callable[[Variable], int]]]] = {
     "number of Join nodes (-1)": (_count(lambda n: isinstance(n.op, Join)), []),
@@ -112,6 +149,9 @@ MEASURES: dict[str, tuple[Callable[[Variable], int], list[Callable[[Variable], i
     "pairs (set node, Elemwise above it) (-1)": (_paths_below(lambda n: type(n.op) in SET_CLASSES), []),
     "pairs (Alloc, Elemwise above it) (-1)": (_paths_below(lambda n: type(n.op) in (Alloc, ExplicitAlloc)), []),
     "inc nodes (-1)": (_count(_is_inc), []),
+    "Elemwise operands weighted 8**(reductions above) (drops)": (_weighted_operands, []),
+    "CAReduce nodes (-1)": (_count(lambda n: isinstance(n.op, CAReduce)), []),
+    "number of set nodes (-1)": (_count(_is_set), []),
     "number of stock Alloc nodes (-1)": (_count(lambda n: type(n.op) is Alloc), []),
     "number of stock Elemwise nodes of ndim >= 1 with two or more inputs (-1)": (
         _count(lambda n: type(n.op) is Elemwise and n.outputs[0].type.ndim >= 1 and len(n.inputs) >= 2),
@@ -135,7 +175,7 @@ def test_every_default_rule_has_a_checked_measure():
         assert r.measure in MEASURES, (r.__name__, r.measure)
 
 
-def _check_steps(outputs: list[Variable]) -> list[str]:
+def _check_steps(outputs: list[Variable], rules: tuple = ()) -> list[str]:
     steps = []
 
     def record(rule, before, after):
@@ -145,8 +185,38 @@ def _check_steps(outputs: list[Variable]) -> list[str]:
             assert m(after) <= m(before), (rule.__name__, rule.measure, before, after)
         steps.append(rule.__name__)
 
-    normalize_variables(outputs, RuleIndex(relations.DEFAULT_RULES), on_rewrite=record)
+    normalize_variables(outputs, RuleIndex(rules or relations.DEFAULT_RULES), on_rewrite=record)
     return steps
+
+
+def test_every_choice_rule_has_a_checked_measure():
+    for r in relations.RULESETS["choices"]:
+        assert r.measure in MEASURES, (r.__name__, r.measure)
+
+
+def test_the_choices_decrease_their_measures():
+    import numpy as np
+
+    m3 = pt.matrix("m3", shape=(3, None))
+    row = pt.matrix("row", shape=(1, None))
+    w6 = pt.vector("w6", shape=(6,))
+    graphs_ = [
+        pt.sum(pt.sum(m3 * row * pt.exp(row), axis=0)),  # a reduction above another
+        pt.sum(pt.sum(m3 + row + row, axis=0)),
+        pt.sum(-(m3 - row), axis=0),
+        pt.sum(pt.alloc(pt.scalar("c"), 3, 4), axis=0),
+        pt.max(pt.set_subtensor(pt.zeros((4, 4))[np.tril_indices(4, -1)], w6)),
+    ]
+    fired = set()
+    for g in graphs_:
+        fired.update(_check_steps([g], relations.RULESETS["choices"]))
+    assert fired >= {"sum_factor_broadcasto", "sum_count_broadcasto", "reduce_alloco", "reduce_writeso"}, fired
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(graphs(max_nodes=8))
+def test_every_choice_rewrite_decreases_its_rules_measure(drawn: Drawn):
+    _check_steps(list(drawn.outputs), relations.DEFAULT_RULES + relations.RULESETS["choices"])
 
 
 def test_the_check_sees_rewrites_and_fails_on_a_wrong_measure():
