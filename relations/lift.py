@@ -222,11 +222,15 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     under ``f``.
     """
     hole = var()
-    return lall_ready(*lift_through_set_goals(lhs, rhs, hole), single_useo(hole))
+    return lall_ready(*lift_through_set_goals(lhs, rhs, hole), single_useo(hole), same_typeo(lhs, rhs))
 
 
 def lift_through_set_goals(lhs: Any, rhs: Any, hole: Any) -> tuple:
-    """The goals of lifting ``lhs = f(hole, ...)``, ``hole`` a set, to ``rhs`` (no sharing guard)."""
+    """The goals of lifting ``lhs = f(hole, ...)``, ``hole`` a set, to ``rhs`` (no sharing guard, no type check).
+
+    The callers add their guards after them, in the order the goals are
+    tried: the sharing guard before the type check, which needs ``rhs`` built.
+    """
     sop, before, after = var(), var(), var()
     x, c, idx, head = var(), var(), var(), var()
     scalars_b, scalars_a, c2, fx, fc = var(), var(), var(), var(), var()
@@ -243,7 +247,6 @@ def lift_through_set_goals(lhs: Any, rhs: Any, hole: Any) -> tuple:
         scalar_likeo(fc_a, scalars_a),
         cast_likeo(c, x, c2),
         cheap_lifto(x, c),
-        same_typeo(lhs, rhs),
     )
 
 
@@ -279,7 +282,7 @@ def elemwise_set_shared_subtensoro(lhs: Any, rhs: Any):
     the shared set is gone; the other readers' paths are unchanged).
     Backward: as :func:`elemwise_set_subtensoro`.
     """
-    return lall_ready(*lift_through_set_goals(lhs, rhs, var()))
+    return lall_ready(*lift_through_set_goals(lhs, rhs, var()), same_typeo(lhs, rhs))
 
 
 def alloco(out: Any, value: Any, shape: Any):
