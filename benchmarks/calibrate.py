@@ -147,6 +147,7 @@ CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
     "sub": (_binary(pt.sub), ("float64",)),
     "true_div": (_binary(pt.true_div), ("float64",)),
     "pow": (_binary(pt.pow), ("float64",)),
+    "pow_constant": (_unary(lambda x: x**2.0), ("float64",)),
     "maximum": (_binary(pt.maximum), ("float64",)),
     "ge": (_binary(pt.ge), ("float64",)),
     "and": (_binary(pt.and_), ("bool",)),
@@ -183,7 +184,7 @@ def calibrate(elements: int) -> CostTable:
     xs = [pt.vector(f"x{i}") for i in range(3)]
     idents = {k: pytensor.function(xs[:k], xs[0], mode=mode, on_unused_input="ignore") for k in (1, 2, 3)}
     ones = [np.ones(1)] * 3
-    overheads = {k: best_call_seconds(f, ones[:k]) for k, f in idents.items()}
+    overheads = {k: min(best_call_seconds(f, ones[:k]) for _ in range(3)) for k, f in idents.items()}
     entries: dict[str, dict[str, list[float]]] = {}
     print("call overhead (us) by inputs: " + ", ".join(f"{k}: {t * 1e6:.2f}" for k, t in overheads.items())
           + f"; {elements} elements")
@@ -201,10 +202,10 @@ def calibrate(elements: int) -> CostTable:
             t = [float("inf"), float("inf")]
             k = len(fns[0][1])
             overhead = overheads[k]
-            for _ in range(4):
+            for _ in range(8):
+                overhead = min(overhead, best_call_seconds(idents[k], ones[:k], budget=0.006, rounds=3))
                 for i, (fn, vals) in enumerate(fns):
-                    t[i] = min(t[i], best_call_seconds(fn, vals, budget=0.02, rounds=3))
-                overhead = min(overhead, best_call_seconds(idents[k], ones[:k], budget=0.01, rounds=2))
+                    t[i] = min(t[i], best_call_seconds(fn, vals, budget=0.01, rounds=3))
             kind = op_kind(_measured_node(case(1, dtype)[1]))
             per_element = max((t[1] - t[0]) / max(e[1] - e[0], 1.0), 0.0)
             per_call = max(t[0] - overhead - per_element * e[0], 0.0)
@@ -217,7 +218,9 @@ def calibrate(elements: int) -> CostTable:
     entries["Elemwise{*}"] = {"*": [statistics.median(c[0] for c in elemwise), statistics.median(c[1] for c in elemwise)]}
     about = (f"measured by benchmarks/calibrate.py on pytensor {pytensor.__version__}, linker "
              f"{type(mode.linker).__name__}, {elements} elements; seconds per call and per element")
-    return CostTable(entries, default, about)
+    ks = sorted(overheads)
+    per_input, base = np.polyfit(ks, [overheads[k] for k in ks], 1)
+    return CostTable(entries, default, about, call=(max(float(base), 0.0), max(float(per_input), 0.0)))
 
 
 # ------------------------------------------------------------------------------ the check

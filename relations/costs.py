@@ -62,7 +62,8 @@ def elements_touched(outputs: Sequence[Variable], unknown_dim: int = 16) -> floa
 def op_kind(node: Apply) -> str:
     """The table's name for ``node``'s Op: its class name; an Elemwise's with its scalar op (``Elemwise{Exp}``).
 
-    The toolkit's explicit Ops count as the stock Ops they lower to.
+    The toolkit's explicit Ops count as the stock Ops they lower to; a
+    ``Pow`` with a constant exponent is ``Elemwise{Pow(constant)}``.
     """
     op = node.op
     if isinstance(op, ExplicitAlloc):
@@ -70,8 +71,19 @@ def op_kind(node: Apply) -> str:
     scalar = getattr(op, "scalar_op", None)
     name = type(op).__name__
     if isinstance(op, ExplicitElemwise) or (name == "Elemwise" and scalar is not None):
-        return f"Elemwise{{{type(scalar).__name__}}}"
+        scalar_name = type(scalar).__name__
+        if scalar_name == "Pow" and len(node.inputs) == 2 and _is_constant(node.inputs[1]):
+            return "Elemwise{Pow(constant)}"  # PyTensor's rewrites make most of those a Sqr, a Mul, a Sqrt
+        return f"Elemwise{{{scalar_name}}}"
     return name
+
+
+def _is_constant(v: Variable) -> bool:
+    """A constant, or a DimShuffle of one (how Elemwise expands a 0-d constant)."""
+    node = v.owner
+    if node is not None and type(node.op).__name__ == "DimShuffle":
+        v = node.inputs[0]
+    return isinstance(v, Constant)
 
 
 class CostTable:
@@ -81,11 +93,21 @@ class CostTable:
     for kinds the table does not hold.
     """
 
-    def __init__(self, entries: Mapping[str, Mapping[str, Sequence[float]]], default: Sequence[float], about: str = ""):
+    def __init__(
+        self,
+        entries: Mapping[str, Mapping[str, Sequence[float]]],
+        default: Sequence[float],
+        about: str = "",
+        call: Sequence[float] = (0.0, 0.0),
+    ):
         self.entries = {k: {d: (float(c[0]), float(c[1])) for d, c in v.items()} for k, v in entries.items()}
         if len(default) != 2:
             raise ValueError(f"default must be (per call, per element), got {default!r}")
+        if len(call) != 2:
+            raise ValueError(f"call must be (per call, per input), got {call!r}")
         self.default = (float(default[0]), float(default[1]))
+        #: a compiled function's own cost: seconds per call, and per input it checks and converts
+        self.call = (float(call[0]), float(call[1]))
         self.about = about
 
     def cost(self, kind: str, dtype: str) -> tuple[float, float]:
@@ -100,13 +122,14 @@ class CostTable:
     def to_json(self) -> dict[str, Any]:
         return {
             "about": self.about,
+            "call": list(self.call),
             "default": list(self.default),
             "entries": {k: {d: list(c) for d, c in v.items()} for k, v in sorted(self.entries.items())},
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "CostTable":
-        return cls(data["entries"], data["default"], data.get("about", ""))
+        return cls(data["entries"], data["default"], data.get("about", ""), data.get("call", (0.0, 0.0)))
 
 
 @lru_cache(maxsize=4)
@@ -127,9 +150,12 @@ def measured(
 ) -> float:
     """Predicted seconds of one call of the compiled ``outputs``, from a measured table.
 
-    Each node (once, however many consumers share it) costs its kind's per
-    call cost plus its per element cost times the elements its outputs hold
-    (a reduction: the elements it reads; :func:`node_elements`).
+    The function itself costs the table's ``call`` (per call, and per root
+    input); each node (once, however many consumers share it) costs its
+    kind's per call cost plus its per element cost times the elements its
+    outputs hold (a reduction: the elements it reads; a product of
+    matrices: the output's elements times the inner length;
+    :func:`node_elements`).
     Lengths come, in order, from the static type; from ``sizes`` (a mapping
     of root variables to their run-time shapes); from a constant's or shared
     variable's value; from PyTensor's ``infer_shape`` where it folds to a
@@ -143,7 +169,8 @@ def measured(
     if sizes is not None and not isinstance(sizes, Mapping):
         raise TypeError(f"sizes must be a mapping of variables to shapes, got {type(sizes).__name__}")
     shapes = _Shapes(sizes or {})
-    total = 0.0
+    inputs = {i for v in owned_variables(outputs) for i in v.owner.inputs if i.owner is None and not isinstance(i, Constant)}
+    total = table.call[0] + table.call[1] * len(inputs)
     seen: set[Apply] = set()
     for v in owned_variables(outputs):
         node = v.owner
@@ -164,7 +191,15 @@ def node_elements(node: Apply, shape_of) -> float:
 
     if isinstance(node.op, CAReduce):
         return _size(shape_of(node.inputs[0]))
-    return sum(_size(shape_of(o)) for o in node.outputs)
+    written = sum(_size(shape_of(o)) for o in node.outputs)
+    if type(node.op).__name__ in _PRODUCTS and node.inputs and getattr(node.inputs[0].type, "ndim", 0) >= 1:
+        inner = shape_of(node.inputs[0])
+        return written * (inner[-1] if inner else 1)
+    return written
+
+
+#: Op class names of products of matrices (or vectors): their cost grows with the inner length too
+_PRODUCTS = frozenset({"Dot", "Dot22", "Dot22Scalar", "Gemm", "Gemv", "Ger", "MatMul", "BatchedDot"})
 
 
 def shape_finder(sizes: Mapping[Variable, Sequence[int]] | None = None):

@@ -96,3 +96,25 @@ def test_bad_arguments_are_named():
 def test_elements_touched_is_unchanged():
     x = pt.vector("x", shape=(4,))
     assert elements_touched([pt.exp(x) + 1.0]) == 9  # exp, the expanded 1.0, add
+
+
+def test_the_function_pays_its_call_and_each_root_input_once():
+    x, y = pt.vector("x", shape=(2,)), pt.vector("y", shape=(2,))
+    table = CostTable({}, (0.0, 0.0), call=(5.0, 1.0))
+    assert measured([x + y], table=table) == 5.0 + 2 * 1.0
+    assert measured([x + y, pt.exp(x)], table=table) == 5.0 + 2 * 1.0
+    assert measured([x + pt.constant(np.ones(2))], table=table) == 5.0 + 1.0  # a constant is no input
+    with pytest.raises(ValueError, match="call"):
+        CostTable({}, (0.0, 0.0), call=(1.0,))
+
+
+def test_a_product_costs_its_output_times_the_inner_length():
+    a, b = pt.matrix("a", shape=(4, 7)), pt.matrix("b", shape=(7, 3))
+    assert node_elements(pt.dot(a, b).owner, shape_finder()) == 4 * 3 * 7
+
+
+def test_a_pow_by_a_constant_is_its_own_kind():
+    x, y = pt.vector("x"), pt.vector("y")
+    assert op_kind((x**2.0).owner) == "Elemwise{Pow(constant)}"
+    assert op_kind((x**y).owner) == "Elemwise{Pow}"
+    assert "Elemwise{Pow(constant)}" in load_table().entries
