@@ -155,7 +155,8 @@ def measured(
     kind's per call cost plus its per element cost times the elements its
     outputs hold (a reduction: the elements it reads; a product of
     matrices: the output's elements times the inner length;
-    :func:`node_elements`).
+    :func:`node_elements`).  An explicit Elemwise also pays a DimShuffle
+    call per input it places with a missing dim (lowered, it has one).
     Lengths come, in order, from the static type; from ``sizes`` (a mapping
     of root variables to their run-time shapes); from a constant's or shared
     variable's value; from PyTensor's ``infer_shape`` where it folds to a
@@ -179,6 +180,10 @@ def measured(
         seen.add(node)
         per_call, per_element = table.cost(op_kind(node), getattr(node.outputs[0].type, "dtype", "*"))
         total += per_call + per_element * node_elements(node, shapes.of)
+        if isinstance(node.op, ExplicitElemwise):
+            # lowered, each input placed by an entry with a missing dim gets its DimShuffle back
+            expansions = sum(1 for entry in node.op.pattern if "x" in entry)
+            total += expansions * table.cost("DimShuffle", node.outputs[0].type.dtype)[0]
     return total
 
 
