@@ -30,7 +30,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from graph_bridge.traverse import owned_variables
 
-__all__ = ["Measure", "above", "below", "count", "elemwise_above", "nodes", "paths_below", "unstated"]
+__all__ = ["Measure", "above", "below", "weighted_operands", "count", "elemwise_above", "nodes", "paths_below", "unstated"]
 
 
 def graph_nodes(v: Variable) -> list:
@@ -172,3 +172,33 @@ def paths_below(lower: Callable[[Any], bool], text: str) -> Measure:
 def unstated(text: str) -> Measure:
     """A measure given only as ``text`` (it cannot be checked)."""
     return Measure(text, None)
+
+
+def weighted_operands() -> Measure:
+    """Operands of Elemwise nodes, each weighted 8 to the number of reductions above its node.
+
+    Moving a reduction below an Elemwise (``Sum(a * b) -> a * Sum(b)`` with
+    ``a`` broadcast) takes the Elemwise out from under one reduction: its
+    weight drops by 8x, and what the rewrite adds (a Mul by a length) stays
+    below that.
+    """
+    from pytensor.graph.traversal import io_toposort
+    from pytensor.tensor.elemwise import CAReduce
+
+    from graph_bridge.ops import ExplicitElemwise
+
+    def of(v: Variable) -> int:
+        found = graph_nodes(v)
+        clients: dict[Any, list] = {}
+        for n in found:
+            for i in n.inputs:
+                if i.owner is not None:
+                    clients.setdefault(i.owner, []).append(n)
+        outs = [o for n in found for o in n.outputs]
+        ins = [i for n in found for i in n.inputs if i.owner is None]
+        above: dict[Any, int] = {}
+        for n in reversed(io_toposort(ins, outs)):  # clients first
+            above[n] = max((above[c] + isinstance(c.op, CAReduce) for c in clients.get(n, ())), default=0)
+        return sum(len(n.inputs) * 8 ** above[n] for n in found if isinstance(n.op, (Elemwise, ExplicitElemwise)))
+
+    return Measure("Elemwise operands weighted 8**(reductions above)", of)

@@ -1,14 +1,46 @@
-"""Costs of graphs, for ``relations.best``."""
+"""Costs of graphs, for ``relations.best`` and extraction.
+
+- :func:`elements_touched`: elements every node writes, from static shapes;
+- :func:`measured`: seconds, from a table measured on the default backend
+  (Numba) by ``benchmarks/calibrate.py``: per Op kind and dtype, a cost per
+  call of the node and per element it writes.
+
+Both are DAG-aware: a node that several outputs or consumers share is paid
+once.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
-from pytensor.graph.basic import Variable
+import numpy as np
+from pytensor.graph.basic import Apply, Constant, Variable
 
+from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
 from graph_bridge.traverse import owned_variables
 
-__all__ = ["elements_touched"]
+__all__ = [
+    "DEFAULT_LENGTH",
+    "TABLE_PATH",
+    "CostTable",
+    "elements_touched",
+    "load_table",
+    "measured",
+    "node_elements",
+    "op_kind",
+    "shape_finder",
+]
+
+#: where the shipped table lives (``benchmarks/calibrate.py`` writes it)
+TABLE_PATH = Path(__file__).with_name("cost_table.json")
+#: the length :func:`measured` gives a dimension it cannot find (no static
+#: length, no ``sizes`` entry, no constant or shared value to read, no shape
+#: PyTensor's ``infer_shape`` folds to a constant)
+DEFAULT_LENGTH = 16
 
 
 def elements_touched(outputs: Sequence[Variable], unknown_dim: int = 16) -> float:
@@ -25,3 +57,238 @@ def elements_touched(outputs: Sequence[Variable], unknown_dim: int = 16) -> floa
                 size *= unknown_dim if d is None else d
             total += max(size, 1.0)
     return total
+
+
+def op_kind(node: Apply) -> str:
+    """The table's name for ``node``'s Op: its class name; an Elemwise's with its scalar op (``Elemwise{Exp}``).
+
+    The toolkit's explicit Ops count as the stock Ops they lower to; a
+    ``Pow`` with a constant exponent is ``Elemwise{Pow(constant)}``.
+    """
+    op = node.op
+    if isinstance(op, ExplicitAlloc):
+        return "Alloc"
+    scalar = getattr(op, "scalar_op", None)
+    name = type(op).__name__
+    if isinstance(op, ExplicitElemwise) or (name == "Elemwise" and scalar is not None):
+        scalar_name = type(scalar).__name__
+        if scalar_name == "Pow" and len(node.inputs) == 2 and _is_constant(node.inputs[1]):
+            return "Elemwise{Pow(constant)}"  # PyTensor's rewrites make most of those a Sqr, a Mul, a Sqrt
+        return f"Elemwise{{{scalar_name}}}"
+    return name
+
+
+def _is_constant(v: Variable) -> bool:
+    """A constant, or a DimShuffle of one (how Elemwise expands a 0-d constant)."""
+    node = v.owner
+    if node is not None and type(node.op).__name__ == "DimShuffle":
+        v = node.inputs[0]
+    return isinstance(v, Constant)
+
+
+class CostTable:
+    """Per Op kind and dtype: ``(seconds per call, seconds per element written)``.
+
+    ``entries[kind][dtype]`` (``"*"`` for any dtype) and a ``default`` pair
+    for kinds the table does not hold.
+    """
+
+    def __init__(
+        self,
+        entries: Mapping[str, Mapping[str, Sequence[float]]],
+        default: Sequence[float],
+        about: str = "",
+        call: Sequence[float] = (0.0, 0.0),
+    ):
+        self.entries = {k: {d: (float(c[0]), float(c[1])) for d, c in v.items()} for k, v in entries.items()}
+        if len(default) != 2:
+            raise ValueError(f"default must be (per call, per element), got {default!r}")
+        if len(call) != 2:
+            raise ValueError(f"call must be (per call, per input), got {call!r}")
+        self.default = (float(default[0]), float(default[1]))
+        #: a compiled function's own cost: seconds per call, and per input it checks and converts
+        self.call = (float(call[0]), float(call[1]))
+        self.about = about
+
+    def cost(self, kind: str, dtype: str) -> tuple[float, float]:
+        """``(per call, per element)`` of ``kind`` in ``dtype``: its own entry, its ``"*"`` one, or the default."""
+        by_dtype = self.entries.get(kind)
+        if by_dtype is None and kind.startswith("Elemwise{"):
+            by_dtype = self.entries.get("Elemwise{*}")
+        if by_dtype is None:
+            return self.default
+        return by_dtype.get(dtype) or by_dtype.get("*") or next(iter(by_dtype.values()))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "about": self.about,
+            "call": list(self.call),
+            "default": list(self.default),
+            "entries": {k: {d: list(c) for d, c in v.items()} for k, v in sorted(self.entries.items())},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "CostTable":
+        return cls(data["entries"], data["default"], data.get("about", ""), data.get("call", (0.0, 0.0)))
+
+
+@lru_cache(maxsize=4)
+def load_table(path: str | None = None) -> CostTable:
+    """The table at ``path`` (default: the shipped :data:`TABLE_PATH`)."""
+    p = Path(path) if path is not None else TABLE_PATH
+    try:
+        data = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no cost table at {p}: run benchmarks/calibrate.py to measure one") from None
+    return CostTable.from_json(data)
+
+
+def measured(
+    outputs: Sequence[Variable],
+    sizes: Mapping[Variable, Sequence[int]] | None = None,
+    table: CostTable | None = None,
+) -> float:
+    """Predicted seconds of one call of the compiled ``outputs``, from a measured table.
+
+    The function itself costs the table's ``call`` (per call, and per root
+    input); each node (once, however many consumers share it) costs its
+    kind's per call cost plus its per element cost times the elements its
+    outputs hold (a reduction: the elements it reads; a product of
+    matrices: the output's elements times the inner length;
+    :func:`node_elements`).  An explicit Elemwise also pays a DimShuffle
+    call per input it places with a missing dim (lowered, it has one).
+    Lengths come, in order, from the static type; from ``sizes`` (a mapping
+    of root variables to their run-time shapes); from a constant's or shared
+    variable's value; from PyTensor's ``infer_shape`` where it folds to a
+    constant; else :data:`DEFAULT_LENGTH`.  ``table`` defaults to the
+    shipped one (:func:`load_table`).
+    """
+    if table is None:
+        table = load_table()
+    elif not isinstance(table, CostTable):
+        raise TypeError(f"table must be a CostTable, got {type(table).__name__}")
+    if sizes is not None and not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes must be a mapping of variables to shapes, got {type(sizes).__name__}")
+    shapes = _Shapes(sizes or {})
+    inputs = {i for v in owned_variables(outputs) for i in v.owner.inputs if i.owner is None and not isinstance(i, Constant)}
+    total = table.call[0] + table.call[1] * len(inputs)
+    seen: set[Apply] = set()
+    for v in owned_variables(outputs):
+        node = v.owner
+        if node in seen:
+            continue
+        seen.add(node)
+        per_call, per_element = table.cost(op_kind(node), getattr(node.outputs[0].type, "dtype", "*"))
+        total += per_call + per_element * node_elements(node, shapes.of)
+        if isinstance(node.op, ExplicitElemwise):
+            # lowered, each input placed by an entry with a missing dim gets its DimShuffle back
+            expansions = sum(1 for entry in node.op.pattern if "x" in entry)
+            total += expansions * table.cost("DimShuffle", node.outputs[0].type.dtype)[0]
+    return total
+
+
+def node_elements(node: Apply, shape_of) -> float:
+    """The elements a node's cost grows with: those its outputs hold; for a reduction, those it reads.
+
+    ``shape_of(variable)`` gives a run-time shape (or ``None``: one element).
+    """
+    from pytensor.tensor.elemwise import CAReduce
+
+    if isinstance(node.op, CAReduce):
+        return _size(shape_of(node.inputs[0]))
+    written = sum(_size(shape_of(o)) for o in node.outputs)
+    if type(node.op).__name__ in _PRODUCTS and node.inputs and getattr(node.inputs[0].type, "ndim", 0) >= 1:
+        inner = shape_of(node.inputs[0])
+        return written * (inner[-1] if inner else 1)
+    return written
+
+
+#: Op class names of products of matrices (or vectors): their cost grows with the inner length too
+_PRODUCTS = frozenset({"Dot", "Dot22", "Dot22Scalar", "Gemm", "Gemv", "Ger", "MatMul", "BatchedDot"})
+
+
+def shape_finder(sizes: Mapping[Variable, Sequence[int]] | None = None):
+    """The ``shape_of(variable)`` :func:`measured` uses (the same lengths, in the same order)."""
+    return _Shapes(sizes or {}).of
+
+
+def _size(shape: tuple[int, ...] | None) -> float:
+    return 1.0 if shape is None else float(np.prod(shape)) if shape else 1.0
+
+
+class _Shapes:
+    """Run-time shapes of the variables of a graph, as far as they can be found (memoized)."""
+
+    def __init__(self, sizes: Mapping[Variable, Sequence[int]]) -> None:
+        self.known: dict[Variable, tuple[int, ...] | None] = {v: tuple(int(d) for d in s) for v, s in sizes.items()}
+
+    def of(self, v: Variable) -> tuple[int, ...] | None:
+        found = self.known.get(v, False)
+        if found is not False:
+            return found
+        stack = [v]
+        while stack:  # the inputs first, iteratively (deep graphs)
+            top = stack[-1]
+            node = top.owner
+            pending = [] if node is None else [i for i in node.inputs if i not in self.known]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            if top not in self.known:
+                self.known[top] = self._shape(top)
+        return self.known[v]
+
+    def _shape(self, v: Variable) -> tuple[int, ...] | None:
+        static = getattr(v.type, "shape", None)
+        if static is None:
+            return None
+        if None not in static:
+            return tuple(static)
+        if v.owner is None:
+            data = _value_of(v)
+            if data is not None:
+                return tuple(data.shape)
+            return tuple(DEFAULT_LENGTH if d is None else d for d in static)
+        inferred = self._inferred(v)
+        return tuple(
+            (i if i is not None else DEFAULT_LENGTH) if s is None else s
+            for s, i in zip(static, inferred or (None,) * len(static))
+        )
+
+    def _inferred(self, v: Variable) -> tuple[int | None, ...] | None:
+        """The output's lengths from ``infer_shape`` on the inputs' lengths, where they fold to constants."""
+        from pytensor.tensor.basic import get_underlying_scalar_constant_value
+
+        node = v.owner
+        ins = [self.known.get(i) for i in node.inputs]
+        if any(s is None and hasattr(i.type, "ndim") for s, i in zip(ins, node.inputs)):
+            return None
+        in_shapes = [s if s is not None else () for s in ins]
+        try:
+            try:  # PyTensor 3.3: infer_shape(node, shapes); 3.0: infer_shape(fgraph, node, shapes)
+                out_shapes = node.op.infer_shape(node, in_shapes)
+            except TypeError:
+                out_shapes = node.op.infer_shape(None, node, in_shapes)
+            shape = out_shapes[node.outputs.index(v)]
+        except Exception:  # noqa: BLE001 - an Op without (or with a failing) infer_shape: no answer
+            return None
+        found = []
+        for d in shape:
+            try:
+                found.append(int(get_underlying_scalar_constant_value(d)))
+            except Exception:  # noqa: BLE001 - a length that depends on values: unknown
+                found.append(None)
+        return tuple(found)
+
+
+def _value_of(v: Variable) -> np.ndarray | None:
+    if isinstance(v, Constant):
+        return np.asarray(v.data)
+    get = getattr(v, "get_value", None)
+    if get is not None:
+        try:
+            return np.asarray(get(borrow=True))
+        except Exception:  # noqa: BLE001 - a shared variable of another kind
+            return None
+    return None

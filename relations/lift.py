@@ -27,7 +27,14 @@ from graph_bridge.ops import ExplicitAlloc
 from graph_bridge.logic import lall_ready
 from relations.rules import rule
 
-__all__ = ["elemwise_alloco", "elemwise_set_subtensoro", "inc_zeros_as_seto"]
+__all__ = [
+    "elemwise_alloco",
+    "elemwise_set_shared_subtensoro",
+    "elemwise_set_subtensoro",
+    "inc_zeros_as_seto",
+    "indices_unique",
+    "lift_through_set_goals",
+]
 
 SET_CLASSES = tuple(
     c
@@ -227,11 +234,21 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     Backward: reads ``f`` off the new base and value and rebuilds the set
     under ``f``.
     """
-    sop, before, hole, after = var(), var(), var(), var()
+    hole = var()
+    return lall_ready(*lift_through_set_goals(lhs, rhs, hole), single_useo(hole), same_typeo(lhs, rhs))
+
+
+def lift_through_set_goals(lhs: Any, rhs: Any, hole: Any) -> tuple:
+    """The goals of lifting ``lhs = f(hole, ...)``, ``hole`` a set, to ``rhs`` (no sharing guard, no type check).
+
+    The callers add their guards after them, in the order the goals are
+    tried: the sharing guard before the type check, which needs ``rhs`` built.
+    """
+    sop, before, after = var(), var(), var()
     x, c, idx, head = var(), var(), var(), var()
     scalars_b, scalars_a, c2, fx, fc = var(), var(), var(), var(), var()
     fc_b, fc_a = var(), var()  # fc's other inputs: the scalars, as its node holds them
-    return lall_ready(
+    return (
         elemwise_holeo(lhs, sop, before, hole, after),
         subtensor_updateo(rhs, fx, fc, idx, head, True),
         elemwise_holeo(fx, sop, before, x, after),
@@ -243,9 +260,42 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
         scalar_likeo(fc_a, scalars_a),
         cast_likeo(c, x, c2),
         cheap_lifto(x, c),
-        single_useo(hole),
-        same_typeo(lhs, rhs),
     )
+
+
+@rule(
+    heads=(Elemwise,),
+    rhs_heads=SET_CLASSES,
+    child_heads=SET_CLASSES,
+    measure=paths_below(_is_set_node, "set node"),
+)
+def elemwise_set_shared_subtensoro(lhs: Any, rhs: Any):
+    """Lift an Elemwise through a set that other nodes read too: a choice.
+
+    Before::
+
+        f(x[idx].set(c), s)          # the set also read by g, h, ...
+
+    After::
+
+        f(x, s)[idx].set(f(cast(c, x.dtype), s))    # g, h, ... still read the old set
+
+    :func:`elemwise_set_subtensoro` without its sharing guard, for the
+    rule set ``RULESETS["choices"]``: the old set stays for its other
+    readers, so the graph holds two sets, and whether that pays (``f`` on
+    the scalar fill and the set values instead of the whole array, against
+    a second write) is the cost model's decision, not the greedy pass's.
+    PyMC's LKJCorr logp + dlogp reads its Cholesky factor's set from four
+    Elemwise nodes (pytensor #2138); the greedy pass must refuse each.
+    Same conditions otherwise (a set, never an inc; a broadcast base or
+    value; scalar-like other inputs; the value cast to the base's dtype).
+
+    Measure: as :func:`elemwise_set_subtensoro`, the pairs (set node,
+    Elemwise above it) counted once per path drop by one (``f``'s path to
+    the shared set is gone; the other readers' paths are unchanged).
+    Backward: as :func:`elemwise_set_subtensoro`.
+    """
+    return lall_ready(*lift_through_set_goals(lhs, rhs, var()), same_typeo(lhs, rhs))
 
 
 def alloco(out: Any, value: Any, shape: Any):
@@ -322,7 +372,7 @@ def _is_zeros(v: Variable) -> bool:
     return isinstance(v, Constant) and v.data.size > 0 and not np.any(v.data)
 
 
-def _indices_unique(op, idx: tuple) -> bool:
+def indices_unique(op, idx: tuple) -> bool:
     if type(op) is pts.IncSubtensor:
         return True  # basic indexing never repeats an element
     if not all(isinstance(i, Constant) for i in idx):
@@ -345,7 +395,7 @@ def _no_repeatso(base: Any, head: Any, idx: Any) -> ModedGoal:
         vb = term_variable(b)
         op = h.evaled_obj if hasattr(h, "evaled_obj") else h
         idx_vars = tuple(term_variable(t) for t in i)
-        if vb is not None and _is_zeros(vb) and _indices_unique(op, idx_vars):
+        if vb is not None and _is_zeros(vb) and indices_unique(op, idx_vars):
             yield ()
 
     return moded(

@@ -21,7 +21,13 @@ from relations.dimshuffle import (
     dimshuffle_through_elemwiseo,
 )
 from relations.join import careduce_joino
-from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
+from relations.lift import elemwise_alloco, elemwise_set_shared_subtensoro, elemwise_set_subtensoro, inc_zeros_as_seto
+from relations.reductions_through import (
+    reduce_alloco,
+    reduce_writeso,
+    sum_count_broadcasto,
+    sum_factor_broadcasto,
+)
 from relations.rules import Relation, RuleIndex
 
 __all__ = [
@@ -49,6 +55,18 @@ _BROADCAST = (elemwise_explicito, alloc_explicito)
 #: Blockwise and RandomVariable (``relations/batched.py``)
 _BATCHED = (dimshuffle_through_blockwiseo, blockwise_explicito, random_explicito)
 _BATCHED_LOWERING = (blockwise_explicito, random_explicito)
+#: Rewrites that can make a graph costlier (PyTensor fuses a reduction with the
+#: Elemwise below it; a shared set lifted leaves two sets): never in the
+#: greedy sets, for extraction under a cost model to decide.
+_CHOICES = (
+    sum_factor_broadcasto,
+    sum_count_broadcasto,
+    reduce_alloco,
+    reduce_writeso,
+    elemwise_set_shared_subtensoro,
+)
+#: The reductions of the choices (through broadcasts, Allocs and writes into a fill).
+_REDUCTIONS_THROUGH = _CHOICES[:4]
 
 #: The rules ``normalize`` applies when given none, in the order it tries them.
 DEFAULT_RULES: tuple = _JOIN + _DIMSHUFFLE + _LIFT + _BROADCAST + _BATCHED
@@ -71,7 +89,9 @@ COMPILE_RULES: tuple = tuple(
 #: Rule sets by name.  ``"default"`` is :data:`DEFAULT_RULES` (what
 #: ``normalize`` applies when given no rules); ``"compile"`` is what the
 #: compile-time ``relational`` pass applies; ``"lowering"`` is what
-#: ``relations.lower`` runs backward.  Add your own entries freely.
+#: ``relations.lower`` runs backward; ``"choices"`` holds the rewrites that can
+#: make a graph costlier (for saturation and extraction, never the greedy
+#: pass), ``"reductions_through"`` its reductions.  Add your own entries freely.
 RULESETS: dict[str, tuple] = {
     "dimshuffle": _DIMSHUFFLE,
     "join": _JOIN,
@@ -81,6 +101,8 @@ RULESETS: dict[str, tuple] = {
     "default": DEFAULT_RULES,
     "compile": COMPILE_RULES,
     "lowering": LOWERING_RULES,
+    "choices": _CHOICES,
+    "reductions_through": _REDUCTIONS_THROUGH,
 }
 
 #: The indexes of the three built-in sets (each keeps its rules' plans and lookups across calls).

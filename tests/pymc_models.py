@@ -92,6 +92,142 @@ MODELS: dict[str, Callable[[], object]] = {
 }
 
 
+# -- further kinds of the PyMC example gallery (small data from numpy's rng) --
+
+
+def eight_schools():
+    y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+    sigma = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 5.0)
+        tau = pm.HalfCauchy("tau", 5.0)
+        theta_t = pm.Normal("theta_t", 0.0, 1.0, shape=8)
+        pm.Normal("y", mu + tau * theta_t, sigma, observed=y)
+    return m
+
+
+def radon_varying_slopes():
+    rng = np.random.default_rng(10)
+    county = rng.integers(0, 20, size=400)
+    floor = rng.integers(0, 2, size=400).astype(float)
+    log_radon = rng.normal(1.0, 0.8, size=400)
+    with pm.Model() as m:
+        mu_a = pm.Normal("mu_a", 0.0, 5.0)
+        sigma_a = pm.HalfNormal("sigma_a", 2.0)
+        mu_b = pm.Normal("mu_b", 0.0, 5.0)
+        sigma_b = pm.HalfNormal("sigma_b", 2.0)
+        a = pm.Normal("a", mu_a, sigma_a, shape=20)
+        b = pm.Normal("b", mu_b, sigma_b, shape=20)
+        eps = pm.HalfCauchy("eps", 5.0)
+        pm.Normal("y", a[county] + b[county] * floor, eps, observed=log_radon)
+    return m
+
+
+def stochastic_volatility():
+    rng = np.random.default_rng(11)
+    returns = rng.standard_t(5, size=150) * 0.02
+    with pm.Model() as m:
+        step = pm.Exponential("step", 10.0)
+        s = pm.GaussianRandomWalk("s", sigma=step, init_dist=pm.Normal.dist(0.0, 10.0), shape=150)
+        nu = pm.Exponential("nu", 0.1)
+        pm.StudentT("r", nu=nu, lam=pm.math.exp(-2.0 * s), observed=returns)
+    return m
+
+
+def dirichlet_multinomial():
+    rng = np.random.default_rng(12)
+    counts = rng.multinomial(30, [0.1, 0.2, 0.3, 0.4], size=60)
+    with pm.Model() as m:
+        frac = pm.Dirichlet("frac", np.ones(4))
+        conc = pm.Lognormal("conc", 1.0, 1.0)
+        pm.DirichletMultinomial("y", n=30, a=frac * conc, observed=counts)
+    return m
+
+
+def bernoulli_logistic():
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(300, 4))
+    y = rng.integers(0, 2, size=300)
+    with pm.Model() as m:
+        alpha = pm.Normal("alpha", 0.0, 2.0)
+        beta = pm.Normal("beta", 0.0, 1.0, shape=4)
+        pm.Bernoulli("y", logit_p=alpha + pm.math.dot(X, beta), observed=y)
+    return m
+
+
+def censored_normal():
+    rng = np.random.default_rng(14)
+    data = np.clip(rng.normal(0.5, 1.0, size=200), -1.0, 1.5)
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 2.0)
+        sigma = pm.HalfNormal("sigma", 1.0)
+        pm.Censored("y", pm.Normal.dist(mu, sigma), lower=-1.0, upper=1.5, observed=data)
+    return m
+
+
+def poisson_offset():
+    rng = np.random.default_rng(15)
+    exposure = rng.uniform(0.5, 3.0, size=250)
+    x = rng.normal(size=250)
+    counts = rng.poisson(exposure * np.exp(0.3 * x))
+    with pm.Model() as m:
+        alpha = pm.Normal("alpha", 0.0, 2.0)
+        beta = pm.Normal("beta", 0.0, 1.0)
+        pm.Poisson("y", pm.math.exp(np.log(exposure) + alpha + beta * x), observed=counts)
+    return m
+
+
+def ordered_logistic():
+    rng = np.random.default_rng(16)
+    X = rng.normal(size=(200, 3))
+    y = rng.integers(0, 4, size=200)
+    with pm.Model() as m:
+        beta = pm.Normal("beta", 0.0, 1.0, shape=3)
+        cut = pm.Normal(
+            "cut", 0.0, 5.0, shape=3, transform=pm.distributions.transforms.ordered, initval=[-1.0, 0.0, 1.0]
+        )
+        pm.OrderedLogistic("y", eta=pm.math.dot(X, beta), cutpoints=cut, observed=y)
+    return m
+
+
+def latent_ar1():
+    rng = np.random.default_rng(17)
+    y = np.cumsum(rng.normal(size=80)) * 0.3
+    with pm.Model() as m:
+        rho = pm.Uniform("rho", -1.0, 1.0)
+        sigma = pm.HalfNormal("sigma", 1.0)
+        x = pm.AR("x", rho=[rho], sigma=sigma, init_dist=pm.Normal.dist(0.0, 1.0), shape=80)
+        pm.Normal("y", x, 0.5, observed=y)
+    return m
+
+
+def softmax_stacked():
+    rng = np.random.default_rng(18)
+    y = rng.integers(0, 3, size=150)
+    with pm.Model() as m:
+        a = pm.Normal("a", 0.0, 1.0, shape=150)
+        b = pm.Normal("b", 0.0, 1.0, shape=150)
+        logits = pm.math.stack([pm.math.zeros_like(a), a, b], axis=1)
+        pm.Categorical("y", p=pm.math.softmax(logits, axis=1), observed=y)
+    return m
+
+
+MODELS.update(
+    {
+        "eight schools": eight_schools,
+        "radon varying slopes": radon_varying_slopes,
+        "stochastic volatility": stochastic_volatility,
+        "Dirichlet-multinomial": dirichlet_multinomial,
+        "Bernoulli logistic": bernoulli_logistic,
+        "censored Normal": censored_normal,
+        "Poisson with offset": poisson_offset,
+        "ordered logistic": ordered_logistic,
+        "latent AR(1)": latent_ar1,
+        "softmax over stacked": softmax_stacked,
+    }
+)
+
+
 def logp_dlogp(model) -> tuple[list, list]:
     """The model's value variables and ``[logp, dlogp]`` graphs."""
     return list(model.value_vars), [model.logp(), model.dlogp()]

@@ -646,6 +646,8 @@ PATTERN_RECIPES: list[tuple[str, ...]] = [
     # DimShuffles under Elemwise chains under reductions
     ("expand_dims", "unary", "reduce"), ("transpose", "unary", "reduce"),
     ("expand_dims", "elemwise_scalar", "reduce"), ("expand_dims", "unary", "unary", "reduce"),
+    # reductions of an Alloc and of writes into zeros (the rule set "choices")
+    ("alloc", "reduce"), ("set_zeros", "reduce"),
 ]
 RECIPES: list[tuple[str, ...]] = (
     [("unary",), ("binary",), ("reduce",)]

@@ -59,7 +59,8 @@ def test_a_zero_d_alloc_behind_an_expand_dims_counts_before_and_after_a_lift():
     assert "elemwise_alloco" in _check_steps([graph])
 
 
-def _check_steps(outputs: list[Variable]) -> list[str]:
+def _check_steps(outputs: list[Variable], rules: tuple | None = None) -> list[str]:
+    """The rules that fired normalizing ``outputs`` with ``rules`` (default: every rule), each checked."""
     steps = []
 
     def record(rule, before, after):
@@ -70,8 +71,33 @@ def _check_steps(outputs: list[Variable]) -> list[str]:
         assert m.decreases(before, after)
         steps.append(rule.__name__)
 
-    normalize_variables(outputs, RuleIndex(_all_rules()), on_rewrite=record)
+    normalize_variables(outputs, RuleIndex(_all_rules() if rules is None else rules), on_rewrite=record)
     return steps
+
+
+def test_the_choices_decrease_their_measures():
+    import numpy as np
+
+    m3 = pt.matrix("m3", shape=(3, None))
+    row = pt.matrix("row", shape=(1, None))
+    w6 = pt.vector("w6", shape=(6,))
+    graphs_ = [
+        pt.sum(pt.sum(m3 * row * pt.exp(row), axis=0)),  # a reduction above another
+        pt.sum(pt.sum(m3 + row + row, axis=0)),
+        pt.sum(-(m3 - row), axis=0),
+        pt.sum(pt.alloc(pt.scalar("c"), 3, 4), axis=0),
+        pt.max(pt.set_subtensor(pt.zeros((4, 4))[np.tril_indices(4, -1)], w6)),
+    ]
+    fired = set()
+    for g in graphs_:
+        fired.update(_check_steps([g], relations.RULESETS["choices"]))
+    assert fired >= {"sum_factor_broadcasto", "sum_count_broadcasto", "reduce_alloco", "reduce_writeso"}, fired
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(graphs(max_nodes=8))
+def test_every_choice_rewrite_decreases_its_rules_measure(drawn: Drawn):
+    _check_steps(list(drawn.outputs), relations.DEFAULT_RULES + relations.RULESETS["choices"])
 
 
 def test_the_check_sees_rewrites_and_fails_on_a_wrong_measure():

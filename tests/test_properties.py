@@ -56,6 +56,18 @@ def test_normalize_keeps_types_values_and_input_and_is_idempotent(drawn: Drawn):
 
 @SETTINGS
 @given(graphs(max_nodes=8))
+def test_the_choice_rules_keep_types_and_values(drawn: Drawn):
+    """The rule set "choices" (reductions through broadcasts, Allocs and writes; the shared lift) run greedily."""
+    before = snapshot(*drawn.outputs)
+    out = relations.normalize(drawn.outputs, rules=relations.DEFAULT_RULES + relations.RULESETS["choices"])
+    assert snapshot(*drawn.outputs) == before, drawn.describe()
+    for b, a in zip(drawn.outputs, out):
+        assert_same_types(b, a)
+    assert_same_values(drawn.outputs, out, drawn.givens())
+
+
+@SETTINGS
+@given(graphs(max_nodes=8))
 def test_normalize_never_duplicates_a_node(drawn: Drawn):
     """No node kind but Elemwise grows (reductions: by the Join pieces), and the use
     counts the rules see stay those of the graph being built."""

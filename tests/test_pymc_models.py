@@ -42,6 +42,26 @@ def test_logp_and_dlogp_keep_values_and_copy_no_node(name):
             assert_close(b, a)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_compiling_with_the_tag_keeps_logp_and_gradient(name):
+    """logp and dlogp compiled with the ``relational`` tag give the stock values at three points."""
+    from pytensor.compile.mode import get_mode
+
+    model = MODELS[name]()
+    inputs, outs = logp_dlogp(model)
+    stock = pytensor.function(inputs, outs, mode=MODE)
+    tagged = pytensor.function(inputs, outs, mode=get_mode(MODE).including("relational"))
+    assert [o.type for o in tagged.maker.fgraph.outputs] == [o.type for o in stock.maker.fgraph.outputs]
+    rng = np.random.default_rng(1)
+    start = point_values(model)
+    for scale in (0.0, 0.3, 1.0):
+        point = [v + scale * rng.normal(size=np.shape(v)) for v in start]
+        expected = stock(*point)
+        assert np.all(np.isfinite(expected[1]))
+        for b, a in zip(expected, tagged(*point)):
+            assert_close(b, a)
+
+
 def test_lkjcorr_sets_are_not_duplicated():
     """pytensor #2138's case: the Cholesky factor is read by logp and by dlogp."""
     from pytensor.graph.traversal import ancestors

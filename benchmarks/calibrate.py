@@ -1,0 +1,311 @@
+"""Measure the cost table of ``relations.costs.measured``, or check it: ``python benchmarks/calibrate.py [--check]``.
+
+Without ``--check``: for each Op kind (and dtype) of a list of one-node
+graphs, the call time of the graph compiled in PyTensor's default mode
+(Numba) at one element and at ``--elements`` elements; the per element cost
+is the slope (``relations.costs.node_elements`` counts the elements, as
+``measured`` does), the per call cost what one element costs above a
+function of as many inputs that only returns one (the call overhead of any
+compiled function, which ranks no form above another).  Kinds the list does not hold
+get the median of the measured ones.  Writes ``relations/cost_table.json``
+(``--out`` elsewhere), which the package ships.
+
+``--check``: across forms of PyMC model graphs (``tests/pymc_models.py``;
+PyMC needed, Python 3.12 line): the stock logp + dlogp, its normal form,
+the compile rules' form, the forms with the rule set "choices" (all, and
+each rule alone), and their lowered forms (distinct forms only), the
+predicted cost (``measured``, the value variables' shapes as ``sizes``) and
+the compiled call time (default mode, best of ``--repeats``); prints each
+and the Spearman rank correlation over all forms, and within each model
+(mean over the models with two or more distinct compiled forms).  Keep it
+short on a shared machine: ``--models`` picks fewer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+warnings.filterwarnings("ignore", category=FutureWarning)
+warnings.filterwarnings("ignore", category=UserWarning)
+
+import numpy as np  # noqa: E402
+import pytensor  # noqa: E402
+import pytensor.tensor as pt  # noqa: E402
+from pytensor.compile.mode import get_default_mode  # noqa: E402
+
+import relations  # noqa: E402
+from relations.costs import TABLE_PATH, CostTable, measured, node_elements, op_kind, shape_finder  # noqa: E402
+
+Case = Callable[[int, str], tuple[list, object, list]]
+
+
+def best_call_seconds(fn, args, budget: float = 0.06, rounds: int = 5) -> float:
+    """The best per-call time of ``fn(*args)`` over ``rounds`` rounds of about ``budget / rounds`` seconds."""
+    fn(*args)
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn(*args)
+        spent = time.perf_counter() - t0
+        if spent > budget / rounds or n > 1 << 16:
+            break
+        n *= 2
+    best = spent / n
+    for _ in range(rounds - 1):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn(*args)
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
+
+
+def _vec(n: int, dtype: str, name: str = "x"):
+    rng = np.random.default_rng(0)
+    x = pt.vector(name, dtype=dtype, shape=(n,))
+    if dtype == "bool":
+        return x, rng.integers(0, 2, n).astype(bool)
+    return x, rng.uniform(0.5, 1.5, n).astype(dtype)
+
+
+def _unary(fn) -> Case:
+    def case(n, dtype):
+        x, xv = _vec(n, dtype)
+        return [x], fn(x), [xv]
+
+    return case
+
+
+def _binary(fn) -> Case:
+    def case(n, dtype):
+        (x, xv), (y, yv) = _vec(n, dtype, "x"), _vec(n, dtype, "y")
+        return [x, y], fn(x, y), [xv, yv]
+
+    return case
+
+
+def _matrix(fn) -> Case:
+    def case(n, dtype):
+        r = max(int(np.sqrt(n)), 1)
+        rng = np.random.default_rng(1)
+        m = pt.matrix("m", dtype=dtype, shape=(r, r))
+        return [m], fn(m), [rng.uniform(0.5, 1.5, (r, r)).astype(dtype)]
+
+    return case
+
+
+def _set_case(advanced: bool) -> Case:
+    def case(n, dtype):
+        (x, xv), (v, vv) = _vec(n, dtype, "x"), _vec(max(n // 2, 1), dtype, "v")
+        if advanced:
+            idx = np.arange(0, 2 * len(vv), 2) % n
+            return [x, v], pt.set_subtensor(x[idx], v), [xv, vv]
+        return [x, v], pt.set_subtensor(x[: len(vv)], v), [xv, vv]
+
+    return case
+
+
+def _alloc(n, dtype):
+    s = pt.scalar("s", dtype=dtype)
+    return [s], pt.alloc(s, n), [np.asarray(1.0, dtype=dtype)]
+
+
+def _join(n, dtype):
+    (x, xv), (y, yv) = _vec(max(n // 2, 1), dtype, "x"), _vec(max(n // 2, 1), dtype, "y")
+    return [x, y], pt.join(0, x, y), [xv, yv]
+
+
+def _adv_sub(n, dtype):
+    x, xv = _vec(n, dtype)
+    return [x], x[np.arange(n)[::-1].copy()], [xv]
+
+
+CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
+    "exp": (_unary(pt.exp), ("float64", "float32")),
+    "log": (_unary(pt.log), ("float64", "float32")),
+    "log1p": (_unary(pt.log1p), ("float64",)),
+    "neg": (_unary(pt.neg), ("float64", "int64")),
+    "sqr": (_unary(pt.sqr), ("float64",)),
+    "sqrt": (_unary(pt.sqrt), ("float64",)),
+    "abs": (_unary(pt.abs), ("float64",)),
+    "sigmoid": (_unary(pt.sigmoid), ("float64",)),
+    "softplus": (_unary(pt.softplus), ("float64",)),
+    "gammaln": (_unary(pt.gammaln), ("float64",)),
+    "tanh": (_unary(pt.tanh), ("float64",)),
+    "cast": (_unary(lambda x: pt.cast(x, "float32")), ("float64",)),
+    "add": (_binary(pt.add), ("float64", "float32", "int64")),
+    "mul": (_binary(pt.mul), ("float64", "float32", "int64")),
+    "sub": (_binary(pt.sub), ("float64",)),
+    "true_div": (_binary(pt.true_div), ("float64",)),
+    "pow": (_binary(pt.pow), ("float64",)),
+    "pow_constant": (_unary(lambda x: x**2.0), ("float64",)),
+    "maximum": (_binary(pt.maximum), ("float64",)),
+    "ge": (_binary(pt.ge), ("float64",)),
+    "and": (_binary(pt.and_), ("bool",)),
+    "switch": (_binary(lambda x, y: pt.switch(pt.gt(x, 1.0), x, y)), ("float64",)),
+    "sum": (_unary(pt.sum), ("float64", "float32", "int64")),
+    "max": (_unary(pt.max), ("float64",)),
+    "prod": (_unary(pt.prod), ("float64",)),
+    "all": (_unary(pt.all), ("bool",)),
+    "sum_axis": (_matrix(lambda m: pt.sum(m, axis=0)), ("float64",)),
+    "transpose": (_matrix(lambda m: m.T * 1.0), ("float64",)),
+    "alloc": (_alloc, ("float64",)),
+    "join": (_join, ("float64",)),
+    "subtensor": (_unary(lambda x: x[1:] * 1.0), ("float64",)),
+    "adv_subtensor": (_adv_sub, ("float64",)),
+    "set_subtensor": (_set_case(False), ("float64",)),
+    "adv_set_subtensor": (_set_case(True), ("float64",)),
+    "dot": (_matrix(lambda m: pt.dot(m, m)), ("float64",)),
+}
+
+
+def _measured_node(out) -> object:
+    """The node the case is about: the output's, or (``x[1:] * 1.0``) the first input's node."""
+    node = out.owner
+    if op_kind(node) == "Elemwise{Mul}" and node.inputs[0].owner is not None and node.inputs[1].owner is not None:
+        inner = node.inputs[0].owner
+        if op_kind(inner) in ("Subtensor", "DimShuffle"):
+            return inner
+    return node
+
+
+def calibrate(elements: int) -> CostTable:
+    mode = get_default_mode()
+    # the call overhead of a function of k inputs (each input is checked and converted)
+    xs = [pt.vector(f"x{i}") for i in range(3)]
+    idents = {k: pytensor.function(xs[:k], xs[0], mode=mode, on_unused_input="ignore") for k in (1, 2, 3)}
+    ones = [np.ones(1)] * 3
+    overheads = {k: min(best_call_seconds(f, ones[:k]) for _ in range(3)) for k, f in idents.items()}
+    entries: dict[str, dict[str, list[float]]] = {}
+    print("call overhead (us) by inputs: " + ", ".join(f"{k}: {t * 1e6:.2f}" for k, t in overheads.items())
+          + f"; {elements} elements")
+    print("| case | kind | dtype | per call (us) | per element (ns) |")
+    print("|---|---|---|---|---|")
+    for name, (case, dtypes) in CASES.items():
+        for dtype in dtypes:
+            fns, e = [], []
+            for n in (1, elements):
+                ins, out, vals = case(n, dtype)
+                fns.append((pytensor.function(ins, out, mode=mode), vals))
+                e.append(node_elements(_measured_node(out), shape_finder()))
+            # interleaved rounds, the best of each: a burst of the shared machine's noise
+            # hits one round of both, not every round of one
+            t = [float("inf"), float("inf")]
+            k = len(fns[0][1])
+            overhead = overheads[k]
+            for _ in range(8):
+                overhead = min(overhead, best_call_seconds(idents[k], ones[:k], budget=0.006, rounds=3))
+                for i, (fn, vals) in enumerate(fns):
+                    t[i] = min(t[i], best_call_seconds(fn, vals, budget=0.01, rounds=3))
+            kind = op_kind(_measured_node(case(1, dtype)[1]))
+            per_element = max((t[1] - t[0]) / max(e[1] - e[0], 1.0), 0.0)
+            per_call = max(t[0] - overhead - per_element * e[0], 0.0)
+            entries.setdefault(kind, {})[dtype] = [per_call, per_element]
+            print(f"| {name} | {kind} | {dtype} | {per_call * 1e6:.3f} | {per_element * 1e9:.3f} |")
+    calls = [c[0] for by in entries.values() for c in by.values()]
+    elems = [c[1] for by in entries.values() for c in by.values()]
+    default = [statistics.median(calls), statistics.median(elems)]
+    elemwise = [c for k, by in entries.items() if k.startswith("Elemwise{") for c in by.values()]
+    entries["Elemwise{*}"] = {"*": [statistics.median(c[0] for c in elemwise), statistics.median(c[1] for c in elemwise)]}
+    about = (f"measured by benchmarks/calibrate.py on pytensor {pytensor.__version__}, linker "
+             f"{type(mode.linker).__name__}, {elements} elements; seconds per call and per element")
+    ks = sorted(overheads)
+    per_input, base = np.polyfit(ks, [overheads[k] for k in ks], 1)
+    return CostTable(entries, default, about, call=(max(float(base), 0.0), max(float(per_input), 0.0)))
+
+
+# ------------------------------------------------------------------------------ the check
+
+
+def _forms(outs: list) -> list[tuple[str, list]]:
+    from pytensor.graph.basic import equal_computations
+
+    choices = relations.RULESETS["choices"]
+    candidates = [("stock", outs)]
+    normal = relations.normalize(outs)
+    candidates += [("normalize", normal), ("lower(normalize)", relations.lower(normal))]
+    candidates.append(("compile rules", relations.normalize(outs, rules=relations.RULESETS["compile"])))
+    with_choices = relations.normalize(outs, rules=relations.DEFAULT_RULES + choices)
+    candidates += [("choices", with_choices), ("lower(choices)", relations.lower(with_choices))]
+    for r in choices:
+        candidates.append((f"+{r.__name__}", relations.lower(relations.normalize(outs, rules=relations.DEFAULT_RULES + (r,)))))
+        candidates.append((f"only {r.__name__}", relations.normalize(outs, rules=(r,))))
+    distinct: list[tuple[str, list]] = []
+    for name, form in candidates:
+        if not any(equal_computations(form, f) for _, f in distinct):
+            distinct.append((name, form))
+    return distinct
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(a, b).statistic) if len(a) > 1 else float("nan")
+
+
+def check(names: list[str], repeats: int) -> None:
+    from pymc_models import MODELS, logp_dlogp, point_values
+
+    mode = get_default_mode()
+    table = CostTable.from_json(json.loads(TABLE_PATH.read_text()))
+    print(f"pytensor {pytensor.__version__}; table: {table.about}")
+    print("| model | form | predicted (us) | measured (us) |")
+    print("|---|---|---|---|")
+    pred, meas, within = [], [], []
+    for name in names:
+        model = MODELS[name]()
+        inputs, outs = logp_dlogp(model)
+        args = point_values(model)
+        sizes = {v: np.shape(a) for v, a in zip(inputs, args)}
+        p_m, m_m = [], []
+        for form_name, form in _forms(outs):
+            fn = pytensor.function(inputs, form, mode=mode)
+            t = min(best_call_seconds(fn, args, budget=0.03) for _ in range(repeats))
+            c = measured(form, sizes=sizes, table=table)
+            p_m.append(c)
+            m_m.append(t)
+            print(f"| {name} | {form_name} | {c * 1e6:.2f} | {t * 1e6:.2f} |")
+        pred += p_m
+        meas += m_m
+        if len(p_m) >= 3:
+            within.append(spearman(p_m, m_m))
+    print()
+    print(f"forms: {len(pred)} of {len(names)} models; Spearman (predicted, measured) over all forms: "
+          f"{spearman(pred, meas):.3f}")
+    if within:
+        print(f"within a model (models with >= 3 distinct forms: {len(within)}): mean Spearman "
+              f"{statistics.mean(within):.3f}, min {min(within):.3f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="rank correlation on PyMC model forms")
+    parser.add_argument("--elements", type=int, default=1 << 16)
+    parser.add_argument("--out", type=Path, default=TABLE_PATH)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--models", nargs="*", default=None, help="model names for --check (default: all)")
+    args = parser.parse_args(argv)
+    if args.check:
+        from pymc_models import MODELS, pm
+
+        if pm is None:
+            print("PyMC is not installed (pip install -e '.[bench]' on Python >= 3.12): no check")
+            return
+        check(args.models or list(MODELS), args.repeats)
+        return
+    table = calibrate(args.elements)
+    args.out.write_text(json.dumps(table.to_json(), indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""Cost models: the measured table (``relations.costs.measured``) and elements touched."""
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import relations
+from relations.costs import (
+    DEFAULT_LENGTH,
+    CostTable,
+    elements_touched,
+    load_table,
+    measured,
+    node_elements,
+    op_kind,
+    shape_finder,
+)
+
+#: a table where every node costs 1 per call and 1 per element, to read counts off
+UNIT = CostTable({}, (1.0, 1.0))
+
+
+def test_the_shipped_table_loads_and_holds_the_common_kinds():
+    table = load_table()
+    for kind in ("Elemwise{Exp}", "Elemwise{Add}", "Sum", "Alloc", "AdvancedIncSubtensor", "DimShuffle"):
+        assert kind in table.entries, kind
+    per_call, per_element = table.cost("Elemwise{Exp}", "float64")
+    assert per_call >= 0 and per_element > 0
+    # a kind the table lacks: the Elemwise median, or the default
+    assert table.cost("Elemwise{NoSuchOp}", "float64") == table.entries["Elemwise{*}"]["*"]
+    assert table.cost("NoSuchOp", "float64") == table.default
+
+
+def test_a_shared_node_is_paid_once():
+    x = pt.vector("x", shape=(10,))
+    e = pt.exp(x)
+    shared = e + e
+    assert measured([shared], table=UNIT) == 2 * (1 + 10)  # exp and add
+    separate = pt.exp(x) + pt.exp(x)
+    assert measured([separate], table=UNIT) == 3 * (1 + 10)
+    assert measured([shared, e], table=UNIT) == measured([shared], table=UNIT)
+
+
+def test_lengths_from_sizes_values_and_the_default():
+    x = pt.vector("x")
+    y = pt.exp(x)
+    assert measured([y], table=UNIT) == 1 + DEFAULT_LENGTH
+    assert measured([y], sizes={x: (1000,)}, table=UNIT) == 1 + 1000
+    # three nodes (exp, the expanded 1.0, add); only the expanded constant holds an element
+    assert measured([pt.exp(x) + 1.0], sizes={x: (0,)}, table=UNIT) == 3 + 1
+    c = pt.constant(np.ones(7))
+    s = pytensor.shared(np.ones((3, 5)))
+    assert measured([pt.exp(c)], table=UNIT) == 1 + 7
+    assert measured([pt.exp(s)], table=UNIT) == 1 + 15
+    # derived lengths: infer_shape on known lengths
+    m = pt.matrix("m")
+    assert measured([pt.exp(m.T)], sizes={m: (2, 3)}, table=UNIT) == (1 + 6) * 2
+
+
+def test_a_reduction_costs_the_elements_it_reads():
+    x = pt.vector("x", shape=(50,))
+    node = pt.sum(x).owner
+    assert node_elements(node, shape_finder()) == 50
+    assert measured([pt.sum(x)], table=UNIT) == 51
+
+
+def test_explicit_ops_count_as_the_stock_ops_they_lower_to():
+    x, s = pt.vector("x"), pt.scalar("s")
+    stock = x * s
+    explicit = relations.normalize(stock)
+    assert op_kind(explicit.owner) == op_kind(stock.owner) == "Elemwise{Mul}"
+    # the explicit form pays the DimShuffle its lowering puts back: the same as the stock form
+    table = CostTable({"DimShuffle": {"*": (2.0, 0.0)}}, (1.0, 1.0))
+    assert measured([explicit], sizes={x: (100,)}, table=table) == measured([stock], sizes={x: (100,)}, table=table)
+
+
+def test_the_predicted_cost_orders_small_and_large_work():
+    x = pt.vector("x", shape=(100_000,))
+    y = pt.vector("y", shape=(10,))
+    assert measured([pt.exp(x)]) > measured([pt.exp(y)])
+    assert measured([pt.gammaln(x)]) > measured([pt.neg(x)])
+
+
+def test_bad_arguments_are_named():
+    x = pt.vector("x")
+    with pytest.raises(TypeError, match="table"):
+        measured([x], table={"Exp": 1})
+    with pytest.raises(TypeError, match="sizes"):
+        measured([x], sizes=[(3,)])
+    with pytest.raises(ValueError, match="default"):
+        CostTable({}, (1.0,))
+    with pytest.raises(FileNotFoundError, match="calibrate"):
+        load_table("/nonexistent/cost_table.json")
+
+
+def test_elements_touched_is_unchanged():
+    x = pt.vector("x", shape=(4,))
+    assert elements_touched([pt.exp(x) + 1.0]) == 9  # exp, the expanded 1.0, add
+
+
+def test_the_function_pays_its_call_and_each_root_input_once():
+    x, y = pt.vector("x", shape=(2,)), pt.vector("y", shape=(2,))
+    table = CostTable({}, (0.0, 0.0), call=(5.0, 1.0))
+    assert measured([x + y], table=table) == 5.0 + 2 * 1.0
+    assert measured([x + y, pt.exp(x)], table=table) == 5.0 + 2 * 1.0
+    assert measured([x + pt.constant(np.ones(2))], table=table) == 5.0 + 1.0  # a constant is no input
+    with pytest.raises(ValueError, match="call"):
+        CostTable({}, (0.0, 0.0), call=(1.0,))
+
+
+def test_a_product_costs_its_output_times_the_inner_length():
+    a, b = pt.matrix("a", shape=(4, 7)), pt.matrix("b", shape=(7, 3))
+    assert node_elements(pt.dot(a, b).owner, shape_finder()) == 4 * 3 * 7
+
+
+def test_a_pow_by_a_constant_is_its_own_kind():
+    x, y = pt.vector("x"), pt.vector("y")
+    assert op_kind((x**2.0).owner) == "Elemwise{Pow(constant)}"
+    assert op_kind((x**y).owner) == "Elemwise{Pow}"
+    assert "Elemwise{Pow(constant)}" in load_table().entries
