@@ -43,7 +43,9 @@ from relations.arguments import (
     check_timeout,
 )
 from relations.broadcast import broadcast_shapeo
-from relations.explain import Explanation, Proof, Step, explain, prove
+from relations.egraph import EGraph, Limits, Report, saturate
+from relations.explain import Explanation, Proof, Step, explain
+from relations.proofs import prove
 from relations.frontier import Progress
 from relations.patterns import Node
 from relations.patterns import match as pattern_match
@@ -58,6 +60,9 @@ from relations.verify import verify
 __all__ = [
     "COMPILE_RULES",
     "DEFAULT_RULES",
+    "EGraph",
+    "Limits",
+    "Report",
     "LOWERING_RULES",
     "Found",
     "Graph",
@@ -81,6 +86,7 @@ __all__ = [
     "register",
     "rewrite_rule",
     "rule",
+    "saturate",
     "verify",
 ]
 
@@ -331,20 +337,28 @@ def best(
     depth: int = 2,
     limit: int | None = 200,
     rules: Rules | None = None,
+    *,
+    limits: Limits | None = None,
 ) -> Graph:
-    """The cheapest of ``graph``, its normal form and its :func:`equivalents` under ``cost``.
+    """The cheapest form of ``graph`` under ``cost``: saturation, then extraction.
 
-    ``cost`` takes a list of output variables and returns a number; the
-    default, :func:`relations.costs.elements_touched`, estimates the elements
-    every node writes from static shapes (an unknown length counts 16, so with
-    no static shapes it ranks by node count weighted by rank).  The input
-    itself is returned unless a form is strictly cheaper; ties keep the
-    earlier (fewer steps) form.  ``cost`` must return a real number (an
-    int, a float or a numpy scalar, not a bool or NaN); anything else is a
-    ``TypeError``/``ValueError`` naming ``cost``.
+    ``graph`` is saturated (:func:`saturate`, forward and backward, within
+    ``limits``, default :class:`Limits()`), and the e-graph's cheapest form
+    is extracted (:meth:`EGraph.extract`, DAG-aware: a shared sub-graph is
+    paid once).  The default ``cost``, :func:`relations.costs.elements_touched`,
+    estimates the elements every node writes from static shapes (an unknown
+    length counts 16); extraction minimizes it exactly where the e-graph is
+    small enough.  A ``cost`` of your own takes a list of output variables
+    and returns a number: the extracted form and up to ``limit`` more forms
+    of the e-graph (:meth:`EGraph.forms`) are ranked by it.  The input and
+    its normal form (:func:`normalize`) are candidates too, so the result
+    is never costlier than either; ties keep the input, then the normal
+    form.  ``cost`` must return a real number (an int, a float or a numpy
+    scalar, not a bool or NaN); anything else is a ``TypeError``/``ValueError``
+    naming ``cost``.  ``depth`` is checked and kept for the signature's sake.
     """
     cost = check_callable(cost, "cost")
-    depth = check_count(depth, "depth")
+    check_count(depth, "depth")
     limit = check_count(limit, "limit", allow_none=True)
     outputs, single = as_variables(graph, "graph")
     _index(rules)  # checks ``rules`` before any work
@@ -354,15 +368,16 @@ def best(
             return elements_touched(outs)
         return check_cost_value(cost(outs), "cost")
 
+    egraph = saturate(outputs, rules, backward=True, limits=limits)
+    candidates: list[Any] = [normalize(graph, rules), egraph.extract(roots=outputs).result]
+    if cost is not None and limit:
+        candidates.extend(egraph.forms(limit=limit, roots=outputs))
     best_form, best_cost = graph, cost_fn(outputs)
-    # the normal form is an equivalent however many steps away it is
-    candidates = chain(
-        [normalize(graph, rules)], equivalents(graph, limit=limit, depth=depth, rules=rules)
-    )
     for form in candidates:
-        c = cost_fn([form] if single else list(form))
+        outs = [form] if isinstance(form, Variable) else list(form)
+        c = cost_fn(outs)
         if c < best_cost:
-            best_form, best_cost = form, c
+            best_form, best_cost = _same_structure(graph, single, outs), c
     return best_form
 
 

@@ -1,0 +1,546 @@
+"""Equality saturation over the relations: one e-graph holds every form the rules find.
+
+An :class:`EGraph` keeps *terms* (PyTensor variables, each added once) in
+e-classes merged by a union-find.  A term's *key* is its Op (props
+equality), its output index and the classes of its inputs; terms of one key
+are one e-node (hash-consing), and two classes holding terms of one key are
+one class (congruence), restored by :meth:`EGraph.rebuild` once per
+iteration (egg's deferred rebuilding).  Every class has one PyTensor type
+(``graph_bridge.facts.same_type``); a union of two classes of different
+types is a bug in a rule and raises ``TypeError`` naming both.
+
+The relations drive it, as they are; no rule is written twice.  Each rule's
+forward mode is its compiled plan (``relations.forward``), which reads a
+variable's one-level view.  E-matching: at an e-node the plan runs on a
+variable of that e-node whose inputs range over the e-nodes of the input
+classes (each choice is a node built over those e-nodes' own variables, at
+most :data:`MAX_CHOICES` choices per e-node); a plan that reads deeper sees
+the variables those e-nodes were made from.  Each answer is added and
+unioned with the matched class.  With ``backward=True`` each rule's
+backward mode adds, for every e-node not itself made by a backward step, up
+to :data:`MAX_BACKWARD_ANSWERS` forms rewriting to it (the bound the
+breadth-first search had per node and relation).  Type guards read the
+variables' types, which are the class's; sharing guards
+(``graph_bridge.context``) see a graph with no other uses, so they hold:
+whether a lift pays is extraction's call (a shared class is paid once).
+
+Every union records why (the rule and the two terms it related, or
+congruence), so :mod:`relations.proofs` can say how two terms came to be
+one class.  Saturation stops when an iteration adds nothing (``"saturated"``)
+or at a :class:`Limits` bound; :attr:`EGraph.report` says which.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice, product
+from typing import Any
+
+import numpy as np
+from pytensor import config
+from pytensor.graph.basic import Apply, Constant, Variable
+
+from graph_bridge import in_vocabulary, node_term
+from graph_bridge.context import GraphContext, graph_context
+from graph_bridge.facts import same_type
+from relations.arguments import as_variables, check_callable, check_count, check_relations
+from relations.engine import replacements
+from relations.rules import Relation, RuleIndex
+from relations.rulesets import DEFAULT_RULES
+
+__all__ = [
+    "CONGRUENCE",
+    "EGraph",
+    "ENode",
+    "Limits",
+    "MAX_BACKWARD_ANSWERS",
+    "MAX_CHOICES",
+    "Report",
+    "RuleStats",
+    "saturate",
+]
+
+#: ``logging.getLogger("relations.saturation")``: one line per saturation at INFO.
+log = logging.getLogger("relations.saturation")
+
+#: Choices of input e-nodes a rule's plan is run on, per e-node and iteration.
+MAX_CHOICES = 32
+#: Answers taken from one relation run backward at one e-node.
+MAX_BACKWARD_ANSWERS = 4
+#: Backward steps in a row: a term made by a backward step is not expanded backward again.
+MAX_BACKWARD_DEPTH = 1
+#: The justification of a union made by congruence (same Op over equal inputs).
+CONGRUENCE = "congruence"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds of one saturation; ``None`` leaves a bound off.
+
+    ``nodes``: e-nodes the e-graph may hold (checked as it grows);
+    ``iterations``: rounds of matching every e-node and rebuilding;
+    ``seconds``: wall-clock time.  The defaults stop a backward saturation
+    of a model graph of a few hundred nodes within a second or two.
+    """
+
+    nodes: int | None = 20_000
+    iterations: int | None = 16
+    seconds: float | None = 10.0
+
+    def __post_init__(self) -> None:
+        check_count(self.nodes, "Limits.nodes", allow_none=True)
+        check_count(self.iterations, "Limits.iterations", allow_none=True)
+        s = self.seconds
+        if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float)) or not s > 0):
+            raise ValueError(f"Limits.seconds must be a positive number or None, got {s!r}")
+
+
+@dataclass
+class RuleStats:
+    """What one rule did in a saturation: answers, unions they made, seconds in its plan."""
+
+    matches: int = 0
+    unions: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Report:
+    """Why and where a saturation stopped.
+
+    ``stop`` is ``"saturated"`` (an iteration added nothing), ``"nodes"``,
+    ``"iterations"`` or ``"seconds"`` (the :class:`Limits` bound hit).
+    """
+
+    stop: str = "saturated"
+    iterations: int = 0
+    classes: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    rules: dict[str, RuleStats] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        lines = [
+            f"stop: {self.stop} after {self.iterations} iterations, {self.seconds:.3f} s; "
+            f"{self.classes} classes, {self.nodes} e-nodes"
+        ]
+        for name, s in self.rules.items():
+            lines.append(f"  {name}: {s.matches} matches, {s.unions} unions, {s.seconds:.3f} s")
+        return "\n".join(lines)
+
+
+class _Stop(Exception):
+    """A limit was hit (its name is the stop reason)."""
+
+
+@dataclass(frozen=True)
+class ENode:
+    """One e-node: ``var`` (a variable it was made from) and the classes of its inputs."""
+
+    term: int
+    var: Variable
+    children: tuple[int, ...]
+
+
+_DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
+
+
+def _rule_index(rules: Sequence[Relation] | None) -> RuleIndex:
+    if rules is None:
+        return _DEFAULT_INDEX
+    return RuleIndex(check_relations(rules, "rules"))
+
+
+def _leaf_key(v: Variable) -> Any:
+    """Constants are keyed by type and value (equal constants are one class), other inputs by themselves."""
+    if isinstance(v, Constant):
+        data = np.asarray(v.data)
+        return ("const", str(v.type), data.dtype.str, data.shape, data.tobytes())
+    return ("input", v)
+
+
+class EGraph:
+    """E-classes of PyTensor terms under a rule set; see the module docstring.
+
+    Build one with :func:`saturate`, or ``EGraph(rules)`` then :meth:`add`
+    and :meth:`run`.  :meth:`extract`, :meth:`forms`, :meth:`same` and
+    :meth:`prove` answer from it.
+    """
+
+    def __init__(self, rules: Sequence[Relation] | None = None) -> None:
+        self.index = _rule_index(rules)
+        self._vars: list[Variable] = []  # term -> its variable
+        self._children: list[tuple[int, ...]] = []  # term -> its input terms
+        self._parent: list[int] = []  # union-find over terms; a class is named by its root term
+        self._edges: list[list[tuple[int, Any]]] = []  # the explanation forest: term -> (term, why)
+        self._bgen: list[int] = []  # backward steps that made the term
+        self._term_of: dict[Variable, int] = {}
+        self._hashcons: dict[Any, int] = {}  # key -> the canonical term (the e-node)
+        self._members: dict[int, list[int]] = {}  # class -> its e-nodes
+        self._type: dict[int, Any] = {}  # class -> its type
+        self._dirty = False
+        self._done: set[tuple] = set()  # (term, input variables) whose plans have run
+        self._backward_done: set[int] = set()
+        self._new_gen = 0
+        #: the outputs given to :func:`saturate` (or the first :meth:`add`)
+        self.roots: list[Variable] = []
+        self._single = True
+        #: the last run's :class:`Report`
+        self.report = Report()
+
+    # -- terms and classes ------------------------------------------------------
+
+    def find(self, t: int) -> int:
+        """The class of term ``t`` (its union-find root)."""
+        parent = self._parent
+        while parent[t] != t:
+            parent[t] = parent[parent[t]]
+            t = parent[t]
+        return t
+
+    def add(self, graph: Variable | Sequence[Variable]) -> list[int]:
+        """Add the variables of ``graph`` (and their sub-graphs); their classes."""
+        outputs, single = as_variables(graph, "graph")
+        if not self.roots:
+            self.roots, self._single = list(outputs), single
+        return [self.find(self._add(v)) for v in outputs]
+
+    def _add(self, root: Variable) -> int:
+        """The term of ``root``, adding it and every sub-variable not yet held (iteratively)."""
+        term_of = self._term_of
+        found = term_of.get(root)
+        if found is not None:
+            return found
+        stack = [(root, False)]
+        while stack:
+            v, ready = stack.pop()
+            if v in term_of:
+                continue
+            node = v.owner
+            if node is None or ready:
+                self._new_term(v)
+                continue
+            stack.append((v, True))
+            stack.extend((i, False) for i in node.inputs if i not in term_of)
+        return term_of[root]
+
+    def _new_term(self, v: Variable) -> int:
+        node = v.owner
+        t = len(self._vars)
+        if node is None:
+            children: tuple[int, ...] = ()
+            key = _leaf_key(v)
+        else:
+            children = tuple([self._term_of[i] for i in node.inputs])
+            key = (node.op, node.outputs.index(v), tuple([self.find(c) for c in children]))
+        self._vars.append(v)
+        self._children.append(children)
+        self._parent.append(t)
+        self._edges.append([])
+        self._bgen.append(self._new_gen)
+        self._term_of[v] = t
+        self._type[t] = v.type
+        other = self._hashcons.get(key)
+        if other is None:
+            self._hashcons[key] = t
+            self._members[t] = [t]
+        else:  # the same e-node: one class
+            self._members[t] = []
+            self._union(other, t, CONGRUENCE)
+        return t
+
+    def _key(self, t: int) -> Any:
+        v = self._vars[t]
+        node = v.owner
+        if node is None:
+            return _leaf_key(v)
+        find = self.find
+        return (node.op, node.outputs.index(v), tuple([find(c) for c in self._children[t]]))
+
+    def _union(self, a: int, b: int, why: Any) -> bool:
+        """Merge the classes of terms ``a`` and ``b`` (``why``: the justification); whether they differed."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        ta, tb = self._type[ra], self._type[rb]
+        if not same_type(ta, tb):
+            raise TypeError(
+                f"saturation: a union of classes of different types, {ta} and {tb} "
+                f"({why if isinstance(why, str) else getattr(why[0], '__name__', why[0])}): "
+                f"an e-class has one type"
+            )
+        self._edges[a].append((b, why))
+        self._edges[b].append((a, why))
+        ma, mb = self._members[ra], self._members[rb]
+        if len(ma) < len(mb):
+            ra, rb, ma, mb = rb, ra, mb, ma
+        self._parent[rb] = ra
+        ma.extend(mb)
+        del self._members[rb], self._type[rb]
+        self._dirty = True
+        return True
+
+    def rebuild(self) -> None:
+        """Restore congruence: classes holding e-nodes of one key are merged, until none are."""
+        while self._dirty:
+            self._dirty = False
+            table: dict[Any, int] = {}
+            pending = []
+            for ms in self._members.values():
+                for t in ms:
+                    key = self._key(t)
+                    other = table.get(key)
+                    if other is None:
+                        table[key] = t
+                    else:
+                        pending.append((other, t))
+            for a, b in pending:
+                self._union(a, b, CONGRUENCE)
+            self._hashcons = table
+            members: dict[int, list[int]] = {}
+            for t in table.values():
+                members.setdefault(self.find(t), []).append(t)
+            self._members = members
+
+    def union(self, a: Variable, b: Variable) -> bool:
+        """Assert that variables ``a`` and ``b`` are equal: their classes become one (``TypeError`` if
+        their types differ).  Whether they were apart.  A proof through this union cites it as ``"given"``."""
+        ta, tb = self._add(a), self._add(b)
+        merged = self._union(ta, tb, ("given", "forward", ta))
+        self.rebuild()
+        return merged
+
+    def class_of(self, v: Variable) -> int:
+        """The class of variable ``v`` (added if the e-graph does not hold it yet)."""
+        if not isinstance(v, Variable):
+            raise TypeError(f"class_of: expected a PyTensor Variable, got {type(v).__name__}")
+        t = self._add(v)
+        self.rebuild()
+        return self.find(t)
+
+    def term(self, v: Variable) -> int:
+        """The term of variable ``v`` (added if new)."""
+        return self._add(v)
+
+    def same(self, a: Variable | Sequence[Variable], b: Variable | Sequence[Variable]) -> bool:
+        """Whether graphs ``a`` and ``b`` are in one class (output by output); they are added if new."""
+        outs_a, _ = as_variables(a, "a")
+        outs_b, _ = as_variables(b, "b")
+        if len(outs_a) != len(outs_b):
+            return False
+        return all(self.class_of(x) == self.class_of(y) for x, y in zip(outs_a, outs_b))
+
+    def classes(self) -> dict[int, list[ENode]]:
+        """Every class and its e-nodes (after a rebuild)."""
+        self.rebuild()
+        find = self.find
+        return {
+            c: [ENode(t, self._vars[t], tuple([find(k) for k in self._children[t]])) for t in ms]
+            for c, ms in self._members.items()
+        }
+
+    def class_type(self, c: int) -> Any:
+        """The PyTensor type of class ``c``."""
+        return self._type[self.find(c)]
+
+    def variable(self, t: int) -> Variable:
+        """The variable of term ``t``."""
+        return self._vars[t]
+
+    def term_children(self, t: int) -> tuple[int, ...]:
+        """The input terms of term ``t``."""
+        return self._children[t]
+
+    def edges(self, t: int) -> list[tuple[int, Any]]:
+        """The unions recorded at term ``t``: ``(other term, why)``; ``why`` is :data:`CONGRUENCE`
+        or ``(relation, direction, before term)``."""
+        return self._edges[t]
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """``(classes, e-nodes)``."""
+        self.rebuild()
+        return len(self._members), sum(map(len, self._members.values()))
+
+    # -- saturation ---------------------------------------------------------------
+
+    def run(
+        self,
+        limits: Limits | None = None,
+        backward: bool = True,
+        progress: Callable[[Report], object] | None = None,
+        until: Callable[[], bool] | None = None,
+    ) -> Report:
+        """Apply the rules to every e-node until nothing changes or a limit; the report.
+
+        ``until`` (if given) is asked after each iteration; ``True`` stops
+        the run (``stop`` is then ``"saturated"`` only if nothing changed).
+        """
+        limits = Limits() if limits is None else limits
+        if not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a relations.Limits, got {type(limits).__name__}")
+        start = time.perf_counter()
+        deadline = None if limits.seconds is None else start + limits.seconds
+        report = self.report = Report(rules={getattr(r, "__name__", repr(r)): RuleStats() for r in self.index.rules})
+        self.rebuild()
+        with config.change_flags(traceback__limit=0), graph_context(GraphContext()):
+            while True:
+                if limits.iterations is not None and report.iterations >= limits.iterations:
+                    report.stop = "iterations"
+                    break
+                try:
+                    changed = self._iterate(backward, deadline, limits.nodes, report)
+                except _Stop as stop:
+                    self.rebuild()
+                    report.stop = str(stop)
+                    report.iterations += 1
+                    break
+                report.iterations += 1
+                if progress is not None:
+                    self._fill(report, start)
+                    progress(report)
+                if not changed:
+                    report.stop = "saturated"
+                    break
+                if until is not None and until():
+                    report.stop = "met"
+                    break
+        self._fill(report, start)
+        log.info("saturate: %s", str(report).splitlines()[0])
+        return report
+
+    def _fill(self, report: Report, start: float) -> None:
+        report.classes, report.nodes = self.size
+        report.seconds = time.perf_counter() - start
+
+    def _iterate(self, backward: bool, deadline: float | None, max_nodes: int | None, report: Report) -> bool:
+        """One round over every e-node; whether it added a term or a union."""
+        before = (len(self._vars), len(self._members))
+        stats = report.rules
+        for ms in list(self._members.values()):
+            for t in list(ms):
+                if deadline is not None and time.perf_counter() > deadline:
+                    raise _Stop("seconds")
+                if max_nodes is not None and len(self._hashcons) > max_nodes:
+                    raise _Stop("nodes")
+                self._forward_at(t, stats)
+                if backward and self._bgen[t] < MAX_BACKWARD_DEPTH and t not in self._backward_done:
+                    self._backward_done.add(t)
+                    self._backward_at(t, stats)
+        grew = len(self._hashcons)
+        self.rebuild()
+        return (len(self._vars), len(self._members)) != before or len(self._hashcons) != grew
+
+    def _choices(self, t: int) -> Iterator[tuple[Variable, ...]]:
+        """The input variables e-node ``t``'s rules are run over: its own first, then other e-nodes of its input classes."""
+        own = self._vars[t].owner.inputs
+        options = []
+        for c, i in zip(self._children[t], own):
+            ms = self._members[self.find(c)]
+            options.append([i, *[self._vars[m] for m in ms if self._vars[m] is not i]])
+        return islice(product(*options), MAX_CHOICES)
+
+    def _forward_at(self, t: int, stats: dict[str, RuleStats]) -> None:
+        v = self._vars[t]
+        node = v.owner
+        if node is None or len(node.outputs) != 1 or not in_vocabulary(node.op):
+            return
+        done = self._done
+        for ins in self._choices(t):
+            key = (t, ins)
+            if key in done:
+                continue
+            done.add(key)
+            if all(map(_is, ins, node.inputs)):
+                w = v
+            else:
+                w = Apply(node.op, list(ins), [v.type()]).outputs[0]
+            rules = self.index.forward_for(w.owner)
+            for rel in rules:
+                self._apply(rel, w, w, "forward", self._bgen[t], stats)
+
+    def _backward_at(self, t: int, stats: dict[str, RuleStats]) -> None:
+        v = self._vars[t]
+        node = v.owner
+        if node is None or len(node.outputs) != 1 or not in_vocabulary(node.op):
+            return
+        rules = self.index.backward(type(node.op))
+        if rules:
+            view = node_term(v)
+            for rel in rules:
+                self._apply(rel, v, view, "backward", self._bgen[t] + 1, stats)
+
+    def _apply(self, rel: Relation, v: Variable, view: Any, direction: str, gen: int, stats: dict) -> None:
+        """Run ``rel`` on ``v`` (one direction); add each answer and union it with ``v``'s class."""
+        s = stats[getattr(rel, "__name__", repr(rel))]
+        t0 = time.perf_counter()
+        backward = direction == "backward"
+        found = replacements(rel, v, view, backward)
+        if backward:
+            found = islice(found, MAX_BACKWARD_ANSWERS)
+        answers = list(found)
+        s.seconds += time.perf_counter() - t0
+        if not answers:
+            return
+        s.matches += len(answers)
+        before = self._add(v)
+        self._new_gen = gen
+        try:
+            for new in answers:
+                after = self._add(new)
+                if self._union(before, after, (rel, direction, before)):
+                    s.unions += 1
+        finally:
+            self._new_gen = 0
+
+    # -- answers --------------------------------------------------------------------
+
+    def extract(self, cost: Callable[[Variable], float] | None = None, roots: Sequence[Variable] | None = None):
+        """The cheapest form of the roots (DAG-aware); see :func:`relations.extract.extract`."""
+        from relations.extract import extract
+
+        return extract(self, cost, roots)
+
+    def forms(self, limit: int | None = None, roots: Sequence[Variable] | None = None) -> Iterator[Any]:
+        """The distinct forms of the roots, lazily; see :func:`relations.extract.forms`."""
+        from relations.extract import forms
+
+        return forms(self, limit, roots)
+
+    def structure(self, outputs: list[Variable]) -> Any:
+        """``outputs`` in the structure of the graph given to :func:`saturate` (a variable or a list)."""
+        return outputs[0] if self._single and len(outputs) == 1 else list(outputs)
+
+
+def _is(a: Any, b: Any) -> bool:
+    return a is b
+
+
+def saturate(
+    graph: Variable | Sequence[Variable],
+    rules: Sequence[Relation] | None = None,
+    *,
+    backward: bool = True,
+    limits: Limits | None = None,
+    progress: Callable[[Report], object] | None = None,
+) -> EGraph:
+    """An :class:`EGraph` of ``graph`` with ``rules`` (default :data:`DEFAULT_RULES`) applied until
+    nothing changes or ``limits`` (default :class:`Limits()`) stop it; see :attr:`EGraph.report`.
+
+    ``backward`` also runs each rule from its right side at every e-node
+    (the forms that rewrite to it).  ``progress`` (if given) is called with
+    the :class:`Report` so far after each iteration.  The input graph is
+    not changed.
+
+    Before/After (``sum(expand_dims(exp(x), 0))``)::
+
+        one class: {Sum(ExpandDims(Exp(x))), Sum(Exp(x))}
+    """
+    progress = check_callable(progress, "progress")
+    egraph = EGraph(rules)
+    egraph.add(graph)
+    egraph.run(limits, backward, progress)
+    return egraph
