@@ -36,7 +36,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import islice, product
+from itertools import chain, islice, product
 from typing import Any
 
 import numpy as np
@@ -66,8 +66,11 @@ __all__ = [
 #: ``logging.getLogger("relations.saturation")``: one line per saturation at INFO.
 log = logging.getLogger("relations.saturation")
 
-#: Choices of input e-nodes a rule's plan is run on, per e-node and iteration.
+#: Choices of input e-nodes a rule's plan is run on, per e-node and iteration (and per input).
 MAX_CHOICES = 32
+#: Levels below an e-node whose e-nodes are chosen among (a plan reads deeper through the
+#: variables the chosen e-nodes were made from).
+MATCH_DEPTH = 2
 #: Answers taken from one relation run backward at one e-node.
 MAX_BACKWARD_ANSWERS = 4
 #: Backward steps in a row: a term made by a backward step is not expanded backward again.
@@ -182,7 +185,11 @@ class EGraph:
         self._members: dict[int, list[int]] = {}  # class -> its e-nodes
         self._type: dict[int, Any] = {}  # class -> its type
         self._dirty = False
-        self._done: set[tuple] = set()  # (term, input variables) whose plans have run
+        self._done: set[Any] = set()  # choices (``_variants``) whose plans have run
+        self._built: dict[Any, Variable] = {}  # choice -> its variable
+        self._round = 0  # the iteration running (counted over runs)
+        self._stamp: dict[int, int] = {}  # class -> the round it last gained an e-node
+        self._visited: dict[int, int] = {}  # e-node -> the round its rules last ran
         self._backward_done: set[int] = set()
         self._new_gen = 0
         #: the outputs given to :func:`saturate` (or the first :meth:`add`)
@@ -247,6 +254,7 @@ class EGraph:
         if other is None:
             self._hashcons[key] = t
             self._members[t] = [t]
+            self._stamp[t] = self._round
         else:  # the same e-node: one class
             self._members[t] = []
             self._union(other, t, CONGRUENCE)
@@ -279,6 +287,7 @@ class EGraph:
             ra, rb, ma, mb = rb, ra, mb, ma
         self._parent[rb] = ra
         ma.extend(mb)
+        self._stamp[ra] = self._round
         del self._members[rb], self._type[rb]
         self._dirty = True
         return True
@@ -420,13 +429,16 @@ class EGraph:
         """One round over every e-node; whether it added a term or a union."""
         before = (len(self._vars), len(self._members))
         stats = report.rules
+        self._round += 1
         for ms in list(self._members.values()):
             for t in list(ms):
                 if deadline is not None and time.perf_counter() > deadline:
                     raise _Stop("seconds")
                 if max_nodes is not None and len(self._hashcons) > max_nodes:
                     raise _Stop("nodes")
-                self._forward_at(t, stats)
+                if self._changed_below(t):
+                    self._visited[t] = self._round
+                    self._forward_at(t, stats)
                 if backward and self._bgen[t] < MAX_BACKWARD_DEPTH and t not in self._backward_done:
                     self._backward_done.add(t)
                     self._backward_at(t, stats)
@@ -434,14 +446,47 @@ class EGraph:
         self.rebuild()
         return (len(self._vars), len(self._members)) != before or len(self._hashcons) != grew
 
-    def _choices(self, t: int) -> Iterator[tuple[Variable, ...]]:
-        """The input variables e-node ``t``'s rules are run over: its own first, then other e-nodes of its input classes."""
-        own = self._vars[t].owner.inputs
+    def _changed_below(self, t: int) -> bool:
+        """Whether e-node ``t`` is new, or a class within :data:`MATCH_DEPTH` below it gained an
+        e-node since its rules last ran (else they have seen every choice there is)."""
+        last = self._visited.get(t)
+        if last is None:
+            return True
+        find, stamp, members, children = self.find, self._stamp, self._members, self._children
+        level = {find(c) for c in children[t]}
+        for depth in range(MATCH_DEPTH):
+            if any(stamp.get(c, 0) >= last for c in level):
+                return True
+            if depth + 1 < MATCH_DEPTH:
+                level = {find(g) for c in level for m in members[c] for g in children[m]}
+        return False
+
+    def _variants(self, t: int, depth: int) -> Iterator[tuple[Any, Variable]]:
+        """``(choice, variable)`` pairs for e-node ``t``: its own variable first, then (``depth`` > 0) the
+        same Op over other e-nodes of its input classes, chosen ``depth`` levels down (at most
+        :data:`MAX_CHOICES`).  A choice is a key of term ids; its variable is built once."""
+        v = self._vars[t]
+        yield t, v
+        node = v.owner
+        if depth == 0 or node is None or not self._children[t]:
+            return
+        find, members, built = self.find, self._members, self._built
         options = []
-        for c, i in zip(self._children[t], own):
-            ms = self._members[self.find(c)]
-            options.append([i, *[self._vars[m] for m in ms if self._vars[m] is not i]])
-        return islice(product(*options), MAX_CHOICES)
+        for c in self._children[t]:
+            others = (m for m in members[find(c)] if m != c)
+            found = islice(chain(self._variants(c, depth - 1), *(self._variants(m, depth - 1) for m in others)), MAX_CHOICES)
+            options.append(list(found))
+        own = self._children[t]
+        k = node.outputs.index(v)
+        for combo in islice(product(*options), 1, MAX_CHOICES):  # the first is ``v`` itself
+            key = (t, tuple([k for k, _ in combo]))
+            w = built.get(key)
+            if w is None:
+                if all(map(_same_term, key[1], own)):
+                    continue
+                new = Apply(node.op, [u for _, u in combo], [o.type() for o in node.outputs])
+                w = built[key] = new.outputs[k]
+            yield key, w
 
     def _forward_at(self, t: int, stats: dict[str, RuleStats]) -> None:
         v = self._vars[t]
@@ -449,15 +494,10 @@ class EGraph:
         if node is None or len(node.outputs) != 1 or not in_vocabulary(node.op):
             return
         done = self._done
-        for ins in self._choices(t):
-            key = (t, ins)
+        for key, w in self._variants(t, MATCH_DEPTH):
             if key in done:
                 continue
             done.add(key)
-            if all(map(_is, ins, node.inputs)):
-                w = v
-            else:
-                w = Apply(node.op, list(ins), [v.type()]).outputs[0]
             rules = self.index.forward_for(w.owner)
             for rel in rules:
                 self._apply(rel, w, w, "forward", self._bgen[t], stats)
@@ -515,8 +555,8 @@ class EGraph:
         return outputs[0] if self._single and len(outputs) == 1 else list(outputs)
 
 
-def _is(a: Any, b: Any) -> bool:
-    return a is b
+def _same_term(a: Any, b: int) -> bool:
+    return a == b
 
 
 def saturate(
