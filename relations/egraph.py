@@ -498,9 +498,12 @@ class EGraph:
             if key in done:
                 continue
             done.add(key)
-            rules = self.index.forward_for(w.owner)
-            for rel in rules:
-                self._apply(rel, w, w, "forward", self._bgen[t], stats)
+            own = w is v
+            for rel in self.index.forward_for(w.owner):
+                # a rule whose index names no input Op (``child_heads``) asks about its inputs'
+                # types only, which the choices share: it runs at the e-node's own variable
+                if own or rel.child_heads is not None:
+                    self._apply(rel, w, w, "forward", self._bgen[t], stats)
 
     def _backward_at(self, t: int, stats: dict[str, RuleStats]) -> None:
         v = self._vars[t]
@@ -530,11 +533,23 @@ class EGraph:
         self._new_gen = gen
         try:
             for new in answers:
+                if backward and self._wraps(new, before):
+                    continue
                 after = self._add(new)
                 if self._union(before, after, (rel, direction, before)):
                     s.unions += 1
         finally:
             self._new_gen = 0
+
+    def _wraps(self, new: Variable, t: int) -> bool:
+        """Whether ``new`` is one node over term ``t``'s own class (``x <- identity(x)`` run backward):
+        a cycle, which no extraction or form takes."""
+        node = new.owner
+        if node is None:
+            return False
+        c = self.find(t)
+        term_of = self._term_of
+        return any(i in term_of and self.find(term_of[i]) == c for i in node.inputs)
 
     # -- answers --------------------------------------------------------------------
 
