@@ -147,8 +147,20 @@ def equivalents(
     timeout: float | None = None,
     rules: Rules | None = None,
     progress: Callable[[Progress], object] | None = None,
+    *,
+    limits: Limits | None = None,
 ) -> Iterator[Graph]:
     """Graphs equal to ``graph`` that the rules relate to it, lazily, fewest steps first.
+
+    With ``limits`` (a :class:`Limits`), the forms come from one e-graph
+    instead: ``graph`` is saturated (:func:`saturate`, forward and backward,
+    within ``limits``; ``depth`` and ``timeout`` bound its iterations and
+    seconds too) and :meth:`EGraph.forms` gives its forms, cheapest first:
+    every combination of the forms found at independent sites (the
+    breadth-first search below reaches only ``depth`` of them), and lifts
+    through shared sub-graphs that the search's use guards refuse.
+    ``progress`` is then called after each iteration with a
+    :class:`relations.Progress` (``depth``: iterations, ``frontier``: e-nodes).
 
     A step applies one relation of ``rules`` (default :data:`DEFAULT_RULES`)
     forward or backward at one node.  The search is breadth first from the
@@ -177,7 +189,46 @@ def equivalents(
     progress = check_callable(progress, "progress")
     outputs, single = as_variables(graph, "graph")
     index = _index(rules)
+    if limits is not None:
+        limits = _bounded(limits, depth, timeout)
+        return _saturated_forms(graph, single, outputs, rules, limit, limits, progress)
     return _equivalents(graph, single, outputs, index, limit, depth, timeout, progress)
+
+
+def _bounded(limits: Any, depth: int, timeout: float | None) -> Limits:
+    """``limits`` (checked) with ``depth`` as a bound on iterations and ``timeout`` on seconds."""
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a relations.Limits, got {type(limits).__name__}")
+    its = depth if limits.iterations is None else min(depth, limits.iterations)
+    secs = limits.seconds if timeout is None else min(timeout, limits.seconds or timeout)
+    return Limits(nodes=limits.nodes, iterations=its, seconds=secs)
+
+
+def _saturated_forms(
+    graph: Any,
+    single: bool,
+    outputs: list[Variable],
+    rules: Rules | None,
+    limit: int | None,
+    limits: Limits,
+    progress: Callable[[Progress], object] | None,
+) -> Iterator[Any]:
+    if limit == 0 or limits.iterations == 0:
+        return
+
+    def report(r: Report) -> None:
+        if progress is not None:
+            progress(Progress(forms=0, depth=r.iterations, frontier=r.nodes, elapsed=r.seconds))
+
+    egraph = saturate(outputs, rules, backward=True, limits=limits, progress=report)
+    produced = 0
+    for form in egraph.forms(limit=None if limit is None else limit + 1, roots=outputs):
+        if all(a is b for a, b in zip(form, outputs)):
+            continue  # the input itself
+        yield _same_structure(graph, single, form)
+        produced += 1
+        if limit is not None and produced >= limit:
+            return
 
 
 def _equivalents(
@@ -204,6 +255,8 @@ def match(
     depth: int = 2,
     limit: int | None = 100,
     rules: Rules | None = None,
+    *,
+    limits: Limits | None = None,
 ) -> Iterator[dict[Any, Any]]:
     """Substitutions under which ``pattern`` unifies with ``graph`` or an equivalent form.
 
@@ -216,14 +269,15 @@ def match(
     for a pattern at every node.  ``pattern`` may also be a
     :mod:`relations.patterns` pattern (``p.exp(p.var("a"))``); its answers
     map the pattern's variables.  The arguments are checked when ``match``
-    is called.
+    is called.  With ``limits``, the forms are those of one e-graph
+    (see :func:`equivalents`).
     """
     if not isinstance(graph, Variable):
         raise TypeError(f"graph must be a PyTensor Variable, got {type(graph).__name__}")
     check_pattern(pattern)
     depth = check_count(depth, "depth")
     limit = check_count(limit, "limit", allow_none=True)
-    forms = chain([graph], equivalents(graph, limit=limit, depth=depth, rules=rules))
+    forms = chain([graph], equivalents(graph, limit=limit, depth=depth, rules=rules, limits=limits))
     return _match(forms, pattern)
 
 

@@ -318,3 +318,48 @@ def test_a_proof_that_does_not_hold_fails_its_check():
     assert [st.rule for st in steps] == ["given"]
     assert not Proof(pt.exp(x) + 1, pt.log(x) + 1, steps).check()
     assert math.isfinite(len(steps))
+
+
+# -- equivalents and match on the e-graph ------------------------------------------------
+
+
+def test_equivalents_with_limits_are_the_egraph_forms():
+    from pytensor.graph.basic import equal_computations
+
+    vs = [pt.vector(f"v{i}") for i in range(3)]
+    g = _site(vs[0]) + _site(vs[1]) + _site(vs[2])
+    forms = list(relations.equivalents(g, limit=40, depth=4, limits=Limits()))
+    assert len(forms) == 40  # backward steps too: hundreds of thousands of forms in all
+    assert not any(equal_computations([f], [g]) for f in forms)
+    assert any(equal_computations([f], [relations.normalize(g)]) for f in forms)
+    shapes = {v: [(3,), (0,), (1,)] for v in vs}
+    for f in forms[:3] + forms[-3:]:
+        check_rewrite(g, f, shapes)
+    assert len(list(relations.equivalents(g, limit=3, limits=Limits()))) == 3
+    assert list(relations.equivalents(g, depth=0, limits=Limits())) == []
+    lists = list(relations.equivalents([_site(x), s + y], limit=4, limits=Limits()))
+    assert lists and all(isinstance(f, list) and len(f) == 2 for f in lists)
+    with pytest.raises(TypeError, match="limits must be"):
+        relations.equivalents(g, limits=5)
+
+
+def test_equivalents_with_limits_report_progress():
+    seen = []
+    list(relations.equivalents(_site(x), limit=None, limits=Limits(), progress=seen.append))
+    assert seen and all(isinstance(r, relations.Progress) for r in seen)
+    assert [r.depth for r in seen] == list(range(1, len(seen) + 1))
+
+
+def test_match_with_limits_modulo_the_rules():
+    from etuples import etuple
+    from pytensor.tensor.elemwise import DimShuffle
+    from unification import var
+
+    from graph_bridge import etuplize
+
+    a, b, ds = var("a"), var("b"), var("ds")
+    pattern = etuple(etuplize(pt.add), etuple(ds, a), b)
+    g = relations.normalize(s + y)  # add{x,*}(s, y): no node between add and s
+    assert list(relations.match(g, pattern, depth=0, limits=Limits())) == []
+    found = list(relations.match(g, pattern, limits=Limits()))
+    assert any(ans[a] is s and isinstance(ans[ds], DimShuffle) and ans[b] is y for ans in found)
