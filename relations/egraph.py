@@ -445,6 +445,7 @@ class EGraph:
                     self._backward_done.add(t)
                     self._backward_at(t, stats)
         grew = len(self._hashcons)
+        self._built.clear()  # a choice whose plans ran is in ``_done``: its variable is not needed again
         self.rebuild()
         return (len(self._vars), len(self._members)) != before or len(self._hashcons) != grew
 
@@ -463,10 +464,11 @@ class EGraph:
                 level = {find(g) for c in level for m in members[c] for g in children[m]}
         return False
 
-    def _variants(self, t: int, depth: int) -> Iterator[tuple[Any, Variable]]:
+    def _variants(self, t: int, depth: int, skip: set | None = None) -> Iterator[tuple[Any, Variable]]:
         """``(choice, variable)`` pairs for e-node ``t``: its own variable first, then (``depth`` > 0) the
         same Op over other e-nodes of its input classes, chosen ``depth`` levels down (at most
-        :data:`MAX_CHOICES`).  A choice is a key of term ids; its variable is built once."""
+        :data:`MAX_CHOICES`).  A choice is a key of term ids; its variable is built once per
+        iteration, and not at all when its key is in ``skip``."""
         v = self._vars[t]
         yield t, v
         node = v.owner
@@ -475,18 +477,20 @@ class EGraph:
         find, members, built = self.find, self._members, self._built
         options = []
         for c in self._children[t]:
-            others = (m for m in members[find(c)] if m != c)
-            found = islice(chain(self._variants(c, depth - 1), *(self._variants(m, depth - 1) for m in others)), MAX_CHOICES)
+            others = (self._variants(m, depth - 1) for m in members[find(c)] if m != c)
+            found = islice(chain(self._variants(c, depth - 1), chain.from_iterable(others)), MAX_CHOICES)
             options.append(list(found))
         own = self._children[t]
         k = node.outputs.index(v)
         for combo in islice(product(*options), 1, MAX_CHOICES):  # the first is ``v`` itself
             key = (t, tuple([k for k, _ in combo]))
+            if skip is not None and key in skip:
+                continue
             w = built.get(key)
             if w is None:
                 if all(map(_same_term, key[1], own)):
                     continue
-                new = Apply(node.op, [u for _, u in combo], [o.type() for o in node.outputs])
+                new = Apply(node.op, [u for _, u in combo], [o.type.make_variable() for o in node.outputs])
                 w = built[key] = new.outputs[k]
             yield key, w
 
@@ -496,7 +500,7 @@ class EGraph:
         if node is None or len(node.outputs) != 1 or not in_vocabulary(node.op):
             return
         done = self._done
-        for key, w in self._variants(t, MATCH_DEPTH):
+        for key, w in self._variants(t, MATCH_DEPTH, done):
             if key in done:
                 continue
             if deadline is not None and time.perf_counter() > deadline:
