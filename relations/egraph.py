@@ -507,11 +507,12 @@ class EGraph:
                 del self._visited[t]  # not every choice was seen: visit it again
                 raise _Stop("seconds")
             done.add(key)
-            own = w is v
+            # a choice of the input e-nodes only (their own variables below them)
+            shallow = w is v or all(type(k) is int for k in key[1])
             for rel in self.index.forward_for(w.owner):
-                # a rule whose index names no input Op (``child_heads``) asks about its inputs'
-                # types only, which the choices share: it runs at the e-node's own variable
-                if own or rel.child_heads is not None:
+                # a rule whose index names no input Op (``child_heads``) reads at most its
+                # inputs' own nodes: the choices two levels down would give it nothing new
+                if shallow or rel.child_heads is not None:
                     self._apply(rel, w, w, "forward", self._bgen[t], stats)
 
     def _backward_at(self, t: int, stats: dict[str, RuleStats]) -> None:

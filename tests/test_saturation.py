@@ -363,3 +363,29 @@ def test_match_with_limits_modulo_the_rules():
     assert list(relations.match(g, pattern, depth=0, limits=Limits())) == []
     found = list(relations.match(g, pattern, limits=Limits()))
     assert any(ans[a] is s and isinstance(ans[ds], DimShuffle) and ans[b] is y for ans in found)
+
+
+# -- on random graphs ---------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from strategies import Drawn, graphs  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(graphs(max_nodes=8))
+def test_every_normalize_step_is_a_union_and_extraction_keeps_values(drawn: Drawn):
+    before = snapshot(*drawn.outputs)
+    eg = saturate(drawn.outputs, backward=False)
+    assert eg.report.stop == "saturated", drawn.describe()
+    for step in relations.explain(drawn.outputs).steps:
+        assert eg.same(step.before, step.after), (step.rule, drawn.describe())
+    out = eg.extract()
+    assert out.cost <= elements_touched(relations.normalize(drawn.outputs)), drawn.describe()
+    for a, b in zip(drawn.outputs, out.result):
+        assert a.type.dtype == b.type.dtype and a.type.broadcastable == b.type.broadcastable
+    if not drawn.may_raise:
+        from helpers import assert_same_values
+
+        assert_same_values(drawn.outputs, out.result, drawn.givens())
+    assert snapshot(*drawn.outputs) == before
