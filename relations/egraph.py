@@ -180,7 +180,7 @@ class EGraph:
         self._vars: list[Variable] = []  # term -> its variable
         self._children: list[tuple[int, ...]] = []  # term -> its input terms
         self._parent: list[int] = []  # union-find over terms; a class is named by its root term
-        self._edges: list[list[tuple[int, Any]]] = []  # the explanation forest: term -> (term, why)
+        self._edges: dict[int, list[tuple[int, Any]]] = {}  # the explanation forest: term -> (term, why)
         self._bgen: list[int] = []  # backward steps that made the term
         self._term_of: dict[Variable, int] = {}
         self._hashcons: dict[Any, int] = {}  # key -> the canonical term (the e-node)
@@ -248,7 +248,6 @@ class EGraph:
         self._vars.append(v)
         self._children.append(children)
         self._parent.append(t)
-        self._edges.append([])
         self._bgen.append(self._new_gen)
         self._term_of[v] = t
         self._type[t] = v.type
@@ -282,8 +281,9 @@ class EGraph:
                 f"({why if isinstance(why, str) else getattr(why[0], '__name__', why[0])}): "
                 f"an e-class has one type"
             )
-        self._edges[a].append((b, why))
-        self._edges[b].append((a, why))
+        edges = self._edges
+        edges.setdefault(a, []).append((b, why))
+        edges.setdefault(b, []).append((a, why))
         ma, mb = self._members[ra], self._members[rb]
         if len(ma) < len(mb):
             ra, rb, ma, mb = rb, ra, mb, ma
@@ -368,7 +368,7 @@ class EGraph:
     def edges(self, t: int) -> list[tuple[int, Any]]:
         """The unions recorded at term ``t``: ``(other term, why)``; ``why`` is :data:`CONGRUENCE`
         or ``(relation, direction, before term)``."""
-        return self._edges[t]
+        return self._edges.get(t, [])
 
     @property
     def size(self) -> tuple[int, int]:
@@ -420,6 +420,10 @@ class EGraph:
                     report.stop = "met"
                     break
         self._fill(report, start)
+        # the choices matched are forgotten (an e-node's rules run again only where a class
+        # below it changes, ``_changed_below``): the e-graph keeps its terms, not its work
+        self._done.clear()
+        self._built.clear()
         log.info("saturate: %s", str(report).splitlines()[0])
         return report
 
