@@ -193,6 +193,7 @@ class EGraph:
         self._stamp: dict[int, int] = {}  # class -> the round it last gained an e-node
         self._visited: dict[int, int] = {}  # e-node -> the round its rules last ran
         self._backward_done: set[int] = set()
+        self._held: set[int] = set()  # terms added not to be expanded backward (``add``)
         self._new_gen = 0
         #: the outputs given to :func:`saturate` (or the first :meth:`add`)
         self.roots: list[Variable] = []
@@ -210,12 +211,30 @@ class EGraph:
             t = parent[t]
         return t
 
-    def add(self, graph: Variable | Sequence[Variable]) -> list[int]:
-        """Add the variables of ``graph`` (and their sub-graphs); their classes."""
+    def add(self, graph: Variable | Sequence[Variable], backward: bool = True) -> list[int]:
+        """Add the variables of ``graph`` (and their sub-graphs); their classes.
+
+        ``backward=False``: the new terms are not expanded backward (a goal
+        ``prove`` aims at, not a start to search from), until :meth:`expand`.
+        """
         outputs, single = as_variables(graph, "graph")
         if not self.roots:
             self.roots, self._single = list(outputs), single
-        return [self.find(self._add(v)) for v in outputs]
+        first = len(self._vars)
+        self._new_gen = 0 if backward else MAX_BACKWARD_DEPTH
+        try:
+            classes = [self.find(self._add(v)) for v in outputs]
+        finally:
+            self._new_gen = 0
+        if not backward:
+            self._held.update(range(first, len(self._vars)))
+        return classes
+
+    def expand(self) -> None:
+        """Let the terms added with ``add(..., backward=False)`` be expanded backward too."""
+        for t in self._held:
+            self._bgen[t] = 0
+        self._held.clear()
 
     def _add(self, root: Variable) -> int:
         """The term of ``root``, adding it and every sub-variable not yet held (iteratively)."""

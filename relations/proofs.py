@@ -126,8 +126,9 @@ def prove(
 ) -> Proof | None:
     """Steps turning graph ``a`` into graph ``b``, or ``None`` if saturation did not join them.
 
-    Both are added to one e-graph, saturated forward (then backward too,
-    if that did not join them) until their classes meet or ``limits``
+    Both are added to one e-graph, saturated forward (then backward from
+    ``a``'s terms, then from ``b``'s too, while that did not join them)
+    until their classes meet or ``limits``
     (default :class:`relations.Limits`; ``timeout`` seconds, if given,
     bounds each run too) stop it; the proof is the chain of rule
     applications that joined them (:func:`explain_union`), and passes
@@ -157,11 +158,13 @@ def prove(
         limits = Limits(nodes=limits.nodes, iterations=limits.iterations, seconds=seconds)
     egraph = EGraph(rules)
     egraph.add(outs_a)
-    egraph.add(outs_b)
+    egraph.add(outs_b, backward=False)  # expanded backward only if the search from a fails
     steps = prove_in(egraph, outs_a, outs_b)
-    for backward in (False, True):
+    for backward, expand in ((False, False), (True, False), (True, True)):
         if steps is not None:
             break
+        if expand:
+            egraph.expand()
         egraph.run(limits, backward, until=lambda: _joined(egraph, outs_a, outs_b))
         steps = prove_in(egraph, outs_a, outs_b)
     return None if steps is None else Proof(a, b, steps)
