@@ -487,35 +487,51 @@ class EGraph:
                 level = {find(g) for c in level for m in members[c] for g in children[m]}
         return False
 
-    def _variants(self, t: int, depth: int, skip: set | None = None) -> Iterator[tuple[Any, Variable]]:
+    def _variants(
+        self, t: int, depth: int, skip: set | None = None, build: bool = True
+    ) -> Iterator[tuple[Any, Any]]:
         """``(choice, variable)`` pairs for e-node ``t``: its own variable first, then (``depth`` > 0) the
-        same Op over other e-nodes of its input classes, chosen ``depth`` levels down (at most
-        :data:`MAX_CHOICES`).  A choice is a key of term ids; its variable is built once per
-        iteration, and not at all when its key is in ``skip``."""
+        same Op over other e-nodes of its input classes, chosen ``depth`` levels down: one input
+        changed at a time first, then two or more (at most :data:`MAX_CHOICES` in all).  A choice is
+        a key of term ids; its variable is built once per iteration, not at all if ``skip`` has it;
+        with ``build=False`` a new choice comes as its list of input variables instead."""
         v = self._vars[t]
         yield t, v
         node = v.owner
-        if depth == 0 or node is None or not self._children[t]:
-            return
-        find, members, built = self.find, self._members, self._built
-        options = []
-        for c in self._children[t]:
-            others = (self._variants(m, depth - 1) for m in members[find(c)] if m != c)
-            found = islice(chain(self._variants(c, depth - 1), chain.from_iterable(others)), MAX_CHOICES)
-            options.append(list(found))
         own = self._children[t]
+        if depth == 0 or node is None or not own:
+            return
+        options = [_Lazy(self._input_choices(c, depth - 1)) for c in own]
+        base = [o.get(0) for o in options]
         k = node.outputs.index(v)
-        for combo in islice(product(*options), 1, MAX_CHOICES):  # the first is ``v`` itself
-            key = (t, tuple([k for k, _ in combo]))
+        made = 0
+        for combo in _combinations(options, base):
+            if made >= MAX_CHOICES - 1:
+                return
+            key = (t, tuple([ck for ck, _ in combo]))
+            if all(map(_same_term, key[1], own)):
+                continue
+            made += 1
             if skip is not None and key in skip:
                 continue
-            w = built.get(key)
+            w = self._built.get(key)
             if w is None:
-                if all(map(_same_term, key[1], own)):
+                if not build:
+                    yield key, [u for _, u in combo]
                     continue
-                new = Apply(node.op, [u for _, u in combo], [o.type.make_variable() for o in node.outputs])
-                w = built[key] = new.outputs[k]
+                w = self._built[key] = self._build(node, [u for _, u in combo], k)
             yield key, w
+
+    def _build(self, node: Apply, inputs: list[Variable], k: int) -> Variable:
+        new = Apply(node.op, inputs, [o.type.make_variable() for o in node.outputs])
+        return new.outputs[k]
+
+    def _input_choices(self, c: int, depth: int) -> Iterator[tuple[Any, Variable]]:
+        """The choices for input term ``c``: its own, then the other e-nodes of its class (``depth`` below)."""
+        yield from self._variants(c, depth)
+        for m in self._members[self.find(c)]:
+            if m != c:
+                yield from self._variants(m, depth)
 
     def _forward_at(self, t: int, stats: dict[str, RuleStats], deadline: float | None = None) -> None:
         v = self._vars[t]
@@ -523,7 +539,7 @@ class EGraph:
         if node is None or len(node.outputs) != 1 or not in_vocabulary(node.op):
             return
         done = self._done
-        for key, w in self._variants(t, MATCH_DEPTH, done):
+        for key, w in self._variants(t, MATCH_DEPTH, done, build=False):
             if key in done:
                 continue
             if deadline is not None and time.perf_counter() > deadline:
@@ -532,11 +548,18 @@ class EGraph:
             done.add(key)
             # a choice of the input e-nodes only (their own variables below them)
             shallow = w is v or all(type(k) is int for k in key[1])
-            for rel in self.index.forward_for(w.owner):
-                # a rule whose index names no input Op (``child_heads``) reads at most its
-                # inputs' own nodes: the choices two levels down would give it nothing new
-                if shallow or rel.child_heads is not None:
-                    self._apply(rel, w, w, "forward", self._bgen[t], stats)
+            # the rule index reads an Op and its inputs: the choice is built only for rules it gives
+            built = isinstance(w, Variable)
+            rules = self.index.forward_for(w.owner if built else _View(node.op, w))
+            # a rule whose index names no input Op (``child_heads``) reads at most its
+            # inputs' own nodes: the choices two levels down would give it nothing new
+            rules = [r for r in rules if shallow or r.child_heads is not None]
+            if not rules:
+                continue
+            if not built:
+                w = self._build(node, w, 0)
+            for rel in rules:
+                self._apply(rel, w, w, "forward", self._bgen[t], stats)
 
     def _backward_at(self, t: int, stats: dict[str, RuleStats]) -> None:
         v = self._vars[t]
@@ -605,6 +628,54 @@ class EGraph:
 
 def _same_term(a: Any, b: int) -> bool:
     return a == b
+
+
+class _View:
+    """An Op and input variables, as ``RuleIndex.forward_for`` reads a node (nothing built)."""
+
+    __slots__ = ("inputs", "op")
+
+    def __init__(self, op: Any, inputs: list[Variable]) -> None:
+        self.op, self.inputs = op, inputs
+
+
+class _Lazy:
+    """The items of an iterator, read as far as asked (at most :data:`MAX_CHOICES`)."""
+
+    def __init__(self, items: Iterator[Any]) -> None:
+        self._items = items
+        self._seen: list[Any] = []
+
+    def get(self, j: int) -> Any:
+        seen = self._seen
+        while len(seen) <= j and len(seen) < MAX_CHOICES:
+            item = next(self._items, None)
+            if item is None:
+                self._items = iter(())
+                break
+            seen.append(item)
+        return seen[j] if j < len(seen) else None
+
+    def all(self) -> list[Any]:
+        self.get(MAX_CHOICES)
+        return self._seen
+
+
+def _combinations(options: list[_Lazy], base: list[Any]) -> Iterator[list[Any]]:
+    """``base`` with one input changed at a time (each input's options in turn), then every
+    combination of the options read so far that changes two or more."""
+    for i, opts in enumerate(options):
+        j = 1
+        while (o := opts.get(j)) is not None:
+            combo = list(base)
+            combo[i] = o
+            yield combo
+            j += 1
+    if len(options) < 2:
+        return
+    for combo in product(*[o.all() for o in options]):
+        if sum(a is not b for a, b in zip(combo, base)) >= 2:
+            yield list(combo)
 
 
 def saturate(
