@@ -11,12 +11,15 @@ types is a bug in a rule and raises ``TypeError`` naming both.
 
 The relations drive it, as they are; no rule is written twice.  Each rule's
 forward mode is its compiled plan (``relations.forward``), which reads a
-variable's one-level view.  E-matching: at an e-node the plan runs on a
-variable of that e-node whose inputs range over the e-nodes of the input
-classes (each choice is a node built over those e-nodes' own variables, at
-most :data:`MAX_CHOICES` choices per e-node); a plan that reads deeper sees
-the variables those e-nodes were made from.  Each answer is added and
-unioned with the matched class.  With ``backward=True`` each rule's
+variable's one-level view.  E-matching: at an e-node the plan runs on
+variables of that e-node whose inputs range over the e-nodes of the input
+classes, :data:`MATCH_DEPTH` levels down (one input changed at a time
+first, then two or more; at most :data:`MAX_CHOICES` choices per e-node;
+a choice is a node built over those e-nodes' own variables, only when the
+rule index gives it a rule, and a rule naming no input Op in its
+``child_heads`` sees the choices one level down only); a plan that reads
+deeper sees the variables those e-nodes were made from.  Each answer is
+added and unioned with the matched class.  With ``backward=True`` each rule's
 backward mode adds, for every e-node not itself made by a backward step, up
 to :data:`MAX_BACKWARD_ANSWERS` forms rewriting to it (the bound the
 breadth-first search had per node and relation).  Type guards read the
@@ -36,7 +39,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, islice, product
+from itertools import islice, product
 from typing import Any
 
 import numpy as np

@@ -1,9 +1,7 @@
 """Equality saturation: the e-graph, its limits and report, extraction, forms and proofs."""
 
 import logging
-import math
 
-import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
@@ -317,7 +315,6 @@ def test_a_proof_that_does_not_hold_fails_its_check():
     steps = prove_in(eg, [pt.exp(x) + 1], [pt.log(x) + 1])
     assert [st.rule for st in steps] == ["given"]
     assert not Proof(pt.exp(x) + 1, pt.log(x) + 1, steps).check()
-    assert math.isfinite(len(steps))
 
 
 # -- equivalents and match on the e-graph ------------------------------------------------
