@@ -66,7 +66,7 @@ def _memory_ratio(outs) -> float:
 
     A saturation of a copy runs first, so the process's caches (ABC subclass checks, the
     plans) are warm and not counted."""
-    relations.saturate(clone([], outs), backward=False)
+    relations.saturate(list(clone([], outs)[1]), backward=False)
     gc.collect()
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]

@@ -120,7 +120,9 @@ class Report:
     """Why and where a saturation stopped.
 
     ``stop`` is ``"saturated"`` (an iteration added nothing), ``"nodes"``,
-    ``"iterations"`` or ``"seconds"`` (the :class:`Limits` bound hit).
+    ``"iterations"`` or ``"seconds"`` (the :class:`Limits` bound hit), or
+    ``"met"`` when a run's ``until`` condition held first (``prove``: the
+    two classes met).
     """
 
     stop: str = "saturated"
