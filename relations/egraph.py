@@ -50,6 +50,7 @@ from graph_bridge import in_vocabulary, node_term
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from relations.arguments import as_variables, check_callable, check_count, check_relations
+from relations import extract as extract_mod
 from relations.engine import replacements
 from relations.rules import Relation, RuleIndex
 from relations.rulesets import DEFAULT_RULES
@@ -616,15 +617,11 @@ class EGraph:
 
     def extract(self, cost: Callable[[Variable], float] | None = None, roots: Sequence[Variable] | None = None):
         """The cheapest form of the roots (DAG-aware); see :func:`relations.extract.extract`."""
-        from relations.extract import extract
-
-        return extract(self, cost, roots)
+        return extract_mod.extract(self, cost, roots)
 
     def forms(self, limit: int | None = None, roots: Sequence[Variable] | None = None) -> Iterator[Any]:
         """The distinct forms of the roots, lazily; see :func:`relations.extract.forms`."""
-        from relations.extract import forms
-
-        return forms(self, limit, roots)
+        return extract_mod.forms(self, limit, roots)
 
     def structure(self, outputs: list[Variable]) -> Any:
         """``outputs`` in the structure of the graph given to :func:`saturate` (a variable or a list)."""
