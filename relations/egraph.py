@@ -559,7 +559,10 @@ class EGraph:
             rules = self.index.forward_for(w.owner if built else _View(node.op, w))
             # a rule whose index names no input Op (``child_heads``) reads at most its
             # inputs' own nodes: the choices two levels down would give it nothing new
-            rules = [r for r in rules if shallow or r.child_heads is not None]
+            if w is not v:
+                ins = w.owner.inputs if built else w
+                changed = [i for i, (a, b) in enumerate(zip(ins, node.inputs)) if a is not b]
+                rules = [r for r in rules if _reads_changed(r, shallow, ins, changed)]
             if not rules:
                 continue
             if not built:
@@ -626,6 +629,17 @@ class EGraph:
     def structure(self, outputs: list[Variable]) -> Any:
         """``outputs`` in the structure of the graph given to :func:`saturate` (a variable or a list)."""
         return outputs[0] if self._single and len(outputs) == 1 else list(outputs)
+
+
+def _reads_changed(rule: Relation, shallow: bool, ins: Sequence[Variable], changed: list[int]) -> bool:
+    """Whether ``rule`` may answer differently on a choice whose inputs at ``changed`` differ from the
+    e-node's own: a rule naming no input Op (``child_heads``) reads its inputs' own nodes only (so only
+    a ``shallow`` choice is new to it); a rule naming some reads through an input of those Ops, so a
+    choice is new to it when a changed input is one."""
+    heads = rule.child_heads
+    if heads is None:
+        return shallow
+    return any(ins[i].owner is not None and isinstance(ins[i].owner.op, heads) for i in changed)
 
 
 def _same_term(a: Any, b: int) -> bool:
