@@ -44,7 +44,9 @@ from relations.arguments import (
     check_timeout,
 )
 from relations.broadcast import broadcast_shapeo
-from relations.explain import Explanation, Proof, Step, explain, prove
+from relations.egraph import EGraph, Limits, Report, saturate
+from relations.explain import Explanation, Proof, Step, explain
+from relations.proofs import prove
 from relations.frontier import Progress
 from relations.patterns import Node
 from relations.patterns import match as pattern_match
@@ -68,6 +70,9 @@ from relations import lang
 __all__ = [
     "COMPILE_RULES",
     "DEFAULT_RULES",
+    "EGraph",
+    "Limits",
+    "Report",
     "LOWERING_RULES",
     "Found",
     "Graph",
@@ -93,6 +98,7 @@ __all__ = [
     "register",
     "rewrite_rule",
     "rule",
+    "saturate",
     "verify",
 ]
 
@@ -144,8 +150,20 @@ def equivalents(
     timeout: float | None = None,
     rules: Rules | None = None,
     progress: Callable[[Progress], object] | None = None,
+    *,
+    limits: Limits | None = None,
 ) -> Iterator[Graph]:
     """Graphs equal to ``graph`` that the rules relate to it, lazily, fewest steps first.
+
+    With ``limits`` (a :class:`Limits`), the forms come from one e-graph
+    instead: ``graph`` is saturated (:func:`saturate`, forward and backward,
+    within ``limits``; ``depth`` and ``timeout`` bound its iterations and
+    seconds too) and :meth:`EGraph.forms` gives its forms, cheapest first:
+    every combination of the forms found at independent sites (the
+    breadth-first search below reaches only ``depth`` of them), and lifts
+    through shared sub-graphs that the search's use guards refuse.
+    ``progress`` is then called after each iteration with a
+    :class:`relations.Progress` (``depth``: iterations, ``frontier``: e-nodes).
 
     A step applies one relation of ``rules`` (default :data:`DEFAULT_RULES`)
     forward or backward at one node.  The search is breadth first from the
@@ -174,7 +192,46 @@ def equivalents(
     progress = check_callable(progress, "progress")
     outputs, single = as_variables(graph, "graph")
     index = rule_index(rules)
+    if limits is not None:
+        limits = _bounded(limits, depth, timeout)
+        return _saturated_forms(graph, single, outputs, rules, limit, limits, progress)
     return _equivalents(graph, single, outputs, index, limit, depth, timeout, progress)
+
+
+def _bounded(limits: Any, depth: int, timeout: float | None) -> Limits:
+    """``limits`` (checked) with ``depth`` as a bound on iterations and ``timeout`` on seconds."""
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a relations.Limits, got {type(limits).__name__}")
+    its = depth if limits.iterations is None else min(depth, limits.iterations)
+    secs = limits.seconds if timeout is None else min(timeout, limits.seconds or timeout)
+    return Limits(nodes=limits.nodes, iterations=its, seconds=secs)
+
+
+def _saturated_forms(
+    graph: Any,
+    single: bool,
+    outputs: list[Variable],
+    rules: Rules | None,
+    limit: int | None,
+    limits: Limits,
+    progress: Callable[[Progress], object] | None,
+) -> Iterator[Any]:
+    if limit == 0 or limits.iterations == 0:
+        return
+
+    def report(r: Report) -> None:
+        if progress is not None:
+            progress(Progress(forms=0, depth=r.iterations, frontier=r.nodes, elapsed=r.seconds))
+
+    egraph = saturate(outputs, rules, backward=True, limits=limits, progress=report)
+    produced = 0
+    for form in egraph.forms(limit=None if limit is None else limit + 1, roots=outputs):
+        if all(a is b for a, b in zip(form, outputs)):
+            continue  # the input itself
+        yield _same_structure(graph, single, form)
+        produced += 1
+        if limit is not None and produced >= limit:
+            return
 
 
 def _equivalents(
@@ -201,6 +258,8 @@ def match(
     depth: int = 2,
     limit: int | None = 100,
     rules: Rules | None = None,
+    *,
+    limits: Limits | None = None,
 ) -> Iterator[dict[Any, Any]]:
     """Substitutions under which ``pattern`` unifies with ``graph`` or an equivalent form.
 
@@ -213,14 +272,15 @@ def match(
     for a pattern at every node.  ``pattern`` may also be a
     :mod:`relations.patterns` pattern (``p.exp(p.var("a"))``); its answers
     map the pattern's variables.  The arguments are checked when ``match``
-    is called.
+    is called.  With ``limits``, the forms are those of one e-graph
+    (see :func:`equivalents`).
     """
     if not isinstance(graph, Variable):
         raise TypeError(f"graph must be a PyTensor Variable, got {type(graph).__name__}")
     check_pattern(pattern)
     depth = check_count(depth, "depth")
     limit = check_count(limit, "limit", allow_none=True)
-    forms = chain([graph], equivalents(graph, limit=limit, depth=depth, rules=rules))
+    forms = chain([graph], equivalents(graph, limit=limit, depth=depth, rules=rules, limits=limits))
     return _match(forms, pattern)
 
 
@@ -367,20 +427,28 @@ def best(
     depth: int = 2,
     limit: int | None = 200,
     rules: Rules | None = None,
+    *,
+    limits: Limits | None = None,
 ) -> Graph:
-    """The cheapest of ``graph``, its normal form and its :func:`equivalents` under ``cost``.
+    """The cheapest form of ``graph`` under ``cost``: saturation, then extraction.
 
-    ``cost`` takes a list of output variables and returns a number; the
-    default, :func:`relations.costs.elements_touched`, estimates the elements
-    every node writes from static shapes (an unknown length counts 16, so with
-    no static shapes it ranks by node count weighted by rank).  The input
-    itself is returned unless a form is strictly cheaper; ties keep the
-    earlier (fewer steps) form.  ``cost`` must return a real number (an
-    int, a float or a numpy scalar, not a bool or NaN); anything else is a
-    ``TypeError``/``ValueError`` naming ``cost``.
+    ``graph`` is saturated (:func:`saturate`, forward and backward, within
+    ``limits``, default :class:`Limits()`), and the e-graph's cheapest form
+    is extracted (:meth:`EGraph.extract`, DAG-aware: a shared sub-graph is
+    paid once).  The default ``cost``, :func:`relations.costs.elements_touched`,
+    estimates the elements every node writes from static shapes (an unknown
+    length counts 16); extraction minimizes it exactly where the e-graph is
+    small enough.  A ``cost`` of your own takes a list of output variables
+    and returns a number: the extracted form and up to ``limit`` more forms
+    of the e-graph (:meth:`EGraph.forms`) are ranked by it.  The input and
+    its normal form (:func:`normalize`) are candidates too, so the result
+    is never costlier than either; ties keep the input, then the normal
+    form.  ``cost`` must return a real number (an int, a float or a numpy
+    scalar, not a bool or NaN); anything else is a ``TypeError``/``ValueError``
+    naming ``cost``.  ``depth`` is checked and kept for the signature's sake.
     """
     cost = check_callable(cost, "cost")
-    depth = check_count(depth, "depth")
+    check_count(depth, "depth")
     limit = check_count(limit, "limit", allow_none=True)
     outputs, single = as_variables(graph, "graph")
     rule_index(rules)  # checks ``rules`` before any work
@@ -390,15 +458,16 @@ def best(
             return elements_touched(outs)
         return check_cost_value(cost(outs), "cost")
 
+    egraph = saturate(outputs, rules, backward=True, limits=limits)
+    candidates: list[Any] = [normalize(graph, rules), egraph.extract(roots=outputs).result]
+    if cost is not None and limit:
+        candidates.extend(egraph.forms(limit=limit, roots=outputs))
     best_form, best_cost = graph, cost_fn(outputs)
-    # the normal form is an equivalent however many steps away it is
-    candidates = chain(
-        [normalize(graph, rules)], equivalents(graph, limit=limit, depth=depth, rules=rules)
-    )
     for form in candidates:
-        c = cost_fn([form] if single else list(form))
+        outs = [form] if isinstance(form, Variable) else list(form)
+        c = cost_fn(outs)
         if c < best_cost:
-            best_form, best_cost = form, c
+            best_form, best_cost = _same_structure(graph, single, outs), c
     return best_form
 
 

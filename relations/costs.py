@@ -33,6 +33,7 @@ __all__ = [
     "node_elements",
     "op_kind",
     "shape_finder",
+    "variable_elements",
 ]
 
 #: where the shipped table lives (``benchmarks/calibrate.py`` writes it)
@@ -48,14 +49,7 @@ def elements_touched(outputs: Sequence[Variable], unknown_dim: int = 16) -> floa
     total = 0.0
     for v in owned_variables(outputs):
         for o in v.owner.outputs:
-            shape = getattr(o.type, "shape", None)
-            if shape is None:
-                total += 1
-                continue
-            size = 1.0
-            for d in shape:
-                size *= unknown_dim if d is None else d
-            total += max(size, 1.0)
+            total += variable_elements(o, unknown_dim)
     return total
 
 
@@ -292,3 +286,18 @@ def _value_of(v: Variable) -> np.ndarray | None:
         except Exception:  # noqa: BLE001 - a shared variable of another kind
             return None
     return None
+
+
+def variable_elements(v: Variable, unknown_dim: int = 16) -> float:
+    """Elements ``v`` holds, from its static shape (at least 1; an unknown length counts ``unknown_dim``).
+
+    Summed over the outputs of every node of a graph, this is
+    :func:`elements_touched`; ``relations.extract`` uses it as the cost of an e-node.
+    """
+    shape = getattr(v.type, "shape", None)
+    if shape is None:
+        return 1.0
+    size = 1.0
+    for d in shape:
+        size *= unknown_dim if d is None else d
+    return max(size, 1.0)

@@ -29,7 +29,7 @@ from relations.rules import Relation, RuleIndex
 from relations.arguments import as_variables, check_count, check_timeout
 from relations.engine import normalize_variables, replacements
 from relations.form_search import StructuralKeys, one_step
-from relations.rulesets import LOWERING_RULES
+from relations.rulesets import LOWERING_RULES, rule_index
 from relations.verify import Counterexample, compare_values
 
 #: answers of a relation run from the left side that :meth:`Step.holds` compares
@@ -370,10 +370,8 @@ def explain(graph: Any, rules: Any = None, bookkeeping: bool = False) -> Explana
         explain(sum(expand_dims(exp(x), 0))).steps
         -> [careduce_dimshuffle_fullo: Sum(ExpandDims(Exp(x))) -> Sum(Exp(x))]
     """
-    from relations.rulesets import rule_index as _index
-
     outputs, single = as_variables(graph, "graph")
-    result, steps = _explained(outputs, _index(rules))
+    result, steps = _explained(outputs, rule_index(rules))
     return Explanation(graph, _structure(graph, single, result), steps, bookkeeping=bool(bookkeeping))
 
 
@@ -395,8 +393,6 @@ def prove(
         prove(sum(expand_dims(exp(x), 0)), sum(exp(x)))
         -> [careduce_dimshuffle_fullo: Sum(ExpandDims(Exp(x))) -> Sum(Exp(x))]
     """
-    from relations.rulesets import rule_index as _index
-
     depth = check_count(depth, "depth")
     timeout = check_timeout(timeout)
     outs_a, single_a = as_variables(a, "a")
@@ -405,7 +401,7 @@ def prove(
         raise ValueError(
             f"a and b must have the same structure, got {len(outs_a)} and {len(outs_b)} outputs"
         )
-    index = _index(rules)
+    index = rule_index(rules)
     keys = StructuralKeys()
 
     def key(outs: Sequence[Variable]) -> tuple[int, ...]:

@@ -1,0 +1,195 @@
+"""Equality saturation on PyMC model graphs and generated graphs: ``python benchmarks/saturation.py``.
+
+Needs PyMC and egglog (``pip install -e '.[bench]'``, Python 3.12 line).
+Three tables, from one run:
+
+- ``models``: for ``[model.logp(), model.dlogp()]`` of each model of
+  ``tests/pymc_models.py``: nodes; PyTensor's ``canonicalize``
+  (``rewrite_graph(include=("canonicalize",))``) and ``saturate`` with the
+  default rules, ``backward=False``, on new graphs, interleaved, best of 3;
+  the ratio; the stop reason, classes, e-nodes and e-nodes added per second;
+  then ``backward=True`` with the default limits (one run): seconds, the
+  ratio, stop, e-nodes; whether ``best`` is no costlier than ``normalize``
+  (``elements_touched``); whether ``prove(g, normalize(g))`` and
+  ``prove(g, best(g))`` are found and check; and the memory of the
+  saturated e-graph over the graph's own (``tracemalloc``: what
+  ``saturate`` keeps, over what a clone of the graph takes).
+- ``family``: the same for the generated graph family of ``graphs.py`` at
+  10^3 and 10^4 nodes (forward, and backward with the default limits).
+- ``egglog``: on the same terms (the model graphs and the family), three
+  rules written in egglog-python 14 (full reduction of a DimShuffle,
+  DimShuffle composition, a unary lift through a set) against the same
+  three relations in ``saturate`` (``backward=False``): saturation +
+  extraction, ours over egglog's, best of 3.  egglog's time is given with
+  and without translating the PyTensor graph into its terms.
+
+``--quick`` runs three models and the 10^3 graph only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+import tracemalloc
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+warnings.filterwarnings("ignore", category=FutureWarning)
+warnings.filterwarnings("ignore", category=UserWarning)
+
+import pytensor  # noqa: E402
+from pytensor.graph.basic import clone  # noqa: E402
+from pytensor.graph.rewriting.utils import rewrite_graph  # noqa: E402
+
+import relations  # noqa: E402
+from graphs import count_nodes, pattern_family  # noqa: E402
+from pymc_models import MODELS, logp_dlogp, pm  # noqa: E402  (tests/pymc_models.py)
+from relations.costs import elements_touched  # noqa: E402
+from relations.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo  # noqa: E402
+from relations.lift import elemwise_set_subtensoro  # noqa: E402
+from timing import interleaved_seconds  # noqa: E402
+
+#: the three rules both engines run in the egglog table
+THREE_RULES = (careduce_dimshuffle_fullo, dimshuffle_composeo, elemwise_set_subtensoro)
+
+
+def _canonicalize(outs):
+    return rewrite_graph(outs, include=("canonicalize",), clone=True)
+
+
+def _memory_ratio(outs) -> float:
+    """Bytes ``saturate`` keeps (the e-graph, alive) over the bytes of a clone of the graph.
+
+    A saturation of a copy runs first, so the process's caches (ABC subclass checks, the
+    plans) are warm and not counted."""
+    relations.saturate(list(clone([], outs)[1]), backward=False)
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    copy = clone([], outs)  # noqa: F841 - kept alive while measured
+    graph_bytes = tracemalloc.get_traced_memory()[0] - base
+    del copy
+    gc.collect()
+    base = tracemalloc.get_traced_memory()[0]
+    # no time limit: tracemalloc slows every allocation down
+    eg = relations.saturate(outs, backward=False, limits=relations.Limits(seconds=None))  # noqa: F841
+    gc.collect()
+    egraph_bytes = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    return egraph_bytes / graph_bytes
+
+
+def _cost(g) -> float:
+    return elements_touched(g if isinstance(g, list) else [g])
+
+
+def _row(name: str, new_graph, rounds: int = 3) -> None:
+    graphs = [new_graph() for _ in range(rounds + 1)]
+    outs = graphs[-1]
+    sats: list = []
+    t_canon, t_sat = interleaved_seconds(
+        [lambda: _canonicalize(outs), lambda: sats.append(relations.saturate(graphs[len(sats)], backward=False))],
+        rounds=rounds,
+    )
+    tc, ts = min(t_canon), min(t_sat)
+    r = sats[-1].report
+    fresh = new_graph()
+    t0 = time.perf_counter()
+    back = relations.saturate(fresh, backward=True)
+    tb = time.perf_counter() - t0
+    rb = back.report
+    b = relations.best(outs)
+    normal = relations.normalize(outs)
+    p_norm = relations.prove(outs, normal)
+    p_best = relations.prove(outs, b)
+    mem = _memory_ratio(new_graph())
+    print(
+        f"| {name} | {count_nodes(outs)} | {tc * 1e3:.1f} | {ts * 1e3:.1f} | {ts / tc:.2f} | {r.stop} "
+        f"| {r.classes} | {r.nodes} | {r.nodes / ts:.0f} | {tb * 1e3:.0f} | {tb / tc:.1f} | {rb.stop} | {rb.nodes} "
+        f"| {_cost(b) <= _cost(normal)} ({_cost(b):.0f} / {_cost(normal):.0f}) "
+        f"| {p_norm is not None and p_norm.check()} | {p_best is not None and p_best.check()} | {mem:.1f} |",
+        flush=True,
+    )
+
+
+HEADER = (
+    "| graph | nodes | canonicalize (ms) | saturate (ms) | sat. / canon. | stop | classes | e-nodes "
+    "| e-nodes/s | backward (ms) | backward / canon. | stop | e-nodes | best <= normalize (cost) "
+    "| prove normal | prove best | memory / graph |\n|" + "---|" * 17
+)
+
+
+def models_table(names: list[str]) -> None:
+    print(f"pytensor {pytensor.__version__}, pymc {pm.__version__}; logp+dlogp; default rules; "
+          f"limits {relations.Limits()}")
+    print(HEADER)
+    for name in names:
+        _row(name, lambda name=name: logp_dlogp(MODELS[name]())[1])
+
+
+def family_table(sizes: list[int]) -> None:
+    print("generated family (benchmarks/graphs.py)")
+    print(HEADER)
+    for n in sizes:
+        _row(f"family {n}", lambda n=n: pattern_family(n))
+
+
+# -- egglog ------------------------------------------------------------------------
+
+
+def egglog_table(cases: list[tuple[str, object]]) -> None:
+    from egglog_terms import egglog_run
+
+    print("the same three rules (full reduction of a DimShuffle, DimShuffle composition, unary lift "
+          "through a set) in saturate and in egglog-python 14; saturation + extraction, best of 3")
+    print("| graph | nodes | ours (ms) | egglog run+extract (ms) | egglog with translation (ms) "
+          "| ours / egglog | ours / egglog with translation | our e-nodes | egglog e-nodes |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, new_graph in cases:
+        graphs = [new_graph() for _ in range(4)]
+        found = {}
+
+        def ours():
+            eg = relations.saturate(graphs.pop(), THREE_RULES, backward=False)
+            eg.extract()
+            found["ours"] = eg.report.nodes
+
+        def theirs():
+            found["egglog"] = egglog_run(graphs[0], found)
+
+        t_ours, t_egg = interleaved_seconds([ours, theirs], rounds=3)
+        to, te = min(t_ours), min(t_egg)
+        run_only = found["egglog"]["run"]
+        print(
+            f"| {name} | {count_nodes(graphs[0])} | {to * 1e3:.1f} | {run_only * 1e3:.1f} | {te * 1e3:.1f} "
+            f"| {to / run_only:.2f} | {to / te:.2f} | {found['ours']} | {found['egglog']['nodes']} |",
+            flush=True,
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--table", choices=["models", "family", "egglog", "all"], default="all")
+    args = parser.parse_args(argv)
+    if pm is None:
+        print("PyMC is not installed (pip install -e '.[bench]', Python 3.12): no model tables")
+        return
+    names = list(MODELS)[:3] if args.quick else list(MODELS)
+    sizes = [1000] if args.quick else [1000, 10000]
+    if args.table in ("models", "all"):
+        models_table(names)
+    if args.table in ("family", "all"):
+        family_table(sizes)
+    if args.table in ("egglog", "all"):
+        cases = [(n, lambda n=n: logp_dlogp(MODELS[n]())[1]) for n in names]
+        cases += [(f"family {n}", lambda n=n: pattern_family(n)) for n in sizes]
+        egglog_table(cases)
+
+
+if __name__ == "__main__":
+    main()
