@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
+import pytensor.tensor.math as ptm
 from pytensor.compile.mode import Mode
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import ancestors, explicit_graph_inputs
@@ -331,6 +332,7 @@ def _random_type(rng: np.random.Generator, length: int, ndim: int | None = None,
 def _pattern_instances(rule: Callable, rng: np.random.Generator, n: int) -> Iterator[tuple[Variable, int]]:
     lhs = rule.lhs
     pvars = p.pattern_vars(lhs)
+    prop_keys = _prop_keys(lhs)
     for _ in range(n):
         length = int(rng.integers(0, 4))
         ndim = int(rng.integers(0, 4))
@@ -343,11 +345,49 @@ def _pattern_instances(rule: Callable, rng: np.random.Generator, n: int) -> Iter
             )
             t.name = getattr(v, "name", None) or f"x{i}"
             binding[v] = t
-        try:
-            graph = p.build(lhs, binding.__getitem__)
-        except Exception:  # noqa: BLE001 - the drawn types do not fit the pattern
-            continue
-        yield graph, length
+        props = {v: _random_prop(rng, key, ndim) for v, key in prop_keys.items()}
+        graph = None
+        for chosen in (props, None) if props else (None,):  # drawn props, else PyTensor's defaults
+            try:
+                graph = p.build(lhs, binding.__getitem__, chosen)
+                break
+            except Exception:  # noqa: BLE001 - the drawn types or props do not fit the pattern
+                continue
+        if graph is not None:
+            yield graph, length
+
+
+def _prop_keys(pattern: Any) -> dict[Any, str]:
+    """The pattern's prop variables and the prop each stands for (``"axis"``, ``"order"``, ``"op"``)."""
+    found: dict[Any, str] = {}
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, p.Node):
+            for key, v in node.props:
+                if isinstance(v, p.PatternVar):
+                    found.setdefault(v, key)
+            stack.extend(node.args)
+    return found
+
+
+#: Reductions a reduction-head variable (``p.careduce(r, ...)``) is drawn among.
+_REDUCTIONS = (ptm.Sum, ptm.Prod, ptm.Max, ptm.Min, ptm.All, ptm.Any)
+
+
+def _random_prop(rng: np.random.Generator, key: str, ndim: int) -> Any:
+    """A value of prop ``key`` for an input of ``ndim`` dims: axes, a DimShuffle order, or a reduction."""
+    if key == "op":
+        return p.Reduction(_REDUCTIONS[int(rng.integers(0, len(_REDUCTIONS)))](axis=None))
+    if key == "order":
+        order: list = [int(i) for i in rng.permutation(ndim)]
+        for _ in range(int(rng.integers(0, 2))):
+            order.insert(int(rng.integers(0, len(order) + 1)), "x")
+        return tuple(order)
+    if ndim == 0 or rng.random() < 0.3:
+        return None
+    k = int(rng.integers(1, ndim + 1))
+    return tuple(sorted(int(a) for a in rng.choice(ndim, size=k, replace=False)))
 
 
 def _random_instances(rng: np.random.Generator, n: int) -> Iterator[tuple[Variable, int]]:

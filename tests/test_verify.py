@@ -252,3 +252,22 @@ def test_counterexample_with_one_side_raising_names_no_index():
 def _named(ce, name):
     [v] = [v for v in ce.inputs if v.name == name]
     return v
+
+
+def test_prop_variables_are_drawn_not_only_at_their_defaults():
+    from pytensor.tensor.elemwise import CAReduce, DimShuffle
+
+    from relations.verify import _pattern_instances
+
+    x, ax, o, r = p.var("x"), p.var("ax"), p.var("o"), p.var("r")
+    sum_neg = rewrite_rule("sum_neg", p.sum(p.neg(x), axis=ax), p.neg(p.sum(x, axis=ax)))
+    axes = {g.owner.op.axis for g, _ in _pattern_instances(sum_neg, np.random.default_rng(0), 60)}
+    assert None in axes and len(axes) >= 4, axes  # full sums and several partial ones
+    assert verify(sum_neg, examples=100) is None
+    wrong = rewrite_rule("max_neg", p.careduce(r, p.neg(x), axis=ax), p.neg(p.careduce(r, x, axis=ax)))
+    drawn = [g for g, _ in _pattern_instances(wrong, np.random.default_rng(1), 60)]
+    assert len({type(g.owner.op) for g in drawn if isinstance(g.owner.op, CAReduce)}) >= 3
+    assert isinstance(verify(wrong), Counterexample)  # max(-x) is -min(x), not -max(x)
+    ds = rewrite_rule("ds_neg", p.dimshuffle(p.neg(x), order=o), p.neg(p.dimshuffle(x, order=o)))
+    orders = {g.owner.op.new_order for g, _ in _pattern_instances(ds, np.random.default_rng(2), 60) if isinstance(g.owner.op, DimShuffle)}
+    assert len(orders) >= 4, orders
