@@ -590,20 +590,18 @@ def _rng_leaf(ctx: _Ctx) -> Variable:
 def _random(ctx: _Ctx, x: _T) -> _T | None:
     """``normal(x, scale, size)``: a 0-d constant ``scale`` (padded), maybe a ``size`` with a new leading dim.
 
-    Sometimes the location is a fresh 0-d leaf instead of ``x`` (then ``size`` is ``x``'s shape).
-    Each draw has its own generator input (a root, whose value is a seeded
+    (A 0-d ``x`` with a ``size`` has both parameters padded.)  Each draw has
+    its own generator input (a root, whose value is a seeded
     ``np.random.Generator``): an RV that does not work in place copies it,
     so every function of the graph draws alike.
     """
     if not x.dtype.startswith("float") or x.ndim >= 3:
         return None
-    loc = x if ctx.coin() else ctx.leaf([], x.dtype)
     scale = pt.constant(np.asarray(ctx.pick([0.5, 1.0]), dtype=x.dtype))
     lead = (ctx.pick([1, ctx.n]),) if ctx.coin() else ()
-    size = (*lead, *x.shape) if (lead or loc is not x or ctx.coin()) else None
-    rng = _rng_leaf(ctx)
-    _, var = pt.random.normal(loc.var, scale, size=size, rng=rng, return_next_rng=True)
-    return _T(var, tuple(size) if size is not None else x.shape, loc.bound + 6.0)
+    size = (*lead, *x.shape) if (lead or ctx.coin()) else None
+    _, var = pt.random.normal(x.var, scale, size=size, rng=_rng_leaf(ctx), return_next_rng=True)
+    return _T(var, tuple(size) if size is not None else x.shape, x.bound + 6.0)
 
 
 # ---------------------------------------------------------------- the strategy
