@@ -266,3 +266,11 @@ def require_pymc():
     except ImportError:
         pytest.skip(PYMC_MISSING, allow_module_level=True)
     return pymc
+
+
+def all_rules() -> tuple:
+    """Every rule of every rule set in ``relations.RULESETS``, once, in the order the sets name them
+    (the default rules first): a rule added to a set there is checked by the generic tests."""
+    import relations
+
+    return tuple(dict.fromkeys(r for rules in relations.RULESETS.values() for r in rules))

@@ -26,15 +26,11 @@ from graph_bridge.modes import Mode, moded
 from relations.engine import answers
 from relations.forward import Uncompilable, compile_forward, forward_matcher
 from relations.rules import RuleIndex
+from helpers import all_rules
 from strategies import Drawn, graphs
 
-def _all_rules() -> tuple:
-    """Every rule of every rule set in ``relations.RULESETS``, once (a rule added there is checked here)."""
-    return tuple(dict.fromkeys(r for rules in relations.RULESETS.values() for r in rules))
-
-
 def test_every_rule_of_every_rule_set_is_planned():
-    rules = _all_rules()
+    rules = all_rules()
     assert set(relations.DEFAULT_RULES) <= set(rules)
     for r in rules:
         matcher = forward_matcher(r)
@@ -99,7 +95,7 @@ def test_a_mode_not_ready_at_run_time_falls_back_to_the_relation():
 
 def _same_answers(outputs: list[Variable]) -> int:
     """Compare plan and relation at every node of ``outputs`` (and of their normal form)."""
-    index = RuleIndex(_all_rules())
+    index = RuleIndex(all_rules())
     compared = 0
     for graph in (outputs, relations.normalize(outputs)):
         with graph_context(graph):

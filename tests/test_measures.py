@@ -23,16 +23,12 @@ import relations
 from graph_bridge.measures import Measure, count, nodes
 from relations.engine import normalize_variables
 from relations.rules import RuleIndex
+from helpers import all_rules
 from strategies import Drawn, graphs
 
 
-def _all_rules() -> tuple:
-    """Every rule of every rule set, once, in the order the sets name them (the default rules first)."""
-    return tuple(dict.fromkeys(r for rules in relations.RULESETS.values() for r in rules))
-
-
 def test_every_rule_of_every_rule_set_states_a_measure():
-    rules = _all_rules()
+    rules = all_rules()
     assert set(relations.DEFAULT_RULES) <= set(rules)
     for r in rules:
         assert isinstance(r.measure, Measure) and r.measure.stated, (r.__name__, r.measure)
@@ -44,7 +40,7 @@ def test_a_rule_set_added_to_rulesets_is_checked(monkeypatch):
     a = p.var("a")
     extra = relations.rewrite_rule("exp_neg_neg", p.exp(p.neg(p.neg(a))), p.exp(a))
     monkeypatch.setitem(relations.RULESETS, "mine", (extra,))
-    assert extra in _all_rules()
+    assert extra in all_rules()
     x = pt.vector("x")
     assert "exp_neg_neg" in _check_steps([pt.exp(-(-x))])
 
@@ -71,7 +67,7 @@ def _check_steps(outputs: list[Variable], rules: tuple | None = None) -> list[st
         assert m.decreases(before, after)
         steps.append(rule.__name__)
 
-    normalize_variables(outputs, RuleIndex(_all_rules() if rules is None else rules), on_rewrite=record)
+    normalize_variables(outputs, RuleIndex(all_rules() if rules is None else rules), on_rewrite=record)
     return steps
 
 
