@@ -47,6 +47,7 @@ from pytensor import config
 from pytensor.graph.basic import Apply, Constant, Variable
 
 from graph_bridge import in_vocabulary, node_term
+from graph_bridge.vocabulary import rewrites_whole_node
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from relations.arguments import as_variables, check_callable, check_count, check_relations
@@ -542,7 +543,7 @@ class EGraph:
     def _forward_at(self, t: int, stats: dict[str, RuleStats], deadline: float | None = None) -> None:
         v = self._vars[t]
         node = v.owner
-        if node is None or len(node.outputs) != 1 or not in_vocabulary(node.op):
+        if not _rewritable(node):
             return
         done = self._done
         for key, w in self._variants(t, MATCH_DEPTH, done, build=False):
@@ -566,14 +567,14 @@ class EGraph:
             if not rules:
                 continue
             if not built:
-                w = self._build(node, w, 0)
+                w = self._build(node, w, node.outputs.index(v))
             for rel in rules:
                 self._apply(rel, w, w, "forward", self._bgen[t], stats)
 
     def _backward_at(self, t: int, stats: dict[str, RuleStats]) -> None:
         v = self._vars[t]
         node = v.owner
-        if node is None or len(node.outputs) != 1 or not in_vocabulary(node.op):
+        if not _rewritable(node):
             return
         rules = self.index.backward(type(node.op))
         if rules:
@@ -603,8 +604,21 @@ class EGraph:
                 after = self._add(new)
                 if self._union(before, after, (rel, direction, before)):
                     s.unions += 1
+                    self._union_siblings(v, new, (rel, direction, before))
         finally:
             self._new_gen = 0
+
+    def _union_siblings(self, v: Variable, new: Variable, why: Any) -> None:
+        """A rule that rewrites a whole multi-output node (``rewrites_whole_node``) answers a node of
+        as many outputs: each other output joins the class of the matched node's output of its index."""
+        old_node, new_node = v.owner, new.owner
+        if old_node is None or len(old_node.outputs) == 1 or new_node is None:
+            return
+        if len(new_node.outputs) != len(old_node.outputs):
+            return
+        for a, b in zip(old_node.outputs, new_node.outputs):
+            if a is not v and same_type(a.type, b.type):
+                self._union(self._add(a), self._add(b), why)
 
     def _wraps(self, new: Variable, t: int) -> bool:
         """Whether ``new`` is one node over term ``t``'s own class (``x <- identity(x)`` run backward):
@@ -629,6 +643,14 @@ class EGraph:
     def structure(self, outputs: list[Variable]) -> Any:
         """``outputs`` in the structure of the graph given to :func:`saturate` (a variable or a list)."""
         return outputs[0] if self._single and len(outputs) == 1 else list(outputs)
+
+
+def _rewritable(node: Apply | None) -> bool:
+    """Whether rules run at ``node``: a vocabulary Op of one output, or of several whose whole node
+    rules rewrite (``graph_bridge.vocabulary.rewrites_whole_node``: a RandomVariable's rng and draw)."""
+    if node is None or not in_vocabulary(node.op):
+        return False
+    return len(node.outputs) == 1 or rewrites_whole_node(node.op)
 
 
 def _reads_changed(rule: Relation, shallow: bool, ins: Sequence[Variable], changed: list[int]) -> bool:
