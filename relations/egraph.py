@@ -201,7 +201,7 @@ class EGraph:
         self._backward_done: set[int] = set()
         self._held: set[int] = set()  # terms added not to be expanded backward (``add``)
         self._parents: dict[int, list[int]] = {}  # class -> e-nodes reading it (congruence repair)
-        self._pending: list[int] = []  # classes merged since the last repair
+        self._pending: list[int] = []  # e-nodes whose input class was renamed since the last repair
         self._new_gen = 0
         #: the outputs given to :func:`saturate` (or the first :meth:`add`)
         self.roots: list[Variable] = []
@@ -322,9 +322,9 @@ class EGraph:
         self._parent[rb] = ra
         ma.extend(mb)
         moved = self._parents.pop(rb, None)
-        if moved:
+        if moved:  # their keys named rb: only they are stale
             self._parents.setdefault(ra, []).extend(moved)
-        self._pending.append(ra)
+            self._pending.extend(moved)
         self._stamp[ra] = self._round
         del self._members[rb], self._type[rb]
         self._dirty = True
@@ -359,19 +359,18 @@ class EGraph:
             self._members = members
 
     def _repair(self) -> None:
-        """egg's repair: the e-nodes reading a merged class are keyed again, and merged where they
-        now collide (which merges more), until no merged class is left to look at."""
-        table, find, key_of, parents = self._hashcons, self.find, self._key, self._parents
+        """egg's repair: the e-nodes reading a class that lost its name are keyed again, and merged
+        where they now collide (which renames more), until none is left."""
+        table, find, key_of = self._hashcons, self.find, self._key
         pending = self._pending
         while pending:
-            c = find(pending.pop())
-            for p in list(parents.get(c, ())):
-                key = key_of(p)
-                other = table.get(key)
-                if other is None:
-                    table[key] = p
-                elif find(other) != find(p):
-                    self._union(other, p, CONGRUENCE)
+            p = pending.pop()
+            key = key_of(p)
+            other = table.get(key)
+            if other is None:
+                table[key] = p
+            elif find(other) != find(p):
+                self._union(other, p, CONGRUENCE)
 
     def union(self, a: Variable, b: Variable) -> bool:
         """Assert that variables ``a`` and ``b`` are equal: their classes become one (``TypeError`` if
