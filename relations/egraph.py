@@ -201,6 +201,8 @@ class EGraph:
         self._visited: dict[int, int] = {}  # e-node -> the round its rules last ran
         self._backward_done: set[int] = set()
         self._held: set[int] = set()  # terms added not to be expanded backward (``add``)
+        self._parents: dict[int, list[int]] = {}  # class -> e-nodes reading it (congruence repair)
+        self._pending: list[int] = []  # e-nodes whose input class was renamed since the last repair
         self._new_gen = 0
         #: the outputs given to :func:`saturate` (or the first :meth:`add`)
         self.roots: list[Variable] = []
@@ -282,6 +284,9 @@ class EGraph:
             self._hashcons[key] = t
             self._members[t] = [t]
             self._stamp[t] = self._round
+            parents, find = self._parents, self.find
+            for c in set(children):
+                parents.setdefault(find(c), []).append(t)
         else:  # the same e-node: one class
             self._members[t] = []
             self._union(other, t, CONGRUENCE)
@@ -295,8 +300,10 @@ class EGraph:
         find = self.find
         return (node.op, node.outputs.index(v), tuple([find(c) for c in self._children[t]]))
 
-    def _union(self, a: int, b: int, why: Any) -> bool:
-        """Merge the classes of terms ``a`` and ``b`` (``why``: the justification); whether they differed."""
+    def _union(self, a: int, b: int, why: Any, keep: bool = False) -> bool:
+        """Merge the classes of terms ``a`` and ``b`` (``why``: the justification); whether they differed.
+
+        ``keep``: ``a``'s class keeps its name (else the larger class does)."""
         ra, rb = self.find(a), self.find(b)
         if ra == rb:
             return False
@@ -311,36 +318,60 @@ class EGraph:
         edges.setdefault(a, []).append((b, why))
         edges.setdefault(b, []).append((a, why))
         ma, mb = self._members[ra], self._members[rb]
-        if len(ma) < len(mb):
+        if len(ma) < len(mb) and not keep:
             ra, rb, ma, mb = rb, ra, mb, ma
         self._parent[rb] = ra
         ma.extend(mb)
+        moved = self._parents.pop(rb, None)
+        if moved:  # their keys named rb: only they are stale
+            self._parents.setdefault(ra, []).extend(moved)
+            self._pending.extend(moved)
         self._stamp[ra] = self._round
         del self._members[rb], self._type[rb]
         self._dirty = True
         return True
 
     def rebuild(self) -> None:
-        """Restore congruence: classes holding e-nodes of one key are merged, until none are."""
+        """Restore congruence: classes holding e-nodes of one key are merged, until none are.
+
+        The e-nodes are keyed in the order they were made (a node's inputs
+        before it), and a collision is merged at once, so the nodes above a
+        merge see it in the same pass; a pass that merged anything is
+        followed by another (a key made before a merge may have changed).
+        """
+        if self._dirty:
+            self._repair()
         while self._dirty:
             self._dirty = False
             table: dict[Any, int] = {}
-            pending = []
-            for ms in self._members.values():
-                for t in ms:
-                    key = self._key(t)
-                    other = table.get(key)
-                    if other is None:
-                        table[key] = t
-                    else:
-                        pending.append((other, t))
-            for a, b in pending:
-                self._union(a, b, CONGRUENCE)
+            find, key_of = self.find, self._key
+            for t in sorted([t for ms in self._members.values() for t in ms]):
+                key = key_of(t)
+                other = table.get(key)
+                if other is None:
+                    table[key] = t
+                elif find(other) != find(t):
+                    # the earlier e-node's class keeps its name: the keys made so far stay canonical
+                    self._union(other, t, CONGRUENCE, keep=True)
             self._hashcons = table
             members: dict[int, list[int]] = {}
             for t in table.values():
-                members.setdefault(self.find(t), []).append(t)
+                members.setdefault(find(t), []).append(t)
             self._members = members
+
+    def _repair(self) -> None:
+        """egg's repair: the e-nodes reading a class that lost its name are keyed again, and merged
+        where they now collide (which renames more), until none is left."""
+        table, find, key_of = self._hashcons, self.find, self._key
+        pending = self._pending
+        while pending:
+            p = pending.pop()
+            key = key_of(p)
+            other = table.get(key)
+            if other is None:
+                table[key] = p
+            elif find(other) != find(p):
+                self._union(other, p, CONGRUENCE)
 
     def union(self, a: Variable, b: Variable) -> bool:
         """Assert that variables ``a`` and ``b`` are equal: their classes become one (``TypeError`` if

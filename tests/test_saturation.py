@@ -386,3 +386,17 @@ def test_every_normalize_step_is_a_union_and_extraction_keeps_values(drawn: Draw
 
         assert_same_values(drawn.outputs, out.result, drawn.givens())
     assert snapshot(*drawn.outputs) == before
+
+
+def test_a_deep_graph_saturates_extracts_and_proves_without_recursion():
+    # 1,200 nested levels: past Python's recursion limit for anything recursive
+    v = x
+    for i in range(1200):
+        v = pt.exp(v) if i % 2 else pt.sum(pt.expand_dims(v, 0)) * x
+    eg = saturate(v, backward=False, limits=Limits(seconds=None))
+    assert eg.report.stop == "saturated"
+    out = eg.extract()
+    assert out.result.type == v.type
+    assert out.cost <= elements_touched([relations.normalize(v)])
+    p = relations.prove(v, relations.normalize(v), limits=Limits(seconds=None))
+    assert p is not None and p.check()
