@@ -25,6 +25,7 @@ import pytensor
 from pytensor.graph.basic import Variable
 
 from graph_bridge import graph_context, node_term
+from graph_bridge.context import GraphContext
 from relations.rules import Relation, RuleIndex
 from relations.arguments import as_variables, check_count, check_timeout
 from relations.engine import normalize_variables, replacements
@@ -66,15 +67,16 @@ class Step:
         the relation is run from the left side and its reified answers are
         compared with the right side structurally.
 
-        Use guards (``graph_bridge.single_useo``) are judged in the left
-        side's own sub-graph (``graph_context([lhs])``): they decide where a
-        rule pays, not whether its two sides are equal.
+        Use guards (``graph_bridge.single_useo``) hold here (an empty
+        ``GraphContext``: every variable has one use), as in the e-graph: they
+        decide where a rule pays (copying a shared sub-graph), not whether its
+        two sides are equal.
         """
         lhs, rhs = (self.before, self.after)
         if self.direction == "backward":
             lhs, rhs = rhs, lhs
         try:
-            with graph_context([lhs]):
+            with graph_context(GraphContext()):
                 for _ in self.relation(node_term(lhs), node_term(rhs))({}):
                     return True
                 keys = StructuralKeys()
