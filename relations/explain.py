@@ -1,4 +1,4 @@
-"""Why: which rules fired (``explain``), and checkable proofs of equivalence (``prove``).
+"""Why: which rules fired (``explain``), and the steps of a proof (``Step``, ``Proof``) that re-check themselves.
 
 Every step is a relation between two PyTensor sub-graphs, so it can be
 re-checked with both sides given (:meth:`Step.holds`), and a list of steps
@@ -15,7 +15,6 @@ Before/After (``explain`` of ``sum(expand_dims(exp(x), 0))``)::
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from itertools import islice
 from dataclasses import dataclass, field
@@ -27,16 +26,16 @@ from pytensor.graph.basic import Variable
 from graph_bridge import graph_context, node_term
 from graph_bridge.context import GraphContext
 from relations.rules import Relation, RuleIndex
-from relations.arguments import as_variables, check_count, check_timeout
+from relations.arguments import as_variables
 from relations.engine import normalize_variables, replacements
-from relations.form_search import StructuralKeys, one_step
+from relations.form_search import StructuralKeys
 from relations.rulesets import LOWERING_RULES, rule_index
 from relations.verify import Counterexample, compare_values
 
 #: answers of a relation run from the left side that :meth:`Step.holds` compares
 MAX_ANSWERS_CHECKED = 16
 
-__all__ = ["Explanation", "Proof", "Step", "explain", "follows", "is_bookkeeping", "prove"]
+__all__ = ["Explanation", "Proof", "Step", "explain", "follows", "is_bookkeeping"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -375,91 +374,3 @@ def explain(graph: Any, rules: Any = None, bookkeeping: bool = False) -> Explana
     outputs, single = as_variables(graph, "graph")
     result, steps = _explained(outputs, rule_index(rules))
     return Explanation(graph, _structure(graph, single, result), steps, bookkeeping=bool(bookkeeping))
-
-
-def prove(
-    a: Any, b: Any, depth: int = 3, rules: Any = None, timeout: float | None = None
-) -> Proof | None:
-    """Steps turning graph ``a`` into graph ``b`` (structurally equal outputs), or ``None``.
-
-    First by normal forms: when ``a`` and ``b`` normalize to the same graph,
-    the proof is ``a``'s steps forward, then ``b``'s steps backward, in
-    reverse.  Otherwise a breadth-first search from both sides, one
-    relation application (forward or backward) at a time, until the two
-    meet or their path lengths add up to ``depth``; ``timeout`` (seconds)
-    bounds it too.  Every proof returned passes :meth:`Proof.check`;
-    ``None`` means none was found within the bounds (not that none exists).
-
-    Before/After::
-
-        prove(sum(expand_dims(exp(x), 0)), sum(exp(x)))
-        -> [careduce_dimshuffle_fullo: Sum(ExpandDims(Exp(x))) -> Sum(Exp(x))]
-    """
-    depth = check_count(depth, "depth")
-    timeout = check_timeout(timeout)
-    outs_a, single_a = as_variables(a, "a")
-    outs_b, single_b = as_variables(b, "b")
-    if len(outs_a) != len(outs_b) or single_a != single_b:
-        raise ValueError(
-            f"a and b must have the same structure, got {len(outs_a)} and {len(outs_b)} outputs"
-        )
-    index = rule_index(rules)
-    keys = StructuralKeys()
-
-    def key(outs: Sequence[Variable]) -> tuple[int, ...]:
-        return tuple(keys.key(o) for o in outs)
-
-    if key(outs_a) == key(outs_b):
-        return Proof(a, b, [])
-    norm_a, steps_a = _explained(outs_a, index)
-    norm_b, steps_b = _explained(outs_b, index)
-    if key(norm_a) == key(norm_b):
-        return Proof(a, b, steps_a + [s.reversed() for s in reversed(steps_b)])
-    path = _meet(outs_a, outs_b, index, depth, timeout, key)
-    return None if path is None else Proof(a, b, path)
-
-
-def _meet(
-    outs_a: list[Variable],
-    outs_b: list[Variable],
-    index: RuleIndex,
-    depth: int,
-    timeout: float | None,
-    key: Any,
-) -> list[Step] | None:
-    """Bidirectional breadth-first search; the steps from ``outs_a`` to ``outs_b``."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    # key -> (form, steps from the side's start to the form)
-    sides: list[dict[tuple, tuple[list[Variable], list[Step]]]] = [
-        {key(outs_a): (outs_a, [])},
-        {key(outs_b): (outs_b, [])},
-    ]
-    frontiers = [[key(outs_a)], [key(outs_b)]]
-    for level in range(depth):
-        side = level % 2
-        mine, other = sides[side], sides[1 - side]
-        next_frontier = []
-        for k in frontiers[side]:
-            form, path = mine[k]
-            context = tuple(form)
-            for new, (rel, before, after, backward) in one_step(
-                form, index, deadline, with_steps=True
-            ):
-                nk = key(new)
-                if nk in mine:
-                    continue
-                step = Step(
-                    _name(rel), rel, before, after, "backward" if backward else "forward", context
-                )
-                mine[nk] = (new, path + [step])
-                next_frontier.append(nk)
-                if nk in other:
-                    there = other[nk][1]
-                    steps_a, steps_b = (mine[nk][1], there) if side == 0 else (there, mine[nk][1])
-                    return steps_a + [s.reversed() for s in reversed(steps_b)]
-            if deadline is not None and time.monotonic() > deadline:
-                return None
-        frontiers[side] = next_frontier
-        if not frontiers[0] and not frontiers[1]:
-            return None
-    return None

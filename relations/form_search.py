@@ -85,15 +85,13 @@ def one_step(
     outputs: Sequence[Variable],
     index: RuleIndex,
     deadline: float | None = None,
-    with_steps: bool = False,
-) -> Iterator[Any]:
+) -> Iterator[list[Variable]]:
     """Forms one relation application away from ``outputs``, in a deterministic order.
 
     Nodes are visited breadth first from the outputs; at each node the rules
     that can match it forward, then those that can match it backward, in rule
     order; each gives at most :data:`MAX_ANSWERS_PER_STEP` answers.  The
     relations see the use counts of ``outputs`` (``graph_bridge.context``).
-    With ``with_steps``, each form comes as ``(form, (rule, before, after, backward))``.
     """
     context = GraphContext(outputs)
     for v in owned_variables(outputs):
@@ -111,8 +109,8 @@ def one_step(
                 # the context is set only while the relation runs, never across a yield
                 with graph_context(context):
                     forms = _forms_of(outputs, rel, v, t, backward)
-                for form, new in forms:
-                    yield (form, (rel, v, new, backward)) if with_steps else form
+                for form, _ in forms:
+                    yield form
 
 
 def _forms_of(

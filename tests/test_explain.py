@@ -14,7 +14,7 @@ from helpers import assert_same_values, check_rewrite, snapshot
 from relations import DEFAULT_RULES, Explanation, Proof, Step
 from relations.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo
 from relations import patterns as p, rewrite_rule
-from relations.explain import _meet, follows, is_bookkeeping
+from relations.explain import follows, is_bookkeeping
 from relations.verify import Counterexample
 from relations.form_search import StructuralKeys
 
@@ -222,25 +222,6 @@ def test_prove_lists():
     b = [pt.exp(m), pt.sum(x)]
     p = relations.prove(a, b)
     assert p is not None and p.check() and len(p) == 3
-
-
-def test_search_meets_in_the_middle():
-    a = [pt.sum(pt.expand_dims(pt.exp(x), 0))]
-    b = [pt.sum(pt.exp(x))]
-    keys = StructuralKeys()
-
-    def key(outs):
-        return tuple(keys.key(o) for o in outs)
-
-    from relations.rulesets import rule_index
-
-    index = rule_index([careduce_dimshuffle_fullo])
-    path = _meet(a, b, index, 2, None, key)
-    assert path is not None and len(path) == 1
-    assert Proof(a, b, path).check()
-    back = _meet(b, a, index, 2, None, key)
-    assert back is not None and Proof(b, a, back).check()
-    assert _meet(a, [pt.sum(pt.log(x))], index, 2, None, key) is None
 
 
 def test_prove_bad_arguments_name_the_argument():
