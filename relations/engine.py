@@ -253,8 +253,7 @@ class Normalizer:
         self.rewrites = 0
 
     def _normal(self, root: Variable) -> Variable:
-        memo, context, doubtful, settled = self.memo, self.context, self._doubtful, self._settled
-        backward, forward_for, runs_of = self.backward, self.index.forward_for, self.index.forward_runs
+        memo, doubtful, settled = self.memo, self._doubtful, self._settled
         # stack items: (variable, variable whose normal form it is or None, inputs pushed)
         stack: list[tuple[Variable, Variable | None, bool]] = [(root, None, False)]
         while stack:
@@ -287,24 +286,13 @@ class Normalizer:
             new_node = self._rebuilt(node, new_inputs) if any(map(is_not, new_inputs, inputs)) else node
             outputs = new_node.outputs
             out = outputs[0] if len(outputs) == 1 else self._other_outputs(node, outputs, v)
-            rewritten = None
-            refused = False
+            rewritten = refused = None
             if (
                 (len(outputs) == 1 or rewrites_whole_node(new_node.op))
                 and (new_node is not node or out not in settled)
                 and in_vocabulary(new_node.op)
             ):
-                rules = self._rules(type(new_node.op)) if backward else forward_for(new_node)
-                if rules:
-                    context.asking = out
-                    if backward:
-                        rewritten = first_rewrite(out, rules, backward)
-                    else:
-                        runs = runs_of.get(rules) or self._runs(rules)
-                        rewritten = _first_forward_rewrite(out, runs)
-                    if rewritten is not None and len(outputs) > 1:
-                        rewritten = _whole_node(outputs, out, rewritten)
-                    refused = rewritten is None and context.refused_at(out)
+                rewritten, refused = self._rewrite(new_node, out)
             if rewritten is None:
                 if refused or (doubtful and not doubtful.isdisjoint(new_node.inputs)):
                     doubtful.update(outputs)
@@ -319,6 +307,24 @@ class Normalizer:
                 self._siblings_replaced(node, outputs, out, rewritten[0])
             self._applied(v, out, rewritten, alias_of, stack)
         return memo[root]
+
+    def _rewrite(self, node: Any, out: Variable) -> tuple[tuple[Variable, Relation] | None, bool]:
+        """The first rule's rewrite of ``out`` (``node``'s output) or ``None``, and whether a guard refused one."""
+        if self.backward:
+            rules = self._rules(type(node.op))
+        else:
+            rules = self.index.forward_for(node)
+        if not rules:
+            return None, False
+        context = self.context
+        context.asking = out
+        if self.backward:
+            rewritten = first_rewrite(out, rules, True)
+        else:
+            rewritten = _first_forward_rewrite(out, self.index.forward_runs.get(rules) or self._runs(rules))
+        if rewritten is not None and len(node.outputs) > 1:
+            rewritten = _whole_node(node.outputs, out, rewritten)
+        return rewritten, rewritten is None and context.refused_at(out)
 
     def _root_done(self, v: Variable, alias_of: Variable | None) -> None:
         """A root is its own normal form (and that of the variable it stands for)."""

@@ -228,16 +228,18 @@ def _exact(classes: dict[int, list], costs: dict[int, float], roots: list[int]) 
     )
     if res.status != 0 or res.x is None:
         return None
-    picked = res.x[:nx] > 0.5
+    return _picked(classes, col, res.x[:nx] > 0.5, roots)
+
+
+def _picked(classes: dict[int, list], col: dict[int, int], picked: Any, roots: list[int]) -> dict[int, Any] | None:
+    """The selection the integer program's solution ``picked`` (a flag per e-node column) makes, if it reaches the roots."""
     choice: dict[int, Any] = {}
     for c, ms in classes.items():
         for n in ms:
             if picked[col[id(n)]]:
                 choice[c] = n
                 break
-    if _reached(choice, roots) is None:
-        return None
-    return choice
+    return None if _reached(choice, roots) is None else choice
 
 
 def _components(classes: dict[int, list]) -> dict[int, int]:

@@ -28,7 +28,7 @@ infinities must match), is a counterexample.
 from __future__ import annotations
 
 import warnings
-from itertools import islice
+from itertools import chain, islice
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -174,9 +174,6 @@ def verify(
     known = [v.name for v in p.pattern_vars(rule.lhs)] if pattern_rule else None
     checks = Checks.make(mode, domain, rtol, atol, known)
     rng = np.random.default_rng(seed)
-    name = getattr(rule, "__name__", repr(rule))
-    tried = 0
-    seen: set = set()
     sources: list[Iterator[tuple[Variable, int]]] = []
     if graphs is not None:
         sources.append(((g, int(rng.integers(0, 4))) for g in _check_graphs(graphs)))
@@ -184,17 +181,24 @@ def verify(
         sources.append(_pattern_instances(rule, rng, examples))
     else:
         sources.append(_random_instances(rng, examples))
-    for source in sources:
-        for graph, length in source:
-            for direction, before, after in _rewrites(rule, graph):
-                key = (direction, _key(before), _key(after))
-                if key in seen:
-                    continue
-                seen.add(key)
-                tried += 1
-                found = _compare(before, after, length, rng, checks)
-                if found is not None:
-                    return Counterexample(name, direction, before, after, *found)
+    return _search(rule, chain.from_iterable(sources), rng, checks)
+
+
+def _search(rule: Callable, instances: Iterable[tuple[Variable, int]], rng: np.random.Generator, checks: Checks) -> Counterexample | None:
+    """The first counterexample among the rewrites of ``instances``, or ``None``; an error if none rewrote."""
+    name = getattr(rule, "__name__", repr(rule))
+    tried = 0
+    seen: set = set()
+    for graph, length in instances:
+        for direction, before, after in _rewrites(rule, graph):
+            key = (direction, _key(before), _key(after))
+            if key in seen:
+                continue
+            seen.add(key)
+            tried += 1
+            found = _compare(before, after, length, rng, checks)
+            if found is not None:
+                return Counterexample(name, direction, before, after, *found)
     if tried == 0:
         raise ValueError(
             f"verify: rule {name!r} applied to none of the drawn graphs; pass graphs=[...] "
