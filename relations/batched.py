@@ -396,12 +396,16 @@ def lifted_batch_dimso(ins: Any, cores: Any, order: Any, in_ndim: Any, inner: An
 
     def build(o, parts, cs):
         positions = [d for d, x in enumerate(o) if x == "x"]
+        if [x for x in o if x != "x"] != list(range(len(o) - len(positions))):
+            return None  # the DimShuffle does more than add dims
         built = []
         for p, c in zip(parts, cs):
             v = term_variable(p)
             if v is None or v.type.ndim < c:
                 return None
             nb = v.type.ndim - c + len(positions)
+            if any(d >= nb for d in positions):
+                return None  # a dim added among this input's core dims
             kept = iter(range(v.type.ndim))
             own = tuple("x" if d in positions else next(kept) for d in range(nb))
             built.append(term(term(DS, v.type.ndim, (*own, *kept)), p))

@@ -55,13 +55,24 @@ def _stock_batched(*outs) -> list:
 
 
 def _padded(*outs) -> int:
-    """ExpandDims feeding a stock Blockwise or RandomVariable node."""
+    """ExpandDims adding batch dims to an input of a stock Blockwise or RandomVariable node
+    (an ExpandDims that makes a core dim, as a vector made a one-row matrix for matmul, is no padding)."""
     from pytensor.graph.traversal import apply_ancestors
 
     count = 0
     for node in apply_ancestors(list(outs)):
-        if isinstance(node.op, (Blockwise, RandomVariable)):
-            count += sum(1 for i in node.inputs if i.owner is not None and isinstance(i.owner.op, DimShuffle))
+        if isinstance(node.op, Blockwise):
+            cores = [len(sig) for sig in node.op.inputs_sig]
+            ins = node.inputs
+        elif isinstance(node.op, RandomVariable):
+            cores, ins = list(node.op.ndims_params), node.inputs[2:]
+        else:
+            continue
+        for i, core in zip(ins, cores):
+            op = getattr(i.owner, "op", None)
+            if isinstance(op, DimShuffle):
+                batch = i.type.ndim - core
+                count += any(x == "x" for x in op.new_order[:batch])
     return count
 
 
@@ -328,6 +339,21 @@ def test_dimshuffle_through_blockwise_three_ways():
     check_rewrite(out, back, shapes)
     assert holds(dimshuffle_through_blockwiseo, lhs, out)
     assert not holds(dimshuffle_through_blockwiseo, lhs, out.owner.inputs[0][None, None][0])
+
+
+def test_dimshuffle_through_blockwise_backward_leaves_other_dimshuffles():
+    """Backward, only a DimShuffle that adds batch dims has a preimage (a transpose, or a dim
+    added among the core dims, has none; building one raised StopIteration)."""
+    bm = pt.matrix("bm", shape=(None, 3))
+    x = solve(A, bm)  # (None, 3): one batch dim, one core dim
+    for rhs in (x.T, pt.expand_dims(x, 2)):
+        assert backward(dimshuffle_through_blockwiseo, rhs) == [], rhs.owner.op
+    shapes = {A: [(2, 3, 3), (0, 3, 3), (1, 3, 3)], bm: [(2, 3), (0, 3), (1, 3)]}
+    for axis, orders in ((0, [("x", 0, 1, 2), ("x", 0, 1)]), (1, [(0, "x", 1, 2), (0, "x", 1)])):
+        rhs = pt.expand_dims(x, axis)  # a batch dim added, before or after the one there is
+        (back,) = backward(dimshuffle_through_blockwiseo, rhs)
+        assert [i.owner.op.new_order for i in back.owner.inputs] == orders
+        check_rewrite(rhs, back, shapes)
 
 
 def test_a_reduction_over_added_batch_dims_sees_through_a_blockwise():
