@@ -13,7 +13,9 @@ import numpy as np
 import pytensor
 import pytest
 
-pytest.importorskip("pymc")
+from helpers import require_pymc  # noqa: E402
+
+require_pymc()
 
 from pytensor.graph.replace import vectorize_graph  # noqa: E402
 from pytensor.graph.traversal import apply_ancestors  # noqa: E402
