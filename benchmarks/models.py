@@ -45,7 +45,7 @@ from pytensor.compile.mode import get_default_mode  # noqa: E402
 
 import relations  # noqa: E402,F401  (registers the relational tag)
 
-from pymc_models import MODELS, logp_dlogp, point_values, pm  # noqa: E402  (tests/pymc_models.py)
+from pymc_models import MODELS, logp_dlogp, point_values, pm, selected  # noqa: E402  (tests/pymc_models.py)
 from timing import best_seconds, interleaved_seconds  # noqa: E402
 
 
@@ -191,10 +191,10 @@ def main(argv: list[str] | None = None) -> None:
     if pm is None:
         print("PyMC is not installed (pip install -e '.[bench]' on Python >= 3.12): no model table")
         return
-    names = args.models or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        parser.error(f"unknown models {unknown}; known: {list(MODELS)}")
+    try:
+        names = selected(args.models)
+    except ValueError as err:
+        parser.error(str(err))
     repeats = args.repeats
     if args.quick:
         names = names[:3] if not args.models else names

@@ -45,7 +45,7 @@ from pytensor.graph.basic import Apply  # noqa: E402
 
 import relations  # noqa: E402,F401  (registers the relational tag; not included here)
 
-from pymc_models import MODELS, logp_dlogp, point_values, pm  # noqa: E402  (tests/pymc_models.py)
+from pymc_models import MODELS, logp_dlogp, point_values, pm, selected  # noqa: E402  (tests/pymc_models.py)
 
 #: Op class names -> the rule families that rewrite such nodes
 RULES_TOUCHING = {
@@ -169,10 +169,10 @@ def main(argv: list[str] | None = None) -> None:
     if pm is None:
         print("PyMC is not installed (pip install -e '.[bench]' on Python >= 3.12): no profile")
         return
-    names = args.models or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        parser.error(f"unknown models {unknown}; known: {list(MODELS)}")
+    try:
+        names = selected(args.models)
+    except ValueError as err:
+        parser.error(str(err))
     what = ("the C backend's compiled logp+dlogp (mode CVM)" if args.graph == "c"
             else "the default mode's rewritten logp+dlogp, linked by the VM (cvm)")
     print(f"pytensor {pytensor.__version__}, pymc {pm.__version__}; profile of {what}")

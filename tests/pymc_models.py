@@ -228,6 +228,15 @@ MODELS.update(
 )
 
 
+def selected(names) -> list[str]:
+    """``names`` (default: every model of :data:`MODELS`), checked: a ``ValueError`` names unknown ones."""
+    names = list(names) or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        raise ValueError(f"unknown models {unknown}; known: {list(MODELS)}")
+    return names
+
+
 def logp_dlogp(model) -> tuple[list, list]:
     """The model's value variables and ``[logp, dlogp]`` graphs."""
     return list(model.value_vars), [model.logp(), model.dlogp()]
