@@ -25,9 +25,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytensor.graph.basic import Variable
-from pytensor.graph.traversal import ancestors
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.graph.traversal import ancestors, io_toposort
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
+from graph_bridge.ops import ExplicitElemwise
 from graph_bridge.traverse import owned_variables
 
 __all__ = ["Measure", "above", "below", "weighted_operands", "count", "elemwise_above", "nodes", "paths_below", "unstated"]
@@ -182,11 +183,6 @@ def weighted_operands() -> Measure:
     weight drops by 8x, and what the rewrite adds (a Mul by a length) stays
     below that.
     """
-    from pytensor.graph.traversal import io_toposort
-    from pytensor.tensor.elemwise import CAReduce
-
-    from graph_bridge.ops import ExplicitElemwise
-
     def of(v: Variable) -> int:
         found = graph_nodes(v)
         clients: dict[Any, list] = {}

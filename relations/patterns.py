@@ -74,6 +74,7 @@ __all__ = [
     "build",
     "pattern_nodes",
     "pattern_vars",
+    "prop_keys",
     "prop_vars",
     "same_prop",
     "var",
@@ -436,12 +437,20 @@ def pattern_vars(pattern: Any) -> list[Var]:
 
 def prop_vars(pattern: Any) -> list[Var]:
     """The pattern's prop variables (``axis=p.var("ax")``, ...), in first-occurrence order."""
-    out: list[Var] = []
+    return list(prop_keys(pattern))
+
+
+def prop_keys(pattern: Any) -> dict[Var, str]:
+    """Each prop variable of the pattern and the prop it stands for (``"axis"``, ``"order"``, ``"op"``),
+    in first-occurrence order (a variable in two places: the first)."""
+    out: dict[Var, str] = {}
     stack = [pattern]
     while stack:
         p = stack.pop()
         if isinstance(p, Node):
-            out.extend(v for _, v in p.props if isinstance(v, Var) and v not in out)
+            for key, v in p.props:
+                if isinstance(v, Var):
+                    out.setdefault(v, key)
             stack.extend(reversed(p.args))
     return out
 

@@ -336,7 +336,7 @@ def _random_type(rng: np.random.Generator, length: int, ndim: int | None = None,
 def _pattern_instances(rule: Callable, rng: np.random.Generator, n: int) -> Iterator[tuple[Variable, int]]:
     lhs = rule.lhs
     pvars = p.pattern_vars(lhs)
-    prop_keys = _prop_keys(lhs)
+    prop_keys = p.prop_keys(lhs)
     for _ in range(n):
         length = int(rng.integers(0, 4))
         ndim = int(rng.integers(0, 4))
@@ -359,20 +359,6 @@ def _pattern_instances(rule: Callable, rng: np.random.Generator, n: int) -> Iter
                 continue
         if graph is not None:
             yield graph, length
-
-
-def _prop_keys(pattern: Any) -> dict[Any, str]:
-    """The pattern's prop variables and the prop each stands for (``"axis"``, ``"order"``, ``"op"``)."""
-    found: dict[Any, str] = {}
-    stack = [pattern]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, p.Node):
-            for key, v in node.props:
-                if isinstance(v, p.PatternVar):
-                    found.setdefault(v, key)
-            stack.extend(node.args)
-    return found
 
 
 #: Reductions a reduction-head variable (``p.careduce(r, ...)``) is drawn among.
