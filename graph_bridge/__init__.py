@@ -1,9 +1,11 @@
-"""Everything that touches PyTensor objects: terms, vocabulary, facts, Ops, rewriters.
+"""Everything that reads or builds PyTensor objects: terms, vocabulary, node readers, facts, Ops, rewriters.
 
-``graph_bridge`` knows no rule; ``relations`` builds on it.
+``graph_bridge`` knows no rule; it builds on the PyTensor-free ``logic_core``
+(its facts are moded goals), and ``relations`` builds on both.
 """
 
 from graph_bridge import dispatch as _dispatch  # noqa: F401  (registrations)
+from graph_bridge import views as _views  # noqa: F401  (installs the term views in the logic core)
 from graph_bridge.context import (
     GraphContext,
     NoGraphContext,
@@ -13,7 +15,6 @@ from graph_bridge.context import (
     single_useo,
     useso,
 )
-from graph_bridge.logic import NotReady
 from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_typeo, typeo
 from graph_bridge.terms import (
     OutputOf,
@@ -21,7 +22,6 @@ from graph_bridge.terms import (
     TermError,
     elemwise_term,
     etuplize,
-    is_ground,
     node_term,
     op_term,
     reify,
@@ -72,7 +72,6 @@ __all__ = [
     "ExplicitBlockwise",
     "ExplicitElemwise",
     "ExplicitRandomVariable",
-    "NotReady",
     "explicit_blockwise",
     "explicit_random_variable",
     "explicit_alloc",
@@ -89,7 +88,6 @@ __all__ = [
     "elemwise_term",
     "etuplize",
     "in_vocabulary",
-    "is_ground",
     "ndimo",
     "node_term",
     "op_term",

@@ -43,7 +43,7 @@ from pytensor.tensor.shape import Shape_i
 from pytensor.tensor.type import TensorType, tensor
 from pytensor.tensor.utils import _parse_gufunc_signature
 
-from graph_bridge.memo import remember
+from logic_core.memo import remember
 from graph_bridge.ops import (
     BROADCAST,
     KEPT,

@@ -38,7 +38,7 @@ from pytensor.tensor.type import TensorType
 from pytensor.tensor.variable import TensorVariable
 
 from graph_bridge.flags import CAST_POLICY, FLOATX, TRACEBACK_LIMIT, WARN_FLOAT64, flag
-from graph_bridge.memo import remember, type_check
+from logic_core.memo import remember, type_check
 
 __all__ = ["call_op", "is_tensor_variable", "plain_node"]
 

@@ -5,7 +5,7 @@ a term to a fact of its type.  The type is read from the variable the term
 reifies to, so the term must be ground; the fact may be a logic variable,
 which the goal binds.  A goal whose term is not ground yet raises
 :class:`NotReady` when first asked for an answer: conjunctions built with
-``graph_bridge.logic.lall_ready`` then run it later, once other goals have bound
+``logic_core.lall_ready`` then run it later, once other goals have bound
 the term, which is what lets one relation run forward and backward.  A ground
 term that does not reify makes the goal fail: a guard never lets an unchecked
 term through.
@@ -18,11 +18,11 @@ from typing import Any
 
 from pytensor.tensor.type import TensorType
 
-from graph_bridge.logic import NotReady
-from graph_bridge.modes import Mode, ModedGoal
+from logic_core.goals import NotReady
+from logic_core.modes import Mode, ModedGoal
 from graph_bridge.terms import term_variable
 
-__all__ = ["NotReady", "broadcastableo", "dtypeo", "ndimo", "same_type", "same_typeo", "typeo"]
+__all__ = ["broadcastableo", "dtypeo", "ndimo", "same_type", "same_typeo", "typeo"]
 
 
 def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]) -> ModedGoal:

@@ -44,7 +44,7 @@ from pytensor.tensor.variable import TensorConstant, TensorVariable
 from graph_bridge.building import is_tensor_variable, plain_node
 from graph_bridge.flags import CAST_POLICY, FLOATX
 from graph_bridge.folding import folded_value
-from graph_bridge.memo import remember
+from logic_core.memo import remember
 
 __all__ = [
     "ExplicitAlloc",

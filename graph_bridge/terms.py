@@ -24,12 +24,12 @@ from typing import Any
 from etuples.core import ExpressionTuple, InvalidExpression, KwdPair, trampoline_eval
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
-from unification.variable import Var
 
 from graph_bridge.building import call_op
-from graph_bridge.memo import remember, type_check
 from graph_bridge.traverse import bottom_up
 from graph_bridge.vocabulary import builder_of, in_vocabulary
+from logic_core.memo import remember, type_check
+from logic_core.terms import is_ground, is_logic_var, is_term
 
 __all__ = [
     "OutputOf",
@@ -38,8 +38,6 @@ __all__ = [
     "TermError",
     "elemwise_term",
     "etuplize",
-    "is_ground",
-    "is_term",
     "node_term",
     "op_term",
     "reify",
@@ -383,62 +381,6 @@ def etuplize(x: Any) -> Any:
     return memo[x]
 
 
-_ATOM, _ETUPLE, _SEQ, _LVAR = 0, 1, 2, 3
-_KINDS: dict[type, int] = {}
-
-
-def _kind(x: Any) -> int:
-    """What ``is_ground`` sees in ``x``, cached per type (``isinstance`` on ABCs is slow)."""
-    t = type(x)
-    k = _KINDS.get(t)
-    if k is None:
-        if issubclass(t, Var):
-            k = _LVAR
-        elif issubclass(t, ExpressionTuple):
-            k = _ETUPLE
-        elif issubclass(t, (tuple, list)):
-            k = _SEQ
-        else:
-            k = _ATOM
-        _KINDS[t] = k
-    return k
-
-
-def is_term(x: Any) -> bool:
-    """``isinstance(x, ExpressionTuple)``, the answer cached per type (the ABC check is slow)."""
-    return _kind(x) == _ETUPLE
-
-
-def is_ground(term: Any) -> bool:
-    """Whether ``term`` holds no logic variable (evaluated sub-terms count as ground)."""
-    stack = [term]
-    seen: set[int] | None = None  # terms walked (a shared sub-term is walked once)
-    null = ExpressionTuple.null
-    kinds = _KINDS
-    while stack:
-        t = stack.pop()
-        k = kinds.get(type(t))
-        if k is None:
-            k = _kind(t)
-        if k == _ATOM:
-            continue
-        if k == _LVAR:
-            return False
-        if k == _ETUPLE:
-            if t._evaled_obj is not null:
-                continue
-            if seen is None:
-                seen = set()
-            elif id(t) in seen:
-                continue
-            seen.add(id(t))
-            stack.extend(t._tuple)
-        else:
-            stack.extend(t)
-    return True
-
-
-is_logic_var = type_check(Var, "``unification.isvar`` without hashing ``x``, the answer cached per type.")
 is_variable = type_check(Variable, "``isinstance(x, Variable)``, the answer cached per type (the ABC check is slow).")
 
 

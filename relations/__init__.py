@@ -25,7 +25,8 @@ from pytensor.compile.mode import Mode, get_default_mode, get_mode
 from pytensor.graph.basic import Variable, equal_computations
 from unification import unify
 
-from graph_bridge import etuplize, is_ground
+from graph_bridge import etuplize
+from logic_core.terms import is_ground
 from graph_bridge.pymc_hooks import register_pymc_lowering
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational

@@ -20,7 +20,7 @@ from etuples.core import ExpressionTuple
 from pytensor.graph.basic import Variable
 from pytensor.graph.fg import FunctionGraph
 
-from graph_bridge.terms import is_logic_var
+from logic_core.terms import is_logic_var
 from relations.patterns import Node
 from relations.rules import Relation
 

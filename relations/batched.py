@@ -26,8 +26,9 @@ from unification import var
 from graph_bridge import ExplicitBlockwise, ExplicitRandomVariable, OutputOf, builder_for, op_term, same_typeo, term
 from graph_bridge.batched import NodeOutputs
 from graph_bridge.random_variables import size_length
-from graph_bridge.logic import eq, lall_ready
-from graph_bridge.modes import Mode, moded
+from logic_core.goals import lall_ready
+from logic_core.unify import eq
+from logic_core.modes import Mode, moded
 from graph_bridge.nodes import is_expansion, read_or_build
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, output_static_shape
 from graph_bridge.terms import term_variable

@@ -22,11 +22,13 @@ from pytensor.tensor.math import eq as pt_eq
 from pytensor.tensor.shape import Shape_i, specify_shape
 from unification import var
 
-from graph_bridge import NotReady, builder_for, elemwise_term, is_ground, op_term, same_typeo, term, term_variable
-from graph_bridge.logic import eq, lreify
+from graph_bridge import builder_for, elemwise_term, op_term, same_typeo, term, term_variable
+from logic_core.goals import NotReady
+from logic_core.terms import is_ground
+from logic_core.unify import eq, lreify
 from graph_bridge.measures import count
-from graph_bridge.memo import remember
-from graph_bridge.modes import Mode, moded
+from logic_core.memo import remember
+from logic_core.modes import Mode, moded
 from graph_bridge.nodes import absorb_expansion, read_or_build
 from graph_bridge.ops import (
     BROADCAST,
@@ -38,7 +40,7 @@ from graph_bridge.ops import (
     entry_order,
     output_static_shape,
 )
-from graph_bridge.logic import lall_ready
+from logic_core.goals import lall_ready
 from relations.rules import rule
 
 __all__ = [

@@ -17,11 +17,11 @@ from unification import var
 
 from graph_bridge import ndimo, op_term, same_typeo, term, term_variable
 from graph_bridge.context import movable, movable_viewo
-from graph_bridge.logic import eq, unify, walk
+from logic_core.unify import eq, unify, walk
 from graph_bridge.measures import below, count, elemwise_above, nodes
-from graph_bridge.modes import Mode, ModedGoal, moded
+from logic_core.modes import Mode, ModedGoal, moded
 from relations.broadcast import DS, stock_elemwiseo
-from graph_bridge.logic import lall_ready
+from logic_core.goals import lall_ready
 from relations.orders import (
     compose_orderso,
     identity_ordero,

@@ -1,8 +1,8 @@
 """Relations compiled for the mode ``normalize`` runs them in: left side known.
 
 ``lall_ready`` decides at every node again which goal can run next (a goal
-that is not ready raises :class:`~graph_bridge.NotReady` and waits) and each
-:class:`~graph_bridge.modes.ModedGoal` looks for its ready mode again.  When
+that is not ready raises :class:`~logic_core.goals.NotReady` and waits) and each
+:class:`~logic_core.modes.ModedGoal` looks for its ready mode again.  When
 the left side is known those choices are the same at every node, so
 :func:`compile_forward` makes them once, from the relation itself:
 
@@ -60,9 +60,12 @@ from etuples.core import ExpressionTuple
 from unification import var
 
 from graph_bridge.dispatch import VIEWED_CLASSES, head_views
-from graph_bridge.logic import Conj, Eq, is_var, lreify, unify_into, view_items
-from graph_bridge.modes import Mode, ModedGoal, always
-from graph_bridge.terms import Term, is_ground, is_term, term
+from graph_bridge.views import view_items
+from logic_core.goals import Conj
+from logic_core.unify import Eq, is_var, lreify, unify_into
+from logic_core.modes import Mode, ModedGoal, always
+from graph_bridge.terms import Term, term
+from logic_core.terms import is_ground, is_term
 from relations.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction, kanren_conjuncts
 from relations.rules import Relation, answers
 

@@ -10,11 +10,11 @@ from pytensor.tensor.elemwise import CAReduce, Elemwise
 from unification import var
 
 from graph_bridge import builder_for, elemwise_term, same_typeo, term, term_variable
-from graph_bridge.logic import eq
+from logic_core.unify import eq
 from graph_bridge.measures import count
-from graph_bridge.modes import Mode, ModedGoal, moded
+from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import join_parts, read_or_build
-from graph_bridge.logic import lall_ready
+from logic_core.goals import lall_ready
 from relations.reductions import careduce_partso
 from relations.rules import rule
 

@@ -1,7 +1,7 @@
 """kanren's own ``eq`` and ``lall`` in a rule: read as the logic core's, or refused by name.
 
 ``kanren.eq(u, v)`` and ``kanren.lall(*goals)`` return closures the planner
-cannot read.  ``kanren.eq`` means exactly what :func:`graph_bridge.logic.eq`
+cannot read.  ``kanren.eq`` means exactly what :func:`logic_core.eq`
 means, so :func:`foreign_goal` reads its two sides back and the rule stays
 plannable.  ``kanren.lall`` runs its goals in the order given and cannot
 wait for a goal that is not ready (a type fact on a variable still unbound
@@ -18,8 +18,7 @@ from typing import Any
 
 from kanren import core as _kanren
 
-from graph_bridge.logic import Eq
-
+from logic_core.unify import Eq
 __all__ = ["LALL_MESSAGE", "foreign_goal", "kanren_conjunction", "kanren_conjuncts"]
 
 _EQ_CODE = _kanren.eq(None, None).__code__
@@ -33,7 +32,7 @@ LALL_MESSAGE = (
 
 
 def foreign_goal(goal: Any) -> Eq | None:
-    """``goal`` as the logic core's :class:`~graph_bridge.logic.Eq` when it is a ``kanren.eq``, else ``None``."""
+    """``goal`` as the logic core's :class:`~logic_core.Eq` when it is a ``kanren.eq``, else ``None``."""
     if getattr(goal, "__code__", None) is not _EQ_CODE:
         return None
     cells = dict(zip(goal.__code__.co_freevars, (c.cell_contents for c in goal.__closure__)))

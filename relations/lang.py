@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from graph_bridge.context import graph_context, movable_viewo, single_useo, useso
 from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_type, same_typeo, typeo
-from graph_bridge.logic import NotReady, eq, lall_ready
+from logic_core.goals import NotReady, lall_ready
+from logic_core.unify import eq
 from graph_bridge.measures import Measure, below, count, elemwise_above, nodes, paths_below
-from graph_bridge.modes import Mode, ModedGoal, moded
+from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, is_expansion, join_parts, read_or_build, scalar_of
 from graph_bridge.terms import elemwise_term, node_term, op_term, term, term_variable
 from relations import patterns as p

@@ -21,10 +21,10 @@ from unification import var
 from graph_bridge import builder_for, elemwise_term, op_term, same_typeo, term, term_variable
 from graph_bridge.context import single_useo
 from graph_bridge.measures import count, paths_below
-from graph_bridge.modes import Mode, ModedGoal, moded
+from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, read_or_build, scalar_of
 from graph_bridge.ops import ExplicitAlloc
-from graph_bridge.logic import lall_ready
+from logic_core.goals import lall_ready
 from relations.rules import rule
 
 __all__ = [

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
-from graph_bridge.modes import Mode, moded
+from logic_core.modes import Mode, moded
 
 __all__ = [
     "MAX_ADDED_DIMS",

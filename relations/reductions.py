@@ -14,7 +14,7 @@ from etuples.core import ExpressionTuple
 from unification import var
 
 from graph_bridge import OpBuilder, careduce_builders, term
-from graph_bridge.modes import Mode, ModedGoal, moded
+from logic_core.modes import Mode, ModedGoal, moded
 
 __all__ = ["careduce_heado", "careduce_partso", "full_reductiono"]
 

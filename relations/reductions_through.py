@@ -33,9 +33,9 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import Max, Min, Sum
 
 from graph_bridge import builder_for, elemwise_term, op_term, same_typeo, term, term_variable
-from graph_bridge.logic import lall_ready
+from logic_core.goals import lall_ready
 from graph_bridge.measures import count, weighted_operands
-from graph_bridge.modes import Mode, ModedGoal, moded
+from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import absorb_expansion, alloc_parts, scalar_of
 from graph_bridge.ops import BROADCAST, MISSING, ExplicitAlloc, ExplicitElemwise, entry_order
 from relations.lift import SET_CLASSES, indices_unique

@@ -15,9 +15,9 @@ from typing import Any
 
 from pytensor.graph.op import Op
 
-from graph_bridge.logic import lreify
+from logic_core.unify import lreify
 from graph_bridge.measures import Measure, unstated
-from graph_bridge.terms import is_ground
+from logic_core.terms import is_ground
 
 __all__ = ["RuleIndex", "answers", "rule"]
 

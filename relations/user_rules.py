@@ -26,11 +26,13 @@ from etuples.core import ExpressionTuple
 from unification import var as fresh_var
 from unification.variable import Var
 
-from graph_bridge import is_ground, reify
+from graph_bridge import reify
+from logic_core.terms import is_ground, is_term
 from graph_bridge.measures import Measure, nodes, unstated
-from graph_bridge.logic import Conj, Eq, lall_ready, lreify
-from graph_bridge.modes import Mode, ModedGoal, moded
-from graph_bridge.terms import TermError, is_term
+from logic_core.goals import Conj, lall_ready
+from logic_core.unify import Eq, lreify
+from logic_core.modes import Mode, ModedGoal, moded
+from graph_bridge.terms import TermError
 from relations import patterns as p
 from relations.kanren_goals import foreign_goal, kanren_conjunction
 from relations.rules import rule
@@ -167,7 +169,7 @@ def _as_where_goal(g: Any, i: int) -> Any:
 
 
 def _where_goals(where: Any) -> list:
-    """``where``'s clauses, checked, with kanren's ``eq`` read as :func:`graph_bridge.logic.eq`."""
+    """``where``'s clauses, checked, with kanren's ``eq`` read as :func:`logic_core.eq`."""
     if callable(where) or not isinstance(where, (tuple, list)):
         raise TypeError(f"where must be a tuple of guards, got {type(where).__name__}")
     out = []

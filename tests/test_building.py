@@ -268,7 +268,7 @@ def test_ops_are_called_the_way_op_call_calls_them():
 def test_a_type_check_answers_as_isinstance_does_for_subclasses_and_registered_classes():
     import abc
 
-    from graph_bridge.memo import type_check
+    from logic_core.memo import type_check
 
     class Base(abc.ABC):
         pass

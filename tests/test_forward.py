@@ -21,8 +21,9 @@ import pytensor.tensor as pt
 import relations
 from graph_bridge import node_term
 from graph_bridge.context import graph_context
-from graph_bridge.logic import eq, lall_ready
-from graph_bridge.modes import Mode, moded
+from logic_core.goals import lall_ready
+from logic_core.unify import eq
+from logic_core.modes import Mode, moded
 from relations.engine import answers
 from relations.forward import Uncompilable, compile_forward, forward_matcher
 from relations.rules import RuleIndex

@@ -5,8 +5,10 @@ import pytest
 from kanren import run
 from unification import var
 
-from graph_bridge import NotReady, etuplize, reify, term
-from graph_bridge.logic import eq, lall_ready
+from graph_bridge import etuplize, reify, term
+from logic_core import NotReady
+from logic_core.goals import lall_ready
+from logic_core.unify import eq
 from graph_bridge.nodes import (
     absorb_expansion,
     alloc_parts,

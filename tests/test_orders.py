@@ -7,7 +7,7 @@ import pytest
 from kanren import run
 from unification import var
 
-from graph_bridge import NotReady
+from logic_core import NotReady
 from relations.orders import (
     compose_orders,
     compose_orderso,

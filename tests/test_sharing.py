@@ -144,9 +144,8 @@ class TestFact:
             assert run(1, n, single_useo(etuplize(e))) == ()
         q = var()
         with graph_context([e]):
-            from graph_bridge.logic import lall_ready
-            from graph_bridge.logic import eq
-
+            from logic_core.goals import lall_ready
+            from logic_core.unify import eq
             # the guard waits until q is bound, then holds
             assert run(1, q, lall_ready(single_useo(q), eq(q, etuplize(e)))) != ()
 

@@ -7,7 +7,7 @@ checks.  :class:`ModedGoal` states exactly that, as a list of modes: which
 arguments a mode needs ground, which it gives, and the function from the
 one to the other.  As a goal (``goal(S)``) it runs the first mode whose
 arguments are ready and unifies what it gives, or waits
-(:class:`~graph_bridge.logic.NotReady`) when none is; a mode that gives
+(:class:`~logic_core.NotReady`) when none is; a mode that gives
 arguments already known checks them, so the same goal is also a check.
 
 Because the modes are data, ``relations.forward`` can compile a relation
@@ -29,8 +29,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from inspect import isgeneratorfunction
 from typing import Any
 
-from graph_bridge.logic import NotReady, lreify, unify
-from graph_bridge.terms import is_ground
+from logic_core.goals import NotReady
+from logic_core.terms import is_ground
+from logic_core.unify import lreify, unify
 
 __all__ = ["Mode", "ModedGoal", "always", "moded"]
 
