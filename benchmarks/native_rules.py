@@ -158,7 +158,7 @@ def _single_client(fgraph, v: Variable) -> bool:
 
 
 def _movable_view(fgraph, v: Variable) -> bool:
-    """One client, or every client an Elemwise or a reduction (as ``graph_bridge.movable_viewo``)."""
+    """One client, or every client an Elemwise or a reduction (as ``relations.sharing.movable_viewo``)."""
     clients = fgraph.clients[v]
     if len(clients) == 1:
         return True

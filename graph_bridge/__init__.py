@@ -11,7 +11,6 @@ from graph_bridge.context import (
     NoGraphContext,
     elementwise_useso,
     graph_context,
-    movable_viewo,
     single_useo,
     useso,
 )
@@ -65,7 +64,6 @@ __all__ = [
     "NoGraphContext",
     "graph_context",
     "elementwise_useso",
-    "movable_viewo",
     "single_useo",
     "useso",
     "ExplicitAlloc",

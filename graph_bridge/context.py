@@ -46,8 +46,9 @@ __all__ = [
     "NoGraphContext",
     "graph_context",
     "elementwise_useso",
-    "movable_viewo",
     "single_useo",
+    "use_fact",
+    "use_holds",
     "useso",
 ]
 
@@ -277,7 +278,7 @@ def _uses_of(t: Any, fact: str, read: Callable[[GraphContext, Variable], int]) -
     return (read(_required_context(fact), v),)
 
 
-def _use_holds(t: Any, fact: str, test: Callable[[GraphContext, Variable], bool]) -> bool:
+def use_holds(t: Any, fact: str, test: Callable[[GraphContext, Variable], bool]) -> bool:
     """Whether the yes/no use fact ``test`` holds of the ground term ``t``.
 
     A term the relation built is a new variable (one use) and passes.  A
@@ -295,38 +296,21 @@ def _use_holds(t: Any, fact: str, test: Callable[[GraphContext, Variable], bool]
     return False
 
 
-def _holds(term: Any, fact: str, test: Callable[[GraphContext, Variable], bool]) -> ModedGoal:
-    """The goal that the yes/no use fact ``test`` holds of ``term`` (waits while it is not ground)."""
+def use_fact(term: Any, fact: str, test: Callable[[GraphContext, Variable], bool]) -> ModedGoal:
+    """The goal that the yes/no use fact ``test(context, variable)`` holds of ``term`` (waits while it is not ground).
+
+    Rules state their sharing policies with it (``relations.sharing``).
+    """
 
     def check(t):
-        return () if _use_holds(t, fact, test) else None
+        return () if use_holds(t, fact, test) else None
 
     return ModedGoal(fact, (term,), (Mode((0,), (), one=check),), waiting=f"{fact} on a non-ground term")
 
 
-def movable(t: Any) -> bool:
-    """Whether the view the ground term ``t`` stands for may move (see :func:`movable_viewo`)."""
-    return _use_holds(t, "movable_viewo", _movable)
-
-
-def _movable(ctx: GraphContext, v: Variable) -> bool:
-    return ctx.uses(v) == 1 or ctx.other_uses(v) == 0
-
-
 def elementwise_useso(term: Any):
     """Every use of ``term`` is by an Elemwise or a reduction (none is a graph output)."""
-    return _holds(term, "elementwise_useso", lambda ctx, v: ctx.other_uses(v) == 0)
-
-
-def movable_viewo(term: Any):
-    """The view ``term`` (a DimShuffle) may move through the node that reads it.
-
-    It has one use, or every use is by an Elemwise or a reduction
-    (:func:`elementwise_useso`): each of those takes the view over (moves it
-    above itself, absorbs it, or reduces it away), so the old view ends
-    unused and is gone rather than kept beside a copy.
-    """
-    return _holds(term, "movable_viewo", _movable)
+    return use_fact(term, "elementwise_useso", lambda ctx, v: ctx.other_uses(v) == 0)
 
 
 def single_useo(term: Any):
@@ -336,4 +320,4 @@ def single_useo(term: Any):
     ``term``: with a second use, the old node would stay for it and the
     rewrite would add a copy.
     """
-    return _holds(term, "single_useo", lambda ctx, v: ctx.uses(v) == 1)
+    return use_fact(term, "single_useo", lambda ctx, v: ctx.uses(v) == 1)

@@ -16,7 +16,7 @@ from pytensor.tensor.math import Sum
 from unification import var
 
 from graph_bridge import ndimo, op_term, same_typeo, term, term_variable
-from graph_bridge.context import movable, movable_viewo
+from relations.sharing import movable, movable_viewo
 from logic_core.unify import eq, unify, walk
 from graph_bridge.measures import below, count, elemwise_above, nodes
 from logic_core.modes import Mode, ModedGoal, moded
@@ -304,7 +304,7 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
 
 
 def movable_eacho(terms: Any) -> ModedGoal:
-    """Every term of the tuple ``terms`` may move (``graph_bridge.movable_viewo``)."""
+    """Every term of the tuple ``terms`` may move (``relations.sharing.movable_viewo``)."""
 
     def check(ts):
         return () if all(movable(t) for t in ts) else None

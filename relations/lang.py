@@ -29,7 +29,8 @@ also importable from its home module; this is the list to read.
 
 from __future__ import annotations
 
-from graph_bridge.context import graph_context, movable_viewo, single_useo, useso
+from graph_bridge.context import graph_context, single_useo, useso
+from relations.sharing import movable_viewo
 from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_type, same_typeo, typeo
 from logic_core.goals import NotReady, lall_ready
 from logic_core.unify import eq

@@ -143,7 +143,7 @@ def assert_no_kind_grows(before, after) -> None:
     reduction of a join); no other rule adds a node of a non-Elemwise kind,
     and none may copy a node that another node still uses.  DimShuffles are
     views (they compute nothing): one every consumer moves above itself may
-    end as one per consumer (``graph_bridge.movable_viewo``).
+    end as one per consumer (``relations.sharing.movable_viewo``).
     """
     kb, ka = node_kinds(before), node_kinds(after)
     kb.pop("DimShuffle", None), ka.pop("DimShuffle", None)
