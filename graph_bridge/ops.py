@@ -43,7 +43,7 @@ from pytensor.tensor.variable import TensorConstant, TensorVariable
 
 from graph_bridge.building import is_tensor_variable, plain_node
 from graph_bridge.flags import CAST_POLICY, FLOATX
-from graph_bridge.folding import folded_value
+from graph_bridge.shape_values import folded_value
 from logic_core.memo import remember
 
 __all__ = [
@@ -531,7 +531,7 @@ def _is_int_constant(s: Any) -> bool:
 def _static_lengths(shape: Sequence[Any]) -> tuple[int, ...] | None:
     """The value of every length in ``shape``, if each is a 0-d integer tensor of a value read statically.
 
-    :func:`graph_bridge.folding.folded_value` reads constants and small
+    :func:`graph_bridge.shape_values.folded_value` reads constants and small
     graphs over static shapes (microseconds); the stock Alloc's
     ``infer_static_shape`` reaches the same values through a FunctionGraph
     and its shape rewrites (a millisecond).  ``None`` if any length is not

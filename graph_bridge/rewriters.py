@@ -190,7 +190,7 @@ def register_lowering(
     The toolkit's Ops are lowered to stock Ops before PyTensor's own
     rewrites and backends see the graph, and the patterns PyTensor would
     miscompile are restated (``graph_bridge.workarounds``).  It only acts on
-    graphs the toolkit touched (:func:`graph_bridge.touched.is_touched`); any
+    graphs the toolkit touched (:func:`graph_bridge.provenance.is_touched`); any
     other graph costs one scan of its nodes and is left as it is.
 
     ``rewrite_graph`` queries do not run this pass; see
@@ -199,7 +199,7 @@ def register_lowering(
     existing = optdb.__db__.get(name)
     if existing:
         return next(iter(existing))
-    from graph_bridge.touched import is_touched
+    from graph_bridge.provenance import is_touched
 
     def needed(fgraph: FunctionGraph) -> bool:
         return is_touched(fgraph.apply_nodes)

@@ -30,7 +30,7 @@ from logic_core.terms import is_ground
 from graph_bridge.pymc_hooks import register_pymc_lowering
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
-from graph_bridge.touched import mark_rewritten, node_ids
+from graph_bridge.provenance import mark_rewritten, node_ids
 from graph_bridge.traverse import owned_variables
 from graph_bridge.workarounds import protect
 from relations import patterns

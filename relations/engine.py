@@ -28,7 +28,7 @@ from unification import var
 from graph_bridge import TermError, in_vocabulary, node_term, reify
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
-from graph_bridge.touched import TAG
+from graph_bridge.provenance import TAG
 from graph_bridge.traverse import clone_over, tag_dict
 from graph_bridge.vocabulary import rewrites_whole_node
 from relations.forward import forward_matcher
@@ -150,7 +150,7 @@ def copy_trace(trace: list | None, new: Variable, known: Mapping[Variable, Varia
     at the user's line.  The trace the node got when the engine built it
     (frames inside the engine, or none while compiling) is replaced;
     variables in ``known`` (the graph the rewrite started from) keep theirs.
-    ``mark``: also tag those nodes as built by a rewrite (``graph_bridge.touched``).
+    ``mark``: also tag those nodes as built by a rewrite (``graph_bridge.provenance``).
     """
     if not trace and not mark:
         return
@@ -190,7 +190,7 @@ class Normalizer:
         mark: bool = False,
     ) -> None:
         self.on_rewrite = on_rewrite
-        #: tag every node it builds as built by a rewrite (``graph_bridge.touched``)
+        #: tag every node it builds as built by a rewrite (``graph_bridge.provenance``)
         self.mark = mark
         self.index = index
         #: use counts of the graph being rewritten (built from its outputs), kept exact as it changes
@@ -395,7 +395,7 @@ def normalize_variables(
 
     ``backward`` runs the rules from right to left (``relations.lower``);
     ``on_rewrite(rule, before, after)`` is called after each rewrite;
-    ``mark`` tags every node it builds (``graph_bridge.touched``: what
+    ``mark`` tags every node it builds (``graph_bridge.provenance``: what
     ``mark_rewritten(result, outputs)`` does, without walking both graphs).
     One bottom-up pass puts every node in normal form, except where a use
     guard (``graph_bridge.single_useo``) refused a node that a later rewrite

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from pytensor.graph.basic import Variable
 
-from graph_bridge.touched import mark_rewritten, node_ids
+from graph_bridge.provenance import mark_rewritten, node_ids
 from graph_bridge.traverse import clone_over
 from relations.arguments import check_callable, check_count
 from relations.costs import variable_elements
@@ -97,7 +97,7 @@ def extract(egraph: Any, cost: Cost | None = None, roots: Sequence[Variable] | N
         choice = _greedy(classes, costs, root_classes)
     total = _dag_cost(classes, costs, choice, root_classes)
     outputs = _build(egraph, classes, choice, root_classes)
-    # the toolkit's Ops in a new form are lowered when it compiles (graph_bridge.touched)
+    # the toolkit's Ops in a new form are lowered when it compiles (graph_bridge.provenance)
     mark_rewritten(outputs, egraph.roots if roots is None else list(roots))
     return Extraction(egraph.structure(outputs) if roots is None else outputs, total, method)
 

@@ -20,7 +20,7 @@ from unification import var
 import relations
 from graph_bridge import etuplize
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc
-from graph_bridge.touched import TAG, is_touched
+from graph_bridge.provenance import TAG, is_touched
 from helpers import snapshot
 from hypothesis import HealthCheck, given, settings
 from strategies import graphs

@@ -373,7 +373,7 @@ mn = pt.tensor("mn", shape=(3, None))
         ("**", (None, 1), (pt.constant(0), pt.constant(1))),
         ("x*", (None,), (n_, n_)),
         ("x*", (3,), (n_, v3.shape[0])),
-        # lengths read off small graphs over static shapes (graph_bridge.folding)
+        # lengths read off small graphs over static shapes (graph_bridge.shape_values)
         ("x*", (4,), (pt.shape(m34)[:1][0], pt.as_tensor([4])[0])),
         ("x*", (None,), (v3.shape[0] * 2 + 1, pt.shape(m34)[1])),
         ("*", (None,), (mn.shape[1],)),  # not read statically: the stock Alloc decides

@@ -1,4 +1,4 @@
-"""graph_bridge.folding: values of small shape graphs, as PyTensor's own folding finds them."""
+"""graph_bridge.shape_values: values of small shape graphs, as PyTensor's own folding finds them."""
 
 import numpy as np
 import pytensor
@@ -6,7 +6,7 @@ import pytensor.tensor as pt
 import pytest
 from pytensor.tensor.basic import infer_static_shape
 
-from graph_bridge.folding import MAX_FOLDED_NODES, folded_value
+from graph_bridge.shape_values import MAX_FOLDED_NODES, folded_value
 
 m = pt.tensor("m", shape=(200, 4, 4))
 v = pt.tensor("v", shape=(3,))

@@ -1,0 +1,165 @@
+"""The layers hold: a PyTensor-free logic core, a bridge that knows no rule, no cycles, small functions.
+
+``logic_core`` (unification fast paths, goals, moded goals) imports no
+PyTensor and nothing of the project above it; ``graph_bridge`` (everything
+that reads or builds PyTensor objects) imports ``logic_core`` and never
+``relations``; ``relations`` (rules, engines, queries) builds on both.
+Every import counts, function-local ones too.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("logic_core", "graph_bridge", "relations")
+MAX_FUNCTION_LINES = 60
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, list[str], int]]:
+    """``(module, names, line)`` for every import in the module, at any depth."""
+    out = []
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out.extend((a.name, [], node.lineno) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            out.append((base, [a.name for a in node.names], node.lineno))
+    return out
+
+
+def _project_targets(module: str, names: list[str]) -> list[str]:
+    """The project modules an import reads: the submodules it names, and the module if it names more."""
+    subs = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
+    whole = module in MODULES and (not names or len(subs) < len(names))
+    return subs + ([module] if whole else [])
+
+
+def _graph() -> dict[str, set[str]]:
+    return {
+        name: {t for module, names, _ in _imports(name, path) for t in _project_targets(module, names) if t != name}
+        for name, path in MODULES.items()
+    }
+
+
+def test_the_logic_core_imports_no_pytensor_and_nothing_above_it():
+    for name, path in MODULES.items():
+        if not name.startswith("logic_core"):
+            continue
+        for module, _, line in _imports(name, path):
+            top = module.split(".")[0]
+            assert top not in ("pytensor", "numpy", "graph_bridge", "relations"), f"{path.name}:{line} imports {module}"
+    code = "import logic_core, sys; print(sorted(m for m in ('pytensor', 'numpy', 'graph_bridge', 'relations') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_bridge_knows_no_rule():
+    for name, path in MODULES.items():
+        if not name.startswith("graph_bridge"):
+            continue
+        for module, _, line in _imports(name, path):
+            assert module.split(".")[0] != "relations", f"{path.name}:{line} imports {module}"
+
+
+def test_no_import_cycle_counting_function_local_imports():
+    graph = _graph()
+    state: dict[str, int] = {}  # 1: on the stack, 2: done
+
+    def visit(start: str) -> list[str] | None:
+        stack = [(start, iter(sorted(graph[start])))]
+        path = [start]
+        state[start] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+                path.pop()
+            elif state.get(child) == 1:
+                return path[path.index(child) :] + [child]
+            elif child not in state:
+                state[child] = 1
+                stack.append((child, iter(sorted(graph[child]))))
+                path.append(child)
+        return None
+
+    for name in sorted(graph):
+        if name not in state:
+            cycle = visit(name)
+            assert cycle is None, " -> ".join(cycle)
+
+
+def test_the_cycle_check_sees_a_function_local_cycle(tmp_path):
+    """The check above could fail: a function-local import back is an edge."""
+    (tmp_path / "a.py").write_text("import b\n")
+    (tmp_path / "b.py").write_text("def f():\n    import a\n")
+    edges = {n: {m for m, _, _ in _imports(n, tmp_path / f"{n}.py")} for n in ("a", "b")}
+    assert edges == {"a": {"b"}, "b": {"a"}}
+
+
+def test_no_private_name_is_imported_across_modules():
+    for name, path in MODULES.items():
+        for module, names, line in _imports(name, path):
+            if module.split(".")[0] not in PACKAGES:
+                continue
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            private += [part for part in module.split(".") if part.startswith("_") and part != "__init__"]
+            assert not private, f"{path.relative_to(ROOT)}:{line} imports {private} from {module}"
+
+
+@pytest.mark.parametrize("pkg", PACKAGES)
+def test_no_function_is_longer_than_sixty_lines(pkg):
+    long = []
+    for name, path in MODULES.items():
+        if name.split(".")[0] != pkg:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = node.body
+                if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+                    body = body[1:]  # the docstring does not count
+                if body:
+                    lines = body[-1].end_lineno - body[0].lineno + 1
+                    if lines > MAX_FUNCTION_LINES:
+                        long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({lines} lines)")
+    assert not long, long
+
+
+@pytest.mark.parametrize("first", PACKAGES)
+def test_each_layer_imports_first_on_its_own(first):
+    """Whichever package a user imports first, the others import after it and the views are installed."""
+    code = (
+        f"import {first}\n"
+        "import pytensor.tensor as pt, relations\n"
+        "import graph_bridge.views, logic_core.unify as core\n"
+        "assert core._term_view is graph_bridge.views.term_view\n"
+        "x = pt.vector('x'); y = pt.exp(x)\n"
+        "print(relations.normalize(pt.sum(pt.expand_dims(y, 0))).owner.inputs[0].owner.op)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "Exp"
