@@ -28,7 +28,7 @@ from unification import var
 
 import relations
 from graph_bridge import etuplize, ndimo, term
-from logic_core.unify import eq
+from logic_core.unifier import eq
 from relations import patterns as p
 from logic_core.goals import lall_ready
 from timing import median_seconds  # benchmarks/timing.py (the script's own folder)

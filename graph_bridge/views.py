@@ -4,7 +4,7 @@ A variable computed by a vocabulary Op unifies, against a term, as its
 one-level term (its head over its raw inputs); a vocabulary Op as its head
 term.  :func:`view_items` reads those items without building the term (the
 forward plans read nodes this way).  Importing this module installs the
-views in the logic core (``logic_core.unify.install_views``): variables and
+views in the logic core (``logic_core.unifier.install_views``): variables and
 Ops are atoms, constants unify by value, and the bridge's ``Term`` is the
 term class the core rebuilds.
 """
@@ -20,7 +20,7 @@ from graph_bridge.dispatch import head_views
 from graph_bridge.terms import Term, is_variable, node_term, op_term
 from graph_bridge.vocabulary import in_vocabulary
 from logic_core.terms import is_term
-from logic_core.unify import install_views
+from logic_core.unifier import install_views
 
 __all__ = ["term_view", "view_items"]
 

@@ -3,10 +3,10 @@
 ``logic_core`` knows etuples, ``unification`` variables and ``kanren``-style
 goals (``goal(state) -> states``), and no PyTensor object.  The bridge
 (``graph_bridge``) tells it once what its terms hold
-(:func:`~logic_core.unify.install_views`); the rules (``relations``) are
+(:func:`~logic_core.unifier.install_views`); the rules (``relations``) are
 written over both.
 
-- :mod:`logic_core.unify`: ``walk``, ``lreify``, ``unify``, ``unify_into``, ``eq``.
+- :mod:`logic_core.unifier`: ``walk``, ``lreify``, ``unify``, ``unify_into``, ``eq``.
 - :mod:`logic_core.goals`: ``lall_ready`` (a conjunction whose goals wait
   with :class:`NotReady` until their inputs are ground) and ``Conj``.
 - :mod:`logic_core.modes`: :class:`Mode` and :class:`ModedGoal`: one goal
@@ -20,7 +20,7 @@ Rule authors import these names from ``relations.lang``.
 from logic_core.goals import Conj, NotReady, lall_ready
 from logic_core.modes import Mode, ModedGoal, always, moded
 from logic_core.terms import is_ground, is_logic_var, is_term
-from logic_core.unify import Eq, eq, lreify, unify, unify_into, walk
+from logic_core.unifier import Eq, eq, lreify, unify, unify_into, walk
 
 __all__ = [
     "Conj",

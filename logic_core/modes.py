@@ -31,7 +31,7 @@ from typing import Any
 
 from logic_core.goals import NotReady
 from logic_core.terms import is_ground
-from logic_core.unify import lreify, unify
+from logic_core.unifier import lreify, unify
 
 __all__ = ["Mode", "ModedGoal", "always", "moded"]
 

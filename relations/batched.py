@@ -27,7 +27,7 @@ from graph_bridge import ExplicitBlockwise, ExplicitRandomVariable, OutputOf, bu
 from graph_bridge.batched import NodeOutputs
 from graph_bridge.random_variables import size_length
 from logic_core.goals import lall_ready
-from logic_core.unify import eq
+from logic_core.unifier import eq
 from logic_core.modes import Mode, moded
 from graph_bridge.nodes import is_expansion, read_or_build
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, output_static_shape

@@ -25,7 +25,7 @@ from unification import var
 from graph_bridge import builder_for, elemwise_term, op_term, same_typeo, term, term_variable
 from logic_core.goals import NotReady
 from logic_core.terms import is_ground
-from logic_core.unify import eq, lreify
+from logic_core.unifier import eq, lreify
 from graph_bridge.measures import count
 from logic_core.memo import remember
 from logic_core.modes import Mode, moded

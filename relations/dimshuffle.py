@@ -17,7 +17,7 @@ from unification import var
 
 from graph_bridge import ndimo, op_term, same_typeo, term, term_variable
 from relations.sharing import movable, movable_viewo
-from logic_core.unify import eq, unify, walk
+from logic_core.unifier import eq, unify, walk
 from graph_bridge.measures import below, count, elemwise_above, nodes
 from logic_core.modes import Mode, ModedGoal, moded
 from relations.broadcast import DS, stock_elemwiseo

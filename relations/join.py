@@ -10,7 +10,7 @@ from pytensor.tensor.elemwise import CAReduce, Elemwise
 from unification import var
 
 from graph_bridge import builder_for, elemwise_term, same_typeo, term, term_variable
-from logic_core.unify import eq
+from logic_core.unifier import eq
 from graph_bridge.measures import count
 from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import join_parts, read_or_build

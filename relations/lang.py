@@ -33,7 +33,7 @@ from graph_bridge.context import graph_context, single_useo, useso
 from relations.sharing import movable_viewo
 from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_type, same_typeo, typeo
 from logic_core.goals import NotReady, lall_ready
-from logic_core.unify import eq
+from logic_core.unifier import eq
 from graph_bridge.measures import Measure, below, count, elemwise_above, nodes, paths_below
 from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, is_expansion, join_parts, read_or_build, scalar_of

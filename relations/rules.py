@@ -15,7 +15,7 @@ from typing import Any
 
 from pytensor.graph.op import Op
 
-from logic_core.unify import lreify
+from logic_core.unifier import lreify
 from graph_bridge.measures import Measure, unstated
 from logic_core.terms import is_ground
 

@@ -30,7 +30,7 @@ from graph_bridge import reify
 from logic_core.terms import is_ground, is_term
 from graph_bridge.measures import Measure, nodes, unstated
 from logic_core.goals import Conj, lall_ready
-from logic_core.unify import Eq, lreify
+from logic_core.unifier import Eq, lreify
 from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.terms import TermError
 from relations import patterns as p

@@ -22,7 +22,7 @@ import relations
 from graph_bridge import node_term
 from graph_bridge.context import graph_context
 from logic_core.goals import lall_ready
-from logic_core.unify import eq
+from logic_core.unifier import eq
 from logic_core.modes import Mode, moded
 from relations.engine import answers
 from relations.forward import Uncompilable, compile_forward, forward_matcher

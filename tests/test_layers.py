@@ -155,7 +155,7 @@ def test_each_layer_imports_first_on_its_own(first):
     code = (
         f"import {first}\n"
         "import pytensor.tensor as pt, relations\n"
-        "import graph_bridge.views, logic_core.unify as core\n"
+        "import graph_bridge.views, logic_core.unifier as core\n"
         "assert core._term_view is graph_bridge.views.term_view\n"
         "x = pt.vector('x'); y = pt.exp(x)\n"
         "print(relations.normalize(pt.sum(pt.expand_dims(y, 0))).owner.inputs[0].owner.op)\n"

@@ -8,7 +8,7 @@ from unification import var
 from graph_bridge import etuplize, reify, term
 from logic_core import NotReady
 from logic_core.goals import lall_ready
-from logic_core.unify import eq
+from logic_core.unifier import eq
 from graph_bridge.nodes import (
     absorb_expansion,
     alloc_parts,

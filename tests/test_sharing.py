@@ -145,7 +145,7 @@ class TestFact:
         q = var()
         with graph_context([e]):
             from logic_core.goals import lall_ready
-            from logic_core.unify import eq
+            from logic_core.unifier import eq
             # the guard waits until q is bound, then holds
             assert run(1, q, lall_ready(single_useo(q), eq(q, etuplize(e)))) != ()
 
