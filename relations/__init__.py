@@ -60,6 +60,7 @@ from relations.rulesets import (
     RULESETS,
     rule_index,
 )
+from relations.compile_pass import cheapest, compile_normalize
 from relations.costs import elements_touched
 from relations.engine import normalize_variables
 from relations.form_search import equivalent_forms
@@ -499,11 +500,9 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
     return type(graph)(result) if isinstance(graph, tuple) else result
 
 
-def _compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
-    """What the ``relational`` pass applies: ``normalize`` with :data:`COMPILE_RULES`, reporting each step."""
-    return normalize_variables(list(outs), COMPILE_INDEX, on_rewrite=on_rewrite, mark=True)
-
-
-register_relational(_compile_normalize, reports_steps=True)
+# ``relational``: the greedy normal form, then saturation with the choices and extraction under the
+# measured cost (relations.compile_pass); ``relational_normalize``: the greedy normal form only
+register_relational(compile_normalize, reports_steps=True, refine_fn=cheapest)
+register_relational(compile_normalize, name="relational_normalize", reports_steps=True)
 register_lowering(lambda outs: lower(list(outs)))
 register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))
