@@ -220,7 +220,17 @@ def calibrate(elements: int) -> CostTable:
              f"{type(mode.linker).__name__}, {elements} elements; seconds per call and per element")
     ks = sorted(overheads)
     per_input, base = np.polyfit(ks, [overheads[k] for k in ks], 1)
-    return CostTable(entries, default, about, call=(max(float(base), 0.0), max(float(per_input), 0.0)))
+    call = (max(float(base), 0.0), max(float(per_input), 0.0))
+    return CostTable(entries, default, about, call=call, memory=memory_pass(entries))
+
+
+#: the Elemwise kinds whose arithmetic is next to nothing: what they cost per element is a pass over memory
+MEMORY_KINDS = ("Elemwise{Neg}", "Elemwise{Abs}", "Elemwise{Sqr}")
+
+
+def memory_pass(entries: dict) -> float:
+    """Seconds per element of one memory pass: the cheapest float64 one-input Elemwise of :data:`MEMORY_KINDS`."""
+    return min(entries[k]["float64"][1] for k in MEMORY_KINDS if "float64" in entries.get(k, {}))
 
 
 # ------------------------------------------------------------------------------ the check

@@ -12,7 +12,7 @@ once.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,10 @@ __all__ = [
     "CostTable",
     "elements_touched",
     "load_table",
+    "Fusion",
     "measured",
+    "node_cost",
+    "node_costs",
     "node_elements",
     "op_kind",
     "shape_finder",
@@ -93,6 +96,7 @@ class CostTable:
         default: Sequence[float],
         about: str = "",
         call: Sequence[float] = (0.0, 0.0),
+        memory: float | None = None,
     ):
         self.entries = {k: {d: (float(c[0]), float(c[1])) for d, c in v.items()} for k, v in entries.items()}
         if len(default) != 2:
@@ -102,6 +106,11 @@ class CostTable:
         self.default = (float(default[0]), float(default[1]))
         #: a compiled function's own cost: seconds per call, and per input it checks and converts
         self.call = (float(call[0]), float(call[1]))
+        if memory is not None and (isinstance(memory, bool) or not isinstance(memory, (int, float)) or not memory >= 0):
+            raise ValueError(f"memory must be a non-negative number of seconds per element or None, got {memory!r}")
+        #: seconds per element of one pass over memory (an array written and read back), or
+        #: ``None``: fused kernels are not modelled (every node pays its own entry)
+        self.memory = None if memory is None else float(memory)
         self.about = about
 
     def cost(self, kind: str, dtype: str) -> tuple[float, float]:
@@ -117,13 +126,16 @@ class CostTable:
         return {
             "about": self.about,
             "call": list(self.call),
+            "memory": self.memory,
             "default": list(self.default),
             "entries": {k: {d: list(c) for d, c in v.items()} for k, v in sorted(self.entries.items())},
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "CostTable":
-        return cls(data["entries"], data["default"], data.get("about", ""), data.get("call", (0.0, 0.0)))
+        return cls(
+            data["entries"], data["default"], data.get("about", ""), data.get("call", (0.0, 0.0)), data.get("memory")
+        )
 
 
 @lru_cache(maxsize=4)
@@ -141,6 +153,8 @@ def measured(
     outputs: Sequence[Variable],
     sizes: Mapping[Variable, Sequence[int]] | None = None,
     table: CostTable | None = None,
+    *,
+    shape_of: Callable[[Variable], tuple[int, ...] | None] | None = None,
 ) -> float:
     """Predicted seconds of one call of the compiled ``outputs``, from a measured table.
 
@@ -151,34 +165,151 @@ def measured(
     matrices: the output's elements times the inner length;
     :func:`node_elements`).  An explicit Elemwise also pays a DimShuffle
     call per input it places with a missing dim (lowered, it has one).
+
+    Where the table has a ``memory`` cost (the shipped one does), fused
+    kernels are modelled as PyTensor builds them (its ``FusionOptimizer``
+    makes one ``Composite`` loop of each connected group of Elemwise nodes,
+    and a reduction absorbs the Elemwise it alone reads): an Elemwise pays
+    its per element cost less one memory pass (the arithmetic), plus a
+    memory pass for each output the group writes (one read outside the
+    group or returned); each group pays one per call cost; a DimShuffle, a
+    view, pays its call only.
+
     Lengths come, in order, from the static type; from ``sizes`` (a mapping
     of root variables to their run-time shapes); from a constant's or shared
     variable's value; from PyTensor's ``infer_shape`` where it folds to a
     constant; else :data:`DEFAULT_LENGTH`.  ``table`` defaults to the
-    shipped one (:func:`load_table`).
+    shipped one (:func:`load_table`).  ``shape_of`` (from
+    :func:`shape_finder`, instead of ``sizes``) shares the lengths found
+    between calls on forms of one graph.
     """
-    if table is None:
-        table = load_table()
-    elif not isinstance(table, CostTable):
-        raise TypeError(f"table must be a CostTable, got {type(table).__name__}")
+    table = _checked_table(table)
+    of = _shape_function(sizes, shape_of)
+    nodes = list(dict.fromkeys(v.owner for v in owned_variables(outputs)))
+    inputs = {i for node in nodes for i in node.inputs if i.owner is None and not isinstance(i, Constant)}
+    fusion = None if table.memory is None else Fusion(nodes, outputs)
+    total = table.call[0] + table.call[1] * len(inputs)
+    for node in nodes:
+        total += node_cost(node, of, table, fusion)
+    return total
+
+
+def _shape_function(sizes: Any, shape_of: Any) -> Callable[[Variable], tuple[int, ...] | None]:
+    if shape_of is not None:
+        if sizes is not None:
+            raise ValueError("give sizes or shape_of, not both (shape_of already holds its sizes)")
+        if not callable(shape_of):
+            raise TypeError(f"shape_of must be callable (from shape_finder), got {type(shape_of).__name__}")
+        return shape_of
     if sizes is not None and not isinstance(sizes, Mapping):
         raise TypeError(f"sizes must be a mapping of variables to shapes, got {type(sizes).__name__}")
-    shapes = _Shapes(sizes or {})
-    inputs = {i for v in owned_variables(outputs) for i in v.owner.inputs if i.owner is None and not isinstance(i, Constant)}
-    total = table.call[0] + table.call[1] * len(inputs)
-    seen: set[Apply] = set()
-    for v in owned_variables(outputs):
+    return _Shapes(sizes or {}).of
+
+
+def _checked_table(table: CostTable | None) -> CostTable:
+    if table is None:
+        return load_table()
+    if not isinstance(table, CostTable):
+        raise TypeError(f"table must be a CostTable, got {type(table).__name__}")
+    return table
+
+
+def _is_elemwise(node: Apply) -> bool:
+    from pytensor.tensor.elemwise import Elemwise
+
+    return isinstance(node.op, (Elemwise, ExplicitElemwise))
+
+
+class Fusion:
+    """Which Elemwise nodes of a graph PyTensor fuses into one loop, and which of their outputs it writes.
+
+    A group is a connected set of Elemwise nodes (an Elemwise reading
+    another's output joins its group).  An output is written when it is a
+    graph output or a node other than an Elemwise reads it, except a
+    reduction that is its only reader (PyTensor fuses the two).
+    """
+
+    def __init__(self, nodes: Sequence[Apply], outputs: Sequence[Variable]) -> None:
+        from pytensor.tensor.elemwise import CAReduce
+
+        self.returned = set(outputs)
+        self.clients: dict[Variable, list[Apply]] = {}
+        for node in nodes:
+            for i in node.inputs:
+                self.clients.setdefault(i, []).append(node)
+        self._parent: dict[Apply, Apply] = {n: n for n in nodes if _is_elemwise(n)}
+        for n in self._parent:
+            for i in n.inputs:
+                if i.owner in self._parent:
+                    a, b = self.leader(n), self.leader(i.owner)
+                    if a is not b:
+                        self._parent[a] = b
+        self._reduction = CAReduce
+
+    def leader(self, node: Apply) -> Apply:
+        """The node naming ``node``'s group (union-find root)."""
+        parent = self._parent
+        while parent[node] is not node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def written(self, v: Variable) -> bool:
+        """Whether the fused kernel computing ``v`` writes it to memory."""
+        if v in self.returned:
+            return True
+        readers = self.clients.get(v, ())
+        if len(readers) == 1 and isinstance(readers[0].op, self._reduction):
+            return False
+        return any(not _is_elemwise(c) for c in readers)
+
+
+def node_cost(node: Apply, shape_of: Any, table: CostTable, fusion: Fusion | None = None) -> float:
+    """Predicted seconds of ``node`` in one call (see :func:`measured`; ``fusion``: the graph's fused groups)."""
+    dtype = getattr(node.outputs[0].type, "dtype", "*")
+    per_call, per_element = table.cost(op_kind(node), dtype)
+    expansions = 0.0
+    if isinstance(node.op, ExplicitElemwise):
+        # lowered, each input placed by an entry with a missing dim gets its DimShuffle back
+        expansions = sum(1 for entry in node.op.pattern if "x" in entry) * table.cost("DimShuffle", dtype)[0]
+    if fusion is None or table.memory is None:
+        return per_call + per_element * node_elements(node, shape_of) + expansions
+    if type(node.op).__name__ == "DimShuffle":
+        return per_call
+    if not _is_elemwise(node):
+        return per_call + per_element * node_elements(node, shape_of)
+    memory = table.memory
+    cost = max(per_element - memory, 0.0) * node_elements(node, shape_of) + expansions
+    cost += sum(memory * _size(shape_of(o)) for o in node.outputs if fusion.written(o))
+    return cost + (per_call if fusion.leader(node) is node else 0.0)
+
+
+def node_costs(
+    sizes: Mapping[Variable, Sequence[int]] | None = None,
+    table: CostTable | None = None,
+    *,
+    shape_of: Callable[[Variable], tuple[int, ...] | None] | None = None,
+) -> Callable[[Variable], float]:
+    """A cost per e-node for extraction (``EGraph.extract(cost=...)``): :func:`node_cost` of the variable's node.
+
+    An e-node does not know its readers, so fused kernels are approximated:
+    an Elemwise pays its arithmetic and half a memory pass per output.
+    The node is paid by its first output only (an e-node per output).
+    """
+    table = _checked_table(table)
+    shape_of = _shape_function(sizes, shape_of)
+
+    def cost(v: Variable) -> float:
         node = v.owner
-        if node in seen:
-            continue
-        seen.add(node)
-        per_call, per_element = table.cost(op_kind(node), getattr(node.outputs[0].type, "dtype", "*"))
-        total += per_call + per_element * node_elements(node, shapes.of)
-        if isinstance(node.op, ExplicitElemwise):
-            # lowered, each input placed by an entry with a missing dim gets its DimShuffle back
-            expansions = sum(1 for entry in node.op.pattern if "x" in entry)
-            total += expansions * table.cost("DimShuffle", node.outputs[0].type.dtype)[0]
-    return total
+        if node is None or node.outputs.index(v) != 0:
+            return 0.0
+        if table.memory is None or not _is_elemwise(node):
+            return node_cost(node, shape_of, table)
+        per_call, per_element = table.cost(op_kind(node), getattr(v.type, "dtype", "*"))
+        arithmetic = max(per_element - table.memory, 0.0) * node_elements(node, shape_of)
+        return per_call + arithmetic + 0.5 * table.memory * sum(_size(shape_of(o)) for o in node.outputs)
+
+    return cost
 
 
 def node_elements(node: Apply, shape_of) -> float:
