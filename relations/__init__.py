@@ -61,7 +61,7 @@ from relations.rulesets import (
     rule_index,
 )
 from relations.compile_pass import cheapest, compile_normalize
-from relations.costs import elements_touched
+from relations.costs import measured, node_costs, shape_finder
 from relations.engine import normalize_variables
 from relations.form_search import equivalent_forms
 from relations.user_rules import rewrite_rule
@@ -436,10 +436,13 @@ def best(
     ``graph`` is saturated (:func:`saturate`, forward and backward, within
     ``limits``, default :class:`Limits()`), and the e-graph's cheapest form
     is extracted (:meth:`EGraph.extract`, DAG-aware: a shared sub-graph is
-    paid once).  The default ``cost``, :func:`relations.costs.elements_touched`,
-    estimates the elements every node writes from static shapes (an unknown
-    length counts 16); extraction minimizes it exactly where the e-graph is
-    small enough.  A ``cost`` of your own takes a list of output variables
+    paid once).  The default ``cost``, :func:`relations.costs.measured`,
+    predicts the seconds of one compiled call from the shipped table
+    (lengths from static shapes, constants' and shared values, else 16);
+    extraction minimizes its per e-node form
+    (:func:`relations.costs.node_costs`) exactly where the e-graph is small
+    enough, and the candidates are ranked by it.  ``cost=relations.costs.elements_touched``
+    counts the elements every node writes instead.  A ``cost`` of your own takes a list of output variables
     and returns a number: the extracted form and up to ``limit`` more forms
     of the e-graph (:meth:`EGraph.forms`) are ranked by it.  The input and
     its normal form (:func:`normalize`) are candidates too, so the result
@@ -454,13 +457,16 @@ def best(
     outputs, single = as_variables(graph, "graph")
     rule_index(rules)  # checks ``rules`` before any work
 
+    shape_of = shape_finder()  # the default cost's lengths, found once for every candidate
+
     def cost_fn(outs: list[Variable]) -> float:
         if cost is None:
-            return elements_touched(outs)
+            return measured(outs, shape_of=shape_of)
         return check_cost_value(cost(outs), "cost")
 
     egraph = saturate(outputs, rules, backward=True, limits=limits)
-    candidates: list[Any] = [normalize(graph, rules), egraph.extract(roots=outputs).result]
+    per_node = node_costs(shape_of=shape_of) if cost is None else None
+    candidates: list[Any] = [normalize(graph, rules), egraph.extract(cost=per_node, roots=outputs).result]
     if cost is not None and limit:
         candidates.extend(egraph.forms(limit=limit, roots=outputs))
     best_form, best_cost = graph, cost_fn(outputs)

@@ -170,7 +170,8 @@ def measured(
     kernels are modelled as PyTensor builds them (its ``FusionOptimizer``
     makes one ``Composite`` loop of each connected group of Elemwise nodes,
     and a reduction absorbs the Elemwise it alone reads): an Elemwise pays
-    its per element cost less one memory pass (the arithmetic), plus a
+    its per element cost less one memory pass (the arithmetic, at least
+    :data:`MIN_ARITHMETIC` of a pass), plus a
     memory pass for each output the group writes (one read outside the
     group or returned); each group pays one per call cost; a DimShuffle, a
     view, pays its call only.
@@ -279,9 +280,20 @@ def node_cost(node: Apply, shape_of: Any, table: CostTable, fusion: Fusion | Non
     if not _is_elemwise(node):
         return per_call + per_element * node_elements(node, shape_of)
     memory = table.memory
-    cost = max(per_element - memory, 0.0) * node_elements(node, shape_of) + expansions
+    cost = _arithmetic(per_element, memory) * node_elements(node, shape_of) + expansions
     cost += sum(memory * _size(shape_of(o)) for o in node.outputs if fusion.written(o))
     return cost + (per_call if fusion.leader(node) is node else 0.0)
+
+
+#: the least an Elemwise's arithmetic costs per element, as a share of a memory pass (a Neg is
+#: not free in a fused loop: the table's Neg is what a memory pass costs)
+MIN_ARITHMETIC = 0.1
+
+
+def _arithmetic(per_element: float, memory: float) -> float:
+    """An Elemwise's cost per element in a fused loop: its table entry less a memory pass (at least
+    :data:`MIN_ARITHMETIC` of one)."""
+    return max(per_element - memory, MIN_ARITHMETIC * memory)
 
 
 def node_costs(
@@ -306,7 +318,7 @@ def node_costs(
         if table.memory is None or not _is_elemwise(node):
             return node_cost(node, shape_of, table)
         per_call, per_element = table.cost(op_kind(node), getattr(v.type, "dtype", "*"))
-        arithmetic = max(per_element - table.memory, 0.0) * node_elements(node, shape_of)
+        arithmetic = _arithmetic(per_element, table.memory) * node_elements(node, shape_of)
         return per_call + arithmetic + 0.5 * table.memory * sum(_size(shape_of(o)) for o in node.outputs)
 
     return cost

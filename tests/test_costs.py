@@ -150,7 +150,7 @@ def test_a_reduction_absorbs_the_elemwise_it_alone_reads():
 
 def test_a_dimshuffle_pays_its_call_only_when_fusion_is_modelled():
     m = pt.matrix("m", shape=(4, 5))
-    t = CostTable({"DimShuffle": {"*": (3.0, 7.0)}}, (0.0, 0.0), memory=0.0)
+    t = CostTable({"DimShuffle": {"*": (3.0, 7.0)}}, (0.0, 0.0), memory=1.0)
     assert measured([m.T], table=t) == 3.0
     assert measured([m.T], table=CostTable(t.entries, t.default)) == 3.0 + 7.0 * 20
 
