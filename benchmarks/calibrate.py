@@ -12,13 +12,17 @@ get the median of the measured ones.  Writes ``relations/cost_table.json``
 
 ``--check``: across forms of PyMC model graphs (``tests/pymc_models.py``;
 PyMC needed, Python 3.12 line): the stock logp + dlogp, its normal form,
-the compile rules' form, the forms with the rule set "choices" (all, and
+the compile rules' form, the ``relational`` pass's extracted form
+(saturated whatever the gain), the forms with the rule set "choices" (all, and
 each rule alone), and their lowered forms (distinct forms only), the
 predicted cost (``measured``, the value variables' shapes as ``sizes``) and
 the compiled call time (default mode, best of ``--repeats``); prints each
 and the Spearman rank correlation over all forms, and within each model
-(mean over the models with two or more distinct compiled forms).  Keep it
-short on a shared machine: ``--models`` picks fewer.
+(mean over the models with three or more distinct forms), and how many
+of the pairs of forms of one model whose measured times differ by more than
+5% the prediction orders alike (closer pairs are within the noise).  The
+forms' calls are timed in interleaved rounds.  Keep it short on a shared
+machine: ``--models`` picks fewer.
 """
 
 from __future__ import annotations
@@ -246,6 +250,7 @@ def _forms(outs: list) -> list[tuple[str, list]]:
     candidates.append(("compile rules", relations.normalize(outs, rules=relations.RULESETS["compile"])))
     with_choices = relations.normalize(outs, rules=relations.DEFAULT_RULES + choices)
     candidates += [("choices", with_choices), ("lower(choices)", relations.lower(with_choices))]
+    candidates.append(("extracted", _extracted(outs)))
     for r in choices:
         candidates.append((f"+{r.__name__}", relations.lower(relations.normalize(outs, rules=relations.DEFAULT_RULES + (r,)))))
         candidates.append((f"only {r.__name__}", relations.normalize(outs, rules=(r,))))
@@ -254,6 +259,18 @@ def _forms(outs: list) -> list[tuple[str, list]]:
         if not any(equal_computations(form, f) for _, f in distinct):
             distinct.append((name, form))
     return distinct
+
+
+def _extracted(outs: list) -> list:
+    """What the ``relational`` pass extracts when it saturates (here always, whatever the gain)."""
+    from relations.compile_pass import COMPILE_LIMITS, SATURATION_RULES, compile_normalize
+    from relations.costs import node_costs
+
+    normal = compile_normalize(outs)
+    egraph = relations.EGraph(SATURATION_RULES)
+    egraph.add(normal)
+    egraph.run(COMPILE_LIMITS, backward=False)
+    return list(egraph.extract(cost=node_costs(), roots=normal, method="greedy").result)
 
 
 def spearman(a: list[float], b: list[float]) -> float:
@@ -271,29 +288,53 @@ def check(names: list[str], repeats: int) -> None:
     print("| model | form | predicted (us) | measured (us) |")
     print("|---|---|---|---|")
     pred, meas, within = [], [], []
+    agree = pairs = 0
     for name in names:
         model = MODELS[name]()
         inputs, outs = logp_dlogp(model)
         args = point_values(model)
         sizes = {v: np.shape(a) for v, a in zip(inputs, args)}
-        p_m, m_m = [], []
-        for form_name, form in _forms(outs):
-            fn = pytensor.function(inputs, form, mode=mode)
-            t = min(best_call_seconds(fn, args, budget=0.03) for _ in range(repeats))
-            c = measured(form, sizes=sizes, table=table)
-            p_m.append(c)
-            m_m.append(t)
+        forms = _forms(outs)
+        fns = [pytensor.function(inputs, form, mode=mode) for _, form in forms]
+        # interleaved rounds, the best of each: a burst of the machine's noise hits one round of
+        # every form, not every round of one (the first form measured is not favoured)
+        m_m = [float("inf")] * len(fns)
+        for _ in range(repeats):
+            for i, fn in enumerate(fns):
+                m_m[i] = min(m_m[i], best_call_seconds(fn, args, budget=0.03, rounds=3))
+        p_m = [measured(form, sizes=sizes, table=table) for _, form in forms]
+        for (form_name, _), c, t in zip(forms, p_m, m_m):
             print(f"| {name} | {form_name} | {c * 1e6:.2f} | {t * 1e6:.2f} |")
         pred += p_m
         meas += m_m
         if len(p_m) >= 3:
             within.append(spearman(p_m, m_m))
+        a, n = _agreeing_pairs(p_m, m_m)
+        agree, pairs = agree + a, pairs + n
     print()
     print(f"forms: {len(pred)} of {len(names)} models; Spearman (predicted, measured) over all forms: "
           f"{spearman(pred, meas):.3f}")
     if within:
         print(f"within a model (models with >= 3 distinct forms: {len(within)}): mean Spearman "
               f"{statistics.mean(within):.3f}, min {min(within):.3f}")
+    print(f"pairs of forms of one model whose measured times differ by more than {PAIR_MARGIN:.0%}: "
+          f"{agree} of {pairs} ordered alike by the prediction")
+
+
+#: measured times closer than this (relative) are within the noise of the shared machine
+PAIR_MARGIN = 0.05
+
+
+def _agreeing_pairs(pred: list[float], meas: list[float]) -> tuple[int, int]:
+    """Of the pairs of forms whose measured times differ by more than :data:`PAIR_MARGIN`: how many the
+    prediction orders alike, and how many there are."""
+    agree = pairs = 0
+    for i in range(len(pred)):
+        for j in range(i + 1, len(pred)):
+            if abs(meas[i] - meas[j]) > PAIR_MARGIN * min(meas[i], meas[j]):
+                pairs += 1
+                agree += (pred[i] - pred[j]) * (meas[i] - meas[j]) > 0
+    return agree, pairs
 
 
 def main(argv: list[str] | None = None) -> None:

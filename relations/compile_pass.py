@@ -31,6 +31,7 @@ __all__ = [
     "COMPILE_LIMITS",
     "MIN_GAIN",
     "SATURATION_RULES",
+    "ReadCounts",
     "cheapest",
     "choice_matches",
     "compile_normalize",
@@ -52,7 +53,6 @@ COMPILE_LIMITS = Limits(nodes=6_000, iterations=4, seconds=0.08)
 MIN_GAIN = 2e-7
 
 _CHOICES_INDEX = RuleIndex(RULESETS["choices"])
-_SATURATION_INDEX_RULES = SATURATION_RULES
 
 
 def compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
@@ -79,7 +79,7 @@ def has_choice(outputs: Sequence[Variable]) -> bool:
     return bool(choice_matches(outputs))
 
 
-class _Graph:
+class ReadCounts:
     """A graph's variables and how often each is read (a node's input, or a returned output)."""
 
     def __init__(self, outputs: Sequence[Variable]) -> None:
@@ -93,7 +93,7 @@ class _Graph:
                 self.reads[i] = self.reads.get(i, 0) + 1
 
 
-def rewrite_gain(graph: _Graph, v: Variable, new: Variable, cost: Any) -> float:
+def rewrite_gain(graph: ReadCounts, v: Variable, new: Variable, cost: Any) -> float:
     """Predicted seconds replacing ``v`` by ``new`` saves, at most: the nodes only ``v`` reads (and ``v``'s),
     that ``new`` does not read, less ``new``'s nodes the graph does not hold (``cost`` per e-node)."""
     kept, added, stack = set(), [], [new]
@@ -106,18 +106,20 @@ def rewrite_gain(graph: _Graph, v: Variable, new: Variable, cost: Any) -> float:
             added.append(u)
             stack.extend(u.owner.inputs)
     gain = -sum(cost(u) for u in added)
-    left = dict(graph.reads)
-    left[v] = 0
+    left = {v: 0}  # reads left of each variable once ``v`` is replaced (default: all of them)
+    freed: set[Any] = set()
     stack = [v]
     while stack:
         u = stack.pop()
-        if u in kept or left.get(u, 0) > 0 or u.owner is None:
+        node = u.owner
+        if u in kept or node is None or node in freed:
             continue
-        if any(left.get(o, 0) > 0 for o in u.owner.outputs):
+        if any(left.get(o, graph.reads.get(o, 0)) > 0 for o in node.outputs):
             continue
-        gain += cost(u.owner.outputs[0])
-        for i in u.owner.inputs:
-            left[i] = left.get(i, 0) - 1
+        freed.add(node)
+        gain += cost(node.outputs[0])
+        for i in node.inputs:
+            left[i] = left.get(i, graph.reads.get(i, 0)) - 1
             stack.append(i)
     return gain
 
@@ -127,7 +129,7 @@ def worth_saturating(outputs: Sequence[Variable], shape_of: Any) -> bool:
     matches = choice_matches(outputs)
     if not matches:
         return False
-    graph = _Graph(outputs)
+    graph = ReadCounts(outputs)
     cost = node_costs(shape_of=shape_of)
     return any(rewrite_gain(graph, v, new, cost) > MIN_GAIN for v, new in matches)
 
@@ -144,7 +146,7 @@ def cheapest(original: Sequence[Variable], normal: Sequence[Variable]) -> list[V
     shape_of = shape_finder()  # one memo of lengths for every cost below
     if not worth_saturating(normal, shape_of):
         return normal
-    egraph = EGraph(_SATURATION_INDEX_RULES)
+    egraph = EGraph(SATURATION_RULES)
     egraph.add(normal)
     egraph.run(COMPILE_LIMITS, backward=False)
     with config.change_flags(traceback__limit=0):  # the new nodes take the traces of their classes

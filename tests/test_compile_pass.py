@@ -10,6 +10,7 @@ from pytensor.graph.basic import equal_computations
 from pytensor.graph.rewriting.basic import check_stack_trace
 
 import relations
+from graph_bridge.traverse import owned_variables
 from relations import compile_pass as cp
 from relations.costs import measured, node_costs, shape_finder
 from helpers import snapshot
@@ -47,7 +48,7 @@ def test_a_choice_that_does_not_pay_is_not_saturated():
     normal = cp.compile_normalize(outs)
     assert cp.has_choice(normal)  # the lift through the shared set matches
     shape_of = shape_finder()
-    graph = cp._Graph(normal)
+    graph = cp.ReadCounts(normal)
     gains = [cp.rewrite_gain(graph, v, new, node_costs(shape_of=shape_of)) for v, new in cp.choice_matches(normal)]
     assert gains and max(gains) < 0
     assert not cp.worth_saturating(normal, shape_of)
@@ -108,3 +109,20 @@ def test_under_optimizer_verbose_the_extraction_is_its_own_reason(capsys):
     f = pytensor.function(fg.inputs, fg.outputs, mode="FAST_COMPILE")
     mv = np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(f(mv, 0.5)[0], np.exp(mv).sum() + 60000 * np.exp(0.5))
+
+
+def test_rewrite_gain_counts_freed_and_added_nodes():
+    def one(v):
+        return 1.0
+
+    s, g = alloc_sum()
+    normal = cp.compile_normalize([g])
+    ((v, new),) = cp.choice_matches(normal)
+    added = [u for u in owned_variables([new]) if u not in set(owned_variables(normal))]
+    # freed: the Sum and the Alloc (new still reads Exp(s)); added: new's own nodes
+    assert cp.rewrite_gain(cp.ReadCounts(normal), v, new, one) == 2 - len(added)
+    # the Alloc read by a second output: only the Sum is freed
+    alloc = g.owner.inputs[0]
+    both = cp.compile_normalize([g, alloc * 2.0])
+    ((v, new),) = cp.choice_matches(both)
+    assert cp.rewrite_gain(cp.ReadCounts(both), v, new, one) == 1 - len(added)
