@@ -221,13 +221,26 @@ def _is_elemwise(node: Apply) -> bool:
     return isinstance(node.op, (Elemwise, ExplicitElemwise))
 
 
+def _is_view(node: Apply) -> bool:
+    return type(node.op).__name__ == "DimShuffle"
+
+
+def _through_views(v: Variable) -> Variable:
+    """``v``, or what the DimShuffles that make it read."""
+    while v.owner is not None and _is_view(v.owner):
+        v = v.owner.inputs[0]
+    return v
+
+
 class Fusion:
     """Which Elemwise nodes of a graph PyTensor fuses into one loop, and which of their outputs it writes.
 
     A group is a connected set of Elemwise nodes (an Elemwise reading
-    another's output joins its group).  An output is written when it is a
-    graph output or a node other than an Elemwise reads it, except a
-    reduction that is its only reader (PyTensor fuses the two).
+    another's output joins its group, also through DimShuffles: PyTensor's
+    canonicalize lifts a DimShuffle above the Elemwise it reads, so the two
+    Elemwise meet).  An output is written when it is a graph output or a
+    node other than an Elemwise (or a DimShuffle it alone reads) reads it,
+    except a reduction that is its only reader (PyTensor fuses the two).
     """
 
     def __init__(self, nodes: Sequence[Apply], outputs: Sequence[Variable]) -> None:
@@ -241,8 +254,9 @@ class Fusion:
         self._parent: dict[Apply, Apply] = {n: n for n in nodes if _is_elemwise(n)}
         for n in self._parent:
             for i in n.inputs:
-                if i.owner in self._parent:
-                    a, b = self.leader(n), self.leader(i.owner)
+                below = _through_views(i).owner
+                if below in self._parent:
+                    a, b = self.leader(n), self.leader(below)
                     if a is not b:
                         self._parent[a] = b
         self._reduction = CAReduce
@@ -259,10 +273,22 @@ class Fusion:
         """Whether the fused kernel computing ``v`` writes it to memory."""
         if v in self.returned:
             return True
-        readers = self.clients.get(v, ())
+        readers = self._readers(v)
         if len(readers) == 1 and isinstance(readers[0].op, self._reduction):
             return False
         return any(not _is_elemwise(c) for c in readers)
+
+    def _readers(self, v: Variable) -> list[Apply]:
+        """The nodes reading ``v``, through DimShuffles (a returned DimShuffle counts as a reader)."""
+        found, stack = [], [v]
+        while stack:
+            u = stack.pop()
+            for c in self.clients.get(u, ()):
+                if _is_view(c) and c.outputs[0] not in self.returned:
+                    stack.append(c.outputs[0])
+                else:
+                    found.append(c)
+        return found
 
 
 def node_cost(node: Apply, shape_of: Any, table: CostTable, fusion: Fusion | None = None) -> float:
@@ -275,7 +301,7 @@ def node_cost(node: Apply, shape_of: Any, table: CostTable, fusion: Fusion | Non
         expansions = sum(1 for entry in node.op.pattern if "x" in entry) * table.cost("DimShuffle", dtype)[0]
     if fusion is None or table.memory is None:
         return per_call + per_element * node_elements(node, shape_of) + expansions
-    if type(node.op).__name__ == "DimShuffle":
+    if _is_view(node):
         return per_call
     if not _is_elemwise(node):
         return per_call + per_element * node_elements(node, shape_of)

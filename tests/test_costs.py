@@ -202,3 +202,18 @@ def test_the_memory_cost_is_checked_and_kept_in_json():
     assert CostTable.from_json(UNIT.to_json()).memory is None
     shipped = load_table()
     assert shipped.memory is not None and 0 < shipped.memory <= shipped.cost("Elemwise{Exp}", "float64")[1]
+
+
+def test_fusion_sees_through_dimshuffles_between_elemwise():
+    x, m = pt.vector("x", shape=(3,)), pt.matrix("m", shape=(2, 3))
+    e = pt.exp(x)
+    out = e[None, :] * m  # canonicalize lifts the expansion above the exp: one loop
+    ds = out.owner.inputs[0].owner
+    nodes = [out.owner, ds, e.owner]
+    fusion = Fusion(nodes, [out])
+    assert fusion.leader(e.owner) is fusion.leader(out.owner)
+    assert not fusion.written(e)
+    # read through the expansion by a reduction that is not its only reader: written
+    s = pt.sum(e[None, :], axis=1)
+    fusion = Fusion([out.owner, ds, e.owner, s.owner, s.owner.inputs[0].owner], [out, s])
+    assert fusion.written(e)
