@@ -20,7 +20,9 @@ the compiled call time (default mode, best of ``--repeats``); prints each
 and the Spearman rank correlation over all forms, and within each model
 (mean over the models with three or more distinct forms), and how many
 of the pairs of forms of one model whose measured times differ by more than
-5% the prediction orders alike (closer pairs are within the noise).  The
+5% the prediction orders alike (closer pairs are within the noise).  Forms
+that compile to the same function (``equal_computations`` on the compiled
+graphs) count once in the figures: their times differ by noise only.  The
 forms' calls are timed in interleaved rounds.  Keep it short on a shared
 machine: ``--models`` picks fewer.
 """
@@ -303,8 +305,14 @@ def check(names: list[str], repeats: int) -> None:
             for i, fn in enumerate(fns):
                 m_m[i] = min(m_m[i], best_call_seconds(fn, args, budget=0.03, rounds=3))
         p_m = [measured(form, sizes=sizes, table=table) for _, form in forms]
-        for (form_name, _), c, t in zip(forms, p_m, m_m):
-            print(f"| {name} | {form_name} | {c * 1e6:.2f} | {t * 1e6:.2f} |")
+        same = _compiled_alike(fns)
+        for i, ((form_name, _), c, t) in enumerate(zip(forms, p_m, m_m)):
+            alike = "" if same[i] == i else f" (compiles as {forms[same[i]][0]})"
+            print(f"| {name} | {form_name}{alike} | {c * 1e6:.2f} | {t * 1e6:.2f} |")
+        # forms that compile to one function cost the same: their measured times differ by noise
+        # only, so each compiled function counts once (its first form)
+        firsts = sorted(set(same))
+        p_m, m_m = [p_m[i] for i in firsts], [m_m[i] for i in firsts]
         pred += p_m
         meas += m_m
         if len(p_m) >= 3:
@@ -312,13 +320,32 @@ def check(names: list[str], repeats: int) -> None:
         a, n = _agreeing_pairs(p_m, m_m)
         agree, pairs = agree + a, pairs + n
     print()
-    print(f"forms: {len(pred)} of {len(names)} models; Spearman (predicted, measured) over all forms: "
+    print(f"distinct compiled forms: {len(pred)} of {len(names)} models; Spearman (predicted, measured) over all: "
           f"{spearman(pred, meas):.3f}")
     if within:
-        print(f"within a model (models with >= 3 distinct forms: {len(within)}): mean Spearman "
+        print(f"within a model (models with >= 3 distinct compiled forms: {len(within)}): mean Spearman "
               f"{statistics.mean(within):.3f}, min {min(within):.3f}")
     print(f"pairs of forms of one model whose measured times differ by more than {PAIR_MARGIN:.0%}: "
           f"{agree} of {pairs} ordered alike by the prediction")
+
+
+def _compiled_alike(fns: list) -> list[int]:
+    """For each compiled function, the index of the first one with the same compiled graph."""
+    from pytensor.graph.basic import equal_computations
+
+    first: list[int] = []
+    for i, f in enumerate(fns):
+        fg = f.maker.fgraph
+        for j in sorted(set(first)):
+            other = fns[j].maker.fgraph
+            if len(fg.apply_nodes) == len(other.apply_nodes) and equal_computations(
+                fg.outputs, other.outputs, fg.inputs, other.inputs
+            ):
+                first.append(j)
+                break
+        else:
+            first.append(i)
+    return first
 
 
 #: measured times closer than this (relative) are within the noise of the shared machine
