@@ -214,8 +214,9 @@ def register_lowering(
     The toolkit's Ops are lowered to stock Ops before PyTensor's own
     rewrites and backends see the graph, and the patterns PyTensor would
     miscompile are restated (``graph_bridge.workarounds``).  It only acts on
-    graphs the toolkit touched (:func:`graph_bridge.touched.is_touched`); any
-    other graph costs one scan of its nodes and is left as it is.
+    graphs the toolkit touched (:func:`graph_bridge.touched.is_touched`) that
+    hold a toolkit Op or such a pattern; any other graph costs a scan of
+    its nodes and is left as it is.
 
     ``rewrite_graph`` queries do not run this pass; see
     :func:`register_node_lowering`.
@@ -226,11 +227,23 @@ def register_lowering(
     from graph_bridge.touched import is_touched
 
     def needed(fgraph: FunctionGraph) -> bool:
-        return is_touched(fgraph.apply_nodes)
+        return is_touched(fgraph.apply_nodes) and _lowering_acts(fgraph)
 
     rewriter = RelationalRewriter(lower_fn, name, needed=needed)
     optdb.register(name, rewriter, *LOWERING_TAGS, position=LOWERING_POSITION)
     return rewriter
+
+
+def _lowering_acts(fgraph: FunctionGraph) -> bool:
+    """Whether lowering would change a touched graph: it holds a toolkit Op, or a pattern
+    :mod:`graph_bridge.workarounds` restates (else the pass costs a scan, not a backward normalize)."""
+    from graph_bridge.batched import ExplicitBlockwise
+    from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
+    from graph_bridge.random_variables import ExplicitRandomVariable
+    from graph_bridge.workarounds import has_hazards
+
+    explicit = (ExplicitElemwise, ExplicitAlloc, ExplicitBlockwise, ExplicitRandomVariable)
+    return any(isinstance(n.op, explicit) for n in fgraph.apply_nodes) or has_hazards(fgraph.outputs)
 
 
 #: PyTensor's rewrite databases the node-level lowering is registered in (first, by name).

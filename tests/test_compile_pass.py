@@ -126,3 +126,17 @@ def test_rewrite_gain_counts_freed_and_added_nodes():
     both = cp.compile_normalize([g, alloc * 2.0])
     ((v, new),) = cp.choice_matches(both)
     assert cp.rewrite_gain(cp.ReadCounts(both), v, new, one) == 1 - len(added)
+
+
+def test_the_lowering_pass_skips_a_touched_graph_without_toolkit_ops_or_hazards():
+    from pytensor.compile import optdb
+    from pytensor.graph.fg import FunctionGraph
+
+    from graph_bridge.touched import is_touched
+
+    lowering = next(iter(optdb.__db__["lower_explicit"]))
+    x, m = pt.vector("x"), pt.matrix("m")
+    fg, _ = run_pass([x], [pt.sum(pt.expand_dims(pt.exp(x), 0))], rewriter=relational_rewriter("relational_normalize"))
+    assert is_touched(fg.apply_nodes) and not lowering.needed(fg)
+    explicit = relations.normalize(pt.exp(m) * x)  # an ExplicitElemwise
+    assert lowering.needed(FunctionGraph([m, x], [explicit], clone=True))
