@@ -6,7 +6,8 @@
   call of the node and per element it writes.
 
 Both are DAG-aware: a node that several outputs or consumers share is paid
-once.
+once; :func:`measured` also pays equal computations once (PyTensor merges
+them when it compiles).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 from pytensor.graph.basic import Apply, Constant, Variable
 
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
-from graph_bridge.traverse import owned_variables
+from graph_bridge.traverse import bottom_up, owned_variables
 
 __all__ = [
     "DEFAULT_LENGTH",
@@ -31,6 +32,7 @@ __all__ = [
     "load_table",
     "Fusion",
     "measured",
+    "merged_nodes",
     "node_cost",
     "node_costs",
     "node_elements",
@@ -75,12 +77,19 @@ def op_kind(node: Apply) -> str:
     return name
 
 
-def _is_constant(v: Variable) -> bool:
-    """A constant, or a DimShuffle of one (how Elemwise expands a 0-d constant)."""
-    node = v.owner
-    if node is not None and type(node.op).__name__ == "DimShuffle":
-        v = node.inputs[0]
-    return isinstance(v, Constant)
+def _is_constant(v: Variable, budget: int = 8) -> bool:
+    """A constant, or a small graph over constants only (PyTensor folds it: ``[[2]] - 1``, a
+    DimShuffle of a constant as Elemwise expands one); at most ``budget`` nodes are looked at."""
+    stack = [v]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Constant):
+            continue
+        if u.owner is None or budget == 0:
+            return False
+        budget -= 1
+        stack.extend(u.owner.inputs)
+    return True
 
 
 class CostTable:
@@ -186,9 +195,9 @@ def measured(
     """
     table = _checked_table(table)
     of = _shape_function(sizes, shape_of)
-    nodes = list(dict.fromkeys(v.owner for v in owned_variables(outputs)))
+    nodes, canon = merged_nodes(outputs)
     inputs = {i for node in nodes for i in node.inputs if i.owner is None and not isinstance(i, Constant)}
-    fusion = None if table.memory is None else Fusion(nodes, outputs)
+    fusion = None if table.memory is None else Fusion(nodes, [canon[o] for o in outputs], canon)
     total = table.call[0] + table.call[1] * len(inputs)
     for node in nodes:
         total += node_cost(node, of, table, fusion)
@@ -205,6 +214,41 @@ def _shape_function(sizes: Any, shape_of: Any) -> Callable[[Variable], tuple[int
     if sizes is not None and not isinstance(sizes, Mapping):
         raise TypeError(f"sizes must be a mapping of variables to shapes, got {type(sizes).__name__}")
     return _Shapes(sizes or {}).of
+
+
+def merged_nodes(outputs: Sequence[Variable]) -> tuple[list[Apply], dict[Variable, Variable]]:
+    """The nodes of ``outputs`` as PyTensor's merge leaves them, and each variable's representative.
+
+    PyTensor merges equal computations (the same Op over the same inputs,
+    equal constants) before anything else when it compiles, so a form is
+    paid for its distinct computations: two copies of a sub-graph cost one.
+    """
+    canon: dict[Variable, Variable] = {}
+    constants: dict[Any, Variable] = {}
+    reps: dict[tuple, Apply] = {}
+    nodes: list[Apply] = []
+    for v in bottom_up(outputs, canon.__contains__):
+        node = v.owner
+        if node is None:
+            canon[v] = constants.setdefault(_constant_key(v), v) if isinstance(v, Constant) else v
+            continue
+        key = (node.op, tuple(canon[i] for i in node.inputs))
+        rep = reps.get(key)
+        if rep is None or len(rep.outputs) != len(node.outputs):
+            rep = reps[key] = node
+            nodes.append(node)
+        for o, r in zip(node.outputs, rep.outputs):
+            canon[o] = r
+    return nodes, canon
+
+
+def _constant_key(c: Constant) -> Any:
+    try:
+        key = c.signature()
+        hash(key)
+        return key
+    except Exception:  # noqa: BLE001 - a constant without a hashable signature: itself
+        return id(c)
 
 
 def _checked_table(table: CostTable | None) -> CostTable:
@@ -225,13 +269,6 @@ def _is_view(node: Apply) -> bool:
     return type(node.op).__name__ == "DimShuffle"
 
 
-def _through_views(v: Variable) -> Variable:
-    """``v``, or what the DimShuffles that make it read."""
-    while v.owner is not None and _is_view(v.owner):
-        v = v.owner.inputs[0]
-    return v
-
-
 class Fusion:
     """Which Elemwise nodes of a graph PyTensor fuses into one loop, and which of their outputs it writes.
 
@@ -243,18 +280,22 @@ class Fusion:
     except a reduction that is its only reader (PyTensor fuses the two).
     """
 
-    def __init__(self, nodes: Sequence[Apply], outputs: Sequence[Variable]) -> None:
+    def __init__(
+        self, nodes: Sequence[Apply], outputs: Sequence[Variable], canon: Mapping[Variable, Variable] | None = None
+    ) -> None:
         from pytensor.tensor.elemwise import CAReduce
 
+        #: each variable's representative (``merged_nodes``): a node reads its inputs' representatives
+        self.canon = canon or {}
         self.returned = set(outputs)
         self.clients: dict[Variable, list[Apply]] = {}
         for node in nodes:
             for i in node.inputs:
-                self.clients.setdefault(i, []).append(node)
+                self.clients.setdefault(self.canon.get(i, i), []).append(node)
         self._parent: dict[Apply, Apply] = {n: n for n in nodes if _is_elemwise(n)}
         for n in self._parent:
             for i in n.inputs:
-                below = _through_views(i).owner
+                below = self._through_views(i).owner
                 if below in self._parent:
                     a, b = self.leader(n), self.leader(below)
                     if a is not b:
@@ -269,8 +310,16 @@ class Fusion:
             node = parent[node]
         return node
 
+    def _through_views(self, v: Variable) -> Variable:
+        """``v``'s representative, or what the DimShuffles that make it read."""
+        v = self.canon.get(v, v)
+        while v.owner is not None and _is_view(v.owner):
+            v = self.canon.get(v.owner.inputs[0], v.owner.inputs[0])
+        return v
+
     def written(self, v: Variable) -> bool:
         """Whether the fused kernel computing ``v`` writes it to memory."""
+        v = self.canon.get(v, v)
         if v in self.returned:
             return True
         readers = self._readers(v)

@@ -13,6 +13,7 @@ from relations.costs import (
     elements_touched,
     load_table,
     measured,
+    merged_nodes,
     node_costs,
     node_elements,
     op_kind,
@@ -39,7 +40,10 @@ def test_a_shared_node_is_paid_once():
     e = pt.exp(x)
     shared = e + e
     assert measured([shared], table=UNIT) == 2 * (1 + 10)  # exp and add
-    separate = pt.exp(x) + pt.exp(x)
+    # two copies of one computation: PyTensor merges them when it compiles, so they cost one
+    copies = pt.exp(x) + pt.exp(x)
+    assert measured([copies], table=UNIT) == 2 * (1 + 10)
+    separate = pt.exp(x) + pt.log(x)
     assert measured([separate], table=UNIT) == 3 * (1 + 10)
     assert measured([shared, e], table=UNIT) == measured([shared], table=UNIT)
 
@@ -217,3 +221,20 @@ def test_fusion_sees_through_dimshuffles_between_elemwise():
     s = pt.sum(e[None, :], axis=1)
     fusion = Fusion([out.owner, ds, e.owner, s.owner, s.owner.inputs[0].owner], [out, s])
     assert fusion.written(e)
+
+
+def test_merged_nodes_pay_equal_computations_once():
+    x = pt.vector("x", shape=(4,))
+    a = pt.exp(x) * pt.constant(2.0)
+    b = pt.exp(x) * pt.constant(2.0)  # equal to a: another Exp, another constant
+    nodes, canon = merged_nodes([a + b])
+    assert len(nodes) == 4  # add, mul, exp, the expanded constant
+    assert canon[a] is canon[b]
+    assert canon[b.owner.inputs[1]] is canon[a.owner.inputs[1]]  # (expand_dims of equal constants)
+    assert measured([a + b], table=UNIT) == measured([a + a], table=UNIT)
+
+
+def test_a_pow_by_a_folded_constant_is_a_pow_by_a_constant():
+    x = pt.matrix("x")
+    assert op_kind((x ** (pt.constant([[2.0]]) - 1)).owner) == "Elemwise{Pow(constant)}"
+    assert op_kind((x ** (pt.constant(2.0) - pt.scalar("s"))).owner) == "Elemwise{Pow}"
