@@ -237,13 +237,10 @@ def register_lowering(
 def _lowering_acts(fgraph: FunctionGraph) -> bool:
     """Whether lowering would change a touched graph: it holds a toolkit Op, or a pattern
     :mod:`graph_bridge.workarounds` restates (else the pass costs a scan, not a backward normalize)."""
-    from graph_bridge.batched import ExplicitBlockwise
-    from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
-    from graph_bridge.random_variables import ExplicitRandomVariable
+    from graph_bridge.touched import has_toolkit_ops
     from graph_bridge.workarounds import has_hazards
 
-    explicit = (ExplicitElemwise, ExplicitAlloc, ExplicitBlockwise, ExplicitRandomVariable)
-    return any(isinstance(n.op, explicit) for n in fgraph.apply_nodes) or has_hazards(fgraph.outputs)
+    return has_toolkit_ops(fgraph.apply_nodes) or has_hazards(fgraph.outputs)
 
 
 #: PyTensor's rewrite databases the node-level lowering is registered in (first, by name).

@@ -29,7 +29,7 @@ from graph_bridge import etuplize, is_ground
 from graph_bridge.pymc_hooks import register_pymc_lowering
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
-from graph_bridge.touched import mark_rewritten, node_ids
+from graph_bridge.touched import has_toolkit_ops, mark_rewritten, node_ids
 from graph_bridge.traverse import owned_variables
 from graph_bridge.workarounds import protect
 from relations import patterns
@@ -510,5 +510,14 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
 # measured cost (relations.compile_pass); ``relational_normalize``: the greedy normal form only
 register_relational(compile_normalize, reports_steps=True, refine_fn=cheapest)
 register_relational(compile_normalize, name="relational_normalize", reports_steps=True)
-register_lowering(lambda outs: lower(list(outs)))
+def _lower_compiled(outs: Sequence[Variable]) -> list[Variable]:
+    """What the compile-time lowering pass applies: :func:`lower`; without a toolkit Op (the graphs of
+    the ``relational`` pass) only its restatements (``protect``), not a backward normalize."""
+    outs = list(outs)
+    if not has_toolkit_ops({v.owner for v in owned_variables(outs)}):
+        return protect(outs)
+    return lower(outs)
+
+
+register_lowering(_lower_compiled)
 register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))

@@ -140,3 +140,15 @@ def test_the_lowering_pass_skips_a_touched_graph_without_toolkit_ops_or_hazards(
     assert is_touched(fg.apply_nodes) and not lowering.needed(fg)
     explicit = relations.normalize(pt.exp(m) * x)  # an ExplicitElemwise
     assert lowering.needed(FunctionGraph([m, x], [explicit], clone=True))
+
+
+def test_the_compile_lowering_of_a_graph_without_toolkit_ops_is_lower():
+    from pytensor.compile import optdb
+
+    lowering = next(iter(optdb.__db__["lower_explicit"]))
+    b, x = pt.bvector("b"), pt.vector("x")
+    for outs in ([pt.sum(b + b * pt.constant(2, dtype="int16"))], [pt.exp(x).sum(), x * 2]):
+        normal = cp.compile_normalize(outs)
+        assert equal_computations(lowering.normalize_fn(normal), relations.lower(normal))
+    explicit = relations.normalize(pt.exp(x)[None, :] * pt.matrix("m"))
+    assert equal_computations(lowering.normalize_fn([explicit]), [relations.lower(explicit)])
