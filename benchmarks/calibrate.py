@@ -6,19 +6,27 @@ graphs, the call time of the graph compiled in PyTensor's default mode
 is the slope (``relations.costs.node_elements`` counts the elements, as
 ``measured`` does), the per call cost what one element costs above a
 function of as many inputs that only returns one (the call overhead of any
-compiled function, which ranks no form above another).  Kinds the list does not hold
+compiled function, which ranks no form above another; the table's
+``call`` entry fits it over 1-8 inputs, and ``--call-only`` measures only
+that entry again).  Kinds the list does not hold
 get the median of the measured ones.  Writes ``relations/cost_table.json``
 (``--out`` elsewhere), which the package ships.
 
 ``--check``: across forms of PyMC model graphs (``tests/pymc_models.py``;
 PyMC needed, Python 3.12 line): the stock logp + dlogp, its normal form,
-the compile rules' form, the forms with the rule set "choices" (all, and
+the compile rules' form, the ``relational`` pass's extracted form
+(saturated whatever the gain), the forms with the rule set "choices" (all, and
 each rule alone), and their lowered forms (distinct forms only), the
 predicted cost (``measured``, the value variables' shapes as ``sizes``) and
 the compiled call time (default mode, best of ``--repeats``); prints each
 and the Spearman rank correlation over all forms, and within each model
-(mean over the models with two or more distinct compiled forms).  Keep it
-short on a shared machine: ``--models`` picks fewer.
+(mean over the models with three or more distinct forms), and how many
+of the pairs of forms of one model whose measured times differ by more than
+5% the prediction orders alike (closer pairs are within the noise).  Forms
+that compile to the same function (``equal_computations`` on the compiled
+graphs) count once in the figures: their times differ by noise only.  The
+forms' calls are timed in interleaved rounds.  Keep it short on a shared
+machine: ``--models`` picks fewer.
 """
 
 from __future__ import annotations
@@ -178,6 +186,26 @@ def _measured_node(out) -> object:
     return node
 
 
+#: input counts of the functions the call overhead is fitted on (PyMC's logp + dlogp take 2-8)
+CALL_INPUTS = (1, 2, 4, 8)
+
+
+def call_overhead(rounds: int = 8) -> tuple[float, float]:
+    """``(seconds per call, per input)`` of a compiled function that only returns its first input,
+    fitted over :data:`CALL_INPUTS` inputs (each input is checked and converted); interleaved
+    rounds, the best of each."""
+    mode = get_default_mode()
+    xs = [pt.vector(f"x{i}") for i in range(max(CALL_INPUTS))]
+    fns = {k: pytensor.function(xs[:k], xs[0], mode=mode, on_unused_input="ignore") for k in CALL_INPUTS}
+    ones = [np.ones(1)] * max(CALL_INPUTS)
+    best = {k: float("inf") for k in CALL_INPUTS}
+    for _ in range(rounds):
+        for k, f in fns.items():
+            best[k] = min(best[k], best_call_seconds(f, ones[:k], budget=0.01, rounds=3))
+    per_input, base = np.polyfit(CALL_INPUTS, [best[k] for k in CALL_INPUTS], 1)
+    return max(float(base), 0.0), max(float(per_input), 0.0)
+
+
 def calibrate(elements: int) -> CostTable:
     mode = get_default_mode()
     # the call overhead of a function of k inputs (each input is checked and converted)
@@ -218,9 +246,16 @@ def calibrate(elements: int) -> CostTable:
     entries["Elemwise{*}"] = {"*": [statistics.median(c[0] for c in elemwise), statistics.median(c[1] for c in elemwise)]}
     about = (f"measured by benchmarks/calibrate.py on pytensor {pytensor.__version__}, linker "
              f"{type(mode.linker).__name__}, {elements} elements; seconds per call and per element")
-    ks = sorted(overheads)
-    per_input, base = np.polyfit(ks, [overheads[k] for k in ks], 1)
-    return CostTable(entries, default, about, call=(max(float(base), 0.0), max(float(per_input), 0.0)))
+    return CostTable(entries, default, about, call=call_overhead(), memory=memory_pass(entries))
+
+
+#: the Elemwise kinds whose arithmetic is next to nothing: what they cost per element is a pass over memory
+MEMORY_KINDS = ("Elemwise{Neg}", "Elemwise{Abs}", "Elemwise{Sqr}")
+
+
+def memory_pass(entries: dict) -> float:
+    """Seconds per element of one memory pass: the cheapest float64 one-input Elemwise of :data:`MEMORY_KINDS`."""
+    return min(entries[k]["float64"][1] for k in MEMORY_KINDS if "float64" in entries.get(k, {}))
 
 
 # ------------------------------------------------------------------------------ the check
@@ -236,6 +271,7 @@ def _forms(outs: list) -> list[tuple[str, list]]:
     candidates.append(("compile rules", relations.normalize(outs, rules=relations.RULESETS["compile"])))
     with_choices = relations.normalize(outs, rules=relations.DEFAULT_RULES + choices)
     candidates += [("choices", with_choices), ("lower(choices)", relations.lower(with_choices))]
+    candidates.append(("extracted", _extracted(outs)))
     for r in choices:
         candidates.append((f"+{r.__name__}", relations.lower(relations.normalize(outs, rules=relations.DEFAULT_RULES + (r,)))))
         candidates.append((f"only {r.__name__}", relations.normalize(outs, rules=(r,))))
@@ -244,6 +280,18 @@ def _forms(outs: list) -> list[tuple[str, list]]:
         if not any(equal_computations(form, f) for _, f in distinct):
             distinct.append((name, form))
     return distinct
+
+
+def _extracted(outs: list) -> list:
+    """What the ``relational`` pass extracts when it saturates (here always, whatever the gain)."""
+    from relations.compile_pass import COMPILE_LIMITS, SATURATION_RULES, compile_normalize
+    from relations.costs import node_costs
+
+    normal = compile_normalize(outs)
+    egraph = relations.EGraph(SATURATION_RULES)
+    egraph.add(normal)
+    egraph.run(COMPILE_LIMITS, backward=False)
+    return list(egraph.extract(cost=node_costs(), roots=normal, method="greedy").result)
 
 
 def spearman(a: list[float], b: list[float]) -> float:
@@ -261,34 +309,85 @@ def check(names: list[str], repeats: int) -> None:
     print("| model | form | predicted (us) | measured (us) |")
     print("|---|---|---|---|")
     pred, meas, within = [], [], []
+    agree = pairs = 0
     for name in names:
         model = MODELS[name]()
         inputs, outs = logp_dlogp(model)
         args = point_values(model)
         sizes = {v: np.shape(a) for v, a in zip(inputs, args)}
-        p_m, m_m = [], []
-        for form_name, form in _forms(outs):
-            fn = pytensor.function(inputs, form, mode=mode)
-            t = min(best_call_seconds(fn, args, budget=0.03) for _ in range(repeats))
-            c = measured(form, sizes=sizes, table=table)
-            p_m.append(c)
-            m_m.append(t)
-            print(f"| {name} | {form_name} | {c * 1e6:.2f} | {t * 1e6:.2f} |")
+        forms = _forms(outs)
+        fns = [pytensor.function(inputs, form, mode=mode) for _, form in forms]
+        # interleaved rounds, the best of each: a burst of the machine's noise hits one round of
+        # every form, not every round of one (the first form measured is not favoured)
+        m_m = [float("inf")] * len(fns)
+        for _ in range(repeats):
+            for i, fn in enumerate(fns):
+                m_m[i] = min(m_m[i], best_call_seconds(fn, args, budget=0.03, rounds=3))
+        p_m = [measured(form, sizes=sizes, table=table) for _, form in forms]
+        same = _compiled_alike(fns)
+        for i, ((form_name, _), c, t) in enumerate(zip(forms, p_m, m_m)):
+            alike = "" if same[i] == i else f" (compiles as {forms[same[i]][0]})"
+            print(f"| {name} | {form_name}{alike} | {c * 1e6:.2f} | {t * 1e6:.2f} |")
+        # forms that compile to one function cost the same: their measured times differ by noise
+        # only, so each compiled function counts once (its first form)
+        firsts = sorted(set(same))
+        p_m, m_m = [p_m[i] for i in firsts], [m_m[i] for i in firsts]
         pred += p_m
         meas += m_m
         if len(p_m) >= 3:
             within.append(spearman(p_m, m_m))
+        a, n = _agreeing_pairs(p_m, m_m)
+        agree, pairs = agree + a, pairs + n
     print()
-    print(f"forms: {len(pred)} of {len(names)} models; Spearman (predicted, measured) over all forms: "
+    print(f"distinct compiled forms: {len(pred)} of {len(names)} models; Spearman (predicted, measured) over all: "
           f"{spearman(pred, meas):.3f}")
     if within:
-        print(f"within a model (models with >= 3 distinct forms: {len(within)}): mean Spearman "
+        print(f"within a model (models with >= 3 distinct compiled forms: {len(within)}): mean Spearman "
               f"{statistics.mean(within):.3f}, min {min(within):.3f}")
+    print(f"pairs of forms of one model whose measured times differ by more than {PAIR_MARGIN:.0%}: "
+          f"{agree} of {pairs} ordered alike by the prediction")
+
+
+def _compiled_alike(fns: list) -> list[int]:
+    """For each compiled function, the index of the first one with the same compiled graph."""
+    from pytensor.graph.basic import equal_computations
+
+    first: list[int] = []
+    for i, f in enumerate(fns):
+        fg = f.maker.fgraph
+        for j in sorted(set(first)):
+            other = fns[j].maker.fgraph
+            if len(fg.apply_nodes) == len(other.apply_nodes) and equal_computations(
+                fg.outputs, other.outputs, fg.inputs, other.inputs
+            ):
+                first.append(j)
+                break
+        else:
+            first.append(i)
+    return first
+
+
+#: measured times closer than this (relative) are within the noise of the shared machine
+PAIR_MARGIN = 0.05
+
+
+def _agreeing_pairs(pred: list[float], meas: list[float]) -> tuple[int, int]:
+    """Of the pairs of forms whose measured times differ by more than :data:`PAIR_MARGIN`: how many the
+    prediction orders alike, and how many there are."""
+    agree = pairs = 0
+    for i in range(len(pred)):
+        for j in range(i + 1, len(pred)):
+            if abs(meas[i] - meas[j]) > PAIR_MARGIN * min(meas[i], meas[j]):
+                pairs += 1
+                agree += (pred[i] - pred[j]) * (meas[i] - meas[j]) > 0
+    return agree, pairs
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="rank correlation on PyMC model forms")
+    parser.add_argument("--call-only", action="store_true",
+                        help="measure the call overhead again and keep the rest of the table at --out")
     parser.add_argument("--elements", type=int, default=1 << 16)
     parser.add_argument("--out", type=Path, default=TABLE_PATH)
     parser.add_argument("--repeats", type=int, default=3)
@@ -302,7 +401,15 @@ def main(argv: list[str] | None = None) -> None:
             return
         check(args.models or list(MODELS), args.repeats)
         return
-    table = calibrate(args.elements)
+    if args.call_only:
+        old = CostTable.from_json(json.loads(args.out.read_text()))
+        call = call_overhead()
+        print(f"call overhead: {call[0] * 1e6:.3f} us per call, {call[1] * 1e6:.3f} us per input "
+              f"(was {old.call[0] * 1e6:.3f}, {old.call[1] * 1e6:.3f})")
+        table = CostTable(old.entries, old.default, old.about + f"; call overhead fitted on {CALL_INPUTS} inputs",
+                          call=call, memory=old.memory)
+    else:
+        table = calibrate(args.elements)
     args.out.write_text(json.dumps(table.to_json(), indent=1) + "\n")
     print(f"wrote {args.out}")
 

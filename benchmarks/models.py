@@ -19,7 +19,11 @@ Needs PyMC (``pip install -e '.[bench]'``, Python 3.12 line).  Two tables of
   ``--repeats`` rounds, and the ratios tagged / untagged (below 1 the tag
   made the model faster); the compiled node counts; the compile time
   (``pytensor.function`` on a new graph, stock and tagged alternating, best
-  of ``--compile-rounds``) and its ratio; then the targets of the
+  of ``--compile-rounds``) and its ratio; the time of the toolkit's own
+  passes in a tagged compile (``relational`` and the lowering, best of the
+  rounds) and its share of the stock compile time (the ratio's own part:
+  the rest of the ratio is the machine's noise or PyTensor's work on the
+  other graph); then the targets of the
   "pay off on real models" work with this run's figures, met or not.
 
 ``--quick`` runs three models with fewer repeats.
@@ -109,17 +113,53 @@ def normalize_table(names: list[str]) -> None:
         )
 
 
-def _compile_seconds(name: str, mode, rounds: int) -> tuple[list[float], list[float]]:
-    """Seconds of ``pytensor.function`` on new logp+dlogp graphs, stock and tagged, alternating."""
-    plain_t, tagged_t = [], []
+#: the toolkit's own compile passes: their time is what the tag adds to compiling
+OWN_PASSES = ("relational", "lower_explicit")
+
+
+class _PassClock:
+    """Seconds spent in the toolkit's own compile passes (:data:`OWN_PASSES`) while it is on."""
+
+    def __init__(self) -> None:
+        from pytensor.compile import optdb
+
+        self.seconds = 0.0
+        self._rewriters = [next(iter(optdb.__db__[tag])) for tag in OWN_PASSES]
+
+    def __enter__(self) -> "_PassClock":
+        for rw in self._rewriters:
+            plain = rw.apply
+
+            def timed(fgraph, plain=plain):
+                t0 = time.perf_counter()
+                try:
+                    return plain(fgraph)
+                finally:
+                    self.seconds += time.perf_counter() - t0
+
+            rw.apply = timed
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for rw in self._rewriters:
+            del rw.apply  # the class's method again
+
+
+def _compile_seconds(name: str, mode, rounds: int) -> tuple[list[float], list[float], list[float]]:
+    """Seconds of ``pytensor.function`` on new logp+dlogp graphs, stock and tagged, alternating;
+    and of the toolkit's own passes in each tagged compile."""
+    plain_t, tagged_t, own_t = [], [], []
     for _ in range(rounds):
         for m, out in ((mode, plain_t), (mode.including("relational"), tagged_t)):
             model = MODELS[name]()
             inputs, outs = logp_dlogp(model)
-            t0 = time.perf_counter()
-            pytensor.function(inputs, outs, mode=m)
-            out.append(time.perf_counter() - t0)
-    return plain_t, tagged_t
+            with _PassClock() as clock:
+                t0 = time.perf_counter()
+                pytensor.function(inputs, outs, mode=m)
+                out.append(time.perf_counter() - t0)
+            if out is tagged_t:
+                own_t.append(clock.seconds)
+    return plain_t, tagged_t, own_t
 
 
 def _geomean(xs: list[float]) -> float:
@@ -130,8 +170,9 @@ def compiled_table(names: list[str], repeats: int, compile_rounds: int = 3) -> N
     print(f"pytensor {pytensor.__version__}, pymc {pm.__version__}; default mode; "
           f"logp+dlogp, interleaved, {repeats} rounds; compile: best of {compile_rounds} new graphs each, alternating")
     print("| model | nodes plain | nodes tagged | plain best (us) | tagged best (us) "
-          "| ratio best | ratio median | compile plain (s) | compile tagged (s) | compile ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| ratio best | ratio median | compile plain (s) | compile tagged (s) | compile ratio "
+          "| own passes (ms) | own / plain compile |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     base = get_default_mode()
     ratios, medians, compiles = {}, {}, {}
     for name in names:
@@ -145,13 +186,14 @@ def compiled_table(names: list[str], repeats: int, compile_rounds: int = 3) -> N
         tp, tt = interleaved(plain, tagged, args, repeats)
         n_plain = len(plain.maker.fgraph.apply_nodes)
         n_tagged = len(tagged.maker.fgraph.apply_nodes)
-        cp, ct = _compile_seconds(name, base, compile_rounds)
+        cp, ct, own = _compile_seconds(name, base, compile_rounds)
         ratios[name] = min(tt) / min(tp)
         medians[name] = statistics.median(tt) / statistics.median(tp)
         compiles[name] = min(ct) / min(cp)
         print(
             f"| {name} | {n_plain} | {n_tagged} | {min(tp) * 1e6:.1f} | {min(tt) * 1e6:.1f} "
-            f"| {ratios[name]:.3f} | {medians[name]:.3f} | {min(cp):.2f} | {min(ct):.2f} | {compiles[name]:.3f} |"
+            f"| {ratios[name]:.3f} | {medians[name]:.3f} | {min(cp):.2f} | {min(ct):.2f} | {compiles[name]:.3f} "
+            f"| {min(own) * 1e3:.1f} | {min(own) / min(cp):.3f} |"
         )
     _print_targets(ratios, compiles)
 

@@ -63,3 +63,13 @@ def is_touched(nodes: Iterable[Apply]) -> bool:
         isinstance(n.op, (ExplicitElemwise, ExplicitAlloc)) or getattr(n.tag, TAG, False)
         for n in nodes
     )
+
+
+def has_toolkit_ops(nodes: Iterable[Apply]) -> bool:
+    """Whether any of ``nodes`` is one of the toolkit's explicit Ops (what lowering replaces)."""
+    from graph_bridge.batched import ExplicitBlockwise
+    from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
+    from graph_bridge.random_variables import ExplicitRandomVariable
+
+    explicit = (ExplicitElemwise, ExplicitAlloc, ExplicitBlockwise, ExplicitRandomVariable)
+    return any(isinstance(n.op, explicit) for n in nodes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pytensor import config
 from pytensor.compile import optdb
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.features import ReplaceValidate
@@ -30,14 +31,22 @@ LOWERING_TAGS = ("fast_run", "fast_compile")
 
 
 class RelationalRewriter(GraphRewriter):
-    """Replace a FunctionGraph's outputs by ``normalize_fn(outputs)``.
+    """Replace a FunctionGraph's outputs by ``normalize_fn(outputs)`` (then ``refine_fn``), at once.
 
-    With ``reports_steps``, ``normalize_fn(outputs, on_rewrite=callback)``
-    reports each rewrite as ``callback(rule, before, after)``, and each one
-    is applied to the FunctionGraph as its own ``fgraph.replace`` whose
-    ``reason`` is the rule's name, as PyTensor's own rewriters do: with
-    ``config.optimizer_verbose`` each prints the rule's name, and the
-    fgraph's features (``History``, ``on_change_input`` callbacks) see it.
+    The outputs are replaced in one ``replace_all_validate`` whose reason is
+    ``name``.  With ``reports_steps`` and ``config.optimizer_verbose`` on,
+    ``normalize_fn(outputs, on_rewrite=callback)`` reports each rewrite as
+    ``callback(rule, before, after)``, and each one is applied to the
+    FunctionGraph as its own ``fgraph.replace`` whose ``reason`` is the
+    rule's name, as PyTensor's own rewriters do: each prints the rule's
+    name, and the fgraph's features (``History``, ``on_change_input``
+    callbacks) see it.  (Off, the replay is not paid: it costs about as
+    much as the rewriting.)
+
+    ``refine_fn(outputs, normal)`` (if given) takes the original outputs and
+    ``normalize_fn``'s and returns the outputs to compile (the extracted
+    form of the ``relational`` pass); where they differ from ``normal`` the
+    replacement's reason is ``name + "_extract"`` after a replay.
     """
 
     def __init__(
@@ -46,11 +55,13 @@ class RelationalRewriter(GraphRewriter):
         name: str = "relational",
         needed: Callable[[FunctionGraph], bool] | None = None,
         reports_steps: bool = False,
+        refine_fn: Callable[[Sequence[Variable], Sequence[Variable]], Sequence[Variable]] | None = None,
     ) -> None:
         self.normalize_fn = normalize_fn
         self.name = name
         self.needed = needed
         self.reports_steps = reports_steps
+        self.refine_fn = refine_fn
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         fgraph.attach_feature(ReplaceValidate())
@@ -59,25 +70,36 @@ class RelationalRewriter(GraphRewriter):
         if self.needed is not None and not self.needed(fgraph):
             return
         outs = list(fgraph.outputs)
-        if self.reports_steps:
+        reason = self.name
+        if self.reports_steps and config.optimizer_verbose:
             steps: list[tuple[Any, Variable, Variable]] = []
             new = self.normalize_fn(outs, on_rewrite=lambda *step: steps.append(step))
-            if steps:
-                chk = fgraph.checkpoint()
-                try:
-                    replay_steps(fgraph, steps, new)
+            final = new if self.refine_fn is None else self.refine_fn(outs, new)
+            if steps and self._replayed(fgraph, steps, new):
+                if all(a is b for a, b in zip(new, final)):
                     return
-                except Exception:  # noqa: BLE001 - fall back to replacing the outputs
-                    fgraph.revert(chk)
+                outs, reason = list(fgraph.outputs), self.name + "_extract"
         else:
             new = self.normalize_fn(outs)
+            final = new if self.refine_fn is None else self.refine_fn(outs, new)
         pairs = [
             (o, o.type.filter_variable(n) if n.type != o.type else n)
-            for o, n in zip(outs, new)
+            for o, n in zip(outs, final)
             if o is not n
         ]
         if pairs:
-            fgraph.replace_all_validate(pairs, reason=self.name)
+            fgraph.replace_all_validate(pairs, reason=reason)
+
+    @staticmethod
+    def _replayed(fgraph: FunctionGraph, steps: Sequence[tuple[Any, Variable, Variable]], new: Sequence[Variable]) -> bool:
+        """Whether ``steps`` replayed onto ``fgraph`` give ``new`` (else the fgraph is reverted)."""
+        chk = fgraph.checkpoint()
+        try:
+            replay_steps(fgraph, steps, new)
+            return True
+        except Exception:  # noqa: BLE001 - fall back to replacing the outputs
+            fgraph.revert(chk)
+            return False
 
 
 def _fgraph_node(node: Apply, ins: list[Variable], trace: Any, clients: Any) -> Apply | None:
@@ -168,16 +190,18 @@ def register_relational(
     normalize_fn: Callable[..., Sequence[Variable]],
     name: str = "relational",
     reports_steps: bool = False,
+    refine_fn: Callable[[Sequence[Variable], Sequence[Variable]], Sequence[Variable]] | None = None,
 ) -> RelationalRewriter:
     """Register ``normalize_fn`` in ``optdb`` under the tag ``name`` (off by default).
 
-    ``reports_steps``: ``normalize_fn`` takes ``on_rewrite`` and the pass
-    replaces node by node, each with the rule's name as the reason.
+    ``reports_steps``: ``normalize_fn`` takes ``on_rewrite``, and under
+    ``config.optimizer_verbose`` the pass replaces node by node, each with
+    the rule's name as the reason.  ``refine_fn``: see :class:`RelationalRewriter`.
     """
     existing = optdb.__db__.get(name)
     if existing:  # a re-import: keep the first registration
         return next(iter(existing))
-    rewriter = RelationalRewriter(normalize_fn, name, reports_steps=reports_steps)
+    rewriter = RelationalRewriter(normalize_fn, name, reports_steps=reports_steps, refine_fn=refine_fn)
     optdb.register(name, rewriter, position=POSITION)
     return rewriter
 
@@ -190,8 +214,9 @@ def register_lowering(
     The toolkit's Ops are lowered to stock Ops before PyTensor's own
     rewrites and backends see the graph, and the patterns PyTensor would
     miscompile are restated (``graph_bridge.workarounds``).  It only acts on
-    graphs the toolkit touched (:func:`graph_bridge.provenance.is_touched`); any
-    other graph costs one scan of its nodes and is left as it is.
+    graphs the toolkit touched (:func:`graph_bridge.provenance.is_touched`) that
+    hold a toolkit Op or such a pattern; any other graph costs a scan of
+    its nodes and is left as it is.
 
     ``rewrite_graph`` queries do not run this pass; see
     :func:`register_node_lowering`.
@@ -202,11 +227,20 @@ def register_lowering(
     from graph_bridge.provenance import is_touched
 
     def needed(fgraph: FunctionGraph) -> bool:
-        return is_touched(fgraph.apply_nodes)
+        return is_touched(fgraph.apply_nodes) and _lowering_acts(fgraph)
 
     rewriter = RelationalRewriter(lower_fn, name, needed=needed)
     optdb.register(name, rewriter, *LOWERING_TAGS, position=LOWERING_POSITION)
     return rewriter
+
+
+def _lowering_acts(fgraph: FunctionGraph) -> bool:
+    """Whether lowering would change a touched graph: it holds a toolkit Op, or a pattern
+    :mod:`graph_bridge.workarounds` restates (else the pass costs a scan, not a backward normalize)."""
+    from graph_bridge.provenance import has_toolkit_ops
+    from graph_bridge.workarounds import has_hazards
+
+    return has_toolkit_ops(fgraph.apply_nodes) or has_hazards(fgraph.outputs)
 
 
 #: PyTensor's rewrite databases the node-level lowering is registered in (first, by name).

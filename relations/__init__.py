@@ -30,7 +30,7 @@ from logic_core.terms import is_ground
 from graph_bridge.pymc_hooks import register_pymc_lowering
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
-from graph_bridge.provenance import mark_rewritten, node_ids
+from graph_bridge.provenance import has_toolkit_ops, mark_rewritten, node_ids
 from graph_bridge.traverse import owned_variables
 from graph_bridge.workarounds import protect
 from relations import patterns
@@ -61,7 +61,8 @@ from relations.rulesets import (
     RULESETS,
     rule_index,
 )
-from relations.costs import elements_touched
+from relations.compile_pass import cheapest, compile_normalize
+from relations.costs import measured, node_costs, shape_finder
 from relations.engine import normalize_variables
 from relations.form_search import equivalent_forms
 from relations.user_rules import rewrite_rule
@@ -436,10 +437,13 @@ def best(
     ``graph`` is saturated (:func:`saturate`, forward and backward, within
     ``limits``, default :class:`Limits()`), and the e-graph's cheapest form
     is extracted (:meth:`EGraph.extract`, DAG-aware: a shared sub-graph is
-    paid once).  The default ``cost``, :func:`relations.costs.elements_touched`,
-    estimates the elements every node writes from static shapes (an unknown
-    length counts 16); extraction minimizes it exactly where the e-graph is
-    small enough.  A ``cost`` of your own takes a list of output variables
+    paid once).  The default ``cost``, :func:`relations.costs.measured`,
+    predicts the seconds of one compiled call from the shipped table
+    (lengths from static shapes, constants' and shared values, else 16);
+    extraction minimizes its per e-node form
+    (:func:`relations.costs.node_costs`) exactly where the e-graph is small
+    enough, and the candidates are ranked by it.  ``cost=relations.costs.elements_touched``
+    counts the elements every node writes instead.  A ``cost`` of your own takes a list of output variables
     and returns a number: the extracted form and up to ``limit`` more forms
     of the e-graph (:meth:`EGraph.forms`) are ranked by it.  The input and
     its normal form (:func:`normalize`) are candidates too, so the result
@@ -454,13 +458,16 @@ def best(
     outputs, single = as_variables(graph, "graph")
     rule_index(rules)  # checks ``rules`` before any work
 
+    shape_of = shape_finder()  # the default cost's lengths, found once for every candidate
+
     def cost_fn(outs: list[Variable]) -> float:
         if cost is None:
-            return elements_touched(outs)
+            return measured(outs, shape_of=shape_of)
         return check_cost_value(cost(outs), "cost")
 
     egraph = saturate(outputs, rules, backward=True, limits=limits)
-    candidates: list[Any] = [normalize(graph, rules), egraph.extract(roots=outputs).result]
+    per_node = node_costs(shape_of=shape_of) if cost is None else None
+    candidates: list[Any] = [normalize(graph, rules), egraph.extract(cost=per_node, roots=outputs).result]
     if cost is not None and limit:
         candidates.extend(egraph.forms(limit=limit, roots=outputs))
     best_form, best_cost = graph, cost_fn(outputs)
@@ -500,11 +507,18 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
     return type(graph)(result) if isinstance(graph, tuple) else result
 
 
-def _compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
-    """What the ``relational`` pass applies: ``normalize`` with :data:`COMPILE_RULES`, reporting each step."""
-    return normalize_variables(list(outs), COMPILE_INDEX, on_rewrite=on_rewrite, mark=True)
+# ``relational``: the greedy normal form, then saturation with the choices and extraction under the
+# measured cost (relations.compile_pass); ``relational_normalize``: the greedy normal form only
+register_relational(compile_normalize, reports_steps=True, refine_fn=cheapest)
+register_relational(compile_normalize, name="relational_normalize", reports_steps=True)
+def _lower_compiled(outs: Sequence[Variable]) -> list[Variable]:
+    """What the compile-time lowering pass applies: :func:`lower`; without a toolkit Op (the graphs of
+    the ``relational`` pass) only its restatements (``protect``), not a backward normalize."""
+    outs = list(outs)
+    if not has_toolkit_ops({v.owner for v in owned_variables(outs)}):
+        return protect(outs)
+    return lower(outs)
 
 
-register_relational(_compile_normalize, reports_steps=True)
-register_lowering(lambda outs: lower(list(outs)))
+register_lowering(_lower_compiled)
 register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))

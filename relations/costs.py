@@ -6,13 +6,14 @@
   call of the node and per element it writes.
 
 Both are DAG-aware: a node that several outputs or consumers share is paid
-once.
+once; :func:`measured` also pays equal computations once (PyTensor merges
+them when it compiles).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import numpy as np
 from pytensor.graph.basic import Apply, Constant, Variable
 
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
-from graph_bridge.traverse import owned_variables
+from graph_bridge.traverse import bottom_up, owned_variables
 
 __all__ = [
     "DEFAULT_LENGTH",
@@ -29,7 +30,11 @@ __all__ = [
     "CostTable",
     "elements_touched",
     "load_table",
+    "Fusion",
     "measured",
+    "merged_nodes",
+    "node_cost",
+    "node_costs",
     "node_elements",
     "op_kind",
     "shape_finder",
@@ -72,12 +77,19 @@ def op_kind(node: Apply) -> str:
     return name
 
 
-def _is_constant(v: Variable) -> bool:
-    """A constant, or a DimShuffle of one (how Elemwise expands a 0-d constant)."""
-    node = v.owner
-    if node is not None and type(node.op).__name__ == "DimShuffle":
-        v = node.inputs[0]
-    return isinstance(v, Constant)
+def _is_constant(v: Variable, budget: int = 8) -> bool:
+    """A constant, or a small graph over constants only (PyTensor folds it: ``[[2]] - 1``, a
+    DimShuffle of a constant as Elemwise expands one); at most ``budget`` nodes are looked at."""
+    stack = [v]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Constant):
+            continue
+        if u.owner is None or budget == 0:
+            return False
+        budget -= 1
+        stack.extend(u.owner.inputs)
+    return True
 
 
 class CostTable:
@@ -93,6 +105,7 @@ class CostTable:
         default: Sequence[float],
         about: str = "",
         call: Sequence[float] = (0.0, 0.0),
+        memory: float | None = None,
     ):
         self.entries = {k: {d: (float(c[0]), float(c[1])) for d, c in v.items()} for k, v in entries.items()}
         if len(default) != 2:
@@ -102,6 +115,11 @@ class CostTable:
         self.default = (float(default[0]), float(default[1]))
         #: a compiled function's own cost: seconds per call, and per input it checks and converts
         self.call = (float(call[0]), float(call[1]))
+        if memory is not None and (isinstance(memory, bool) or not isinstance(memory, (int, float)) or not memory >= 0):
+            raise ValueError(f"memory must be a non-negative number of seconds per element or None, got {memory!r}")
+        #: seconds per element of one pass over memory (an array written and read back), or
+        #: ``None``: fused kernels are not modelled (every node pays its own entry)
+        self.memory = None if memory is None else float(memory)
         self.about = about
 
     def cost(self, kind: str, dtype: str) -> tuple[float, float]:
@@ -117,13 +135,16 @@ class CostTable:
         return {
             "about": self.about,
             "call": list(self.call),
+            "memory": self.memory,
             "default": list(self.default),
             "entries": {k: {d: list(c) for d, c in v.items()} for k, v in sorted(self.entries.items())},
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "CostTable":
-        return cls(data["entries"], data["default"], data.get("about", ""), data.get("call", (0.0, 0.0)))
+        return cls(
+            data["entries"], data["default"], data.get("about", ""), data.get("call", (0.0, 0.0)), data.get("memory")
+        )
 
 
 @lru_cache(maxsize=4)
@@ -141,6 +162,8 @@ def measured(
     outputs: Sequence[Variable],
     sizes: Mapping[Variable, Sequence[int]] | None = None,
     table: CostTable | None = None,
+    *,
+    shape_of: Callable[[Variable], tuple[int, ...] | None] | None = None,
 ) -> float:
     """Predicted seconds of one call of the compiled ``outputs``, from a measured table.
 
@@ -151,34 +174,229 @@ def measured(
     matrices: the output's elements times the inner length;
     :func:`node_elements`).  An explicit Elemwise also pays a DimShuffle
     call per input it places with a missing dim (lowered, it has one).
+
+    Where the table has a ``memory`` cost (the shipped one does), fused
+    kernels are modelled as PyTensor builds them (its ``FusionOptimizer``
+    makes one ``Composite`` loop of each connected group of Elemwise nodes,
+    and a reduction absorbs the Elemwise it alone reads): an Elemwise pays
+    its per element cost less one memory pass (the arithmetic, at least
+    :data:`MIN_ARITHMETIC` of a pass), plus a
+    memory pass for each output the group writes (one read outside the
+    group or returned); each group pays one per call cost; a DimShuffle, a
+    view, pays its call only.
+
     Lengths come, in order, from the static type; from ``sizes`` (a mapping
     of root variables to their run-time shapes); from a constant's or shared
     variable's value; from PyTensor's ``infer_shape`` where it folds to a
     constant; else :data:`DEFAULT_LENGTH`.  ``table`` defaults to the
-    shipped one (:func:`load_table`).
+    shipped one (:func:`load_table`).  ``shape_of`` (from
+    :func:`shape_finder`, instead of ``sizes``) shares the lengths found
+    between calls on forms of one graph.
     """
-    if table is None:
-        table = load_table()
-    elif not isinstance(table, CostTable):
-        raise TypeError(f"table must be a CostTable, got {type(table).__name__}")
+    table = _checked_table(table)
+    of = _shape_function(sizes, shape_of)
+    nodes, canon = merged_nodes(outputs)
+    inputs = {i for node in nodes for i in node.inputs if i.owner is None and not isinstance(i, Constant)}
+    fusion = None if table.memory is None else Fusion(nodes, [canon[o] for o in outputs], canon)
+    total = table.call[0] + table.call[1] * len(inputs)
+    for node in nodes:
+        total += node_cost(node, of, table, fusion)
+    return total
+
+
+def _shape_function(sizes: Any, shape_of: Any) -> Callable[[Variable], tuple[int, ...] | None]:
+    if shape_of is not None:
+        if sizes is not None:
+            raise ValueError("give sizes or shape_of, not both (shape_of already holds its sizes)")
+        if not callable(shape_of):
+            raise TypeError(f"shape_of must be callable (from shape_finder), got {type(shape_of).__name__}")
+        return shape_of
     if sizes is not None and not isinstance(sizes, Mapping):
         raise TypeError(f"sizes must be a mapping of variables to shapes, got {type(sizes).__name__}")
-    shapes = _Shapes(sizes or {})
-    inputs = {i for v in owned_variables(outputs) for i in v.owner.inputs if i.owner is None and not isinstance(i, Constant)}
-    total = table.call[0] + table.call[1] * len(inputs)
-    seen: set[Apply] = set()
-    for v in owned_variables(outputs):
+    return _Shapes(sizes or {}).of
+
+
+def merged_nodes(outputs: Sequence[Variable]) -> tuple[list[Apply], dict[Variable, Variable]]:
+    """The nodes of ``outputs`` as PyTensor's merge leaves them, and each variable's representative.
+
+    PyTensor merges equal computations (the same Op over the same inputs,
+    equal constants) before anything else when it compiles, so a form is
+    paid for its distinct computations: two copies of a sub-graph cost one.
+    """
+    canon: dict[Variable, Variable] = {}
+    constants: dict[Any, Variable] = {}
+    reps: dict[tuple, Apply] = {}
+    nodes: list[Apply] = []
+    for v in bottom_up(outputs, canon.__contains__):
         node = v.owner
-        if node in seen:
+        if node is None:
+            canon[v] = constants.setdefault(_constant_key(v), v) if isinstance(v, Constant) else v
             continue
-        seen.add(node)
-        per_call, per_element = table.cost(op_kind(node), getattr(node.outputs[0].type, "dtype", "*"))
-        total += per_call + per_element * node_elements(node, shapes.of)
-        if isinstance(node.op, ExplicitElemwise):
-            # lowered, each input placed by an entry with a missing dim gets its DimShuffle back
-            expansions = sum(1 for entry in node.op.pattern if "x" in entry)
-            total += expansions * table.cost("DimShuffle", node.outputs[0].type.dtype)[0]
-    return total
+        key = (node.op, tuple(canon[i] for i in node.inputs))
+        rep = reps.get(key)
+        if rep is None or len(rep.outputs) != len(node.outputs):
+            rep = reps[key] = node
+            nodes.append(node)
+        for o, r in zip(node.outputs, rep.outputs):
+            canon[o] = r
+    return nodes, canon
+
+
+def _constant_key(c: Constant) -> Any:
+    try:
+        key = c.signature()
+        hash(key)
+        return key
+    except Exception:  # noqa: BLE001 - a constant without a hashable signature: itself
+        return id(c)
+
+
+def _checked_table(table: CostTable | None) -> CostTable:
+    if table is None:
+        return load_table()
+    if not isinstance(table, CostTable):
+        raise TypeError(f"table must be a CostTable, got {type(table).__name__}")
+    return table
+
+
+def _is_elemwise(node: Apply) -> bool:
+    from pytensor.tensor.elemwise import Elemwise
+
+    return isinstance(node.op, (Elemwise, ExplicitElemwise))
+
+
+def _is_view(node: Apply) -> bool:
+    return type(node.op).__name__ == "DimShuffle"
+
+
+class Fusion:
+    """Which Elemwise nodes of a graph PyTensor fuses into one loop, and which of their outputs it writes.
+
+    A group is a connected set of Elemwise nodes (an Elemwise reading
+    another's output joins its group, also through DimShuffles: PyTensor's
+    canonicalize lifts a DimShuffle above the Elemwise it reads, so the two
+    Elemwise meet).  An output is written when it is a graph output or a
+    node other than an Elemwise (or a DimShuffle it alone reads) reads it,
+    except a reduction that is its only reader (PyTensor fuses the two).
+    """
+
+    def __init__(
+        self, nodes: Sequence[Apply], outputs: Sequence[Variable], canon: Mapping[Variable, Variable] | None = None
+    ) -> None:
+        from pytensor.tensor.elemwise import CAReduce
+
+        #: each variable's representative (``merged_nodes``): a node reads its inputs' representatives
+        self.canon = canon or {}
+        self.returned = set(outputs)
+        self.clients: dict[Variable, list[Apply]] = {}
+        for node in nodes:
+            for i in node.inputs:
+                self.clients.setdefault(self.canon.get(i, i), []).append(node)
+        self._parent: dict[Apply, Apply] = {n: n for n in nodes if _is_elemwise(n)}
+        for n in self._parent:
+            for i in n.inputs:
+                below = self._through_views(i).owner
+                if below in self._parent:
+                    a, b = self.leader(n), self.leader(below)
+                    if a is not b:
+                        self._parent[a] = b
+        self._reduction = CAReduce
+
+    def leader(self, node: Apply) -> Apply:
+        """The node naming ``node``'s group (union-find root)."""
+        parent = self._parent
+        while parent[node] is not node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def _through_views(self, v: Variable) -> Variable:
+        """``v``'s representative, or what the DimShuffles that make it read."""
+        v = self.canon.get(v, v)
+        while v.owner is not None and _is_view(v.owner):
+            v = self.canon.get(v.owner.inputs[0], v.owner.inputs[0])
+        return v
+
+    def written(self, v: Variable) -> bool:
+        """Whether the fused kernel computing ``v`` writes it to memory."""
+        v = self.canon.get(v, v)
+        if v in self.returned:
+            return True
+        readers = self._readers(v)
+        if len(readers) == 1 and isinstance(readers[0].op, self._reduction):
+            return False
+        return any(not _is_elemwise(c) for c in readers)
+
+    def _readers(self, v: Variable) -> list[Apply]:
+        """The nodes reading ``v``, through DimShuffles (a returned DimShuffle counts as a reader)."""
+        found, stack = [], [v]
+        while stack:
+            u = stack.pop()
+            for c in self.clients.get(u, ()):
+                if _is_view(c) and c.outputs[0] not in self.returned:
+                    stack.append(c.outputs[0])
+                else:
+                    found.append(c)
+        return found
+
+
+def node_cost(node: Apply, shape_of: Any, table: CostTable, fusion: Fusion | None = None) -> float:
+    """Predicted seconds of ``node`` in one call (see :func:`measured`; ``fusion``: the graph's fused groups)."""
+    dtype = getattr(node.outputs[0].type, "dtype", "*")
+    per_call, per_element = table.cost(op_kind(node), dtype)
+    expansions = 0.0
+    if isinstance(node.op, ExplicitElemwise):
+        # lowered, each input placed by an entry with a missing dim gets its DimShuffle back
+        expansions = sum(1 for entry in node.op.pattern if "x" in entry) * table.cost("DimShuffle", dtype)[0]
+    if fusion is None or table.memory is None:
+        return per_call + per_element * node_elements(node, shape_of) + expansions
+    if _is_view(node):
+        return per_call
+    if not _is_elemwise(node):
+        return per_call + per_element * node_elements(node, shape_of)
+    memory = table.memory
+    cost = _arithmetic(per_element, memory) * node_elements(node, shape_of) + expansions
+    cost += sum(memory * _size(shape_of(o)) for o in node.outputs if fusion.written(o))
+    return cost + (per_call if fusion.leader(node) is node else 0.0)
+
+
+#: the least an Elemwise's arithmetic costs per element, as a share of a memory pass (a Neg is
+#: not free in a fused loop: the table's Neg is what a memory pass costs)
+MIN_ARITHMETIC = 0.1
+
+
+def _arithmetic(per_element: float, memory: float) -> float:
+    """An Elemwise's cost per element in a fused loop: its table entry less a memory pass (at least
+    :data:`MIN_ARITHMETIC` of one)."""
+    return max(per_element - memory, MIN_ARITHMETIC * memory)
+
+
+def node_costs(
+    sizes: Mapping[Variable, Sequence[int]] | None = None,
+    table: CostTable | None = None,
+    *,
+    shape_of: Callable[[Variable], tuple[int, ...] | None] | None = None,
+) -> Callable[[Variable], float]:
+    """A cost per e-node for extraction (``EGraph.extract(cost=...)``): :func:`node_cost` of the variable's node.
+
+    An e-node does not know its readers, so fused kernels are approximated:
+    an Elemwise pays its arithmetic and half a memory pass per output.
+    The node is paid by its first output only (an e-node per output).
+    """
+    table = _checked_table(table)
+    shape_of = _shape_function(sizes, shape_of)
+
+    def cost(v: Variable) -> float:
+        node = v.owner
+        if node is None or node.outputs.index(v) != 0:
+            return 0.0
+        if table.memory is None or not _is_elemwise(node):
+            return node_cost(node, shape_of, table)
+        per_call, per_element = table.cost(op_kind(node), getattr(v.type, "dtype", "*"))
+        arithmetic = _arithmetic(per_element, table.memory) * node_elements(node, shape_of)
+        return per_call + arithmetic + 0.5 * table.memory * sum(_size(shape_of(o)) for o in node.outputs)
+
+    return cost
 
 
 def node_elements(node: Apply, shape_of) -> float:

@@ -663,9 +663,14 @@ class EGraph:
 
     # -- answers --------------------------------------------------------------------
 
-    def extract(self, cost: Callable[[Variable], float] | None = None, roots: Sequence[Variable] | None = None):
+    def extract(
+        self,
+        cost: Callable[[Variable], float] | None = None,
+        roots: Sequence[Variable] | None = None,
+        method: str = "auto",
+    ):
         """The cheapest form of the roots (DAG-aware); see :func:`relations.extract.extract`."""
-        return extract_mod.extract(self, cost, roots)
+        return extract_mod.extract(self, cost, roots, method)
 
     def forms(self, limit: int | None = None, roots: Sequence[Variable] | None = None) -> Iterator[Any]:
         """The distinct forms of the roots, lazily; see :func:`relations.extract.forms`."""

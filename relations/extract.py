@@ -79,22 +79,28 @@ def _roots(egraph: Any, roots: Sequence[Variable] | None) -> list[int]:
     return [egraph.class_of(v) for v in outs]
 
 
-def extract(egraph: Any, cost: Cost | None = None, roots: Sequence[Variable] | None = None) -> Extraction:
+def extract(
+    egraph: Any, cost: Cost | None = None, roots: Sequence[Variable] | None = None, method: str = "auto"
+) -> Extraction:
     """The cheapest form of ``roots`` (default: the graph given to ``saturate``) in ``egraph``.
 
     ``cost(v)`` is the cost of the e-node computing variable ``v`` (see the
     module docstring).  The result has the roots' structure and types.
+    ``method``: ``"auto"`` (exact where small enough, see the module
+    docstring) or ``"greedy"`` (never the integer program: what a caller
+    with a tight time budget, the compile pass, asks for).
     """
     cost = check_callable(cost, "cost")
+    if method not in ("auto", "greedy"):
+        raise ValueError(f"method must be 'auto' or 'greedy', got {method!r}")
     root_classes = _roots(egraph, roots)
     classes, costs = _costs(egraph, cost)
     choice = None
-    method = "greedy"
-    if sum(map(len, classes.values())) <= EXACT_MAX_NODES:
+    if method == "auto" and sum(map(len, classes.values())) <= EXACT_MAX_NODES:
         choice = _exact(classes, costs, root_classes)
         method = "exact" if choice is not None else method
     if choice is None:
-        choice = _greedy(classes, costs, root_classes)
+        choice, method = _greedy(classes, costs, root_classes), "greedy"
     total = _dag_cost(classes, costs, choice, root_classes)
     outputs = _build(egraph, classes, choice, root_classes)
     # the toolkit's Ops in a new form are lowered when it compiles (graph_bridge.provenance)

@@ -8,10 +8,13 @@ import pytest
 import relations
 from relations.costs import (
     DEFAULT_LENGTH,
+    Fusion,
     CostTable,
     elements_touched,
     load_table,
     measured,
+    merged_nodes,
+    node_costs,
     node_elements,
     op_kind,
     shape_finder,
@@ -37,7 +40,10 @@ def test_a_shared_node_is_paid_once():
     e = pt.exp(x)
     shared = e + e
     assert measured([shared], table=UNIT) == 2 * (1 + 10)  # exp and add
-    separate = pt.exp(x) + pt.exp(x)
+    # two copies of one computation: PyTensor merges them when it compiles, so they cost one
+    copies = pt.exp(x) + pt.exp(x)
+    assert measured([copies], table=UNIT) == 2 * (1 + 10)
+    separate = pt.exp(x) + pt.log(x)
     assert measured([separate], table=UNIT) == 3 * (1 + 10)
     assert measured([shared, e], table=UNIT) == measured([shared], table=UNIT)
 
@@ -119,3 +125,116 @@ def test_a_pow_by_a_constant_is_its_own_kind():
     assert op_kind((x**2.0).owner) == "Elemwise{Pow(constant)}"
     assert op_kind((x**y).owner) == "Elemwise{Pow}"
     assert "Elemwise{Pow(constant)}" in load_table().entries
+
+
+#: per call 1 and per element 5 for Exp and Log; a memory pass costs 2 per element
+FUSED = CostTable({"Elemwise{Exp}": {"*": (1.0, 5.0)}, "Elemwise{Log}": {"*": (1.0, 5.0)}}, (1.0, 1.0), memory=2.0)
+
+
+def test_a_chain_of_elemwise_is_one_loop_that_writes_its_output_once():
+    x = pt.vector("x", shape=(10,))
+    chain = pt.log(pt.exp(x))
+    # each pays its arithmetic (5 - 2 per element); only log's output is written; one call
+    assert measured([chain], table=FUSED) == 3 * 10 + 3 * 10 + 2 * 10 + 1
+    # without a memory cost every node pays its own entry, as before
+    unfused = CostTable(FUSED.entries, FUSED.default)
+    assert measured([chain], table=unfused) == 2 * (1 + 5 * 10)
+    # an output read outside the group (returned here) is written too
+    assert measured([chain, chain.owner.inputs[0]], table=FUSED) == measured([chain], table=FUSED) + 2 * 10
+
+
+def test_a_reduction_absorbs_the_elemwise_it_alone_reads():
+    x = pt.vector("x", shape=(10,))
+    e = pt.exp(x)
+    # exp: arithmetic only, its call; the sum: its own entry (1 per call, 1 per element read)
+    assert measured([pt.sum(e)], table=FUSED) == 3 * 10 + 1 + (1 + 10)
+    # read by a second node that is not an Elemwise: written
+    assert measured([pt.sum(e), pt.max(e)], table=FUSED) == 3 * 10 + 2 * 10 + 1 + 2 * (1 + 10)
+
+
+def test_a_dimshuffle_pays_its_call_only_when_fusion_is_modelled():
+    m = pt.matrix("m", shape=(4, 5))
+    t = CostTable({"DimShuffle": {"*": (3.0, 7.0)}}, (0.0, 0.0), memory=1.0)
+    assert measured([m.T], table=t) == 3.0
+    assert measured([m.T], table=CostTable(t.entries, t.default)) == 3.0 + 7.0 * 20
+
+
+def test_fusion_groups_and_written_outputs():
+    x, y = pt.vector("x", shape=(3,)), pt.vector("y", shape=(3,))
+    a, b = pt.exp(x), pt.log(y)
+    c = a + b
+    s = pt.sum(a)
+    nodes = [c.owner, a.owner, b.owner, s.owner]
+    fusion = Fusion(nodes, [c, s])
+    assert fusion.leader(a.owner) is fusion.leader(b.owner) is fusion.leader(c.owner)
+    assert fusion.written(c)  # returned
+    assert fusion.written(a)  # read by the sum, which is not its only reader
+    assert not fusion.written(b)  # read by the add only
+
+
+def test_shape_of_is_shared_and_exclusive_with_sizes():
+    x = pt.vector("x")
+    y = pt.exp(x)
+    of = shape_finder({x: (100,)})
+    assert measured([y], table=UNIT, shape_of=of) == measured([y], sizes={x: (100,)}, table=UNIT)
+    with pytest.raises(ValueError, match="sizes or shape_of"):
+        measured([y], sizes={x: (3,)}, shape_of=of)
+    with pytest.raises(TypeError, match="shape_of"):
+        measured([y], shape_of=3)
+
+
+def test_node_costs_pay_a_node_once_and_half_a_pass_per_elemwise_output():
+    x = pt.vector("x", shape=(10,))
+    cost = node_costs(table=FUSED)
+    assert cost(pt.exp(x)) == 1 + 3 * 10 + 0.5 * 2 * 10
+    assert cost(pt.sum(x)) == 1 + 10
+    assert cost(x) == 0.0
+    # a node of two outputs: its first pays
+    from pytensor.compile.builders import OpFromGraph
+
+    halves = OpFromGraph([x], [x + 1, x * 2])(x)
+    assert halves[0].owner is halves[1].owner
+    assert cost(halves[0]) > 0 and cost(halves[1]) == 0.0
+
+
+def test_the_memory_cost_is_checked_and_kept_in_json():
+    with pytest.raises(ValueError, match="memory"):
+        CostTable({}, (0.0, 0.0), memory=-1.0)
+    with pytest.raises(ValueError, match="memory"):
+        CostTable({}, (0.0, 0.0), memory=True)
+    assert CostTable.from_json(FUSED.to_json()).memory == 2.0
+    assert CostTable.from_json(UNIT.to_json()).memory is None
+    shipped = load_table()
+    assert shipped.memory is not None and 0 < shipped.memory <= shipped.cost("Elemwise{Exp}", "float64")[1]
+
+
+def test_fusion_sees_through_dimshuffles_between_elemwise():
+    x, m = pt.vector("x", shape=(3,)), pt.matrix("m", shape=(2, 3))
+    e = pt.exp(x)
+    out = e[None, :] * m  # canonicalize lifts the expansion above the exp: one loop
+    ds = out.owner.inputs[0].owner
+    nodes = [out.owner, ds, e.owner]
+    fusion = Fusion(nodes, [out])
+    assert fusion.leader(e.owner) is fusion.leader(out.owner)
+    assert not fusion.written(e)
+    # read through the expansion by a reduction that is not its only reader: written
+    s = pt.sum(e[None, :], axis=1)
+    fusion = Fusion([out.owner, ds, e.owner, s.owner, s.owner.inputs[0].owner], [out, s])
+    assert fusion.written(e)
+
+
+def test_merged_nodes_pay_equal_computations_once():
+    x = pt.vector("x", shape=(4,))
+    a = pt.exp(x) * pt.constant(2.0)
+    b = pt.exp(x) * pt.constant(2.0)  # equal to a: another Exp, another constant
+    nodes, canon = merged_nodes([a + b])
+    assert len(nodes) == 4  # add, mul, exp, the expanded constant
+    assert canon[a] is canon[b]
+    assert canon[b.owner.inputs[1]] is canon[a.owner.inputs[1]]  # (expand_dims of equal constants)
+    assert measured([a + b], table=UNIT) == measured([a + a], table=UNIT)
+
+
+def test_a_pow_by_a_folded_constant_is_a_pow_by_a_constant():
+    x = pt.matrix("x")
+    assert op_kind((x ** (pt.constant([[2.0]]) - 1)).owner) == "Elemwise{Pow(constant)}"
+    assert op_kind((x ** (pt.constant(2.0) - pt.scalar("s"))).owner) == "Elemwise{Pow}"

@@ -42,15 +42,25 @@ def test_logp_and_dlogp_keep_values_and_copy_no_node(name):
             assert_close(b, a)
 
 
+#: the compile passes: extraction (and the same saturating every model: no gain threshold), greedy
+PASSES = ["relational", "relational saturating", "relational_normalize"]
+
+
+@pytest.mark.parametrize("tag", PASSES)
 @pytest.mark.parametrize("name", NAMES)
-def test_compiling_with_the_tag_keeps_logp_and_gradient(name):
-    """logp and dlogp compiled with the ``relational`` tag give the stock values at three points."""
+def test_compiling_with_the_tag_keeps_logp_and_gradient(name, tag, monkeypatch):
+    """logp and dlogp compiled with each compile pass give the stock values at three points."""
     from pytensor.compile.mode import get_mode
 
+    from relations import compile_pass
+
+    if tag == "relational saturating":  # most models' choices are predicted not to pay: extract anyway
+        monkeypatch.setattr(compile_pass, "MIN_GAIN", -float("inf"))
+        tag = "relational"
     model = MODELS[name]()
     inputs, outs = logp_dlogp(model)
     stock = pytensor.function(inputs, outs, mode=MODE)
-    tagged = pytensor.function(inputs, outs, mode=get_mode(MODE).including("relational"))
+    tagged = pytensor.function(inputs, outs, mode=get_mode(MODE).including(tag))
     assert [o.type for o in tagged.maker.fgraph.outputs] == [o.type for o in stock.maker.fgraph.outputs]
     rng = np.random.default_rng(1)
     start = point_values(model)

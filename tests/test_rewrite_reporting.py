@@ -29,18 +29,22 @@ def user_lines(v) -> set[str]:
     return {os.path.basename(frame[0]) for tr in trace for frame in tr}
 
 
-def relational_rewriter():
-    return next(iter(optdb.__db__["relational"]))
+def relational_rewriter(tag="relational"):
+    return next(iter(optdb.__db__[tag]))
 
 
-def run_pass(inputs, outputs, clone=True, rewriter=None):
-    """The relational pass on a FunctionGraph of ``outputs``: the graph and the reasons it saw."""
+def run_pass(inputs, outputs, clone=True, rewriter=None, verbose=False):
+    """The relational pass on a FunctionGraph of ``outputs``: the graph and the reasons it saw.
+
+    ``verbose``: under ``optimizer_verbose`` (the pass then replays each step).
+    """
     fg = FunctionGraph(inputs, outputs, clone=clone)
     reasons = Reasons()
     fg.attach_feature(reasons)
     rewriter = rewriter or relational_rewriter()
     rewriter.add_requirements(fg)
-    rewriter.apply(fg)
+    with pytensor.config.change_flags(optimizer_verbose=verbose):
+        rewriter.apply(fg)
     return fg, reasons.reasons
 
 
@@ -126,13 +130,24 @@ def test_optimizer_verbose_ignore_silences_a_rule(capsys):
     assert "careduce_dimshuffle_fullo" not in capsys.readouterr().out
 
 
-def test_fgraph_features_see_each_rule_as_the_reason():
+@pytest.mark.parametrize("tag", ["relational", "relational_normalize"])
+def test_fgraph_features_see_each_rule_as_the_reason_under_optimizer_verbose(tag):
     x, m = pt.vector("x"), pt.matrix("m")
     g = pt.join(0, x, x).sum() + pt.exp(m).T.T.sum(axis=0)
     steps, expected = compile_steps(g)
-    fg, reasons = run_pass([x, m], [g])
+    fg, reasons = run_pass([x, m], [g], rewriter=relational_rewriter(tag), verbose=True)
     assert sorted(steps) == sorted(reasons)
     assert {"careduce_joino", "dimshuffle_composeo", "dimshuffle_identityo"} <= set(steps)
+    assert equal_computations(fg.outputs, [expected], fg.inputs, [x, m])
+
+
+@pytest.mark.parametrize("tag", ["relational", "relational_normalize"])
+def test_without_optimizer_verbose_the_outputs_are_replaced_once(tag):
+    x, m = pt.vector("x"), pt.matrix("m")
+    g = pt.join(0, x, x).sum() + pt.exp(m).T.T.sum(axis=0)
+    _, expected = compile_steps(g)
+    fg, reasons = run_pass([x, m], [g], rewriter=relational_rewriter(tag))
+    assert reasons == [tag]
     assert equal_computations(fg.outputs, [expected], fg.inputs, [x, m])
 
 
@@ -143,7 +158,7 @@ def test_compile_pass_falls_back_to_one_replacement(monkeypatch):
     monkeypatch.setattr(rewriters, "replay_steps", broken)
     x = pt.vector("x")
     g = pt.sum(pt.expand_dims(pt.exp(x), 0))
-    fg, reasons = run_pass([x], [g])
+    fg, reasons = run_pass([x], [g], verbose=True)
     assert reasons == ["relational"]
     assert equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [x])
 
@@ -164,7 +179,7 @@ def test_each_rewrite_reaches_the_fgraph_with_duplicated_sub_graphs():
     ]
     g = parts[0] + parts[1] * parts[2]
     steps, expected = compile_steps(g)
-    fg, reasons = run_pass([x, m], [g])
+    fg, reasons = run_pass([x, m], [g], verbose=True)
     assert "relational" not in reasons
     assert set(steps) == set(reasons)
     assert equal_computations(fg.outputs, [expected], fg.inputs, [x, m])

@@ -1,0 +1,185 @@
+"""The compile-time passes: ``relational`` (saturation and extraction) and ``relational_normalize`` (greedy).
+
+``relational_normalize`` applies :data:`COMPILE_RULES` greedily
+(``normalize``).  ``relational`` starts from that normal form and, where a
+rule of ``RULESETS["choices"]`` matches (rewrites that can make a graph
+costlier), saturates it with :data:`SATURATION_RULES` forward within
+:data:`COMPILE_LIMITS` and compiles the form extracted under
+:func:`relations.costs.measured` -- or the normal form, if the extracted one
+is not predicted cheaper (so the pass is never costlier than the greedy one
+under the cost).  Where no choice rule matches, nothing is saturated: the
+pass costs what the greedy one does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pytensor import config
+from pytensor.graph.basic import Variable
+
+from graph_bridge.context import GraphContext, graph_context
+from graph_bridge.traverse import owned_variables
+from relations.costs import measured, node_costs, shape_finder
+from relations.egraph import EGraph, Limits
+from relations.engine import first_rewrite, normalize_variables
+from relations.rules import RuleIndex
+from relations.rulesets import COMPILE_INDEX, COMPILE_RULES, RULESETS
+
+__all__ = [
+    "COMPILE_LIMITS",
+    "MIN_GAIN",
+    "SATURATION_RULES",
+    "ReadCounts",
+    "cheapest",
+    "choice_matches",
+    "compile_normalize",
+    "has_choice",
+    "rewrite_gain",
+    "worth_saturating",
+]
+
+#: The rules the ``relational`` pass saturates with: the compile rules and the choices.
+SATURATION_RULES: tuple = COMPILE_RULES + tuple(RULESETS["choices"])
+#: Bounds of the compile-time saturation: a choice and what the compile rules
+#: make of it take one or two rounds; the bounds keep the pass's own time a
+#: small share of compiling (PyTensor's rewrites and Numba's code generation).
+COMPILE_LIMITS = Limits(nodes=6_000, iterations=4, seconds=0.08)
+
+#: Predicted seconds per call a choice must be able to save for the pass to saturate: below it
+#: the gain is within the noise of a call (a PyMC logp + dlogp takes 5-50 us) and not worth
+#: the compile time.
+MIN_GAIN = 2e-7
+
+_CHOICES_INDEX = RuleIndex(RULESETS["choices"])
+
+
+def compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
+    """What ``relational_normalize`` applies (and ``relational`` starts from): ``normalize`` with :data:`COMPILE_RULES`."""
+    return normalize_variables(list(outs), COMPILE_INDEX, on_rewrite=on_rewrite, mark=True)
+
+
+def choice_matches(outputs: Sequence[Variable]) -> list[tuple[Variable, Variable]]:
+    """Each node of ``outputs`` a rule of ``RULESETS["choices"]`` rewrites, with its first rewrite
+    (judged as the e-graph does: no use guards)."""
+    found = []
+    with config.change_flags(traceback__limit=0), graph_context(GraphContext()):
+        for v in owned_variables(outputs):
+            rules = _CHOICES_INDEX.forward_for(v.owner)
+            if rules:
+                rewritten = first_rewrite(v, rules)
+                if rewritten is not None:
+                    found.append((v, rewritten[0]))
+    return found
+
+
+def has_choice(outputs: Sequence[Variable]) -> bool:
+    """Whether a rule of ``RULESETS["choices"]`` rewrites some node of ``outputs``."""
+    return bool(choice_matches(outputs))
+
+
+class ReadCounts:
+    """A graph's variables and how often each is read (a node's input, or a returned output)."""
+
+    def __init__(self, outputs: Sequence[Variable]) -> None:
+        self.variables = owned_variables(outputs)
+        self.known = set(self.variables)
+        self.reads: dict[Variable, int] = {}
+        for v in outputs:
+            self.reads[v] = self.reads.get(v, 0) + 1
+        for node in dict.fromkeys(v.owner for v in self.variables):
+            for i in node.inputs:
+                self.reads[i] = self.reads.get(i, 0) + 1
+
+
+def rewrite_gain(graph: ReadCounts, v: Variable, new: Variable, cost: Any) -> float:
+    """Predicted seconds replacing ``v`` by ``new`` saves, at most: the nodes only ``v`` reads (and ``v``'s),
+    that ``new`` does not read, less ``new``'s nodes the graph does not hold (``cost`` per e-node)."""
+    kept, added, stack = set(), [], [new]
+    while stack:
+        u = stack.pop()
+        if u in kept or u.owner is None:
+            continue
+        kept.add(u)
+        if u not in graph.known:
+            added.append(u)
+            stack.extend(u.owner.inputs)
+    gain = -sum(cost(u) for u in added)
+    left = {v: 0}  # reads left of each variable once ``v`` is replaced (default: all of them)
+    freed: set[Any] = set()
+    stack = [v]
+    while stack:
+        u = stack.pop()
+        node = u.owner
+        if u in kept or node is None or node in freed:
+            continue
+        if any(left.get(o, graph.reads.get(o, 0)) > 0 for o in node.outputs):
+            continue
+        freed.add(node)
+        gain += cost(node.outputs[0])
+        for i in node.inputs:
+            left[i] = left.get(i, graph.reads.get(i, 0)) - 1
+            stack.append(i)
+    return gain
+
+
+def worth_saturating(outputs: Sequence[Variable], shape_of: Any) -> bool:
+    """Whether some choice could save :data:`MIN_GAIN` seconds per call (:func:`rewrite_gain`)."""
+    matches = choice_matches(outputs)
+    if not matches:
+        return False
+    graph = ReadCounts(outputs)
+    cost = node_costs(shape_of=shape_of)
+    return any(rewrite_gain(graph, v, new, cost) > MIN_GAIN for v, new in matches)
+
+
+def cheapest(original: Sequence[Variable], normal: Sequence[Variable]) -> list[Variable]:
+    """The outputs the ``relational`` pass compiles: the extracted form of ``normal``, or ``normal`` itself.
+
+    ``original`` (the pass's input) is not read: the normal form already
+    has its stack traces.  The extracted form's new nodes take the trace of
+    a variable of their e-class in the normal form.  Nothing is saturated
+    unless some choice could pay (:func:`worth_saturating`).
+    """
+    normal = list(normal)
+    shape_of = shape_finder()  # one memo of lengths for every cost below
+    if not worth_saturating(normal, shape_of):
+        return normal
+    egraph = EGraph(SATURATION_RULES)
+    egraph.add(normal)
+    egraph.run(COMPILE_LIMITS, backward=False)
+    with config.change_flags(traceback__limit=0):  # the new nodes take the traces of their classes
+        found = list(egraph.extract(cost=node_costs(shape_of=shape_of), roots=normal, method="greedy").result)
+    if all(a is b for a, b in zip(found, normal)):
+        return normal
+    if not measured(found, shape_of=shape_of) < measured(normal, shape_of=shape_of):
+        return normal
+    _copy_traces(egraph, normal, found)
+    return found
+
+
+def _copy_traces(egraph: EGraph, normal: list[Variable], found: list[Variable]) -> None:
+    """Give each new variable of ``found`` the stack trace of a variable of ``normal`` in its e-class
+    (in a class of new terms only, the trace of a node reading it)."""
+    old = owned_variables(normal)
+    known = set(old)
+    new = [v for v in owned_variables(found) if v not in known]
+    if not new:
+        return
+    terms = {v: egraph.term(v) for v in new}  # added: congruence puts each in its class
+    egraph.rebuild()
+    traces: dict[int, Any] = {}
+    for v in old:
+        trace = getattr(v.tag, "trace", None)
+        if trace:
+            traces.setdefault(egraph.find(egraph.term(v)), trace)
+    inherited: dict[Variable, Any] = {}
+    for v in new:  # readers first (breadth first from the outputs): a class of new terms only
+        trace = traces.get(egraph.find(terms[v])) or inherited.get(v)  # takes its reader's trace
+        if not trace:
+            continue
+        v.tag.trace = trace  # (the one it got when it was built names the toolkit's frames)
+        for i in v.owner.inputs:
+            if i in terms:
+                inherited.setdefault(i, trace)
