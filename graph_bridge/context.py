@@ -36,7 +36,7 @@ from pytensor.graph.basic import Apply, Variable
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
 from graph_bridge.memo import type_check
-from graph_bridge.modes import Mode, ModedGoal
+from graph_bridge.modes import Mode, ModedGoal, moded
 from graph_bridge.ops import ExplicitElemwise
 from graph_bridge.terms import is_term, is_variable, term_variable
 
@@ -45,6 +45,7 @@ __all__ = [
     "NoGraphContext",
     "graph_context",
     "elementwise_useso",
+    "movable_eacho",
     "movable_viewo",
     "single_useo",
     "useso",
@@ -336,3 +337,12 @@ def single_useo(term: Any):
     rewrite would add a copy.
     """
     return _holds(term, "single_useo", lambda ctx, v: ctx.uses(v) == 1)
+
+
+def movable_eacho(terms: Any) -> ModedGoal:
+    """Every term of the tuple ``terms`` may move (:func:`movable_viewo`)."""
+
+    def check(ts):
+        return () if all(movable(t) for t in ts) else None
+
+    return moded("movable_eacho", (terms,), Mode((0,), (), ready=lambda ts: isinstance(ts, tuple), one=check))
