@@ -15,8 +15,8 @@ compiles it like a hand-written relation.  They are exported as ``p.*``.
   same with ``hole`` one of its inputs, ``b`` and ``a`` the others (one
   answer per position);
 - ``explicit_elemwise(f, pattern, inputs=xs)``: an ``ExplicitElemwise``;
-- ``alloc_of(v, shape)``, ``stock_alloc(v, shape)``,
-  ``explicit_alloc(v, entry, shape)``: an Alloc (stock or explicit; stock;
+- ``alloc_of(v, shape)``, ``stock_alloc_of(v, shape)``,
+  ``explicit_alloc_of(v, entry, shape)``: an Alloc (stock or explicit; stock;
   explicit with broadcast ``entry``) of ``v`` to the tuple ``shape``;
 - ``set_at(x, idx, v, op=h)``, ``inc_at(x, idx, v, op=h)``: ``x[idx].set(v)``
   / ``.inc(v)`` with index terms ``idx`` and the Op's term ``h``;
@@ -58,14 +58,14 @@ __all__ = [
     "alloc_of",
     "combine",
     "elemwise",
-    "explicit_alloc",
+    "explicit_alloc_of",
     "explicit_elemwise",
     "inc_at",
     "join_of",
     "maybe_dimshuffle",
     "reduce",
     "set_at",
-    "stock_alloc",
+    "stock_alloc_of",
 ]
 
 
@@ -141,18 +141,18 @@ def alloc_of(value: Any, shape: Any) -> CompiledNode:
     return _goal("alloc_of", (value,), (Alloc, ExplicitAlloc), f"shape={shape}", alloco, shape)
 
 
-def stock_alloc(value: Any, shape: Any) -> CompiledNode:
+def stock_alloc_of(value: Any, shape: Any) -> CompiledNode:
     """A stock ``Alloc`` of ``value`` to the tuple of lengths ``shape``."""
-    return _goal("stock_alloc", (value,), (Alloc,), f"shape={shape}", stock_alloco, shape)
+    return _goal("stock_alloc_of", (value,), (Alloc,), f"shape={shape}", stock_alloco, shape)
 
 
 def _explicit_alloc(out, value, entry, shape):
     return explicit_alloco(out, entry, value, shape)
 
 
-def explicit_alloc(value: Any, entry: Any, shape: Any) -> CompiledNode:
+def explicit_alloc_of(value: Any, entry: Any, shape: Any) -> CompiledNode:
     """An ``ExplicitAlloc(entry)`` of ``value`` to the tuple of lengths ``shape``."""
-    return _goal("explicit_alloc", (value,), (ExplicitAlloc,), f"{entry}, shape={shape}", _explicit_alloc,
+    return _goal("explicit_alloc_of", (value,), (ExplicitAlloc,), f"{entry}, shape={shape}", _explicit_alloc,
                  entry, shape)
 
 

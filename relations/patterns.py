@@ -65,14 +65,14 @@ from relations.pattern_nodes import (
     alloc_of,
     combine,
     elemwise,
-    explicit_alloc,
+    explicit_alloc_of,
     explicit_elemwise,
     inc_at,
     join_of,
     maybe_dimshuffle,
     reduce,
     set_at,
-    stock_alloc,
+    stock_alloc_of,
 )
 
 __all__ = [
@@ -876,8 +876,8 @@ for _name in ELEMWISE:
     globals()[_name] = _elemwise_builder(_name, getattr(pt, _name))
 __all__ += [
     "LHS", "RHS", "Named", "named",
-    "alloc_of", "combine", "elemwise", "explicit_alloc", "explicit_elemwise", "inc_at", "join_of",
-    "maybe_dimshuffle", "reduce", "set_at", "stock_alloc",
+    "alloc_of", "combine", "elemwise", "explicit_alloc_of", "explicit_elemwise", "inc_at", "join_of",
+    "maybe_dimshuffle", "reduce", "set_at", "stock_alloc_of",
 ]
 __all__ += list(ELEMWISE) + [
     "sum", "prod", "max", "min", "all", "any", "careduce", "dimshuffle", "expand_dims", "transpose",

@@ -89,17 +89,18 @@ def careduce_partso(head: Any, scalar_op: Any, axis: Any) -> ModedGoal:
         return props[names.index("scalar_op")], props[names.index("axis")]
 
     def templates():
+        # each template's scalar-op and axis slots are given as answers (no closure over the
+        # goal's arguments: a pattern rule renames them per call)
         for builder in careduce_builders():
             slots = [var() for _ in builder.prop_names]
-            slots[builder.prop_names.index("scalar_op")] = scalar_op
-            slots[builder.prop_names.index("axis")] = axis
-            yield (term(builder, *slots),)
+            names = builder.prop_names
+            yield term(builder, *slots), slots[names.index("scalar_op")], slots[names.index("axis")]
 
     return moded(
         "careduce_partso",
         (head, scalar_op, axis),
         Mode((0,), (1, 2), one=read),
-        Mode((), (0,), templates, plannable=False),
+        Mode((), (0, 1, 2), templates, plannable=False),
     )
 
 
