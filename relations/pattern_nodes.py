@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pytensor.tensor.basic import Join
+from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
 from graph_bridge.facts import ndimo
@@ -51,7 +51,6 @@ from graph_bridge.node_relations import (
 )
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
 from graph_bridge.terms import term
-from pytensor.tensor.basic import Alloc
 
 __all__ = [
     "CompiledNode",

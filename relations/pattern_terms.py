@@ -40,18 +40,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from etuples.core import ExpressionTuple
-from unification import var as fresh_var
 from unification.variable import Var
 
 from graph_bridge.facts import ndimo
-from graph_bridge.logic import Conj, Eq, lall_ready, lreify
+from graph_bridge.logic import Eq, lreify
 from graph_bridge.node_relations import DS
 from graph_bridge.terms import is_term, term
 from relations import patterns as p
 from relations.pattern_nodes import CompiledNode
 from relations.reductions import careduce_heado
 
-__all__ = ["compilable", "compile_sides"]
+__all__ = ["compilable", "compile_sides", "instantiate"]
 
 _NULL = ExpressionTuple.null
 
@@ -191,7 +190,3 @@ def instantiate(steps: Sequence[tuple[Callable, tuple]], rename: dict) -> list:
         values = lreify(args, rename)
         out.append(Eq(*values) if make is Eq else make(*values))
     return out
-
-
-def conjunction(goals: list) -> Conj:
-    return lall_ready(*goals)

@@ -42,8 +42,19 @@ A pattern is built with the same calls as a PyTensor graph, under ``p.``::
   inputs when it holds the value exactly (``p.mul(a, 2)`` with ``a`` float32
   builds a float32 ``2``), else PyTensor's default for the value.
 
+- Names for ``where=`` goals: ``p.named(s, node)`` binds the sub-graph
+  ``node`` matches to ``s``; :data:`LHS` and :data:`RHS` stand for the two
+  sides of a rule; ``p.dimshuffle(a, o, ndim=n)`` names the input's ndim.
+- Nodes read by a goal (:mod:`relations.pattern_nodes`, for rules only:
+  ``p.elemwise(f, inputs=xs)``, ``p.alloc_of(v, shape)``, ``p.set_at(x,
+  idx, v, op=h)``, ``p.join_of(k, pieces)``, ``p.combine(f, parts)``,
+  ``p.reduce(h, x)``, ``p.maybe_dimshuffle(x, o)``, ...): their parts are
+  tuples and Op props, so they neither match nor build by themselves.
+
 Patterns are plain Python objects; :func:`relations.rewrite_rule` turns two
-of them into a relation, :func:`match` matches one against a graph.
+of them into a relation (compiled to term templates and goals when every
+node has one, :mod:`relations.pattern_terms`), :func:`match` matches one
+against a graph.
 """
 
 from __future__ import annotations

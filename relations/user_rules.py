@@ -1,4 +1,4 @@
-"""Rules declared as two patterns: :func:`rewrite_rule`.
+"""Rules declared as two patterns: :func:`rewrite_rule` (the built-in rules are written with it).
 
 ``rewrite_rule(name, lhs, rhs, where=())`` turns two patterns of
 :mod:`relations.patterns` into a relation ``rel(lhs_term, rhs_term)``, the
@@ -14,6 +14,15 @@ facts, :mod:`relations.prop_facts`, ``eq``) may compute variables the
 other side uses, in whichever direction is ground.  Every part is a moded
 goal or ``eq`` in one ``lall_ready``, so the forward planner
 (:mod:`relations.forward`) compiles the rule.
+
+Two kinds of rule come out.  When every node of both sides has a term
+template or a goal (``p.dimshuffle``, ``p.careduce(r, ...)``, ``p.named``,
+the nodes of :mod:`relations.pattern_nodes`) and every ``where`` clause is a
+goal, the relation is the one a hand-written rule states
+(:mod:`relations.pattern_terms`): ``eq`` of each side with its template, the
+goals its nodes and heads imply, then ``where``; the planner makes the same
+plan of it, and the built-in rules are written so.  Otherwise each side is
+matched (and built) by the pattern itself, in one moded goal per side.
 """
 
 from __future__ import annotations
@@ -296,8 +305,14 @@ def _compiled_relation(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable
     return relation
 
 
-def _compiles(lhs: Any, rhs: Any, clauses: list) -> bool:
-    return compilable(lhs) and compilable(rhs) and all(isinstance(g, (ModedGoal, Eq)) for g in clauses)
+def _relation_of(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
+    """The compiled relation when every node and clause compiles, else the one that matches by pattern."""
+    if compilable(lhs) and compilable(rhs) and all(isinstance(g, (ModedGoal, Eq)) for g in clauses):
+        relation = _compiled_relation(name, lhs, rhs, clauses)
+        relation.__doc__ = f"{name}: {lhs!r} -> {rhs!r}"
+        return relation
+    variables = _Variables(lhs, rhs, clauses)
+    return _relation(name, lhs, rhs, _classify_guards(clauses, variables.by_name), variables)
 
 
 def _checked_sides(name: Any, lhs: Any, rhs: Any) -> Any:
@@ -351,23 +366,18 @@ def rewrite_rule(
     patterns (root Op classes of each side, Op classes under the left root).
     ``measure`` (a :mod:`relations.measures` measure; default: the node
     count when ``rhs`` has fewer nodes, else none stated) is what decreases
-    forward.
+    forward.  ``doc`` is the relation's docstring (Before/After, measure);
+    ``child_heads`` replaces the Op classes under the left root read off
+    ``lhs`` (for ``p.elemwise(f, inputs=xs)``, whose inputs are a tuple).
 
     Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::
 
         neg(neg(x))  ->  x
     """
     rhs = _checked_sides(name, lhs, rhs)
-    clauses = _where_goals(where)
-    if _compiles(lhs, rhs, clauses):
-        relation = _compiled_relation(name, lhs, rhs, clauses)
-        relation.__doc__ = doc or f"{name}: {lhs!r} -> {rhs!r}"
-    else:
-        variables = _Variables(lhs, rhs, clauses)
-        guards = _classify_guards(clauses, variables.by_name)
-        relation = _relation(name, lhs, rhs, guards, variables)
-        if doc:
-            relation.__doc__ = doc
+    relation = _relation_of(name, lhs, rhs, _where_goals(where))
+    if doc:
+        relation.__doc__ = doc
     relation.name = name  # type: ignore[attr-defined]
     relation.lhs = lhs  # type: ignore[attr-defined]
     relation.rhs = rhs  # type: ignore[attr-defined]
