@@ -33,7 +33,7 @@ from graph_bridge.nodes import is_expansion, read_or_build
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, output_static_shape
 from graph_bridge.terms import term_variable
 from relations.broadcast import expand_term
-from relations.dimshuffle import movable_eacho
+from relations.sharing import movable_eacho
 from relations.rules import rule
 from graph_bridge.measures import above, count
 

@@ -1,38 +1,30 @@
 """DimShuffle removal (pytensor #2132 / PR #2130): DimShuffles a reduction does not see, and chains of them.
 
-Each relation is a miniKanren goal constructor ``rel(lhs, rhs)``: both sides
-compute the same values with the same type.  Run forward it removes or lifts a
-DimShuffle; run backward it generates the forms that normalize to ``rhs``,
-within the bounds of :mod:`relations.orders`.
+The table: each rule is one ``rewrite_rule(name, lhs, rhs, where=...)``;
+both sides compute the same values with the same type.  Run forward it
+removes or lifts a DimShuffle; run backward it generates the forms that
+normalize to ``rhs``, within the bounds of :mod:`relations.orders`.  The
+patterns compile to the term templates a hand-written relation states
+(:mod:`relations.pattern_terms`); the ``where=`` goals are the order
+arithmetic of :mod:`relations.orders`, the reduction heads of
+:mod:`relations.reductions`, type facts and use facts.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pytensor.tensor.elemwise import CAReduce, DimShuffle
 
-from pytensor.graph.basic import Variable
-from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
-from pytensor.tensor.math import Sum
-from unification import var
-
-from graph_bridge import ndimo, op_term, same_typeo, term, term_variable
-from relations.sharing import movable, movable_viewo
-from logic_core.unifier import eq, unify, walk
+from graph_bridge import ndimo, same_typeo
+from relations.sharing import movable_eacho, movable_viewo
 from graph_bridge.measures import below, count, elemwise_above, nodes
-from logic_core.modes import Mode, ModedGoal, moded
-from relations.broadcast import DS, stock_elemwiseo
-from logic_core.goals import lall_ready
-from relations.orders import (
-    compose_orderso,
-    identity_ordero,
-    is_identity,
-    reduce_througho,
-    valid_ordero,
-)
-from relations.reductions import careduce_heado, full_reductiono
-from relations.rules import rule
+from graph_bridge.node_relations import DS, maybe_dimshuffleo, shuffled_inputso
+from relations import patterns as p
+from relations.orders import axes_tupleo, compose_orderso, identity_ordero, lengtho, reduce_througho, valid_ordero
+from relations.reductions import added_axes_reductiono
+from relations.user_rules import rewrite_rule
 
 __all__ = [
+    "DS",
     "careduce_added_dimso",
     "careduce_dimshuffle_fullo",
     "careduce_dimshuffle_partialo",
@@ -40,20 +32,30 @@ __all__ = [
     "dimshuffle_identityo",
     "dimshuffle_through_elemwiseo",
     "maybe_dimshuffleo",
+    "movable_eacho",
+    "shuffled_inputso",
 ]
+
+# sub-graphs, orders, ndims, heads, axes, scalar ops and input tuples
+x, s = p.var("x"), p.var("s")
+o, o2, inner, outer, composed = p.var("o"), p.var("o2"), p.var("inner"), p.var("outer"), p.var("composed")
+n, m = p.var("n"), p.var("m")
+r, h = p.var("r"), p.var("h")
+ax, ax2 = p.var("ax"), p.var("ax2")
+f, xs, ys = p.var("f"), p.var("xs"), p.var("ys")
+
 
 def _is_dimshuffle(node) -> bool:
     return isinstance(node.op, DimShuffle)
 
 
-@rule(
-    heads=(CAReduce,),
-    rhs_heads=(CAReduce,),
-    child_heads=(DimShuffle,),
+careduce_dimshuffle_fullo = rewrite_rule(
+    "careduce_dimshuffle_fullo",
+    p.careduce(r, p.dimshuffle(x, o, ndim=n), axis=None),
+    p.careduce(r, x, axis=None),
+    where=(ndimo(x, n), valid_ordero(n, o)),
     measure=count(DimShuffle),
-)
-def careduce_dimshuffle_fullo(lhs: Any, rhs: Any):
-    """A full reduction does not see the layout of its input.
+    doc="""A full reduction does not see the layout of its input.
 
     Before::
 
@@ -73,61 +75,22 @@ def careduce_dimshuffle_fullo(lhs: Any, rhs: Any):
     Sharing: nothing is copied; a DimShuffle other nodes use stays for them.
     Backward: from ``CAReduce{None}(x)`` it generates ``x``'s expansions with
     up to ``relations.orders.MAX_ADDED_DIMS`` inserted dims.
-    """
-    x, n, order, head = var(), var(), var(), var()
-    return lall_ready(
-        eq(lhs, term(head, term(term(DS, n, order), x))),
-        eq(rhs, term(head, x)),
-        full_reductiono(head),
-        ndimo(x, n),
-        valid_ordero(n, order),
-    )
-
-
-def _axes_tupleo(axes: Any) -> ModedGoal:
-    """``axes`` is a tuple (a partial reduction's axes), not ``None``."""
-    return moded("axes tuple", (axes,), Mode((0,), (), lambda a: iter(((),) if isinstance(a, tuple) else ())))
-
-
-def maybe_dimshuffleo(out: Any, m: Any, order: Any, inner: Any) -> ModedGoal:
-    """``out`` is ``DimShuffle{m, order}(inner)``, or ``inner`` when ``order`` is the identity.
-
-    Known ``m``, ``order`` and ``inner``: builds ``out``.  Known ``out``:
-    first the DimShuffle it is (if any, and not the identity), then ``out``
-    itself with the identity order.
-    """
-
-    def build(m_w, o, x):
-        yield (x if is_identity(m_w, o) else term(term(DS, m_w, o), x),)
-
-    def read(o):
-        n, order_, x = var(), var(), var()
-        s = unify(term(term(DS, n, order_), x), o, {})
-        if s is not False:
-            k, found = walk(n, s), walk(order_, s)
-            if not is_identity(k, found):
-                yield k, found, walk(x, s)
-        v = term_variable(o)
-        if v is not None and hasattr(v.type, "ndim"):
-            yield v.type.ndim, tuple(range(v.type.ndim)), o
-
-    return moded(
-        "maybe_dimshuffleo",
-        (out, m, order, inner),
-        Mode((1, 2, 3), (0,), build, lambda m_w, o, x: isinstance(m_w, int) and isinstance(o, tuple)),
-        Mode((0,), (1, 2, 3), read),
-        waiting="maybe_dimshuffleo needs out, or m, order and inner",
-    )
-
-
-@rule(
-    heads=(CAReduce,),
-    rhs_heads=(CAReduce, DimShuffle),
-    child_heads=(DimShuffle,),
-    measure=below((DimShuffle,), (CAReduce,)).keeping(nodes()),
+    """,
 )
-def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
-    """A DimShuffle moves out of a partial reduction; reduced added dims vanish.
+
+careduce_dimshuffle_partialo = rewrite_rule(
+    "careduce_dimshuffle_partialo",
+    p.careduce(r, p.named(s, p.dimshuffle(x, o, ndim=n)), axis=ax),
+    p.maybe_dimshuffle(p.careduce(r, x, axis=ax2), o2),
+    where=(
+        ndimo(x, n),
+        axes_tupleo(ax),
+        reduce_througho(n, o, ax, ax2, o2),
+        movable_viewo(s),
+        same_typeo(p.LHS, p.RHS),
+    ),
+    measure=below((DimShuffle,), (CAReduce,)).keeping(nodes()),
+    doc="""A DimShuffle moves out of a partial reduction; reduced added dims vanish.
 
     Before / after (``m`` a matrix)::
 
@@ -148,32 +111,16 @@ def careduce_dimshuffle_partialo(lhs: Any, rhs: Any):
     by one (the DimShuffle now sits above the reduction, or is gone).
     Backward: inverts the axis mapping over identity and expanding orders
     (``MAX_ADDED_DIMS``), for inputs of up to 4 dims; no permutations.
-    """
-    x, n, order, axes, shuffled = var(), var(), var(), var(), var()
-    head, head2, axes2, order2, m, inner = var(), var(), var(), var(), var(), var()
-    return lall_ready(
-        eq(lhs, term(head, shuffled)),
-        eq(shuffled, term(term(DS, n, order), x)),
-        maybe_dimshuffleo(rhs, m, order2, inner),
-        eq(inner, term(head2, x)),
-        careduce_heado(head, axes, head2, axes2),
-        ndimo(x, n),
-        _axes_tupleo(axes),
-        reduce_througho(n, order, axes, axes2, order2),
-        ndimo(inner, m),
-        movable_viewo(shuffled),
-        same_typeo(lhs, rhs),
-    )
-
-
-@rule(
-    heads=(DimShuffle,),
-    rhs_heads=(DimShuffle,),
-    child_heads=(DimShuffle,),
-    measure=count(DimShuffle),
+    """,
 )
-def dimshuffle_composeo(lhs: Any, rhs: Any):
-    """Two DimShuffles in a row are one.
+
+dimshuffle_composeo = rewrite_rule(
+    "dimshuffle_composeo",
+    p.dimshuffle(p.dimshuffle(x, inner, ndim=n), outer, ndim=m),
+    p.dimshuffle(x, composed, ndim=n),
+    where=(ndimo(x, n), compose_orderso(inner, outer, composed, n), lengtho(inner, m), same_typeo(p.LHS, p.RHS)),
+    measure=count(DimShuffle),
+    doc="""Two DimShuffles in a row are one.
 
     Before::
 
@@ -191,27 +138,16 @@ def dimshuffle_composeo(lhs: Any, rhs: Any):
     replaced by one: no kind grows.
     Backward: splits a DimShuffle of ``x`` into an expansion of ``x`` (up to
     ``MAX_ADDED_DIMS`` inserted dims) followed by the rest.
-    """
-    x, n, inner, outer, m, composed = var(), var(), var(), var(), var(), var()
-    return lall_ready(
-        eq(lhs, term(term(DS, m, outer), term(term(DS, n, inner), x))),
-        eq(rhs, term(term(DS, n, composed), x)),
-        ndimo(x, n),
-        compose_orderso(inner, outer, composed, n),
-        _lengtho(inner, m),
-        same_typeo(lhs, rhs),
-    )
+    """,
+)
 
-
-def _lengtho(seq: Any, n: Any) -> ModedGoal:
-    return moded(
-        "length", (seq, n), Mode((0,), (1,), ready=lambda t: isinstance(t, tuple), one=lambda t: (len(t),))
-    )
-
-
-@rule(heads=(DimShuffle,), rhs_heads=None, measure=count(DimShuffle))
-def dimshuffle_identityo(lhs: Any, rhs: Any):
-    """An identity DimShuffle is its input.
+dimshuffle_identityo = rewrite_rule(
+    "dimshuffle_identityo",
+    p.dimshuffle(x, o, ndim=n),
+    x,
+    where=(identity_ordero(n, o), ndimo(x, n)),
+    measure=count(DimShuffle),
+    doc="""An identity DimShuffle is its input.
 
     Before::
 
@@ -223,103 +159,17 @@ def dimshuffle_identityo(lhs: Any, rhs: Any):
 
     Measure: DimShuffle count drops by one.  Backward: one form per term.
     Sharing: removes a node, copies none.
-    """
-    x, n, order = var(), var(), var()
-    return lall_ready(
-        eq(lhs, term(term(DS, n, order), x)),
-        eq(rhs, x),
-        identity_ordero(n, order),
-        ndimo(x, n),
-    )
-
-
-def _shuffled(v: Variable) -> tuple[int, tuple, Variable] | None:
-    """``(input ndim, order, input)`` of a DimShuffle's output, else ``None``."""
-    node = v.owner
-    if node is None or type(node.op) is not DimShuffle:
-        return None
-    return node.inputs[0].type.ndim, tuple(node.op.new_order), node.inputs[0]
-
-
-def _expanded_scalar(s: Any, n: int) -> Any:
-    """The 0-d ``s`` with ``n`` (>= 1) added dims."""
-    return term(term(DS, 0, ("x",) * n), s)
-
-
-def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
-    """``inputs`` are ``DimShuffle{n, order}`` of ``inner``, up to expanded scalars.
-
-    Each input is a DimShuffle.  The ones of an ``n``-d input share one
-    ``order``; the others expand a 0-d ``s`` (every dim ``'x'``), and stand
-    for ``s`` with ``n`` added dims in ``inner``.  When every input expands a
-    0-d, ``n`` is 0 and ``order`` is all ``'x'``.
-
-    Forward (``inputs`` known) reads the DimShuffles; backward (``n``,
-    ``order`` and ``inner`` known) builds them, one DimShuffle per input
-    (an expanded scalar in ``inner`` gets one DimShuffle of the 0-d).
-    """
-
-    def read(ins):
-        found = [_shuffled(v) if (v := term_variable(t)) is not None else None for t in ins]
-        if not found or None in found:  # (found holds tuples and None: == is identity for None)
-            return None
-        full = {(k, o) for k, o, _ in found if k > 0}
-        if len(full) > 1:
-            return None
-        k, o = next(iter(full)) if full else (0, found[0][1])
-        if k == 0 and len({len(f[1]) for f in found}) != 1:
-            return None
-        return k, o, tuple(x if k == 0 or fk == k else _expanded_scalar(x, k) for fk, _, x in found)
-
-    def build(k, o, parts):
-        built = []
-        for p in parts:
-            v = term_variable(p)
-            if v is None:
-                return None
-            if v.type.ndim == k and k > 0:
-                sh = _shuffled(v)
-                if sh is not None and sh[0] == 0 and sh[1] == ("x",) * k:
-                    built.append(term(term(DS, 0, ("x",) * len(o)), sh[2]))  # an expanded scalar
-                else:
-                    built.append(term(term(DS, k, o), p))
-            elif k == 0 and v.type.ndim == 0:
-                built.append(term(term(DS, 0, o), p))
-            else:
-                return None
-        return (tuple(built),)
-
-    return moded(
-        "shuffled_inputso",
-        (inputs, n, order, inner),
-        Mode((0,), (1, 2, 3), ready=lambda ins: isinstance(ins, tuple), one=read),
-        Mode(
-            (1, 2, 3),
-            (0,),
-            ready=lambda k, o, parts: isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple),
-            one=build,
-        ),
-        waiting="shuffled_inputso needs inputs, or n, order and inner",
-    )
-
-
-def movable_eacho(terms: Any) -> ModedGoal:
-    """Every term of the tuple ``terms`` may move (``relations.sharing.movable_viewo``)."""
-
-    def check(ts):
-        return () if all(movable(t) for t in ts) else None
-
-    return moded("movable_eacho", (terms,), Mode((0,), (), ready=lambda ts: isinstance(ts, tuple), one=check))
-
-
-@rule(
-    heads=(Elemwise,),
-    rhs_heads=(DimShuffle,),
-    child_heads=(DimShuffle,),
-    measure=elemwise_above(_is_dimshuffle, "DimShuffle").keeping(count(DimShuffle)),
+    """,
 )
-def dimshuffle_through_elemwiseo(lhs: Any, rhs: Any):
-    """A DimShuffle every input of an Elemwise shares moves above it.
+
+dimshuffle_through_elemwiseo = rewrite_rule(
+    "dimshuffle_through_elemwiseo",
+    p.elemwise(f, inputs=xs),
+    p.dimshuffle(p.elemwise(f, inputs=ys), o, ndim=n),
+    where=(shuffled_inputso(xs, n, o, ys), movable_eacho(xs), same_typeo(p.LHS, p.RHS)),
+    measure=elemwise_above(_is_dimshuffle, "DimShuffle").keeping(count(DimShuffle)),
+    child_heads=(DimShuffle,),
+    doc="""A DimShuffle every input of an Elemwise shares moves above it.
 
     Before / after (``x``, ``y`` vectors, ``m`` a matrix, ``s`` a scalar)::
 
@@ -348,58 +198,16 @@ def dimshuffle_through_elemwiseo(lhs: Any, rhs: Any):
     bounds the number of moves).
     Backward: ``DimShuffle{order}(f(x, ...))`` gives ``f(DimShuffle{order}(x), ...)``
     (PyTensor's direction), one form.
-    """
-    sop, ins, n, order, inner, fx = var(), var(), var(), var(), var(), var()
-    return lall_ready(
-        stock_elemwiseo(lhs, sop, ins),
-        eq(rhs, term(term(DS, n, order), fx)),
-        stock_elemwiseo(fx, sop, inner),
-        shuffled_inputso(ins, n, order, inner),
-        movable_eacho(ins),
-        same_typeo(lhs, rhs),
-    )
-
-
-def added_axes_reductiono(head: Any, order: Any, order2: Any, x: Any):
-    """``head`` reduces only dims that ``order`` adds; ``order2`` is ``order`` without them.
-
-    Forward (``head`` and ``order`` known) reads the axes off the head (a
-    reduction over every axis is the full rule's).  Backward (``order2`` and
-    ``x`` known) it builds a ``Sum`` over one added dim, at each position,
-    in ``x``'s dtype (numbers only): the family a backward run generates.
-    """
-
-    def forward(h, o):
-        axes = getattr(h.evaled_obj, "axis", None)
-        if axes is not None and all(o[j] == "x" for j in axes):
-            return (tuple(d for j, d in enumerate(o) if j not in axes),)
-        return None
-
-    def backward(o2, xv):
-        v = term_variable(xv)
-        if v is None or v.type.dtype == "bool":
-            return
-        for j in range(len(o2) + 1):
-            head_j = op_term(Sum(axis=(j,), dtype=v.type.dtype, acc_dtype=v.type.dtype))
-            yield head_j, o2[:j] + ("x",) + o2[j:]
-
-    return moded(
-        "added_axes_reductiono",
-        (head, order, order2, x),
-        Mode((0, 1), (2,), ready=lambda h, o: isinstance(o, tuple), one=forward),
-        Mode((2, 3), (0, 1), backward, lambda o2, xv: isinstance(o2, tuple)),
-        waiting="added_axes_reductiono needs head and order, or order2 and x",
-    )
-
-
-@rule(
-    heads=(CAReduce,),
-    rhs_heads=(DimShuffle,),
-    child_heads=(DimShuffle,),
-    measure=count(CAReduce).keeping(count(DimShuffle)),
+    """,
 )
-def careduce_added_dimso(lhs: Any, rhs: Any):
-    """A reduction over dims a DimShuffle only added is no reduction.
+
+careduce_added_dimso = rewrite_rule(
+    "careduce_added_dimso",
+    p.reduce(h, p.named(s, p.dimshuffle(x, o, ndim=n))),
+    p.maybe_dimshuffle(x, o2, ndim=n),
+    where=(ndimo(x, n), added_axes_reductiono(h, o, o2, x), movable_viewo(s), same_typeo(p.LHS, p.RHS)),
+    measure=count(CAReduce).keeping(count(DimShuffle)),
+    doc="""A reduction over dims a DimShuffle only added is no reduction.
 
     Before / after (``s`` a scalar, ``m`` a matrix)::
 
@@ -417,14 +225,5 @@ def careduce_added_dimso(lhs: Any, rhs: Any):
     shorter one or none.
     Backward (only ``DimShuffle`` right sides): a ``Sum`` over one added dim
     at each position, in the input's dtype.
-    """
-    x, n, order, head, order2, shuffled = var(), var(), var(), var(), var(), var()
-    return lall_ready(
-        eq(lhs, term(head, shuffled)),
-        eq(shuffled, term(term(DS, n, order), x)),
-        maybe_dimshuffleo(rhs, n, order2, x),
-        ndimo(x, n),
-        added_axes_reductiono(head, order, order2, x),
-        movable_viewo(shuffled),
-        same_typeo(lhs, rhs),
-    )
+    """,
+)

@@ -2,58 +2,45 @@
 
 ``f(x[idx].set(c)) == f(x)[idx].set(f(c))``: once ``f`` sits below the set,
 it applies to the base and the value separately; where the base is an Alloc
-of a scalar (``zeros(n, n)``) the next relation moves it into the Alloc, so
+of a scalar (``zeros(n, n)``) the next rule moves it into the Alloc, so
 ``f`` runs on scalars and on the set values only (the LKJCorr logp case).
+
+The table: each rule is one ``rewrite_rule``.  ``p.elemwise(f, hole,
+before=b, after=a)`` is ``f(*b, hole, *a)``; the facts about the other
+inputs and the set's parts are :mod:`graph_bridge.lift_facts` and
+:mod:`graph_bridge.value_facts` (the constants' values).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-from pytensor.graph.basic import Constant, Variable
-from pytensor.scalar import Cast, ScalarType
-from pytensor.tensor import subtensor as pts
 from pytensor.tensor.basic import Alloc
-from pytensor.tensor.elemwise import Elemwise
-from unification import var
 
-from graph_bridge import builder_for, elemwise_term, op_term, same_typeo, term, term_variable
+from graph_bridge import same_typeo
 from graph_bridge.context import single_useo
+from graph_bridge.lift_facts import cast_likeo, cheap_lifto, fully_broadcastableo, scalar_likeo
 from graph_bridge.measures import count, paths_below
-from logic_core.modes import Mode, ModedGoal, moded
-from graph_bridge.nodes import alloc_parts, read_or_build, scalar_of
+from graph_bridge.node_relations import SET_CLASSES, alloco, elemwise_holeo, subtensor_updateo
 from graph_bridge.ops import ExplicitAlloc
-from logic_core.goals import lall_ready
-from relations.rules import rule
+from graph_bridge.value_facts import indices_unique, set_heado, unique_indiceso, zero_fillo
+from relations import patterns as p
+from relations.user_rules import rewrite_rule
 
 __all__ = [
+    "SET_CLASSES",
+    "alloco",
     "elemwise_alloco",
+    "elemwise_holeo",
     "elemwise_set_shared_subtensoro",
     "elemwise_set_subtensoro",
     "inc_zeros_as_seto",
     "indices_unique",
-    "lift_through_set_goals",
+    "subtensor_updateo",
 ]
 
-SET_CLASSES = tuple(
-    c
-    for c in (
-        pts.IncSubtensor,
-        pts.AdvancedIncSubtensor,
-        getattr(pts, "AdvancedIncSubtensor1", None),
-    )
-    if c is not None
-)
-ALLOC = op_term(Alloc())
-
-
-def _with_set_flag(op, flag: bool):
-    props = dict(op._props_dict())
-    props["set_instead_of_inc"] = flag
-    props["inplace"] = False
-    builder = builder_for(type(op))
-    return op_term(builder(*(props[p] for p in builder.prop_names)))
+# scalar op, inputs before and after the hole (and their 0-d forms), base, indices, value, Op terms
+f, b, a, sb, sa, fb, fa = p.var("f"), p.var("b"), p.var("a"), p.var("sb"), p.var("sa"), p.var("fb"), p.var("fa")
+x, idx, c, c2, h, h2 = p.var("x"), p.var("idx"), p.var("c"), p.var("c2"), p.var("h"), p.var("h2")
+hole, v, shape = p.var("hole"), p.var("v"), p.var("shape")
 
 
 def _is_set_node(node) -> bool:
@@ -68,142 +55,26 @@ def _is_inc(node) -> bool:
     return not node.op.set_instead_of_inc
 
 
-def subtensor_updateo(out: Any, x: Any, value: Any, idx: Any, head: Any, set_mode: bool):
-    """``out`` is ``x[idx].set(value)`` (``set_mode``) or ``.inc(value)``, for every variant.
-
-    Known ``out``: reads the parts (not inplace nodes).  Known parts: builds it.
-    """
-
-    def read(v):
-        op = v.owner.op if v.owner is not None else None
-        if (
-            isinstance(op, SET_CLASSES)
-            and type(op) in SET_CLASSES
-            and bool(op.set_instead_of_inc) is set_mode
-            and not op.inplace
-        ):
-            ins = v.owner.inputs
-            return ins[0], ins[1], tuple(ins[2:]), op_term(op)
-        return None
-
-    def ready(p):
-        return isinstance(p[2], tuple)
-
-    def build(p):
-        px, pv, pi, ph = p
-        return term(ph, px, pv, *pi)
-
-    return read_or_build(out, (x, value, idx, head), read, ready, build, "subtensor_updateo needs out or its parts", single=True)
-
-
-def elemwise_holeo(out: Any, scalar_op: Any, before: Any, hole: Any, after: Any):
-    """``out`` is ``Elemwise(scalar_op)(*before, hole, *after)``, one answer per position."""
-
-    def read(v):
-        if v.owner is None or type(v.owner.op) is not Elemwise or len(v.owner.outputs) != 1:
-            return
-        ins = tuple(v.owner.inputs)
-        for i in range(len(ins)):
-            yield v.owner.op.scalar_op, ins[:i], ins[i], ins[i + 1 :]
-
-    def ready(p):
-        return isinstance(p[1], tuple) and isinstance(p[3], tuple)
-
-    def build(p):
-        sop, b, h, a = p
-        return term(elemwise_term(sop), *b, h, *a)
-
-    return read_or_build(out, (scalar_op, before, hole, after), read, ready, build, "elemwise_holeo needs out or its parts")
-
-
-def scalar_likeo(others: Any, scalars: Any) -> ModedGoal:
-    """Every input in ``others`` is scalar-like; ``scalars`` are their 0-d forms.
-
-    Backward (only ``scalars`` known) the 0-d forms themselves are the inputs:
-    ``Elemwise`` expands them when the node is built.
-    """
-
-    def read(o):
-        found = []
-        for t in o:
-            v = term_variable(t)
-            s = scalar_of(v) if v is not None else None
-            if s is None:
-                return None
-            found.append(s)
-        return (tuple(found),)
-
-    return moded(
-        "scalar_likeo",
-        (others, scalars),
-        Mode((0,), (1,), ready=_is_tuple, one=read),
-        Mode((1,), (0,), ready=_is_tuple, one=lambda sc: (sc,)),
-        waiting="scalar_likeo needs others or scalars",
-    )
-
-
-def _is_tuple(x: Any) -> bool:
-    return isinstance(x, tuple)
-
-
-def _broadcast_like(v: Variable) -> bool:
-    if all(v.type.broadcastable):
-        return True
-    parts = alloc_parts(v)
-    return parts is not None and all(parts[0].type.broadcastable)
-
-
-def cheap_lifto(x: Any, value: Any) -> ModedGoal:
-    """Guard: the base or the value is a broadcast (all dims broadcastable, or an Alloc of one)."""
-
-    def check(xt, ct):
-        vx, vc = term_variable(xt), term_variable(ct)
-        if vx is not None and vc is not None and (_broadcast_like(vx) or _broadcast_like(vc)):
-            return ()
-        return None
-
-    return moded("cheap_lifto", (x, value), Mode((0, 1), (), one=check), waiting="cheap_lifto needs x and value")
-
-
-_CAST_TERMS: dict[str, Any] = {}
-
-
-def _cast_term(dtype: str) -> Any:
-    """The term of ``Elemwise(Cast(dtype))``, remembered per dtype."""
-    t = _CAST_TERMS.get(dtype)
-    if t is None:
-        t = _CAST_TERMS[dtype] = elemwise_term(Cast(ScalarType(dtype)))
-    return t
-
-
-def cast_likeo(value: Any, x: Any, cast_value: Any) -> ModedGoal:
-    """``cast_value`` is ``value`` in ``x``'s dtype (what set_subtensor stores)."""
-
-    def cast(vt, xt):
-        vv, vx = term_variable(vt), term_variable(xt)
-        if vv is None or vx is None:
-            return None
-        if vv.type.dtype == vx.type.dtype:
-            return (vt,)
-        return (term(_cast_term(vx.type.dtype), vt),)
-
-    return moded(
-        "cast_likeo",
-        (value, x, cast_value),
-        Mode((0, 1), (2,), one=cast),
-        Mode((2,), (0,), one=lambda cv: (cv,)),
-        waiting="cast_likeo needs value and x, or cast_value",
-    )
-
-
-@rule(
-    heads=(Elemwise,),
-    rhs_heads=SET_CLASSES,
-    child_heads=SET_CLASSES,
-    measure=paths_below(_is_set_node, "set node"),
+#: ``f(x[idx].set(c), *others)`` and its lift, the others scalar-like (0-d forms ``sb``, ``sa``)
+_SET_LIFT = (
+    p.elemwise(f, p.named(hole, p.set_at(x, idx, c, op=h)), before=b, after=a),
+    p.set_at(p.elemwise(f, x, before=b, after=a), idx, p.elemwise(f, c2, before=fb, after=fa), op=h),
 )
-def elemwise_set_subtensoro(lhs: Any, rhs: Any):
-    """Lift an Elemwise through a set (never an inc).
+_SET_LIFT_WHERE = (
+    scalar_likeo(b, sb),
+    scalar_likeo(a, sa),
+    scalar_likeo(fb, sb),
+    scalar_likeo(fa, sa),
+    cast_likeo(c, x, c2),
+    cheap_lifto(x, c),
+)
+
+elemwise_set_subtensoro = rewrite_rule(
+    "elemwise_set_subtensoro",
+    *_SET_LIFT,
+    where=(*_SET_LIFT_WHERE, single_useo(hole), same_typeo(p.LHS, p.RHS)),
+    measure=paths_below(_is_set_node, "set node"),
+    doc="""Lift an Elemwise through a set (never an inc).
 
     Before::
 
@@ -233,44 +104,15 @@ def elemwise_set_subtensoro(lhs: Any, rhs: Any):
     counting distinct sets would not when both copies reach one set.
     Backward: reads ``f`` off the new base and value and rebuilds the set
     under ``f``.
-    """
-    hole = var()
-    return lall_ready(*lift_through_set_goals(lhs, rhs, hole), single_useo(hole), same_typeo(lhs, rhs))
-
-
-def lift_through_set_goals(lhs: Any, rhs: Any, hole: Any) -> tuple:
-    """The goals of lifting ``lhs = f(hole, ...)``, ``hole`` a set, to ``rhs`` (no sharing guard, no type check).
-
-    The callers add their guards after them, in the order the goals are
-    tried: the sharing guard before the type check, which needs ``rhs`` built.
-    """
-    sop, before, after = var(), var(), var()
-    x, c, idx, head = var(), var(), var(), var()
-    scalars_b, scalars_a, c2, fx, fc = var(), var(), var(), var(), var()
-    fc_b, fc_a = var(), var()  # fc's other inputs: the scalars, as its node holds them
-    return (
-        elemwise_holeo(lhs, sop, before, hole, after),
-        subtensor_updateo(rhs, fx, fc, idx, head, True),
-        elemwise_holeo(fx, sop, before, x, after),
-        subtensor_updateo(hole, x, c, idx, head, True),
-        elemwise_holeo(fc, sop, fc_b, c2, fc_a),
-        scalar_likeo(before, scalars_b),
-        scalar_likeo(after, scalars_a),
-        scalar_likeo(fc_b, scalars_b),
-        scalar_likeo(fc_a, scalars_a),
-        cast_likeo(c, x, c2),
-        cheap_lifto(x, c),
-    )
-
-
-@rule(
-    heads=(Elemwise,),
-    rhs_heads=SET_CLASSES,
-    child_heads=SET_CLASSES,
-    measure=paths_below(_is_set_node, "set node"),
+    """,
 )
-def elemwise_set_shared_subtensoro(lhs: Any, rhs: Any):
-    """Lift an Elemwise through a set that other nodes read too: a choice.
+
+elemwise_set_shared_subtensoro = rewrite_rule(
+    "elemwise_set_shared_subtensoro",
+    *_SET_LIFT,
+    where=(*_SET_LIFT_WHERE, same_typeo(p.LHS, p.RHS)),
+    measure=paths_below(_is_set_node, "set node"),
+    doc="""Lift an Elemwise through a set that other nodes read too: a choice.
 
     Before::
 
@@ -294,42 +136,22 @@ def elemwise_set_shared_subtensoro(lhs: Any, rhs: Any):
     Elemwise above it) counted once per path drop by one (``f``'s path to
     the shared set is gone; the other readers' paths are unchanged).
     Backward: as :func:`elemwise_set_subtensoro`.
-    """
-    return lall_ready(*lift_through_set_goals(lhs, rhs, var()), same_typeo(lhs, rhs))
-
-
-def alloco(out: Any, value: Any, shape: Any):
-    """``out`` is ``Alloc(value, *shape)`` (either side known; read from an explicit Alloc too)."""
-
-    def read(v):
-        return alloc_parts(v)
-
-    def ready(p):
-        return isinstance(p[1], tuple)
-
-    def build(p):
-        return term(ALLOC, p[0], *p[1])
-
-    return read_or_build(out, (value, shape), read, ready, build, "alloco needs out or its parts", single=True)
-
-
-def _fully_broadcastableo(t: Any) -> ModedGoal:
-    def check(tt):
-        v = term_variable(tt)
-        if v is not None and all(v.type.broadcastable):
-            yield ()
-
-    return moded("fully broadcastable", (t,), Mode((0,), (), check), waiting="term not known")
-
-
-@rule(
-    heads=(Elemwise,),
-    rhs_heads=(Alloc, ExplicitAlloc),
-    child_heads=(Alloc, ExplicitAlloc),
-    measure=paths_below(_is_alloc_node, "Alloc"),
+    """,
 )
-def elemwise_alloco(lhs: Any, rhs: Any):
-    """Lift an Elemwise into the value of an Alloc of a broadcast value.
+
+elemwise_alloco = rewrite_rule(
+    "elemwise_alloco",
+    p.elemwise(f, p.named(hole, p.alloc_of(v, shape)), before=b, after=a),
+    p.alloc_of(p.elemwise(f, v, before=sb, after=sa), shape),
+    where=(
+        scalar_likeo(b, sb),
+        scalar_likeo(a, sa),
+        fully_broadcastableo(v),
+        single_useo(hole),
+        same_typeo(p.LHS, p.RHS),
+    ),
+    measure=paths_below(_is_alloc_node, "Alloc"),
+    doc="""Lift an Elemwise into the value of an Alloc of a broadcast value.
 
     Before::
 
@@ -349,76 +171,16 @@ def elemwise_alloco(lhs: Any, rhs: Any):
     expanded scalar input is counted before and after alike); elements
     ``f`` touches drop from the Alloc's size to ``v``'s.
     Backward: reads ``f`` off the Alloc's value.
-    """
-    sop, before, hole, after = var(), var(), var(), var()
-    v, shape, fv, scalars_b, scalars_a = var(), var(), var(), var(), var()
-    return lall_ready(
-        elemwise_holeo(lhs, sop, before, hole, after),
-        alloco(rhs, fv, shape),
-        alloco(hole, v, shape),
-        elemwise_holeo(fv, sop, scalars_b, v, scalars_a),
-        scalar_likeo(before, scalars_b),
-        scalar_likeo(after, scalars_a),
-        _fully_broadcastableo(v),
-        single_useo(hole),
-        same_typeo(lhs, rhs),
-    )
+    """,
+)
 
-
-def _is_zeros(v: Variable) -> bool:
-    parts = alloc_parts(v)
-    if parts is not None:
-        v = parts[0]
-    return isinstance(v, Constant) and v.data.size > 0 and not np.any(v.data)
-
-
-def indices_unique(op, idx: tuple) -> bool:
-    if type(op) is pts.IncSubtensor:
-        return True  # basic indexing never repeats an element
-    if not all(isinstance(i, Constant) for i in idx):
-        return False
-    arrays = [np.asarray(i.data) for i in idx]
-    if any(a.dtype == bool for a in arrays):
-        return False
-    try:
-        arrays = np.broadcast_arrays(*arrays)
-    except ValueError:
-        return False
-    flat = np.stack([a.ravel() for a in arrays], axis=1) if arrays else np.empty((0, 0))
-    if flat.size and not (np.all(flat >= 0, axis=0) | np.all(flat < 0, axis=0)).all():
-        return False  # mixed signs could name one element twice (-1 and n-1)
-    return len({tuple(r) for r in flat.tolist()}) == len(flat)
-
-
-def _no_repeatso(base: Any, head: Any, idx: Any) -> ModedGoal:
-    def check(b, h, i):
-        vb = term_variable(b)
-        op = h.evaled_obj if hasattr(h, "evaled_obj") else h
-        idx_vars = tuple(term_variable(t) for t in i)
-        if vb is not None and _is_zeros(vb) and indices_unique(op, idx_vars):
-            yield ()
-
-    return moded(
-        "no repeated index",
-        (base, head, idx),
-        Mode((0, 1, 2), (), check, lambda b, h, i: isinstance(i, tuple)),
-        waiting="base, head and idx not known",
-    )
-
-
-def _set_heado(inc_head: Any, set_head: Any) -> ModedGoal:
-    return moded(
-        "set head",
-        (inc_head, set_head),
-        Mode((0,), (1,), lambda h: iter(((_with_set_flag(h.evaled_obj, True),),))),
-        Mode((1,), (0,), lambda s: iter(((_with_set_flag(s.evaled_obj, False),),))),
-        waiting="no head known",
-    )
-
-
-@rule(heads=SET_CLASSES, rhs_heads=SET_CLASSES, measure=count(*SET_CLASSES, exact=True, test=_is_inc, text="inc"))
-def inc_zeros_as_seto(lhs: Any, rhs: Any):
-    """An inc into zeros at indices that never repeat is a set.
+inc_zeros_as_seto = rewrite_rule(
+    "inc_zeros_as_seto",
+    p.inc_at(x, idx, v, op=h),
+    p.set_at(x, idx, v, op=h2),
+    where=(set_heado(h, h2), zero_fillo(x), unique_indiceso(h, idx), same_typeo(p.LHS, p.RHS)),
+    measure=count(*SET_CLASSES, exact=True, test=_is_inc, text="inc"),
+    doc="""An inc into zeros at indices that never repeat is a set.
 
     Before::
 
@@ -437,12 +199,5 @@ def inc_zeros_as_seto(lhs: Any, rhs: Any):
     Measure: inc nodes drop by one (and the lift relation then applies).
     Sharing: the node is replaced by one of the same kind; nothing is copied.
     Backward: the same conditions, set -> inc.
-    """
-    base, v, idx, inc_head, set_head = var(), var(), var(), var(), var()
-    return lall_ready(
-        subtensor_updateo(lhs, base, v, idx, inc_head, False),
-        subtensor_updateo(rhs, base, v, idx, set_head, True),
-        _set_heado(inc_head, set_head),
-        _no_repeatso(base, inc_head, idx),
-        same_typeo(lhs, rhs),
-    )
+    """,
+)

@@ -12,10 +12,12 @@ from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
-from logic_core.modes import Mode, moded
+from logic_core.modes import Mode, ModedGoal, moded
 
 __all__ = [
     "MAX_ADDED_DIMS",
+    "axes_tupleo",
+    "lengtho",
     "compose_orders",
     "dimshuffle_orders",
     "dropped_dims",
@@ -188,4 +190,16 @@ def compose_orderso(inner: Any, outer: Any, composed: Any, n: Any, max_added: in
         Mode((0, 1), (2,), ready=lambda i, o: isinstance(i, tuple) and isinstance(o, tuple), one=forward),
         Mode((2, 3), (0, 1), backward, lambda c, n_w: isinstance(c, tuple) and isinstance(n_w, int)),
         waiting="compose_orderso needs (inner, outer) or (composed, n)",
+    )
+
+
+def axes_tupleo(axes: Any) -> ModedGoal:
+    """``axes`` is a tuple (a partial reduction's axes), not ``None``."""
+    return moded("axes tuple", (axes,), Mode((0,), (), lambda a: iter(((),) if isinstance(a, tuple) else ())))
+
+
+def lengtho(seq: Any, n: Any) -> ModedGoal:
+    """``n`` is the length of the tuple ``seq`` (``seq`` known)."""
+    return moded(
+        "length", (seq, n), Mode((0,), (1,), ready=lambda t: isinstance(t, tuple), one=lambda t: (len(t),))
     )

@@ -42,8 +42,19 @@ A pattern is built with the same calls as a PyTensor graph, under ``p.``::
   inputs when it holds the value exactly (``p.mul(a, 2)`` with ``a`` float32
   builds a float32 ``2``), else PyTensor's default for the value.
 
+- Names for ``where=`` goals: ``p.named(s, node)`` binds the sub-graph
+  ``node`` matches to ``s``; :data:`LHS` and :data:`RHS` stand for the two
+  sides of a rule; ``p.dimshuffle(a, o, ndim=n)`` names the input's ndim.
+- Nodes read by a goal (:mod:`relations.pattern_nodes`, for rules only:
+  ``p.elemwise(f, inputs=xs)``, ``p.alloc_of(v, shape)``, ``p.set_at(x,
+  idx, v, op=h)``, ``p.join_of(k, pieces)``, ``p.combine(f, parts)``,
+  ``p.reduce(h, x)``, ``p.maybe_dimshuffle(x, o)``, ...): their parts are
+  tuples and Op props, so they neither match nor build by themselves.
+
 Patterns are plain Python objects; :func:`relations.rewrite_rule` turns two
-of them into a relation, :func:`match` matches one against a graph.
+of them into a relation (compiled to term templates and goals when every
+node has one, :mod:`relations.pattern_terms`), :func:`match` matches one
+against a graph.
 """
 
 from __future__ import annotations
@@ -61,6 +72,19 @@ from unification.variable import Var
 
 from graph_bridge import ExplicitAlloc, ExplicitElemwise, builder_for, explicit_alloc, term_variable
 from graph_bridge.ops import derive_entry
+from relations.pattern_nodes import (
+    alloc_of,
+    combine,
+    elemwise,
+    explicit_alloc_of,
+    explicit_elemwise,
+    inc_at,
+    join_of,
+    maybe_dimshuffle,
+    reduce,
+    set_at,
+    stock_alloc_of,
+)
 
 __all__ = [
     "Const",
@@ -190,6 +214,36 @@ def _constant_data(v: Variable) -> np.ndarray | None:
     return None
 
 
+class Named:
+    """``p.named(v, node)``: the pattern ``node``, whose matched sub-graph ``where=`` goals reach as ``v``."""
+
+    __slots__ = ("var", "node")
+
+    def __init__(self, v: Any, node: Any) -> None:
+        if not isinstance(v, Var):
+            raise TypeError(f"v must be a pattern variable (p.var), got {type(v).__name__}")
+        self.var = v
+        self.node = as_pattern(node, "node")
+
+    def __repr__(self) -> str:
+        return f"{self.var}={self.node!r}"
+
+
+def named(v: Any, node: Any) -> Named:
+    """``node``, with the sub-graph it matches (or builds) bound to ``v`` for ``where=`` goals.
+
+    ``p.careduce(r, p.named(s, p.dimshuffle(x, o)))``: ``movable_viewo(s)``
+    asks about the DimShuffle itself.
+    """
+    return Named(v, node)
+
+
+#: The whole left side of a rule, for ``where=`` goals (``same_typeo(p.LHS, p.RHS)``).
+LHS = PatternVar("lhs")
+#: The whole right side of a rule, for ``where=`` goals.
+RHS = PatternVar("rhs")
+
+
 class Indexed:
     """``x[idx]`` in a pattern: the first argument of ``p.set_subtensor`` / ``p.inc_subtensor``."""
 
@@ -222,7 +276,7 @@ class Node:
 
     __slots__ = (
         "name", "args", "make", "op_classes", "positions", "rebuild_check", "kinds", "text", "also",
-        "props", "read_props",
+        "props", "read_props", "term_of",
     )
 
     def __init__(
@@ -238,6 +292,7 @@ class Node:
         also: Callable[..., Variable] | None = None,
         props: Sequence[tuple[str, Any]] = (),
         read_props: Callable[[Any], dict | None] | None = None,
+        term_of: Callable[[Any, list], Any] | None = None,
     ) -> None:
         self.name = name
         self.args = tuple(as_pattern(a, f"{name} argument {i}") for i, a in enumerate(args))
@@ -252,6 +307,8 @@ class Node:
         self.props = tuple(props)
         #: ``read_props(node)``: the node's props by name (``None``: the node cannot be one)
         self.read_props = read_props
+        #: ``term_of(compiler, child_terms)``: the node's term template (``relations.pattern_terms``), if it has one
+        self.term_of = term_of
         if self.props and read_props is None:
             raise TypeError(f"{name}: a node pattern with props needs read_props")
 
@@ -264,7 +321,7 @@ class Node:
 
 def as_pattern(a: Any, what: str) -> Any:
     """``a`` as a pattern (a number becomes a :class:`Const`); ``TypeError`` naming ``what`` if it is none."""
-    if isinstance(a, (Var, Const, Node)):
+    if isinstance(a, (Var, Const, Node, Named)) or getattr(a, "is_pattern_node", False):
         return a
     if isinstance(a, (bool, int, float, np.number)):
         return Const(a)
@@ -316,6 +373,10 @@ def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
     stack = [(pattern, t)]
     while stack:
         pat, sub = stack.pop()
+        if isinstance(pat, Named):
+            stack.append((pat.var, sub))
+            stack.append((pat.node, sub))
+            continue
         if isinstance(pat, Var):
             seen = binding.get(pat, _UNBOUND)
             if seen is _UNBOUND:
@@ -402,8 +463,12 @@ def build(pattern: Any, lookup: Callable[[Var], Variable], props: Mapping[Var, A
     """
     if isinstance(pattern, Var):
         return lookup(pattern)
+    if isinstance(pattern, Named):
+        return build(pattern.node, lookup, props)
     if isinstance(pattern, Const):
         return pattern.build()
+    if not isinstance(pattern, Node):
+        raise TypeError(f"{pattern!r} compiles to goals only: it is matched and built by its rule, not by p.build")
     built: list[Variable | None] = [
         None if isinstance(a, Const) else build(a, lookup, props) for a in pattern.args
     ]
@@ -427,6 +492,8 @@ def pattern_vars(pattern: Any) -> list[Var]:
     stack = [pattern]
     while stack:
         p = stack.pop()
+        if isinstance(p, Named):
+            p = p.node
         if isinstance(p, Var):
             if p not in out:
                 out.append(p)
@@ -447,6 +514,8 @@ def prop_keys(pattern: Any) -> dict[Var, str]:
     stack = [pattern]
     while stack:
         p = stack.pop()
+        if isinstance(p, Named):
+            p = p.node
         if isinstance(p, Node):
             for key, v in p.props:
                 if isinstance(v, Var):
@@ -460,6 +529,8 @@ def pattern_nodes(pattern: Any) -> int:
     n, stack = 0, [pattern]
     while stack:
         p = stack.pop()
+        if isinstance(p, Named):
+            p = p.node
         if isinstance(p, Node):
             n += 1
             stack.extend(p.args)
@@ -651,6 +722,7 @@ def careduce(op: Any, a: Any, axis: Any = None) -> Node:
         text=f"op={op!r}, axis={axis!r}",
         props=(("op", op), ("axis", axis)),
         read_props=_read_reduction,
+        term_of=(lambda c, kids: c.careduce(kids[0], op, axis)) if isinstance(op, Var) else None,
     )
 
 
@@ -673,14 +745,19 @@ def _check_order(order: Any) -> tuple:
     return tuple(o if o == "x" else int(o) for o in order)
 
 
-def dimshuffle(a: Any, order: Any) -> Node:
+def dimshuffle(a: Any, order: Any, ndim: Any = None) -> Node:
     """Pattern of ``a.dimshuffle(order)`` (a ``DimShuffle``; ``order`` as its ``new_order``).
 
     ``order`` is a tuple of ints and ``'x'`` or a prop variable, bound to the
     node's ``new_order`` (any DimShuffle: expand, drop, transpose, identity).
+    ``ndim`` (a prop variable) names the DimShuffle's ``input_ndim`` for
+    ``where=`` goals (``valid_ordero(n, o)``); a rule that names it relates it
+    to ``a`` itself (``ndimo(a, n)``), else the rule reads it off ``a``.
     """
     if not isinstance(order, Var):
         order = _check_order(order)
+    if ndim is not None and not isinstance(ndim, Var):
+        raise TypeError(f"ndim must be a prop variable (p.var) or None, got {ndim!r}")
     return Node(
         "dimshuffle",
         (a,),
@@ -691,6 +768,7 @@ def dimshuffle(a: Any, order: Any) -> Node:
         text=f"order={order!r}",
         props=(("order", order),),
         read_props=_read_order,
+        term_of=lambda c, kids: c.dimshuffle(kids[0], order, ndim),
     )
 
 
@@ -807,6 +885,11 @@ ELEMWISE: tuple[str, ...] = tuple(
 )
 for _name in ELEMWISE:
     globals()[_name] = _elemwise_builder(_name, getattr(pt, _name))
+__all__ += [
+    "LHS", "RHS", "Named", "named",
+    "alloc_of", "combine", "elemwise", "explicit_alloc_of", "explicit_elemwise", "inc_at", "join_of",
+    "maybe_dimshuffle", "reduce", "set_at", "stock_alloc_of",
+]
 __all__ += list(ELEMWISE) + [
     "sum", "prod", "max", "min", "all", "any", "careduce", "dimshuffle", "expand_dims", "transpose",
     "join", "alloc",

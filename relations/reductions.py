@@ -13,10 +13,12 @@ from typing import Any
 from etuples.core import ExpressionTuple
 from unification import var
 
-from graph_bridge import OpBuilder, careduce_builders, term
+from pytensor.tensor.math import Sum
+
+from graph_bridge import OpBuilder, careduce_builders, op_term, term, term_variable
 from logic_core.modes import Mode, ModedGoal, moded
 
-__all__ = ["careduce_heado", "careduce_partso", "full_reductiono"]
+__all__ = ["added_axes_reductiono", "careduce_heado", "careduce_partso", "full_reductiono"]
 
 
 def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any) -> ModedGoal:
@@ -87,15 +89,48 @@ def careduce_partso(head: Any, scalar_op: Any, axis: Any) -> ModedGoal:
         return props[names.index("scalar_op")], props[names.index("axis")]
 
     def templates():
+        # each template's scalar-op and axis slots are given as answers (no closure over the
+        # goal's arguments: a pattern rule renames them per call)
         for builder in careduce_builders():
             slots = [var() for _ in builder.prop_names]
-            slots[builder.prop_names.index("scalar_op")] = scalar_op
-            slots[builder.prop_names.index("axis")] = axis
-            yield (term(builder, *slots),)
+            names = builder.prop_names
+            yield term(builder, *slots), slots[names.index("scalar_op")], slots[names.index("axis")]
 
     return moded(
         "careduce_partso",
         (head, scalar_op, axis),
         Mode((0,), (1, 2), one=read),
-        Mode((), (0,), templates, plannable=False),
+        Mode((), (0, 1, 2), templates, plannable=False),
+    )
+
+
+def added_axes_reductiono(head: Any, order: Any, order2: Any, x: Any):
+    """``head`` reduces only dims that ``order`` adds; ``order2`` is ``order`` without them.
+
+    Forward (``head`` and ``order`` known) reads the axes off the head (a
+    reduction over every axis is the full rule's).  Backward (``order2`` and
+    ``x`` known) it builds a ``Sum`` over one added dim, at each position,
+    in ``x``'s dtype (numbers only): the family a backward run generates.
+    """
+
+    def forward(h, o):
+        axes = getattr(h.evaled_obj, "axis", None)
+        if axes is not None and all(o[j] == "x" for j in axes):
+            return (tuple(d for j, d in enumerate(o) if j not in axes),)
+        return None
+
+    def backward(o2, xv):
+        v = term_variable(xv)
+        if v is None or v.type.dtype == "bool":
+            return
+        for j in range(len(o2) + 1):
+            head_j = op_term(Sum(axis=(j,), dtype=v.type.dtype, acc_dtype=v.type.dtype))
+            yield head_j, o2[:j] + ("x",) + o2[j:]
+
+    return moded(
+        "added_axes_reductiono",
+        (head, order, order2, x),
+        Mode((0, 1), (2,), ready=lambda h, o: isinstance(o, tuple), one=forward),
+        Mode((2, 3), (0, 1), backward, lambda o2, xv: isinstance(o2, tuple)),
+        waiting="added_axes_reductiono needs head and order, or order2 and x",
     )

@@ -38,7 +38,8 @@ from graph_bridge.measures import count, weighted_operands
 from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import absorb_expansion, alloc_parts, scalar_of
 from graph_bridge.ops import BROADCAST, MISSING, ExplicitAlloc, ExplicitElemwise, entry_order
-from relations.lift import SET_CLASSES, indices_unique
+from graph_bridge.node_relations import SET_CLASSES
+from graph_bridge.value_facts import indices_unique
 from relations.rules import rule
 
 __all__ = [

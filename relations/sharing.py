@@ -16,9 +16,9 @@ from typing import Any
 from pytensor.graph.basic import Variable
 
 from graph_bridge.context import GraphContext, use_fact, use_holds
-from logic_core.modes import ModedGoal
+from logic_core.modes import Mode, ModedGoal, moded
 
-__all__ = ["movable", "movable_viewo"]
+__all__ = ["movable", "movable_eacho", "movable_viewo"]
 
 
 def _movable(ctx: GraphContext, v: Variable) -> bool:
@@ -39,3 +39,12 @@ def movable_viewo(term: Any) -> ModedGoal:
     ends unused and is gone rather than kept beside a copy.
     """
     return use_fact(term, "movable_viewo", _movable)
+
+
+def movable_eacho(terms: Any) -> ModedGoal:
+    """Every term of the tuple ``terms`` may move (:func:`movable_viewo`)."""
+
+    def check(ts):
+        return () if all(movable(t) for t in ts) else None
+
+    return moded("movable_eacho", (terms,), Mode((0,), (), ready=lambda ts: isinstance(ts, tuple), one=check))

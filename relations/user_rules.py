@@ -1,4 +1,4 @@
-"""Rules declared as two patterns: :func:`rewrite_rule`.
+"""Rules declared as two patterns: :func:`rewrite_rule` (the built-in rules are written with it).
 
 ``rewrite_rule(name, lhs, rhs, where=())`` turns two patterns of
 :mod:`relations.patterns` into a relation ``rel(lhs_term, rhs_term)``, the
@@ -14,6 +14,15 @@ facts, :mod:`relations.prop_facts`, ``eq``) may compute variables the
 other side uses, in whichever direction is ground.  Every part is a moded
 goal or ``eq`` in one ``lall_ready``, so the forward planner
 (:mod:`relations.forward`) compiles the rule.
+
+Two kinds of rule come out.  When every node of both sides has a term
+template or a goal (``p.dimshuffle``, ``p.careduce(r, ...)``, ``p.named``,
+the nodes of :mod:`relations.pattern_nodes`) and every ``where`` clause is a
+goal, the relation is the one a hand-written rule states
+(:mod:`relations.pattern_terms`): ``eq`` of each side with its template, the
+goals its nodes and heads imply, then ``where``; the planner makes the same
+plan of it, and the built-in rules are written so.  Otherwise each side is
+matched (and built) by the pattern itself, in one moded goal per side.
 """
 
 from __future__ import annotations
@@ -35,6 +44,8 @@ from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.terms import TermError
 from relations import patterns as p
 from relations.kanren_goals import foreign_goal, kanren_conjunction
+from relations.pattern_nodes import CompiledNode
+from relations.pattern_terms import compilable, compile_sides, instantiate
 from relations.rules import rule
 
 __all__ = ["rewrite_rule"]
@@ -207,11 +218,14 @@ def _classify_guards(where: list, by_name: dict) -> list[tuple[str, Any, tuple[s
 
 
 def _root_classes(pattern: Any) -> tuple[type, ...] | None:
-    return pattern.op_classes if isinstance(pattern, p.Node) else None
+    if isinstance(pattern, p.Named):
+        pattern = pattern.node
+    return pattern.op_classes if isinstance(pattern, (p.Node, CompiledNode)) else None
 
 
 def _child_classes(pattern: Any) -> tuple[type, ...] | None:
-    kids = [a for a in pattern.args if isinstance(a, p.Node)]
+    kids = [a.node if isinstance(a, p.Named) else a for a in pattern.args]
+    kids = [a for a in kids if isinstance(a, (p.Node, CompiledNode))]
     if not kids:
         return None
     out: list[type] = []
@@ -246,6 +260,10 @@ class _Variables:
                 raise ValueError(f"the rule has two distinct variables named {n!r}")
 
 
+def _unnamed(pattern: Any) -> Any:
+    return pattern.node if isinstance(pattern, p.Named) else pattern
+
+
 def _default_measure(lhs: Any, rhs: Any) -> Measure:
     left, right = p.pattern_nodes(lhs), p.pattern_nodes(rhs)
     if right < left:
@@ -271,11 +289,39 @@ def _relation(name: str, lhs: Any, rhs: Any, guards: list, variables: _Variables
     return relation
 
 
+def _compiled_relation(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
+    """The relation of two compilable patterns: their templates and goals, then the ``where=`` goals."""
+    steps, names = compile_sides(lhs, rhs)
+    for g in clauses:
+        for v in _goal_vars(g):
+            if v not in names and v is not p.LHS and v is not p.RHS:
+                names.append(v)
+
+    def relation(lhs_term: Any, rhs_term: Any) -> Conj:
+        rename = {v: fresh_var() for v in names}
+        rename[p.LHS], rename[p.RHS] = lhs_term, rhs_term
+        return lall_ready(*instantiate(steps, rename), *[_goal_guard(g, rename) for g in clauses])
+
+    relation.__name__ = relation.__qualname__ = name
+    relation.steps = steps  # type: ignore[attr-defined]
+    return relation
+
+
+def _relation_of(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
+    """The compiled relation when every node and clause compiles, else the one that matches by pattern."""
+    if compilable(lhs) and compilable(rhs) and all(isinstance(g, (ModedGoal, Eq)) for g in clauses):
+        relation = _compiled_relation(name, lhs, rhs, clauses)
+        relation.__doc__ = f"{name}: {lhs!r} -> {rhs!r}"
+        return relation
+    variables = _Variables(lhs, rhs, clauses)
+    return _relation(name, lhs, rhs, _classify_guards(clauses, variables.by_name), variables)
+
+
 def _checked_sides(name: Any, lhs: Any, rhs: Any) -> Any:
     """``rhs`` as a pattern, once ``name`` and ``lhs`` are checked (``TypeError`` naming the bad one)."""
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty string, got {name!r}")
-    if not isinstance(lhs, p.Node):
+    if not isinstance(lhs, (p.Node, p.Named, CompiledNode)):
         raise TypeError(
             f"lhs must be a node pattern (p.exp(a), p.sum(a), ...), got {type(lhs).__name__}: "
             f"a variable or constant alone would match every node"
@@ -289,6 +335,8 @@ def rewrite_rule(
     rhs: Any,
     where: Sequence[Any] = (),
     measure: Any = None,
+    doc: str | None = None,
+    child_heads: Sequence[type] | None = None,
 ) -> Callable[[Any, Any], Callable]:
     """A relation between the graphs ``lhs`` and ``rhs`` describe, usable wherever rules go.
 
@@ -320,17 +368,18 @@ def rewrite_rule(
     patterns (root Op classes of each side, Op classes under the left root).
     ``measure`` (a :mod:`relations.measures` measure; default: the node
     count when ``rhs`` has fewer nodes, else none stated) is what decreases
-    forward.
+    forward.  ``doc`` is the relation's docstring (Before/After, measure);
+    ``child_heads`` replaces the Op classes under the left root read off
+    ``lhs`` (for ``p.elemwise(f, inputs=xs)``, whose inputs are a tuple).
 
     Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::
 
         neg(neg(x))  ->  x
     """
     rhs = _checked_sides(name, lhs, rhs)
-    clauses = _where_goals(where)
-    variables = _Variables(lhs, rhs, clauses)
-    guards = _classify_guards(clauses, variables.by_name)
-    relation = _relation(name, lhs, rhs, guards, variables)
+    relation = _relation_of(name, lhs, rhs, _where_goals(where))
+    if doc:
+        relation.__doc__ = doc
     relation.name = name  # type: ignore[attr-defined]
     relation.lhs = lhs  # type: ignore[attr-defined]
     relation.rhs = rhs  # type: ignore[attr-defined]
@@ -338,6 +387,6 @@ def rewrite_rule(
     return rule(
         heads=_root_classes(lhs),
         rhs_heads=_root_classes(rhs),
-        child_heads=_child_classes(lhs),
+        child_heads=tuple(child_heads) if child_heads is not None else _child_classes(_unnamed(lhs)),
         measure=measure if measure is not None else _default_measure(lhs, rhs),
     )(relation)

@@ -13,7 +13,8 @@ What is drawn:
   variables to fresh inputs of varied dtype (float64, float32, int64, int32,
   bool), ndim (0 to 3) and static shape (each dim ``None``, ``1`` or the
   run-time length), from which the left side is built;
-- for any rule (hand-written ones too): small random graphs over the
+- for any rule (hand-written ones, and a pattern rule compiled to goals
+  whose drawn left sides it never rewrites): small random graphs over the
   vocabulary (Elemwise, reductions, DimShuffles, Join, Alloc, set and inc
   subtensors), tried at every node.
 
@@ -179,8 +180,15 @@ def verify(
         sources.append(((g, int(rng.integers(0, 4))) for g in _check_graphs(graphs)))
     if pattern_rule:
         sources.append(_pattern_instances(rule, rng, examples))
-    else:
-        sources.append(_random_instances(rng, examples))
+        try:
+            return _search(rule, chain.from_iterable(sources), rng, checks)
+        except ValueError:
+            if not hasattr(rule, "steps"):
+                raise
+        # a compiled pattern rule whose drawn left sides it never rewrites (an identity
+        # DimShuffle is rarely drawn): the random graphs, as for a hand-written rule
+        sources = []
+    sources.append(_random_instances(rng, examples))
     return _search(rule, chain.from_iterable(sources), rng, checks)
 
 
@@ -354,11 +362,24 @@ def _pattern_instances(rule: Callable, rng: np.random.Generator, n: int) -> Iter
         for chosen in (props, None) if props else (None,):  # drawn props, else PyTensor's defaults
             try:
                 graph = p.build(lhs, binding.__getitem__, chosen)
-                break
             except Exception:  # noqa: BLE001 - the drawn types or props do not fit the pattern
                 continue
+            if _drops_only_length_one(graph):
+                break
+            graph = None  # a drawn order that drops a dim of unknown length: the graph fails to run
         if graph is not None:
             yield graph, length
+
+
+def _drops_only_length_one(graph: Variable) -> bool:
+    """Whether every DimShuffle of ``graph`` drops only dims of static length 1 (else it fails at run time)."""
+    for node in {v.owner for v in ancestors([graph]) if v.owner is not None}:
+        if type(node.op) is DimShuffle:
+            kept = set(node.op.new_order)
+            shape = node.inputs[0].type.shape
+            if any(d not in kept and shape[d] != 1 for d in range(len(shape))):
+                return False
+    return True
 
 
 #: Reductions a reduction-head variable (``p.careduce(r, ...)``) is drawn among.

@@ -1,0 +1,211 @@
+"""Pattern nodes that exist only compiled: a node read into its parts by a goal (``p.elemwise(f, inputs=xs)``).
+
+:mod:`relations.patterns` builds patterns that match and build PyTensor
+graphs by themselves; the nodes here stand for a node kind whose parts are
+tuples or Op props (all the inputs of an Elemwise, an Alloc's shape, a
+set's indices and Op), so they have no PyTensor function to build with.
+:func:`relations.rewrite_rule` compiles each to the moded goal that reads
+or builds that node (:mod:`graph_bridge.node_relations`), so a rule written
+with them runs forward, backward and as a check, and the forward planner
+compiles it like a hand-written relation.  They are exported as ``p.*``.
+
+- ``elemwise(f, inputs=xs)``: a stock, not-inplace Elemwise of scalar op
+  ``f`` on the tuple ``xs`` (``broadcasting=True``: only nodes of ndim >= 1
+  with two or more inputs); ``elemwise(f, hole, before=b, after=a)``: the
+  same with ``hole`` one of its inputs, ``b`` and ``a`` the others (one
+  answer per position);
+- ``explicit_elemwise(f, pattern, inputs=xs)``: an ``ExplicitElemwise``;
+- ``alloc_of(v, shape)``, ``stock_alloc_of(v, shape)``,
+  ``explicit_alloc_of(v, entry, shape)``: an Alloc (stock or explicit; stock;
+  explicit with broadcast ``entry``) of ``v`` to the tuple ``shape``;
+- ``set_at(x, idx, v, op=h)``, ``inc_at(x, idx, v, op=h)``: ``x[idx].set(v)``
+  / ``.inc(v)`` with index terms ``idx`` and the Op's term ``h``;
+- ``join_of(axis, pieces)``: ``Join(axis, *pieces)``; ``combine(f, parts)``:
+  ``parts`` combined elementwise by ``f`` (one node, or a left fold);
+- ``reduce(h, x)``: any CAReduce, ``h`` its whole head (axes included);
+- ``maybe_dimshuffle(x, order)``: ``DimShuffle{order}(x)``, or ``x`` itself
+  when ``order`` is the identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pytensor.tensor.basic import Alloc, Join
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+
+from graph_bridge.facts import ndimo
+from graph_bridge.node_relations import (
+    SET_CLASSES,
+    alloco,
+    combineo,
+    elemwise_holeo,
+    explicit_alloco,
+    explicit_elemwiseo,
+    joino,
+    maybe_dimshuffleo,
+    stock_alloco,
+    stock_elemwiseo,
+    subtensor_updateo,
+)
+from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
+from graph_bridge.terms import term
+
+__all__ = [
+    "CompiledNode",
+    "alloc_of",
+    "combine",
+    "elemwise",
+    "explicit_alloc_of",
+    "explicit_elemwise",
+    "inc_at",
+    "join_of",
+    "maybe_dimshuffle",
+    "reduce",
+    "set_at",
+    "stock_alloc_of",
+]
+
+
+class CompiledNode:
+    """A pattern node compiled to a term template (``term_of``) or to a goal (``goal_of``).
+
+    ``args`` are the child patterns (sub-graphs); ``op_classes`` the Op
+    classes its node can have (the rule index reads them).
+    ``term_of(compiler, child_terms)`` gives the node's term;
+    ``goal_of(compiler, out, child_terms)`` adds the goal that ``out`` is the node.
+    """
+
+    is_pattern_node = True
+    __slots__ = ("name", "args", "op_classes", "term_of", "goal_of", "text")
+
+    def __init__(
+        self,
+        name: str,
+        args: Sequence[Any],
+        op_classes: tuple[type, ...],
+        text: str,
+        term_of: Callable[[Any, list], Any] | None = None,
+        goal_of: Callable[[Any, Any, list], None] | None = None,
+    ) -> None:
+        self.name, self.args, self.op_classes, self.text = name, tuple(args), op_classes, text
+        self.term_of, self.goal_of = term_of, goal_of
+
+    def __repr__(self) -> str:
+        inner = ", ".join([repr(a) for a in self.args] + [self.text])
+        return f"{self.name}({inner})"
+
+
+def _goal(name: str, args: Sequence[Any], op_classes: tuple, text: str, make: Callable, *extra: Any) -> CompiledNode:
+    """A node whose goal is ``make(out, *child_terms, *extra)``."""
+
+    def goal_of(c, out, kids):
+        c.goal(make, (out, *kids, *extra))
+
+    return CompiledNode(name, args, op_classes, text, goal_of=goal_of)
+
+
+def _stock_elemwise(out, f, xs, broadcasting):
+    return stock_elemwiseo(out, f, xs, broadcasting=broadcasting)
+
+
+def _elemwise_hole(out, hole, f, before, after):
+    return elemwise_holeo(out, f, before, hole, after)
+
+
+def elemwise(f: Any, hole: Any = None, *, inputs: Any = None, before: Any = None, after: Any = None,
+             broadcasting: bool = False) -> CompiledNode:
+    """A stock Elemwise of scalar op ``f``: on the tuple ``inputs``, or on ``(*before, hole, *after)``."""
+    if (inputs is None) == (hole is None):
+        raise TypeError("p.elemwise takes inputs= (all inputs) or a hole pattern with before= and after=")
+    if inputs is not None:
+        return _goal("elemwise", (), (Elemwise,), f"{f}, inputs={inputs}", _stock_elemwise, f, inputs, broadcasting)
+    return _goal("elemwise", (hole,), (Elemwise,), f"{f}, before={before}, after={after}", _elemwise_hole,
+                 f, before, after)
+
+
+def _explicit_elemwise(out, f, pattern, xs):
+    return explicit_elemwiseo(out, f, pattern, xs)
+
+
+def explicit_elemwise(f: Any, pattern: Any, *, inputs: Any) -> CompiledNode:
+    """An ``ExplicitElemwise(f, pattern)`` on the tuple ``inputs``."""
+    return _goal("explicit_elemwise", (), (ExplicitElemwise,), f"{f}, {pattern}, inputs={inputs}",
+                 _explicit_elemwise, f, pattern, inputs)
+
+
+def alloc_of(value: Any, shape: Any) -> CompiledNode:
+    """An Alloc (stock or explicit) of ``value`` to the tuple of lengths ``shape``."""
+    return _goal("alloc_of", (value,), (Alloc, ExplicitAlloc), f"shape={shape}", alloco, shape)
+
+
+def stock_alloc_of(value: Any, shape: Any) -> CompiledNode:
+    """A stock ``Alloc`` of ``value`` to the tuple of lengths ``shape``."""
+    return _goal("stock_alloc_of", (value,), (Alloc,), f"shape={shape}", stock_alloco, shape)
+
+
+def _explicit_alloc(out, value, entry, shape):
+    return explicit_alloco(out, entry, value, shape)
+
+
+def explicit_alloc_of(value: Any, entry: Any, shape: Any) -> CompiledNode:
+    """An ``ExplicitAlloc(entry)`` of ``value`` to the tuple of lengths ``shape``."""
+    return _goal("explicit_alloc_of", (value,), (ExplicitAlloc,), f"{entry}, shape={shape}", _explicit_alloc,
+                 entry, shape)
+
+
+def _update(set_mode: bool) -> Callable:
+    def make(out, x, v, idx, head):
+        return subtensor_updateo(out, x, v, idx, head, set_mode)
+
+    return make
+
+
+_SET, _INC = _update(True), _update(False)
+
+
+def set_at(x: Any, idx: Any, value: Any, *, op: Any) -> CompiledNode:
+    """``x[idx].set(value)`` (every set Op class, not inplace); ``idx`` the index terms, ``op`` the Op's term."""
+    return _goal("set_at", (x, value), SET_CLASSES, f"idx={idx}, op={op}", _SET, idx, op)
+
+
+def inc_at(x: Any, idx: Any, value: Any, *, op: Any) -> CompiledNode:
+    """``x[idx].inc(value)`` (every inc Op class, not inplace)."""
+    return _goal("inc_at", (x, value), SET_CLASSES, f"idx={idx}, op={op}", _INC, idx, op)
+
+
+def _join(out, axis, pieces):
+    return joino(out, axis, pieces)
+
+
+def join_of(axis: Any, pieces: Any) -> CompiledNode:
+    """``Join(axis, *pieces)`` (``pieces`` a tuple; built only when statically joinable)."""
+    return _goal("join_of", (), (Join,), f"{axis}, pieces={pieces}", _join, axis, pieces)
+
+
+def _combine(out, f, parts):
+    return combineo(f, parts, out)
+
+
+def combine(f: Any, parts: Any) -> CompiledNode:
+    """The tuple ``parts`` (two or more) combined elementwise by scalar op ``f``."""
+    return _goal("combine", (), (Elemwise,), f"{f}, parts={parts}", _combine, f, parts)
+
+
+def reduce(head: Any, x: Any) -> CompiledNode:  # noqa: A001 - the reduction of ``x``
+    """Any CAReduce of ``x``; ``head`` is its whole Op term (axes, dtypes), for ``where=`` goals."""
+    return CompiledNode("reduce", (x,), (CAReduce,), f"head={head}", term_of=lambda c, kids: term(head, kids[0]))
+
+
+def maybe_dimshuffle(x: Any, order: Any, ndim: Any = None) -> CompiledNode:
+    """``DimShuffle{order}(x)``, or ``x`` itself when ``order`` is the identity (``ndim``: ``x``'s ndim)."""
+
+    def goal_of(c, out, kids):
+        m = c.hidden("m") if ndim is None else ndim
+        c.goal(maybe_dimshuffleo, (out, m, order, kids[0]))
+        if ndim is None:
+            c.goal(ndimo, (kids[0], m))
+
+    inner = getattr(x, "op_classes", ())
+    return CompiledNode("maybe_dimshuffle", (x,), (*inner, DimShuffle), f"order={order}", goal_of=goal_of)
