@@ -320,7 +320,8 @@ def forms(egraph: Any, limit: int | None = None, roots: Sequence[Variable] | Non
     the e-graph's order; each form is structurally distinct from the
     earlier ones and has the roots' structure and types.  ``limit`` bounds
     how many (``None``: all there are; a cyclic class contributes only its
-    acyclic forms).
+    acyclic forms).  The classes are walked with a work stack, not
+    recursion, so graphs thousands of levels deep are fine.
     """
     limit = check_count(limit, "limit", allow_none=True)
     root_classes = _roots(egraph, roots)
@@ -345,9 +346,11 @@ def _distinct(
     original = node_ids(given)
     seen: set[tuple] = set()
     cache: dict[tuple, list] = {}
+    scc = _components(classes)
     produced = 0
     cap = None if limit is None else limit
-    for outs in product(*[_class_forms(c, classes, frozenset(), cache, cap) for c in roots]):
+    per_root = [_class_forms(c, classes, scc, cache, cap) for c in roots]
+    for outs in product(*per_root):
         k = tuple(keys.key(o) for o in outs)
         if k in seen:
             continue
@@ -359,28 +362,50 @@ def _distinct(
             return
 
 
-def _class_forms(c: int, classes: dict, path: frozenset, cache: dict, cap: int | None) -> list[Variable]:
-    """The forms of class ``c`` that do not go through a class of ``path`` (at most ``cap``, if given)."""
-    key = (c, path)
-    found = cache.get(key)
-    if found is not None:
-        return found
-    out: list[Variable] = []
-    inner = path | {c}
-    for n in classes[c]:
-        if any(k in inner for k in n.children):
+def _below(inner: frozenset, scc: dict[int, int], k: int) -> tuple[int, frozenset]:
+    """The cache key of input class ``k`` under the classes ``inner`` above it: only those of
+    ``k``'s strongly connected component can be reached from ``k`` (and so must be avoided)."""
+    comp = scc[k]
+    return k, frozenset(p for p in inner if scc[p] == comp)
+
+
+def _class_forms(c: int, classes: dict, scc: dict[int, int], cache: dict, cap: int | None) -> list[Variable]:
+    """The forms of class ``c`` (at most ``cap``, if given) that go through no class twice.
+
+    Iterative (a work stack, not recursion: deep graphs are fine): a class's
+    forms are built once the forms of its e-nodes' input classes are in
+    ``cache``, keyed by the class and the classes above it that it could
+    reach again (those of its strongly connected component)."""
+    stack = [(c, frozenset())]
+    while stack:
+        key = stack[-1]
+        if key in cache:
+            stack.pop()
             continue
+        cls, path = key
+        inner = path | {cls}
+        nodes = [n for n in classes[cls] if not any(k in inner for k in n.children)]
+        missing = [sub for n in nodes for k in n.children if (sub := _below(inner, scc, k)) not in cache]
+        if missing:
+            stack.extend(dict.fromkeys(missing))
+            continue
+        stack.pop()
+        cache[key] = _forms_over(nodes, [[cache[_below(inner, scc, k)] for k in n.children] for n in nodes], cap)
+    return cache[(c, frozenset())]
+
+
+def _forms_over(nodes: list, subs: list[list[list[Variable]]], cap: int | None) -> list[Variable]:
+    """The forms of a class: each e-node over every combination of its inputs' forms (at most ``cap``)."""
+    out: list[Variable] = []
+    for n, ins_forms in zip(nodes, subs):
         v = n.var
-        node = v.owner
-        if node is None:
+        if v.owner is None:
             out.append(v)
         else:
-            subs = [_class_forms(k, classes, inner, cache, cap) for k in n.children]
-            for ins in islice(product(*subs), None if cap is None else max(cap - len(out), 0)):
+            for ins in islice(product(*ins_forms), None if cap is None else max(cap - len(out), 0)):
                 out.append(_over(v, list(ins)))
         if cap is not None and len(out) >= cap:
             break
-    cache[key] = out
     return out
 
 

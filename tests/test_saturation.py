@@ -400,3 +400,17 @@ def test_a_deep_graph_saturates_extracts_and_proves_without_recursion():
     assert out.cost <= elements_touched([relations.normalize(v)])
     p = relations.prove(v, relations.normalize(v), limits=Limits(seconds=None))
     assert p is not None and p.check()
+
+
+def test_forms_of_a_5000_deep_chain_without_recursion():
+    # 5,000 nested levels, two forms at the top site: forms() walks the classes with a work stack
+    v = x
+    for _ in range(5000):
+        v = pt.exp(v)
+    g = _site(v)
+    eg = saturate(g, backward=False, limits=Limits(seconds=None))
+    assert eg.report.stop == "saturated"
+    forms = list(eg.forms())
+    assert len(forms) == 2  # the input and the reduction of the expansion; the chain has one form
+    assert forms[0].type == g.type and forms[1].type == g.type
+    assert {type(f.owner.inputs[0].owner.op).__name__ for f in forms} == {"Elemwise", "DimShuffle"}
