@@ -209,7 +209,7 @@ def _lengtho(seq: Any, n: Any) -> ModedGoal:
     )
 
 
-@rule(heads=(DimShuffle,), rhs_heads=None, measure=count(DimShuffle))
+@rule(heads=(DimShuffle,), rhs_heads=None, identity=True, measure=count(DimShuffle))
 def dimshuffle_identityo(lhs: Any, rhs: Any):
     """An identity DimShuffle is its input.
 

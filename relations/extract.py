@@ -319,8 +319,9 @@ def forms(egraph: Any, limit: int | None = None, roots: Sequence[Variable] | Non
     The cheapest (by tree cost) first at every class, then the others in
     the e-graph's order; each form is structurally distinct from the
     earlier ones and has the roots' structure and types.  ``limit`` bounds
-    how many (``None``: all there are; a cyclic class contributes only its
-    acyclic forms).  The classes are walked with a work stack, not
+    how many (``None``: all there are, where a class on a cycle, such as
+    ``a``'s class holding ``neg(neg(a))``, has its forms up to a height
+    bound that unrolls the cycle about once: see :func:`_height_bounds`).  The classes are walked with a work stack, not
     recursion, so graphs thousands of levels deep are fine.
     """
     limit = check_count(limit, "limit", allow_none=True)
@@ -346,10 +347,10 @@ def _distinct(
     original = node_ids(given)
     seen: set[tuple] = set()
     cache: dict[tuple, list] = {}
-    scc = _components(classes)
+    bound = _height_bounds(classes)
     produced = 0
     cap = None if limit is None else limit
-    per_root = [_class_forms(c, classes, scc, cache, cap) for c in roots]
+    per_root = [_class_forms(c, classes, bound, cache, cap) for c in roots]
     for outs in product(*per_root):
         k = tuple(keys.key(o) for o in outs)
         if k in seen:
@@ -362,36 +363,70 @@ def _distinct(
             return
 
 
-def _below(inner: frozenset, scc: dict[int, int], k: int) -> tuple[int, frozenset]:
-    """The cache key of input class ``k`` under the classes ``inner`` above it: only those of
-    ``k``'s strongly connected component can be reached from ``k`` (and so must be avoided)."""
-    comp = scc[k]
-    return k, frozenset(p for p in inner if scc[p] == comp)
+def _height_bounds(classes: dict[int, list]) -> dict[int, int]:
+    """Each class's bound on the height of its forms (:func:`forms`): a leaf is 0, an e-node one more
+    than its highest input; a class on a cycle (its strongly connected component has more than one
+    class, or an e-node over itself) is bounded by twice its component's size above what leaves the
+    component, so each cycle is unrolled about once.  Iterative, inputs before the classes reading them."""
+    scc = _components(classes)
+    members: dict[int, list[int]] = {}
+    for c, comp in scc.items():
+        members.setdefault(comp, []).append(c)
+    out: dict[int, set[int]] = {comp: set() for comp in members}
+    cyclic: set[int] = set()
+    for c, ms in classes.items():
+        for n in ms:
+            for k in n.children:
+                if scc[k] != scc[c]:
+                    out[scc[c]].add(scc[k])
+                elif k == c or len(members[scc[c]]) > 1:
+                    cyclic.add(scc[c])
+    height: dict[int, int] = {}
+    for start in members:
+        stack = [start]
+        while stack:
+            comp = stack[-1]
+            if comp in height:
+                stack.pop()
+                continue
+            missing = [t for t in out[comp] if t not in height]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            below = max((height[t] for t in out[comp]), default=-1)
+            if comp in cyclic:
+                height[comp] = below + 2 * len(members[comp])
+            else:
+                (c,) = members[comp]
+                height[comp] = max((0 if not n.children else below + 1 for n in classes[c]), default=0)
+    return {c: height[comp] for c, comp in scc.items()}
 
 
-def _class_forms(c: int, classes: dict, scc: dict[int, int], cache: dict, cap: int | None) -> list[Variable]:
-    """The forms of class ``c`` (at most ``cap``, if given) that go through no class twice.
+def _class_forms(c: int, classes: dict, bound: dict[int, int], cache: dict, cap: int | None) -> list[Variable]:
+    """The forms of class ``c`` (at most ``cap``, if given) of height at most ``bound[c]``.
 
-    Iterative (a work stack, not recursion: deep graphs are fine): a class's
-    forms are built once the forms of its e-nodes' input classes are in
-    ``cache``, keyed by the class and the classes above it that it could
-    reach again (those of its strongly connected component)."""
-    stack = [(c, frozenset())]
+    Iterative (a work stack, not recursion: deep graphs are fine).  The key
+    ``(class, h)`` stands for the forms of height at most ``h``, built once
+    the keys of its e-nodes' input classes at ``h - 1`` are in ``cache``;
+    ``h`` never exceeds the class's bound, so a class off every cycle has
+    one key, and the keys of a cycle are at most its bound."""
+    stack = [(c, bound[c])]
     while stack:
         key = stack[-1]
         if key in cache:
             stack.pop()
             continue
-        cls, path = key
-        inner = path | {cls}
-        nodes = [n for n in classes[cls] if not any(k in inner for k in n.children)]
-        missing = [sub for n in nodes for k in n.children if (sub := _below(inner, scc, k)) not in cache]
+        cls, h = key
+        nodes = [n for n in classes[cls] if h > 0 or not n.children]
+        subs = [[(k, min(h - 1, bound[k])) for k in n.children] for n in nodes]
+        missing = [sub for ks in subs for sub in ks if sub not in cache]
         if missing:
             stack.extend(dict.fromkeys(missing))
             continue
         stack.pop()
-        cache[key] = _forms_over(nodes, [[cache[_below(inner, scc, k)] for k in n.children] for n in nodes], cap)
-    return cache[(c, frozenset())]
+        cache[key] = _forms_over(nodes, [[cache[k] for k in ks] for ks in subs], cap)
+    return cache[(c, bound[c])]
 
 
 def _forms_over(nodes: list, subs: list[list[list[Variable]]], cap: int | None) -> list[Variable]:

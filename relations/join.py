@@ -201,7 +201,7 @@ def _statically_joinable(pieces: tuple, axis: int) -> bool:
     return all(None not in s for s in shapes) and len(set(shapes)) == 1
 
 
-@rule(heads=(CAReduce,), rhs_heads=(Elemwise,), child_heads=(Join,), measure=count(Join))
+@rule(heads=(CAReduce,), rhs_heads=(Elemwise,), child_heads=(Join,), rhs_child_heads=(CAReduce,), measure=count(Join))
 def careduce_joino(lhs: Any, rhs: Any):
     """A reduction of a join is the combination of the reductions of its pieces.
 
