@@ -518,12 +518,13 @@ class EGraph:
             except _Stop as stop:
                 self.rebuild()
                 report.stop = str(stop)
-                report.iterations += 1
-                return False
+                changed = None
             report.iterations += 1
             if progress is not None:
                 self._fill(report, start)
                 progress(report)
+            if changed is None:
+                return False
             if not changed:
                 report.stop = "saturated"
                 return True
