@@ -460,6 +460,10 @@ class EGraph:
 
         ``until`` (if given) is asked after each iteration; ``True`` stops
         the run (``stop`` is then ``"saturated"`` only if nothing changed).
+        With ``backward``, the forward rules saturate first, then the
+        backward steps run within ``limits.growth`` (see :class:`Limits`).
+        Python's cyclic garbage collector is paused during the run (and
+        resumed after it, if it was on).
         """
         limits = Limits() if limits is None else limits
         if not isinstance(limits, Limits):
