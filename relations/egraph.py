@@ -19,10 +19,14 @@ a choice is a node built over those e-nodes' own variables, only when the
 rule index gives it a rule, and a rule naming no input Op in its
 ``child_heads`` sees the choices one level down only); a plan that reads
 deeper sees the variables those e-nodes were made from.  Each answer is
-added and unioned with the matched class.  With ``backward=True`` each rule's
-backward mode adds, for every e-node not itself made by a backward step, up
-to :data:`MAX_BACKWARD_ANSWERS` forms rewriting to it (the bound the
-breadth-first search had per node and relation).  Type guards read the
+added and unioned with the matched class.  With ``backward=True``, once the
+forward rules have saturated the e-graph, each rule's backward mode adds, for
+every e-node not itself made by a backward step, up to
+:data:`MAX_BACKWARD_ANSWERS` forms rewriting to it, until the e-graph has
+grown by ``Limits.growth`` times its size; a rule runs backward only where
+the index allows it (``rhs_heads``, ``rhs_child_heads``), and an
+``identity`` rule not at all (it would only wrap a class in a node over
+itself).  Type guards read the
 variables' types, which are the class's; sharing guards
 (``graph_bridge.context``) see a graph with no other uses, so they hold:
 whether a lift pays is extraction's call (a shared class is paid once).
