@@ -22,6 +22,7 @@ once).
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -348,9 +349,10 @@ def _distinct(
     seen: set[tuple] = set()
     cache: dict[tuple, list] = {}
     bound = _height_bounds(classes)
+    lowest = _min_heights(classes)
     produced = 0
     cap = None if limit is None else limit
-    per_root = [_class_forms(c, classes, bound, cache, cap) for c in roots]
+    per_root = [_class_forms(c, classes, (bound, lowest), cache, cap) for c in roots]
     for outs in product(*per_root):
         k = tuple(keys.key(o) for o in outs)
         if k in seen:
@@ -403,14 +405,49 @@ def _height_bounds(classes: dict[int, list]) -> dict[int, int]:
     return {c: height[comp] for c, comp in scc.items()}
 
 
-def _class_forms(c: int, classes: dict, bound: dict[int, int], cache: dict, cap: int | None) -> list[Variable]:
-    """The forms of class ``c`` (at most ``cap``, if given) of height at most ``bound[c]``.
+def _min_heights(classes: dict[int, list]) -> dict[int, int]:
+    """Each class's least form height (a leaf 0, an e-node one more than its highest input): a
+    class absent has no finite form.  Knuth's generalization of Dijkstra: a class popped first
+    at a height is final, as an e-node's height never falls below its inputs'."""
+    users: dict[int, list] = {}
+    waiting: dict[int, int] = {}
+    heap: list[tuple[int, int]] = []
+    for c, ms in classes.items():
+        for n in ms:
+            kids = set(n.children)
+            if not kids:
+                heap.append((0, c))
+                continue
+            waiting[id(n)] = len(kids)
+            for k in kids:
+                users.setdefault(k, []).append((c, n))
+    heapq.heapify(heap)
+    final: dict[int, int] = {}
+    while heap:
+        h, c = heapq.heappop(heap)
+        if c in final:
+            continue
+        final[c] = h
+        for p, n in users.get(c, ()):
+            waiting[id(n)] -= 1
+            if waiting[id(n)] == 0 and p not in final:
+                heapq.heappush(heap, (1 + max(final[k] for k in n.children), p))
+    return final
+
+
+def _class_forms(c: int, classes: dict, heights: tuple[dict, dict], cache: dict, cap: int | None) -> list[Variable]:
+    """The forms of class ``c`` (at most ``cap``, if given) of height at most its bound.
 
     Iterative (a work stack, not recursion: deep graphs are fine).  The key
     ``(class, h)`` stands for the forms of height at most ``h``, built once
     the keys of its e-nodes' input classes at ``h - 1`` are in ``cache``;
-    ``h`` never exceeds the class's bound, so a class off every cycle has
-    one key, and the keys of a cycle are at most its bound."""
+    ``h`` never exceeds the class's bound (``heights[0]``), so a class off
+    every cycle has one key, and an e-node is skipped where an input has no
+    form that low (``heights[1]``: least heights), so a cycle is unrolled
+    only as far as its bound allows above what it reads."""
+    bound, lowest = heights
+    if c not in lowest:
+        return []
     stack = [(c, bound[c])]
     while stack:
         key = stack[-1]
@@ -418,7 +455,7 @@ def _class_forms(c: int, classes: dict, bound: dict[int, int], cache: dict, cap:
             stack.pop()
             continue
         cls, h = key
-        nodes = [n for n in classes[cls] if h > 0 or not n.children]
+        nodes = [n for n in classes[cls] if all(lowest.get(k, h) < h for k in n.children)]
         subs = [[(k, min(h - 1, bound[k])) for k in n.children] for n in nodes]
         missing = [sub for ks in subs for sub in ks if sub not in cache]
         if missing:
