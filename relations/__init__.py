@@ -30,7 +30,7 @@ from logic_core.terms import is_ground
 from graph_bridge.pymc_hooks import register_pymc_lowering
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
-from graph_bridge.provenance import has_toolkit_ops, mark_rewritten, node_ids
+from graph_bridge.provenance import has_toolkit_ops, mark_rewritten
 from graph_bridge.traverse import owned_variables
 from graph_bridge.workarounds import protect
 from relations import patterns
@@ -53,7 +53,6 @@ from relations.patterns import Node
 from relations.patterns import match as pattern_match
 from relations.rules import Relation, RuleIndex, rule
 from relations.rulesets import (
-    COMPILE_INDEX,
     COMPILE_RULES,
     DEFAULT_RULES,
     LOWERING_INDEX,
@@ -64,7 +63,7 @@ from relations.rulesets import (
 from relations.compile_pass import cheapest, compile_normalize
 from relations.costs import measured, node_costs, shape_finder
 from relations.engine import normalize_variables
-from relations.form_search import equivalent_forms
+from relations.form_search import StructuralKeys
 from relations.user_rules import rewrite_rule
 from relations.verify import verify
 from relations import lang
@@ -155,58 +154,66 @@ def equivalents(
     *,
     limits: Limits | None = None,
 ) -> Iterator[Graph]:
-    """Graphs equal to ``graph`` that the rules relate to it, lazily, fewest steps first.
+    """Graphs equal to ``graph`` that the rules relate to it, lazily, cheapest first.
 
-    With ``limits`` (a :class:`Limits`), the forms come from one e-graph
-    instead: ``graph`` is saturated (:func:`saturate`, forward and backward,
-    within ``limits``; ``depth`` and ``timeout`` bound its iterations and
-    seconds too) and :meth:`EGraph.forms` gives its forms, cheapest first:
-    every combination of the forms found at independent sites (the
-    breadth-first search below reaches only ``depth`` of them), and lifts
-    through shared sub-graphs that the search's use guards refuse.
-    ``progress`` is then called after each iteration with a
-    :class:`relations.Progress` (``depth``: iterations, ``frontier``: e-nodes).
+    The forms come from one e-graph: ``graph`` is saturated
+    (:func:`saturate`, the relations of ``rules``, default
+    :data:`DEFAULT_RULES`, forward and backward) and :meth:`EGraph.forms`
+    gives its forms, cheapest first (by tree cost,
+    :func:`relations.costs.elements_touched` per node).  The e-graph holds
+    every combination of the forms found at independent sites: ``k`` sites
+    with ``n_1 .. n_k`` forms give at least ``n_1 x .. x n_k`` forms; and
+    lifts through shared sub-graphs (sharing guards decide profit, not
+    validity, so they are off in the e-graph).
 
-    A step applies one relation of ``rules`` (default :data:`DEFAULT_RULES`)
-    forward or backward at one node.  The search is breadth first from the
-    input, up to ``depth`` steps; nodes are visited from the outputs down, the
-    rules in order, at most ``relations.form_search.MAX_ANSWERS_PER_STEP`` answers
-    each.  Every yielded graph is distinct from the input and from each
-    earlier one (structurally), has the input's structure (a variable or a
-    list), the same output types and the same values.  ``limit`` (``None``: no
-    limit), ``depth`` and ``timeout`` (seconds) bound the work; the order is
-    deterministic (except where ``timeout`` cuts it).
+    Bounds: ``depth`` is the number of saturation iterations (one
+    iteration runs every rule at every e-node, forward and backward, so
+    all independent sites step at once; a run saturates forward first, then
+    adds the backward steps, and ``depth`` bounds each phase; ``depth=0``
+    gives nothing),
+    ``timeout`` bounds its seconds, and ``limits`` (a :class:`Limits`,
+    default ``Limits(nodes=20_000, iterations=depth, seconds=timeout,
+    growth=None)``: ``depth`` bounds the backward steps, not ``growth``)
+    its e-nodes too; given both, the smaller bound holds.  ``limit``
+    (``None``: no limit) bounds the forms yielded.  Without ``timeout`` and
+    a ``limits.seconds`` the order is deterministic.
 
-    The arguments are checked when ``equivalents`` is called (not at the
-    first ``next``).  The search keeps the forms of the level it expands and
-    of the next one, and a 16-byte hash of every form seen, never the forms
-    themselves (:mod:`relations.frontier`).  Every few seconds it logs a line
-    on the ``relations.search`` logger (INFO) and calls ``progress`` (if
-    given) with a :class:`relations.Progress`.
+    Every yielded graph is distinct from the input and from each earlier
+    one (structurally), has the input's structure (a variable or a list),
+    the same output types and the same values.  The arguments are checked
+    when ``equivalents`` is called (not at the first ``next``).
+    ``progress`` (if given) is called after each iteration with a
+    :class:`relations.Progress` (``depth``: iterations so far,
+    ``frontier``: e-nodes).
 
-    Before/After (one step each way from ``sum(exp(x))``)::
+    (Until this release ``equivalents`` was a breadth-first search over
+    whole-graph forms, ``depth`` its steps; that search is still
+    :func:`relations.form_search.equivalent_forms`.)
 
-        Sum(Exp(x))  ->  Sum(ExpandDims{axis=0}(Exp(x))), ...
+    Before/After (``sum(expand_dims(exp(x), 0))``)::
+
+        Sum(ExpandDims{axis=0}(Exp(x)))  ->  Sum(Exp(x)), ...
     """
     limit = check_count(limit, "limit", allow_none=True)
     depth = check_count(depth, "depth")
     timeout = check_timeout(timeout)
     progress = check_callable(progress, "progress")
     outputs, single = as_variables(graph, "graph")
-    index = rule_index(rules)
-    if limits is not None:
-        limits = _bounded(limits, depth, timeout)
-        return _saturated_forms(graph, single, outputs, rules, limit, limits, progress)
-    return _equivalents(graph, single, outputs, index, limit, depth, timeout, progress)
+    rule_index(rules)  # checks ``rules`` before any work
+    limits = _bounded(limits, depth, timeout)
+    return _saturated_forms(graph, single, outputs, rules, limit, limits, progress)
 
 
 def _bounded(limits: Any, depth: int, timeout: float | None) -> Limits:
-    """``limits`` (checked) with ``depth`` as a bound on iterations and ``timeout`` on seconds."""
+    """``limits`` (checked; default ``Limits()``'s e-nodes, no other bound) with ``depth`` as a bound on
+    iterations and ``timeout`` on seconds."""
+    if limits is None:
+        return Limits(nodes=Limits().nodes, iterations=depth, seconds=timeout, growth=None)
     if not isinstance(limits, Limits):
         raise TypeError(f"limits must be a relations.Limits, got {type(limits).__name__}")
     its = depth if limits.iterations is None else min(depth, limits.iterations)
     secs = limits.seconds if timeout is None else min(timeout, limits.seconds or timeout)
-    return Limits(nodes=limits.nodes, iterations=its, seconds=secs)
+    return Limits(nodes=limits.nodes, iterations=its, seconds=secs, growth=limits.growth)
 
 
 def _saturated_forms(
@@ -226,32 +233,16 @@ def _saturated_forms(
             progress(Progress(forms=0, depth=r.iterations, frontier=r.nodes, elapsed=r.seconds))
 
     egraph = saturate(outputs, rules, backward=True, limits=limits, progress=report)
+    keys = StructuralKeys()
+    given = [keys.key(o) for o in outputs]
     produced = 0
     for form in egraph.forms(limit=None if limit is None else limit + 1, roots=outputs):
-        if all(a is b for a, b in zip(form, outputs)):
-            continue  # the input itself
+        if [keys.key(o) for o in form] == given:
+            continue  # the input itself (equal constants are one class: perhaps not the same objects)
         yield _same_structure(graph, single, form)
         produced += 1
         if limit is not None and produced >= limit:
             return
-
-
-def _equivalents(
-    graph: Any,
-    single: bool,
-    outputs: list[Variable],
-    index: RuleIndex,
-    limit: int | None,
-    depth: int,
-    timeout: float | None,
-    progress: Callable[[Progress], object] | None,
-) -> Iterator[Any]:
-    original = None
-    for form in equivalent_forms(outputs, index, limit, depth, timeout, progress):
-        if original is None:
-            original = node_ids(outputs)
-        mark_rewritten(form, outputs, original)
-        yield _same_structure(graph, single, form)
 
 
 def match(
@@ -267,15 +258,15 @@ def match(
 
     ``pattern`` is an etuple with logic variables (``etuplize(pt.add)`` as the
     head, ``unification.var()`` in the slots), as kanren users write them.
-    ``graph`` itself is tried first, then :func:`equivalents` (``depth``,
-    ``limit``).  Each answer maps the pattern's logic variables to PyTensor
+    ``graph`` itself is tried first, then the forms of :func:`equivalents`
+    (one e-graph: ``depth`` iterations of saturation, ``limit`` forms,
+    ``limits``).  Each answer maps the pattern's logic variables to PyTensor
     variables (sub-terms are reified); equal answers are given once.  This is
     unification modulo the rules, at the graph's root; :func:`find` looks
     for a pattern at every node.  ``pattern`` may also be a
     :mod:`relations.patterns` pattern (``p.exp(p.var("a"))``); its answers
     map the pattern's variables.  The arguments are checked when ``match``
-    is called.  With ``limits``, the forms are those of one e-graph
-    (see :func:`equivalents`).
+    is called.
     """
     if not isinstance(graph, Variable):
         raise TypeError(f"graph must be a PyTensor Variable, got {type(graph).__name__}")

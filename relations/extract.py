@@ -22,6 +22,7 @@ once).
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -325,8 +326,10 @@ def forms(egraph: Any, limit: int | None = None, roots: Sequence[Variable] | Non
     The cheapest (by tree cost) first at every class, then the others in
     the e-graph's order; each form is structurally distinct from the
     earlier ones and has the roots' structure and types.  ``limit`` bounds
-    how many (``None``: all there are; a cyclic class contributes only its
-    acyclic forms).
+    how many (``None``: all there are, where a class on a cycle, such as
+    ``a``'s class holding ``neg(neg(a))``, has its forms up to a height
+    bound that unrolls the cycle about once: see :func:`_height_bounds`).  The classes are walked with a work stack, not
+    recursion, so graphs thousands of levels deep are fine.
     """
     limit = check_count(limit, "limit", allow_none=True)
     root_classes = _roots(egraph, roots)
@@ -351,9 +354,12 @@ def _distinct(
     original = node_ids(given)
     seen: set[tuple] = set()
     cache: dict[tuple, list] = {}
+    bound = _height_bounds(classes)
+    lowest = _min_heights(classes)
     produced = 0
     cap = None if limit is None else limit
-    for outs in product(*[_class_forms(c, classes, frozenset(), cache, cap) for c in roots]):
+    per_root = [_class_forms(c, classes, (bound, lowest), cache, cap) for c in roots]
+    for outs in product(*per_root):
         k = tuple(keys.key(o) for o in outs)
         if k in seen:
             continue
@@ -365,28 +371,119 @@ def _distinct(
             return
 
 
-def _class_forms(c: int, classes: dict, path: frozenset, cache: dict, cap: int | None) -> list[Variable]:
-    """The forms of class ``c`` that do not go through a class of ``path`` (at most ``cap``, if given)."""
-    key = (c, path)
-    found = cache.get(key)
-    if found is not None:
-        return found
-    out: list[Variable] = []
-    inner = path | {c}
-    for n in classes[c]:
-        if any(k in inner for k in n.children):
+def _height_bounds(classes: dict[int, list]) -> dict[int, int]:
+    """Each class's bound on the height of its forms (:func:`forms`): a leaf is 0, an e-node one more
+    than its highest input; a class on a cycle (its strongly connected component has more than one
+    class, or an e-node over itself) is bounded by twice its component's size above what leaves the
+    component, so each cycle is unrolled about once.  Iterative, inputs before the classes reading them."""
+    scc = _components(classes)
+    members: dict[int, list[int]] = {}
+    for c, comp in scc.items():
+        members.setdefault(comp, []).append(c)
+    out: dict[int, set[int]] = {comp: set() for comp in members}
+    cyclic: set[int] = set()
+    for c, ms in classes.items():
+        for n in ms:
+            for k in n.children:
+                if scc[k] != scc[c]:
+                    out[scc[c]].add(scc[k])
+                elif k == c or len(members[scc[c]]) > 1:
+                    cyclic.add(scc[c])
+    height: dict[int, int] = {}
+    for start in members:
+        stack = [start]
+        while stack:
+            comp = stack[-1]
+            if comp in height:
+                stack.pop()
+                continue
+            missing = [t for t in out[comp] if t not in height]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            below = max((height[t] for t in out[comp]), default=-1)
+            if comp in cyclic:
+                height[comp] = below + 2 * len(members[comp])
+            else:
+                (c,) = members[comp]
+                height[comp] = max((0 if not n.children else below + 1 for n in classes[c]), default=0)
+    return {c: height[comp] for c, comp in scc.items()}
+
+
+def _min_heights(classes: dict[int, list]) -> dict[int, int]:
+    """Each class's least form height (a leaf 0, an e-node one more than its highest input): a
+    class absent has no finite form.  Knuth's generalization of Dijkstra: a class popped first
+    at a height is final, as an e-node's height never falls below its inputs'."""
+    users: dict[int, list] = {}
+    waiting: dict[int, int] = {}
+    heap: list[tuple[int, int]] = []
+    for c, ms in classes.items():
+        for n in ms:
+            kids = set(n.children)
+            if not kids:
+                heap.append((0, c))
+                continue
+            waiting[id(n)] = len(kids)
+            for k in kids:
+                users.setdefault(k, []).append((c, n))
+    heapq.heapify(heap)
+    final: dict[int, int] = {}
+    while heap:
+        h, c = heapq.heappop(heap)
+        if c in final:
             continue
+        final[c] = h
+        for p, n in users.get(c, ()):
+            waiting[id(n)] -= 1
+            if waiting[id(n)] == 0 and p not in final:
+                heapq.heappush(heap, (1 + max(final[k] for k in n.children), p))
+    return final
+
+
+def _class_forms(c: int, classes: dict, heights: tuple[dict, dict], cache: dict, cap: int | None) -> list[Variable]:
+    """The forms of class ``c`` (at most ``cap``, if given) of height at most its bound.
+
+    Iterative (a work stack, not recursion: deep graphs are fine).  The key
+    ``(class, h)`` stands for the forms of height at most ``h``, built once
+    the keys of its e-nodes' input classes at ``h - 1`` are in ``cache``;
+    ``h`` never exceeds the class's bound (``heights[0]``), so a class off
+    every cycle has one key, and an e-node is skipped where an input has no
+    form that low (``heights[1]``: least heights), so a cycle is unrolled
+    only as far as its bound allows above what it reads."""
+    bound, lowest = heights
+    if c not in lowest:
+        return []
+    stack = [(c, bound[c])]
+    while stack:
+        key = stack[-1]
+        if key in cache:
+            stack.pop()
+            continue
+        cls, h = key
+        nodes = [n for n in classes[cls] if all(lowest.get(k, h) < h for k in n.children)]
+        subs = [[(k, min(h - 1, bound[k])) for k in n.children] for n in nodes]
+        missing = [sub for ks in subs for sub in ks if sub not in cache]
+        if missing:
+            stack.extend(dict.fromkeys(missing))
+            continue
+        stack.pop()
+        cache[key] = _forms_over(nodes, [[cache[k] for k in ks] for ks in subs], cap)
+    return cache[(c, bound[c])]
+
+
+def _forms_over(nodes: list, subs: list[list[list[Variable]]], cap: int | None) -> list[Variable]:
+    """The forms of a class: each e-node over every combination of its inputs' forms (at most ``cap``)."""
+    out: list[Variable] = []
+    for n, ins_forms in zip(nodes, subs):
         v = n.var
-        node = v.owner
-        if node is None:
+        if v.owner is None:
             out.append(v)
         else:
-            subs = [_class_forms(k, classes, inner, cache, cap) for k in n.children]
-            for ins in islice(product(*subs), None if cap is None else max(cap - len(out), 0)):
+            for ins in islice(product(*ins_forms), None if cap is None else max(cap - len(out), 0)):
                 out.append(_over(v, list(ins)))
         if cap is not None and len(out) >= cap:
             break
-    cache[key] = out
     return out
 
 

@@ -9,6 +9,7 @@ the pieces' relations are :mod:`relations.join_pieces`.
 from __future__ import annotations
 
 from pytensor.tensor.basic import Join
+from pytensor.tensor.elemwise import CAReduce
 
 from graph_bridge import same_typeo
 from graph_bridge.measures import count
@@ -36,6 +37,7 @@ careduce_joino = rewrite_rule(
         same_typeo(p.LHS, p.RHS),
     ),
     measure=count(Join),
+    rhs_child_heads=(CAReduce,),
     doc="""A reduction of a join is the combination of the reductions of its pieces.
 
     Before::

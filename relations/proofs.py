@@ -18,6 +18,7 @@ Before/After (``prove(sum(expand_dims(exp(x), 0)), sum(exp(x)))``)::
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -155,7 +156,7 @@ def prove(
     limits = Limits() if limits is None else limits
     if timeout is not None:
         seconds = timeout if limits.seconds is None else min(timeout, limits.seconds)
-        limits = Limits(nodes=limits.nodes, iterations=limits.iterations, seconds=seconds)
+        limits = dataclasses.replace(limits, seconds=seconds)
     egraph = EGraph(rules)
     egraph.add(outs_a)
     egraph.add(outs_b, backward=False)  # expanded backward only if the search from a fails

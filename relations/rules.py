@@ -29,6 +29,8 @@ def rule(
     heads: Sequence[type[Op]] | None = None,
     rhs_heads: Sequence[type[Op]] | None = None,
     child_heads: Sequence[type[Op]] | None = None,
+    rhs_child_heads: Sequence[type[Op]] | None = None,
+    identity: bool = False,
     measure: Measure | str,
 ) -> Callable[[Relation], Relation]:
     """Declare a relation a rewrite rule.
@@ -40,6 +42,12 @@ def rule(
     output (``None``: no such condition); like ``heads`` it is an index the
     engine uses to skip a relation that cannot match, read off the
     relation's left-side pattern, never a guard the relation relies on.
+    ``rhs_child_heads``: the same for the right side's root (used when
+    running backward: ``careduce_joino``'s right side combines reductions).
+    ``identity``: the right side is an input of the left side's root
+    (``DimShuffle{identity}(x) -> x``); run backward such a rule only wraps
+    a term in a node over itself, which an e-graph holds already (a cycle),
+    so saturation does not run it backward.
     ``measure``: what strictly decreases from left to right, which makes
     normalization stop: a :class:`graph_bridge.measures.Measure`
     (``count(DimShuffle)``, ``below(...)``, ...; a string is a measure only
@@ -56,6 +64,10 @@ def rule(
         relation.heads = tuple(heads) if heads is not None else None  # type: ignore[attr-defined]
         relation.child_heads = tuple(child_heads) if child_heads is not None else None  # type: ignore[attr-defined]
         relation.rhs_heads = tuple(rhs_heads) if rhs_heads is not None else None  # type: ignore[attr-defined]
+        relation.rhs_child_heads = (  # type: ignore[attr-defined]
+            tuple(rhs_child_heads) if rhs_child_heads is not None else None
+        )
+        relation.identity = bool(identity)  # type: ignore[attr-defined]
         relation.measure = measure  # type: ignore[attr-defined]
         return relation
 
@@ -86,6 +98,8 @@ class RuleIndex:
         self.rules = tuple(rules)
         self._forward: dict[type, tuple[Relation, ...]] = {}
         self._backward: dict[type, tuple[Relation, ...]] = {}
+        # backward_for: (Op class, the Op classes of the input nodes) -> the rules
+        self._backward_by_children: dict[tuple[type, ...], tuple[Relation, ...]] = {}
         # forward_for: Op class -> (its forward rules, whether one has child_heads)
         self._forward_plans: dict[type, tuple[tuple[Relation, ...], bool]] = {}
         # forward_for: (Op class, the Op classes of the input nodes) -> the rules
@@ -138,3 +152,21 @@ class RuleIndex:
     def backward(self, op_class: type) -> tuple[Relation, ...]:
         """Rules whose right side can have an ``op_class`` node at its root."""
         return self._lookup(self._backward, "rhs_heads", op_class)
+
+    def backward_for(self, node: Any) -> tuple[Relation, ...]:
+        """Rules whose right side can match ``node``: its Op class, and its inputs' (``rhs_child_heads``).
+
+        Memoized by the Op classes of the node and of its inputs' nodes.
+        """
+        op_class = type(node.op)
+        key = (op_class, *[type(i.owner.op) for i in node.inputs if i.owner is not None])
+        found = self._backward_by_children.get(key)
+        if found is None:
+            children = key[1:]
+            found = self._backward_by_children[key] = tuple(
+                r
+                for r in self.backward(op_class)
+                if getattr(r, "rhs_child_heads", None) is None
+                or any(issubclass(c, r.rhs_child_heads) for c in children)
+            )
+        return found

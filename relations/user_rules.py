@@ -337,6 +337,7 @@ def rewrite_rule(
     measure: Any = None,
     doc: str | None = None,
     child_heads: Sequence[type] | None = None,
+    rhs_child_heads: Sequence[type] | None = None,
 ) -> Callable[[Any, Any], Callable]:
     """A relation between the graphs ``lhs`` and ``rhs`` describe, usable wherever rules go.
 
@@ -370,7 +371,11 @@ def rewrite_rule(
     count when ``rhs`` has fewer nodes, else none stated) is what decreases
     forward.  ``doc`` is the relation's docstring (Before/After, measure);
     ``child_heads`` replaces the Op classes under the left root read off
-    ``lhs`` (for ``p.elemwise(f, inputs=xs)``, whose inputs are a tuple).
+    ``lhs`` (for ``p.elemwise(f, inputs=xs)``, whose inputs are a tuple);
+    ``rhs_child_heads`` states Op classes one of the right root's inputs
+    has (the backward index of saturation).  A rule whose right side is an
+    input of the left root (``x`` of ``p.dimshuffle(x, o)``) is an identity rule (:func:`relations.rule`'s ``identity``): saturation does not
+    run it backward.
 
     Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::
 
@@ -388,5 +393,7 @@ def rewrite_rule(
         heads=_root_classes(lhs),
         rhs_heads=_root_classes(rhs),
         child_heads=tuple(child_heads) if child_heads is not None else _child_classes(_unnamed(lhs)),
+        rhs_child_heads=rhs_child_heads,
+        identity=isinstance(rhs, p.PatternVar) and any(a is rhs for a in _unnamed(lhs).args),
         measure=measure if measure is not None else _default_measure(lhs, rhs),
     )(relation)

@@ -159,3 +159,46 @@ def test_rules_for_a_node_are_those_its_op_and_its_inputs_ops_allow():
         ]
         assert list(index.forward_for(node)) == wanted
     assert len(index.forward_for(pt.sum(e).owner)) > len(index.forward_for(pt.sum(x).owner))
+
+
+def test_backward_rules_for_a_node_are_those_its_op_and_its_inputs_ops_allow():
+    # rhs_child_heads: careduce_joino's right side combines reductions, so it runs backward only
+    # at a node reading one
+    from graph_bridge import node_term
+    from relations.engine import replacements
+    from relations.join import careduce_joino
+    from relations.rules import RuleIndex
+
+    index = RuleIndex(relations.DEFAULT_RULES)
+    y = pt.vector("y")
+    reduced, plain = pt.sum(x) + pt.sum(y), pt.exp(x) + pt.exp(y)
+    for g in [reduced, plain, pt.exp(x), pt.sum(x)] * 2:  # the second time from the memo
+        node = g.owner
+        child_ops = [i.owner.op for i in node.inputs if i.owner is not None]
+        wanted = [
+            r
+            for r in index.backward(type(node.op))
+            if r.rhs_child_heads is None or any(isinstance(op, r.rhs_child_heads) for op in child_ops)
+        ]
+        assert list(index.backward_for(node)) == wanted
+    assert careduce_joino in index.backward_for(reduced.owner)
+    assert careduce_joino not in index.backward_for(plain.owner)
+    # the index only skips what the relation cannot answer: backward on the plain add gives nothing
+    assert list(replacements(careduce_joino, plain, node_term(plain), True)) == []
+    (back,) = list(replacements(careduce_joino, reduced, node_term(reduced), True))[:1]
+    assert type(back.owner.inputs[0].owner.op).__name__ == "Join"
+
+
+def test_identity_rules_are_not_run_backward_in_the_egraph():
+    # run backward, dimshuffle_identityo wraps any term in an identity DimShuffle over itself: a
+    # cycle the e-graph holds already; the rule says so (identity=True) and saturation skips it
+    from graph_bridge import node_term
+    from relations.dimshuffle import dimshuffle_identityo
+    from relations.engine import replacements
+
+    g = pt.exp(x)
+    (wrapped, *_) = replacements(dimshuffle_identityo, g, node_term(g), True)
+    assert wrapped.owner.inputs[0] is g  # what the relation gives backward
+    assert dimshuffle_identityo.identity and not relations.DEFAULT_RULES[0].identity
+    eg = relations.saturate(pt.sum(g))
+    assert eg.report.rules["dimshuffle_identityo"].matches == 0

@@ -285,12 +285,15 @@ def test_structural_hashes_forget_dead_variables():
 
 def test_open_search_keeps_hashes_and_caps_its_frontier(monkeypatch):
     from relations import frontier
+    from relations.form_search import equivalent_forms
+    from relations.rulesets import DEFAULT_INDEX
 
     monkeypatch.setattr(frontier, "MAX_FRONTIER", 5)
     monkeypatch.setattr(frontier, "PROGRESS_SECONDS", 0.0)
     reports = []
     g = pt.sum(pt.exp(x) * y)
-    forms = list(relations.equivalents(g, limit=60, depth=10**6, progress=reports.append))
+    # the breadth-first search (relations.form_search); equivalents answers from an e-graph
+    forms = [f[0] for f in equivalent_forms([g], DEFAULT_INDEX, 60, 10**6, None, reports.append)]
     assert len(forms) == 60
     assert all(isinstance(r, relations.Progress) for r in reports) and reports
     assert max(r.frontier for r in reports) <= 5
@@ -301,11 +304,16 @@ def test_open_search_keeps_hashes_and_caps_its_frontier(monkeypatch):
 
 def test_progress_is_logged(monkeypatch, caplog):
     from relations import frontier
+    from relations.form_search import equivalent_forms
+    from relations.rulesets import DEFAULT_INDEX
 
     monkeypatch.setattr(frontier, "PROGRESS_SECONDS", 0.0)
     with caplog.at_level("INFO", logger="relations.search"):
-        list(relations.equivalents(pt.sum(pt.exp(x)), limit=3))
+        list(equivalent_forms([pt.sum(pt.exp(x))], DEFAULT_INDEX, 3, 2, None))
     assert any("equivalents:" in r.getMessage() for r in caplog.records)
+    with caplog.at_level("INFO", logger="relations.saturation"):
+        list(relations.equivalents(pt.sum(pt.exp(x)), limit=3))
+    assert any("saturate: stop:" in r.getMessage() for r in caplog.records)
 
 
 def test_no_progress_lines_in_a_short_search(caplog):

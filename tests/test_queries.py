@@ -15,7 +15,6 @@ import relations
 from graph_bridge import ExplicitElemwise, etuplize
 from helpers import check_rewrite, graph_ops, snapshot
 from relations.costs import elements_touched, measured
-from relations.form_search import MAX_ANSWERS_PER_STEP
 
 x = pt.vector("x")
 y = pt.vector("y")
@@ -73,24 +72,58 @@ def test_equivalents_order_is_deterministic():
 
 
 def test_bounds_limit_depth_and_timeout():
-    g = pt.sum(pt.exp(x))
+    g = _site(x) + _site(y)
     assert list(relations.equivalents(g, limit=0)) == []
     assert len(list(relations.equivalents(g, limit=3))) == 3
-    assert list(relations.equivalents(g, depth=0)) == []
-    one = list(relations.equivalents(g, limit=None, depth=1))
-    two = list(relations.equivalents(g, limit=None, depth=2))
-    assert 0 < len(one) < len(two)
-    # depth 1: at most MAX_ANSWERS_PER_STEP answers per (node, rule, direction)
-    index_rules = len(relations.DEFAULT_RULES)
-    assert len(one) <= 2 * index_rules * MAX_ANSWERS_PER_STEP * 2
-    assert len(list(relations.equivalents(g, limit=None, depth=3, timeout=1e-9))) <= 1
+    assert list(relations.equivalents(g, depth=0)) == []  # no iteration: nothing but the input
+    one = list(relations.equivalents(_site(x), limit=None, depth=1))
+    two = list(relations.equivalents(_site(x), limit=None, depth=2))
+    assert 0 < len(one) < len(two)  # depth: iterations of one growing e-graph
+    cut = list(relations.equivalents(_site(x), limit=None, depth=3, timeout=1e-9))
+    assert len(cut) <= len(one)  # stopped within the first iteration
+    small = list(relations.equivalents(_site(x), limit=None, limits=relations.Limits(nodes=5)))
+    assert len(small) < len(two)  # limits= bounds the e-graph too
 
 
-def test_depth_one_forms_are_one_step_away():
+def _site(v):
+    """A sub-graph with two forms forward: ``sum(expand_dims(exp(v), 0))`` and ``sum(exp(v))``."""
+    return pt.sum(pt.expand_dims(pt.exp(v), 0))
+
+
+def _keys(forms):
+    return {pytensor.dprint(f, file="str", id_type="") for f in forms}
+
+
+@pytest.mark.parametrize("k, rules", [(1, None), (2, None), (3, "one"), (4, "one")])
+def test_k_independent_sites_give_at_least_the_product_of_their_forms(k, rules):
+    # the e-graph keeps every site's forms apart: their combinations are all forms of the whole
+    # (default rules: 188 forms a site, 35,344 for two; one rule: 5 a site, 625 for four)
+    from relations.dimshuffle import careduce_dimshuffle_fullo
+
+    rules = (careduce_dimshuffle_fullo,) if rules == "one" else None
+    vs = [pt.vector(f"v{i}") for i in range(k)]
+    counts = [1 + len(list(relations.equivalents(_site(v), limit=None, depth=1, rules=rules))) for v in vs]
+    assert all(n >= 2 for n in counts)
+    g = _site(vs[0])
+    for v in vs[1:]:
+        g = g + _site(v)
+    before = snapshot(g)
+    forms = list(relations.equivalents(g, limit=None, depth=1, rules=rules))
+    assert 1 + len(forms) >= int(np.prod(counts))
+    assert len(_keys(forms) | _keys([g])) == 1 + len(forms)  # distinct, and none is the input
+    assert all(f.type == g.type for f in forms)
+    assert snapshot(g) == before
+    shapes = {v: [(3,), (0,), (1,)] for v in vs}
+    for f in forms[:: max(1, len(forms) // 4)]:  # values of a spread of them (compiling each costs)
+        check_rewrite(g, f, shapes)
+
+
+def test_depth_one_forms_reach_the_normal_form():
     g = pt.sum(pt.expand_dims(pt.exp(x), 0))
     one = list(relations.equivalents(g, limit=None, depth=1))
     normal = relations.normalize(g)
     assert any(equal_computations([f], [normal]) for f in one)  # the forward step
+    assert equal_computations([one[0]], [normal])  # and it is the cheapest: first
 
 
 @pytest.mark.parametrize(

@@ -113,7 +113,12 @@ def test_report_fields_and_logging(caplog):
 
 @pytest.mark.parametrize(
     "limits, stop",
-    [(Limits(iterations=1), "iterations"), (Limits(nodes=2), "nodes"), (Limits(seconds=1e-9), "seconds")],
+    [
+        (Limits(iterations=1, growth=None), "iterations"),
+        (Limits(nodes=2), "nodes"),
+        (Limits(seconds=1e-9), "seconds"),
+        (Limits(growth=0.1), "nodes"),
+    ],
 )
 def test_each_limit_stops_with_its_reason(limits, stop):
     g = pt.sum(pt.expand_dims(pt.exp(pt.expand_dims(x, 0)), 0))
@@ -124,8 +129,21 @@ def test_each_limit_stops_with_its_reason(limits, stop):
 
 
 def test_unbounded_limits_saturate():
-    eg = saturate(_site(x), limits=Limits(nodes=None, iterations=None, seconds=None))
+    eg = saturate(_site(x), limits=Limits(nodes=None, iterations=None, seconds=None, growth=None))
     assert eg.report.stop == "saturated"
+
+
+def test_growth_bounds_the_backward_steps_after_forward_saturation():
+    # forward first, to saturation; then backward steps add at most growth x the e-nodes held
+    g = _site(x) + _site(y)
+    forward = saturate(g, backward=False)
+    n = forward.report.nodes
+    eg = saturate(g, limits=Limits(growth=0.5))
+    assert eg.report.stop == "nodes"
+    assert n < eg.report.nodes <= n + n // 2 + 8  # one e-node's answers may pass the bound
+    assert eg.same(g, relations.normalize(g))  # the forward forms are all there
+    free = saturate(g, limits=Limits(growth=None, seconds=None))
+    assert free.report.nodes > eg.report.nodes
 
 
 @pytest.mark.parametrize(
@@ -135,6 +153,8 @@ def test_unbounded_limits_saturate():
         ({"iterations": 1.5}, "Limits.iterations"),
         ({"seconds": 0}, "Limits.seconds"),
         ({"seconds": True}, "Limits.seconds"),
+        ({"growth": 0}, "Limits.growth"),
+        ({"growth": "1"}, "Limits.growth"),
     ],
 )
 def test_bad_limits_name_the_field(kwargs, message):
@@ -246,18 +266,26 @@ def test_forms_of_k_independent_sites_are_the_product(k):
 
 
 def test_forms_reach_what_the_breadth_first_search_does_not():
-    # the three sites rewritten at once are three steps away: beyond equivalents' depth 2
+    # the three sites rewritten at once are three steps away: beyond the breadth-first search's depth 2
     from pytensor.graph.basic import equal_computations
+
+    from relations.form_search import equivalent_forms
+    from relations.rulesets import rule_index
 
     vs = [pt.vector(f"v{i}") for i in range(3)]
     g = _site(vs[0]) + _site(vs[1]) + _site(vs[2])
     all_three = relations.normalize(g)
     rules = relations.RULESETS["dimshuffle"]
-    bfs = list(relations.equivalents(g, limit=None, depth=2, rules=rules))
-    assert not any(equal_computations([f], [all_three]) for f in bfs)
+    bfs = list(equivalent_forms([g], rule_index(rules), None, 2, None))
+    assert not any(equal_computations(f, [all_three]) for f in bfs)
     forms = list(saturate(g, rules=rules, backward=False).forms())
     assert len(forms) == 8
     assert any(equal_computations([f], [all_three]) for f in forms)
+    # equivalents answers from the e-graph: one iteration steps every site (one rule: 5^3 forms)
+    from relations.dimshuffle import careduce_dimshuffle_fullo
+
+    one = relations.equivalents(g, limit=None, depth=1, rules=(careduce_dimshuffle_fullo,))
+    assert any(equal_computations([f], [all_three]) for f in one)
 
 
 def test_forms_limit_and_first_is_cheapest():
@@ -400,3 +428,17 @@ def test_a_deep_graph_saturates_extracts_and_proves_without_recursion():
     assert out.cost <= elements_touched([relations.normalize(v)])
     p = relations.prove(v, relations.normalize(v), limits=Limits(seconds=None))
     assert p is not None and p.check()
+
+
+def test_forms_of_a_5000_deep_chain_without_recursion():
+    # 5,000 nested levels, two forms at the top site: forms() walks the classes with a work stack
+    v = x
+    for _ in range(5000):
+        v = pt.exp(v)
+    g = _site(v)
+    eg = saturate(g, backward=False, limits=Limits(seconds=None))
+    assert eg.report.stop == "saturated"
+    forms = list(eg.forms())
+    assert len(forms) == 2  # the input and the reduction of the expansion; the chain has one form
+    assert forms[0].type == g.type and forms[1].type == g.type
+    assert {type(f.owner.inputs[0].owner.op).__name__ for f in forms} == {"Elemwise", "DimShuffle"}

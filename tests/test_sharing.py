@@ -38,6 +38,7 @@ from relations.dimshuffle import careduce_dimshuffle_partialo
 from relations.lift import elemwise_alloco, elemwise_set_subtensoro
 from graph_bridge.traverse import count_nodes, owned_variables
 from relations import engine
+from relations.costs import elements_touched
 from relations.engine import Normalizer
 
 
@@ -334,11 +335,22 @@ def repass_cases() -> dict[str, tuple[list, dict]]:
 
 
 class TestQueriesAndCompile:
-    def test_no_equivalent_form_lifts_through_a_shared_set(self):
+    def test_a_lift_through_a_shared_set_is_a_form_of_the_egraph_not_of_the_search(self):
+        # the breadth-first search keeps the use guards: no form lifts through the shared set;
+        # the e-graph (equivalents) has the lift, and extraction (best) weighs it
+        from relations.form_search import equivalent_forms
+
         params, L = lkj_factor(3)
         outs = [pt.sqr(L), L]
-        for form in relations.equivalents(outs, limit=30, depth=1):
-            assert count(form, AdvancedIncSubtensor) <= count(outs, AdvancedIncSubtensor)
+        sets = count(outs, AdvancedIncSubtensor)
+        for form in equivalent_forms(outs, DEFAULT_INDEX, 30, 1, None):
+            assert count(form, AdvancedIncSubtensor) <= sets
+        forward = list(relations.saturate(outs, backward=False).forms(limit=None))
+        assert any(count(f, AdvancedIncSubtensor) > sets for f in forward)
+        equivalent = relations.equivalents(outs, limit=None, depth=1, rules=relations.RULESETS["lift"])
+        assert any(count(f, AdvancedIncSubtensor) > sets for f in equivalent)
+        b = relations.best(outs)
+        assert elements_touched(b) <= elements_touched(relations.normalize(outs))
 
     @pytest.mark.default_mode
     def test_compiled_with_the_tag_has_no_more_sets(self):
