@@ -48,7 +48,7 @@ from relations.broadcast import broadcast_shapeo
 from relations.egraph import EGraph, Limits, Report, saturate
 from relations.explain import Explanation, Proof, Step, explain
 from relations.proofs import prove
-from relations.frontier import Progress
+from relations.progress import Progress
 from relations.patterns import Node
 from relations.patterns import match as pattern_match
 from relations.rules import Relation, RuleIndex, rule

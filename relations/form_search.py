@@ -3,7 +3,7 @@
 :func:`one_step` gives the forms one relation application away (forward or
 backward, at any node); :func:`equivalent_forms` searches them breadth first,
 fewest applications first, keeping a hash of each form seen
-(:mod:`relations.frontier`).  :class:`StructuralKeys` keys variables so that
+(:mod:`relations.structural_hashes`, :mod:`relations.progress`).  :class:`StructuralKeys` keys variables so that
 equal keys mean equal graphs.
 """
 
@@ -19,9 +19,9 @@ from pytensor.graph.basic import Constant, Variable
 from graph_bridge import in_vocabulary, node_term
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.traverse import bottom_up, owned_variables, rebuild
-from relations import frontier as frontier_mod
 from relations.engine import replacements
-from relations.frontier import Progress, ProgressReporter, StructuralHashes
+from relations.progress import Progress, ProgressReporter, logger
+from relations.structural_hashes import StructuralHashes
 from relations.rules import Relation, RuleIndex
 
 __all__ = [
@@ -31,6 +31,13 @@ __all__ = [
     "one_step",
     "replace_in",
 ]
+
+#: Forms kept for expansion at the next level of a search.  Beyond it, new
+#: forms are still yielded (and their hashes kept, so each is yielded once),
+#: but not expanded: a search that long is truncated in breadth, and says so
+#: once on the ``relations.search`` logger (INFO).  The default searches
+#: (``limit=20``, ``depth=2``) stay far below it.
+MAX_FRONTIER = 5_000
 
 #: Answers taken from one relation at one node in one direction (backward
 #: families such as "add a dimension" are finite but can be long).
@@ -139,7 +146,7 @@ def equivalent_forms(
     """Breadth-first search: distinct forms, fewest relation applications first.
 
     Keeps the frontier's forms and a 16-byte hash of each form seen
-    (:mod:`relations.frontier`); reports progress every few seconds.
+    (:mod:`relations.structural_hashes`, :mod:`relations.progress`); reports progress every few seconds.
     """
     if limit == 0:
         return
@@ -159,14 +166,14 @@ def equivalent_forms(
                 if k in seen:
                     continue
                 seen.add(k)
-                if len(next_frontier) < frontier_mod.MAX_FRONTIER:
+                if len(next_frontier) < MAX_FRONTIER:
                     next_frontier.append(new)
                 elif not truncated:
                     truncated = True
-                    frontier_mod.logger.info(
+                    logger.info(
                         "equivalents: more than %d forms at depth %d; later ones are "
-                        "yielded but not expanded (relations.frontier.MAX_FRONTIER)",
-                        frontier_mod.MAX_FRONTIER,
+                        "yielded but not expanded (relations.form_search.MAX_FRONTIER)",
+                        MAX_FRONTIER,
                         level + 1,
                     )
                 yield new

@@ -272,7 +272,7 @@ def test_arguments_are_checked_when_the_call_is_made(call, error, message):
 def test_structural_hashes_forget_dead_variables():
     import gc
 
-    from relations.frontier import StructuralHashes
+    from relations.structural_hashes import StructuralHashes
 
     hashes = StructuralHashes()
     k1 = hashes.digest(pt.exp(x) + 1)
@@ -284,12 +284,12 @@ def test_structural_hashes_forget_dead_variables():
 
 
 def test_open_search_keeps_hashes_and_caps_its_frontier(monkeypatch):
-    from relations import frontier
+    from relations import form_search, progress
     from relations.form_search import equivalent_forms
     from relations.rulesets import DEFAULT_INDEX
 
-    monkeypatch.setattr(frontier, "MAX_FRONTIER", 5)
-    monkeypatch.setattr(frontier, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(form_search, "MAX_FRONTIER", 5)
+    monkeypatch.setattr(progress, "PROGRESS_SECONDS", 0.0)
     reports = []
     g = pt.sum(pt.exp(x) * y)
     # the breadth-first search (relations.form_search); equivalents answers from an e-graph
@@ -303,11 +303,11 @@ def test_open_search_keeps_hashes_and_caps_its_frontier(monkeypatch):
 
 
 def test_progress_is_logged(monkeypatch, caplog):
-    from relations import frontier
+    from relations import progress
     from relations.form_search import equivalent_forms
     from relations.rulesets import DEFAULT_INDEX
 
-    monkeypatch.setattr(frontier, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_SECONDS", 0.0)
     with caplog.at_level("INFO", logger="relations.search"):
         list(equivalent_forms([pt.sum(pt.exp(x))], DEFAULT_INDEX, 3, 2, None))
     assert any("equivalents:" in r.getMessage() for r in caplog.records)

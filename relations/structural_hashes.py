@@ -1,47 +1,25 @@
-"""What an open search keeps in memory, and how it reports progress.
+"""Structural hashes of PyTensor variables: equal graphs, equal 16-byte hashes.
 
-``equivalents`` searches breadth first.  It keeps the forms of the level it
-expands and of the next level (the frontier, at most :data:`MAX_FRONTIER`
-forms each), and, for every form it has yielded, a 16-byte structural hash
-(:class:`StructuralHashes`), never the form itself: memory grows with the
-frontier, plus about 100 bytes (a 16-byte hash in a set) per distinct form.  The hashes of sub-graphs are cached only while their
-variables are alive (weak references), so forms that leave the frontier are
-freed.
+An open search (``relations.form_search``) keeps, for every form it has
+yielded, a 16-byte structural hash (:class:`StructuralHashes`), never the
+form itself: about 100 bytes (a 16-byte hash in a set) per distinct form.
+The hashes of sub-graphs are cached only while their variables are alive
+(weak references), so forms that leave the search are freed.
 
 Two different forms whose hashes collide (BLAKE2b, 128 bits) would be taken
 for one; the chance is negligible next to any run's length.
-
-A long search reports progress: every :data:`PROGRESS_SECONDS` it logs one
-line on the ``relations.search`` logger (level INFO, silent unless logging is
-configured) and calls the ``progress`` callback, if given, with a
-:class:`Progress`.
 """
 
 from __future__ import annotations
 
-import logging
-import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from hashlib import blake2b
 
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
 
-__all__ = ["MAX_FRONTIER", "PROGRESS_SECONDS", "Progress", "ProgressReporter", "StructuralHashes"]
-
-logger = logging.getLogger("relations.search")
-
-#: Seconds between two progress reports of one search.
-PROGRESS_SECONDS = 5.0
-
-#: Forms kept for expansion at the next level of a search.  Beyond it, new
-#: forms are still yielded (and their hashes kept, so each is yielded once),
-#: but not expanded: a search that long is truncated in breadth, and says so
-#: once on the ``relations.search`` logger (INFO).  The default searches
-#: (``limit=20``, ``depth=2``) stay far below it.
-MAX_FRONTIER = 5_000
+__all__ = ["StructuralHashes"]
 
 
 class _KeyedRef(weakref.ref):
@@ -125,43 +103,3 @@ class StructuralHashes:
         for o in outputs:
             h.update(self.digest(o))
         return h.digest()
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A search's state, as given to a ``progress`` callback."""
-
-    #: forms yielded so far
-    forms: int
-    #: the level being expanded (steps from the input)
-    depth: int
-    #: forms kept for the next level
-    frontier: int
-    #: seconds since the search started
-    elapsed: float
-
-
-class ProgressReporter:
-    """Calls ``callback`` and logs a line at most every :data:`PROGRESS_SECONDS`."""
-
-    def __init__(self, callback: Callable[[Progress], object] | None, every: float | None = None) -> None:
-        self.callback = callback
-        self.every = PROGRESS_SECONDS if every is None else every
-        self.start = time.monotonic()
-        self.next = self.start + self.every
-
-    def __call__(self, forms: int, depth: int, frontier: int) -> None:
-        now = time.monotonic()
-        if now < self.next:
-            return
-        self.next = now + self.every
-        report = Progress(forms=forms, depth=depth, frontier=frontier, elapsed=now - self.start)
-        logger.info(
-            "equivalents: %d forms after %.0f s, expanding depth %d, %d forms in the next level",
-            forms,
-            report.elapsed,
-            depth,
-            frontier,
-        )
-        if self.callback is not None:
-            self.callback(report)
