@@ -63,9 +63,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 
-import numpy as np
 import pytensor.scalar as ps
-from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.basic import Variable
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.rewriting.basic import (
     EquilibriumGraphRewriter,
@@ -74,13 +73,14 @@ from pytensor.graph.rewriting.basic import (
     node_rewriter,
 )
 from pytensor.scalar import Cast, ScalarType
-from pytensor.tensor import subtensor as pts
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
 from graph_bridge.facts import same_type
+from graph_bridge.node_relations import SET_CLASSES
 from graph_bridge.nodes import join_parts, scalar_of
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, derive_entry
+from graph_bridge.value_facts import indices_unique, is_zeros
 
 __all__ = [
     "NATIVE_RULES",
@@ -113,16 +113,6 @@ def _subclasses(cls: type):
 #: CAReduce classes the rules look at (exact classes, as the vocabulary).
 CAREDUCE_CLASSES = frozenset(
     [CAReduce] + [c for c in _subclasses(CAReduce) if c.__module__.startswith("pytensor.")]
-)
-#: inc/set classes (``AdvancedIncSubtensor1`` exists before PyTensor 3.3 only).
-SET_CLASSES = tuple(
-    c
-    for c in (
-        pts.IncSubtensor,
-        pts.AdvancedIncSubtensor,
-        getattr(pts, "AdvancedIncSubtensor1", None),
-    )
-    if c is not None
 )
 #: Scalar ops whose reduction of an empty piece is defined (they have an identity).
 WITH_IDENTITY = (ps.Add, ps.Mul, ps.AND, ps.OR)
@@ -259,31 +249,6 @@ def _set_parts(v: Variable, set_mode: bool):
         return None
     ins = v.owner.inputs
     return op, ins[0], ins[1], tuple(ins[2:])
-
-
-def _is_zeros(v: Variable) -> bool:
-    parts = _alloc_parts(v)
-    if parts is not None:
-        v = parts[0]
-    return isinstance(v, Constant) and v.data.size > 0 and not np.any(v.data)
-
-
-def _indices_unique(op, idx: tuple) -> bool:
-    if type(op) is pts.IncSubtensor:
-        return True  # basic indexing never repeats an element
-    if not all(isinstance(i, Constant) for i in idx):
-        return False
-    arrays = [np.asarray(i.data) for i in idx]
-    if any(a.dtype == bool for a in arrays):
-        return False
-    try:
-        arrays = np.broadcast_arrays(*arrays)
-    except ValueError:
-        return False
-    flat = np.stack([a.ravel() for a in arrays], axis=1) if arrays else np.empty((0, 0))
-    if flat.size and not (np.all(flat >= 0, axis=0) | np.all(flat < 0, axis=0)).all():
-        return False  # mixed signs could name one element twice (-1 and n-1)
-    return len({tuple(r) for r in flat.tolist()}) == len(flat)
 
 
 # --------------------------------------------------------------------------
@@ -481,7 +446,7 @@ def local_inc_zeros_as_set(fgraph, node):
     if parts is None:
         return None
     op, base, value, idx = parts
-    if not (_is_zeros(base) and _indices_unique(op, idx)):
+    if not (is_zeros(base) and indices_unique(op, idx)):
         return None
     set_op = _rebuild(op, set_instead_of_inc=True, inplace=False)
     if set_op is None:

@@ -14,10 +14,9 @@ from typing import Any
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.random.op import RandomVariable
-from pytensor.tensor.shape import Shape_i
 
 from graph_bridge.batched import ExplicitBlockwise, NodeOutputs
-from graph_bridge.broadcast_terms import expand_term
+from graph_bridge.broadcast_terms import expand_term, kept_lengths
 from graph_bridge.nodes import is_expansion, read_or_build
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, output_static_shape
 from graph_bridge.random_variables import ExplicitRandomVariable, size_length
@@ -151,12 +150,7 @@ def batch_inputso(stock: Any, inputs: Any, pattern: Any, core_ndims: Any, width:
             return None
         shapes = [v.type.shape[: v.type.ndim - c] for v, c in zip(vs, cores)]
         out_shape = output_static_shape(pat, shapes) if pat and pat[0] else ()
-        lengths: dict[int, Any] = {}
-        for entry, v in zip(pat, vs):
-            for d, c in enumerate(entry):
-                axis = d - entry[:d].count(MISSING)
-                if c == KEPT and d not in lengths and v.type.shape[axis] is None:
-                    lengths[d] = term(Shape_i(axis), v)
+        lengths = kept_lengths(pat, vs)
         return (
             tuple(
                 expand_term(v, e + KEPT * c, lengths, (*out_shape, *(None,) * c), who=f"input {i} of an explicit batched Op")

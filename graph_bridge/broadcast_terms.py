@@ -33,7 +33,7 @@ from graph_bridge.ops import (
 from graph_bridge.terms import op_term, term, term_variable
 from graph_bridge.vocabulary import builder_for
 
-__all__ = ["alloc_valueo", "expand_term", "stock_inputso"]
+__all__ = ["alloc_valueo", "expand_term", "kept_lengths", "stock_inputso"]
 
 DS = builder_for(DimShuffle)
 
@@ -90,6 +90,17 @@ expand_term = _expand_term
 
 
 
+def kept_lengths(pattern: tuple, vs: list) -> dict[int, Any]:
+    """Output dim -> ``Shape_i`` term of the first input that keeps it without a static length."""
+    lengths: dict[int, Any] = {}
+    for entry, v in zip(pattern, vs):
+        for d, c in enumerate(entry):
+            axis = d - entry[:d].count(MISSING)
+            if c == KEPT and d not in lengths and v.type.shape[axis] is None:
+                lengths[d] = term(Shape_i(axis), v)
+    return lengths
+
+
 def stock_inputso(stock: Any, inputs: Any, pattern: Any):
     """``stock`` are the expanded inputs a stock Elemwise needs for ``inputs`` under ``pattern``.
 
@@ -115,12 +126,7 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
         if any(v is None for v in vs) or len(vs) != len(pat):
             return None
         out_shape = output_static_shape(pat, [v.type.shape for v in vs])
-        d_ref = {}
-        for entry, v in zip(pat, vs):
-            for d, c in enumerate(entry):
-                axis = d - entry[:d].count(MISSING)
-                if c == KEPT and d not in d_ref and v.type.shape[axis] is None:
-                    d_ref[d] = term(Shape_i(axis), v)
+        d_ref = kept_lengths(pat, vs)
         return (
             tuple(
                 _expand_term(v, e, d_ref, out_shape, who=f"input {i} of an explicit Elemwise")
