@@ -10,7 +10,7 @@ Three tables, from one run:
   the ratio; the stop reason, classes, e-nodes and e-nodes added per second;
   then ``backward=True`` with the default limits (one run): seconds, the
   ratio, stop, e-nodes; whether ``best`` is no costlier than ``normalize``
-  (``elements_touched``); whether ``prove(g, normalize(g))`` and
+  under best's default cost (``measured``, in predicted microseconds); whether ``prove(g, normalize(g))`` and
   ``prove(g, best(g))`` are found and check; and the memory of the
   saturated e-graph over the graph's own (``tracemalloc``: what
   ``saturate`` keeps, over what a clone of the graph takes).
@@ -48,7 +48,7 @@ from pytensor.graph.rewriting.utils import rewrite_graph  # noqa: E402
 import relations  # noqa: E402
 from graphs import count_nodes, pattern_family  # noqa: E402
 from pymc_models import MODELS, logp_dlogp, pm  # noqa: E402  (tests/pymc_models.py)
-from relations.costs import elements_touched  # noqa: E402
+from relations.costs import measured  # noqa: E402
 from relations.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo  # noqa: E402
 from relations.lift import elemwise_set_subtensoro  # noqa: E402
 from timing import interleaved_seconds  # noqa: E402
@@ -84,7 +84,8 @@ def _memory_ratio(outs) -> float:
 
 
 def _cost(g) -> float:
-    return elements_touched(g if isinstance(g, list) else [g])
+    """``best``'s default cost (predicted microseconds of one compiled call)."""
+    return measured(g if isinstance(g, list) else [g]) * 1e6
 
 
 def _row(name: str, new_graph, rounds: int = 3) -> None:
@@ -110,7 +111,7 @@ def _row(name: str, new_graph, rounds: int = 3) -> None:
     print(
         f"| {name} | {count_nodes(outs)} | {tc * 1e3:.1f} | {ts * 1e3:.1f} | {ts / tc:.2f} | {r.stop} "
         f"| {r.classes} | {r.nodes} | {r.nodes / ts:.0f} | {tb * 1e3:.0f} | {tb / tc:.1f} | {rb.stop} | {rb.nodes} "
-        f"| {_cost(b) <= _cost(normal)} ({_cost(b):.0f} / {_cost(normal):.0f}) "
+        f"| {_cost(b) <= _cost(normal)} ({_cost(b):.2f} / {_cost(normal):.2f} us) "
         f"| {p_norm is not None and p_norm.check()} | {p_best is not None and p_best.check()} | {mem:.1f} |",
         flush=True,
     )
