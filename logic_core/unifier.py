@@ -28,7 +28,7 @@ from logic_core.memo import type_check
 from logic_core.terms import is_logic_var as is_var
 from logic_core.terms import is_term
 
-__all__ = ["Eq", "eq", "install_views", "is_var", "lreify", "unify", "unify_into", "walk"]
+__all__ = ["Eq", "eq", "install_views", "lreify", "unify", "unify_into", "walk"]
 
 _MISSING = object()
 _NULL = ExpressionTuple.null

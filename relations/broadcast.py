@@ -22,26 +22,17 @@ from pytensor.tensor.elemwise import Elemwise
 from graph_bridge import same_typeo
 from logic_core.goals import NotReady
 from logic_core.terms import is_ground
-from graph_bridge.broadcast_terms import alloc_valueo, expand_term, stock_inputso
+from graph_bridge.broadcast_terms import alloc_valueo, stock_inputso
 from logic_core.unifier import eq, lreify
 from graph_bridge.measures import count
-from graph_bridge.node_relations import DS, explicit_alloco, explicit_elemwiseo, stock_alloco, stock_elemwiseo
 from relations import patterns as p
 from relations.user_rules import rewrite_rule
 
 __all__ = [
-    "DS",
     "MAX_BACKWARD_NDIM",
     "alloc_explicito",
-    "alloc_valueo",
     "broadcast_shapeo",
     "elemwise_explicito",
-    "explicit_alloco",
-    "explicit_elemwiseo",
-    "expand_term",
-    "stock_alloco",
-    "stock_elemwiseo",
-    "stock_inputso",
 ]
 
 #: ``broadcast_shapeo`` run with no ndim known enumerates outputs up to this ndim.

@@ -17,23 +17,19 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from graph_bridge import ndimo, same_typeo
 from relations.sharing import movable_eacho, movable_viewo
 from graph_bridge.measures import below, count, elemwise_above, nodes
-from graph_bridge.node_relations import DS, maybe_dimshuffleo, shuffled_inputso
+from graph_bridge.node_relations import shuffled_inputso
 from relations import patterns as p
 from relations.orders import axes_tupleo, compose_orderso, identity_ordero, lengtho, reduce_througho, valid_ordero
 from relations.reductions import added_axes_reductiono
 from relations.user_rules import rewrite_rule
 
 __all__ = [
-    "DS",
     "careduce_added_dimso",
     "careduce_dimshuffle_fullo",
     "careduce_dimshuffle_partialo",
     "dimshuffle_composeo",
     "dimshuffle_identityo",
     "dimshuffle_through_elemwiseo",
-    "maybe_dimshuffleo",
-    "movable_eacho",
-    "shuffled_inputso",
 ]
 
 # sub-graphs, orders, ndims, heads, axes, scalar ops and input tuples

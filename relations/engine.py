@@ -43,7 +43,6 @@ OnRewrite = Callable[[Relation, Variable, Variable], None]
 __all__ = [
     "MAX_PASSES",
     "Normalizer",
-    "answers",
     "copy_trace",
     "first_rewrite",
     "normalize_variables",

@@ -62,7 +62,8 @@ from unification import var
 from graph_bridge.dispatch import VIEWED_CLASSES, head_views
 from graph_bridge.views import view_items
 from logic_core.goals import Conj
-from logic_core.unifier import Eq, is_var, lreify, unify_into
+from logic_core.terms import is_logic_var as is_var
+from logic_core.unifier import Eq, lreify, unify_into
 from logic_core.modes import Mode, ModedGoal, always
 from graph_bridge.terms import Term, term
 from logic_core.terms import is_ground, is_term

@@ -13,14 +13,13 @@ from pytensor.tensor.elemwise import CAReduce
 
 from graph_bridge import same_typeo
 from graph_bridge.measures import count
-from graph_bridge.node_relations import JOIN, combineo, joino
 from graph_bridge.value_facts import one_roundingo
 from relations import patterns as p
-from relations.join_pieces import WITH_IDENTITY, join_axis_reductiono, pieces_safeo, reduce_eacho
+from relations.join_pieces import join_axis_reductiono, pieces_safeo, reduce_eacho
 from relations.reductions import careduce_partso
 from relations.user_rules import rewrite_rule
 
-__all__ = ["JOIN", "WITH_IDENTITY", "careduce_joino", "combineo", "joino"]
+__all__ = ["careduce_joino"]
 
 h, j, k, pieces, ax, f, reduced = p.var("h"), p.var("j"), p.var("k"), p.var("pieces"), p.var("ax"), p.var("f"), p.var("reduced")
 

@@ -19,22 +19,17 @@ from graph_bridge import same_typeo
 from graph_bridge.context import single_useo
 from graph_bridge.lift_facts import cast_likeo, cheap_lifto, fully_broadcastableo, scalar_likeo
 from graph_bridge.measures import count, paths_below
-from graph_bridge.node_relations import SET_CLASSES, alloco, elemwise_holeo, subtensor_updateo
+from graph_bridge.node_relations import SET_CLASSES
 from graph_bridge.ops import ExplicitAlloc
-from graph_bridge.value_facts import indices_unique, set_heado, unique_indiceso, zero_fillo
+from graph_bridge.value_facts import set_heado, unique_indiceso, zero_fillo
 from relations import patterns as p
 from relations.user_rules import rewrite_rule
 
 __all__ = [
-    "SET_CLASSES",
-    "alloco",
     "elemwise_alloco",
-    "elemwise_holeo",
     "elemwise_set_shared_subtensoro",
     "elemwise_set_subtensoro",
     "inc_zeros_as_seto",
-    "indices_unique",
-    "subtensor_updateo",
 ]
 
 # scalar op, inputs before and after the hole (and their 0-d forms), base, indices, value, Op terms

@@ -24,7 +24,7 @@ from graph_bridge.context import graph_context
 from logic_core.goals import lall_ready
 from logic_core.unifier import eq
 from logic_core.modes import Mode, moded
-from relations.engine import answers
+from relations.rules import answers
 from relations.forward import Uncompilable, compile_forward, forward_matcher
 from relations.rules import RuleIndex
 from helpers import all_rules

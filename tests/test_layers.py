@@ -163,3 +163,31 @@ def test_each_layer_imports_first_on_its_own(first):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "Exp"
+
+
+#: Modules whose purpose is to gather names for their readers (the public API, the rule authors' namespace, ``p``).
+NAMESPACES = {"relations", "graph_bridge", "logic_core", "relations.lang", "relations.patterns"}
+
+
+def _reexports(name: str, path: Path) -> list[str]:
+    """Names in ``__all__`` that the module only imports from another project module."""
+    tree = ast.parse(path.read_text())
+    exported: list[str] = []
+    imported: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            exported = [e.value for e in node.value.elts]  # type: ignore[attr-defined]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in PACKAGES:
+            imported.update(a.asname or a.name for a in node.names)
+    return sorted(set(exported) & imported)
+
+
+def test_no_module_re_exports_what_another_defines():
+    """A name has one home: former homes do not re-export it (namespaces excepted)."""
+    found = {name: _reexports(name, path) for name, path in MODULES.items() if name not in NAMESPACES}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_the_re_export_check_sees_one(tmp_path):
+    (tmp_path / "m.py").write_text('from relations.rules import rule\n__all__ = ["rule", "own"]\nown = 1\n')
+    assert _reexports("m", tmp_path / "m.py") == ["rule"]

@@ -18,8 +18,8 @@ from graph_bridge.nodes import (
     scalar_of,
 )
 from graph_bridge.ops import explicit_alloc
-from relations.join import joino
-from relations.lift import alloco, elemwise_holeo
+from graph_bridge.node_relations import joino
+from graph_bridge.node_relations import alloco, elemwise_holeo
 
 
 def _exp_goal(out, x, build_first=False, calls=None):
