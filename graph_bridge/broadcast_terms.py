@@ -38,7 +38,7 @@ __all__ = ["alloc_valueo", "expand_term", "kept_lengths", "stock_inputso"]
 DS = builder_for(DimShuffle)
 
 
-def _expand_term(
+def expand_term(
     x: Variable,
     entry: str,
     lengths: dict[int, Any],
@@ -84,12 +84,6 @@ def _expand_term(
     return t
 
 
-
-#: the stock term of an input under its pattern entry (public name, for the batched Ops' relations)
-expand_term = _expand_term
-
-
-
 def kept_lengths(pattern: tuple, vs: list) -> dict[int, Any]:
     """Output dim -> ``Shape_i`` term of the first input that keeps it without a static length."""
     lengths: dict[int, Any] = {}
@@ -129,7 +123,7 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
         d_ref = kept_lengths(pat, vs)
         return (
             tuple(
-                _expand_term(v, e, d_ref, out_shape, who=f"input {i} of an explicit Elemwise")
+                expand_term(v, e, d_ref, out_shape, who=f"input {i} of an explicit Elemwise")
                 for i, (v, e) in enumerate(zip(vs, pat))
             ),
         )
@@ -175,7 +169,7 @@ def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
         stock_shape = ExplicitAlloc(ent).stock_value_shape(v.type.shape)
         out_shape = tuple(None if s != 1 else 1 for s in stock_shape)
         lengths = dict(enumerate(sh))
-        return (_expand_term(v, ent, lengths, out_shape, leading_ok=True, who="the value of an explicit Alloc"),)
+        return (expand_term(v, ent, lengths, out_shape, leading_ok=True, who="the value of an explicit Alloc"),)
 
     return moded(
         "alloc_valueo",

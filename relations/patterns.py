@@ -378,10 +378,7 @@ def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
             stack.append((pat.node, sub))
             continue
         if isinstance(pat, Var):
-            seen = binding.get(pat, _UNBOUND)
-            if seen is _UNBOUND:
-                binding[pat] = sub
-            elif not _same_graph(seen, sub):
+            if not _bind(binding, pat, sub, _same_graph):
                 return None
             continue
         v = term_variable(sub)
@@ -409,6 +406,15 @@ def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
     return binding
 
 
+def _bind(binding: dict, var: Any, value: Any, same: Callable[[Any, Any], bool]) -> bool:
+    """Bind ``var`` to ``value``, or check ``same`` against what it is bound to already."""
+    seen = binding.get(var, _UNBOUND)
+    if seen is _UNBOUND:
+        binding[var] = value
+        return True
+    return same(seen, value)
+
+
 def _match_props(pat: Node, node: Any, binding: dict) -> dict | None:
     """The props ``pat`` reads off ``node``, with its prop variables bound in ``binding``; ``None``: no match."""
     found = pat.read_props(node)
@@ -417,10 +423,7 @@ def _match_props(pat: Node, node: Any, binding: dict) -> dict | None:
     for key, want in pat.props:
         got = found[key]
         if isinstance(want, Var):
-            seen = binding.get(want, _UNBOUND)
-            if seen is _UNBOUND:
-                binding[want] = got
-            elif not same_prop(seen, got):
+            if not _bind(binding, want, got, same_prop):
                 return None
         elif not same_prop(want, got):
             return None
