@@ -62,6 +62,11 @@ def test_index_facts_from_patterns(a):
     assert not lift.measure.stated and "pattern nodes: 2 on the left, 2 on the right" in str(lift.measure)
     with pytest.raises(TypeError, match="only a text"):
         lift.measure(x)
+    # identity rules (the right side an input of the left root) are not run backward by saturation
+    assert rewrite_rule("mul_one", p.mul(a, 1), a).identity
+    assert not n.identity and not lift.identity  # neg_neg's ``a`` is a grandchild: backward adds nodes
+    assert n.rhs_child_heads is None
+    assert rewrite_rule("ix", p.exp(a), p.neg(a), rhs_child_heads=(Elemwise,)).rhs_child_heads == (Elemwise,)
 
 
 def test_normalize_with_default_rules_plus_user_rule(a):
