@@ -33,6 +33,22 @@ no longer sees one chain; where PyTensor is older than 3.3, a bool
 max/min reduction reduces the bools cast to int8 and casts the result back
 (the same values, and the same error on an empty reduction).  All keep the
 graph's values by definition.
+
+PyTensor's ``local_merge_alloc`` merges ``Alloc(Alloc(m, *inner), *outer)``
+and asserts that each inner length equals the outer one unless the inner
+length is the *constant* 1.  An inner length that is a symbolic shape known
+to be 1 (the inner Alloc's type says so: PyTensor's own rewrites build such
+Allocs from ``x.shape[i]``) gets an Assert that fails whenever the outer
+length is not 1, although the graph broadcasts it (PyTensor 3.0.7 and
+3.3.8)::
+
+    y = pt.tensor3("y", shape=(2, 2, 1))
+    pt.alloc(pt.set_subtensor(y[:2], x), 2, 2, 2)   # default mode: "shape error"
+
+A rewrite that lifts an Elemwise through a set can put a set right under an
+Alloc.  :func:`install_merge_alloc_fix` teaches the rewriter that an inner
+length the inner type fixes at 1 broadcasts, on graphs the toolkit touched
+(elsewhere it runs as PyTensor wrote it).
 """
 
 from __future__ import annotations
@@ -42,13 +58,15 @@ from collections.abc import Sequence
 
 import pytensor
 import pytensor.scalar as ps
-from pytensor.graph.basic import Apply, Variable
-from pytensor.tensor.basic import cast
+from pytensor.graph.basic import Apply, Constant, Variable
+from pytensor.graph.fg import FunctionGraph
+from pytensor.tensor.basic import Alloc, alloc, cast, constant
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
+from graph_bridge.provenance import is_touched
 from graph_bridge.traverse import owned_variables, rebuild
 
-__all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "protect"]
+__all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "install_merge_alloc_fix", "protect"]
 
 #: scalar op classes each canonicalizer flattens together
 _GROUPS = (
@@ -158,3 +176,43 @@ def protect(outputs: Sequence[Variable]) -> list[Variable]:
         return None
 
     return rebuild(outputs, transform=restate)
+
+
+def _unit_lengths_as_constants(inner: Apply) -> list[Variable] | None:
+    """``inner`` Alloc's lengths with a constant 1 where its type fixes a symbolic one at 1.
+
+    ``None`` when every such length is already the constant 1.
+    """
+    lengths = list(inner.inputs[1:])
+    changed = False
+    for i, (length, static) in enumerate(zip(lengths, inner.outputs[0].type.shape)):
+        if static == 1 and not (isinstance(length, Constant) and length.data == 1):
+            lengths[i] = constant(1, dtype=length.type.dtype)
+            changed = True
+    return lengths if changed else None
+
+
+def merge_alloc_with_unit_lengths(stock_fn):
+    """``local_merge_alloc``'s function, seeing an inner length fixed at 1 by type as the constant 1.
+
+    Only on graphs the toolkit touched; elsewhere ``stock_fn`` runs unchanged.
+    """
+
+    def merge_alloc(fgraph: FunctionGraph | None, node: Apply):
+        inner = node.inputs[0].owner
+        if inner is not None and isinstance(inner.op, Alloc):
+            lengths = _unit_lengths_as_constants(inner)
+            if lengths is not None and fgraph is not None and is_touched(fgraph.apply_nodes):
+                node = alloc(alloc(inner.inputs[0], *lengths), *node.inputs[1:]).owner
+        return stock_fn(fgraph, node)
+
+    merge_alloc.stock_fn = stock_fn
+    return merge_alloc
+
+
+def install_merge_alloc_fix() -> None:
+    """Wrap PyTensor's ``local_merge_alloc`` (every database holds the one rewriter) once."""
+    from pytensor.tensor.rewriting.basic import local_merge_alloc
+
+    if not hasattr(local_merge_alloc.fn, "stock_fn"):
+        local_merge_alloc.fn = merge_alloc_with_unit_lengths(local_merge_alloc.fn)

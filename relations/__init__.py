@@ -32,7 +32,7 @@ from graph_bridge.rebroadcast import rebroadcast_outputs
 from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
 from graph_bridge.provenance import has_toolkit_ops, mark_rewritten
 from graph_bridge.traverse import owned_variables
-from graph_bridge.workarounds import protect
+from graph_bridge.workarounds import install_merge_alloc_fix, protect
 from relations import patterns
 from relations.arguments import (
     as_variables,
@@ -512,4 +512,5 @@ def _lower_compiled(outs: Sequence[Variable]) -> list[Variable]:
 
 
 register_lowering(_lower_compiled)
+install_merge_alloc_fix()
 register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))

@@ -6,6 +6,7 @@ import pytensor.tensor as pt
 import pytest
 from pytensor.compile.mode import Mode
 from pytensor.graph.traversal import explicit_graph_inputs
+from pytensor.tensor.subtensor import IncSubtensor
 
 from graph_bridge.workarounds import has_hazards, protect
 from helpers import snapshot
@@ -134,3 +135,59 @@ def test_the_hazard_is_named_by_the_installed_pytensor_version():
 
     assert _version("3.0.7") == (3, 0, 7) and _version("3.4.0rc1") == (3, 4, 0) and _version("3.1.dev0+g1") == (3, 1)
     assert BOOL_EXTREMA_HAZARD == (_version(pytensor.__version__) < (3, 3))
+
+
+# PyTensor's local_merge_alloc asserts an inner length it does not see is 1 (see the module)
+y_unit = pt.tensor3("y_unit", dtype="bool", shape=(2, 2, 1))
+x_bool = pt.scalar("x_bool", dtype="bool")
+
+
+@pytest.mark.default_mode
+def test_a_set_lifted_under_an_alloc_compiles_in_the_default_mode():
+    import relations
+
+    g = pt.alloc(~pt.set_subtensor(y_unit[:2], x_bool), 2, 2, 2)
+    before = snapshot(g)
+    (n,) = relations.normalize([g])
+    assert snapshot(g) == before and n.type == g.type
+    # the lift puts the set right under the Alloc, the pattern PyTensor's merge asserted on
+    assert isinstance(n.owner.inputs[0].owner.op, IncSubtensor) and n.owner.inputs[0].owner.op.set_instead_of_inc
+    args = (np.zeros((2, 2, 1), bool), np.array(True))
+    ref = pytensor.function([y_unit, x_bool], g, mode=REFERENCE)(*args)
+    np.testing.assert_array_equal(pytensor.function([y_unit, x_bool], n)(*args), ref)
+
+
+def _merge_alloc_node(touched: bool):
+    from pytensor.graph.fg import FunctionGraph
+
+    from graph_bridge.provenance import TAG
+
+    inner = pt.alloc(x_bool, y_unit.shape[0], y_unit.shape[1], y_unit.shape[2])  # type: (2, 2, 1)
+    outer = pt.alloc(inner, 2, 2, 2)
+    fg = FunctionGraph([y_unit, x_bool], [outer], clone=False)
+    if touched:
+        setattr(outer.owner.tag, TAG, True)
+    return fg, outer.owner
+
+
+def test_the_merge_sees_an_inner_length_fixed_at_one_by_type_as_broadcast():
+    from pytensor.tensor.rewriting.basic import local_merge_alloc
+
+    fg, node = _merge_alloc_node(touched=True)
+    (merged,) = local_merge_alloc.fn(fg, node)
+    args = (np.zeros((2, 2, 1), bool), np.array(True))
+    out = pytensor.function([y_unit, x_bool], merged, mode=REFERENCE)(*args)
+    np.testing.assert_array_equal(out, np.ones((2, 2, 2), bool))
+    (stock,) = local_merge_alloc.fn.stock_fn(fg, node)  # what PyTensor's rewrite builds
+    with pytest.raises(AssertionError, match="shape error"):
+        pytensor.function([y_unit, x_bool], stock, mode=REFERENCE)(*args)
+
+
+def test_the_merge_runs_as_pytensor_wrote_it_on_graphs_the_toolkit_never_touched():
+    from pytensor.graph.basic import equal_computations
+    from pytensor.tensor.rewriting.basic import local_merge_alloc
+
+    fg, node = _merge_alloc_node(touched=False)
+    (ours,) = local_merge_alloc.fn(fg, node)
+    (stock,) = local_merge_alloc.fn.stock_fn(fg, node)
+    assert equal_computations([ours], [stock])
