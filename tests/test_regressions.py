@@ -117,3 +117,29 @@ def test_a_reassociated_float64_sum_agrees_up_to_rounding():
     assert z is not g and z.type == g.type
     givens = {x0: np.array([[[-1.0]]]), x1: np.array([[[-1.03163425]], [[0.0]]])}
     assert_same_values([g], [z], givens)
+
+
+def set_lifted_under_alloc():
+    """CI's fast profile, PyTensor 3.0.7 and 3.3.8: a lift puts a set right under an Alloc.
+
+    ``normalize`` lifts the Invert through both sets, so the outer Alloc
+    reads ``SetSubtensor{:2}`` of a (2, 2, 1) array; PyTensor rewrites that
+    full overwrite to an Alloc of symbolic lengths, and ``local_merge_alloc``
+    asserted that the length fixed at 1 equals 2 ("shape error").
+    """
+    x0 = pt.tensor3("x0", dtype="bool", shape=(None, None, 1))
+    x1, x2, x3 = (pt.scalar(f"x{i}", dtype="bool") for i in (1, 2, 3))
+    k = pt.set_subtensor(x0[1:], x1)
+    written = pt.set_subtensor(pt.alloc(np.array(False), np.int8(2), np.int8(2), np.int8(1))[np.array([0, 0])], k)
+    c = pt.set_subtensor((written + pt.shape_padleft(x2, 3))[:2], x3)
+    return [x0, x1, x2, x3], pt.alloc(~c, np.int8(2), np.int8(2), np.int8(2))
+
+
+@pytest.mark.default_mode
+def test_a_set_lifted_under_an_alloc_keeps_its_values_in_the_default_mode():
+    ins, g = set_lifted_under_alloc()
+    low = relations.lower(relations.normalize(g))
+    assert low.owner.inputs[0].owner.op.__class__.__name__ != "Invert"  # the lift happened
+    givens = dict(zip(ins, [np.zeros((2, 2, 1), bool), np.array(False), np.array(False), np.array(True)]))
+    assert_same_values(g, low, givens, mode=None)
+    assert_same_values(g, low, givens)
