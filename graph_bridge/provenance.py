@@ -59,10 +59,8 @@ def is_touched(nodes: Iterable[Apply]) -> bool:
     """Whether any of ``nodes`` is a toolkit Op or was built by a toolkit rewrite."""
     from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
 
-    return any(
-        isinstance(n.op, (ExplicitElemwise, ExplicitAlloc)) or getattr(n.tag, TAG, False)
-        for n in nodes
-    )
+    explicit = {ExplicitElemwise, ExplicitAlloc}
+    return any(getattr(n.tag, TAG, False) or type(n.op) in explicit for n in nodes)
 
 
 def has_toolkit_ops(nodes: Iterable[Apply]) -> bool:
@@ -71,5 +69,6 @@ def has_toolkit_ops(nodes: Iterable[Apply]) -> bool:
     from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
     from graph_bridge.random_variables import ExplicitRandomVariable
 
-    explicit = (ExplicitElemwise, ExplicitAlloc, ExplicitBlockwise, ExplicitRandomVariable)
-    return any(isinstance(n.op, explicit) for n in nodes)
+    explicit = {ExplicitElemwise, ExplicitAlloc, ExplicitBlockwise, ExplicitRandomVariable}
+    # exact types (the classes have no subclasses): isinstance on Ops goes through ABCMeta
+    return any(type(n.op) in explicit for n in nodes)

@@ -238,9 +238,9 @@ def _lowering_acts(fgraph: FunctionGraph) -> bool:
     """Whether lowering would change a touched graph: it holds a toolkit Op, or a pattern
     :mod:`graph_bridge.workarounds` restates (else the pass costs a scan, not a backward normalize)."""
     from graph_bridge.provenance import has_toolkit_ops
-    from graph_bridge.workarounds import has_hazards
+    from graph_bridge.workarounds import nodes_have_hazards
 
-    return has_toolkit_ops(fgraph.apply_nodes) or has_hazards(fgraph.outputs)
+    return has_toolkit_ops(fgraph.apply_nodes) or nodes_have_hazards(fgraph.apply_nodes)
 
 
 #: PyTensor's rewrite databases the node-level lowering is registered in (first, by name).

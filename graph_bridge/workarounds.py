@@ -54,7 +54,7 @@ length the inner type fixes at 1 broadcasts, on graphs the toolkit touched
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import pytensor
 import pytensor.scalar as ps
@@ -66,7 +66,7 @@ from pytensor.tensor.elemwise import CAReduce, Elemwise
 from graph_bridge.provenance import is_touched
 from graph_bridge.traverse import owned_variables, rebuild
 
-__all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "install_merge_alloc_fix", "protect"]
+__all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "install_merge_alloc_fix", "nodes_have_hazards", "protect"]
 
 #: scalar op classes each canonicalizer flattens together
 _GROUPS = (
@@ -75,14 +75,18 @@ _GROUPS = (
 )
 
 
+#: scalar op type -> its group in :data:`_GROUPS` (or ``None``), filled as types are met
+_GROUP_OF: dict[type, int | None] = {}
+
+
 def _group(var: Variable) -> int | None:
     node = var.owner
     if node is None or type(node.op) is not Elemwise or len(node.outputs) != 1:
         return None
-    for i, classes in enumerate(_GROUPS):
-        if isinstance(node.op.scalar_op, classes):
-            return i
-    return None
+    kind = type(node.op.scalar_op)
+    if kind not in _GROUP_OF:  # (isinstance on Op classes goes through ABCMeta: slow in a scan)
+        _GROUP_OF[kind] = next((i for i, classes in enumerate(_GROUPS) if issubclass(kind, classes)), None)
+    return _GROUP_OF[kind]
 
 
 #: bool arithmetic and the logical op with the same values
@@ -150,11 +154,20 @@ def _hazards(var: Variable) -> list[int]:
     ]
 
 
+def _hazardous(v: Variable) -> bool:
+    if type(v.owner.op) is not Elemwise:
+        return _bool_extremum(v)
+    return bool(_hazards(v)) or _bool_logic(v) is not None
+
+
 def has_hazards(outputs: Sequence[Variable]) -> bool:
     """Whether PyTensor could miscompile a node of the graph (see the module docstring)."""
-    return any(
-        _hazards(v) or _bool_logic(v) is not None or _bool_extremum(v) for v in owned_variables(outputs)
-    )
+    return any(_hazardous(v) for v in owned_variables(outputs))
+
+
+def nodes_have_hazards(nodes: Iterable[Apply]) -> bool:
+    """:func:`has_hazards` of the graph these nodes are (an fgraph's ``apply_nodes``: no walk)."""
+    return any(_hazardous(o) for n in nodes for o in n.outputs)
 
 
 def protect(outputs: Sequence[Variable]) -> list[Variable]:
