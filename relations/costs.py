@@ -182,8 +182,8 @@ def measured(
     its per element cost less one memory pass (the arithmetic, at least
     :data:`MIN_ARITHMETIC` of a pass), plus a
     memory pass for each output the group writes (one read outside the
-    group or returned); each group pays one per call cost; a DimShuffle, a
-    view, pays its call only.
+    group or returned); each group pays one per call cost; a view (a
+    DimShuffle, a Reshape, a basic Subtensor) pays its call only.
 
     Lengths come, in order, from the static type; from ``sizes`` (a mapping
     of root variables to their run-time shapes); from a constant's or shared
@@ -269,6 +269,11 @@ def _is_view(node: Apply) -> bool:
     return type(node.op).__name__ == "DimShuffle"
 
 
+#: Op class names whose output is a view of their input in the compiled graph (their call
+#: only; the table's per element cost of a one-node graph is the copy of the returned view)
+_VIEWS = frozenset({"DimShuffle", "Reshape", "Subtensor"})
+
+
 class Fusion:
     """Which Elemwise nodes of a graph PyTensor fuses into one loop, and which of their outputs it writes.
 
@@ -350,7 +355,7 @@ def node_cost(node: Apply, shape_of: Any, table: CostTable, fusion: Fusion | Non
         expansions = sum(1 for entry in node.op.pattern if "x" in entry) * table.cost("DimShuffle", dtype)[0]
     if fusion is None or table.memory is None:
         return per_call + per_element * node_elements(node, shape_of) + expansions
-    if _is_view(node):
+    if type(node.op).__name__ in _VIEWS:
         return per_call
     if not _is_elemwise(node):
         return per_call + per_element * node_elements(node, shape_of)

@@ -159,6 +159,18 @@ def test_a_dimshuffle_pays_its_call_only_when_fusion_is_modelled():
     assert measured([m.T], table=CostTable(t.entries, t.default)) == 3.0 + 7.0 * 20
 
 
+@pytest.mark.parametrize("view", ["reshape", "subtensor", "advanced"])
+def test_a_reshape_or_basic_subtensor_is_a_view_that_pays_its_call_only(view):
+    m = pt.matrix("m", shape=(4, 5))
+    out = {"reshape": m.reshape((20,)), "subtensor": m[1:], "advanced": m[[0, 2]]}[view]
+    kind = type(out.owner.op).__name__
+    t = CostTable({kind: {"*": (3.0, 7.0)}}, (0.0, 0.0), memory=1.0)
+    elements = 20 if view == "reshape" else (3 if view == "subtensor" else 2) * 5
+    # an advanced index copies what it reads: its elements are paid
+    expected = 3.0 + (7.0 * elements if view == "advanced" else 0.0)
+    assert measured([out], table=t) == expected
+
+
 def test_fusion_groups_and_written_outputs():
     x, y = pt.vector("x", shape=(3,)), pt.vector("y", shape=(3,))
     a, b = pt.exp(x), pt.log(y)
