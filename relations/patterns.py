@@ -76,10 +76,14 @@ from relations.pattern_nodes import (
     alloc_of,
     combine,
     elemwise,
+    elemwise_first,
+    elemwise_operands,
+    elemwise_or_one,
     explicit_alloc_of,
     explicit_elemwise,
     inc_at,
     join_of,
+    maybe_alloc,
     maybe_dimshuffle,
     reduce,
     set_at,
@@ -890,8 +894,9 @@ for _name in ELEMWISE:
     globals()[_name] = _elemwise_builder(_name, getattr(pt, _name))
 __all__ += [
     "LHS", "RHS", "Named", "named",
-    "alloc_of", "combine", "elemwise", "explicit_alloc_of", "explicit_elemwise", "inc_at", "join_of",
-    "maybe_dimshuffle", "reduce", "set_at", "stock_alloc_of",
+    "alloc_of", "combine", "elemwise", "elemwise_first", "elemwise_operands", "elemwise_or_one",
+    "explicit_alloc_of", "explicit_elemwise", "inc_at", "join_of", "maybe_alloc", "maybe_dimshuffle", "reduce",
+    "set_at", "stock_alloc_of",
 ]
 __all__ += list(ELEMWISE) + [
     "sum", "prod", "max", "min", "all", "any", "careduce", "dimshuffle", "expand_dims", "transpose",

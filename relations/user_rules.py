@@ -338,6 +338,8 @@ def rewrite_rule(
     doc: str | None = None,
     child_heads: Sequence[type] | None = None,
     rhs_child_heads: Sequence[type] | None = None,
+    heads: Sequence[type] | None = None,
+    rhs_heads: Sequence[type] | None = None,
 ) -> Callable[[Any, Any], Callable]:
     """A relation between the graphs ``lhs`` and ``rhs`` describe, usable wherever rules go.
 
@@ -373,7 +375,9 @@ def rewrite_rule(
     ``child_heads`` replaces the Op classes under the left root read off
     ``lhs`` (for ``p.elemwise(f, inputs=xs)``, whose inputs are a tuple);
     ``rhs_child_heads`` states Op classes one of the right root's inputs
-    has (the backward index of saturation).  A rule whose right side is an
+    has (the backward index of saturation); ``heads`` and ``rhs_heads``
+    narrow the Op classes read off the roots (``p.reduce(h, x)`` is any
+    CAReduce; ``heads=(Sum,)`` indexes the rule at Sum nodes only).  A rule whose right side is an
     input of the left root (``x`` of ``p.dimshuffle(x, o)``) is an identity rule (:func:`relations.rule`'s ``identity``): saturation does not
     run it backward.
 
@@ -390,8 +394,8 @@ def rewrite_rule(
     relation.rhs = rhs  # type: ignore[attr-defined]
     relation.where = tuple(where)  # type: ignore[attr-defined]
     return rule(
-        heads=_root_classes(lhs),
-        rhs_heads=_root_classes(rhs),
+        heads=tuple(heads) if heads is not None else _root_classes(lhs),
+        rhs_heads=tuple(rhs_heads) if rhs_heads is not None else _root_classes(rhs),
         child_heads=tuple(child_heads) if child_heads is not None else _child_classes(_unnamed(lhs)),
         rhs_child_heads=rhs_child_heads,
         identity=isinstance(rhs, p.PatternVar) and any(a is rhs for a in _unnamed(lhs).args),
