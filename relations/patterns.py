@@ -48,7 +48,8 @@ A pattern is built with the same calls as a PyTensor graph, under ``p.``::
 - Nodes read by a goal (:mod:`relations.pattern_nodes`, for rules only:
   ``p.elemwise(f, inputs=xs)``, ``p.alloc_of(v, shape)``, ``p.set_at(x,
   idx, v, op=h)``, ``p.join_of(k, pieces)``, ``p.combine(f, parts)``,
-  ``p.reduce(h, x)``, ``p.maybe_dimshuffle(x, o)``, ...): their parts are
+  ``p.reduce(h, x)``, ``p.maybe_dimshuffle(x, o)``, ``p.elemwise_operands(f,
+  xs, es)``, ``p.maybe_alloc(v, shape)``, ...): their parts are
   tuples and Op props, so they neither match nor build by themselves.
 
 Patterns are plain Python objects; :func:`relations.rewrite_rule` turns two
