@@ -45,7 +45,7 @@ from graph_bridge.terms import TermError
 from relations import patterns as p
 from relations.kanren_goals import foreign_goal, kanren_conjunction
 from relations.pattern_nodes import CompiledNode
-from relations.pattern_terms import compilable, compile_sides, instantiate
+from relations.pattern_terms import compilable, compile_sides, instantiate, side_variables
 from relations.rules import rule
 
 __all__ = ["rewrite_rule"]
@@ -307,9 +307,20 @@ def _compiled_relation(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable
     return relation
 
 
+def _check_rhs_bound(lhs: Any, rhs: Any, clauses: list) -> None:
+    """``ValueError`` naming the variables of a compiled ``rhs`` that neither ``lhs`` nor a ``where=`` goal holds."""
+    bound = set(side_variables(lhs))
+    for g in clauses:
+        bound.update(_goal_vars(g))
+    extra = [v for v in side_variables(rhs) if v not in bound and v is not p.RHS]
+    if extra:
+        raise ValueError(f"rhs uses variables that neither lhs nor a where= goal binds: {extra}")
+
+
 def _relation_of(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
     """The compiled relation when every node and clause compiles, else the one that matches by pattern."""
     if compilable(lhs) and compilable(rhs) and all(isinstance(g, (ModedGoal, Eq)) for g in clauses):
+        _check_rhs_bound(lhs, rhs, clauses)
         relation = _compiled_relation(name, lhs, rhs, clauses)
         relation.__doc__ = f"{name}: {lhs!r} -> {rhs!r}"
         return relation
