@@ -501,7 +501,9 @@ def maybe_alloco(out: Any, value: Any, shape: Any):
         val, sh = p
         return term(ALLOC, val, *sh) if sh else val
 
-    return read_or_build(out, (value, shape), _alloc_or_itself, ready, build, "maybe_alloco needs out, or value and shape")
+    return read_or_build(
+        out, (value, shape), _alloc_or_itself, ready, build, "maybe_alloco needs out, or value and shape"
+    )
 
 
 def _elemwise_or_itself(v: Variable):

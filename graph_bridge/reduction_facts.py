@@ -89,7 +89,9 @@ def sum_dtype_safeo(x: Any, dtype: Any) -> ModedGoal:
         v = term_variable(xt)
         return () if v is not None and (v.type.dtype.startswith("float") or v.type.dtype == d) else None
 
-    return moded("sum_dtype_safeo", (x, dtype), Mode((0, 1), (), one=check), waiting="sum_dtype_safeo needs x and dtype")
+    return moded(
+        "sum_dtype_safeo", (x, dtype), Mode((0, 1), (), one=check), waiting="sum_dtype_safeo needs x and dtype"
+    )
 
 
 # -- a Sum through a broadcast operand ----------------------------------------------------

@@ -206,7 +206,7 @@ _SET1 = getattr(pts, "AdvancedIncSubtensor1", None)
 
 
 def written_region(op: Any, x: Variable, idx: tuple) -> Variable | None:
-    """The variable of the elements the set/inc ``op`` writes into ``x`` at ``idx`` (``x[idx]``), for its static shape."""
+    """``x[idx]``: the elements the set/inc ``op`` writes into ``x`` at ``idx``, for their static shape."""
     try:
         if type(op) is pts.IncSubtensor:
             return pts.Subtensor(op.idx_list)(x, *idx)

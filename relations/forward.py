@@ -578,7 +578,10 @@ _COMPILED_BACKWARD: MutableMapping[Any, ForwardMatcher | None] = weakref.WeakKey
 
 
 def backward_matcher(relation: Relation) -> ForwardMatcher | None:
-    """The compiled backward mode of ``relation`` (cached), or ``None`` if it runs as it is (see :func:`forward_matcher`)."""
+    """The compiled backward mode of ``relation`` (cached), or ``None`` if it runs as it is.
+
+    As :func:`forward_matcher`, for the right side known.
+    """
     try:
         return _COMPILED_BACKWARD[relation]
     except KeyError:

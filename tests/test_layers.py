@@ -194,7 +194,13 @@ def test_the_re_export_check_sees_one(tmp_path):
 
 
 #: The rule tables: each rule one ``rewrite_rule`` over patterns and the bridge's relations.
-RULE_TABLES = ("relations.lift", "relations.dimshuffle", "relations.broadcast", "relations.join", "relations.reductions_through")
+RULE_TABLES = (
+    "relations.lift",
+    "relations.dimshuffle",
+    "relations.broadcast",
+    "relations.join",
+    "relations.reductions_through",
+)
 
 
 def _reads_graph_objects(path: Path) -> list[str]:
