@@ -22,7 +22,8 @@ from logic_core.unifier import unify, walk
 from logic_core.memo import remember
 from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, join_parts, read_or_build
-from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
+from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, entry_order
+from graph_bridge.reduction_terms import dimshuffled, elemwise_like, operand_entries
 from graph_bridge.terms import elemwise_term, op_term, term, term_variable
 from graph_bridge.vocabulary import builder_for
 
@@ -33,11 +34,15 @@ __all__ = [
     "SET_CLASSES",
     "alloco",
     "combineo",
+    "elemwise_firsto",
     "elemwise_holeo",
+    "elemwise_operandso",
+    "elemwise_or_oneo",
     "explicit_alloco",
     "explicit_elemwiseo",
     "is_identity_order",
     "joino",
+    "maybe_alloco",
     "maybe_dimshuffleo",
     "shuffled_inputso",
     "stock_alloco",
@@ -416,4 +421,114 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
             one=build,
         ),
         waiting="shuffled_inputso needs inputs, or n, order and inner",
+    )
+
+
+def elemwise_operandso(out: Any, scalar_op: Any, inputs: Any, entries: Any):
+    """``out`` is an Elemwise of ``scalar_op`` on ``inputs`` placed by the broadcast ``entries``.
+
+    Read from a one-output Elemwise, stock (not inplace; an expanding
+    DimShuffle of an input is read through, its dims ``'x'``) or explicit
+    (its pattern).  Built stock: each input DimShuffled to the output's
+    ndim as its entry says (its ``'x'`` dims added).
+    """
+
+    def ready(p):
+        sop, ins, ents = p
+        return isinstance(ins, tuple) and isinstance(ents, tuple) and len(ins) == len(ents)
+
+    def build(p):
+        sop, ins, ents = p
+        parts = []
+        for t, e in zip(ins, ents):
+            v = term_variable(t)
+            if v is None:
+                return None
+            parts.append(dimshuffled(t, v.type.ndim, entry_order(e)))
+        return term(elemwise_term(sop), *parts)
+
+    return read_or_build(
+        out, (scalar_op, inputs, entries), operand_entries, ready, build,
+        "elemwise_operandso needs out, or scalar_op, inputs and entries", single=True,
+    )
+
+
+def _first_and_rest(v: Variable) -> tuple | None:
+    node = v.owner
+    if node is None or len(node.outputs) != 1 or not node.inputs:
+        return None
+    if type(node.op) is ExplicitElemwise or (type(node.op) is Elemwise and not node.op.inplace_pattern):
+        return node.op.scalar_op, node.inputs[0], tuple(node.inputs[1:])
+    return None
+
+
+def elemwise_firsto(out: Any, scalar_op: Any, first: Any, rest: Any):
+    """``out`` is ``Elemwise(scalar_op)(first, *rest)``: read from a stock (not inplace) or explicit one.
+
+    Built as PyTensor builds it (lower-rank inputs expanded on the left).
+    """
+
+    def ready(p):
+        return isinstance(p[2], tuple)
+
+    def build(p):
+        sop, x, xs = p
+        return elemwise_like(sop, x, *xs)
+
+    return read_or_build(
+        out, (scalar_op, first, rest), _first_and_rest, ready, build,
+        "elemwise_firsto needs out, or scalar_op, first and rest", single=True,
+    )
+
+
+def _alloc_or_itself(v: Variable):
+    if v.owner is not None and type(v.owner.op) is Alloc and len(v.owner.inputs) > 1:
+        yield v.owner.inputs[0], tuple(v.owner.inputs[1:])
+    yield v, ()
+
+
+def maybe_alloco(out: Any, value: Any, shape: Any):
+    """``out`` is ``Alloc(value, *shape)`` (a stock Alloc), or ``value`` itself when ``shape`` is ``()``.
+
+    Read, a stock Alloc gives its value and shape, and every ``out`` gives
+    ``(out, ())`` (so a check of either form holds).
+    """
+
+    def ready(p):
+        return isinstance(p[1], tuple)
+
+    def build(p):
+        val, sh = p
+        return term(ALLOC, val, *sh) if sh else val
+
+    return read_or_build(
+        out, (value, shape), _alloc_or_itself, ready, build, "maybe_alloco needs out, or value and shape"
+    )
+
+
+def _elemwise_or_itself(v: Variable):
+    node = v.owner
+    if node is not None and type(node.op) is Elemwise and len(node.inputs) > 1 and not node.op.inplace_pattern:
+        yield node.op.scalar_op, tuple(node.inputs)
+    yield None, (v,)
+
+
+def elemwise_or_oneo(out: Any, scalar_op: Any, parts: Any):
+    """``out`` is ``Elemwise(scalar_op)(*parts)`` (two or more parts of one ndim), or ``parts == (out,)``.
+
+    ``scalar_op`` is ``None`` for the one part.  Read, a stock (not
+    inplace) Elemwise of two or more inputs gives its scalar op and inputs,
+    and every ``out`` gives ``(None, (out,))``; built as PyTensor builds it.
+    """
+
+    def ready(p):
+        sop, ps_ = p
+        return isinstance(ps_, tuple) and (len(ps_) == 1 or (len(ps_) >= 2 and sop is not None))
+
+    def build(p):
+        sop, ps_ = p
+        return ps_[0] if len(ps_) == 1 else elemwise_like(sop, *ps_)
+
+    return read_or_build(
+        out, (scalar_op, parts), _elemwise_or_itself, ready, build, "elemwise_or_oneo needs out, or scalar_op and parts"
     )

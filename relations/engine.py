@@ -31,7 +31,7 @@ from graph_bridge.facts import same_type
 from graph_bridge.provenance import TAG
 from graph_bridge.traverse import clone_over, tag_dict
 from graph_bridge.vocabulary import rewrites_whole_node
-from relations.forward import forward_matcher
+from relations.forward import backward_matcher, forward_matcher
 from relations.rules import Relation, RuleIndex, answers
 
 #: ``logging.getLogger("relations")``: each rewrite, and one summary per normalize, at DEBUG.
@@ -54,11 +54,12 @@ def replacements(rel: Relation, v: Variable, t: Any, backward: bool = False) -> 
     """Variables ``rel`` relates ``v`` (viewed as term ``t``) to that may replace it.
 
     Each answer is reified; answers that do not reify, are ``v`` itself, or
-    change the type (dtype, ndim, broadcastable) are skipped.  Forward, the
-    relation's compiled plan runs when it has one (:mod:`relations.forward`).
+    change the type (dtype, ndim, broadcastable) are skipped.  The
+    relation's compiled plan for the direction runs when it has one
+    (:mod:`relations.forward`; the same answers, in the same order).
     """
     if backward:
-        found = answers(rel, var(), t, backward=True)
+        found = _backward_run(rel)(t)
     else:
         found = _forward_run(rel)(t)
     for out in found:
@@ -112,6 +113,13 @@ def _forward_run(rel: Relation) -> Callable[[Any], Iterable[Any]]:
     if matcher is not None:
         return matcher.plan
     return lambda t: answers(rel, t, var())
+
+
+def _backward_run(rel: Relation) -> Callable[[Any], Iterable[Any]]:
+    matcher = backward_matcher(rel)
+    if matcher is not None:
+        return matcher.plan
+    return lambda t: answers(rel, var(), t, backward=True)
 
 
 def _first_forward_rewrite(v: Variable, runs: tuple[_Run, ...]) -> tuple[Variable, Relation] | None:

@@ -33,6 +33,12 @@ conjunction of them) runs as it is.  If a mode that was expected to be ready
 is not at run time (a value of an unexpected kind), the matcher gives the
 node back to the relation.
 
+:func:`compile_backward` is the same planner with the sides swapped: the
+right side known, as saturation's backward steps and ``lower`` run a rule
+(``relations.engine.replacements``); its plan gives the relation's
+backward answers in the relation's order, and a relation whose backward
+run the planner cannot follow (a mode that gives templates) runs as it is.
+
 Before / after (``elemwise_explicito``, per node)::
 
     relation(t, q): build 4 goals, try each until one is ready, retry the
@@ -70,7 +76,15 @@ from logic_core.terms import is_ground, is_term
 from relations.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction, kanren_conjuncts
 from relations.rules import Relation, answers
 
-__all__ = ["ForwardMatcher", "RuleError", "Uncompilable", "compile_forward", "forward_matcher"]
+__all__ = [
+    "ForwardMatcher",
+    "RuleError",
+    "Uncompilable",
+    "backward_matcher",
+    "compile_backward",
+    "compile_forward",
+    "forward_matcher",
+]
 
 _NULL = ExpressionTuple.null
 
@@ -370,12 +384,15 @@ class _Planner:
         self.emit(f"    yield {out}")
 
 
-def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple[str, dict[str, Any]]:
+def plan_forward(
+    goal: Any, lhs: Any, rhs: Any, name: str = "relation", direction: str = "forward"
+) -> tuple[str, dict[str, Any]]:
     """The steps ``lall_ready`` would take on ``goal`` with ``lhs`` known, as Python source.
 
     Returns the source of ``plan(t)`` (an iterable of the ground right sides
     for the left side ``t``: a generator, or a tuple where the plan has no
-    loop) and the constants it reads.
+    loop) and the constants it reads.  The backward plan is this one with
+    the sides swapped (``direction`` names it in the source).
     """
     planner = _Planner(lhs)
     pending, ordered = _readable_goals(goal, name)
@@ -404,7 +421,7 @@ def plan_forward(goal: Any, lhs: Any, rhs: Any, name: str = "relation") -> tuple
         head, fallback = [], "        return _fallback(t, 0)"
     source = "\n".join(
         [
-            f"def plan(t):  # {name}, forward",
+            f"def plan(t):  # {name}, {direction}",
             *head,
             "    try:",
             *planner.lines,
@@ -493,13 +510,15 @@ _RUNTIME = {
 class ForwardMatcher:
     """A relation's forward mode as a plan (see :func:`compile_forward`); ``source`` is its code."""
 
-    def __init__(self, relation: Relation, source: str, consts: Mapping[str, Any]) -> None:
+    def __init__(self, relation: Relation, source: str, consts: Mapping[str, Any], backward: bool = False) -> None:
         try:  # weakly: the plans are kept by relation, and must not keep it alive
             self._relation: Callable[[], Relation | None] = weakref.ref(relation)
         except TypeError:
             self._relation = lambda: relation
         #: the Python source of the plan
         self.source = source
+        #: whether the plan gives left sides for a known right side
+        self.backward = backward
         namespace = {**_RUNTIME, **consts, "_fallback": self._fallback}
         name = getattr(relation, "__name__", "relation")
         try:
@@ -515,7 +534,8 @@ class ForwardMatcher:
 
     def _fallback(self, t: Any, given: int) -> Iterator[Any]:
         """The relation's own answers after the first ``given`` (the plan met a value it did not expect)."""
-        for k, out in enumerate(answers(self.relation, t, var())):
+        found = answers(self.relation, var(), t, backward=True) if self.backward else answers(self.relation, t, var())
+        for k, out in enumerate(found):
             if k >= given:
                 yield out
 
@@ -539,8 +559,44 @@ def compile_forward(relation: Relation) -> ForwardMatcher:
     return ForwardMatcher(relation, *plan_forward(goal, lhs, rhs, name))
 
 
+def compile_backward(relation: Relation) -> ForwardMatcher:
+    """``relation``'s backward mode (right side known) planned once; raises :class:`Uncompilable` if it cannot be.
+
+    The same planner with the sides swapped: the plan makes the choices
+    ``lall_ready`` makes with the right side known, so it gives the
+    relation's backward answers in the relation's order.
+    """
+    lhs, rhs = var(), var()
+    goal = relation(lhs, rhs)
+    name = getattr(relation, "__name__", "relation")
+    return ForwardMatcher(relation, *plan_forward(goal, rhs, lhs, name, "backward"), backward=True)
+
+
 #: plans by relation; a relation that goes away takes its plan with it
 _COMPILED: MutableMapping[Any, ForwardMatcher | None] = weakref.WeakKeyDictionary()
+_COMPILED_BACKWARD: MutableMapping[Any, ForwardMatcher | None] = weakref.WeakKeyDictionary()
+
+
+def backward_matcher(relation: Relation) -> ForwardMatcher | None:
+    """The compiled backward mode of ``relation`` (cached), or ``None`` if it runs as it is.
+
+    As :func:`forward_matcher`, for the right side known.
+    """
+    try:
+        return _COMPILED_BACKWARD[relation]
+    except KeyError:
+        pass
+    except TypeError:
+        return None
+    try:
+        found: ForwardMatcher | None = compile_backward(relation)
+    except (Uncompilable, RuleError):
+        found = None
+    try:
+        _COMPILED_BACKWARD[relation] = found
+    except TypeError:
+        return None
+    return found
 
 
 def forward_matcher(relation: Relation) -> ForwardMatcher | None:

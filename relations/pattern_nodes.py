@@ -24,7 +24,14 @@ compiles it like a hand-written relation.  They are exported as ``p.*``.
   ``parts`` combined elementwise by ``f`` (one node, or a left fold);
 - ``reduce(h, x)``: any CAReduce, ``h`` its whole head (axes included);
 - ``maybe_dimshuffle(x, order)``: ``DimShuffle{order}(x)``, or ``x`` itself
-  when ``order`` is the identity.
+  when ``order`` is the identity;
+- ``elemwise_operands(f, inputs, entries)``: an Elemwise, stock or
+  explicit, read as its operands placed by their broadcast entries (a
+  stock input's expanding DimShuffle read through);
+  ``elemwise_first(f, first, rest)``: ``f(first, *rest)``, stock or explicit;
+- ``maybe_alloc(v, shape)``: ``Alloc(v, *shape)``, or ``v`` itself for
+  ``shape == ()``; ``elemwise_or_one(f, parts)``: ``f(*parts)``, or the one
+  part itself (``f`` is ``None`` then).
 """
 
 from __future__ import annotations
@@ -40,10 +47,14 @@ from graph_bridge.node_relations import (
     SET_CLASSES,
     alloco,
     combineo,
+    elemwise_firsto,
     elemwise_holeo,
+    elemwise_operandso,
+    elemwise_or_oneo,
     explicit_alloco,
     explicit_elemwiseo,
     joino,
+    maybe_alloco,
     maybe_dimshuffleo,
     stock_alloco,
     stock_elemwiseo,
@@ -57,10 +68,14 @@ __all__ = [
     "alloc_of",
     "combine",
     "elemwise",
+    "elemwise_first",
+    "elemwise_operands",
+    "elemwise_or_one",
     "explicit_alloc_of",
     "explicit_elemwise",
     "inc_at",
     "join_of",
+    "maybe_alloc",
     "maybe_dimshuffle",
     "reduce",
     "set_at",
@@ -209,3 +224,29 @@ def maybe_dimshuffle(x: Any, order: Any, ndim: Any = None) -> CompiledNode:
 
     inner = getattr(x, "op_classes", ())
     return CompiledNode("maybe_dimshuffle", (x,), (*inner, DimShuffle), f"order={order}", goal_of=goal_of)
+
+
+def elemwise_operands(f: Any, inputs: Any, entries: Any) -> CompiledNode:
+    """An Elemwise of ``f``, stock or explicit, on ``inputs`` placed by the broadcast ``entries`` (tuples)."""
+    return _goal("elemwise_operands", (), (Elemwise, ExplicitElemwise), f"{f}, inputs={inputs}, entries={entries}",
+                 elemwise_operandso, f, inputs, entries)
+
+
+def _elemwise_first(out, first, f, rest):
+    return elemwise_firsto(out, f, first, rest)
+
+
+def elemwise_first(f: Any, first: Any, rest: Any) -> CompiledNode:
+    """``f(first, *rest)``: an Elemwise, stock or explicit, with ``first`` a pattern and ``rest`` a tuple."""
+    return _goal("elemwise_first", (first,), (Elemwise, ExplicitElemwise), f"{f}, rest={rest}", _elemwise_first,
+                 f, rest)
+
+
+def maybe_alloc(value: Any, shape: Any) -> CompiledNode:
+    """``Alloc(value, *shape)`` (stock), or ``value`` itself when ``shape`` is ``()``."""
+    return _goal("maybe_alloc", (value,), (Alloc,), f"shape={shape}", maybe_alloco, shape)
+
+
+def elemwise_or_one(f: Any, parts: Any) -> CompiledNode:
+    """``f(*parts)`` (a stock Elemwise), or the one part itself (``f`` is ``None`` then)."""
+    return _goal("elemwise_or_one", (), (Elemwise,), f"{f}, parts={parts}", elemwise_or_oneo, f, parts)

@@ -51,7 +51,7 @@ from relations import patterns as p
 from relations.pattern_nodes import CompiledNode
 from relations.reductions import careduce_heado
 
-__all__ = ["compilable", "compile_sides", "instantiate"]
+__all__ = ["compilable", "compile_sides", "instantiate", "side_variables"]
 
 _NULL = ExpressionTuple.null
 
@@ -82,11 +82,15 @@ class _Compiler:
         self.implied: list[tuple[Callable, tuple]] = []
         #: head variable -> [(head term variable, axis)] in first-occurrence order
         self.heads: dict[Var, list[tuple[Var, Any]]] = {}
+        #: the variables the compiler made (a head's term, a DimShuffle's ndim), not the rule's
+        self.made: set = set()
         self._count = 0
 
     def hidden(self, what: str) -> p.PatternVar:
         self._count += 1
-        return p.PatternVar(f"_{what}{self._count}")
+        v = p.PatternVar(f"_{what}{self._count}")
+        self.made.add(v)
+        return v
 
     def goal(self, make: Callable, args: tuple) -> None:
         self.steps.append((make, args))
@@ -182,6 +186,16 @@ def compile_sides(lhs: Any, rhs: Any) -> tuple[list[tuple[Callable, tuple]], lis
     for _, args in steps:
         _pattern_vars_in(args, found)
     return steps, [v for v in found if v is not p.LHS and v is not p.RHS]
+
+
+def side_variables(pattern: Any) -> list[Var]:
+    """The rule's variables the compiled steps of one side read or bind (the compiler's own left out)."""
+    c = _Compiler()
+    c.side(pattern, p.LHS)
+    found: dict = {}
+    for _, args in c.steps + c.implied:
+        _pattern_vars_in(args, found)
+    return [v for v in found if v is not p.LHS and v not in c.made]
 
 
 def instantiate(steps: Sequence[tuple[Callable, tuple]], rename: dict) -> list:

@@ -48,7 +48,8 @@ A pattern is built with the same calls as a PyTensor graph, under ``p.``::
 - Nodes read by a goal (:mod:`relations.pattern_nodes`, for rules only:
   ``p.elemwise(f, inputs=xs)``, ``p.alloc_of(v, shape)``, ``p.set_at(x,
   idx, v, op=h)``, ``p.join_of(k, pieces)``, ``p.combine(f, parts)``,
-  ``p.reduce(h, x)``, ``p.maybe_dimshuffle(x, o)``, ...): their parts are
+  ``p.reduce(h, x)``, ``p.maybe_dimshuffle(x, o)``, ``p.elemwise_operands(f,
+  xs, es)``, ``p.maybe_alloc(v, shape)``, ...): their parts are
   tuples and Op props, so they neither match nor build by themselves.
 
 Patterns are plain Python objects; :func:`relations.rewrite_rule` turns two
@@ -76,10 +77,14 @@ from relations.pattern_nodes import (
     alloc_of,
     combine,
     elemwise,
+    elemwise_first,
+    elemwise_operands,
+    elemwise_or_one,
     explicit_alloc_of,
     explicit_elemwise,
     inc_at,
     join_of,
+    maybe_alloc,
     maybe_dimshuffle,
     reduce,
     set_at,
@@ -890,8 +895,9 @@ for _name in ELEMWISE:
     globals()[_name] = _elemwise_builder(_name, getattr(pt, _name))
 __all__ += [
     "LHS", "RHS", "Named", "named",
-    "alloc_of", "combine", "elemwise", "explicit_alloc_of", "explicit_elemwise", "inc_at", "join_of",
-    "maybe_dimshuffle", "reduce", "set_at", "stock_alloc_of",
+    "alloc_of", "combine", "elemwise", "elemwise_first", "elemwise_operands", "elemwise_or_one",
+    "explicit_alloc_of", "explicit_elemwise", "inc_at", "join_of", "maybe_alloc", "maybe_dimshuffle", "reduce",
+    "set_at", "stock_alloc_of",
 ]
 __all__ += list(ELEMWISE) + [
     "sum", "prod", "max", "min", "all", "any", "careduce", "dimshuffle", "expand_dims", "transpose",

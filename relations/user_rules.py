@@ -45,7 +45,7 @@ from graph_bridge.terms import TermError
 from relations import patterns as p
 from relations.kanren_goals import foreign_goal, kanren_conjunction
 from relations.pattern_nodes import CompiledNode
-from relations.pattern_terms import compilable, compile_sides, instantiate
+from relations.pattern_terms import compilable, compile_sides, instantiate, side_variables
 from relations.rules import rule
 
 __all__ = ["rewrite_rule"]
@@ -307,9 +307,20 @@ def _compiled_relation(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable
     return relation
 
 
+def _check_rhs_bound(lhs: Any, rhs: Any, clauses: list) -> None:
+    """``ValueError`` naming the variables of a compiled ``rhs`` that neither ``lhs`` nor a ``where=`` goal holds."""
+    bound = set(side_variables(lhs))
+    for g in clauses:
+        bound.update(_goal_vars(g))
+    extra = [v for v in side_variables(rhs) if v not in bound and v is not p.RHS]
+    if extra:
+        raise ValueError(f"rhs uses variables that neither lhs nor a where= goal binds: {extra}")
+
+
 def _relation_of(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
     """The compiled relation when every node and clause compiles, else the one that matches by pattern."""
     if compilable(lhs) and compilable(rhs) and all(isinstance(g, (ModedGoal, Eq)) for g in clauses):
+        _check_rhs_bound(lhs, rhs, clauses)
         relation = _compiled_relation(name, lhs, rhs, clauses)
         relation.__doc__ = f"{name}: {lhs!r} -> {rhs!r}"
         return relation
@@ -338,6 +349,8 @@ def rewrite_rule(
     doc: str | None = None,
     child_heads: Sequence[type] | None = None,
     rhs_child_heads: Sequence[type] | None = None,
+    heads: Sequence[type] | None = None,
+    rhs_heads: Sequence[type] | None = None,
 ) -> Callable[[Any, Any], Callable]:
     """A relation between the graphs ``lhs`` and ``rhs`` describe, usable wherever rules go.
 
@@ -373,7 +386,9 @@ def rewrite_rule(
     ``child_heads`` replaces the Op classes under the left root read off
     ``lhs`` (for ``p.elemwise(f, inputs=xs)``, whose inputs are a tuple);
     ``rhs_child_heads`` states Op classes one of the right root's inputs
-    has (the backward index of saturation).  A rule whose right side is an
+    has (the backward index of saturation); ``heads`` and ``rhs_heads``
+    narrow the Op classes read off the roots (``p.reduce(h, x)`` is any
+    CAReduce; ``heads=(Sum,)`` indexes the rule at Sum nodes only).  A rule whose right side is an
     input of the left root (``x`` of ``p.dimshuffle(x, o)``) is an identity rule (:func:`relations.rule`'s ``identity``): saturation does not
     run it backward.
 
@@ -390,8 +405,8 @@ def rewrite_rule(
     relation.rhs = rhs  # type: ignore[attr-defined]
     relation.where = tuple(where)  # type: ignore[attr-defined]
     return rule(
-        heads=_root_classes(lhs),
-        rhs_heads=_root_classes(rhs),
+        heads=tuple(heads) if heads is not None else _root_classes(lhs),
+        rhs_heads=tuple(rhs_heads) if rhs_heads is not None else _root_classes(rhs),
         child_heads=tuple(child_heads) if child_heads is not None else _child_classes(_unnamed(lhs)),
         rhs_child_heads=rhs_child_heads,
         identity=isinstance(rhs, p.PatternVar) and any(a is rhs for a in _unnamed(lhs).args),

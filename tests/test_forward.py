@@ -25,7 +25,7 @@ from logic_core.goals import lall_ready
 from logic_core.unifier import eq
 from logic_core.modes import Mode, moded
 from relations.rules import answers
-from relations.forward import Uncompilable, compile_forward, forward_matcher
+from relations.forward import Uncompilable, backward_matcher, compile_backward, compile_forward, forward_matcher
 from relations.rules import RuleIndex
 from helpers import all_rules
 from strategies import Drawn, graphs
@@ -331,3 +331,75 @@ def test_a_variable_bound_to_a_pattern_first_then_matched_against_the_node():
             assert list(matcher.answers(graph)) == list(answers(unneg, graph, var()))
     assert list(matcher.answers(-x)) == [x]
     assert list(matcher.answers(pt.exp(x))) == []
+
+
+# -- backward plans: the same planner with the right side known ------------------------------
+
+
+def _same_backward_answers(outputs: list[Variable]) -> int:
+    """Compare the backward plan and the relation run backward at every node of ``outputs`` (and their normal form)."""
+    index = RuleIndex(all_rules())
+    compared = 0
+    for graph in (outputs, relations.normalize(outputs)):
+        with graph_context(graph):
+            for node in apply_ancestors(graph):
+                if len(node.outputs) != 1:
+                    continue
+                t = node_term(node.outputs[0])
+                for rule in index.backward_for(node):
+                    matcher = backward_matcher(rule)
+                    if matcher is None:
+                        continue
+                    plain = list(answers(rule, var(), t, backward=True))
+                    assert _same_terms(list(matcher.answers(t)), plain), (rule.__name__, node)
+                    compared += 1
+    return compared
+
+
+def test_every_rule_is_planned_backward_unless_a_backward_mode_gives_templates():
+    for r in all_rules():
+        matcher = backward_matcher(r)
+        if matcher is None:  # only a rule the planner cannot follow backward runs as it is
+            with pytest.raises(Uncompilable):
+                compile_backward(r)
+            continue
+        assert matcher.backward and matcher.source.startswith(f"def plan(t):  # {r.__name__}, backward")
+    assert all(backward_matcher(r) is not None for r in relations.RULESETS["choices"])
+    assert all(backward_matcher(r) is not None for r in relations.DEFAULT_RULES if r.__name__ != "careduce_joino")
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(graphs(max_nodes=8))
+def test_backward_plan_and_relation_agree_on_random_graphs(drawn: Drawn):
+    _same_backward_answers(list(drawn.outputs))
+
+
+def test_backward_plan_and_relation_agree_on_model_graphs():
+    from helpers import require_pymc
+
+    require_pymc()
+    from pymc_models import MODELS, logp_dlogp
+
+    for name in ("LKJCorr n=10", "hierarchical regression", "NormalMixture", "multinomial logit"):
+        _, outs = logp_dlogp(MODELS[name]())
+        assert _same_backward_answers(outs) > 50, name
+
+
+def test_a_backward_mode_not_ready_at_run_time_falls_back_to_the_relation():
+    def vector_rule(lhs, rhs):
+        a = var()
+        return lall_ready(
+            eq(rhs, a),
+            moded(
+                "vector only",
+                (lhs, a),
+                Mode((1,), (0,), lambda t: iter(((t,),)), lambda t: getattr(t, "ndim", None) == 1),
+            ),
+        )
+
+    matcher = compile_backward(vector_rule)
+    assert "backward" in matcher.source
+    for x in (pt.vector("v"), pt.matrix("m")):
+        assert list(matcher.answers(x)) == list(answers(vector_rule, var(), x, backward=True))
+    assert list(matcher.answers(pt.vector("v"))) != []
+    assert list(matcher.answers(pt.matrix("m"))) == []

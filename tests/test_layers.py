@@ -191,3 +191,35 @@ def test_no_module_re_exports_what_another_defines():
 def test_the_re_export_check_sees_one(tmp_path):
     (tmp_path / "m.py").write_text('from relations.rules import rule\n__all__ = ["rule", "own"]\nown = 1\n')
     assert _reexports("m", tmp_path / "m.py") == ["rule"]
+
+
+#: The rule tables: each rule one ``rewrite_rule`` over patterns and the bridge's relations.
+RULE_TABLES = (
+    "relations.lift",
+    "relations.dimshuffle",
+    "relations.broadcast",
+    "relations.join",
+    "relations.reductions_through",
+)
+
+
+def _reads_graph_objects(path: Path) -> list[str]:
+    """numpy imports and reads of a node's owner or a constant's data in the module (measure predicates aside)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found += [f"{path.name}:{node.lineno} imports {n}" for n in names if n.split(".")[0] == "numpy"]
+        elif isinstance(node, ast.Attribute) and node.attr in ("owner", "data"):
+            found.append(f"{path.name}:{node.lineno} reads .{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("table", RULE_TABLES)
+def test_a_rule_table_reads_no_node_and_no_constant(table):
+    assert _reads_graph_objects(MODULES[table]) == []
+
+
+def test_the_rule_table_check_sees_a_constant_read(tmp_path):
+    (tmp_path / "t.py").write_text("import numpy as np\ndef f(c):\n    return np.all(c.data == 0)\n")
+    assert len(_reads_graph_objects(tmp_path / "t.py")) == 2

@@ -170,6 +170,13 @@ def test_a_variable_the_right_side_needs_must_be_bound():
         lang.rewrite_rule("bad", p.sum(x, axis=ax), p.sum(x, axis=ax2))
     with pytest.raises(ValueError, match="sub-graph in one place and for a prop"):
         lang.rewrite_rule("bad", p.sum(x, axis=ax), p.sum(ax))
+    # the compiled path too (nodes read by goals): ``ys`` and ``k`` are bound by nothing
+    h, f, xs, ys, k = p.var("h"), p.var("f"), p.var("xs"), p.var("ys"), p.var("k")
+    with pytest.raises(ValueError, match=r"neither lhs nor a where= goal binds: \[ys\]"):
+        lang.rewrite_rule("bad", p.reduce(h, p.elemwise(f, inputs=xs)), p.elemwise(f, inputs=ys))
+    with pytest.raises(ValueError, match=r"binds: \[k\]"):
+        lang.rewrite_rule("bad", p.reduce(h, p.elemwise(f, inputs=xs)), p.reduce(h, k))
+    lang.rewrite_rule("ok", p.reduce(h, p.elemwise(f, inputs=xs)), p.reduce(h, k), where=(lang.eq(k, x),))  # a goal binds k
     with pytest.raises(TypeError, match="order must be"):
         p.dimshuffle(x, order=3)
     with pytest.raises(TypeError, match="op must be"):

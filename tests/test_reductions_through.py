@@ -280,3 +280,56 @@ def test_verify_passes(rule):
         pt.exp(pt.set_subtensor(pt.zeros(5)[[0, 2]], x[:2])),
     ]
     assert relations.verify(rule, examples=30, seed=0, graphs=graphs) is None
+
+
+class TestRestated:
+    """What the restatement as ``rewrite_rule`` tables fixed or keeps, beside the tests above."""
+
+    def test_the_index_facts_are_the_hand_written_rules(self):
+        from pytensor.tensor.basic import Alloc as StockAlloc
+        from pytensor.tensor.math import Max
+
+        from graph_bridge import ExplicitAlloc, ExplicitElemwise
+        from graph_bridge.node_relations import SET_CLASSES
+
+        for rule in (sum_factor_broadcasto, sum_count_broadcasto):
+            assert rule.heads == (Sum,) and rule.rhs_heads == (Elemwise,)
+            assert rule.child_heads == (Elemwise, ExplicitElemwise)
+        assert reduce_alloco.heads == reduce_writeso.heads == (Sum, Max, Min)
+        assert reduce_alloco.rhs_heads == (StockAlloc, Elemwise) and reduce_writeso.rhs_heads == (Elemwise,)
+        assert reduce_alloco.child_heads == (StockAlloc, ExplicitAlloc) and reduce_writeso.child_heads == SET_CLASSES
+
+    def test_an_int8_mul_over_a_sum_has_no_preimage_that_wraps(self):
+        a8, b8 = pt.matrix("a8", dtype="int8"), pt.vector("b8", dtype="int8")
+        rhs = pt.sum(a8, axis=0) * b8  # Sum accumulates in int64: Sum(a8 * b8) would wrap in int8
+        assert backward(sum_factor_broadcasto, rhs) == []
+        assert not holds(sum_factor_broadcasto, pt.sum(a8 * b8[None, :], axis=0), rhs)
+        lhs = pt.sum(m * r, axis=0)
+        assert backward(sum_factor_broadcasto, forward(sum_factor_broadcasto, lhs, n=1)[0])  # floats still do
+
+    def test_only_a_mul_of_the_fill_is_read_backward(self):
+        c, w = pt.scalar("c"), pt.vector("w", shape=(3,))
+        assert backward(reduce_writeso, (c - 2.0) + pt.sum(w)) == []  # c * 2 would be read as c - 2
+        pre = backward(reduce_writeso, c * 2.0 + pt.sum(w))
+        assert pre
+        check_rewrite(c * 2.0 + pt.sum(w), pre[0], {c: [()] * 2, w: [(3,)] * 2})
+
+    def test_a_right_side_of_one_part_checks(self):
+        w3 = pt.vector("w3", shape=(3,))
+        for lhs in (
+            pt.sum(pt.set_subtensor(pt.zeros(3)[[2, 0, 1]], w3)),  # everything written: Sum(w3)
+            pt.max(pt.set_subtensor(pt.alloc(pt.constant(1.5), 3)[np.array([], dtype="int64")], w3[:0])),  # nothing
+        ):
+            (rhs,) = forward(reduce_writeso, lhs, n=1)
+            assert rhs.owner is None or not isinstance(rhs.owner.op, Elemwise)  # the one part, not combined
+            assert holds(reduce_writeso, lhs, rhs)
+        lhs = pt.sum(pt.alloc(s, v.shape[0], 3))  # nothing kept: the value times the lengths, no Alloc
+        (rhs,) = forward(reduce_alloco, lhs, n=1)
+        assert not isinstance(rhs.owner.op, Alloc) and holds(reduce_alloco, lhs, rhs)
+        check_rewrite(lhs, rhs, {s: [()] * 3, v: [(0,), (1,), (3,)]})
+
+    def test_a_0d_alloc_is_not_read_backward(self):
+        # its old preimage Max{0}(Alloc(c, 1)) rewrites to c, not to the Alloc: the check refused it
+        zero_d = Alloc()(pt.scalar("c"))
+        assert zero_d.type.ndim == 0
+        assert backward(reduce_alloco, zero_d) == []

@@ -67,6 +67,16 @@ def test_index_facts_from_patterns(a):
     assert not n.identity and not lift.identity  # neg_neg's ``a`` is a grandchild: backward adds nodes
     assert n.rhs_child_heads is None
     assert rewrite_rule("ix", p.exp(a), p.neg(a), rhs_child_heads=(Elemwise,)).rhs_child_heads == (Elemwise,)
+    # heads= / rhs_heads= narrow what the roots give: p.reduce is any CAReduce
+    from pytensor.tensor.math import Sum
+
+    h = p.var("h")
+    any_reduction = rewrite_rule("sum_neg", p.reduce(h, p.neg(a)), p.neg(p.reduce(h, a)))
+    assert any_reduction.heads == (CAReduce,) and Elemwise in any_reduction.rhs_heads
+    sums = rewrite_rule("sum_neg", p.reduce(h, p.neg(a)), p.neg(p.reduce(h, a)), heads=(Sum,), rhs_heads=(Elemwise,))
+    assert sums.heads == (Sum,) and sums.rhs_heads == (Elemwise,)
+    index = relations.rules.RuleIndex([sums])
+    assert index.forward(Sum) == (sums,) and index.forward(CAReduce) == ()
 
 
 def test_normalize_with_default_rules_plus_user_rule(a):

@@ -1,0 +1,217 @@
+"""Reading a reduction and its operands, and building the terms the reductions-through rules put above it.
+
+The relations of :mod:`graph_bridge.reduction_facts` (what the rules of
+``relations.reductions_through`` ask) and the node relations
+``elemwise_operandso`` / ``elemwise_firsto`` of
+:mod:`graph_bridge.node_relations` share these:
+
+- :func:`reduction_axes`: the axes of a Sum/Max/Min head, as a tuple;
+- :func:`operand_entries`: an Elemwise's operands with their broadcast entries;
+- :func:`constant_along`, :func:`aligned`, :func:`dropped`, :func:`expanded`:
+  where an operand is constant, and its term placed in the output's dims,
+  in the dims a reduction keeps, or with dims inserted at the reduced axes;
+- :func:`elemwise_like`, :func:`cast_to`, :func:`count_constant`,
+  :func:`with_axis`: Elemwise, Cast, constant and reduction-head terms as
+  PyTensor builds them.
+"""
+
+from __future__ import annotations
+
+from math import prod
+from typing import Any
+
+import numpy as np
+from pytensor.graph.basic import Variable
+from pytensor.scalar import Cast, ScalarType
+from pytensor.tensor import subtensor as pts
+from pytensor.tensor.basic import constant
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.math import Max, Min, Sum
+
+from graph_bridge.nodes import absorb_expansion, scalar_of
+from graph_bridge.ops import BROADCAST, MISSING, ExplicitElemwise, entry_order
+from graph_bridge.terms import elemwise_term, op_term, term, term_variable
+from graph_bridge.vocabulary import builder_for
+
+__all__ = [
+    "REDUCTIONS",
+    "aligned",
+    "alloc_entry",
+    "cast_to",
+    "combined",
+    "constant_along",
+    "count_constant",
+    "dimshuffled",
+    "dropped",
+    "elemwise_like",
+    "expanded",
+    "operand_entries",
+    "own_dims",
+    "reduced_length",
+    "reduction_axes",
+    "reduction_of",
+    "uncast",
+    "with_axis",
+    "written_region",
+]
+
+DS = builder_for(DimShuffle)
+#: The reductions the rules read: stock Sum, Max and Min (exactly these classes).
+REDUCTIONS = (Sum, Max, Min)
+
+
+def reduction_axes(op: Any, ndim: int) -> tuple[int, ...] | None:
+    """The axes the stock Sum/Max/Min ``op`` reduces of an ``ndim``-d input (``None`` read as every axis).
+
+    ``None`` when ``op`` is not a stock Sum, Max or Min.
+    """
+    if type(op) not in REDUCTIONS:
+        return None
+    axes = op.axis
+    return tuple(range(ndim)) if axes is None else tuple(a % ndim for a in axes)
+
+
+def reduction_of(v: Variable) -> tuple[CAReduce, tuple[int, ...], Variable] | None:
+    """``(op, axes, input)`` of a stock Sum/Max/Min's output ``v``, else ``None``."""
+    node = v.owner
+    if node is None:
+        return None
+    axes = reduction_axes(node.op, node.inputs[0].type.ndim)
+    return None if axes is None else (node.op, axes, node.inputs[0])
+
+
+def operand_entries(v: Variable) -> tuple[Any, tuple, tuple] | None:
+    """``(scalar_op, inputs, entries)`` of a one-output Elemwise, stock (not inplace) or explicit.
+
+    An entry has one character per output dim (``'x'`` missing, ``'1'``
+    broadcast, ``'*'`` kept); a stock input's expanding DimShuffle is read
+    through (its input and ``'x'`` entries).
+    """
+    node = v.owner
+    if node is None or len(node.outputs) != 1:
+        return None
+    if type(node.op) is ExplicitElemwise:
+        return node.op.scalar_op, tuple(node.inputs), tuple(node.op.pattern)
+    if type(node.op) is Elemwise and not node.op.inplace_pattern:
+        found = [absorb_expansion(i) for i in node.inputs]
+        return node.op.scalar_op, tuple(u for u, _ in found), tuple(e for _, e in found)
+    return None
+
+
+def own_dims(entry: str) -> dict[int, int]:
+    """Output dim -> the input's own dim, for the dims the input has."""
+    found, i = {}, 0
+    for d, c in enumerate(entry):
+        if c != MISSING:
+            found[d] = i
+            i += 1
+    return found
+
+
+def constant_along(u: Variable, entry: str, axes: tuple[int, ...]) -> bool:
+    """``u`` (placed by ``entry``) has one value along every axis of ``axes``: missing, or static length 1."""
+    own = own_dims(entry)
+    return all(entry[d] == MISSING or (entry[d] == BROADCAST and u.type.shape[own[d]] == 1) for d in axes)
+
+
+def dimshuffled(u: Any, ndim: int, order: tuple) -> Any:
+    """``DimShuffle{order}(u)`` (``u`` of ``ndim`` dims), or ``u`` for the identity order."""
+    if order == tuple(range(ndim)):
+        return u
+    return term(term(DS, ndim, order), u)
+
+
+def aligned(u: Variable, entry: str) -> Any:
+    """``u`` with the output's ndim (its missing dims added as broadcast ones)."""
+    return dimshuffled(u, u.type.ndim, entry_order(entry))
+
+
+def dropped(u: Variable, entry: str, axes: tuple[int, ...]) -> Any:
+    """``u`` (constant along ``axes``) placed in the output dims not in ``axes``."""
+    own = own_dims(entry)
+    order = [("x" if c == MISSING else own[d]) for d, c in enumerate(entry) if d not in axes]
+    return dimshuffled(u, u.type.ndim, tuple(order))
+
+
+def expanded(u: Variable, axes: tuple[int, ...], ndim: int) -> Any:
+    """``u`` with broadcast dims inserted at ``axes`` (of ``ndim`` in all)."""
+    own = iter(range(u.type.ndim))
+    return dimshuffled(u, u.type.ndim, tuple("x" if d in axes else next(own) for d in range(ndim)))
+
+
+def count_constant(n: int, dtype: str) -> Variable:
+    """The 0-d constant ``n`` of ``dtype``."""
+    return constant(np.asarray(n, dtype=dtype))
+
+
+def cast_to(t: Any, v: Variable, dtype: str) -> Any:
+    """``t`` (whose variable is ``v``) cast to ``dtype``, unless it has that dtype."""
+    return t if v.type.dtype == dtype else term(elemwise_term(Cast(ScalarType(dtype))), t)
+
+
+def with_axis(op: CAReduce, axis: Any) -> Any:
+    """The term of ``op`` reducing along ``axis`` (every other prop kept)."""
+    props = dict(op._props_dict())
+    props["axis"] = axis
+    builder = builder_for(type(op))
+    return op_term(builder(*(props[p] for p in builder.prop_names)))
+
+
+def reduced_length(out: Variable, axes: tuple[int, ...]) -> int | None:
+    """Elements reduced per output element: the static lengths of ``out`` along ``axes``."""
+    lengths = [out.type.shape[d] for d in axes]
+    return None if None in lengths else prod(lengths)
+
+
+def _ndim(t: Any) -> int:
+    v = term_variable(t)
+    if v is None:
+        raise ValueError(f"a built part has no variable: {t}")
+    return v.type.ndim
+
+
+def elemwise_like(scalar_op: Any, *parts: Any) -> Any:
+    """``Elemwise(scalar_op)(*parts)`` as PyTensor builds it: lower-rank parts expanded on the left."""
+    ndims = [_ndim(t) for t in parts]
+    n = max(ndims)
+    parts = tuple(
+        t if k == n else dimshuffled(t, k, ("x",) * (n - k) + tuple(range(k))) for t, k in zip(parts, ndims)
+    )
+    return term(elemwise_term(scalar_op), *parts)
+
+
+def combined(scalar_op: Any, parts: list) -> Any:
+    """``parts[0]`` alone, or the parts in one ``Elemwise(scalar_op)``."""
+    return parts[0] if len(parts) == 1 else elemwise_like(scalar_op, *parts)
+
+
+def alloc_entry(value: Variable, ndim: int) -> str:
+    """The pattern entry of an Alloc's value in its ``ndim``-d output (aligned right, from static shapes)."""
+    own = "".join(BROADCAST if s == 1 else "*" for s in value.type.shape)
+    return MISSING * (ndim - value.type.ndim) + own
+
+
+def uncast(s: Variable) -> Variable | None:
+    """The integer 0-d variable a Cast of it gives (a length cast to the value's dtype), else ``None``."""
+    s = scalar_of(s)
+    node = s.owner if s is not None else None
+    if s is None:
+        return None
+    if node is not None and type(node.op) is Elemwise and isinstance(node.op.scalar_op, Cast):
+        s = node.inputs[0]
+    return s if s.type.ndim == 0 and s.type.dtype.startswith(("int", "uint")) else None
+
+
+_SET1 = getattr(pts, "AdvancedIncSubtensor1", None)
+
+
+def written_region(op: Any, x: Variable, idx: tuple) -> Variable | None:
+    """``x[idx]``: the elements the set/inc ``op`` writes into ``x`` at ``idx``, for their static shape."""
+    try:
+        if type(op) is pts.IncSubtensor:
+            return pts.Subtensor(op.idx_list)(x, *idx)
+        if _SET1 is not None and type(op) is _SET1:
+            return pts.AdvancedSubtensor1()(x, *idx)
+        return pts.advanced_subtensor(x, *idx)
+    except Exception:  # noqa: BLE001 - an index the reader cannot rebuild: no rewrite
+        return None
