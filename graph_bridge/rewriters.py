@@ -47,6 +47,9 @@ class RelationalRewriter(GraphRewriter):
     ``normalize_fn``'s and returns the outputs to compile (the extracted
     form of the ``relational`` pass); where they differ from ``normal`` the
     replacement's reason is ``name + "_extract"`` after a replay.
+
+    ``in_place(fgraph)`` (if given) runs first and returns whether it did the
+    pass's work on the fgraph itself (then ``normalize_fn`` is not called).
     """
 
     def __init__(
@@ -56,8 +59,10 @@ class RelationalRewriter(GraphRewriter):
         needed: Callable[[FunctionGraph], bool] | None = None,
         reports_steps: bool = False,
         refine_fn: Callable[[Sequence[Variable], Sequence[Variable]], Sequence[Variable]] | None = None,
+        in_place: Callable[[FunctionGraph], bool] | None = None,
     ) -> None:
         self.normalize_fn = normalize_fn
+        self.in_place = in_place
         self.name = name
         self.needed = needed
         self.reports_steps = reports_steps
@@ -68,6 +73,8 @@ class RelationalRewriter(GraphRewriter):
 
     def apply(self, fgraph: FunctionGraph) -> None:
         if self.needed is not None and not self.needed(fgraph):
+            return
+        if self.in_place is not None and self.in_place(fgraph):
             return
         outs = list(fgraph.outputs)
         reason = self.name
@@ -207,7 +214,9 @@ def register_relational(
 
 
 def register_lowering(
-    lower_fn: Callable[[Sequence[Variable]], Sequence[Variable]], name: str = "lower_explicit"
+    lower_fn: Callable[[Sequence[Variable]], Sequence[Variable]],
+    name: str = "lower_explicit",
+    in_place: Callable[[FunctionGraph], bool] | None = None,
 ) -> RelationalRewriter:
     """Register ``lower_fn`` in ``optdb`` for every compiling mode (``fast_run``, ``fast_compile``).
 
@@ -218,8 +227,9 @@ def register_lowering(
     hold a toolkit Op or such a pattern; any other graph costs a scan of
     its nodes and is left as it is.
 
-    ``rewrite_graph`` queries do not run this pass; see
-    :func:`register_node_lowering`.
+    ``in_place(fgraph)`` (if given) may do the work on the fgraph itself
+    (:class:`RelationalRewriter`).  ``rewrite_graph`` queries do not run
+    this pass; see :func:`register_node_lowering`.
     """
     existing = optdb.__db__.get(name)
     if existing:
@@ -229,7 +239,7 @@ def register_lowering(
     def needed(fgraph: FunctionGraph) -> bool:
         return is_touched(fgraph.apply_nodes) and _lowering_acts(fgraph)
 
-    rewriter = RelationalRewriter(lower_fn, name, needed=needed)
+    rewriter = RelationalRewriter(lower_fn, name, needed=needed, in_place=in_place)
     optdb.register(name, rewriter, *LOWERING_TAGS, position=LOWERING_POSITION)
     return rewriter
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pytensor
 import pytensor.scalar as ps
@@ -66,7 +67,7 @@ from pytensor.tensor.elemwise import CAReduce, Elemwise
 from graph_bridge.provenance import is_touched
 from graph_bridge.traverse import owned_variables, rebuild
 
-__all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "install_merge_alloc_fix", "nodes_have_hazards", "protect"]
+__all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "install_merge_alloc_fix", "nodes_have_hazards", "protect", "protect_in_place"]
 
 #: scalar op classes each canonicalizer flattens together
 _GROUPS = (
@@ -189,6 +190,41 @@ def protect(outputs: Sequence[Variable]) -> list[Variable]:
         return None
 
     return rebuild(outputs, transform=restate)
+
+
+def _restated_node(v: Variable, extremum: bool, hazards: list[int], logic: Any) -> Apply:
+    """``v``'s node as :func:`protect` restates it, over its current inputs."""
+    inputs = list(v.owner.inputs)
+    if extremum:
+        return _extremum_of_int8(v, inputs[0])
+    for i in hazards:
+        inputs[i] = cast(inputs[i], v.type.dtype)
+    if logic is not None:
+        return Elemwise(logic).make_node(*inputs)
+    return v.owner.clone_with_new_inputs(inputs, strict=False)
+
+
+def protect_in_place(fgraph: FunctionGraph) -> None:
+    """:func:`protect` on an fgraph: each node PyTensor would miscompile is replaced where it is.
+
+    The decisions are read off the graph before any replacement (as
+    :func:`protect` reads the original graph), and each node is rebuilt over
+    its inputs as they are when its turn comes: the same graph as
+    ``protect(fgraph.outputs)``, without rebuilding the rest.  Each new
+    variable gets the stack trace of the one it replaces.
+    """
+    from pytensor.graph.rewriting.basic import copy_stack_trace
+
+    decided = [
+        (v, _bool_extremum(v), _hazards(v), _bool_logic(v))
+        for node in fgraph.toposort()
+        for v in node.outputs
+        if _hazardous(v)
+    ]
+    for v, extremum, hazards, logic in decided:
+        new = _restated_node(v, extremum, hazards, logic).outputs[0]
+        copy_stack_trace(v, new)
+        fgraph.replace(v, new, reason="protect")
 
 
 def _unit_lengths_as_constants(inner: Apply) -> list[Variable] | None:

@@ -23,6 +23,7 @@ from etuples.core import ExpressionTuple
 from pytensor.compile import optdb
 from pytensor.compile.mode import Mode, get_default_mode, get_mode
 from pytensor.graph.basic import Variable, equal_computations
+from pytensor.graph.fg import FunctionGraph
 from unification import unify
 
 from graph_bridge import etuplize
@@ -32,7 +33,7 @@ from graph_bridge.rebroadcast import rebroadcast_outputs
 from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
 from graph_bridge.provenance import has_toolkit_ops, mark_rewritten
 from graph_bridge.traverse import owned_variables
-from graph_bridge.workarounds import install_merge_alloc_fix, protect
+from graph_bridge.workarounds import install_merge_alloc_fix, protect, protect_in_place
 from relations import patterns
 from relations.arguments import (
     as_variables,
@@ -502,15 +503,15 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
 # measured cost (relations.compile_pass); ``relational_normalize``: the greedy normal form only
 register_relational(compile_normalize, reports_steps=True, refine_fn=cheapest)
 register_relational(compile_normalize, name="relational_normalize", reports_steps=True)
-def _lower_compiled(outs: Sequence[Variable]) -> list[Variable]:
-    """What the compile-time lowering pass applies: :func:`lower`; without a toolkit Op (the graphs of
-    the ``relational`` pass) only its restatements (``protect``), not a backward normalize."""
-    outs = list(outs)
-    if not has_toolkit_ops({v.owner for v in owned_variables(outs)}):
-        return protect(outs)
-    return lower(outs)
+def _protect_compiled(fgraph: FunctionGraph) -> bool:
+    """The lowering pass on an fgraph without a toolkit Op (the graphs of the ``relational`` pass):
+    only :func:`lower`'s restatements, node by node (no rebuild, no backward normalize)."""
+    if has_toolkit_ops(fgraph.apply_nodes):
+        return False
+    protect_in_place(fgraph)
+    return True
 
 
-register_lowering(_lower_compiled)
+register_lowering(lambda outs: lower(list(outs)), in_place=_protect_compiled)
 install_merge_alloc_fix()
 register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))

@@ -191,3 +191,39 @@ def test_the_merge_runs_as_pytensor_wrote_it_on_graphs_the_toolkit_never_touched
     (ours,) = local_merge_alloc.fn(fg, node)
     (stock,) = local_merge_alloc.fn.stock_fn(fg, node)
     assert equal_computations([ours], [stock])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_protecting_an_fgraph_in_place_gives_the_graph_protect_builds(name):
+    from pytensor.graph.basic import equal_computations
+    from pytensor.graph.fg import FunctionGraph
+
+    from graph_bridge.workarounds import protect_in_place
+
+    g = CASES[name]
+    ins = list(explicit_graph_inputs([g]))
+    fg = FunctionGraph(ins, [g], clone=True)
+    expected = protect(list(fg.outputs))
+    protect_in_place(fg)
+    assert not has_hazards(fg.outputs)
+    assert equal_computations(fg.outputs, expected, in_xs=fg.inputs, in_ys=fg.inputs)
+    assert fg.outputs[0].type == g.type
+
+
+def test_protecting_in_place_nests_and_keeps_stack_traces():
+    from pytensor.graph.basic import equal_computations
+    from pytensor.graph.fg import FunctionGraph
+
+    from graph_bridge.workarounds import protect_in_place
+
+    inner = b + c  # a bool add under a bool add under a float add: every decision off the original
+    g = (inner + b) + x
+    g.owner.inputs[0].tag.trace = [[("user.py", 1, "model", "g = (inner + b) + x")]]
+    fg = FunctionGraph([b, c, x], [g], clone=True)
+    expected = protect(list(fg.outputs))
+    protect_in_place(fg)
+    assert equal_computations(fg.outputs, expected, in_xs=fg.inputs, in_ys=fg.inputs)
+    ors = [n for n in fg.apply_nodes if getattr(n.op, "scalar_op", None).__class__.__name__ == "OR"]
+    assert len(ors) == 2
+    user_line = [("user.py", 1, "model", "g = (inner + b) + x")]
+    assert any(user_line in getattr(n.outputs[0].tag, "trace", []) for n in ors)  # copy_stack_trace appends
