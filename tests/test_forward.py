@@ -126,21 +126,6 @@ def _same_terms(a: list, b: list) -> bool:
     return len(a) == len(b) and equal_computations([reify(t) for t in a], [reify(t) for t in b])
 
 
-@settings(deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(graphs(max_nodes=8))
-def test_plan_and_relation_agree_on_random_graphs(drawn: Drawn):
-    _same_answers(list(drawn.outputs))
-
-
-def test_plan_and_relation_agree_on_model_graphs():
-    from helpers import require_pymc
-
-    require_pymc()
-    from pymc_models import MODELS, logp_dlogp
-
-    for name in ("LKJCorr n=10", "hierarchical regression", "NormalMixture", "multinomial logit"):
-        _, outs = logp_dlogp(MODELS[name]())
-        assert _same_answers(outs) > 50, name
 
 
 def _same(planned: list, plain: list) -> bool:
@@ -368,13 +353,19 @@ def test_every_rule_is_planned_backward_unless_a_backward_mode_gives_templates()
     assert all(backward_matcher(r) is not None for r in relations.DEFAULT_RULES if r.__name__ != "careduce_joino")
 
 
-@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: each direction's comparison of the plans with the relations (answers compared, how many)
+AGREEMENT = {"forward": _same_answers, "backward": _same_backward_answers}
+
+
+@pytest.mark.parametrize("direction", list(AGREEMENT))
+@settings(deadline=None, max_examples=90, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(graphs(max_nodes=8))
-def test_backward_plan_and_relation_agree_on_random_graphs(drawn: Drawn):
-    _same_backward_answers(list(drawn.outputs))
+def test_plans_and_relations_agree_on_random_graphs(direction, drawn: Drawn):
+    AGREEMENT[direction](list(drawn.outputs))
 
 
-def test_backward_plan_and_relation_agree_on_model_graphs():
+@pytest.mark.parametrize("direction", list(AGREEMENT))
+def test_plans_and_relations_agree_on_model_graphs(direction):
     from helpers import require_pymc
 
     require_pymc()
@@ -382,7 +373,7 @@ def test_backward_plan_and_relation_agree_on_model_graphs():
 
     for name in ("LKJCorr n=10", "hierarchical regression", "NormalMixture", "multinomial logit"):
         _, outs = logp_dlogp(MODELS[name]())
-        assert _same_backward_answers(outs) > 50, name
+        assert AGREEMENT[direction](outs) > 50, name
 
 
 def test_a_backward_mode_not_ready_at_run_time_falls_back_to_the_relation():
