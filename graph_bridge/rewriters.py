@@ -50,6 +50,13 @@ class RelationalRewriter(GraphRewriter):
 
     ``in_place(fgraph)`` (if given) runs first and returns whether it did the
     pass's work on the fgraph itself (then ``normalize_fn`` is not called).
+
+    ``sites_fn(outputs)`` (if given, instead of ``normalize_fn`` outside the
+    verbose replay) returns the normal form and the pairs ``(old, new)``
+    that take the fgraph to it where rules rewrote it
+    (``relations.sites``): those are replaced, readers first, and every
+    other node stays as it is; the result is checked against the normal
+    form, and on a mismatch the fgraph is reverted and its outputs replaced.
     """
 
     def __init__(
@@ -60,9 +67,11 @@ class RelationalRewriter(GraphRewriter):
         reports_steps: bool = False,
         refine_fn: Callable[[Sequence[Variable], Sequence[Variable]], Sequence[Variable]] | None = None,
         in_place: Callable[[FunctionGraph], bool] | None = None,
+        sites_fn: Callable[[Sequence[Variable]], tuple[list[Variable], list[tuple[Variable, Variable]]]] | None = None,
     ) -> None:
         self.normalize_fn = normalize_fn
         self.in_place = in_place
+        self.sites_fn = sites_fn
         self.name = name
         self.needed = needed
         self.reports_steps = reports_steps
@@ -87,8 +96,15 @@ class RelationalRewriter(GraphRewriter):
                     return
                 outs, reason = list(fgraph.outputs), self.name + "_extract"
         else:
-            new = self.normalize_fn(outs)
+            sites = None
+            if self.sites_fn is not None:
+                new, sites = self.sites_fn(outs)
+            else:
+                new = self.normalize_fn(outs)
             final = new if self.refine_fn is None else self.refine_fn(outs, new)
+            if sites is not None and all(a is b for a, b in zip(new, final)):
+                if self._sites_replaced(fgraph, sites, final):
+                    return
         pairs = [
             (o, o.type.filter_variable(n) if n.type != o.type else n)
             for o, n in zip(outs, final)
@@ -96,6 +112,27 @@ class RelationalRewriter(GraphRewriter):
         ]
         if pairs:
             fgraph.replace_all_validate(pairs, reason=reason)
+
+    def _sites_replaced(
+        self, fgraph: FunctionGraph, sites: Sequence[tuple[Variable, Variable]], final: Sequence[Variable]
+    ) -> bool:
+        """Whether replacing ``sites`` gave the fgraph the outputs ``final`` (else it is reverted)."""
+        from pytensor.graph.basic import equal_computations
+
+        if not sites:
+            return all(a is b for a, b in zip(fgraph.outputs, final))
+        chk = fgraph.checkpoint()  # (replace_all_validate would take its own: this one must be the last)
+        try:
+            for o, n in sites:
+                fgraph.replace(o, o.type.filter_variable(n) if n.type != o.type else n, reason=self.name)
+            fgraph.validate()
+            if equal_computations(list(fgraph.outputs), list(final)):
+                _mark_readers(fgraph, [n for _, n in sites])
+                return True
+        except Exception:  # noqa: BLE001 - fall back to replacing the outputs
+            pass
+        fgraph.revert(chk)
+        return False
 
     @staticmethod
     def _replayed(fgraph: FunctionGraph, steps: Sequence[tuple[Any, Variable, Variable]], new: Sequence[Variable]) -> bool:
@@ -107,6 +144,19 @@ class RelationalRewriter(GraphRewriter):
         except Exception:  # noqa: BLE001 - fall back to replacing the outputs
             fgraph.revert(chk)
             return False
+
+
+def _mark_readers(fgraph: FunctionGraph, new: Sequence[Variable]) -> None:
+    """Tag the nodes that read a replacement as rewritten (``graph_bridge.provenance``): an old node
+    whose input a site replacement changed is the toolkit's work, and the lowering pass protects it."""
+    from graph_bridge.provenance import TAG
+
+    for n in new:
+        if n.owner is not None:
+            setattr(n.owner.tag, TAG, True)
+        for client, _ in fgraph.clients.get(n, ()):
+            if isinstance(client, Apply):
+                setattr(client.tag, TAG, True)
 
 
 def _fgraph_node(node: Apply, ins: list[Variable], trace: Any, clients: Any) -> Apply | None:
@@ -198,17 +248,20 @@ def register_relational(
     name: str = "relational",
     reports_steps: bool = False,
     refine_fn: Callable[[Sequence[Variable], Sequence[Variable]], Sequence[Variable]] | None = None,
+    sites_fn: Callable[[Sequence[Variable]], tuple[list[Variable], list[tuple[Variable, Variable]]]] | None = None,
 ) -> RelationalRewriter:
     """Register ``normalize_fn`` in ``optdb`` under the tag ``name`` (off by default).
 
     ``reports_steps``: ``normalize_fn`` takes ``on_rewrite``, and under
     ``config.optimizer_verbose`` the pass replaces node by node, each with
-    the rule's name as the reason.  ``refine_fn``: see :class:`RelationalRewriter`.
+    the rule's name as the reason.  ``refine_fn``, ``sites_fn``: see :class:`RelationalRewriter`.
     """
     existing = optdb.__db__.get(name)
     if existing:  # a re-import: keep the first registration
         return next(iter(existing))
-    rewriter = RelationalRewriter(normalize_fn, name, reports_steps=reports_steps, refine_fn=refine_fn)
+    rewriter = RelationalRewriter(
+        normalize_fn, name, reports_steps=reports_steps, refine_fn=refine_fn, sites_fn=sites_fn
+    )
     optdb.register(name, rewriter, position=POSITION)
     return rewriter
 

@@ -61,7 +61,7 @@ from relations.rulesets import (
     RULESETS,
     rule_index,
 )
-from relations.compile_pass import cheapest, compile_normalize
+from relations.compile_pass import cheapest, compile_normalize, compile_normalize_sites
 from relations.costs import measured, node_costs, shape_finder
 from relations.engine import normalize_variables
 from relations.form_search import StructuralKeys
@@ -501,8 +501,10 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
 
 # ``relational``: the greedy normal form, then saturation with the choices and extraction under the
 # measured cost (relations.compile_pass); ``relational_normalize``: the greedy normal form only
-register_relational(compile_normalize, reports_steps=True, refine_fn=cheapest)
-register_relational(compile_normalize, name="relational_normalize", reports_steps=True)
+register_relational(compile_normalize, reports_steps=True, refine_fn=cheapest, sites_fn=compile_normalize_sites)
+register_relational(
+    compile_normalize, name="relational_normalize", reports_steps=True, sites_fn=compile_normalize_sites
+)
 def _protect_compiled(fgraph: FunctionGraph) -> bool:
     """The lowering pass on an fgraph without a toolkit Op (the graphs of the ``relational`` pass):
     only :func:`lower`'s restatements, node by node (no rebuild, no backward normalize)."""

@@ -23,9 +23,10 @@ from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.traverse import owned_variables
 from relations.costs import measured, node_costs, shape_finder
 from relations.egraph import EGraph, Limits
-from relations.engine import first_rewrite, normalize_variables
+from relations.engine import first_rewrite, normalize_variables, normalizer_run
 from relations.rules import RuleIndex
 from relations.rulesets import COMPILE_INDEX, COMPILE_RULES, RULESETS
+from relations.sites import site_replacements
 
 __all__ = [
     "COMPILE_LIMITS",
@@ -35,6 +36,7 @@ __all__ = [
     "cheapest",
     "choice_matches",
     "compile_normalize",
+    "compile_normalize_sites",
     "has_choice",
     "rewrite_gain",
     "worth_saturating",
@@ -58,6 +60,14 @@ _CHOICES_INDEX = RuleIndex(RULESETS["choices"])
 def compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
     """What ``relational_normalize`` applies (and ``relational`` starts from): ``normalize`` with :data:`COMPILE_RULES`."""
     return normalize_variables(list(outs), COMPILE_INDEX, on_rewrite=on_rewrite, mark=True)
+
+
+def compile_normalize_sites(outs: Sequence[Variable]) -> tuple[list[Variable], list[tuple[Variable, Variable]]]:
+    """:func:`compile_normalize`, and the replacements that take the graph to it where rules rewrote it
+    (:func:`relations.sites.site_replacements`: what the passes replace, instead of the outputs)."""
+    outs = list(outs)
+    normal, norm = normalizer_run(outs, COMPILE_INDEX, mark=True)
+    return normal, site_replacements(outs, norm.memo, norm.copies)
 
 
 def choice_matches(outputs: Sequence[Variable]) -> list[tuple[Variable, Variable]]:

@@ -43,6 +43,7 @@ OnRewrite = Callable[[Relation, Variable, Variable], None]
 __all__ = [
     "MAX_PASSES",
     "Normalizer",
+    "normalizer_run",
     "copy_trace",
     "first_rewrite",
     "normalize_variables",
@@ -208,6 +209,8 @@ class Normalizer:
         # interned NominalVariable by value, which is the same), cheaper than id(), an
         # audited builtin call that makes a new int, and it keeps the keys alive
         self.memo: dict[Variable, Variable] = {}
+        #: each variable a node rebuild made -> the variable it is a copy of (over normal inputs)
+        self.copies: dict[Variable, Variable] = {}
         self.budget = budget
         #: rewrites in this pass
         self.rewrites = 0
@@ -361,9 +364,10 @@ class Normalizer:
             if trace:
                 for o, n in zip(node.outputs, new_node.outputs):
                     n.tag.trace = getattr(o.tag, "trace", trace)
-        rename = self.context.rename
+        rename, copies = self.context.rename, self.copies
         for old_out, new_out in zip(node.outputs, new_node.outputs):
             rename(old_out, new_out)
+            copies[new_out] = old_out
         if self.mark:
             tag_dict(new_node)[TAG] = True
         return new_node
@@ -410,6 +414,17 @@ def normalize_variables(
     :data:`MAX_PASSES`; :meth:`Normalizer.next_pass`), so ``normalize`` is
     idempotent.
     """
+    return normalizer_run(outputs, index, backward, on_rewrite, mark)[0]
+
+
+def normalizer_run(
+    outputs: Sequence[Variable],
+    index: RuleIndex,
+    backward: bool = False,
+    on_rewrite: OnRewrite | None = None,
+    mark: bool = False,
+) -> tuple[list[Variable], Normalizer]:
+    """:func:`normalize_variables`, and the :class:`Normalizer` that ran (its ``memo`` and ``copies``)."""
     debug = log.isEnabledFor(logging.DEBUG)
     start = time.perf_counter() if debug else 0.0
     if debug:
@@ -438,7 +453,7 @@ def normalize_variables(
             rewrites,
             time.perf_counter() - start,
         )
-    return result
+    return result, norm
 
 
 @contextmanager
