@@ -34,7 +34,7 @@ class RelationalRewriter(GraphRewriter):
     """Replace a FunctionGraph's outputs by ``normalize_fn(outputs)`` (then ``refine_fn``), at once.
 
     The outputs are replaced in one ``replace_all_validate`` whose reason is
-    ``name``.  With ``reports_steps`` and ``config.optimizer_verbose`` on,
+    ``name`` (with ``sites_fn``, only the rewritten variables: see below).  With ``reports_steps`` and ``config.optimizer_verbose`` on,
     ``normalize_fn(outputs, on_rewrite=callback)`` reports each rewrite as
     ``callback(rule, before, after)``, and each one is applied to the
     FunctionGraph as its own ``fgraph.replace`` whose ``reason`` is the
