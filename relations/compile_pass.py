@@ -154,8 +154,9 @@ def cheapest(original: Sequence[Variable], normal: Sequence[Variable]) -> list[V
     """
     normal = list(normal)
     shape_of = shape_finder()  # one memo of lengths for every cost below
-    if not worth_saturating(normal, shape_of):
-        return normal
+    with config.change_flags(traceback__limit=0):  # the shape graphs it infers need no stack trace
+        if not worth_saturating(normal, shape_of):
+            return normal
     egraph = EGraph(SATURATION_RULES)
     egraph.add(normal)
     egraph.run(COMPILE_LIMITS, backward=False)
