@@ -161,8 +161,8 @@ def factor_broadcasto(head: Any, scalar_op: Any, inputs: Any, entries: Any, kept
 def _count_out(h, x, d, f, ins, entries):
     us, xv = _variables(ins), term_variable(x)
     axes = _sum_axes(h, xv.type.ndim) if us and xv is not None else None
-    if not axes or not isinstance(f, (ps.Add, ps.Sub)):
-        return None
+    if not axes or not isinstance(f, (ps.Add, ps.Sub)) or len(us) < 2:
+        return None  # (a unary Add, ``pt.add(x)``, counts nothing: PyTensor removes it when compiling)
     n = reduced_length(xv, axes)
     const = [constant_along(u, e, axes) for u, e in zip(us, entries)]
     if n is None or not any(const):

@@ -107,6 +107,11 @@ class TestCount:
     def test_unknown_length_is_left_alone(self):
         assert forward(sum_count_broadcasto, pt.sum(m + r, axis=0)) == []
 
+    def test_a_unary_add_is_left_alone_forward_as_the_check_refuses_it(self):
+        lhs = pt.sum(pt.add(r), axis=0)  # pt.add of one input builds a one-input Add node
+        assert len(lhs.owner.inputs[0].owner.inputs) == 1
+        assert forward(sum_count_broadcasto, lhs) == []
+
     def test_int64_operand_is_counted_and_narrow_ints_and_bools_are_left_alone(self):
         b = pt.matrix("b", dtype="int64", shape=(1, None))
         a = pt.matrix("a", dtype="int64", shape=(300, None))
