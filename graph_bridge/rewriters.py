@@ -124,7 +124,7 @@ class RelationalRewriter(GraphRewriter):
         chk = fgraph.checkpoint()  # (replace_all_validate would take its own: this one must be the last)
         try:
             for o, n in sites:
-                fgraph.replace(o, o.type.filter_variable(n) if n.type != o.type else n, reason=self.name)
+                fgraph.replace(o, n, reason=self.name)  # (which converts n to o's type)
             fgraph.validate()
             if equal_computations(list(fgraph.outputs), list(final)):
                 _mark_readers(fgraph, [n for _, n in sites])

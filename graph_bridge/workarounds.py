@@ -65,7 +65,7 @@ from pytensor.tensor.basic import Alloc, alloc, cast, constant
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
 from graph_bridge.provenance import is_touched
-from graph_bridge.traverse import owned_variables, rebuild
+from graph_bridge.traverse import clone_over, owned_variables, rebuild
 
 __all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "install_merge_alloc_fix", "nodes_have_hazards", "protect", "protect_in_place"]
 
@@ -179,29 +179,24 @@ def protect(outputs: Sequence[Variable]) -> list[Variable]:
     if not has_hazards(outputs):
         return list(outputs)
 
-    def restate(v: Variable, inputs: list[Variable]):
-        if _bool_extremum(v):
-            return _extremum_of_int8(v, inputs[0])
-        for i in _hazards(v):
-            inputs[i] = cast(inputs[i], v.type.dtype)
-        logic = _bool_logic(v)
-        if logic is not None:
-            return Elemwise(logic).make_node(*inputs)
-        return None
+    def restate(v: Variable, inputs: list[Variable]) -> Apply | None:
+        if not _hazardous(v):
+            return None
+        return _restated_node(v, inputs, _bool_extremum(v), _hazards(v), _bool_logic(v))
 
     return rebuild(outputs, transform=restate)
 
 
-def _restated_node(v: Variable, extremum: bool, hazards: list[int], logic: Any) -> Apply:
-    """``v``'s node as :func:`protect` restates it, over its current inputs."""
-    inputs = list(v.owner.inputs)
+def _restated_node(v: Variable, inputs: list[Variable], extremum: bool, hazards: list[int], logic: Any) -> Apply:
+    """``v``'s node as :func:`protect` restates it, over ``inputs`` (its inputs, or their new versions)."""
     if extremum:
         return _extremum_of_int8(v, inputs[0])
+    inputs = list(inputs)
     for i in hazards:
         inputs[i] = cast(inputs[i], v.type.dtype)
     if logic is not None:
         return Elemwise(logic).make_node(*inputs)
-    return v.owner.clone_with_new_inputs(inputs, strict=False)
+    return clone_over(v.owner, inputs) or v.owner.clone_with_new_inputs(inputs, strict=False)
 
 
 def protect_in_place(fgraph: FunctionGraph) -> None:
@@ -222,7 +217,7 @@ def protect_in_place(fgraph: FunctionGraph) -> None:
         if _hazardous(v)
     ]
     for v, extremum, hazards, logic in decided:
-        new = _restated_node(v, extremum, hazards, logic).outputs[0]
+        new = _restated_node(v, v.owner.inputs, extremum, hazards, logic).outputs[0]
         copy_stack_trace(v, new)
         fgraph.replace(v, new, reason="protect")
 
