@@ -7,7 +7,7 @@ millisecond per call on PyMC's graphs).  Lengths are mostly
 ``x.shape[i]``, a constant, or a little arithmetic on those, so
 :func:`folded_value` evaluates such graphs directly: constants, the static
 shapes of variables (``Shape``, ``Shape_i``), and a few value Ops
-(indexing, DimShuffle, elementwise arithmetic, MakeVector) over them, with
+(indexing, DimShuffle, elementwise and scalar arithmetic, MakeVector) over them, with
 the Ops' own ``perform``.  A value it finds is the value of the graph (so
 also what ``infer_static_shape`` finds); where it finds none, the caller
 asks PyTensor.
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from pytensor.graph.basic import Apply, Constant, Variable
+from pytensor.scalar.basic import ScalarOp
 from pytensor.tensor.basic import MakeVector, ScalarFromTensor, TensorFromScalar
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.shape import Shape, Shape_i
@@ -29,7 +30,7 @@ __all__ = ["MAX_FOLDED_NODES", "folded_value"]
 #: nodes :func:`folded_value` evaluates at most before it gives up
 MAX_FOLDED_NODES = 32
 
-_PERFORMED = (DimShuffle, Elemwise, MakeVector, ScalarFromTensor, Subtensor, TensorFromScalar)
+_PERFORMED = (DimShuffle, Elemwise, MakeVector, ScalarFromTensor, ScalarOp, Subtensor, TensorFromScalar)
 
 
 _FAIL = object()  # the value cannot be known

@@ -22,6 +22,7 @@ import numpy as np
 from pytensor.graph.basic import Apply, Constant, Variable
 
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
+from graph_bridge.shape_values import folded_value
 from graph_bridge.traverse import bottom_up, owned_variables
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "load_table",
     "Fusion",
     "measured",
+    "MAX_FOLDED_SIZE",
     "merged_nodes",
     "node_cost",
     "node_costs",
@@ -232,6 +234,10 @@ def merged_nodes(outputs: Sequence[Variable]) -> tuple[list[Apply], dict[Variabl
         if node is None:
             canon[v] = constants.setdefault(_constant_key(v), v) if isinstance(v, Constant) else v
             continue
+        folded = _folded(v, canon)
+        if folded is not None:  # PyTensor's constant folding makes it this constant: free, and merged
+            canon[v] = constants.setdefault(_constant_key(folded), folded)
+            continue
         key = (node.op, tuple(canon[i] for i in node.inputs))
         rep = reps.get(key)
         if rep is None or len(rep.outputs) != len(node.outputs):
@@ -240,6 +246,32 @@ def merged_nodes(outputs: Sequence[Variable]) -> tuple[list[Apply], dict[Variabl
         for o, r in zip(node.outputs, rep.outputs):
             canon[o] = r
     return nodes, canon
+
+
+#: the most elements a folded value may hold (PyTensor folds larger ones too; these are the
+#: index and shape arithmetic that makes equal computations look different)
+MAX_FOLDED_SIZE = 64
+
+
+def _folded(v: Variable, canon: Mapping[Variable, Variable]) -> Constant | None:
+    """The constant ``v`` folds to, when its node has one output, every input is a constant (or
+    one the walk folded) or it reads a static shape, and the value is small; else ``None``."""
+    from pytensor.scalar import ScalarType
+    from pytensor.tensor.shape import Shape, Shape_i
+    from pytensor.tensor.type import TensorType
+
+    node = v.owner
+    if len(node.outputs) != 1 or not isinstance(v.type, (TensorType, ScalarType)):
+        return None
+    if not isinstance(node.op, (Shape, Shape_i)) and not all(isinstance(canon[i], Constant) for i in node.inputs):
+        return None
+    value = folded_value(v)
+    if value is None or np.size(value) > MAX_FOLDED_SIZE:
+        return None
+    try:
+        return v.type.make_constant(v.type.filter(value))
+    except (TypeError, ValueError):  # a value its type refuses: left as a node
+        return None
 
 
 def _constant_key(c: Constant) -> Any:
@@ -477,10 +509,16 @@ class _Shapes:
         """The output's lengths from ``infer_shape`` on the inputs' lengths, where they fold to constants."""
         from pytensor.tensor.basic import get_underlying_scalar_constant_value
 
+        from pytensor.compile.builders import OpFromGraph
+
         node = v.owner
+        if isinstance(node.op, OpFromGraph):  # its infer_shape rewrites the inner graph: milliseconds
+            return None
         ins = [self.known.get(i) for i in node.inputs]
         if any(s is None and hasattr(i.type, "ndim") for s, i in zip(ins, node.inputs)):
             return None
+        if _is_elemwise(node) and all(s is not None and len(s) == v.type.ndim for s in ins):
+            return tuple(_broadcast_length(lengths) for lengths in zip(*ins))
         in_shapes = [s if s is not None else () for s in ins]
         try:
             try:  # PyTensor 3.3: infer_shape(node, shapes); 3.0: infer_shape(fgraph, node, shapes)
@@ -497,6 +535,12 @@ class _Shapes:
             except Exception:  # noqa: BLE001 - a length that depends on values: unknown
                 found.append(None)
         return tuple(found)
+
+
+def _broadcast_length(lengths: Sequence[int]) -> int:
+    """The length an Elemwise gives a dim its inputs have these lengths in (a 1 broadcasts)."""
+    longer = [n for n in lengths if n != 1]
+    return max(longer) if longer else 1
 
 
 def _value_of(v: Variable) -> np.ndarray | None:

@@ -7,6 +7,7 @@ import pytest
 
 import relations
 from relations.costs import (
+    MAX_FOLDED_SIZE,
     DEFAULT_LENGTH,
     Fusion,
     CostTable,
@@ -53,15 +54,38 @@ def test_lengths_from_sizes_values_and_the_default():
     y = pt.exp(x)
     assert measured([y], table=UNIT) == 1 + DEFAULT_LENGTH
     assert measured([y], sizes={x: (1000,)}, table=UNIT) == 1 + 1000
-    # three nodes (exp, the expanded 1.0, add); only the expanded constant holds an element
-    assert measured([pt.exp(x) + 1.0], sizes={x: (0,)}, table=UNIT) == 3 + 1
-    c = pt.constant(np.ones(7))
+    # two nodes (exp, add): the expanded 1.0 is folded (PyTensor folds it), and nothing holds an element
+    assert measured([pt.exp(x) + 1.0], sizes={x: (0,)}, table=UNIT) == 2
+    c = pt.constant(np.ones(700))  # (more than MAX_FOLDED_SIZE elements: priced, not folded)
     s = pytensor.shared(np.ones((3, 5)))
-    assert measured([pt.exp(c)], table=UNIT) == 1 + 7
+    assert measured([pt.exp(c)], table=UNIT) == 1 + 700
     assert measured([pt.exp(s)], table=UNIT) == 1 + 15
     # derived lengths: infer_shape on known lengths
     m = pt.matrix("m")
     assert measured([pt.exp(m.T)], sizes={m: (2, 3)}, table=UNIT) == (1 + 6) * 2
+
+
+def test_an_elemwise_broadcasts_the_lengths_of_its_inputs():
+    x, y = pt.matrix("x"), pt.matrix("y")  # no static lengths: they come from sizes
+    assert measured([x + y], sizes={x: (3, 1), y: (1, 4)}, table=UNIT) == 1 + 12
+    assert measured([x + y], sizes={x: (0, 1), y: (1, 4)}, table=UNIT) == 1 + 0
+    assert measured([x + y], sizes={x: (1, 1), y: (1, 1)}, table=UNIT) == 1 + 1
+
+
+def test_an_opfromgraph_is_not_asked_for_its_shape(monkeypatch):
+    """Its ``infer_shape`` rewrites the inner graph (milliseconds): an unknown length is the default."""
+    from pytensor.compile.builders import OpFromGraph
+
+    a = pt.vector("a")
+    ofg = OpFromGraph([a], [pt.exp(a)])
+    x = pt.vector("x")
+    out = ofg(x)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("infer_shape called")
+
+    monkeypatch.setattr(OpFromGraph, "infer_shape", refused)
+    assert measured([out], sizes={x: (1000,)}, table=UNIT) == 1 + DEFAULT_LENGTH
 
 
 def test_a_reduction_costs_the_elements_it_reads():
@@ -240,10 +264,30 @@ def test_merged_nodes_pay_equal_computations_once():
     a = pt.exp(x) * pt.constant(2.0)
     b = pt.exp(x) * pt.constant(2.0)  # equal to a: another Exp, another constant
     nodes, canon = merged_nodes([a + b])
-    assert len(nodes) == 4  # add, mul, exp, the expanded constant
+    assert len(nodes) == 3  # add, mul, exp (the expanded constant is folded)
     assert canon[a] is canon[b]
     assert canon[b.owner.inputs[1]] is canon[a.owner.inputs[1]]  # (expand_dims of equal constants)
     assert measured([a + b], table=UNIT) == measured([a + a], table=UNIT)
+
+
+def test_small_graphs_over_constants_are_folded_free_and_merged():
+    # PyTensor's constant folding makes ``99`` and ``int(Cast(100) - 1)`` one constant when it
+    # compiles: the two Subtensors below are one computation, and the arithmetic is free
+    x = pt.vector("x", shape=(200,))
+    hundred = pt.cast(pt.constant(100.0), "int64")
+    a = pt.exp(x[99:])
+    b = pt.exp(x[hundred - 1 :])
+    nodes, canon = merged_nodes([a + b])
+    assert canon[a] is canon[b]
+    assert sorted(type(n.op).__name__ for n in nodes) == ["Elemwise", "Elemwise", "Subtensor"]
+    assert measured([a + b], table=UNIT) == measured([a + a], table=UNIT)
+    # a static shape folds too; a value over MAX_FOLDED_SIZE elements, or one a variable's value
+    # decides, does not
+    assert merged_nodes([x.shape[0] * 2 + 1])[0] == []
+    y = pt.vector("y")
+    assert measured([pt.exp(y[y.shape[0] - 1 :])], table=UNIT) > measured([pt.exp(y[5:])], table=UNIT)
+    big = pt.constant(np.arange(MAX_FOLDED_SIZE + 1.0))
+    assert len(merged_nodes([pt.exp(big)])[0]) == 1
 
 
 def test_a_pow_by_a_folded_constant_is_a_pow_by_a_constant():

@@ -68,3 +68,15 @@ def test_folded_value_does_not_change_the_graph():
     assert [list(n.inputs) for n in nodes] == inputs
     assert [list(n.outputs) for n in nodes] == outputs
     assert all(o.owner is n for n in nodes for o in n.outputs)
+
+
+def test_folded_value_performs_scalar_ops():
+    """Index arithmetic on scalars (``Subtensor{i:}``'s start is a scalar graph): ``add(-2, 100)``."""
+    import pytensor.scalar as ps
+
+    n = ps.int64("n")
+    start = ps.add(ps.constant(-2, dtype="int64"), ps.constant(100, dtype="int64"))
+    assert int(folded_value(start)) == 98
+    assert folded_value(ps.add(n, ps.constant(1, dtype="int64"))) is None
+    x = pt.vector("x", shape=(10,))
+    assert int(folded_value(ps.maximum(ps.constant(0, dtype="int64"), pt.scalar_from_tensor(x.shape[0])))) == 10
