@@ -45,8 +45,10 @@ class RelationalRewriter(GraphRewriter):
 
     ``refine_fn(outputs, normal)`` (if given) takes the original outputs and
     ``normalize_fn``'s and returns the outputs to compile (the extracted
-    form of the ``relational`` pass); where they differ from ``normal`` the
-    replacement's reason is ``name + "_extract"`` after a replay.
+    form of the ``relational`` pass, or ``outputs`` themselves); where they
+    differ from ``normal`` the replacement's reason is ``name + "_extract"``
+    after a replay.  With ``sites_fn``, it is called as
+    ``refine_fn(outputs, normal, sites)``.
 
     ``in_place(fgraph)`` (if given) runs first and returns whether it did the
     pass's work on the fgraph itself (then ``normalize_fn`` is not called).
@@ -65,7 +67,7 @@ class RelationalRewriter(GraphRewriter):
         name: str = "relational",
         needed: Callable[[FunctionGraph], bool] | None = None,
         reports_steps: bool = False,
-        refine_fn: Callable[[Sequence[Variable], Sequence[Variable]], Sequence[Variable]] | None = None,
+        refine_fn: Callable[..., Sequence[Variable]] | None = None,
         in_place: Callable[[FunctionGraph], bool] | None = None,
         sites_fn: Callable[[Sequence[Variable]], tuple[list[Variable], list[tuple[Variable, Variable]]]] | None = None,
     ) -> None:
@@ -91,6 +93,8 @@ class RelationalRewriter(GraphRewriter):
             steps: list[tuple[Any, Variable, Variable]] = []
             new = self.normalize_fn(outs, on_rewrite=lambda *step: steps.append(step))
             final = new if self.refine_fn is None else self.refine_fn(outs, new)
+            if all(a is b for a, b in zip(outs, final)):
+                return  # the graph as it came is what to compile: no step is replayed
             if steps and self._replayed(fgraph, steps, new):
                 if all(a is b for a, b in zip(new, final)):
                     return
@@ -101,7 +105,10 @@ class RelationalRewriter(GraphRewriter):
                 new, sites = self.sites_fn(outs)
             else:
                 new = self.normalize_fn(outs)
-            final = new if self.refine_fn is None else self.refine_fn(outs, new)
+            if self.refine_fn is None:
+                final = new
+            else:
+                final = self.refine_fn(outs, new) if sites is None else self.refine_fn(outs, new, sites)
             if sites is not None and all(a is b for a, b in zip(new, final)):
                 if self._sites_replaced(fgraph, sites, final):
                     return
@@ -247,7 +254,7 @@ def register_relational(
     normalize_fn: Callable[..., Sequence[Variable]],
     name: str = "relational",
     reports_steps: bool = False,
-    refine_fn: Callable[[Sequence[Variable], Sequence[Variable]], Sequence[Variable]] | None = None,
+    refine_fn: Callable[..., Sequence[Variable]] | None = None,
     sites_fn: Callable[[Sequence[Variable]], tuple[list[Variable], list[tuple[Variable, Variable]]]] | None = None,
 ) -> RelationalRewriter:
     """Register ``normalize_fn`` in ``optdb`` under the tag ``name`` (off by default).

@@ -13,6 +13,7 @@ pass costs what the greedy one does.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +39,7 @@ __all__ = [
     "compile_normalize",
     "compile_normalize_sites",
     "has_choice",
+    "normal_gain",
     "rewrite_gain",
     "worth_saturating",
 ]
@@ -144,30 +146,63 @@ def worth_saturating(outputs: Sequence[Variable], shape_of: Any) -> bool:
     return any(rewrite_gain(graph, v, new, cost) > MIN_GAIN for v, new in matches)
 
 
-def cheapest(original: Sequence[Variable], normal: Sequence[Variable]) -> list[Variable]:
-    """The outputs the ``relational`` pass compiles: the extracted form of ``normal``, or ``normal`` itself.
+def cheapest(
+    original: Sequence[Variable],
+    normal: Sequence[Variable],
+    sites: Sequence[tuple[Variable, Variable]] | None = None,
+) -> list[Variable]:
+    """The outputs the ``relational`` pass compiles: ``original``, ``normal``, or the form extracted
+    from ``normal``'s saturation, whichever the measured cost prefers.
 
-    ``original`` (the pass's input) is not read: the normal form already
-    has its stack traces.  The extracted form's new nodes take the trace of
-    a variable of their e-class in the normal form.  Nothing is saturated
-    unless some choice could pay (:func:`worth_saturating`).
+    The normal form replaces the graph unless it is predicted costlier
+    (:func:`normal_gain` below 0; ``sites``, the pairs that take
+    ``original`` to ``normal`` (:func:`compile_normalize_sites`), make it
+    cheaper to judge): a Sum of a Join of two short vectors, say, costs
+    more as two Sums and an Add.  Then the graph is left as it came, and
+    PyTensor compiles what it would have compiled.
+    Nothing is saturated unless some choice could pay
+    (:func:`worth_saturating`); an extracted form replaces the graph only if
+    :func:`relations.costs.measured` predicts it cheaper.  Its new nodes
+    take the trace of a variable of their e-class in the normal form.
     """
-    normal = list(normal)
+    original, normal = list(original), list(normal)
     shape_of = shape_finder()  # one memo of lengths for every cost below
     with config.change_flags(traceback__limit=0):  # the shape graphs it infers need no stack trace
+        gain = normal_gain(original, normal, node_costs(shape_of=shape_of), sites)
+        kept = normal if gain >= 0 else original
         if not worth_saturating(normal, shape_of):
-            return normal
+            return kept
     egraph = EGraph(SATURATION_RULES)
     egraph.add(normal)
     egraph.run(COMPILE_LIMITS, backward=False)
     with config.change_flags(traceback__limit=0):  # the new nodes take the traces of their classes
         found = list(egraph.extract(cost=node_costs(shape_of=shape_of), roots=normal, method="greedy").result)
-    if all(a is b for a, b in zip(found, normal)):
-        return normal
-    if not measured(found, shape_of=shape_of) < measured(normal, shape_of=shape_of):
-        return normal
+        if all(a is b for a, b in zip(found, normal)):
+            return kept
+        if not measured(found, shape_of=shape_of) < measured(kept, shape_of=shape_of):
+            return kept
     _copy_traces(egraph, normal, found)
     return found
+
+
+def normal_gain(
+    original: Sequence[Variable],
+    normal: Sequence[Variable],
+    cost: Any,
+    sites: Sequence[tuple[Variable, Variable]] | None = None,
+) -> float:
+    """Predicted seconds per call ``normal`` saves over ``original`` (``cost`` per e-node,
+    :func:`relations.costs.node_costs`): what :func:`rewrite_gain` gives each site.
+
+    Without ``sites``, each output is a site: the normal form rebuilds the
+    path above each rewrite, and a rebuilt node (the same Op over inputs of
+    the same shapes) costs what the node it copies does, so the result is
+    the same, only slower to find.
+    """
+    graph = ReadCounts(original)
+    if sites is None:
+        sites = [(o, n) for o, n in zip(original, normal) if o is not n]
+    return math.fsum(rewrite_gain(graph, old, new, cost) for old, new in sites)
 
 
 def _copy_traces(egraph: EGraph, normal: list[Variable], found: list[Variable]) -> None:

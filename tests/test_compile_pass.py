@@ -111,6 +111,22 @@ def test_under_optimizer_verbose_the_extraction_is_its_own_reason(capsys):
     np.testing.assert_allclose(f(mv, 0.5)[0], np.exp(mv).sum() + 60000 * np.exp(0.5))
 
 
+@pytest.mark.parametrize("length, pays", [(1, False), (100_000, True)])
+def test_the_normal_form_is_kept_unless_predicted_costlier(length, pays):
+    """A Sum of a Join as two Sums and an Add: more calls, no copy; it pays on long vectors only.
+    The gain is the same judged by the sites or by the outputs (the rebuilt path costs as before)."""
+    a, b = pt.vector("a", shape=(length,)), pt.vector("b", shape=(3 * length,))
+    g = pt.sum(pt.join(0, a, pt.exp(b)))
+    normal, sites = cp.compile_normalize_sites([g])
+    assert normal[0] is not g and sites
+    cost = node_costs(shape_of=shape_finder())
+    by_sites = cp.normal_gain([g], normal, cost, sites)
+    np.testing.assert_allclose(by_sites, cp.normal_gain([g], normal, cost), rtol=1e-9)
+    assert (by_sites > 0) == pays
+    assert cp.cheapest([g], normal, sites) == (normal if pays else [g])
+    assert cp.cheapest([g], normal) == (normal if pays else [g])
+
+
 def test_rewrite_gain_counts_freed_and_added_nodes():
     def one(v):
         return 1.0

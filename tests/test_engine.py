@@ -124,9 +124,10 @@ def test_deep_chains_do_not_recurse():
     assert z.owner.inputs[0] is y
 
 
-def test_registered_in_optdb_under_relational_tag():
+@pytest.mark.parametrize("tag", ["relational", "relational_normalize"])
+def test_registered_in_optdb_under_relational_tag(tag):
     y = sample_graph()
-    mode = get_default_mode().including("relational")
+    mode = get_default_mode().including(tag)
     f = pytensor.function([x], y, mode=mode)
     ops = [n.op for n in f.maker.fgraph.apply_nodes]
     assert not any(isinstance(op, DimShuffle) for op in ops)

@@ -78,11 +78,12 @@ def test_normalize_copies_the_stack_trace_onto_new_nodes(name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_compiled_functions_keep_stack_traces(name):
-    """PyTensor's own check, on functions compiled in the default mode, where each rule fires."""
+    """PyTensor's own check, on functions compiled in the default mode, where each rule fires
+    (the greedy pass: ``relational`` leaves a graph as it is where the rewrite gains nothing)."""
     g = CASES[name][0]()
     assert name in [s.rule for s in relations.explain(g).steps]
     f = pytensor.function(
-        list(explicit_graph_inputs([g])), g, mode=get_default_mode().including("relational")
+        list(explicit_graph_inputs([g])), g, mode=get_default_mode().including("relational_normalize")
     )
     if name in STOCK_DROPS_TRACES:
         # PyTensor's own Blockwise rewrites (BatchedDot, BlockwiseWithCoreShape) drop the trace
@@ -132,7 +133,7 @@ def test_optimizer_verbose_ignore_silences_a_rule(capsys):
 
 @pytest.mark.parametrize("tag", ["relational", "relational_normalize"])
 def test_fgraph_features_see_each_rule_as_the_reason_under_optimizer_verbose(tag):
-    x, m = pt.vector("x"), pt.matrix("m")
+    x, m = pt.vector("x", shape=(100_000,)), pt.matrix("m")  # (the Join is worth removing)
     g = pt.join(0, x, x).sum() + pt.exp(m).T.T.sum(axis=0)
     steps, expected = compile_steps(g)
     fg, reasons = run_pass([x, m], [g], rewriter=relational_rewriter(tag), verbose=True)
@@ -144,7 +145,7 @@ def test_fgraph_features_see_each_rule_as_the_reason_under_optimizer_verbose(tag
 @pytest.mark.parametrize("tag", ["relational", "relational_normalize"])
 def test_without_optimizer_verbose_only_the_rewritten_variables_are_replaced(tag):
     """No replay of the steps: each variable a rule rewrote is replaced once, the other nodes stay."""
-    x, m = pt.vector("x"), pt.matrix("m")
+    x, m = pt.vector("x", shape=(100_000,)), pt.matrix("m")  # (the Join is worth removing)
     g = pt.join(0, x, x).sum() + pt.exp(m).T.T.sum(axis=0)
     steps, expected = compile_steps(g)
     fg = FunctionGraph([x, m], [g], clone=True)
@@ -165,11 +166,29 @@ def test_compile_pass_falls_back_to_one_replacement(monkeypatch):
         raise ValueError("replay failed")
 
     monkeypatch.setattr(rewriters, "replay_steps", broken)
-    x = pt.vector("x")
-    g = pt.sum(pt.expand_dims(pt.exp(x), 0))
+    x = pt.vector("x", shape=(100_000,))
+    g = pt.sum(pt.expand_dims(pt.exp(pt.join(0, x, x)), 0))  # (the Join is worth removing)
     fg, reasons = run_pass([x], [g], verbose=True)
     assert reasons == ["relational"]
     assert equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [x])
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_the_relational_pass_leaves_a_graph_whose_normal_form_is_predicted_costlier(verbose):
+    """The Sum of a Join of two short vectors costs more as two Sums and an Add (calls, not
+    elements): the greedy pass rewrites it, ``relational`` leaves every node as it is.  Of long
+    vectors, the Join's copy is worth saving, and both rewrite it."""
+    a, b = pt.vector("a", shape=(1,)), pt.vector("b", shape=(3,))
+    g = pt.sum(pt.join(0, a, pt.exp(b)))
+    fg, reasons = run_pass([a, b], [g], clone=False, verbose=verbose)
+    assert reasons == [] and fg.outputs[0] is g
+    fg, reasons = run_pass([a, b], [g], rewriter=relational_rewriter("relational_normalize"), verbose=verbose)
+    assert reasons and equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [a, b])
+    long_a, long_b = pt.vector("a", shape=(100_000,)), pt.vector("b", shape=(100_000,))
+    long_g = pt.sum(pt.join(0, long_a, pt.exp(long_b)))
+    for tag in ("relational", "relational_normalize"):
+        fg, reasons = run_pass([long_a, long_b], [long_g], rewriter=relational_rewriter(tag), verbose=verbose)
+        assert equal_computations(fg.outputs, [relations.normalize(long_g)], fg.inputs, [long_a, long_b])
 
 
 def test_graph_already_normal_is_left_alone():
@@ -201,8 +220,8 @@ def test_each_rewrite_reaches_the_fgraph_with_duplicated_sub_graphs():
 def test_reports_steps_off_gives_one_replacement(monkeypatch):
     rewriter = relational_rewriter()
     monkeypatch.setattr(rewriter, "reports_steps", False)
-    x = pt.vector("x")
-    g = pt.sum(pt.expand_dims(pt.exp(x), 0))
+    x = pt.vector("x", shape=(100_000,))
+    g = pt.sum(pt.expand_dims(pt.exp(pt.join(0, x, x)), 0))  # (the Join is worth removing)
     fg, reasons = run_pass([x], [g], rewriter=rewriter)
     assert reasons == ["relational"]
     assert equal_computations(fg.outputs, [relations.normalize(g)], fg.inputs, [x])
