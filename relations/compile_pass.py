@@ -39,7 +39,7 @@ __all__ = [
     "compile_normalize",
     "compile_normalize_sites",
     "has_choice",
-    "normal_gain",
+    "site_gains",
     "rewrite_gain",
     "worth_saturating",
 ]
@@ -154,12 +154,16 @@ def cheapest(
     """The outputs the ``relational`` pass compiles: ``original``, ``normal``, or the form extracted
     from ``normal``'s saturation, whichever the measured cost prefers.
 
-    The normal form replaces the graph unless it is predicted costlier
-    (:func:`normal_gain` below 0; ``sites``, the pairs that take
+    The normal form replaces the graph where one of its rewrites is
+    predicted to save :data:`MIN_GAIN` per call and all of them together
+    cost nothing (:func:`site_gains`; ``sites``, the pairs that take
     ``original`` to ``normal`` (:func:`compile_normalize_sites`), make it
-    cheaper to judge): a Sum of a Join of two short vectors, say, costs
-    more as two Sums and an Add.  Then the graph is left as it came, and
-    PyTensor compiles what it would have compiled.
+    cheaper to judge).  Elsewhere the graph is left as it came, and
+    PyTensor compiles what it would have compiled: a Sum of a Join of two
+    short vectors costs more as two Sums and an Add, and the DimShuffles
+    the normal form removes from PyMC's graphs are views PyTensor removes
+    itself, while replacing them costs PyTensor's later passes 4-13 ms a
+    compile (``benchmarks/models.py``).
     Nothing is saturated unless some choice could pay
     (:func:`worth_saturating`); an extracted form replaces the graph only if
     :func:`relations.costs.measured` predicts it cheaper.  Its new nodes
@@ -168,8 +172,8 @@ def cheapest(
     original, normal = list(original), list(normal)
     shape_of = shape_finder()  # one memo of lengths for every cost below
     with config.change_flags(traceback__limit=0):  # the shape graphs it infers need no stack trace
-        gain = normal_gain(original, normal, node_costs(shape_of=shape_of), sites)
-        kept = normal if gain >= 0 else original
+        gains = site_gains(original, normal, node_costs(shape_of=shape_of), sites)
+        kept = normal if gains and max(gains) >= MIN_GAIN and math.fsum(gains) >= 0 else original
         if not worth_saturating(normal, shape_of):
             return kept
     egraph = EGraph(SATURATION_RULES)
@@ -185,24 +189,24 @@ def cheapest(
     return found
 
 
-def normal_gain(
+def site_gains(
     original: Sequence[Variable],
     normal: Sequence[Variable],
     cost: Any,
     sites: Sequence[tuple[Variable, Variable]] | None = None,
-) -> float:
-    """Predicted seconds per call ``normal`` saves over ``original`` (``cost`` per e-node,
-    :func:`relations.costs.node_costs`): what :func:`rewrite_gain` gives each site.
+) -> list[float]:
+    """Predicted seconds per call each rewrite of ``normal`` saves over ``original`` (``cost`` per
+    e-node, :func:`relations.costs.node_costs`): :func:`rewrite_gain` of each site.
 
-    Without ``sites``, each output is a site: the normal form rebuilds the
-    path above each rewrite, and a rebuilt node (the same Op over inputs of
-    the same shapes) costs what the node it copies does, so the result is
-    the same, only slower to find.
+    Without ``sites``, each changed output is a site: the normal form
+    rebuilds the path above each rewrite, and a rebuilt node (the same Op
+    over inputs of the same shapes) costs what the node it copies does, so
+    the sum is the same, only slower to find.
     """
     graph = ReadCounts(original)
     if sites is None:
         sites = [(o, n) for o, n in zip(original, normal) if o is not n]
-    return math.fsum(rewrite_gain(graph, old, new, cost) for old, new in sites)
+    return [rewrite_gain(graph, old, new, cost) for old, new in sites]
 
 
 def _copy_traces(egraph: EGraph, normal: list[Variable], found: list[Variable]) -> None:

@@ -417,7 +417,9 @@ def node_costs(
     """A cost per e-node for extraction (``EGraph.extract(cost=...)``): :func:`node_cost` of the variable's node.
 
     An e-node does not know its readers, so fused kernels are approximated:
-    an Elemwise pays its arithmetic and half a memory pass per output.
+    an Elemwise pays its arithmetic and half a memory pass per output; a
+    view (a DimShuffle, a Reshape, a basic Subtensor) its call, as in
+    :func:`measured`.
     The node is paid by its first output only (an e-node per output).
     """
     table = _checked_table(table)
@@ -427,6 +429,8 @@ def node_costs(
         node = v.owner
         if node is None or node.outputs.index(v) != 0:
             return 0.0
+        if table.memory is not None and type(node.op).__name__ in _VIEWS:
+            return table.cost(op_kind(node), getattr(v.type, "dtype", "*"))[0]  # its call, as in measured
         if table.memory is None or not _is_elemwise(node):
             return node_cost(node, shape_of, table)
         per_call, per_element = table.cost(op_kind(node), getattr(v.type, "dtype", "*"))

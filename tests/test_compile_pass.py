@@ -120,11 +120,28 @@ def test_the_normal_form_is_kept_unless_predicted_costlier(length, pays):
     normal, sites = cp.compile_normalize_sites([g])
     assert normal[0] is not g and sites
     cost = node_costs(shape_of=shape_finder())
-    by_sites = cp.normal_gain([g], normal, cost, sites)
-    np.testing.assert_allclose(by_sites, cp.normal_gain([g], normal, cost), rtol=1e-9)
-    assert (by_sites > 0) == pays
+    by_sites = sum(cp.site_gains([g], normal, cost, sites))
+    np.testing.assert_allclose(by_sites, sum(cp.site_gains([g], normal, cost)), rtol=1e-9)
+    assert (by_sites > cp.MIN_GAIN) == pays and (by_sites < 0) == (not pays)
     assert cp.cheapest([g], normal, sites) == (normal if pays else [g])
     assert cp.cheapest([g], normal) == (normal if pays else [g])
+
+
+def test_a_normal_form_whose_rewrites_each_save_less_than_min_gain_is_not_applied():
+    """Removing an ExpandDims under a Sum saves a view (a call, no elements): the graph is kept."""
+    x = pt.vector("x", shape=(100_000,))
+    g = pt.sum(pt.expand_dims(pt.exp(x), 0))
+    normal, sites = cp.compile_normalize_sites([g])
+    gains = cp.site_gains([g], normal, node_costs(shape_of=shape_finder()), sites)
+    assert gains and 0 <= max(gains) < cp.MIN_GAIN
+    assert cp.cheapest([g], normal, sites) == [g]
+    # the same rewrite beside one that pays rides along
+    y = pt.vector("y", shape=(100_000,))
+    h = g + pt.sum(pt.join(0, x, y))
+    normal, sites = cp.compile_normalize_sites([h])
+    gains = cp.site_gains([h], normal, node_costs(shape_of=shape_finder()), sites)
+    assert min(gains) < cp.MIN_GAIN <= max(gains)
+    assert cp.cheapest([h], normal, sites) == normal
 
 
 def test_rewrite_gain_counts_freed_and_added_nodes():

@@ -130,7 +130,9 @@ def test_registered_in_optdb_under_relational_tag(tag):
     mode = get_default_mode().including(tag)
     f = pytensor.function([x], y, mode=mode)
     ops = [n.op for n in f.maker.fgraph.apply_nodes]
-    assert not any(isinstance(op, DimShuffle) for op in ops)
+    # the greedy pass removes the DimShuffle; ``relational`` leaves it (a view: the rewrite saves
+    # less than MIN_GAIN per call), and PyTensor keeps it
+    assert any(isinstance(op, DimShuffle) for op in ops) == (tag == "relational")
     np.testing.assert_allclose(f(np.arange(4.0)), np.exp(np.arange(4.0)).sum())
 
 
