@@ -72,12 +72,15 @@ def compile_normalize_sites(outs: Sequence[Variable]) -> tuple[list[Variable], l
     return normal, site_replacements(outs, norm.memo, norm.copies)
 
 
-def choice_matches(outputs: Sequence[Variable]) -> list[tuple[Variable, Variable]]:
+def choice_matches(
+    outputs: Sequence[Variable], variables: Sequence[Variable] | None = None
+) -> list[tuple[Variable, Variable]]:
     """Each node of ``outputs`` a rule of ``RULESETS["choices"]`` rewrites, with its first rewrite
-    (judged as the e-graph does: no use guards)."""
+    (judged as the e-graph does: no use guards).  ``variables``: ``owned_variables(outputs)``, if
+    the caller has them."""
     found = []
     with config.change_flags(traceback__limit=0), graph_context(GraphContext()):
-        for v in owned_variables(outputs):
+        for v in owned_variables(outputs) if variables is None else variables:
             rules = _CHOICES_INDEX.forward_for(v.owner)
             if rules:
                 rewritten = first_rewrite(v, rules)
@@ -138,10 +141,10 @@ def rewrite_gain(graph: ReadCounts, v: Variable, new: Variable, cost: Any) -> fl
 
 def worth_saturating(outputs: Sequence[Variable], shape_of: Any) -> bool:
     """Whether some choice could save :data:`MIN_GAIN` seconds per call (:func:`rewrite_gain`)."""
-    matches = choice_matches(outputs)
+    graph = ReadCounts(outputs)
+    matches = choice_matches(outputs, graph.variables)
     if not matches:
         return False
-    graph = ReadCounts(outputs)
     cost = node_costs(shape_of=shape_of)
     return any(rewrite_gain(graph, v, new, cost) > MIN_GAIN for v, new in matches)
 
