@@ -300,11 +300,11 @@ def spearman(a: list[float], b: list[float]) -> float:
     return float(spearmanr(a, b).statistic) if len(a) > 1 else float("nan")
 
 
-def check(names: list[str], repeats: int) -> None:
+def check(names: list[str], repeats: int, table_path: Path = TABLE_PATH) -> None:
     from pymc_models import MODELS, logp_dlogp, point_values
 
     mode = get_default_mode()
-    table = CostTable.from_json(json.loads(TABLE_PATH.read_text()))
+    table = CostTable.from_json(json.loads(table_path.read_text()))
     print(f"pytensor {pytensor.__version__}; table: {table.about}")
     print("| model | form | predicted (us) | measured (us) |")
     print("|---|---|---|---|")
@@ -392,6 +392,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=TABLE_PATH)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--models", nargs="*", default=None, help="model names for --check (default: all)")
+    parser.add_argument("--table", type=Path, default=TABLE_PATH, help="the table --check predicts with")
     args = parser.parse_args(argv)
     if args.check:
         from pymc_models import MODELS, pm
@@ -399,7 +400,7 @@ def main(argv: list[str] | None = None) -> None:
         if pm is None:
             print("PyMC is not installed (pip install -e '.[bench]' on Python >= 3.12): no check")
             return
-        check(args.models or list(MODELS), args.repeats)
+        check(args.models or list(MODELS), args.repeats, args.table)
         return
     if args.call_only:
         old = CostTable.from_json(json.loads(args.out.read_text()))
