@@ -8,7 +8,8 @@ is the slope (``relations.costs.node_elements`` counts the elements, as
 function of as many inputs that only returns one (the call overhead of any
 compiled function, which ranks no form above another; the table's
 ``call`` entry fits it over 1-8 inputs, and ``--call-only`` measures only
-that entry again).  Kinds the list does not hold
+that entry again; ``--cases`` measures only the cases it names and keeps
+the rest of the table).  Kinds the list does not hold
 get the median of the measured ones.  Writes ``relations/cost_table.json``
 (``--out`` elsewhere), which the package ships.
 
@@ -122,6 +123,22 @@ def _set_case(advanced: bool) -> Case:
     return case
 
 
+#: the inner length of the "dot" case: PyMC's products are a design matrix by a few coefficients
+DOT_INNER = 8
+
+
+def _dot(n, dtype):
+    """``(n / DOT_INNER, DOT_INNER) @ (DOT_INNER, DOT_INNER)``: ``n`` output elements, each an inner
+    product of :data:`DOT_INNER` (a square product of ``n`` elements would have an inner length of
+    ``sqrt(n)``, out of cache, unlike a model's)."""
+    rng = np.random.default_rng(1)
+    rows = max(n // DOT_INNER, 1)
+    a = pt.matrix("a", dtype=dtype, shape=(rows, DOT_INNER))
+    b = pt.matrix("b", dtype=dtype, shape=(DOT_INNER, DOT_INNER))
+    values = [rng.uniform(0.5, 1.5, (rows, DOT_INNER)).astype(dtype), rng.uniform(0.5, 1.5, (DOT_INNER, DOT_INNER)).astype(dtype)]
+    return [a, b], pt.dot(a, b), values
+
+
 def _alloc(n, dtype):
     s = pt.scalar("s", dtype=dtype)
     return [s], pt.alloc(s, n), [np.asarray(1.0, dtype=dtype)]
@@ -172,8 +189,15 @@ CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
     "adv_subtensor": (_adv_sub, ("float64",)),
     "set_subtensor": (_set_case(False), ("float64",)),
     "adv_set_subtensor": (_set_case(True), ("float64",)),
-    "dot": (_matrix(lambda m: pt.dot(m, m)), ("float64",)),
+    "dot": (_dot, ("float64",)),
+    "softmax": (_matrix(lambda m: pt.special.softmax(m, axis=-1)), ("float64",)),
+    "log_softmax": (_matrix(lambda m: pt.special.log_softmax(m, axis=-1)), ("float64",)),
+    "logsumexp": (_matrix(lambda m: pt.logsumexp(m, axis=-1)), ("float64",)),
+    "logsumexp_grad": (_matrix(lambda m: pytensor.grad(pt.logsumexp(m, axis=-1).sum(), m)), ("float64",)),
 }
+#: cases that measure an Op only some PyTensor versions build (PyTensor 3.3's LogSumExp and its
+#: derivative; 3.0 builds Elemwise nodes there, whose entries the case must not overwrite)
+EXPECTED_KINDS = {"logsumexp": "LogSumExp", "logsumexp_grad": "FusibleSymbolicOpDerivative"}
 
 
 def _measured_node(out) -> object:
@@ -206,7 +230,8 @@ def call_overhead(rounds: int = 8) -> tuple[float, float]:
     return max(float(base), 0.0), max(float(per_input), 0.0)
 
 
-def calibrate(elements: int) -> CostTable:
+def calibrate(elements: int, cases: list[str] | None = None, old: CostTable | None = None) -> CostTable:
+    """The table measured at ``elements`` elements; with ``cases``, only those, the rest kept from ``old``."""
     mode = get_default_mode()
     # the call overhead of a function of k inputs (each input is checked and converted)
     xs = [pt.vector(f"x{i}") for i in range(3)]
@@ -214,11 +239,19 @@ def calibrate(elements: int) -> CostTable:
     ones = [np.ones(1)] * 3
     overheads = {k: min(best_call_seconds(f, ones[:k]) for _ in range(3)) for k, f in idents.items()}
     entries: dict[str, dict[str, list[float]]] = {}
+    if old is not None:
+        entries = {k: {d: list(c) for d, c in by.items()} for k, by in old.entries.items()}
     print("call overhead (us) by inputs: " + ", ".join(f"{k}: {t * 1e6:.2f}" for k, t in overheads.items())
           + f"; {elements} elements")
     print("| case | kind | dtype | per call (us) | per element (ns) |")
     print("|---|---|---|---|---|")
     for name, (case, dtypes) in CASES.items():
+        if cases is not None and name not in cases:
+            continue
+        expected = EXPECTED_KINDS.get(name)
+        if expected is not None and op_kind(_measured_node(case(1, dtypes[0])[1])) != expected:
+            print(f"| {name} | (this PyTensor builds no {expected}: not measured) | | | |")
+            continue
         for dtype in dtypes:
             fns, e = [], []
             for n in (1, elements):
@@ -239,6 +272,9 @@ def calibrate(elements: int) -> CostTable:
             per_call = max(t[0] - overhead - per_element * e[0], 0.0)
             entries.setdefault(kind, {})[dtype] = [per_call, per_element]
             print(f"| {name} | {kind} | {dtype} | {per_call * 1e6:.3f} | {per_element * 1e9:.3f} |")
+    if old is not None:
+        about = old.about + f"; {', '.join(cases or [])} measured on pytensor {pytensor.__version__} at {elements} elements"
+        return CostTable(entries, old.default, about, call=old.call, memory=old.memory)
     calls = [c[0] for by in entries.values() for c in by.values()]
     elems = [c[1] for by in entries.values() for c in by.values()]
     default = [statistics.median(calls), statistics.median(elems)]
@@ -393,6 +429,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--models", nargs="*", default=None, help="model names for --check (default: all)")
     parser.add_argument("--table", type=Path, default=TABLE_PATH, help="the table --check predicts with")
+    parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=None,
+                        help="measure only these cases and keep the rest of the table at --out")
     args = parser.parse_args(argv)
     if args.check:
         from pymc_models import MODELS, pm
@@ -409,6 +447,8 @@ def main(argv: list[str] | None = None) -> None:
               f"(was {old.call[0] * 1e6:.3f}, {old.call[1] * 1e6:.3f})")
         table = CostTable(old.entries, old.default, old.about + f"; call overhead fitted on {CALL_INPUTS} inputs",
                           call=call, memory=old.memory)
+    elif args.cases:
+        table = calibrate(args.elements, args.cases, CostTable.from_json(json.loads(args.out.read_text())))
     else:
         table = calibrate(args.elements)
     args.out.write_text(json.dumps(table.to_json(), indent=1) + "\n")

@@ -440,6 +440,11 @@ def node_costs(
     return cost
 
 
+#: Op class names that reduce their first input as a CAReduce does (PyTensor 3.3's LogSumExp):
+#: their cost grows with the elements they read
+_REDUCING = frozenset({"LogSumExp"})
+
+
 def node_elements(node: Apply, shape_of) -> float:
     """The elements a node's cost grows with: those its outputs hold; for a reduction, those it reads.
 
@@ -447,7 +452,7 @@ def node_elements(node: Apply, shape_of) -> float:
     """
     from pytensor.tensor.elemwise import CAReduce
 
-    if isinstance(node.op, CAReduce):
+    if isinstance(node.op, CAReduce) or type(node.op).__name__ in _REDUCING:
         return _size(shape_of(node.inputs[0]))
     written = sum(_size(shape_of(o)) for o in node.outputs)
     if type(node.op).__name__ in _PRODUCTS and node.inputs and getattr(node.inputs[0].type, "ndim", 0) >= 1:

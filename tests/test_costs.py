@@ -29,6 +29,10 @@ def test_the_shipped_table_loads_and_holds_the_common_kinds():
     table = load_table()
     for kind in ("Elemwise{Exp}", "Elemwise{Add}", "Sum", "Alloc", "AdvancedIncSubtensor", "DimShuffle"):
         assert kind in table.entries, kind
+    # the Ops PyMC's graphs hold whose work is an exp per element (PyTensor 3.3's LogSumExp and
+    # its derivative, Softmax, LogSoftmax): measured, not the default (a memory pass)
+    for kind in ("Softmax", "LogSoftmax", "LogSumExp", "FusibleSymbolicOpDerivative"):
+        assert table.cost(kind, "float64")[1] > 5 * table.memory, kind
     per_call, per_element = table.cost("Elemwise{Exp}", "float64")
     assert per_call >= 0 and per_element > 0
     # a kind the table lacks: the Elemwise median, or the default
@@ -86,6 +90,15 @@ def test_an_opfromgraph_is_not_asked_for_its_shape(monkeypatch):
 
     monkeypatch.setattr(OpFromGraph, "infer_shape", refused)
     assert measured([out], sizes={x: (1000,)}, table=UNIT) == 1 + DEFAULT_LENGTH
+
+
+def test_a_logsumexp_costs_the_elements_it_reads():
+    m = pt.matrix("m", shape=(100, 4))
+    node = pt.logsumexp(m, axis=-1).owner
+    if type(node.op).__name__ == "LogSumExp":  # PyTensor 3.3: one Op, a reduction of its input
+        assert node_elements(node, shape_finder()) == 400
+    else:  # PyTensor 3.0 builds log(sum(exp(m - max))) + max: the output node is an Elemwise
+        assert op_kind(node).startswith("Elemwise{") and node_elements(node, shape_finder()) == 100
 
 
 def test_a_reduction_costs_the_elements_it_reads():
