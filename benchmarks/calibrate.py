@@ -139,6 +139,24 @@ def _dot(n, dtype):
     return [a, b], pt.dot(a, b), values
 
 
+def _factor_case(solve: bool) -> Case:
+    """A Cholesky factor of an ``(r, r)`` matrix, or a triangular solve of ``r`` right-hand sides, with
+    ``r**3`` about ``n`` (what ``node_elements`` counts: the output's elements times ``r``)."""
+
+    def case(n, dtype):
+        r = max(round(n ** (1 / 3)), 2)  # (a 1 x 1 factor PyTensor rewrites to a sqrt)
+        rng = np.random.default_rng(2)
+        a = rng.uniform(0.5, 1.5, (r, r)).astype(dtype)
+        spd = (a @ a.T + r * np.eye(r)).astype(dtype)
+        m = pt.matrix("m", dtype=dtype, shape=(r, r))
+        if not solve:
+            return [m], pt.linalg.cholesky(m), [spd]
+        b = pt.matrix("b", dtype=dtype, shape=(r, r))
+        return [m, b], pt.linalg.solve_triangular(m, b, lower=True), [np.linalg.cholesky(spd), a]
+
+    return case
+
+
 def _alloc(n, dtype):
     s = pt.scalar("s", dtype=dtype)
     return [s], pt.alloc(s, n), [np.asarray(1.0, dtype=dtype)]
@@ -190,6 +208,8 @@ CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
     "set_subtensor": (_set_case(False), ("float64",)),
     "adv_set_subtensor": (_set_case(True), ("float64",)),
     "dot": (_dot, ("float64",)),
+    "cholesky": (_factor_case(solve=False), ("float64",)),
+    "solve_triangular": (_factor_case(solve=True), ("float64",)),
     "softmax": (_matrix(lambda m: pt.special.softmax(m, axis=-1)), ("float64",)),
     "log_softmax": (_matrix(lambda m: pt.special.log_softmax(m, axis=-1)), ("float64",)),
     "logsumexp": (_matrix(lambda m: pt.logsumexp(m, axis=-1)), ("float64",)),

@@ -61,7 +61,8 @@ def elements_touched(outputs: Sequence[Variable], unknown_dim: int = 16) -> floa
 
 
 def op_kind(node: Apply) -> str:
-    """The table's name for ``node``'s Op: its class name; an Elemwise's with its scalar op (``Elemwise{Exp}``).
+    """The table's name for ``node``'s Op: its class name; an Elemwise's with its scalar op (``Elemwise{Exp}``),
+    a Blockwise's with its core op (``Blockwise{Cholesky}``).
 
     The toolkit's explicit Ops count as the stock Ops they lower to; a
     ``Pow`` with a constant exponent is ``Elemwise{Pow(constant)}``.
@@ -71,6 +72,8 @@ def op_kind(node: Apply) -> str:
         return "Alloc"
     scalar = getattr(op, "scalar_op", None)
     name = type(op).__name__
+    if name == "Blockwise" and hasattr(op, "core_op"):
+        return f"Blockwise{{{type(op.core_op).__name__}}}"
     if isinstance(op, ExplicitElemwise) or (name == "Elemwise" and scalar is not None):
         scalar_name = type(scalar).__name__
         if scalar_name == "Pow" and len(node.inputs) == 2 and _is_constant(node.inputs[1]):
@@ -455,14 +458,18 @@ def node_elements(node: Apply, shape_of) -> float:
     if isinstance(node.op, CAReduce) or type(node.op).__name__ in _REDUCING:
         return _size(shape_of(node.inputs[0]))
     written = sum(_size(shape_of(o)) for o in node.outputs)
-    if type(node.op).__name__ in _PRODUCTS and node.inputs and getattr(node.inputs[0].type, "ndim", 0) >= 1:
+    core = type(getattr(node.op, "core_op", node.op)).__name__
+    if core in _PRODUCTS and node.inputs and getattr(node.inputs[0].type, "ndim", 0) >= 1:
         inner = shape_of(node.inputs[0])
         return written * (inner[-1] if inner else 1)
     return written
 
 
 #: Op class names of products of matrices (or vectors): their cost grows with the inner length too
-_PRODUCTS = frozenset({"Dot", "Dot22", "Dot22Scalar", "Gemm", "Gemv", "Ger", "MatMul", "BatchedDot"})
+_PRODUCTS = frozenset(
+    {"Dot", "Dot22", "Dot22Scalar", "Gemm", "Gemv", "Ger", "MatMul", "BatchedDot", "Cholesky", "SolveTriangular",
+     "Solve", "CholeskySolve"}
+)
 
 
 def shape_finder(sizes: Mapping[Variable, Sequence[int]] | None = None):

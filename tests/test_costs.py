@@ -92,6 +92,18 @@ def test_an_opfromgraph_is_not_asked_for_its_shape(monkeypatch):
     assert measured([out], sizes={x: (1000,)}, table=UNIT) == 1 + DEFAULT_LENGTH
 
 
+def test_a_blockwise_is_its_core_op_and_a_factor_grows_with_the_inner_length():
+    m, b = pt.matrix("m", shape=(20, 20)), pt.matrix("b", shape=(20, 3))
+    chol = pt.linalg.cholesky(m).owner
+    solve = pt.linalg.solve_triangular(m, b, lower=True).owner
+    assert op_kind(chol) == "Blockwise{Cholesky}" and op_kind(solve) == "Blockwise{SolveTriangular}"
+    assert node_elements(chol, shape_finder()) == 20 * 20 * 20
+    assert node_elements(solve, shape_finder()) == 20 * 3 * 20
+    table = load_table()  # measured: the shipped table holds both
+    assert table.cost("Blockwise{Cholesky}", "float64") != table.default
+    assert table.cost("Blockwise{SolveTriangular}", "float64") != table.default
+
+
 def test_a_logsumexp_costs_the_elements_it_reads():
     m = pt.matrix("m", shape=(100, 4))
     node = pt.logsumexp(m, axis=-1).owner
