@@ -185,3 +185,31 @@ def test_the_compile_lowering_of_a_graph_without_toolkit_ops_is_lower():
         assert equal_computations(lowering.normalize_fn(normal), relations.lower(normal))
     explicit = relations.normalize(pt.exp(x)[None, :] * pt.matrix("m"))
     assert equal_computations(lowering.normalize_fn([explicit]), [relations.lower(explicit)])
+
+
+def test_the_relational_pass_leaves_pymc_model_graphs_as_they_came():
+    """Their normal forms only remove DimShuffle views (each predicted to save less than MIN_GAIN),
+    which PyTensor removes itself: ``relational`` keeps every node, ``relational_normalize`` does not."""
+    from pytensor.compile import optdb
+    from pytensor.graph.fg import FunctionGraph
+
+    from graph_bridge.provenance import is_touched
+    from helpers import require_pymc
+
+    require_pymc()
+    from pymc_models import MODELS, logp_dlogp
+
+    for name in ("hierarchical regression", "NormalMixture", "Dirichlet-multinomial"):
+        ins, outs = logp_dlogp(MODELS[name]())
+        fg = FunctionGraph(ins, outs, clone=True)
+        before = list(fg.apply_nodes)
+        rewriter = next(iter(optdb.__db__["relational"]))
+        rewriter.add_requirements(fg)
+        rewriter.apply(fg)
+        assert set(fg.apply_nodes) == set(before) and not is_touched(fg.apply_nodes), name
+        greedy = FunctionGraph(ins, outs, clone=True)
+        before = set(greedy.apply_nodes)
+        rewriter = next(iter(optdb.__db__["relational_normalize"]))
+        rewriter.add_requirements(greedy)
+        rewriter.apply(greedy)
+        assert set(greedy.apply_nodes) != before, name
