@@ -7,8 +7,10 @@ costlier), saturates it with :data:`SATURATION_RULES` forward within
 :data:`COMPILE_LIMITS` and compiles the form extracted under
 :func:`relations.costs.measured` -- or the normal form, if the extracted one
 is not predicted cheaper (so the pass is never costlier than the greedy one
-under the cost).  Where no choice rule matches, nothing is saturated: the
-pass costs what the greedy one does.
+under the cost).  The normal form itself replaces the graph only where one
+of its rewrites is predicted to pay :data:`MIN_GAIN` (:func:`cheapest`);
+else the graph is left as it came.  Where no choice rule matches, nothing
+is saturated.
 """
 
 from __future__ import annotations
