@@ -73,23 +73,23 @@ def test_a_goal_the_planner_cannot_read_leaves_the_relation_as_it_is():
     assert forward_matcher(opaque_rule) is None
 
 
-def test_a_mode_not_ready_at_run_time_falls_back_to_the_relation():
+@pytest.mark.parametrize("backward", [False, True])
+def test_a_mode_not_ready_at_run_time_falls_back_to_the_relation(backward):
     # planned: `a` is known after the match, so the mode is expected ready;
     # at run time it is not (a matrix), and the relation itself answers
     def vector_rule(lhs, rhs):
         a = var()
-        return lall_ready(
-            eq(lhs, a),
-            moded(
-                "vector only",
-                (a, rhs),
-                Mode((0,), (1,), lambda t: iter(((t,),)), lambda t: getattr(t, "ndim", None) == 1),
-            ),
-        )
+        known, other = (rhs, lhs) if backward else (lhs, rhs)
+        terms, ins, outs = ((other, a), (1,), (0,)) if backward else ((a, other), (0,), (1,))
+        mode = Mode(ins, outs, lambda t: iter(((t,),)), lambda t: getattr(t, "ndim", None) == 1)
+        return lall_ready(eq(known, a), moded("vector only", terms, mode))
 
-    matcher = compile_forward(vector_rule)
+    matcher = (compile_backward if backward else compile_forward)(vector_rule)
+    if backward:
+        assert "backward" in matcher.source
     for x in (pt.vector("v"), pt.matrix("m")):
-        assert list(matcher.answers(x)) == list(answers(vector_rule, x, var()))
+        relation = answers(vector_rule, var(), x, backward=True) if backward else answers(vector_rule, x, var())
+        assert list(matcher.answers(x)) == list(relation)
     assert list(matcher.answers(pt.vector("v"))) != []
     assert list(matcher.answers(pt.matrix("m"))) == []
 
@@ -374,23 +374,3 @@ def test_plans_and_relations_agree_on_model_graphs(direction):
     for name in ("LKJCorr n=10", "hierarchical regression", "NormalMixture", "multinomial logit"):
         _, outs = logp_dlogp(MODELS[name]())
         assert AGREEMENT[direction](outs) > 50, name
-
-
-def test_a_backward_mode_not_ready_at_run_time_falls_back_to_the_relation():
-    def vector_rule(lhs, rhs):
-        a = var()
-        return lall_ready(
-            eq(rhs, a),
-            moded(
-                "vector only",
-                (lhs, a),
-                Mode((1,), (0,), lambda t: iter(((t,),)), lambda t: getattr(t, "ndim", None) == 1),
-            ),
-        )
-
-    matcher = compile_backward(vector_rule)
-    assert "backward" in matcher.source
-    for x in (pt.vector("v"), pt.matrix("m")):
-        assert list(matcher.answers(x)) == list(answers(vector_rule, var(), x, backward=True))
-    assert list(matcher.answers(pt.vector("v"))) != []
-    assert list(matcher.answers(pt.matrix("m"))) == []
