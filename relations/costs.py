@@ -19,7 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pytensor.compile.builders import OpFromGraph
 from pytensor.graph.basic import Apply, Constant, Variable
+from pytensor.scalar import ScalarType
+from pytensor.tensor.shape import Shape, Shape_i
+from pytensor.tensor.type import TensorType
 
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
 from graph_bridge.shape_values import folded_value
@@ -259,10 +263,6 @@ MAX_FOLDED_SIZE = 64
 def _folded(v: Variable, canon: Mapping[Variable, Variable]) -> Constant | None:
     """The constant ``v`` folds to, when its node has one output, every input is a constant (or
     one the walk folded) or it reads a static shape, and the value is small; else ``None``."""
-    from pytensor.scalar import ScalarType
-    from pytensor.tensor.shape import Shape, Shape_i
-    from pytensor.tensor.type import TensorType
-
     node = v.owner
     if len(node.outputs) != 1 or not isinstance(v.type, (TensorType, ScalarType)):
         return None
@@ -384,14 +384,14 @@ def node_cost(node: Apply, shape_of: Any, table: CostTable, fusion: Fusion | Non
     """Predicted seconds of ``node`` in one call (see :func:`measured`; ``fusion``: the graph's fused groups)."""
     dtype = getattr(node.outputs[0].type, "dtype", "*")
     per_call, per_element = table.cost(op_kind(node), dtype)
+    if table.memory is not None and type(node.op).__name__ in _VIEWS:
+        return per_call  # a view of its input in the compiled graph, fused or not
     expansions = 0.0
     if isinstance(node.op, ExplicitElemwise):
         # lowered, each input placed by an entry with a missing dim gets its DimShuffle back
         expansions = sum(1 for entry in node.op.pattern if "x" in entry) * table.cost("DimShuffle", dtype)[0]
     if fusion is None or table.memory is None:
         return per_call + per_element * node_elements(node, shape_of) + expansions
-    if type(node.op).__name__ in _VIEWS:
-        return per_call
     if not _is_elemwise(node):
         return per_call + per_element * node_elements(node, shape_of)
     memory = table.memory
@@ -432,8 +432,6 @@ def node_costs(
         node = v.owner
         if node is None or node.outputs.index(v) != 0:
             return 0.0
-        if table.memory is not None and type(node.op).__name__ in _VIEWS:
-            return table.cost(op_kind(node), getattr(v.type, "dtype", "*"))[0]  # its call, as in measured
         if table.memory is None or not _is_elemwise(node):
             return node_cost(node, shape_of, table)
         per_call, per_element = table.cost(op_kind(node), getattr(v.type, "dtype", "*"))
@@ -524,8 +522,6 @@ class _Shapes:
     def _inferred(self, v: Variable) -> tuple[int | None, ...] | None:
         """The output's lengths from ``infer_shape`` on the inputs' lengths, where they fold to constants."""
         from pytensor.tensor.basic import get_underlying_scalar_constant_value
-
-        from pytensor.compile.builders import OpFromGraph
 
         node = v.owner
         if isinstance(node.op, OpFromGraph):  # its infer_shape rewrites the inner graph: milliseconds
