@@ -43,12 +43,12 @@ class RelationalRewriter(GraphRewriter):
     callbacks) see it.  (Off, the replay is not paid: it costs about as
     much as the rewriting.)
 
-    ``refine_fn(outputs, normal)`` (if given) takes the original outputs and
-    ``normalize_fn``'s and returns the outputs to compile (the extracted
-    form of the ``relational`` pass, or ``outputs`` themselves); where they
-    differ from ``normal`` the replacement's reason is ``name + "_extract"``
-    after a replay.  With ``sites_fn``, it is called as
-    ``refine_fn(outputs, normal, sites)``.
+    ``refine_fn(outputs, normal, sites)`` (if given) takes the original
+    outputs, ``normalize_fn``'s and ``sites_fn``'s sites (``None`` without
+    ``sites_fn`` or under the verbose replay) and returns the outputs to
+    compile (the extracted form of the ``relational`` pass, or ``outputs``
+    themselves); where they differ from ``normal`` the replacement's reason
+    is ``name + "_extract"`` after a replay.
 
     ``in_place(fgraph)`` (if given) runs first and returns whether it did the
     pass's work on the fgraph itself (then ``normalize_fn`` is not called).
@@ -92,7 +92,7 @@ class RelationalRewriter(GraphRewriter):
         if self.reports_steps and config.optimizer_verbose:
             steps: list[tuple[Any, Variable, Variable]] = []
             new = self.normalize_fn(outs, on_rewrite=lambda *step: steps.append(step))
-            final = new if self.refine_fn is None else self.refine_fn(outs, new)
+            final = new if self.refine_fn is None else self.refine_fn(outs, new, None)
             if all(a is b for a, b in zip(outs, final)):
                 return  # the graph as it came is what to compile: no step is replayed
             if steps and self._replayed(fgraph, steps, new):
@@ -105,10 +105,7 @@ class RelationalRewriter(GraphRewriter):
                 new, sites = self.sites_fn(outs)
             else:
                 new = self.normalize_fn(outs)
-            if self.refine_fn is None:
-                final = new
-            else:
-                final = self.refine_fn(outs, new) if sites is None else self.refine_fn(outs, new, sites)
+            final = new if self.refine_fn is None else self.refine_fn(outs, new, sites)
             if sites is not None and all(a is b for a, b in zip(new, final)):
                 if self._sites_replaced(fgraph, sites, final):
                     return
