@@ -94,26 +94,30 @@ def test_a_mode_not_ready_at_run_time_falls_back_to_the_relation(backward):
     assert list(matcher.answers(pt.matrix("m"))) == []
 
 
+def _nodes_of(outputs: list[Variable]):
+    """Each one-output node of ``outputs`` and of their normal form, with its variable and term,
+    given inside its graph's context."""
+    for graph in (outputs, relations.normalize(outputs)):
+        with graph_context(graph):
+            for node in apply_ancestors(graph):
+                if len(node.outputs) == 1:
+                    yield node, node.outputs[0], node_term(node.outputs[0])
+
+
 def _same_answers(outputs: list[Variable]) -> int:
     """Compare plan and relation at every node of ``outputs`` (and of their normal form)."""
     index = RuleIndex(all_rules())
     compared = 0
-    for graph in (outputs, relations.normalize(outputs)):
-        with graph_context(graph):
-            for node in apply_ancestors(graph):
-                if len(node.outputs) != 1:
-                    continue
-                v = node.outputs[0]
-                t = node_term(v)
-                for rule in index.forward_for(node):
-                    matcher = forward_matcher(rule)
-                    if matcher is None:
-                        continue
-                    planned = list(matcher.answers(v))  # normalize gives the plan the variable
-                    plain = list(answers(rule, t, var()))
-                    assert _same_terms(planned, plain), (rule.__name__, node)
-                    assert _same_terms(list(matcher.answers(t)), plain)
-                    compared += 1
+    for node, v, t in _nodes_of(outputs):
+        for rule in index.forward_for(node):
+            matcher = forward_matcher(rule)
+            if matcher is None:
+                continue
+            planned = list(matcher.answers(v))  # normalize gives the plan the variable
+            plain = list(answers(rule, t, var()))
+            assert _same_terms(planned, plain), (rule.__name__, node)
+            assert _same_terms(list(matcher.answers(t)), plain)
+            compared += 1
     return compared
 
 
@@ -325,19 +329,14 @@ def _same_backward_answers(outputs: list[Variable]) -> int:
     """Compare the backward plan and the relation run backward at every node of ``outputs`` (and their normal form)."""
     index = RuleIndex(all_rules())
     compared = 0
-    for graph in (outputs, relations.normalize(outputs)):
-        with graph_context(graph):
-            for node in apply_ancestors(graph):
-                if len(node.outputs) != 1:
-                    continue
-                t = node_term(node.outputs[0])
-                for rule in index.backward_for(node):
-                    matcher = backward_matcher(rule)
-                    if matcher is None:
-                        continue
-                    plain = list(answers(rule, var(), t, backward=True))
-                    assert _same_terms(list(matcher.answers(t)), plain), (rule.__name__, node)
-                    compared += 1
+    for node, _, t in _nodes_of(outputs):
+        for rule in index.backward_for(node):
+            matcher = backward_matcher(rule)
+            if matcher is None:
+                continue
+            plain = list(answers(rule, var(), t, backward=True))
+            assert _same_terms(list(matcher.answers(t)), plain), (rule.__name__, node)
+            compared += 1
     return compared
 
 
