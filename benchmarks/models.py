@@ -29,7 +29,9 @@ Needs PyMC (``pip install -e '.[bench]'``, Python 3.12 line).  Two tables of
   not change and whose noise dominates the compile ratio); then the targets of the
   "pay off on real models" work with this run's figures, met or not.
 
-``--quick`` runs three models with fewer repeats.
+``--quick`` runs three models with fewer repeats; ``--tag relational_normalize``
+compiles the tagged functions with the greedy pass (every rewrite applied)
+instead of ``relational``.
 """
 
 from __future__ import annotations
@@ -121,13 +123,14 @@ OWN_PASSES = ("relational", "lower_explicit")
 
 
 class _PassClock:
-    """Seconds spent in the toolkit's own compile passes (:data:`OWN_PASSES`) while it is on."""
+    """Seconds spent in the toolkit's own compile passes (:data:`OWN_PASSES`, with ``tag`` for
+    ``relational``) while it is on."""
 
-    def __init__(self) -> None:
+    def __init__(self, tag: str = "relational") -> None:
         from pytensor.compile import optdb
 
         self.seconds = 0.0
-        self._rewriters = [next(iter(optdb.__db__[tag])) for tag in OWN_PASSES]
+        self._rewriters = [next(iter(optdb.__db__[tag if t == "relational" else t])) for t in OWN_PASSES]
 
     def __enter__(self) -> "_PassClock":
         for rw in self._rewriters:
@@ -148,15 +151,15 @@ class _PassClock:
             del rw.apply  # the class's method again
 
 
-def _compile_seconds(name: str, mode, rounds: int) -> tuple[list[float], list[float], list[float]]:
+def _compile_seconds(name: str, mode, rounds: int, tag: str) -> tuple[list[float], list[float], list[float]]:
     """Seconds of ``pytensor.function`` on new logp+dlogp graphs, stock and tagged, alternating;
     and of the toolkit's own passes in each tagged compile."""
     plain_t, tagged_t, own_t = [], [], []
     for _ in range(rounds):
-        for m, out in ((mode, plain_t), (mode.including("relational"), tagged_t)):
+        for m, out in ((mode, plain_t), (mode.including(tag), tagged_t)):
             model = MODELS[name]()
             inputs, outs = logp_dlogp(model)
-            with _PassClock() as clock:
+            with _PassClock(tag) as clock:
                 t0 = time.perf_counter()
                 pytensor.function(inputs, outs, mode=m)
                 out.append(time.perf_counter() - t0)
@@ -165,12 +168,12 @@ def _compile_seconds(name: str, mode, rounds: int) -> tuple[list[float], list[fl
     return plain_t, tagged_t, own_t
 
 
-def _rewrite_seconds(name: str, mode, rounds: int) -> tuple[list[float], list[float]]:
+def _rewrite_seconds(name: str, mode, rounds: int, tag: str) -> tuple[list[float], list[float]]:
     """Seconds of the mode's rewrites alone (no linking, no code generation) on a FunctionGraph of new
     logp+dlogp graphs, stock and tagged, alternating: the part of compiling the tag can change."""
     from pytensor.graph.fg import FunctionGraph
 
-    rewrites = (mode.optimizer, mode.including("relational").optimizer)
+    rewrites = (mode.optimizer, mode.including(tag).optimizer)
     plain_t, tagged_t = [], []
     for _ in range(rounds):
         for rewrite, out in zip(rewrites, (plain_t, tagged_t)):
@@ -186,8 +189,8 @@ def _geomean(xs: list[float]) -> float:
     return float(np.exp(np.mean(np.log(xs)))) if xs else float("nan")
 
 
-def compiled_table(names: list[str], repeats: int, compile_rounds: int = 3) -> None:
-    print(f"pytensor {pytensor.__version__}, pymc {pm.__version__}; default mode; "
+def compiled_table(names: list[str], repeats: int, compile_rounds: int = 3, tag: str = "relational") -> None:
+    print(f"pytensor {pytensor.__version__}, pymc {pm.__version__}; default mode, tagged: {tag}; "
           f"logp+dlogp, interleaved, {repeats} rounds; compile: best of {compile_rounds} new graphs each, alternating")
     print("| model | nodes plain | nodes tagged | plain best (us) | tagged best (us) "
           "| ratio best | ratio median | compile plain (s) | compile tagged (s) | compile ratio "
@@ -199,15 +202,15 @@ def compiled_table(names: list[str], repeats: int, compile_rounds: int = 3) -> N
         model = MODELS[name]()
         inputs, outs = logp_dlogp(model)
         plain = pytensor.function(inputs, outs, mode=base)
-        tagged = pytensor.function(inputs, outs, mode=base.including("relational"))
+        tagged = pytensor.function(inputs, outs, mode=base.including(tag))
         args = point_values(model)
         for a, b in zip(plain(*args), tagged(*args)):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
         tp, tt = interleaved(plain, tagged, args, repeats)
         n_plain = len(plain.maker.fgraph.apply_nodes)
         n_tagged = len(tagged.maker.fgraph.apply_nodes)
-        cp, ct, own = _compile_seconds(name, base, compile_rounds)
-        rp, rt = _rewrite_seconds(name, base, max(compile_rounds, 5))
+        cp, ct, own = _compile_seconds(name, base, compile_rounds, tag)
+        rp, rt = _rewrite_seconds(name, base, max(compile_rounds, 5), tag)
         ratios[name] = min(tt) / min(tp)
         medians[name] = statistics.median(tt) / statistics.median(tp)
         compiles[name] = min(ct) / min(cp)
@@ -254,6 +257,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--compile-rounds", type=int, default=3, help="new graphs compiled per mode and model")
     parser.add_argument("--table", choices=("all", "normalize", "compiled"), default="all")
+    parser.add_argument("--tag", choices=("relational", "relational_normalize"), default="relational",
+                        help="the tag the compiled table includes (relational_normalize: every rewrite applied)")
     parser.add_argument("models", nargs="*", help="model names (default: all)")
     args = parser.parse_args(argv)
     if pm is None:
@@ -271,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
         normalize_table(names)
         print()
     if args.table in ("all", "compiled"):
-        compiled_table(names, repeats, args.compile_rounds if not args.quick else 1)
+        compiled_table(names, repeats, args.compile_rounds if not args.quick else 1, args.tag)
 
 
 if __name__ == "__main__":
