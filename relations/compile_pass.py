@@ -167,8 +167,8 @@ def cheapest(
     PyTensor compiles what it would have compiled: a Sum of a Join of two
     short vectors costs more as two Sums and an Add, and the DimShuffles
     the normal form removes from PyMC's graphs are views PyTensor removes
-    itself, while replacing them costs PyTensor's later passes 4-13 ms a
-    compile (``benchmarks/models.py``).
+    itself, while replacing them made PyTensor's rewrites up to 1.07x as
+    long (``benchmarks/models.py --tag relational_normalize``).
     Nothing is saturated unless some choice could pay
     (:func:`worth_saturating`); an extracted form replaces the graph only if
     :func:`relations.costs.measured` predicts it cheaper.  Its new nodes
