@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if pm is None:
         raise SystemExit("PyMC is not installed (Python 3.12 line): nothing to measure")
-    names = selected(args.models)
+    names = selected(args.models or [])
     print(
         "| model | nodes | set | saturate s | / PyTensor canon+stab | stop | e-nodes | "
         "transform calls | us per call | in transform | unions | errors |"

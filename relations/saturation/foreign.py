@@ -493,15 +493,27 @@ def _default_query() -> RewriteDatabaseQuery:
     return RewriteDatabaseQuery(include=["fast_run"])
 
 
+#: ``_by_name``'s queried databases: (name, entries in optdb, the query's tags) -> the rewriters
+_QUERIED: dict[tuple, tuple] = {}
+
+
 def _by_name(name: str, where: str) -> Any:
     """The optdb database named ``name`` queried as the default mode would (less the toolkit's own
     rewriters, :func:`_toolkit_own`), or the rewriter of that name."""
     entries = list(_databases(optdb))
+    query = _default_query()
+    # the query builds PyTensor's rewriters (a few ms): kept while nothing is registered anew
+    key_ = (name, len(entries), tuple(query.include), tuple(query.exclude))
+    hit = _QUERIED.get(key_)
+    if hit is not None:
+        return list(hit)
     for key, obj, _ in entries:
         if key == name and isinstance(obj, RewriteDatabase):
             found: list = []
-            _flatten(obj.query(_default_query()), found)
-            return [r for r in found if not _toolkit_own(r) and _name_of(r) not in LEFT_OUT]
+            _flatten(obj.query(query), found)
+            kept = [r for r in found if not _toolkit_own(r) and _name_of(r) not in LEFT_OUT]
+            _QUERIED[key_] = tuple(kept)
+            return kept
     for key, obj, _ in entries:
         if key == name:
             return obj
