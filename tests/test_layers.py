@@ -119,9 +119,9 @@ LAYERS = {
     "relations.patterns": set(),
     "relations.rules": {"relations.patterns", "relations.arguments"},
     "relations.greedy": {"relations.patterns", "relations.arguments"},
-    "relations.queries": {"relations.patterns", "relations.arguments", "relations.rules", "relations.greedy"},
-    "relations.saturation": {
-        "relations.patterns", "relations.arguments", "relations.rules", "relations.greedy", "relations.queries",
+    "relations.saturation": {"relations.patterns", "relations.arguments", "relations.rules", "relations.greedy"},
+    "relations.queries": {
+        "relations.patterns", "relations.arguments", "relations.rules", "relations.greedy", "relations.saturation",
     },
     "relations.compile": {
         "relations.patterns", "relations.arguments", "relations.rules", "relations.greedy", "relations.saturation",
