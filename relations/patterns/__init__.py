@@ -231,7 +231,7 @@ class Named:
         self.node = as_pattern(node, "node")
 
     def __repr__(self) -> str:
-        return f"{self.var}={self.node!r}"
+        return f"named({self.var}, {self.node!r})"
 
 
 def named(v: Any, node: Any) -> Named:

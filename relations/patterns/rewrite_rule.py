@@ -47,6 +47,7 @@ from relations.patterns.kanren_goals import foreign_goal, kanren_conjunction
 from relations.patterns.nodes import CompiledNode
 from relations.patterns.compiler import compilable, compile_sides, instantiate, side_variables
 from relations.patterns.relation import rule
+from relations.patterns.rule_docs import rule_doc
 
 __all__ = ["rewrite_rule"]
 
@@ -347,6 +348,7 @@ def rewrite_rule(
     where: Sequence[Any] = (),
     measure: Any = None,
     doc: str | None = None,
+    docs: str | None = None,
     child_heads: Sequence[type] | None = None,
     rhs_child_heads: Sequence[type] | None = None,
     heads: Sequence[type] | None = None,
@@ -395,16 +397,22 @@ def rewrite_rule(
     Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::
 
         neg(neg(x))  ->  x
+
+    The docstring (``help(rule)``) is composed (:mod:`relations.patterns.rule_docs`):
+    ``doc``, the rule's one-line summary (``rel.doc``; a longer text is kept
+    whole), then ``Before::`` and ``After::`` blocks printed from ``lhs`` and
+    ``rhs``, the guards, ``Measure:`` and, with ``docs`` (a page of
+    ``docs/``, ``"lift.md"``), where the rule is explained under a heading
+    named after it.
     """
     rhs = _checked_sides(name, lhs, rhs)
     relation = _relation_of(name, lhs, rhs, _where_goals(where))
-    if doc:
-        relation.__doc__ = doc
+    relation.doc = doc  # type: ignore[attr-defined]
     relation.name = name  # type: ignore[attr-defined]
     relation.lhs = lhs  # type: ignore[attr-defined]
     relation.rhs = rhs  # type: ignore[attr-defined]
     relation.where = tuple(where)  # type: ignore[attr-defined]
-    return rule(
+    ruled = rule(
         heads=tuple(heads) if heads is not None else _root_classes(lhs),
         rhs_heads=tuple(rhs_heads) if rhs_heads is not None else _root_classes(rhs),
         child_heads=tuple(child_heads) if child_heads is not None else _child_classes(_unnamed(lhs)),
@@ -412,3 +420,5 @@ def rewrite_rule(
         identity=isinstance(rhs, p.PatternVar) and any(a is rhs for a in _unnamed(lhs).args),
         measure=measure if measure is not None else _default_measure(lhs, rhs),
     )(relation)
+    ruled.__doc__ = rule_doc(name, lhs, rhs, tuple(where), ruled.measure, doc, docs)
+    return ruled
