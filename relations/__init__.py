@@ -124,8 +124,19 @@ def normalize(graph: Graph, rules: Rules | None = None) -> Graph:
     keeps its dtype, ndim and broadcastable pattern.
     """
     outputs, single = as_variables(graph, "graph")
-    result = normalize_variables(outputs, rule_index(rules), mark=True)
+    result = normalize_variables(outputs, rule_index(_greedy_rules(rules)), mark=True)
     return _same_structure(graph, single, result)
+
+
+def _greedy_rules(rules: Rules | None) -> Rules | None:
+    """``rules``, once none is a choice rule without a measure (``ValueError`` naming it): saturation only."""
+    for i, r in enumerate(check_relations(rules, "rules") if rules is not None else ()):
+        if getattr(r, "choice", False) and not r.measure.stated:
+            raise ValueError(
+                f"rules[{i}] ({r.__name__!r}) is a choice rule with no measure: normalize would not stop; "
+                f"run it with relations.saturate, best or equivalents, or give it a measure="
+            )
+    return rules
 
 
 def lower(graph: Graph) -> Graph:

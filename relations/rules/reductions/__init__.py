@@ -77,6 +77,7 @@ sum_factor_broadcasto = rewrite_rule(
     measure=weighted_operands(),
     heads=(Sum,),
     rhs_heads=(Elemwise,),
+    choice=True,
     doc="""A Sum takes out the Mul operands broadcast along its axes, and a Neg.
 
     Before / after (``m``: (n, k); ``r``: (1, k); ``s`` 0-d)::
@@ -118,6 +119,7 @@ sum_count_broadcasto = rewrite_rule(
     ),
     measure=weighted_operands(),
     heads=(Sum,),
+    choice=True,
     doc="""A Sum of an Add or Sub counts the operands broadcast along its axes ``N`` times.
 
     Before / after (``m``: (n, k) with static ``n``; ``r``: (1, k))::
@@ -150,6 +152,7 @@ reduce_alloco = rewrite_rule(
     measure=count(CAReduce),
     heads=(Sum, Max, Min),
     rhs_heads=(Alloc, Elemwise),
+    choice=True,
     doc="""A reduction of an Alloc along axes where its value is broadcast reads the value.
 
     Before / after (``v``: (k,) or 0-d; ``n``, ``m`` lengths)::
@@ -186,6 +189,7 @@ reduce_writeso = rewrite_rule(
     ),
     measure=count(*SET_CLASSES, exact=True, test=_is_set, text="set"),
     heads=(Sum, Max, Min),
+    choice=True,
     doc="""A full reduction of writes into a constant fill reads the fill and the written values.
 
     Before / after (``c`` 0-d, ``N`` the base's size, ``k`` the elements written)::
