@@ -23,6 +23,7 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import Sum
 
 import relations
+from graph_bridge.measures import weighted_operands
 from relations import lang
 from relations.lang import p, rewrite_rule
 
@@ -36,7 +37,7 @@ def _sum_mul_scalar():
         p.sum(p.mul(x, c)),
         p.mul(p.sum(x), c),
         where=(lambda c: c.type.ndim == 0,),
-        measure=lang.weighted_operands(),
+        measure=weighted_operands(),
     )
 
 
@@ -192,7 +193,6 @@ def test_goal_guard_on_the_reduction_variable_runs():
 
 def test_lang_holds_the_facts_rules_use():
     from relations.rules.lift.facts import scalar_likeo
-    from graph_bridge.measures import weighted_operands
 
     assert lang.scalar_likeo is scalar_likeo and lang.weighted_operands is weighted_operands
     for name in ("scalar_likeo", "weighted_operands", "valid_ordero", "forward_matcher", "Reduction", "above"):
