@@ -19,14 +19,18 @@ it makes of the hand-written one, and backward runs and checks run the same
 goals.  The parts, in this order:
 
 1. each side, root first: ``eq(side, template)`` for a template node,
-   the node's goal (``stock_elemwiseo(side, f, xs)``) for a goal node, then
-   the same for the nodes below it that a template cannot hold (a
-   ``p.named`` sub-pattern, a goal node);
+   the node's goal (``stock_elemwiseo(side, f, xs)``) for a goal node, the
+   node matched and built one level (:func:`pattern_goal`) for a node
+   with neither (``p.mul``, ``p.sum``, ...: its arguments variables, its
+   constants kept), then the same for the nodes below it that a template
+   cannot hold (a ``p.named`` sub-pattern, a goal node);
 2. what the heads imply: the reductions of one head variable ``r``
    (``p.careduce(r, ...)``) are one reduction (same scalar op and dtypes)
    along their axes (``careduce_heado``; the same head where the axes are
-   the same); a ``p.dimshuffle`` that names no ``ndim`` reads it off its
-   input (``ndimo``);
+   the same), and ``r`` is their :class:`~relations.patterns.Reduction`
+   when a ``where=`` clause reads it (:func:`reductiono`); a
+   ``p.dimshuffle`` that names no ``ndim`` reads it off its input
+   (``ndimo``);
 3. the ``where=`` goals, in order.
 
 Every pattern variable gets a fresh logic variable per call of the

@@ -309,9 +309,9 @@ def _compiled_relation(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable
     """
     by_name = _compiled_names(lhs, rhs, clauses)
     guards = _classify_guards(clauses, by_name)
-    wanted = {by_name[n] for _, _, names in guards for n in names}
+    wanted = dict.fromkeys([by_name[n] for _, _, names in guards for n in names])  # in order: plans are stable
     for g in clauses:
-        wanted.update(_goal_vars(g))
+        wanted.update(dict.fromkeys(_goal_vars(g)))
     steps, names = compile_sides(lhs, rhs, wanted)
     names += [v for v in wanted if v not in names and v is not p.LHS and v is not p.RHS]
     _check_bound(name, instantiate(steps, {}), guards, by_name)

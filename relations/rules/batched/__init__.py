@@ -57,7 +57,8 @@ def _node(name: str, op_classes: tuple, make: Callable, *parts: Any) -> Compiled
     return CompiledNode(name, (), op_classes, ", ".join(map(str, parts)), goal_of=goal_of)
 
 
-def _stock_broadcasting(out, core, sig, index, cores, inputs):
+def _stock_broadcasting(out: Any, core: Any, sig: Any, index: Any, cores: Any, inputs: Any) -> Any:
+    """``stock_blockwiseo`` of a node that can broadcast (a batch dim, two or more inputs)."""
     return stock_blockwiseo(out, core, sig, index, cores, inputs, broadcasting=True)
 
 
