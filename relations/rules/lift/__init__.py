@@ -79,6 +79,7 @@ elemwise_set_shared_subtensoro = rewrite_rule(
     *_SET_LIFT,
     where=(*_SET_LIFT_WHERE, same_typeo(p.LHS, p.RHS)),
     measure=paths_below(_is_set_node, "set node"),
+    choice=True,
     doc="An Elemwise lifts through a set that other nodes read too: a choice, for saturation.",
     docs="lift.md",
 )

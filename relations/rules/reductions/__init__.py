@@ -78,6 +78,7 @@ sum_factor_broadcasto = rewrite_rule(
     measure=weighted_operands(),
     heads=(Sum,),
     rhs_heads=(Elemwise,),
+    choice=True,
     doc="A Sum takes out the Mul operands broadcast along its axes, and a Neg: a choice.",
     docs="reductions.md",
 )
@@ -95,6 +96,7 @@ sum_count_broadcasto = rewrite_rule(
     ),
     measure=weighted_operands(),
     heads=(Sum,),
+    choice=True,
     doc="A Sum of an Add or Sub counts the operands broadcast along its axes N times: a choice.",
     docs="reductions.md",
 )
@@ -107,6 +109,7 @@ reduce_alloco = rewrite_rule(
     measure=count(CAReduce),
     heads=(Sum, Max, Min),
     rhs_heads=(Alloc, Elemwise),
+    choice=True,
     doc="A reduction of an Alloc along axes where its value is broadcast reads the value: a choice.",
     docs="reductions.md",
 )
@@ -122,6 +125,7 @@ reduce_writeso = rewrite_rule(
     ),
     measure=count(*SET_CLASSES, exact=True, test=_is_set, text="set"),
     heads=(Sum, Max, Min),
+    choice=True,
     doc="A full reduction of writes into a constant fill reads the fill and the written values: a choice.",
     docs="reductions.md",
 )
