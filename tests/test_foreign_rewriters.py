@@ -24,7 +24,7 @@ from pytensor.graph.rewriting.utils import rewrite_graph
 from unification import var as logic_var
 from pytensor.tensor.elemwise import Elemwise
 
-from helpers import assert_close, assert_same_types, check_rewrite, snapshot
+from helpers import assert_close, assert_same_types, check_rewrite, require_pymc, snapshot
 
 import relations
 from graph_bridge import node_term
@@ -258,6 +258,7 @@ def test_what_resolves_to_what():
 
     every = resolve_rewriters(optdb["stabilize"])  # a database object: everything registered in it
     assert {r.name for r in stab} <= {r.name for r in every} | {"constant_folding"}
+    assert not {r.name for r in every} & {"local_dimshuffle_lift", "lower_explicit_node"}
     for a, b in zip(resolve_rewriters(["local_log1p", "local_log1p"]), resolve_rewriters("local_log1p")):
         assert a.rewriter is b.rewriter
 
@@ -408,6 +409,20 @@ def test_pymc_rewrite_databases_resolve():
     ir = resolve_rewriters(measurable_ir_rewrites_db)
     assert len(ir) >= 10 and len({r.name for r in ir}) == len(ir)
     assert {r.rewriter for r in ir} <= {r.rewriter for r in resolve_rewriters(logprob_rewrites_db)}
+
+
+def test_pymc_measurable_rewrites_fire_modulo_the_relations():
+    """``exp(sum(expand_dims(x, 0), 0))`` of a normal ``x``: PyMC's transform rewrite matches the
+    ``exp(x)`` the relations put in the class (its IR node is what ``logp`` derives from)."""
+    pm = require_pymc()
+    from pymc.logprob.rewriting import measurable_ir_rewrites_db
+
+    x = pm.Normal.dist(0.0, 1.0, shape=(3,))
+    g = pt.exp(pt.sum(pt.expand_dims(x, 0), 0))
+    eg = relations.saturate(g, rewriters=measurable_ir_rewrites_db)
+    stats = eg.report.rewriters
+    assert stats["find_measurable_transforms"].unions >= 1
+    assert sum(s.errors for s in stats.values()) == 0
 
 
 def test_a_model_graph_keeps_its_values_under_the_stock_rewriters():

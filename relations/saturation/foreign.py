@@ -379,7 +379,8 @@ def resolve_rewriters(spec: Any, argname: str = "rewriters") -> tuple[ForeignRew
       grow an e-graph without end (:data:`LEFT_OUT`); or the name of one registered
       rewriter (``"local_log1p"``);
     - a ``RewriteDatabase`` (PyMC's ``measurable_ir_rewrites_db``): every
-      rewriter registered in it, recursively;
+      rewriter registered in it, recursively, less the toolkit's own and
+      :data:`LEFT_OUT`;
     - a :class:`ForeignRewriter`;
     - in a sequence, ``"-name"`` leaves the rewriter of that name out of
       what the other items give (``("stabilize", "specialize",
@@ -417,7 +418,9 @@ def _collect(item: Any, where: str, found: list) -> None:
     elif isinstance(item, str):
         _flatten(_by_name(item, where), found)
     elif isinstance(item, RewriteDatabase):
-        _flatten_database(item, found)
+        everything: list = []
+        _flatten_database(item, everything)
+        found.extend(r for r in everything if not _left_out(r))
     elif isinstance(item, (NodeRewriter, GraphRewriter)):
         if isinstance(item, GraphRewriter) and not _applies_node_rewriters(item):
             raise TypeError(
@@ -511,7 +514,7 @@ def _by_name(name: str, where: str) -> Any:
         if key == name and isinstance(obj, RewriteDatabase):
             found: list = []
             _flatten(obj.query(query), found)
-            kept = [r for r in found if not _toolkit_own(r) and _name_of(r) not in LEFT_OUT]
+            kept = [r for r in found if not _left_out(r)]
             _QUERIED[key_] = tuple(kept)
             return kept
     for key, obj, _ in entries:
@@ -534,6 +537,13 @@ def _by_name(name: str, where: str) -> Any:
 #: e-nodes and not saturated after 16 iterations; 572, saturated, without it): distributivity is
 #: the algebra rule set's, within its bounds.
 LEFT_OUT = frozenset({"local_dimshuffle_lift", "local_greedy_distributor"})
+
+
+def _left_out(rewriter: NodeRewriter) -> bool:
+    """Whether a database's ``rewriter`` is left out: the toolkit's own, or :data:`LEFT_OUT` (by its
+    registered name or its own ``__name__``)."""
+    names = {_name_of(rewriter), getattr(rewriter, "__name__", None)}
+    return _toolkit_own(rewriter) or bool(names & LEFT_OUT)
 
 
 def _toolkit_own(rewriter: NodeRewriter) -> bool:
