@@ -70,7 +70,7 @@ class SaturatedExplanation(Explanation):
         r = self.report
         fired = [f"{name} x{s.unions}" for name, s in r.rewriters.items() if s.unions]
         lines = [
-            f"from an e-graph: {r.classes} classes, {r.nodes} e-nodes ({r.stop} after {r.iterations} iterations); "
+            f"from an e-graph: {r.classes} classes, {r.nodes} e-nodes (stop: {r.stop}, {r.iterations} iterations); "
             f"PyTensor rewriters that joined classes: {', '.join(fired) or 'none'}",
             _costs_line(self.before, self.after),
         ]
