@@ -181,12 +181,15 @@ def run(python: str, dest: Path, files: list[str], name: str, tags: list[str], e
         plugin.write_text(PLUGIN.format(root=str(ROOT), tags=tags, report=str(dest / "relations_changes.json")))
         cmd[3:3] = ["-p", "relations_peer_plugin"]
     env["PYTENSOR_FLAGS"] = ",".join(flags)
+    log = dest / f"pytest_{name}.log"
+    junit.unlink(missing_ok=True)
+    print(f"{name} run: pytest's output goes to {log}", flush=True)
     start = time.perf_counter()
-    done = subprocess.run([*cmd, *extra], cwd=dest, env=env, capture_output=True, text=True)
+    with log.open("w") as out:
+        subprocess.run([*cmd, *extra], cwd=dest, env=env, stdout=out, stderr=subprocess.STDOUT)
     seconds = time.perf_counter() - start
-    (dest / f"pytest_{name}.log").write_text(done.stdout + done.stderr)
     if not junit.exists():
-        raise RuntimeError(f"the {name} run wrote no report; its output ends:\n{(done.stdout + done.stderr)[-3000:]}")
+        raise RuntimeError(f"the {name} run wrote no report; its output ends:\n{log.read_text()[-3000:]}")
     return junit, seconds
 
 
