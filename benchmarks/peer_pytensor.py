@@ -216,10 +216,14 @@ def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
 
 def table(stock: dict, tagged: dict, changes: dict[str, int]) -> list[str]:
     kinds = ("passed", "failed", "error", "skipped", "xfailed")
-    lines = [f"{'run':<10}" + "".join(f"{k:>9}" for k in kinds) + f"{'total':>9}"]
-    for name, res in (("stock", stock), ("tagged", tagged)):
-        counts = [sum(1 for o, _ in res.values() if o == k) for k in kinds]
-        lines.append(f"{name:<10}" + "".join(f"{c:>9}" for c in counts) + f"{len(res):>9}")
+    files = sorted({t.split("::")[0] for t in stock} | {t.split("::")[0] for t in tagged})
+    lines = [f"{'file':<44}{'run':<8}" + "".join(f"{k:>9}" for k in kinds) + f"{'total':>7}"]
+    for f in [*files, "all"] if len(files) > 1 else files:
+        for name, res in (("stock", stock), ("tagged", tagged)):
+            mine = [o for t, (o, _) in res.items() if f == "all" or t.split("::")[0] == f]
+            counts = [mine.count(k) for k in kinds]
+            label = f.split("tests/tensor/", 1)[-1]
+            lines.append(f"{label:<44}{name:<8}" + "".join(f"{c:>9}" for c in counts) + f"{len(mine):>7}")
     differing = sorted(t for t in set(stock) | set(tagged) if stock.get(t, ("absent", ""))[0] != tagged.get(t, ("absent", ""))[0])
     lines.append("")
     lines.append(f"{len(differing)} tests differ")
