@@ -1,0 +1,472 @@
+"""The ``measurable`` rule set: spellings PyMC's logprob derivation does not match, related to ones it does.
+
+PyMC derives a density (``pm.logp``, a model's logp, ``CustomDist(dist=...)``)
+only where a graph matches one of its measurable rewrites: ``2 * x`` derives,
+``x + x`` fails with "Logprob method not implemented for Add".  The
+maintainers canonicalize one spelling at a time (pymc #6371 for ``5/x``,
+``-x`` and ``5 - x``; #6896/#6962 for powers; #8363 for censoring by
+``maximum``/``minimum``).  Each rule here relates a spelling PyMC refuses
+(left side) to an equal one it matches (right side), as a relation like the
+others: forward it rewrites, backward it generates the refused spellings,
+with both sides given it checks.  :func:`relations.pymc.logp` saturates a
+graph with them and derives from a form PyMC matches; every rewrite is an
+equality of values, so the densities of equal forms are equal (and where
+they are not, PyMC derived one wrongly: the cross-check says so).
+
+The table, by kind:
+
+- affine arithmetic: ``x + x``, ``3*x - x``, ``3*x + x``, ``x - 3*x``, ``x * x``;
+- exponentials: ``exp(a) * exp(b)``, ``exp(a) / exp(b)``, ``exp(a) ** b``;
+- sums of affine vectors: ``sum(v * c)`` with ``c`` scalar-like;
+- censoring (pymc #8363): ``where``/``switch`` spellings of ``maximum``,
+  ``minimum`` and ``clip``, and transforms of a censored variable moved
+  inside the censoring (a transform outside makes PyMC add a Jacobian
+  term at the censored point, a wrong value);
+- arithmetic mixtures (pymc #6398): ``c*a + (1 - c)*b`` with a boolean
+  ``c`` is ``switch(c, a, b)``.
+
+:data:`MEASURABLE_CHOICES` are the rules that make a graph costlier
+(``exp(clip(x))`` computes one ``exp``, its censored form three): for
+saturation only, never a greedy ``normalize`` (the convention of
+``RULESETS["choices"]``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pytensor.graph.basic import Constant, Variable
+
+from graph_bridge.lift_facts import scalar_likeo
+from relations import patterns as p
+from relations.user_rules import rewrite_rule
+
+__all__ = [
+    "MEASURABLE_CHOICES",
+    "MEASURABLE_RULES",
+    "add_selfo",
+    "add_scaled_selfo",
+    "clip_of_add_consto",
+    "clip_of_mul_posto",
+    "exp_of_clipo",
+    "exp_div_expo",
+    "exp_mul_expo",
+    "exp_powo",
+    "mixture_as_switcho",
+    "mul_selfo",
+    "sub_scaled_selfo",
+    "sub_self_scaledo",
+    "sum_of_scaledo",
+    "switch_as_clipo",
+    "switch_as_clip_geo",
+    "switch_as_maximumo",
+    "switch_as_minimumo",
+]
+
+a, b, c, c0, x, lo, hi, ax = (p.var(n) for n in ("a", "b", "c", "c0", "x", "lo", "hi", "ax"))
+
+
+def _is_float(v: Any) -> bool:
+    """Whether pattern variable ``v`` is bound to a float tensor (``x + x`` of bools is ``or``, not ``2*x``)."""
+    return isinstance(v, Variable) and v.type.dtype.startswith("float")
+
+
+def _constant_value(v: Variable) -> np.ndarray | None:
+    """The value of a constant (or of the ExpandDims of a 0-d one); ``None`` otherwise."""
+    while v.owner is not None and type(v.owner.op).__name__ == "DimShuffle" and v.owner.op.is_expand_dims:
+        v = v.owner.inputs[0]
+    return np.asarray(v.data) if isinstance(v, Constant) else None
+
+
+def _positive_constant(c: Variable) -> bool:
+    value = _constant_value(c)
+    return value is not None and value.size > 0 and bool(np.all(value > 0))
+
+
+def _ordered_bounds(lo: Variable, hi: Variable) -> bool:
+    low, high = _constant_value(lo), _constant_value(hi)
+    return low is not None and high is not None and bool(np.all(low <= high))
+
+
+def _boolean(c: Variable) -> bool:
+    return c.type.dtype == "bool"
+
+
+# -- affine arithmetic (pymc #6371's spellings) -----------------------------------------------
+
+add_selfo = rewrite_rule(
+    "add_selfo",
+    p.add(a, a),
+    p.mul(a, 2),
+    where=(lambda a: _is_float(a),),
+    measure="pattern nodes: an Add of a twice becomes a Mul by a constant (the measurable transform)",
+    doc="""A variable added to itself is twice it.
+
+    Before::
+
+        x + x              # Logprob method not implemented for Add
+
+    After::
+
+        x * 2              # a measurable scaling
+
+    Floats only (``x + x`` of bools is an ``or``).  Measure: the Adds with
+    one input twice drop by one (the right side has none).
+    """,
+)
+
+mul_selfo = rewrite_rule(
+    "mul_selfo",
+    p.mul(a, a),
+    p.sqr(a),
+    where=(lambda a: _is_float(a),),
+    measure="the Muls with one input twice drop by one",
+    doc="""A variable times itself is its square.
+
+    Before::
+
+        x * x              # Logprob method not implemented for Mul
+
+    After::
+
+        sqr(x)             # PyMC's power transform (as x ** 2)
+
+    Floats only.  Measure: the Muls with one input twice drop by one.
+    """,
+)
+
+sub_scaled_selfo = rewrite_rule(
+    "sub_scaled_selfo",
+    p.sub(p.mul(c, a), a),
+    p.mul(p.sub(c, 1), a),
+    where=(lambda a: _is_float(a),),
+    measure="the Subs whose inputs share a term drop by one",
+    doc="""``c*x - x`` is ``(c - 1)*x``.
+
+    Before::
+
+        3 * x - x
+
+    After::
+
+        (3 - 1) * x        # folded to 2 * x by PyMC's canonicalize
+
+    Floats only.  Measure: the Subs whose inputs share a term drop by one.
+    """,
+)
+
+sub_self_scaledo = rewrite_rule(
+    "sub_self_scaledo",
+    p.sub(a, p.mul(c, a)),
+    p.mul(p.sub(1, c), a),
+    where=(lambda a: _is_float(a),),
+    measure="the Subs whose inputs share a term drop by one",
+    doc="""``x - c*x`` is ``(1 - c)*x``.
+
+    Before::
+
+        x - 3 * x
+
+    After::
+
+        (1 - 3) * x
+
+    Floats only.  Measure: the Subs whose inputs share a term drop by one.
+    """,
+)
+
+add_scaled_selfo = rewrite_rule(
+    "add_scaled_selfo",
+    p.add(p.mul(c, a), a),
+    p.mul(p.add(c, 1), a),
+    where=(lambda a: _is_float(a),),
+    measure="the Adds whose inputs share a term drop by one",
+    doc="""``c*x + x`` is ``(c + 1)*x``.
+
+    Before::
+
+        3 * x + x
+
+    After::
+
+        (3 + 1) * x
+
+    Floats only.  Measure: the Adds whose inputs share a term drop by one.
+    """,
+)
+
+# -- exponentials (pymc #6896 / #6962) --------------------------------------------------------
+
+exp_mul_expo = rewrite_rule(
+    "exp_mul_expo",
+    p.mul(p.exp(a), p.exp(b)),
+    p.exp(p.add(a, b)),
+    where=(lambda a, b: _is_float(a) and _is_float(b),),
+    doc="""A product of exponentials is the exponential of the sum.
+
+    Before::
+
+        exp(x) * exp(x)    # Logprob method not implemented for Mul
+
+    After::
+
+        exp(x + x)         # then exp(x * 2): an exp of a measurable scaling
+
+    Equal on finite inputs (``exp(1000) * exp(-1000)`` is ``inf * 0``).
+    Measure: nodes, 4 -> 3.
+    """,
+)
+
+exp_div_expo = rewrite_rule(
+    "exp_div_expo",
+    p.true_div(p.exp(a), p.exp(b)),
+    p.exp(p.sub(a, b)),
+    where=(lambda a, b: _is_float(a) and _is_float(b),),
+    doc="""A quotient of exponentials is the exponential of the difference.
+
+    Before::
+
+        exp(x) / exp(y)
+
+    After::
+
+        exp(x - y)
+
+    Equal on finite inputs.  Measure: nodes, 4 -> 3.
+    """,
+)
+
+exp_powo = rewrite_rule(
+    "exp_powo",
+    p.pow(p.exp(a), b),
+    p.exp(p.mul(a, b)),
+    where=(lambda a: _is_float(a),),
+    measure="the Pows of an Exp drop by one",
+    doc="""A power of an exponential is the exponential of the product.
+
+    Before::
+
+        exp(x) ** 3
+
+    After::
+
+        exp(x * 3)
+
+    Equal on finite inputs.  Measure: the Pows of an Exp drop by one.
+    """,
+)
+
+# -- sums of affine vectors -------------------------------------------------------------------
+
+sum_of_scaledo = rewrite_rule(
+    "sum_of_scaledo",
+    p.sum(p.mul(x, c), axis=ax),
+    p.mul(p.sum(x, axis=ax), c0),
+    where=(scalar_likeo((c,), (c0,)), lambda x: _is_float(x)),
+    measure="the elements the Mul touches: the reduction's input size -> its output size",
+    doc="""A sum of a scaled vector is the scaled sum.
+
+    Before::
+
+        sum(v * 2)         # Logprob method not implemented for Sum
+
+    After::
+
+        sum(v) * 2         # a measurable scaling of a measurable sum
+
+    ``c`` scalar-like (0-d, or a 0-d expanded); any axes.  Measure: the
+    Mul touches the sum's output instead of its input.
+    """,
+)
+
+# -- censoring (pymc #8363) ---------------------------------------------------------------------
+
+switch_as_maximumo = rewrite_rule(
+    "switch_as_maximumo",
+    p.switch(p.lt(x, lo), lo, x),
+    p.maximum(x, lo),
+    where=(lambda x: _is_float(x),),
+    doc="""A ``where`` that censors from below is a ``maximum``.
+
+    Before::
+
+        where(x < lo, lo, x)     # Logprob method not implemented for Switch
+
+    After::
+
+        maximum(x, lo)           # a measurable censoring
+
+    Measure: nodes, 3 -> 2.
+    """,
+)
+
+switch_as_minimumo = rewrite_rule(
+    "switch_as_minimumo",
+    p.switch(p.gt(x, hi), hi, x),
+    p.minimum(x, hi),
+    where=(lambda x: _is_float(x),),
+    doc="""A ``where`` that censors from above is a ``minimum``.
+
+    Before::
+
+        where(x > hi, hi, x)
+
+    After::
+
+        minimum(x, hi)
+
+    Measure: nodes, 3 -> 2.
+    """,
+)
+
+switch_as_clipo = rewrite_rule(
+    "switch_as_clipo",
+    p.switch(p.lt(x, lo), lo, p.minimum(x, hi)),
+    p.clip(x, lo, hi),
+    where=(lambda x: _is_float(x),),
+    doc="""A ``where`` below a ``minimum`` is a ``clip`` (the nested ``where`` after :func:`switch_as_minimumo`).
+
+    Before::
+
+        where(x < lo, lo, where(x > hi, hi, x))
+
+    After::
+
+        clip(x, lo, hi)
+
+    Equal for any bounds (``clip`` tests ``x < lo`` first, as the ``where``
+    does).  Measure: nodes, 3 -> 1.
+    """,
+)
+
+switch_as_clip_geo = rewrite_rule(
+    "switch_as_clip_geo",
+    p.switch(p.gt(x, hi), hi, p.maximum(x, lo)),
+    p.clip(x, lo, hi),
+    where=(lambda x: _is_float(x), _ordered_bounds),
+    doc="""A ``where`` above a ``maximum`` is a ``clip``, for constant bounds with ``lo <= hi``.
+
+    Before::
+
+        where(x > hi, hi, where(x < lo, lo, x))
+
+    After::
+
+        clip(x, lo, hi)
+
+    With ``lo > hi`` the two differ (the ``where`` tests ``x > hi`` first),
+    so the bounds must be constants in order.  Measure: nodes, 3 -> 1.
+    """,
+)
+
+exp_of_clipo = rewrite_rule(
+    "exp_of_clipo",
+    p.exp(p.clip(x, lo, hi)),
+    p.clip(p.exp(x), p.exp(lo), p.exp(hi)),
+    where=(lambda x: _is_float(x),),
+    measure="the Elemwise nodes above a Clip drop by one",
+    doc="""An exponential of a censored variable is a censored exponential.
+
+    Before::
+
+        exp(clip(x, lo, hi))      # PyMC adds a Jacobian term at the censored points
+
+    After::
+
+        clip(exp(x), exp(lo), exp(hi))
+
+    ``exp`` is increasing, so it keeps the order ``clip`` tests.  A choice
+    (three ``exp`` instead of one).  Measure: the Elemwise nodes above a
+    Clip drop by one.
+    """,
+)
+
+clip_of_mul_posto = rewrite_rule(
+    "clip_of_mul_posto",
+    p.mul(p.clip(x, lo, hi), c),
+    p.clip(p.mul(x, c), p.mul(lo, c), p.mul(hi, c)),
+    where=(lambda x: _is_float(x), _positive_constant),
+    measure="the Elemwise nodes above a Clip drop by one",
+    doc="""A censored variable scaled by a positive constant is a censored scaling.
+
+    Before::
+
+        clip(x, lo, hi) * 2       # PyMC adds -log(2) at the censored points
+
+    After::
+
+        clip(x * 2, lo * 2, hi * 2)
+
+    Only for a constant ``c > 0`` (a negative one swaps the bounds).  A
+    choice.  Measure: the Elemwise nodes above a Clip drop by one.
+    """,
+)
+
+clip_of_add_consto = rewrite_rule(
+    "clip_of_add_consto",
+    p.add(p.clip(x, lo, hi), c),
+    p.clip(p.add(x, c), p.add(lo, c), p.add(hi, c)),
+    where=(lambda x: _is_float(x), lambda c: _constant_value(c) is not None),
+    measure="the Elemwise nodes above a Clip drop by one",
+    doc="""A shifted censored variable is a censored shift.
+
+    Before::
+
+        clip(x, lo, hi) + 1
+
+    After::
+
+        clip(x + 1, lo + 1, hi + 1)
+
+    For a constant shift (a shift that is a random variable is a
+    convolution, not a transform).  A choice.  Measure: the Elemwise nodes
+    above a Clip drop by one.
+    """,
+)
+
+# -- mixtures (pymc #6398) ----------------------------------------------------------------------
+
+mixture_as_switcho = rewrite_rule(
+    "mixture_as_switcho",
+    p.add(p.mul(c, a), p.mul(p.sub(1, c), b)),
+    p.switch(c, a, b),
+    where=(_boolean, lambda a, b: _is_float(a) and _is_float(b)),
+    doc="""An arithmetic mixture with a boolean indicator is a switch.
+
+    Before::
+
+        c * a + (1 - c) * b       # c boolean: Logprob method not implemented for Add
+
+    After::
+
+        switch(c, a, b)           # a measurable switch mixture
+
+    Equal where ``a`` and ``b`` are finite (``0 * inf`` is NaN).
+    Measure: nodes, 5 -> 1.
+    """,
+)
+
+#: Rules that make a graph costlier (a transform moved inside a censoring computes it on the bounds
+#: too): for saturation only, as ``RULESETS["choices"]``.
+MEASURABLE_CHOICES: tuple = (exp_of_clipo, clip_of_mul_posto, clip_of_add_consto)
+
+#: The ``measurable`` rule set (``RULESETS["measurable"]``), choices included: what
+#: :func:`relations.pymc.logp` saturates a graph with.
+MEASURABLE_RULES: tuple = (
+    add_selfo,
+    mul_selfo,
+    sub_scaled_selfo,
+    sub_self_scaledo,
+    add_scaled_selfo,
+    exp_mul_expo,
+    exp_div_expo,
+    exp_powo,
+    sum_of_scaledo,
+    switch_as_maximumo,
+    switch_as_minimumo,
+    switch_as_clipo,
+    switch_as_clip_geo,
+    mixture_as_switcho,
+    *MEASURABLE_CHOICES,
+)
