@@ -44,7 +44,7 @@ from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.random.op import RandomVariable
 from pytensor.compile.sharedvalue import SharedVariable
 
-import pymc.logprob.basic as _basic_module  # noqa: F401 - the module install() patches
+import pymc.logprob.basic as _basic_module
 import pymc.logprob as _logprob_package
 import pymc
 from pymc.distributions.distribution import SymbolicRandomVariable

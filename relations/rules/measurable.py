@@ -33,17 +33,38 @@ saturation only, never a greedy ``normalize`` (the convention of
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
 
+from pytensor.tensor.basic import Join
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.reshape import JoinDims, SplitDims
+from pytensor.tensor.shape import Reshape
+from pytensor.tensor.subtensor import IncSubtensor
+
+from graph_bridge import etuplize, register_op_class
 from graph_bridge.lift_facts import scalar_likeo
+from graph_bridge.terms import term_variable
+from logic_core.modes import Mode, moded
 from relations import patterns as p
+from relations.dimshuffle import dimshuffle_composeo
+from relations.rules import rule
+from relations.rules import measurable_facts as facts
 from relations.user_rules import rewrite_rule
 
 __all__ = [
     "MEASURABLE_CHOICES",
+    "affine_collecto",
+    "computed_rule",
+    "power_collecto",
+    "reshape_as_dimso",
+    "slices_sumo",
+    "sum_shiftedo",
+    "transpose_joino",
+    "writes_as_joino",
     "MEASURABLE_RULES",
     "add_selfo",
     "add_scaled_selfo",
@@ -447,6 +468,212 @@ mixture_as_switcho = rewrite_rule(
     """,
 )
 
+# -- relations over a whole sub-graph (a Python reader each way: relations.rules.measurable_facts) ---
+
+# the Ops these relations rewrite at, so the e-graph runs rules there (PyMC's Reshape, JoinDims, SplitDims)
+for _op_class in (Reshape, JoinDims, SplitDims):
+    register_op_class(_op_class)
+
+
+def _moded_side(fn: Callable[[Variable], Variable | None]) -> Callable[[Any], tuple | None]:
+    def one(t: Any) -> tuple | None:
+        v = term_variable(t)
+        new = None if v is None else fn(v)
+        return None if new is None or new.type != v.type else (etuplize(new),)
+
+    one.__name__ = fn.__name__
+    return one
+
+
+def computed_rule(
+    name: str,
+    forward: Callable[[Variable], Variable | None],
+    backward: Callable[[Variable], Variable | None],
+    *,
+    heads: tuple,
+    rhs_heads: tuple,
+    measure: str,
+    doc: str,
+) -> Callable[[Any, Any], Any]:
+    """A relation ``rel(lhs, rhs)`` whose sides are related by two Python functions of a variable.
+
+    ``forward(lhs_var)`` builds the right side (or ``None``: no answer), ``backward(rhs_var)``
+    the left side; with both sides given the forward answer is unified with the right side
+    (a check).  A side whose type differs from the other's is no answer.
+    """
+    modes = (Mode((0,), (1,), one=_moded_side(forward)), Mode((1,), (0,), one=_moded_side(backward)))
+
+    def relation(lhs: Any, rhs: Any) -> Any:
+        return moded(name, (lhs, rhs), *modes)
+
+    relation.__name__ = relation.__qualname__ = name
+    relation.__doc__ = doc
+    return rule(heads=heads, rhs_heads=rhs_heads, measure=measure)(relation)
+
+
+affine_collecto = computed_rule(
+    "affine_collecto",
+    facts.affine_form,
+    facts.affine_as_sum,
+    heads=(Elemwise,),
+    rhs_heads=(Elemwise,),
+    measure="the uses of the leaf drop from two or more to one",
+    doc="""An affine expression reading one variable several times, collected.
+
+    Before::
+
+        x - x / 2          # Logprob method not implemented for Add (pymc #6371)
+        x / 2 + x / 2
+
+    After::
+
+        x * 0.5
+        x * 1.0
+
+    Any tree of Add, Sub, Neg, Mul and TrueDiv by constants over one float
+    leaf (read twice or more) is ``x * k + m``.  Equal up to rounding.
+    Measure: the leaf is read once.  Backward: ``x * k`` as ``x + x * (k - 1)``.
+    """,
+)
+
+power_collecto = computed_rule(
+    "power_collecto",
+    facts.power_form,
+    facts.power_as_product,
+    heads=(Elemwise,),
+    rhs_heads=(Elemwise,),
+    measure="the Muls of one leaf drop to one Pow",
+    doc="""A product of one variable three or more times is its power.
+
+    Before::
+
+        x * x * x          # Logprob method not implemented for Mul
+
+    After::
+
+        x ** 3             # PyMC's power transform
+
+    Measure: ``n - 1`` Muls become one Pow.  Backward: ``x ** n`` (a constant
+    ``3 <= n <= MAX_UNROLLED``) as the product.
+    """,
+)
+
+slices_sumo = computed_rule(
+    "slices_sumo",
+    facts.slices_sum,
+    facts.sum_as_slices,
+    heads=(Elemwise,),
+    rhs_heads=(CAReduce,),
+    measure="the Subtensor reads of the vector drop from k to at most one",
+    doc="""A sum of a vector's elements, one by one, is a sum of the vector (or of its slice).
+
+    Before::
+
+        v[0] + v[1] + v[2]     # v of static length 3: not implemented for Add
+
+    After::
+
+        sum(v)                 # a measurable sum of iid variables
+
+    Distinct constant indices, contiguous.  Measure: the reads drop to one.
+    Backward: ``sum(v)`` of a vector of static length ``2..MAX_UNROLLED`` as
+    its elements added.
+    """,
+)
+
+sum_shiftedo = computed_rule(
+    "sum_shiftedo",
+    facts.scaled_as_sum,
+    facts.sum_as_scaled,
+    heads=(CAReduce,),
+    rhs_heads=(Elemwise,),
+    measure="the elements the Add touches: the input's size -> one",
+    doc="""A sum of a shifted tensor is the shifted sum.
+
+    Before::
+
+        sum(v + 1)             # Logprob method not implemented for Sum
+
+    After::
+
+        sum(v) + 3             # v of static size 3
+
+    A scalar constant shift, all axes, a static size.  Measure: the Add
+    touches one element.  Backward: ``sum(x) + c`` as ``sum(x + c / n)``.
+    """,
+)
+
+transpose_joino = computed_rule(
+    "transpose_joino",
+    facts.transpose_of_join,
+    facts.join_of_transposes,
+    heads=(DimShuffle,),
+    rhs_heads=(Join,),
+    measure="DimShuffles above a Join drop by one",
+    doc="""A transpose of a join is a join of transposes (pymc #6360).
+
+    Before::
+
+        stack([a, b]).T        # Logprob method not implemented for MatrixTranspose
+
+    After::
+
+        join(1, a[None].T, b[None].T)   # dimshuffle_composeo: join(1, a[:, None], b[:, None])
+
+    Any permutation (no dims added or dropped); the join axis moves with
+    it.  Measure: the DimShuffle moves below the Join.  Backward: a join of
+    pieces permuted alike.
+    """,
+)
+
+reshape_as_dimso = computed_rule(
+    "reshape_as_dimso",
+    facts.reshape_as_dims,
+    facts.join_dims_as_reshape,
+    heads=(Reshape,),
+    rhs_heads=(JoinDims, SplitDims),
+    measure="Reshapes drop by one",
+    doc="""A reshape that merges adjacent dims, or splits one, is ``join_dims`` / ``split_dims``.
+
+    Before::
+
+        m.reshape((6,))        # m: (2, 3); not implemented for Reshape
+        m.flatten()
+
+    After::
+
+        join_dims(m, 0, 2)     # measurable (PyMC's JoinDims)
+
+    Static shapes only.  Measure: Reshapes drop by one.  Backward: a
+    ``join_dims`` or ``split_dims`` of static shape as a reshape.
+    """,
+)
+
+writes_as_joino = computed_rule(
+    "writes_as_joino",
+    facts.writes_as_join,
+    facts.join_as_writes,
+    heads=(IncSubtensor,),
+    rhs_heads=(Join,),
+    measure="set writes drop by one",
+    doc="""A write of a slice into zeros is a concatenation (pymc #7553).
+
+    Before::
+
+        zeros(5)[:3].set(a)                     # not implemented for SetSubtensor
+        zeros(5)[:3].set(a)[3:].set(b)
+
+    After::
+
+        join(0, a, zeros(2))
+        join(0, a, b)                           # a measurable join
+
+    A set (never an inc) at one constant slice of dim 0, into zeros or a
+    join whose pieces it covers are zeros; static lengths.  Measure: set
+    writes drop by one.  Backward: a join along dim 0 as writes into zeros.
+    """,
+)
+
 #: Rules that make a graph costlier (a transform moved inside a censoring computes it on the bounds
 #: too): for saturation only, as ``RULESETS["choices"]``.
 MEASURABLE_CHOICES: tuple = (exp_of_clipo, clip_of_mul_posto, clip_of_add_consto)
@@ -468,5 +695,13 @@ MEASURABLE_RULES: tuple = (
     switch_as_clipo,
     switch_as_clip_geo,
     mixture_as_switcho,
+    affine_collecto,
+    power_collecto,
+    slices_sumo,
+    sum_shiftedo,
+    transpose_joino,
+    dimshuffle_composeo,
+    reshape_as_dimso,
+    writes_as_joino,
     *MEASURABLE_CHOICES,
 )
