@@ -49,8 +49,8 @@ import pymc.logprob as _logprob_package
 import pymc
 from pymc.distributions.distribution import SymbolicRandomVariable
 
-from relations.egraph import Limits, saturate
-from relations.form_search import StructuralKeys
+from relations.saturation.egraph import Limits, saturate
+from relations.queries.form_search import StructuralKeys
 from relations.rules.measurable import MEASURABLE_RULES
 
 __all__ = [

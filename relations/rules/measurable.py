@@ -46,14 +46,15 @@ from pytensor.tensor.shape import Reshape
 from pytensor.tensor.subtensor import IncSubtensor
 
 from graph_bridge import etuplize, register_op_class
-from graph_bridge.lift_facts import scalar_likeo
+from graph_bridge.measures import Measure, above, count, elemwise_above, weighted_operands
+from relations.rules.lift_facts import scalar_likeo
 from graph_bridge.terms import term_variable
 from logic_core.modes import Mode, moded
 from relations import patterns as p
-from relations.dimshuffle import dimshuffle_composeo
-from relations.rules import rule
+from relations.rules.dimshuffle import dimshuffle_composeo
+from relations.patterns.relation import rule
 from relations.rules import measurable_facts as facts
-from relations.user_rules import rewrite_rule
+from relations.patterns.rewrite_rule import rewrite_rule
 
 __all__ = [
     "MEASURABLE_CHOICES",
@@ -86,6 +87,48 @@ __all__ = [
 ]
 
 a, b, c, c0, x, lo, hi, ax = (p.var(n) for n in ("a", "b", "c", "c0", "x", "lo", "hi", "ax"))
+
+
+def _input_paths(v: Variable) -> int:
+    """The paths from ``v`` down to its non-constant inputs (the size of its graph read as a tree)."""
+    memo: dict[Variable, int] = {}
+    stack = [v]
+    while stack:
+        w = stack[-1]
+        if w in memo:
+            stack.pop()
+            continue
+        node = w.owner
+        if node is None:
+            memo[w] = 0 if isinstance(w, Constant) else 1
+            stack.pop()
+            continue
+        missing = [i for i in node.inputs if i not in memo]
+        if missing:
+            stack.extend(missing)
+            continue
+        memo[w] = sum(memo[i] for i in node.inputs)
+        stack.pop()
+    return memo[v]
+
+
+#: Reads of one term collected into one: ``x + x`` reads ``x`` by two paths, ``x * 2`` by one.
+READS = Measure("paths from the output to its non-constant inputs", _input_paths)
+
+
+def _is_clip(node: Any) -> bool:
+    return isinstance(node.op, Elemwise) and type(node.op.scalar_op).__name__ == "Clip"
+
+
+#: A transform moved inside a censoring: the pairs (Clip, Elemwise above it) drop by one.
+ABOVE_CLIP = elemwise_above(_is_clip, "Clip")
+
+
+def _pow_of_exp(node: Any) -> bool:
+    if not isinstance(node.op, Elemwise) or type(node.op.scalar_op).__name__ != "Pow":
+        return False
+    base = node.inputs[0].owner
+    return base is not None and isinstance(base.op, Elemwise) and type(base.op.scalar_op).__name__ == "Exp"
 
 
 def _is_float(v: Any) -> bool:
@@ -121,7 +164,7 @@ add_selfo = rewrite_rule(
     p.add(a, a),
     p.mul(a, 2),
     where=(lambda a: _is_float(a),),
-    measure="pattern nodes: an Add of a twice becomes a Mul by a constant (the measurable transform)",
+    measure=READS,
     doc="""A variable added to itself is twice it.
 
     Before::
@@ -142,7 +185,7 @@ mul_selfo = rewrite_rule(
     p.mul(a, a),
     p.sqr(a),
     where=(lambda a: _is_float(a),),
-    measure="the Muls with one input twice drop by one",
+    measure=READS,
     doc="""A variable times itself is its square.
 
     Before::
@@ -162,7 +205,7 @@ sub_scaled_selfo = rewrite_rule(
     p.sub(p.mul(c, a), a),
     p.mul(p.sub(c, 1), a),
     where=(lambda a: _is_float(a),),
-    measure="the Subs whose inputs share a term drop by one",
+    measure=READS,
     doc="""``c*x - x`` is ``(c - 1)*x``.
 
     Before::
@@ -182,7 +225,7 @@ sub_self_scaledo = rewrite_rule(
     p.sub(a, p.mul(c, a)),
     p.mul(p.sub(1, c), a),
     where=(lambda a: _is_float(a),),
-    measure="the Subs whose inputs share a term drop by one",
+    measure=READS,
     doc="""``x - c*x`` is ``(1 - c)*x``.
 
     Before::
@@ -202,7 +245,7 @@ add_scaled_selfo = rewrite_rule(
     p.add(p.mul(c, a), a),
     p.mul(p.add(c, 1), a),
     where=(lambda a: _is_float(a),),
-    measure="the Adds whose inputs share a term drop by one",
+    measure=READS,
     doc="""``c*x + x`` is ``(c + 1)*x``.
 
     Before::
@@ -263,7 +306,7 @@ exp_powo = rewrite_rule(
     p.pow(p.exp(a), b),
     p.exp(p.mul(a, b)),
     where=(lambda a: _is_float(a),),
-    measure="the Pows of an Exp drop by one",
+    measure=count(Elemwise, test=_pow_of_exp, text="Pow of an Exp"),
     doc="""A power of an exponential is the exponential of the product.
 
     Before::
@@ -285,7 +328,7 @@ sum_of_scaledo = rewrite_rule(
     p.sum(p.mul(x, c), axis=ax),
     p.mul(p.sum(x, axis=ax), c0),
     where=(scalar_likeo((c,), (c0,)), lambda x: _is_float(x)),
-    measure="the elements the Mul touches: the reduction's input size -> its output size",
+    measure=weighted_operands(),
     doc="""A sum of a scaled vector is the scaled sum.
 
     Before::
@@ -386,7 +429,7 @@ exp_of_clipo = rewrite_rule(
     p.exp(p.clip(x, lo, hi)),
     p.clip(p.exp(x), p.exp(lo), p.exp(hi)),
     where=(lambda x: _is_float(x),),
-    measure="the Elemwise nodes above a Clip drop by one",
+    measure=ABOVE_CLIP,
     doc="""An exponential of a censored variable is a censored exponential.
 
     Before::
@@ -408,7 +451,7 @@ clip_of_mul_posto = rewrite_rule(
     p.mul(p.clip(x, lo, hi), c),
     p.clip(p.mul(x, c), p.mul(lo, c), p.mul(hi, c)),
     where=(lambda x: _is_float(x), _positive_constant),
-    measure="the Elemwise nodes above a Clip drop by one",
+    measure=ABOVE_CLIP,
     doc="""A censored variable scaled by a positive constant is a censored scaling.
 
     Before::
@@ -429,7 +472,7 @@ clip_of_add_consto = rewrite_rule(
     p.add(p.clip(x, lo, hi), c),
     p.clip(p.add(x, c), p.add(lo, c), p.add(hi, c)),
     where=(lambda x: _is_float(x), lambda c: _constant_value(c) is not None),
-    measure="the Elemwise nodes above a Clip drop by one",
+    measure=ABOVE_CLIP,
     doc="""A shifted censored variable is a censored shift.
 
     Before::
@@ -492,7 +535,7 @@ def computed_rule(
     *,
     heads: tuple,
     rhs_heads: tuple,
-    measure: str,
+    measure: Measure,
     doc: str,
 ) -> Callable[[Any, Any], Any]:
     """A relation ``rel(lhs, rhs)`` whose sides are related by two Python functions of a variable.
@@ -517,7 +560,7 @@ affine_collecto = computed_rule(
     facts.affine_as_sum,
     heads=(Elemwise,),
     rhs_heads=(Elemwise,),
-    measure="the uses of the leaf drop from two or more to one",
+    measure=READS,
     doc="""An affine expression reading one variable several times, collected.
 
     Before::
@@ -542,7 +585,7 @@ power_collecto = computed_rule(
     facts.power_as_product,
     heads=(Elemwise,),
     rhs_heads=(Elemwise,),
-    measure="the Muls of one leaf drop to one Pow",
+    measure=READS,
     doc="""A product of one variable three or more times is its power.
 
     Before::
@@ -564,7 +607,7 @@ slices_sumo = computed_rule(
     facts.sum_as_slices,
     heads=(Elemwise,),
     rhs_heads=(CAReduce,),
-    measure="the Subtensor reads of the vector drop from k to at most one",
+    measure=READS,
     doc="""A sum of a vector's elements, one by one, is a sum of the vector (or of its slice).
 
     Before::
@@ -587,7 +630,7 @@ sum_shiftedo = computed_rule(
     facts.sum_as_scaled,
     heads=(CAReduce,),
     rhs_heads=(Elemwise,),
-    measure="the elements the Add touches: the input's size -> one",
+    measure=weighted_operands(),
     doc="""A sum of a shifted tensor is the shifted sum.
 
     Before::
@@ -609,7 +652,7 @@ transpose_joino = computed_rule(
     facts.join_of_transposes,
     heads=(DimShuffle,),
     rhs_heads=(Join,),
-    measure="DimShuffles above a Join drop by one",
+    measure=above(lambda n: isinstance(n.op, Join), DimShuffle, "Join"),
     doc="""A transpose of a join is a join of transposes (pymc #6360).
 
     Before::
@@ -632,7 +675,7 @@ reshape_as_dimso = computed_rule(
     facts.join_dims_as_reshape,
     heads=(Reshape,),
     rhs_heads=(JoinDims, SplitDims),
-    measure="Reshapes drop by one",
+    measure=count(Reshape),
     doc="""A reshape that merges adjacent dims, or splits one, is ``join_dims`` / ``split_dims``.
 
     Before::
@@ -655,7 +698,7 @@ writes_as_joino = computed_rule(
     facts.join_as_writes,
     heads=(IncSubtensor,),
     rhs_heads=(Join,),
-    measure="set writes drop by one",
+    measure=count(IncSubtensor, test=lambda n: n.op.set_instead_of_inc, text="set"),
     doc="""A write of a slice into zeros is a concatenation (pymc #7553).
 
     Before::
