@@ -19,7 +19,7 @@ The table, by kind:
 - exponentials: ``exp(a) * exp(b)``, ``exp(a) / exp(b)``, ``exp(a) ** b``;
 - sums of affine vectors: ``sum(v * c)`` with ``c`` scalar-like;
 - censoring (pymc #8363): ``where``/``switch`` spellings of ``maximum``,
-  ``minimum`` and ``clip``, and transforms of a censored variable moved
+  ``minimum`` and ``clip`` (and of a leaky ReLU, PyMC's ``where(x >= 0, x, a*x)``), and transforms of a censored variable moved
   inside the censoring (a transform outside makes PyMC add a Jacobian
   term at the censored point, a wrong value);
 - arithmetic mixtures (pymc #6398): ``c*a + (1 - c)*b`` with a boolean
@@ -43,7 +43,7 @@ from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.reshape import JoinDims, SplitDims
 from pytensor.tensor.shape import Reshape
-from pytensor.tensor.subtensor import IncSubtensor
+from pytensor.tensor.subtensor import AdvancedSubtensor, IncSubtensor
 
 from graph_bridge import etuplize, register_op_class
 from graph_bridge.measures import Measure, above, count, elemwise_above, weighted_operands
@@ -60,6 +60,7 @@ __all__ = [
     "MEASURABLE_CHOICES",
     "affine_collecto",
     "computed_rule",
+    "index_mixture_as_switcho",
     "power_collecto",
     "reshape_as_dimso",
     "slices_sumo",
@@ -84,6 +85,11 @@ __all__ = [
     "switch_as_clip_geo",
     "switch_as_maximumo",
     "switch_as_minimumo",
+    "switch_ge_as_maximumo",
+    "switch_gt_as_maximumo",
+    "switch_le_as_minimumo",
+    "switch_lt_as_minimumo",
+    "switch_swappedo",
 ]
 
 a, b, c, c0, x, lo, hi, ax = (p.var(n) for n in ("a", "b", "c", "c0", "x", "lo", "hi", "ax"))
@@ -424,6 +430,104 @@ switch_as_clip_geo = rewrite_rule(
     """,
 )
 
+switch_ge_as_maximumo = rewrite_rule(
+    "switch_ge_as_maximumo",
+    p.switch(p.ge(x, lo), x, lo),
+    p.maximum(x, lo),
+    where=(lambda x: _is_float(x),),
+    doc="""``where(x >= lo, x, lo)`` is ``maximum(x, lo)``.
+
+    Before::
+
+        where(x >= 0, x, 0)      # not implemented for Switch
+
+    After::
+
+        maximum(x, 0)
+
+    Equal wherever ``x`` is not NaN (the ``where`` gives ``lo`` for a NaN,
+    ``maximum`` NaN); a random variable's draws are numbers.  Measure:
+    nodes, 2 -> 1.
+    """,
+)
+
+switch_gt_as_maximumo = rewrite_rule(
+    "switch_gt_as_maximumo",
+    p.switch(p.gt(lo, x), lo, x),
+    p.maximum(x, lo),
+    where=(lambda x: _is_float(x),),
+    doc="""``where(lo > x, lo, x)`` is ``maximum(x, lo)``.
+
+    Before::
+
+        where(0 > x, 0, x)
+
+    After::
+
+        maximum(x, 0)
+
+    Measure: nodes, 2 -> 1.
+    """,
+)
+
+switch_le_as_minimumo = rewrite_rule(
+    "switch_le_as_minimumo",
+    p.switch(p.le(x, hi), x, hi),
+    p.minimum(x, hi),
+    where=(lambda x: _is_float(x),),
+    doc="""``where(x <= hi, x, hi)`` is ``minimum(x, hi)``.
+
+    Before::
+
+        where(x <= 1, x, 1)
+
+    After::
+
+        minimum(x, 1)
+
+    Equal wherever ``x`` is not NaN.  Measure: nodes, 2 -> 1.
+    """,
+)
+
+switch_lt_as_minimumo = rewrite_rule(
+    "switch_lt_as_minimumo",
+    p.switch(p.lt(hi, x), hi, x),
+    p.minimum(x, hi),
+    where=(lambda x: _is_float(x),),
+    doc="""``where(hi < x, hi, x)`` is ``minimum(x, hi)``.
+
+    Before::
+
+        where(1 < x, 1, x)
+
+    After::
+
+        minimum(x, 1)
+
+    Measure: nodes, 2 -> 1.
+    """,
+)
+
+switch_swappedo = rewrite_rule(
+    "switch_swappedo",
+    p.switch(p.lt(x, lo), b, x),
+    p.switch(p.ge(x, lo), x, b),
+    where=(lambda x: _is_float(x),),
+    measure=count(Elemwise, test=lambda n: type(getattr(n.op, "scalar_op", None)).__name__ == "LT", text="LT"),
+    doc="""``where(x < lo, b, x)`` is ``where(x >= lo, x, b)``: the branch on ``x`` first, as PyMC matches.
+
+    Before::
+
+        where(x < 0, 0.5 * x, x)     # a leaky ReLU: not implemented for Switch
+
+    After::
+
+        where(x >= 0, x, 0.5 * x)    # PyMC's non-overlapping switch
+
+    Equal wherever ``x`` is not NaN.  Measure: LT nodes drop by one.
+    """,
+)
+
 exp_of_clipo = rewrite_rule(
     "exp_of_clipo",
     p.exp(p.clip(x, lo, hi)),
@@ -717,6 +821,31 @@ writes_as_joino = computed_rule(
     """,
 )
 
+index_mixture_as_switcho = computed_rule(
+    "index_mixture_as_switcho",
+    facts.index_mixture_as_switch,
+    facts.switch_as_index_mixture,
+    heads=(AdvancedSubtensor,),
+    rhs_heads=(Elemwise,),
+    measure=count(AdvancedSubtensor),
+    doc="""An index mixture with an integer vector of component labels is a switch (pymc #6398).
+
+    Before::
+
+        stack([a, b])[i, arange(n)]      # non-scalar integer indexing: not implemented
+
+    After::
+
+        switch(eq(i % 2, 0), a, b)       # a measurable switch mixture
+
+    ``a``, ``b`` vectors of static length ``n``; ``i`` an integer vector
+    (labels taken modulo the number of components, as negative indices are;
+    an out-of-range label makes the left side raise).  Measure: the
+    AdvancedSubtensors drop by one.  Backward: the two-component switch as
+    the indexed stack.
+    """,
+)
+
 #: Rules that make a graph costlier (a transform moved inside a censoring computes it on the bounds
 #: too): for saturation only, as ``RULESETS["choices"]``.
 MEASURABLE_CHOICES: tuple = (exp_of_clipo, clip_of_mul_posto, clip_of_add_consto)
@@ -737,6 +866,11 @@ MEASURABLE_RULES: tuple = (
     switch_as_minimumo,
     switch_as_clipo,
     switch_as_clip_geo,
+    switch_ge_as_maximumo,
+    switch_gt_as_maximumo,
+    switch_le_as_minimumo,
+    switch_lt_as_minimumo,
+    switch_swappedo,
     mixture_as_switcho,
     affine_collecto,
     power_collecto,
@@ -746,5 +880,6 @@ MEASURABLE_RULES: tuple = (
     dimshuffle_composeo,
     reshape_as_dimso,
     writes_as_joino,
+    index_mixture_as_switcho,
     *MEASURABLE_CHOICES,
 )

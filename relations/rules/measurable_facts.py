@@ -26,6 +26,7 @@ __all__ = [
     "affine_as_sum",
     "affine_form",
     "constant_value",
+    "index_mixture_as_switch",
     "join_as_writes",
     "join_dims_as_reshape",
     "join_of_transposes",
@@ -36,6 +37,7 @@ __all__ = [
     "slices_sum",
     "sum_as_scaled",
     "sum_as_slices",
+    "switch_as_index_mixture",
     "transpose_of_join",
     "writes_as_join",
 ]
@@ -445,3 +447,74 @@ def sum_as_scaled(v: Variable) -> Variable | None:
         return None
     n = int(np.prod(x.type.shape))
     return None if n == 0 else pt.sum(x + pt.constant(k / n, dtype=x.dtype))
+
+
+def _arange_length(v: Variable) -> int | None:
+    """``n`` where ``v`` is ``arange(n)`` (an ARange from 0 by 1, or a constant equal to it)."""
+    value = constant_value(v)
+    if value is not None:
+        n = value.size
+        return n if value.ndim == 1 and np.array_equal(value, np.arange(n)) else None
+    node = v.owner
+    if node is None or type(node.op).__name__ != "ARange":
+        return None
+    start, stop, step = (_number(i) for i in node.inputs)
+    return int(stop) if start == 0 and step == 1 and stop is not None else None
+
+
+def _stacked(base: Variable) -> tuple[int, list[Variable]] | None:
+    """``(axis, components)`` where ``base`` is ``stack(components, axis)`` (a join of ExpandDims)."""
+    parts = _join_parts(base)
+    if parts is None:
+        return None
+    axis, pieces = parts
+    comps = []
+    for piece in pieces:
+        node = piece.owner
+        if node is None or not isinstance(node.op, DimShuffle) or tuple(node.op.augment) != (axis,):
+            return None
+        comps.append(node.inputs[0])
+    return axis, comps
+
+
+def index_mixture_as_switch(v: Variable) -> Variable | None:
+    """``stack([a, b])[i, arange(n)]`` (or ``stack([a, b], axis=1)[arange(n), i]``) of vectors of
+    length ``n`` as ``switch(eq(i % 2, 0), a, b)`` (a chain of switches for more components):
+    element ``j`` is component ``i[j]``'s element ``j`` (pymc #6398)."""
+    node = v.owner
+    if node is None or type(node.op).__name__ != "AdvancedSubtensor" or v.ndim != 1:
+        return None
+    found = _stacked(node.inputs[0])
+    idx = indices_from_subtensor(node.inputs[1:], node.op.idx_list)
+    if found is None or len(idx) != 2 or not all(isinstance(i, Variable) for i in idx):
+        return None
+    axis, comps = found
+    which, positions = (idx[0], idx[1]) if axis == 0 else (idx[1], idx[0])
+    n = _arange_length(positions)
+    if n is None or which.ndim > 1 or not which.dtype.startswith(("int", "uint")):
+        return None
+    if any(c.ndim != 1 or c.type.shape[0] != n or c.dtype != v.dtype for c in comps):
+        return None
+    k = len(comps)
+    out = comps[-1]
+    for i in range(k - 2, -1, -1):
+        out = pt.switch(pt.eq(pt.mod(which, k), i), comps[i], out)
+    return out
+
+
+def switch_as_index_mixture(v: Variable) -> Variable | None:
+    """Backward of :func:`index_mixture_as_switch`: ``switch(eq(i % 2, 0), a, b)`` of vectors of static
+    length as ``stack([a, b])[i, arange(n)]``."""
+    if _scalar_kind(v) is not ps.Switch:
+        return None
+    cond, a, b = v.owner.inputs
+    if _scalar_kind(cond) is not ps.EQ or _number(cond.owner.inputs[1]) != 0.0:
+        return None
+    mod = cond.owner.inputs[0]
+    if _scalar_kind(mod) is not ps.Mod or _number(mod.owner.inputs[1]) != 2.0:
+        return None
+    which = mod.owner.inputs[0]
+    n = v.type.shape[0] if v.ndim == 1 else None
+    if n is None or which.ndim != 1 or a.type != v.type or b.type != v.type:
+        return None
+    return pt.stack([a, b])[which, pt.arange(n)]
