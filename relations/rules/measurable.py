@@ -65,6 +65,7 @@ __all__ = [
     "reshape_as_dimso",
     "slices_sumo",
     "sum_shiftedo",
+    "transform_into_censoringo",
     "transpose_joino",
     "writes_as_joino",
     "MEASURABLE_RULES",
@@ -81,6 +82,7 @@ __all__ = [
     "sub_scaled_selfo",
     "sub_self_scaledo",
     "sum_of_scaledo",
+    "sum_of_scaled_lefto",
     "switch_as_clipo",
     "switch_as_clip_geo",
     "switch_as_maximumo",
@@ -157,6 +159,11 @@ def _positive_constant(c: Variable) -> bool:
 def _ordered_bounds(lo: Variable, hi: Variable) -> bool:
     low, high = _constant_value(lo), _constant_value(hi)
     return low is not None and high is not None and bool(np.all(low <= high))
+
+
+def _bounds_like(x: Variable, lo: Variable, hi: Variable) -> bool:
+    """The bounds have ``x``'s dtype: ``exp`` of an int8 bound is float32, not the float64 point ``exp(x)`` reaches."""
+    return _is_float(x) and lo.type.dtype == hi.type.dtype == x.type.dtype
 
 
 def _boolean(c: Variable) -> bool:
@@ -350,6 +357,26 @@ sum_of_scaledo = rewrite_rule(
     """,
 )
 
+sum_of_scaled_lefto = rewrite_rule(
+    "sum_of_scaled_lefto",
+    p.sum(p.mul(c, x), axis=ax),
+    p.mul(c0, p.sum(x, axis=ax)),
+    where=(scalar_likeo((c,), (c0,)), lambda x: _is_float(x)),
+    measure=weighted_operands(),
+    doc="""A sum of a vector scaled on the left is the scaled sum (:func:`sum_of_scaledo`, the other order).
+
+    Before::
+
+        sum(2 * v)
+
+    After::
+
+        2 * sum(v)
+
+    Measure: as :func:`sum_of_scaledo`.
+    """,
+)
+
 # -- censoring (pymc #8363) ---------------------------------------------------------------------
 
 switch_as_maximumo = rewrite_rule(
@@ -532,7 +559,7 @@ exp_of_clipo = rewrite_rule(
     "exp_of_clipo",
     p.exp(p.clip(x, lo, hi)),
     p.clip(p.exp(x), p.exp(lo), p.exp(hi)),
-    where=(lambda x: _is_float(x),),
+    where=(_bounds_like,),
     measure=ABOVE_CLIP,
     doc="""An exponential of a censored variable is a censored exponential.
 
@@ -554,7 +581,7 @@ clip_of_mul_posto = rewrite_rule(
     "clip_of_mul_posto",
     p.mul(p.clip(x, lo, hi), c),
     p.clip(p.mul(x, c), p.mul(lo, c), p.mul(hi, c)),
-    where=(lambda x: _is_float(x), _positive_constant),
+    where=(_bounds_like, _positive_constant),
     measure=ABOVE_CLIP,
     doc="""A censored variable scaled by a positive constant is a censored scaling.
 
@@ -575,7 +602,7 @@ clip_of_add_consto = rewrite_rule(
     "clip_of_add_consto",
     p.add(p.clip(x, lo, hi), c),
     p.clip(p.add(x, c), p.add(lo, c), p.add(hi, c)),
-    where=(lambda x: _is_float(x), lambda c: _constant_value(c) is not None),
+    where=(_bounds_like, lambda c: _constant_value(c) is not None),
     measure=ABOVE_CLIP,
     doc="""A shifted censored variable is a censored shift.
 
@@ -846,9 +873,37 @@ index_mixture_as_switcho = computed_rule(
     """,
 )
 
+transform_into_censoringo = computed_rule(
+    "transform_into_censoringo",
+    facts.transform_into_censoring,
+    facts.censoring_of_transforms,
+    heads=(Elemwise,),
+    rhs_heads=(Elemwise,),
+    measure=elemwise_above(facts.is_censoring, "Clip/Maximum/Minimum"),
+    doc="""An increasing transform of a censored variable is a censored transform.
+
+    Before::
+
+        2 * maximum(x, 0)              # PyMC adds -log(2) at the censored point 0
+        exp(minimum(x, 1))
+
+    After::
+
+        maximum(x * 2, 0 * 2)
+        minimum(exp(x), exp(1))
+
+    ``f`` is ``exp``, a product with a positive constant, a sum with a
+    constant or a difference ``x - c``, in either operand order; the
+    censoring ``clip``, ``maximum`` or ``minimum``.  A choice (``f`` runs
+    on the bounds too).  Measure: the pairs (censoring, Elemwise above it)
+    drop by one.  Backward: a censoring whose inputs are all the same ``f``
+    of something.
+    """,
+)
+
 #: Rules that make a graph costlier (a transform moved inside a censoring computes it on the bounds
 #: too): for saturation only, as ``RULESETS["choices"]``.
-MEASURABLE_CHOICES: tuple = (exp_of_clipo, clip_of_mul_posto, clip_of_add_consto)
+MEASURABLE_CHOICES: tuple = (exp_of_clipo, clip_of_mul_posto, clip_of_add_consto, transform_into_censoringo)
 
 #: The ``measurable`` rule set (``RULESETS["measurable"]``), choices included: what
 #: :func:`relations.pymc.logp` saturates a graph with.
@@ -862,6 +917,7 @@ MEASURABLE_RULES: tuple = (
     exp_div_expo,
     exp_powo,
     sum_of_scaledo,
+    sum_of_scaled_lefto,
     switch_as_maximumo,
     switch_as_minimumo,
     switch_as_clipo,

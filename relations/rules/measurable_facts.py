@@ -21,6 +21,10 @@ from pytensor.tensor.shape import Reshape
 from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
 
 __all__ = [
+    "CENSORINGS",
+    "censoring_of_transforms",
+    "is_censoring",
+    "transform_into_censoring",
     "MAX_AFFINE_NODES",
     "MAX_UNROLLED",
     "affine_as_sum",
@@ -518,3 +522,72 @@ def switch_as_index_mixture(v: Variable) -> Variable | None:
     if n is None or which.ndim != 1 or a.type != v.type or b.type != v.type:
         return None
     return pt.stack([a, b])[which, pt.arange(n)]
+
+
+#: The censorings a transform moves into: the scalar Ops of ``clip``, ``maximum``, ``minimum``.
+CENSORINGS = (ps.Clip, ps.Maximum, ps.Minimum)
+
+
+def _increasing(v: Variable) -> tuple[Any, Variable, Variable | None, int] | None:
+    """``(scalar op, operand, constant, position)`` where ``v`` is an increasing transform of one
+    operand: ``exp(x)``, ``x * c`` / ``c * x`` (``c > 0``), ``x + c`` / ``c + x``, ``x - c``."""
+    kind = _scalar_kind(v)
+    ins = v.owner.inputs if kind is not None else ()
+    if kind is ps.Exp:
+        return kind, ins[0], None, 0
+    if kind not in (ps.Mul, ps.Add, ps.Sub) or len(ins) != 2:
+        return None
+    for pos in (0, 1):
+        c = ins[1 - pos]
+        value = constant_value(c)
+        if value is None or value.size != 1 or (kind is ps.Sub and pos == 1):
+            continue
+        if kind is ps.Mul and not value.reshape(()) > 0:
+            continue
+        return kind, ins[pos], c, pos
+    return None
+
+
+def _apply(kind: Any, x: Variable, c: Variable | None, pos: int) -> Variable:
+    if kind is ps.Exp:
+        return pt.exp(x)
+    fn = {ps.Mul: pt.mul, ps.Add: pt.add, ps.Sub: pt.sub}[kind]
+    return fn(x, c) if pos == 0 else fn(c, x)
+
+
+def transform_into_censoring(v: Variable) -> Variable | None:
+    """``f(clip(x, lo, hi))`` (or of ``maximum``/``minimum``), ``f`` increasing, as
+    ``clip(f(x), f(lo), f(hi))``: the censored points of the right side are points of the
+    transformed variable, where PyMC's derivation of the left side adds a Jacobian term."""
+    found = _increasing(v) if v.dtype.startswith("float") else None
+    if found is None or _scalar_kind(found[1]) not in CENSORINGS:
+        return None
+    kind, censored, c, pos = found
+    op = censored.owner.op
+    # each input cast to the output's dtype first: exp of an int8 bound would be a float32 bound,
+    # not the float64 point the transformed variable reaches
+    ins = [i if i.dtype == v.dtype else pt.cast(i, v.dtype) for i in censored.owner.inputs]
+    out = op(*[_apply(kind, i, c, pos) for i in ins])
+    return out if out.type == v.type else None
+
+
+def censoring_of_transforms(v: Variable) -> Variable | None:
+    """Backward of :func:`transform_into_censoring`: ``clip(f(x), f(lo), f(hi))``, every input the
+    same increasing ``f`` (same Op, same constant), as ``f(clip(x, lo, hi))``."""
+    if _scalar_kind(v) not in CENSORINGS:
+        return None
+    found = [_increasing(i) for i in v.owner.inputs]
+    if any(f is None for f in found):
+        return None
+    kind, _, c, pos = found[0]
+    same_c = [f[2] is None and c is None or (f[2] is not None and c is not None and np.array_equal(
+        constant_value(f[2]), constant_value(c))) for f in found]
+    if any(f[0] is not kind or f[3] != pos for f in found) or not all(same_c):
+        return None
+    out = _apply(kind, v.owner.op(*[f[1] for f in found]), c, pos)
+    return out if out.type == v.type else None
+
+
+def is_censoring(node: Any) -> bool:
+    """Whether ``node`` is a ``clip``, ``maximum`` or ``minimum``."""
+    return isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, CENSORINGS)
