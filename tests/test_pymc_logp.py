@@ -126,13 +126,13 @@ def _fails():
              lambda v: _censored(v, 0, np.inf)),
         Case("where(x >= 0, x, 0)", "fails", lambda: ((lambda y: (pt.where(y >= 0, y, 0), {}))(_x())), [0.0, 0.5],
              lambda v: _censored(v, 0, np.inf)),
-        Case("where(0 > x, 0, x)", "fails", lambda: ((lambda y: (pt.where(0 > y, 0, y), {}))(_x())), [0.0, 0.5],
+        Case("where(gt(0, x), 0, x)", "fails", lambda: ((lambda y: (pt.where(pt.gt(0, y), 0, y), {}))(_x())), [0.0, 0.5],
              lambda v: _censored(v, 0, np.inf)),
         Case("where(x > 1, 1, x)", "fails", lambda: ((lambda y: (pt.where(y > 1, 1, y), {}))(_x())), [1.0, 0.5, 1.5],
              lambda v: _censored(v, -np.inf, 1)),
         Case("where(x <= 1, x, 1)", "fails", lambda: ((lambda y: (pt.where(y <= 1, y, 1), {}))(_x())), [1.0, 0.5],
              lambda v: _censored(v, -np.inf, 1)),
-        Case("where(1 < x, 1, x)", "fails", lambda: ((lambda y: (pt.where(1 < y, 1, y), {}))(_x())), [1.0, 0.5],
+        Case("where(lt(1, x), 1, x)", "fails", lambda: ((lambda y: (pt.where(pt.lt(1, y), 1, y), {}))(_x())), [1.0, 0.5],
              lambda v: _censored(v, -np.inf, 1)),
         Case("where(x < 0, x / 2, x) (leaky ReLU)", "fails", lambda: ((lambda y: (pt.where(y < 0, 0.5 * y, y), {}))(_x())),
              [-0.8, 0.0, 0.6], _leaky),
@@ -316,3 +316,142 @@ def test_the_derivation_counts():
     assert all(_stock_fails(c) for c in fails)
     assert not any(_stock_fails(c) for c in CORPUS if c.kind in ("control", "wrong"))
     assert len(fails) >= 35
+
+
+# -- valued variables (pymc #6917) --------------------------------------------------------------
+
+
+def _no_rvs(graphs) -> bool:
+    from pytensor.graph.traversal import ancestors
+    from pytensor.tensor.random.op import RandomVariable
+
+    return not any(a.owner is not None and isinstance(a.owner.op, RandomVariable) for a in ancestors(graphs))
+
+
+def test_a_valued_variable_read_by_another_keeps_its_link():
+    """pymc #6917's graph, and the same with ``a`` spelled ``x + x`` (stock fails, ours rewrites ``a``
+    and rebuilds ``b`` over the rewritten ``a``)."""
+    for spell in (lambda z: z * 5, lambda z: z + z):
+        base = N(0.0, 1.0)
+        a = spell(base)
+        b = N(a * 8, 1.0)
+        av, bv = a.type(), b.type()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a random variable left in a logp graph warns
+            terms = rpm.conditional_logp({a: av, b: bv})
+        assert _no_rvs(list(terms.values()))
+        scale = 5.0 if spell(pt.constant(1.0)).eval() == 5.0 else 2.0
+        fn = pytensor.function([av, bv], [terms[av], terms[bv]], mode="FAST_COMPILE")
+        la, lb = fn(0.7, -0.4)
+        np.testing.assert_allclose(la, npdf(0.7, 0, scale))
+        np.testing.assert_allclose(lb, npdf(-0.4, 8 * 0.7, 1))
+
+
+def test_no_rewrite_crosses_a_valued_variable():
+    """``w + w`` with ``w`` valued is a point mass given ``w``: no form of it has a density, and
+    ``w * 2`` (the rules' form, over the held ``w``) must not pass for one."""
+    w = N(0.0, 1.0)
+    y = w + w
+    with pytest.raises(rpm.NotDerivable) as err:
+        rpm.conditional_logp({w: w.type(), y: y.type()})
+    assert "mul(" in str(err.value)  # the form tried, over the held variable
+
+
+SPELLINGS = [
+    # (refused spelling, the spelling stock derives)
+    (lambda z: z + z, lambda z: 2 * z),
+    (lambda z: 3 * z - z, lambda z: 2 * z),
+    (lambda z: z - z / 2, lambda z: 0.5 * z),
+    (lambda z: z, lambda z: z),
+    (lambda z: pt.exp(z) * pt.exp(z), lambda z: pt.exp(2 * z)),
+]
+
+
+def _chain(seed: int, refused: bool):
+    """A chain of valued variables, each a spelling of a normal whose mean reads the previous one."""
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(SPELLINGS), size=int(rng.integers(2, 5)))
+    coefs = rng.uniform(-1.5, 1.5, size=len(picks))
+    rvs, prev = [], None
+    for k, c in zip(picks, coefs):
+        mu = 0.0 if prev is None else c * (prev if prev.ndim == 0 else prev)
+        base = N(mu, 1.0)
+        prev = SPELLINGS[k][0 if refused else 1](base)
+        rvs.append(prev)
+    return rvs, picks
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_several_valued_variables_drawn_at_random(seed):
+    refused, picks = _chain(seed, refused=True)
+    stock_rvs, _ = _chain(seed, refused=False)
+    values = [v.type(name=f"v{i}") for i, v in enumerate(refused)]
+    ours = rpm.conditional_logp(dict(zip(refused, values)))
+    stock = rpm.STOCK["conditional_logp"](dict(zip(stock_rvs, values)))
+    assert _no_rvs(list(ours.values()))
+    point = [np.float64(0.4 + 0.3 * i) for i in range(len(values))]  # positive: exp spellings too
+    f = pytensor.function(values, [ours[v] for v in values], mode="FAST_COMPILE")
+    g = pytensor.function(values, [stock[v] for v in values], mode="FAST_COMPILE")
+    np.testing.assert_allclose(f(*point), g(*point), rtol=1e-10)
+
+
+# -- install() / uninstall() -------------------------------------------------------------------
+
+
+def _twice(mu, size):
+    z = pm.Normal.dist(mu, 1.0, size=size)
+    return z + z
+
+
+def _patched():
+    import pymc.logprob as lp
+    import pymc.logprob.basic as basic
+
+    return [pm.logp, lp.logp, basic.logp, basic.conditional_logp, lp.conditional_logp]
+
+
+def test_install_routes_pm_logp_model_logp_and_custom_dist_and_uninstall_restores():
+    before = _patched()
+    x = N(0.0, 1.0)
+    data = np.array([0.3, -1.2, 2.0])
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 1.0)
+        pm.CustomDist("y", mu, dist=_twice, observed=data)
+    with pytest.raises(NotImplementedError):
+        pm.logp(x + x, 0.5)
+    with pytest.raises((NotImplementedError, RuntimeError)):
+        model.logp()
+    rpm.install()
+    try:
+        assert rpm.installed() and pm.logp is rpm.logp
+        np.testing.assert_allclose(pm.logp(x + x, 0.5).eval(mode="FAST_COMPILE"), npdf(0.5, 0, 2))
+        custom = pm.CustomDist.dist(0.5, dist=_twice)
+        np.testing.assert_allclose(pm.logp(custom, 0.2).eval(mode="FAST_COMPILE"), npdf(0.2, 1.0, 2))
+        fn = model.compile_logp(mode="FAST_COMPILE")
+        expected = npdf(0.3, 0, 1) + npdf(data, 0.6, 2).sum()
+        np.testing.assert_allclose(fn({"mu": 0.3}), expected)
+        rpm.install()  # idempotent
+    finally:
+        rpm.uninstall()
+    after = _patched()
+    assert all(a is b for a, b in zip(before, after)) and not rpm.installed()
+    with pytest.raises(NotImplementedError):
+        pm.logp(x + x, 0.5)
+
+
+def test_logp_checks_its_arguments():
+    with pytest.raises(TypeError, match="var must be a PyTensor Variable"):
+        rpm.logp(1.0, 0.5)
+    with pytest.raises(TypeError, match="check must be"):
+        rpm.logp(N(0, 1), 0.5, check="yes")
+
+
+def test_check_true_compares_stock_with_a_second_form():
+    x = N(0.0, 1.0)
+    lp = rpm.logp(pt.clip(x, -1, 1) + 1, pt.scalar("v"), check=True)  # agrees: a shift
+    assert lp is not None
+    with pytest.raises(rpm.DensityMismatch, match="clip"):
+        rpm.logp(pt.clip(x, -1, 1) * 2, pt.scalar("v"), check=True)  # the draws reach the censored points
+    value = pt.scalar("v")
+    quiet = rpm.logp(pt.clip(x, -1, 1) * 2, value, check=False)  # stock's value, unchecked
+    np.testing.assert_allclose(quiet.eval({value: 2.0}), stats.norm.logsf(1) - np.log(2))

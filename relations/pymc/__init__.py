@@ -37,7 +37,7 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 from pytensor.graph.basic import Constant, Variable
-from pytensor.graph.replace import clone_replace
+from pytensor.graph.replace import clone_replace, graph_replace
 from pytensor.graph.traversal import ancestors, graph_inputs, toposort
 from pytensor.scalar.basic import Clip, Maximum, Minimum, Switch
 from pytensor.tensor.elemwise import Elemwise
@@ -122,7 +122,7 @@ def _inlined(var: Variable) -> Variable:
             replace.update({o: n for o, n in zip(node.outputs, outs) if o.type == n.type})
     if not replace:
         return var
-    return clone_replace(var, replace)
+    return graph_replace(var, replace, strict=False)
 
 
 def derivable_forms(
@@ -310,14 +310,14 @@ def _rewritten_rv_values(rv_values: dict, err: Exception) -> dict:
     changed = False
     for rv in order:
         others = {o: holders[o] for o in rvs if o is not rv}
-        held = clone_replace(rv, others) if others else rv
+        held = graph_replace(rv, others, strict=False) if others else rv
         form = _derivable_form(rv, held, rv_values[rv], err)
         back = {holders[o]: new[o] for o in rvs if o is not rv and o in new}
-        rebuilt = clone_replace(form, back) if form is not held else None
+        rebuilt = graph_replace(form, back, strict=False) if form is not held else None
         if rebuilt is None:
             # unchanged: the variable itself, unless a valued variable it reads was rewritten
             needs = [o for o in rvs if o is not rv and new.get(o, o) is not o and o in set(ancestors([rv]))]
-            rebuilt = clone_replace(rv, {o: new[o] for o in needs}) if needs else rv
+            rebuilt = graph_replace(rv, {o: new[o] for o in needs}, strict=False) if needs else rv
         changed |= rebuilt is not rv
         new[rv] = rebuilt
     if not changed:

@@ -844,7 +844,8 @@ writes_as_joino = computed_rule(
 
     A set (never an inc) at one constant slice of dim 0, into zeros or a
     join whose pieces it covers are zeros; static lengths.  Measure: set
-    writes drop by one.  Backward: a join along dim 0 as writes into zeros.
+    writes drop by one.  Backward: a join along dim 0 as the write of its
+    last piece into the join with zeros in its place.
     """,
 )
 

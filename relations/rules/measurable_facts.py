@@ -395,21 +395,17 @@ def writes_as_join(v: Variable) -> Variable | None:
 
 
 def join_as_writes(v: Variable) -> Variable | None:
-    """Backward of :func:`writes_as_join`: ``join(0, a, b, ...)`` of static lengths as writes of each
-    piece into ``zeros(n)``."""
+    """Backward of :func:`writes_as_join`: ``join(0, a, ..., b)`` of static lengths as the write of its
+    last piece into the join with zeros in its place, ``join(0, a, ..., zeros(len(b)))[s:].set(b)``."""
     parts = _join_parts(v)
-    if parts is None or parts[0] != 0 or None in v.type.shape:
+    if parts is None or parts[0] != 0 or None in v.type.shape or len(parts[1]) < 2:
         return None
-    pieces = parts[1]
-    if any(p.type.shape[0] is None for p in pieces) or len(pieces) < 2:
+    *first, last = parts[1]
+    n = last.type.shape[0]
+    if n is None or n == 0 or _zeros(last):
         return None
-    out, at = pt.zeros(v.type.shape, dtype=v.dtype), 0
-    for p in pieces:
-        out = pt.set_subtensor(out[at : at + p.type.shape[0]], p)
-        at += p.type.shape[0]
-    return out
-
-
+    start = v.type.shape[0] - n
+    return pt.set_subtensor(pt.join(0, *first, _zero_piece(last, n))[start:], last)
 
 def _scaled_leaf(v: Variable) -> tuple[Variable, float] | None:
     """``(x, k)`` where ``v`` is ``x * k`` (or ``k * x``), ``k`` a number and ``x`` not a constant."""
