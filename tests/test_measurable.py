@@ -53,6 +53,8 @@ EXAMPLES = {
     "switch_gt_as_maximumo": [pt.where(pt.gt(0.0, x), 0.0, x)],
     "switch_le_as_minimumo": [pt.where(x <= 1.0, x, 1.0)],
     "switch_lt_as_minimumo": [pt.where(pt.lt(1.0, x), 1.0, x)],
+    "switch_lt_keep_as_minimumo": [pt.where(x < 1.0, x, 1.0)],
+    "switch_gt_keep_as_maximumo": [pt.where(x > 0.0, x, 0.0)],
     "switch_swappedo": [pt.where(x < 0.0, 0.5 * x, x)],
     "mixture_as_switcho": [cb * x + (1 - cb) * y],
     "exp_of_clipo": [pt.exp(pt.clip(x, lo, hi))],

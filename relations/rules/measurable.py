@@ -91,6 +91,8 @@ __all__ = [
     "switch_gt_as_maximumo",
     "switch_le_as_minimumo",
     "switch_lt_as_minimumo",
+    "switch_lt_keep_as_minimumo",
+    "switch_gt_keep_as_maximumo",
     "switch_swappedo",
 ]
 
@@ -535,6 +537,44 @@ switch_lt_as_minimumo = rewrite_rule(
     """,
 )
 
+switch_lt_keep_as_minimumo = rewrite_rule(
+    "switch_lt_keep_as_minimumo",
+    p.switch(p.lt(x, hi), x, hi),
+    p.minimum(x, hi),
+    where=(lambda x: _is_float(x),),
+    doc="""``where(x < hi, x, hi)`` is ``minimum(x, hi)``.
+
+    Before::
+
+        where(x < 1, x, 1)
+
+    After::
+
+        minimum(x, 1)
+
+    Equal wherever ``x`` is not NaN.  Measure: nodes, 2 -> 1.
+    """,
+)
+
+switch_gt_keep_as_maximumo = rewrite_rule(
+    "switch_gt_keep_as_maximumo",
+    p.switch(p.gt(x, lo), x, lo),
+    p.maximum(x, lo),
+    where=(lambda x: _is_float(x),),
+    doc="""``where(x > lo, x, lo)`` is ``maximum(x, lo)``.
+
+    Before::
+
+        where(x > 0, x, 0)
+
+    After::
+
+        maximum(x, 0)
+
+    Equal wherever ``x`` is not NaN.  Measure: nodes, 2 -> 1.
+    """,
+)
+
 switch_swappedo = rewrite_rule(
     "switch_swappedo",
     p.switch(p.lt(x, lo), b, x),
@@ -927,6 +967,8 @@ MEASURABLE_RULES: tuple = (
     switch_gt_as_maximumo,
     switch_le_as_minimumo,
     switch_lt_as_minimumo,
+    switch_lt_keep_as_minimumo,
+    switch_gt_keep_as_maximumo,
     switch_swappedo,
     mixture_as_switcho,
     affine_collecto,
