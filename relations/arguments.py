@@ -161,3 +161,10 @@ def check_timeout(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ValueError(f"timeout must be a positive number of seconds or None, got {value!r}")
     return float(value)
+
+
+def same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
+    """``result`` in the structure of ``graph`` (what :func:`as_variables` read): a variable, a list or a tuple."""
+    if single:
+        return result[0]
+    return type(graph)(result) if isinstance(graph, tuple) else result

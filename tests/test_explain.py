@@ -16,7 +16,7 @@ from relations.rules.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_com
 from relations import patterns as p, rewrite_rule
 from relations.queries.explain import follows, is_bookkeeping
 from relations.queries.verify import Counterexample
-from relations.queries.form_search import StructuralKeys
+from graph_bridge.structural_keys import StructuralKeys
 
 x = pt.vector("x")
 y = pt.vector("y")

@@ -113,6 +113,49 @@ def test_no_import_cycle_counting_function_local_imports():
             assert cycle is None, " -> ".join(cycle)
 
 
+#: Which of ``relations``' packages each package may import (besides itself, the bridge and the
+#: core): the rule language knows no rule, the families no engine, the engines no client.
+LAYERS = {
+    "relations.patterns": set(),
+    "relations.rules": {"relations.patterns", "relations.arguments"},
+    "relations.greedy": {"relations.patterns", "relations.arguments"},
+    "relations.saturation": {"relations.patterns", "relations.arguments", "relations.rules", "relations.greedy"},
+    "relations.queries": {
+        "relations.patterns", "relations.arguments", "relations.rules", "relations.greedy", "relations.saturation",
+    },
+    "relations.compile": {
+        "relations.patterns", "relations.arguments", "relations.rules", "relations.greedy", "relations.saturation",
+    },
+}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "relations" and len(parts) > 1 else parts[0]
+
+
+def test_the_packages_import_one_way():
+    """rules -> patterns -> graph_bridge -> logic_core; the engines, queries and passes above the rules."""
+    graph = _graph()
+    wrong = []
+    for name, targets in graph.items():
+        allowed = LAYERS.get(_package(name))
+        if allowed is None:
+            continue
+        for t in targets:
+            pt = _package(t)
+            if pt != _package(name) and pt.startswith("relations") and pt not in allowed:
+                wrong.append(f"{name} imports {t}")
+    assert not wrong, wrong
+
+
+def test_every_package_says_what_it_holds():
+    for name, path in MODULES.items():
+        if path.name == "__init__.py":
+            doc = ast.get_docstring(ast.parse(path.read_text()))
+            assert doc and doc.strip(), f"{path.relative_to(ROOT)} has no docstring"
+
+
 def test_the_cycle_check_sees_a_function_local_cycle(tmp_path):
     """The check above could fail: a function-local import back is an edge."""
     (tmp_path / "a.py").write_text("import b\n")
@@ -155,8 +198,8 @@ def test_each_layer_imports_first_on_its_own(first):
     code = (
         f"import {first}\n"
         "import pytensor.tensor as pt, relations\n"
-        "import graph_bridge.views, logic_core.unifier as core\n"
-        "assert core._term_view is graph_bridge.views.term_view\n"
+        "import graph_bridge.logic_views, logic_core.unifier as core\n"
+        "assert core._term_view is graph_bridge.logic_views.term_view\n"
         "x = pt.vector('x'); y = pt.exp(x)\n"
         "print(relations.normalize(pt.sum(pt.expand_dims(y, 0))).owner.inputs[0].owner.op)\n"
     )

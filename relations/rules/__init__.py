@@ -1,4 +1,6 @@
-"""Named rule sets: ``RULESETS["dimshuffle"]``, ``RULESETS["default"]``, ...
+"""The rule families, one module or folder each, and the named rule sets: ``RULESETS["dimshuffle"]``, ``RULESETS["default"]``, ...
+
+Named rule sets: ``RULESETS["dimshuffle"]``, ``RULESETS["default"]``, ...
 
 Each entry is a tuple of rules, usable as the ``rules=`` argument of
 ``normalize``, ``equivalents``, ``match`` and ``best``, and extended by
@@ -53,7 +55,7 @@ _DIMSHUFFLE = (
 _JOIN = (careduce_joino,)
 _LIFT = (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco)
 _BROADCAST = (elemwise_explicito, alloc_explicito)
-#: Blockwise and RandomVariable (``relations/rules/batched.py``)
+#: Blockwise and RandomVariable (``relations/rules/batched/__init__.py``)
 _BATCHED = (dimshuffle_through_blockwiseo, blockwise_explicito, random_explicito)
 _BATCHED_LOWERING = (blockwise_explicito, random_explicito)
 #: Rewrites that can make a graph costlier (PyTensor fuses a reduction with the

@@ -32,7 +32,7 @@ variables' types, which are the class's; sharing guards
 whether a lift pays is extraction's call (a shared class is paid once).
 
 Every union records why (the rule and the two terms it related, or
-congruence), so :mod:`relations.saturation.proofs` can say how two terms came to be
+congruence), so :mod:`relations.queries.proofs` can say how two terms came to be
 one class.  Saturation stops when an iteration adds nothing (``"saturated"``)
 or at a :class:`Limits` bound; :attr:`EGraph.report` says which.
 """
