@@ -1,4 +1,4 @@
-"""The ``measurable`` rule set (``relations/rules/measurable.py``): every rule forward, backward and as a check.
+"""The ``measurable`` rule set (``relations/rules/measurable/``): every rule forward, backward and as a check.
 
 Each rule has an example left side (:data:`EXAMPLES`); forward it rewrites
 to a graph of the same type and values (length-0 and length-1 dims where

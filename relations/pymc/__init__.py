@@ -50,7 +50,7 @@ import pymc
 from pymc.distributions.distribution import SymbolicRandomVariable
 
 from relations.saturation.egraph import Limits, saturate
-from relations.queries.form_search import StructuralKeys
+from graph_bridge.structural_keys import StructuralKeys
 from relations.rules.measurable import MEASURABLE_RULES
 
 __all__ = [

@@ -47,13 +47,13 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, IncSubtensor
 
 from graph_bridge import etuplize, register_op_class
 from graph_bridge.measures import Measure, above, count, elemwise_above, weighted_operands
-from relations.rules.lift_facts import scalar_likeo
+from relations.rules.lift.facts import scalar_likeo
 from graph_bridge.terms import term_variable
 from logic_core.modes import Mode, moded
 from relations import patterns as p
 from relations.rules.dimshuffle import dimshuffle_composeo
 from relations.patterns.relation import rule
-from relations.rules import measurable_facts as facts
+from relations.rules.measurable import facts
 from relations.patterns.rewrite_rule import rewrite_rule
 
 __all__ = [
@@ -682,7 +682,7 @@ mixture_as_switcho = rewrite_rule(
     """,
 )
 
-# -- relations over a whole sub-graph (a Python reader each way: relations.rules.measurable_facts) ---
+# -- relations over a whole sub-graph (a Python reader each way: relations.rules.measurable.facts) ---
 
 # the Ops these relations rewrite at, so the e-graph runs rules there (PyMC's Reshape, JoinDims, SplitDims)
 for _op_class in (Reshape, JoinDims, SplitDims):
