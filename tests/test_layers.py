@@ -243,6 +243,7 @@ RULE_TABLES = (
     "relations.rules.broadcast",
     "relations.rules.join",
     "relations.rules.reductions",
+    "relations.rules.measurable",
 )
 
 

@@ -59,7 +59,11 @@ __all__ = [
     "FORMS",
     "NotDerivable",
     "SECONDS",
+    "STOCK",
+    "STOCK_FAILURES",
     "conditional_logp",
+    "cross_check",
+    "describe",
     "derivable_forms",
     "install",
     "installed",
@@ -77,7 +81,11 @@ SECONDS = 5.0
 CHECK_DRAWS = 16
 #: The e-graph's bounds (forward saturation of the measurable rules).
 LIMITS = Limits(nodes=4000, iterations=8, seconds=2.0, growth=None)
-#: What a failed stock derivation raises (NotImplementedError is a RuntimeError).
+#: What a stock derivation that could not match raises ("Logprob method not implemented for Add",
+#: "could not be derived"; NotImplementedError is a RuntimeError): only these send a graph to the rules,
+#: so any other error (a value of the wrong type, ...) is PyMC's own, unchanged.
+STOCK_FAILURES = (RuntimeError,)
+#: What an attempt on one of the e-graph's forms may raise and still leave the next form to try.
 DERIVATION_ERRORS = (RuntimeError, ValueError, TypeError)
 
 #: PyMC's own functions, read when this module is imported (before any :func:`install`).
@@ -128,8 +136,8 @@ def _inlined(var: Variable) -> Variable:
 def derivable_forms(
     var: Variable, value: Variable, want: int = 2, forms: int | None = None, seconds: float | None = None, **kwargs: Any
 ) -> tuple[list[tuple[Variable, Variable]], list[tuple[str, str]]]:
-    """Forms of ``var`` (the input first) whose stock logp derives: ``(form, logp)`` pairs, at most
-    ``want``, and the forms tried that did not derive, as ``(formula, error)``.
+    """Forms of ``var`` (other than ``var`` itself) whose stock logp derives: ``(form, logp)`` pairs,
+    at most ``want``, and the forms tried that did not derive, as ``(formula, error)``.
 
     The graph is saturated forward with :data:`MEASURABLE_RULES` within :data:`LIMITS`; the
     e-graph's forms come cheapest first, at most ``forms`` (default :data:`FORMS`), within
@@ -205,7 +213,7 @@ def logp(var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None
         value = pt.as_tensor_variable(value, dtype=var.dtype)
     try:
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
-    except DERIVATION_ERRORS as err:
+    except STOCK_FAILURES as err:
         return _derived_logp(var, value, err, check, **kwargs)
     if check or (check is None and _risky(var)):
         derived, _ = derivable_forms(var, value, want=1, **kwargs)
@@ -296,7 +304,7 @@ def conditional_logp(rv_values: dict, warn_rvs: bool = True, ir_rewriter: Any = 
     stock = STOCK["conditional_logp"]
     try:
         return stock(rv_values, warn_rvs=warn_rvs, ir_rewriter=ir_rewriter, extra_rewrites=extra_rewrites, **kwargs)
-    except DERIVATION_ERRORS as err:
+    except STOCK_FAILURES as err:
         replaced = _rewritten_rv_values(rv_values, err)
     return stock(replaced, warn_rvs=warn_rvs, ir_rewriter=ir_rewriter, extra_rewrites=extra_rewrites, **kwargs)
 

@@ -36,8 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.basic import Variable
 
 from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
@@ -99,68 +98,17 @@ __all__ = [
 a, b, c, c0, x, lo, hi, ax = (p.var(n) for n in ("a", "b", "c", "c0", "x", "lo", "hi", "ax"))
 
 
-def _input_paths(v: Variable) -> int:
-    """The paths from ``v`` down to its non-constant inputs (the size of its graph read as a tree)."""
-    memo: dict[Variable, int] = {}
-    stack = [v]
-    while stack:
-        w = stack[-1]
-        if w in memo:
-            stack.pop()
-            continue
-        node = w.owner
-        if node is None:
-            memo[w] = 0 if isinstance(w, Constant) else 1
-            stack.pop()
-            continue
-        missing = [i for i in node.inputs if i not in memo]
-        if missing:
-            stack.extend(missing)
-            continue
-        memo[w] = sum(memo[i] for i in node.inputs)
-        stack.pop()
-    return memo[v]
-
-
 #: Reads of one term collected into one: ``x + x`` reads ``x`` by two paths, ``x * 2`` by one.
-READS = Measure("paths from the output to its non-constant inputs", _input_paths)
-
-
-def _is_clip(node: Any) -> bool:
-    return isinstance(node.op, Elemwise) and type(node.op.scalar_op).__name__ == "Clip"
+READS = Measure("paths from the output to its non-constant inputs", facts.input_paths)
 
 
 #: A transform moved inside a censoring: the pairs (Clip, Elemwise above it) drop by one.
-ABOVE_CLIP = elemwise_above(_is_clip, "Clip")
-
-
-def _pow_of_exp(node: Any) -> bool:
-    if not isinstance(node.op, Elemwise) or type(node.op.scalar_op).__name__ != "Pow":
-        return False
-    base = node.inputs[0].owner
-    return base is not None and isinstance(base.op, Elemwise) and type(base.op.scalar_op).__name__ == "Exp"
+ABOVE_CLIP = elemwise_above(facts.is_clip, "Clip")
 
 
 def _is_float(v: Any) -> bool:
     """Whether pattern variable ``v`` is bound to a float tensor (``x + x`` of bools is ``or``, not ``2*x``)."""
     return isinstance(v, Variable) and v.type.dtype.startswith("float")
-
-
-def _constant_value(v: Variable) -> np.ndarray | None:
-    """The value of a constant (or of the ExpandDims of a 0-d one); ``None`` otherwise."""
-    while v.owner is not None and type(v.owner.op).__name__ == "DimShuffle" and v.owner.op.is_expand_dims:
-        v = v.owner.inputs[0]
-    return np.asarray(v.data) if isinstance(v, Constant) else None
-
-
-def _positive_constant(c: Variable) -> bool:
-    value = _constant_value(c)
-    return value is not None and value.size > 0 and bool(np.all(value > 0))
-
-
-def _ordered_bounds(lo: Variable, hi: Variable) -> bool:
-    low, high = _constant_value(lo), _constant_value(hi)
-    return low is not None and high is not None and bool(np.all(low <= high))
 
 
 def _bounds_like(x: Variable, lo: Variable, hi: Variable) -> bool:
@@ -321,7 +269,7 @@ exp_powo = rewrite_rule(
     p.pow(p.exp(a), b),
     p.exp(p.mul(a, b)),
     where=(lambda a: _is_float(a),),
-    measure=count(Elemwise, test=_pow_of_exp, text="Pow of an Exp"),
+    measure=count(Elemwise, test=facts.pow_of_exp, text="Pow of an Exp"),
     doc="""A power of an exponential is the exponential of the product.
 
     Before::
@@ -443,7 +391,7 @@ switch_as_clip_geo = rewrite_rule(
     "switch_as_clip_geo",
     p.switch(p.gt(x, hi), hi, p.maximum(x, lo)),
     p.clip(x, lo, hi),
-    where=(lambda x: _is_float(x), _ordered_bounds),
+    where=(lambda x: _is_float(x), facts.ordered_bounds),
     doc="""A ``where`` above a ``maximum`` is a ``clip``, for constant bounds with ``lo <= hi``.
 
     Before::
@@ -621,7 +569,7 @@ clip_of_mul_posto = rewrite_rule(
     "clip_of_mul_posto",
     p.mul(p.clip(x, lo, hi), c),
     p.clip(p.mul(x, c), p.mul(lo, c), p.mul(hi, c)),
-    where=(_bounds_like, _positive_constant),
+    where=(_bounds_like, facts.positive_constant),
     measure=ABOVE_CLIP,
     doc="""A censored variable scaled by a positive constant is a censored scaling.
 
@@ -642,7 +590,7 @@ clip_of_add_consto = rewrite_rule(
     "clip_of_add_consto",
     p.add(p.clip(x, lo, hi), c),
     p.clip(p.add(x, c), p.add(lo, c), p.add(hi, c)),
-    where=(_bounds_like, lambda c: _constant_value(c) is not None),
+    where=(_bounds_like, lambda c: facts.constant_value(c) is not None),
     measure=ABOVE_CLIP,
     doc="""A shifted censored variable is a censored shift.
 

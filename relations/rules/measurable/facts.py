@@ -21,6 +21,11 @@ from pytensor.tensor.shape import Reshape
 from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
 
 __all__ = [
+    "input_paths",
+    "is_clip",
+    "ordered_bounds",
+    "positive_constant",
+    "pow_of_exp",
     "CENSORINGS",
     "censoring_of_transforms",
     "is_censoring",
@@ -587,3 +592,49 @@ def censoring_of_transforms(v: Variable) -> Variable | None:
 def is_censoring(node: Any) -> bool:
     """Whether ``node`` is a ``clip``, ``maximum`` or ``minimum``."""
     return isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, CENSORINGS)
+
+
+def input_paths(v: Variable) -> int:
+    """The paths from ``v`` down to its non-constant inputs (the size of its graph read as a tree):
+    ``x + x`` reads ``x`` by two, ``x * 2`` by one (the measure of the collecting rules)."""
+    memo: dict[Variable, int] = {}
+    stack = [v]
+    while stack:
+        w = stack[-1]
+        if w in memo:
+            stack.pop()
+            continue
+        node = w.owner
+        if node is None:
+            memo[w] = 0 if isinstance(w, Constant) else 1
+            stack.pop()
+            continue
+        missing = [i for i in node.inputs if i not in memo]
+        if missing:
+            stack.extend(missing)
+            continue
+        memo[w] = sum(memo[i] for i in node.inputs)
+        stack.pop()
+    return memo[v]
+
+
+def is_clip(node: Any) -> bool:
+    """Whether ``node`` is a ``clip``."""
+    return isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, ps.Clip)
+
+
+def pow_of_exp(node: Any) -> bool:
+    """Whether ``node`` is a power of an exponential."""
+    return _scalar_kind(node.outputs[0]) is ps.Pow and _scalar_kind(node.inputs[0]) is ps.Exp
+
+
+def positive_constant(c: Variable) -> bool:
+    """Guard: ``c`` is a constant, every entry positive."""
+    value = constant_value(c)
+    return value is not None and value.size > 0 and bool(np.all(value > 0))
+
+
+def ordered_bounds(lo: Variable, hi: Variable) -> bool:
+    """Guard: ``lo`` and ``hi`` are constants with ``lo <= hi``."""
+    low, high = constant_value(lo), constant_value(hi)
+    return low is not None and high is not None and bool(np.all(low <= high))
