@@ -453,6 +453,18 @@ def test_logp_checks_its_arguments():
         rpm.logp(N(0, 1), 0.5, check="yes")
 
 
+def test_a_transform_of_a_where_spelled_censoring_is_caught_too():
+    """Stock refuses the where; of its forms, ``clip(x, -1, 1) * 2`` derives PyMC's wrong value at the
+    censored point and ``clip(2*x, -2, 2)`` the right one: the cross-check compares them."""
+    x = N(0.0, 1.0)
+    graph = pt.where(x < -1, -1, pt.where(x > 1, 1, x)) * 2
+    with pytest.raises(rpm.DensityMismatch, match="clip"):
+        rpm.logp(graph, 2.0)
+    derived, _ = rpm.derivable_forms(graph, pt.constant(2.0), want=rpm.RISKY_FORMS)
+    values = sorted(float(lp.eval(mode="FAST_COMPILE")) for _, lp in derived)
+    assert any(np.isclose(v, stats.norm.logsf(1)) for v in values)
+
+
 def test_check_true_compares_stock_with_a_second_form():
     x = N(0.0, 1.0)
     lp = rpm.logp(pt.clip(x, -1, 1) + 1, pt.scalar("v"), check=True)  # agrees: a shift

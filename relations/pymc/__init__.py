@@ -58,6 +58,7 @@ __all__ = [
     "DensityMismatch",
     "FORMS",
     "NotDerivable",
+    "RISKY_FORMS",
     "SECONDS",
     "STOCK",
     "STOCK_FAILURES",
@@ -79,6 +80,9 @@ FORMS = 24
 SECONDS = 5.0
 #: Draws of the variable at which two derived densities are compared.
 CHECK_DRAWS = 16
+#: Forms derived and compared with the first where a graph transforms a censored variable (two
+#: wrong spellings could agree with each other; the censored form is among the first few).
+RISKY_FORMS = 3
 #: The e-graph's bounds (forward saturation of the measurable rules).
 LIMITS = Limits(nodes=4000, iterations=8, seconds=2.0, growth=None)
 #: What a stock derivation that could not match raises ("Logprob method not implemented for Add",
@@ -215,15 +219,17 @@ def logp(var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
     except STOCK_FAILURES as err:
         return _derived_logp(var, value, err, check, **kwargs)
-    if check or (check is None and _risky(var)):
-        derived, _ = derivable_forms(var, value, want=1, **kwargs)
-        if derived:
-            cross_check(var, value, [(var, stock), derived[0]])
+    risky = check is not False and _risky(var)
+    if check or risky:
+        derived, _ = derivable_forms(var, value, want=RISKY_FORMS if risky else 1, **kwargs)
+        for other in derived:
+            cross_check(var, value, [(var, stock), other])
     return stock
 
 
 def _derived_logp(var: Variable, value: Variable, err: Exception, check: bool | None, **kwargs: Any) -> Variable:
-    derived, failed = derivable_forms(var, value, want=1 if check is False else 2, **kwargs)
+    want = 1 if check is False else RISKY_FORMS if _risky(var) else 2
+    derived, failed = derivable_forms(var, value, want=want, **kwargs)
     if not derived:
         tried = "\n".join(f"  {f}: {e}" for f, e in failed) or "  (the rules give no other form)"
         raise NotDerivable(
@@ -231,8 +237,9 @@ def _derived_logp(var: Variable, value: Variable, err: Exception, check: bool | 
             f"{str(err).splitlines()[0]}), nor from any of its {len(failed)} equivalent forms tried "
             f"(relations.rules.measurable):\n{tried}"
         ) from err
-    if check is not False and len(derived) > 1:
-        cross_check(var, value, derived)
+    if check is not False:
+        for other in derived[1:]:
+            cross_check(var, value, [derived[0], other])
     return derived[0][1]
 
 
