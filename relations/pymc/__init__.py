@@ -68,6 +68,7 @@ __all__ = [
     "derivable_forms",
     "install",
     "installed",
+    "transforms_censoring",
     "logp",
     "uninstall",
 ]
@@ -173,7 +174,7 @@ def _stock_logp(var: Variable, value: Variable, **kwargs: Any) -> Variable:
     return STOCK["logp"](var, value, **kwargs)
 
 
-def _risky(var: Variable) -> bool:
+def transforms_censoring(var: Variable) -> bool:
     """Whether ``var`` transforms a censored random variable with a Jacobian term (a scaling, an exp):
     stock derivation adds that term at the censored points too (a wrong value; the issue's two cases).
     A shift (Add, Sub) has none."""
@@ -219,7 +220,7 @@ def logp(var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
     except STOCK_FAILURES as err:
         return _derived_logp(var, value, err, check, **kwargs)
-    risky = check is not False and _risky(var)
+    risky = check is not False and transforms_censoring(var)
     if check or risky:
         derived, _ = derivable_forms(var, value, want=RISKY_FORMS if risky else 1, **kwargs)
         for other in derived:
@@ -228,7 +229,7 @@ def logp(var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None
 
 
 def _derived_logp(var: Variable, value: Variable, err: Exception, check: bool | None, **kwargs: Any) -> Variable:
-    want = 1 if check is False else RISKY_FORMS if _risky(var) else 2
+    want = 1 if check is False else RISKY_FORMS if transforms_censoring(var) else 2
     derived, failed = derivable_forms(var, value, want=want, **kwargs)
     if not derived:
         tried = "\n".join(f"  {f}: {e}" for f, e in failed) or "  (the rules give no other form)"
