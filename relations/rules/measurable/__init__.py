@@ -13,17 +13,27 @@ graph with them and derives from a form PyMC matches; every rewrite is an
 equality of values, so the densities of equal forms are equal (and where
 they are not, PyMC derived one wrongly: the cross-check says so).
 
-The table, by kind:
+The table, by kind (``rewrite_rule`` entries, then relations that read a
+whole sub-graph, :func:`computed_rule` over the readers of
+:mod:`relations.rules.measurable.facts`):
 
-- affine arithmetic: ``x + x``, ``3*x - x``, ``3*x + x``, ``x - 3*x``, ``x * x``;
-- exponentials: ``exp(a) * exp(b)``, ``exp(a) / exp(b)``, ``exp(a) ** b``;
-- sums of affine vectors: ``sum(v * c)`` with ``c`` scalar-like;
+- affine arithmetic: ``x + x``, ``3*x - x``, ``3*x + x``, ``x - 3*x``,
+  ``x * x``; any affine tree reading one variable twice (``x - x/2``,
+  :func:`affine_collecto`); ``x * x * x`` (:func:`power_collecto`);
+- exponentials (#6896/#6962): ``exp(a) * exp(b)``, ``exp(a) / exp(b)``,
+  ``exp(a) ** b``;
+- sums of affine vectors: ``sum(v * c)``, ``sum(c * v)``, ``sum(v + c)``,
+  ``v[0] + v[1] + v[2]``;
 - censoring (pymc #8363): ``where``/``switch`` spellings of ``maximum``,
-  ``minimum`` and ``clip`` (and of a leaky ReLU, PyMC's ``where(x >= 0, x, a*x)``), and transforms of a censored variable moved
-  inside the censoring (a transform outside makes PyMC add a Jacobian
-  term at the censored point, a wrong value);
-- arithmetic mixtures (pymc #6398): ``c*a + (1 - c)*b`` with a boolean
-  ``c`` is ``switch(c, a, b)``.
+  ``minimum`` and ``clip`` (and of a leaky ReLU, PyMC's
+  ``where(x >= 0, x, a*x)``), and increasing transforms of a censored
+  variable moved inside the censoring (a transform outside makes PyMC add
+  a Jacobian term at the censored point, a wrong value);
+- mixtures (pymc #6398): ``c*a + (1 - c)*b`` with a boolean ``c``, and
+  ``stack([a, b])[i, arange(n)]``, as switches;
+- layout: transposes through joins and stacks (#6360), ``reshape`` /
+  ``flatten`` as ``join_dims`` / ``split_dims``, writes of slices into
+  zeros as joins (#7553).
 
 :data:`MEASURABLE_CHOICES` are the rules that make a graph costlier
 (``exp(clip(x))`` computes one ``exp``, its censored form three): for
