@@ -33,6 +33,7 @@ __all__ = [
     "check_relations",
     "check_tag",
     "check_timeout",
+    "greedy_rules",
 ]
 
 
@@ -120,6 +121,21 @@ def check_tag(tag: Any, argname: str = "tag") -> str:
     if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
         raise ValueError(f"{argname} must be a non-empty string without spaces, got {tag!r}")
     return tag
+
+
+def greedy_rules(rules: Any) -> Any:
+    """``rules`` for ``normalize``, once none is a choice rule without a measure (``ValueError`` naming it).
+
+    A choice rule (``rewrite_rule(..., choice=True)``, as ``RULESETS["choices"]``)
+    that states no measure may rewrite for ever: it runs in saturation only.
+    """
+    for i, r in enumerate(check_relations(rules, "rules") if rules is not None else ()):
+        if getattr(r, "choice", False) and not r.measure.stated:
+            raise ValueError(
+                f"rules[{i}] ({r.__name__!r}) is a choice rule with no measure: normalize would not stop; "
+                f"run it with relations.saturate, best or equivalents, or give it a measure="
+            )
+    return rules
 
 
 def as_variables(graph: Any, argname: str = "graph") -> tuple[list[Variable], bool]:
