@@ -60,7 +60,7 @@ from relations.rules.lift.facts import scalar_likeo
 from graph_bridge.terms import term_variable
 from logic_core.modes import Mode, moded
 from relations import patterns as p
-from relations.rules.dimshuffle import dimshuffle_composeo
+from relations.rules import dimshuffle
 from relations.patterns.relation import rule
 from relations.rules.measurable import facts
 from relations.patterns.rewrite_rule import rewrite_rule
@@ -934,7 +934,7 @@ MEASURABLE_RULES: tuple = (
     slices_sumo,
     sum_shiftedo,
     transpose_joino,
-    dimshuffle_composeo,
+    dimshuffle.dimshuffle_composeo,  # the ExpandDims a transpose of a stack leaves, composed
     reshape_as_dimso,
     writes_as_joino,
     index_mixture_as_switcho,
