@@ -121,12 +121,27 @@ def _is_float(v: Any) -> bool:
     return isinstance(v, Variable) and v.type.dtype.startswith("float")
 
 
-def _bounds_like(x: Variable, lo: Variable, hi: Variable) -> bool:
+def float_a(a: Variable) -> bool:
+    """Guard: ``a`` is a float tensor."""
+    return _is_float(a)
+
+
+def float_x(x: Variable) -> bool:
+    """Guard: ``x`` is a float tensor."""
+    return _is_float(x)
+
+
+def floats_ab(a: Variable, b: Variable) -> bool:
+    """Guard: ``a`` and ``b`` are float tensors."""
+    return _is_float(a) and _is_float(b)
+
+
+def bounds_like(x: Variable, lo: Variable, hi: Variable) -> bool:
     """The bounds have ``x``'s dtype: ``exp`` of an int8 bound is float32, not the float64 point ``exp(x)`` reaches."""
     return _is_float(x) and lo.type.dtype == hi.type.dtype == x.type.dtype
 
 
-def _boolean(c: Variable) -> bool:
+def boolean(c: Variable) -> bool:
     return c.type.dtype == "bool"
 
 
@@ -136,101 +151,50 @@ add_selfo = rewrite_rule(
     "add_selfo",
     p.add(a, a),
     p.mul(a, 2),
-    where=(lambda a: _is_float(a),),
+    where=(float_a,),
     measure=READS,
-    doc="""A variable added to itself is twice it.
-
-    Before::
-
-        x + x              # Logprob method not implemented for Add
-
-    After::
-
-        x * 2              # a measurable scaling
-
-    Floats only (``x + x`` of bools is an ``or``).  Measure: the Adds with
-    one input twice drop by one (the right side has none).
-    """,
+    doc="A variable added to itself is twice it.",
+    docs="measurable.md",
 )
 
 mul_selfo = rewrite_rule(
     "mul_selfo",
     p.mul(a, a),
     p.sqr(a),
-    where=(lambda a: _is_float(a),),
+    where=(float_a,),
     measure=READS,
-    doc="""A variable times itself is its square.
-
-    Before::
-
-        x * x              # Logprob method not implemented for Mul
-
-    After::
-
-        sqr(x)             # PyMC's power transform (as x ** 2)
-
-    Floats only.  Measure: the Muls with one input twice drop by one.
-    """,
+    doc="A variable times itself is its square.",
+    docs="measurable.md",
 )
 
 sub_scaled_selfo = rewrite_rule(
     "sub_scaled_selfo",
     p.sub(p.mul(c, a), a),
     p.mul(p.sub(c, 1), a),
-    where=(lambda a: _is_float(a),),
+    where=(float_a,),
     measure=READS,
-    doc="""``c*x - x`` is ``(c - 1)*x``.
-
-    Before::
-
-        3 * x - x
-
-    After::
-
-        (3 - 1) * x        # folded to 2 * x by PyMC's canonicalize
-
-    Floats only.  Measure: the Subs whose inputs share a term drop by one.
-    """,
+    doc="``c*x - x`` is ``(c - 1)*x``.",
+    docs="measurable.md",
 )
 
 sub_self_scaledo = rewrite_rule(
     "sub_self_scaledo",
     p.sub(a, p.mul(c, a)),
     p.mul(p.sub(1, c), a),
-    where=(lambda a: _is_float(a),),
+    where=(float_a,),
     measure=READS,
-    doc="""``x - c*x`` is ``(1 - c)*x``.
-
-    Before::
-
-        x - 3 * x
-
-    After::
-
-        (1 - 3) * x
-
-    Floats only.  Measure: the Subs whose inputs share a term drop by one.
-    """,
+    doc="``x - c*x`` is ``(1 - c)*x``.",
+    docs="measurable.md",
 )
 
 add_scaled_selfo = rewrite_rule(
     "add_scaled_selfo",
     p.add(p.mul(c, a), a),
     p.mul(p.add(c, 1), a),
-    where=(lambda a: _is_float(a),),
+    where=(float_a,),
     measure=READS,
-    doc="""``c*x + x`` is ``(c + 1)*x``.
-
-    Before::
-
-        3 * x + x
-
-    After::
-
-        (3 + 1) * x
-
-    Floats only.  Measure: the Adds whose inputs share a term drop by one.
-    """,
+    doc="``c*x + x`` is ``(c + 1)*x``.",
+    docs="measurable.md",
 )
 
 # -- exponentials (pymc #6896 / #6962) --------------------------------------------------------
@@ -239,59 +203,28 @@ exp_mul_expo = rewrite_rule(
     "exp_mul_expo",
     p.mul(p.exp(a), p.exp(b)),
     p.exp(p.add(a, b)),
-    where=(lambda a, b: _is_float(a) and _is_float(b),),
-    doc="""A product of exponentials is the exponential of the sum.
-
-    Before::
-
-        exp(x) * exp(x)    # Logprob method not implemented for Mul
-
-    After::
-
-        exp(x + x)         # then exp(x * 2): an exp of a measurable scaling
-
-    Equal on finite inputs (``exp(1000) * exp(-1000)`` is ``inf * 0``).
-    Measure: nodes, 4 -> 3.
-    """,
+    where=(floats_ab,),
+    doc="A product of exponentials is the exponential of the sum.",
+    docs="measurable.md",
 )
 
 exp_div_expo = rewrite_rule(
     "exp_div_expo",
     p.true_div(p.exp(a), p.exp(b)),
     p.exp(p.sub(a, b)),
-    where=(lambda a, b: _is_float(a) and _is_float(b),),
-    doc="""A quotient of exponentials is the exponential of the difference.
-
-    Before::
-
-        exp(x) / exp(y)
-
-    After::
-
-        exp(x - y)
-
-    Equal on finite inputs.  Measure: nodes, 4 -> 3.
-    """,
+    where=(floats_ab,),
+    doc="A quotient of exponentials is the exponential of the difference.",
+    docs="measurable.md",
 )
 
 exp_powo = rewrite_rule(
     "exp_powo",
     p.pow(p.exp(a), b),
     p.exp(p.mul(a, b)),
-    where=(lambda a: _is_float(a),),
+    where=(float_a,),
     measure=count(Elemwise, test=facts.pow_of_exp, text="Pow of an Exp"),
-    doc="""A power of an exponential is the exponential of the product.
-
-    Before::
-
-        exp(x) ** 3
-
-    After::
-
-        exp(x * 3)
-
-    Equal on finite inputs.  Measure: the Pows of an Exp drop by one.
-    """,
+    doc="A power of an exponential is the exponential of the product.",
+    docs="measurable.md",
 )
 
 # -- sums of affine vectors -------------------------------------------------------------------
@@ -300,41 +233,20 @@ sum_of_scaledo = rewrite_rule(
     "sum_of_scaledo",
     p.sum(p.mul(x, c), axis=ax),
     p.mul(p.sum(x, axis=ax), c0),
-    where=(scalar_likeo((c,), (c0,)), lambda x: _is_float(x)),
+    where=(scalar_likeo((c,), (c0,)), float_x),
     measure=weighted_operands(),
-    doc="""A sum of a scaled vector is the scaled sum.
-
-    Before::
-
-        sum(v * 2)         # Logprob method not implemented for Sum
-
-    After::
-
-        sum(v) * 2         # a measurable scaling of a measurable sum
-
-    ``c`` scalar-like (0-d, or a 0-d expanded); any axes.  Measure: the
-    Mul touches the sum's output instead of its input.
-    """,
+    doc="A sum of a scaled vector is the scaled sum.",
+    docs="measurable.md",
 )
 
 sum_of_scaled_lefto = rewrite_rule(
     "sum_of_scaled_lefto",
     p.sum(p.mul(c, x), axis=ax),
     p.mul(c0, p.sum(x, axis=ax)),
-    where=(scalar_likeo((c,), (c0,)), lambda x: _is_float(x)),
+    where=(scalar_likeo((c,), (c0,)), float_x),
     measure=weighted_operands(),
-    doc="""A sum of a vector scaled on the left is the scaled sum (:func:`sum_of_scaledo`, the other order).
-
-    Before::
-
-        sum(2 * v)
-
-    After::
-
-        2 * sum(v)
-
-    Measure: as :func:`sum_of_scaledo`.
-    """,
+    doc="A sum of a vector scaled on the left is the scaled sum (:func:`sum_of_scaledo`, the other order).",
+    docs="measurable.md",
 )
 
 # -- censoring (pymc #8363) ---------------------------------------------------------------------
@@ -343,279 +255,130 @@ switch_as_maximumo = rewrite_rule(
     "switch_as_maximumo",
     p.switch(p.lt(x, lo), lo, x),
     p.maximum(x, lo),
-    where=(lambda x: _is_float(x),),
-    doc="""A ``where`` that censors from below is a ``maximum``.
-
-    Before::
-
-        where(x < lo, lo, x)     # Logprob method not implemented for Switch
-
-    After::
-
-        maximum(x, lo)           # a measurable censoring
-
-    Measure: nodes, 3 -> 2.
-    """,
+    where=(float_x,),
+    doc="A ``where`` that censors from below is a ``maximum``.",
+    docs="measurable.md",
 )
 
 switch_as_minimumo = rewrite_rule(
     "switch_as_minimumo",
     p.switch(p.gt(x, hi), hi, x),
     p.minimum(x, hi),
-    where=(lambda x: _is_float(x),),
-    doc="""A ``where`` that censors from above is a ``minimum``.
-
-    Before::
-
-        where(x > hi, hi, x)
-
-    After::
-
-        minimum(x, hi)
-
-    Measure: nodes, 3 -> 2.
-    """,
+    where=(float_x,),
+    doc="A ``where`` that censors from above is a ``minimum``.",
+    docs="measurable.md",
 )
 
 switch_as_clipo = rewrite_rule(
     "switch_as_clipo",
     p.switch(p.lt(x, lo), lo, p.minimum(x, hi)),
     p.clip(x, lo, hi),
-    where=(lambda x: _is_float(x),),
-    doc="""A ``where`` below a ``minimum`` is a ``clip`` (the nested ``where`` after :func:`switch_as_minimumo`).
-
-    Before::
-
-        where(x < lo, lo, where(x > hi, hi, x))
-
-    After::
-
-        clip(x, lo, hi)
-
-    Equal for any bounds (``clip`` tests ``x < lo`` first, as the ``where``
-    does).  Measure: nodes, 3 -> 1.
-    """,
+    where=(float_x,),
+    doc="A ``where`` below a ``minimum`` is a ``clip`` (the nested ``where`` after :func:`switch_as_minimumo`).",
+    docs="measurable.md",
 )
 
 switch_as_clip_geo = rewrite_rule(
     "switch_as_clip_geo",
     p.switch(p.gt(x, hi), hi, p.maximum(x, lo)),
     p.clip(x, lo, hi),
-    where=(lambda x: _is_float(x), facts.ordered_bounds),
-    doc="""A ``where`` above a ``maximum`` is a ``clip``, for constant bounds with ``lo <= hi``.
-
-    Before::
-
-        where(x > hi, hi, where(x < lo, lo, x))
-
-    After::
-
-        clip(x, lo, hi)
-
-    With ``lo > hi`` the two differ (the ``where`` tests ``x > hi`` first),
-    so the bounds must be constants in order.  Measure: nodes, 3 -> 1.
-    """,
+    where=(float_x, facts.ordered_bounds),
+    doc="A ``where`` above a ``maximum`` is a ``clip``, for constant bounds with ``lo <= hi``.",
+    docs="measurable.md",
 )
 
 switch_ge_as_maximumo = rewrite_rule(
     "switch_ge_as_maximumo",
     p.switch(p.ge(x, lo), x, lo),
     p.maximum(x, lo),
-    where=(lambda x: _is_float(x),),
-    doc="""``where(x >= lo, x, lo)`` is ``maximum(x, lo)``.
-
-    Before::
-
-        where(x >= 0, x, 0)      # not implemented for Switch
-
-    After::
-
-        maximum(x, 0)
-
-    Equal wherever ``x`` is not NaN (the ``where`` gives ``lo`` for a NaN,
-    ``maximum`` NaN); a random variable's draws are numbers.  Measure:
-    nodes, 2 -> 1.
-    """,
+    where=(float_x,),
+    doc="``where(x >= lo, x, lo)`` is ``maximum(x, lo)``.",
+    docs="measurable.md",
 )
 
 switch_gt_as_maximumo = rewrite_rule(
     "switch_gt_as_maximumo",
     p.switch(p.gt(lo, x), lo, x),
     p.maximum(x, lo),
-    where=(lambda x: _is_float(x),),
-    doc="""``where(lo > x, lo, x)`` is ``maximum(x, lo)``.
-
-    Before::
-
-        where(0 > x, 0, x)
-
-    After::
-
-        maximum(x, 0)
-
-    Measure: nodes, 2 -> 1.
-    """,
+    where=(float_x,),
+    doc="``where(lo > x, lo, x)`` is ``maximum(x, lo)``.",
+    docs="measurable.md",
 )
 
 switch_le_as_minimumo = rewrite_rule(
     "switch_le_as_minimumo",
     p.switch(p.le(x, hi), x, hi),
     p.minimum(x, hi),
-    where=(lambda x: _is_float(x),),
-    doc="""``where(x <= hi, x, hi)`` is ``minimum(x, hi)``.
-
-    Before::
-
-        where(x <= 1, x, 1)
-
-    After::
-
-        minimum(x, 1)
-
-    Equal wherever ``x`` is not NaN.  Measure: nodes, 2 -> 1.
-    """,
+    where=(float_x,),
+    doc="``where(x <= hi, x, hi)`` is ``minimum(x, hi)``.",
+    docs="measurable.md",
 )
 
 switch_lt_as_minimumo = rewrite_rule(
     "switch_lt_as_minimumo",
     p.switch(p.lt(hi, x), hi, x),
     p.minimum(x, hi),
-    where=(lambda x: _is_float(x),),
-    doc="""``where(hi < x, hi, x)`` is ``minimum(x, hi)``.
-
-    Before::
-
-        where(1 < x, 1, x)
-
-    After::
-
-        minimum(x, 1)
-
-    Measure: nodes, 2 -> 1.
-    """,
+    where=(float_x,),
+    doc="``where(hi < x, hi, x)`` is ``minimum(x, hi)``.",
+    docs="measurable.md",
 )
 
 switch_lt_keep_as_minimumo = rewrite_rule(
     "switch_lt_keep_as_minimumo",
     p.switch(p.lt(x, hi), x, hi),
     p.minimum(x, hi),
-    where=(lambda x: _is_float(x),),
-    doc="""``where(x < hi, x, hi)`` is ``minimum(x, hi)``.
-
-    Before::
-
-        where(x < 1, x, 1)
-
-    After::
-
-        minimum(x, 1)
-
-    Equal wherever ``x`` is not NaN.  Measure: nodes, 2 -> 1.
-    """,
+    where=(float_x,),
+    doc="``where(x < hi, x, hi)`` is ``minimum(x, hi)``.",
+    docs="measurable.md",
 )
 
 switch_gt_keep_as_maximumo = rewrite_rule(
     "switch_gt_keep_as_maximumo",
     p.switch(p.gt(x, lo), x, lo),
     p.maximum(x, lo),
-    where=(lambda x: _is_float(x),),
-    doc="""``where(x > lo, x, lo)`` is ``maximum(x, lo)``.
-
-    Before::
-
-        where(x > 0, x, 0)
-
-    After::
-
-        maximum(x, 0)
-
-    Equal wherever ``x`` is not NaN.  Measure: nodes, 2 -> 1.
-    """,
+    where=(float_x,),
+    doc="``where(x > lo, x, lo)`` is ``maximum(x, lo)``.",
+    docs="measurable.md",
 )
 
 switch_swappedo = rewrite_rule(
     "switch_swappedo",
     p.switch(p.lt(x, lo), b, x),
     p.switch(p.ge(x, lo), x, b),
-    where=(lambda x: _is_float(x),),
+    where=(float_x,),
     measure=count(Elemwise, test=lambda n: type(getattr(n.op, "scalar_op", None)).__name__ == "LT", text="LT"),
-    doc="""``where(x < lo, b, x)`` is ``where(x >= lo, x, b)``: the branch on ``x`` first, as PyMC matches.
-
-    Before::
-
-        where(x < 0, 0.5 * x, x)     # a leaky ReLU: not implemented for Switch
-
-    After::
-
-        where(x >= 0, x, 0.5 * x)    # PyMC's non-overlapping switch
-
-    Equal wherever ``x`` is not NaN.  Measure: LT nodes drop by one.
-    """,
+    doc="``where(x < lo, b, x)`` is ``where(x >= lo, x, b)``: the branch on ``x`` first, as PyMC matches.",
+    docs="measurable.md",
 )
 
 exp_of_clipo = rewrite_rule(
     "exp_of_clipo",
     p.exp(p.clip(x, lo, hi)),
     p.clip(p.exp(x), p.exp(lo), p.exp(hi)),
-    where=(_bounds_like,),
+    where=(bounds_like,),
     measure=ABOVE_CLIP,
-    doc="""An exponential of a censored variable is a censored exponential.
-
-    Before::
-
-        exp(clip(x, lo, hi))      # PyMC adds a Jacobian term at the censored points
-
-    After::
-
-        clip(exp(x), exp(lo), exp(hi))
-
-    ``exp`` is increasing, so it keeps the order ``clip`` tests.  A choice
-    (three ``exp`` instead of one).  Measure: the Elemwise nodes above a
-    Clip drop by one.
-    """,
+    doc="An exponential of a censored variable is a censored exponential.",
+    docs="measurable.md",
 )
 
 clip_of_mul_posto = rewrite_rule(
     "clip_of_mul_posto",
     p.mul(p.clip(x, lo, hi), c),
     p.clip(p.mul(x, c), p.mul(lo, c), p.mul(hi, c)),
-    where=(_bounds_like, facts.positive_constant),
+    where=(bounds_like, facts.positive_constant),
     measure=ABOVE_CLIP,
-    doc="""A censored variable scaled by a positive constant is a censored scaling.
-
-    Before::
-
-        clip(x, lo, hi) * 2       # PyMC adds -log(2) at the censored points
-
-    After::
-
-        clip(x * 2, lo * 2, hi * 2)
-
-    Only for a constant ``c > 0`` (a negative one swaps the bounds).  A
-    choice.  Measure: the Elemwise nodes above a Clip drop by one.
-    """,
+    doc="A censored variable scaled by a positive constant is a censored scaling.",
+    docs="measurable.md",
 )
 
 clip_of_add_consto = rewrite_rule(
     "clip_of_add_consto",
     p.add(p.clip(x, lo, hi), c),
     p.clip(p.add(x, c), p.add(lo, c), p.add(hi, c)),
-    where=(_bounds_like, lambda c: facts.constant_value(c) is not None),
+    where=(bounds_like, facts.is_constant),
     measure=ABOVE_CLIP,
-    doc="""A shifted censored variable is a censored shift.
-
-    Before::
-
-        clip(x, lo, hi) + 1
-
-    After::
-
-        clip(x + 1, lo + 1, hi + 1)
-
-    For a constant shift (a shift that is a random variable is a
-    convolution, not a transform).  A choice.  Measure: the Elemwise nodes
-    above a Clip drop by one.
-    """,
+    doc="A shifted censored variable is a censored shift.",
+    docs="measurable.md",
 )
 
 # -- mixtures (pymc #6398) ----------------------------------------------------------------------
@@ -624,20 +387,9 @@ mixture_as_switcho = rewrite_rule(
     "mixture_as_switcho",
     p.add(p.mul(c, a), p.mul(p.sub(1, c), b)),
     p.switch(c, a, b),
-    where=(_boolean, lambda a, b: _is_float(a) and _is_float(b)),
-    doc="""An arithmetic mixture with a boolean indicator is a switch.
-
-    Before::
-
-        c * a + (1 - c) * b       # c boolean: Logprob method not implemented for Add
-
-    After::
-
-        switch(c, a, b)           # a measurable switch mixture
-
-    Equal where ``a`` and ``b`` are finite (``0 * inf`` is NaN).
-    Measure: nodes, 5 -> 1.
-    """,
+    where=(boolean, floats_ab),
+    doc="An arithmetic mixture with a boolean indicator is a switch.",
+    docs="measurable.md",
 )
 
 # -- relations over a whole sub-graph (a Python reader each way: relations.rules.measurable.facts) ---

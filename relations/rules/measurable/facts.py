@@ -21,6 +21,7 @@ from pytensor.tensor.shape import Reshape
 from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
 
 __all__ = [
+    "is_constant",
     "input_paths",
     "is_clip",
     "ordered_bounds",
@@ -638,3 +639,8 @@ def ordered_bounds(lo: Variable, hi: Variable) -> bool:
     """Guard: ``lo`` and ``hi`` are constants with ``lo <= hi``."""
     low, high = constant_value(lo), constant_value(hi)
     return low is not None and high is not None and bool(np.all(low <= high))
+
+
+def is_constant(c: Variable) -> bool:
+    """Guard: ``c`` is a constant (or the ExpandDims of one)."""
+    return constant_value(c) is not None
