@@ -41,6 +41,7 @@ from relations.queries.verify import verify
 from relations.rules import COMPILE_RULES, DEFAULT_RULES, LOWERING_INDEX, LOWERING_RULES, RULESETS, rule_index
 from relations.rules.broadcast import broadcast_shapeo
 from relations.saturation.egraph import EGraph, Limits, Report, saturate
+from relations.saturation.foreign import resolve_rewriters
 
 __all__ = [
     "COMPILE_RULES",
@@ -71,6 +72,7 @@ __all__ = [
     "prove",
     "rebroadcast",
     "register",
+    "resolve_rewriters",
     "rewrite_rule",
     "rule",
     "saturate",
