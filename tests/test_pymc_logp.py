@@ -474,3 +474,16 @@ def test_check_true_compares_stock_with_a_second_form():
     value = pt.scalar("v")
     quiet = rpm.logp(pt.clip(x, -1, 1) * 2, value, check=False)  # stock's value, unchecked
     np.testing.assert_allclose(quiet.eval({value: 2.0}), stats.norm.logsf(1) - np.log(2))
+
+
+def test_pytensor_rewriters_may_join_the_rules():
+    """``rewriters=`` reaches the e-graph (saturate's foreign rewriters): the same density, more forms tried."""
+    x = N(0.0, 1.0)
+    graph = (x + x) * 1.0
+    plain, _ = rpm.derivable_forms(graph, pt.constant(0.5), want=1)
+    with_canonicalize, _ = rpm.derivable_forms(graph, pt.constant(0.5), want=1, rewriters=("canonicalize",))
+    for derived in (plain, with_canonicalize):
+        assert derived
+        np.testing.assert_allclose(derived[0][1].eval(mode="FAST_COMPILE"), npdf(0.5, 0, 2))
+    lp = rpm.logp(graph, 0.5, rewriters=("canonicalize",))  # not passed on to pm.logp
+    np.testing.assert_allclose(lp.eval(mode="FAST_COMPILE"), npdf(0.5, 0, 2))

@@ -139,7 +139,13 @@ def _inlined(var: Variable) -> Variable:
 
 
 def derivable_forms(
-    var: Variable, value: Variable, want: int = 2, forms: int | None = None, seconds: float | None = None, **kwargs: Any
+    var: Variable,
+    value: Variable,
+    want: int = 2,
+    forms: int | None = None,
+    seconds: float | None = None,
+    rewriters: Any = (),
+    **kwargs: Any,
 ) -> tuple[list[tuple[Variable, Variable]], list[tuple[str, str]]]:
     """Forms of ``var`` (other than ``var`` itself) whose stock logp derives: ``(form, logp)`` pairs,
     at most ``want``, and the forms tried that did not derive, as ``(formula, error)``.
@@ -147,11 +153,14 @@ def derivable_forms(
     The graph is saturated forward with :data:`MEASURABLE_RULES` within :data:`LIMITS`; the
     e-graph's forms come cheapest first, at most ``forms`` (default :data:`FORMS`), within
     ``seconds`` (default :data:`SECONDS`).  Random variables and other leaves stay themselves.
+    ``rewriters``: PyTensor node rewriters run on the e-nodes too (``saturate``'s ``rewriters=``,
+    an optdb name such as ``"canonicalize"``); none by default, as stock derivation runs PyMC's
+    own canonicalization on every form it is given.
     """
     forms = FORMS if forms is None else forms
     deadline = time.perf_counter() + (SECONDS if seconds is None else seconds)
     graph = _inlined(var)
-    egraph = saturate(graph, rules=MEASURABLE_RULES, backward=False, limits=LIMITS)
+    egraph = saturate(graph, rules=MEASURABLE_RULES, backward=False, limits=LIMITS, rewriters=rewriters)
     keys = StructuralKeys()
     given = keys.key(var)
     derived: list[tuple[Variable, Variable]] = []
@@ -197,13 +206,16 @@ def _random(v: Variable) -> bool:
     return any(a.owner is not None and isinstance(a.owner.op, RandomVariable | SymbolicRandomVariable) for a in ancestors([v]))
 
 
-def logp(var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None = None, **kwargs: Any) -> Variable:
+def logp(
+    var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None = None, rewriters: Any = (), **kwargs: Any
+) -> Variable:
     """The log-density of ``var`` at ``value``: ``pm.logp``'s, derived from an equal form where stock fails.
 
     ``check``: ``True`` compares the densities of two derived forms (stock's included) at
     :data:`CHECK_DRAWS` draws, raising :class:`DensityMismatch` where they differ; ``None``
     (default) does so where stock fails and a second form derives, and where ``var`` transforms a
     censored variable (stock PyMC's Jacobian at the censored points); ``False`` never.
+    ``rewriters``: PyTensor node rewriters for the e-graph too (:func:`derivable_forms`).
     Other keywords go to ``pm.logp``.  :class:`NotDerivable` lists the forms tried.
 
     Before/After (``x = pm.Normal.dist()``)::
@@ -219,18 +231,20 @@ def logp(var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None
     try:
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
     except STOCK_FAILURES as err:
-        return _derived_logp(var, value, err, check, **kwargs)
+        return _derived_logp(var, value, err, check, rewriters, **kwargs)
     risky = check is not False and transforms_censoring(var)
     if check or risky:
-        derived, _ = derivable_forms(var, value, want=RISKY_FORMS if risky else 1, **kwargs)
+        derived, _ = derivable_forms(var, value, want=RISKY_FORMS if risky else 1, rewriters=rewriters, **kwargs)
         for other in derived:
             cross_check(var, value, [(var, stock), other])
     return stock
 
 
-def _derived_logp(var: Variable, value: Variable, err: Exception, check: bool | None, **kwargs: Any) -> Variable:
+def _derived_logp(
+    var: Variable, value: Variable, err: Exception, check: bool | None, rewriters: Any, **kwargs: Any
+) -> Variable:
     want = 1 if check is False else RISKY_FORMS if transforms_censoring(var) else 2
-    derived, failed = derivable_forms(var, value, want=want, **kwargs)
+    derived, failed = derivable_forms(var, value, want=want, rewriters=rewriters, **kwargs)
     if not derived:
         tried = "\n".join(f"  {f}: {e}" for f, e in failed) or "  (the rules give no other form)"
         raise NotDerivable(
