@@ -23,6 +23,7 @@ from relations.rules.dimshuffle import (
     dimshuffle_through_elemwiseo,
 )
 from relations.rules.join import careduce_joino
+from relations.rules.measurable import MEASURABLE_CHOICES, MEASURABLE_RULES
 from relations.rules.lift import elemwise_alloco, elemwise_set_shared_subtensoro, elemwise_set_subtensoro, inc_zeros_as_seto
 from relations.rules.reductions import (
     reduce_alloco,
@@ -103,7 +104,9 @@ COMPILE_RULES: tuple = tuple(
 #: compile-time ``relational`` pass applies; ``"lowering"`` is what
 #: ``relations.lower`` runs backward; ``"choices"`` holds the rewrites that can
 #: make a graph costlier (for saturation and extraction, never the greedy
-#: pass), ``"reductions_through"`` its reductions.  Add your own entries freely.
+#: pass), ``"reductions_through"`` its reductions; ``"measurable"`` relates spellings PyMC's
+#: logprob derivation refuses to ones it matches (``relations.pymc.logp`` saturates with it),
+#: ``"measurable_choices"`` its rules that make a graph costlier.  Add your own entries freely.
 RULESETS: dict[str, tuple] = {
     "dimshuffle": _DIMSHUFFLE,
     "join": _JOIN,
@@ -115,6 +118,8 @@ RULESETS: dict[str, tuple] = {
     "lowering": LOWERING_RULES,
     "choices": _CHOICES,
     "reductions_through": _REDUCTIONS_THROUGH,
+    "measurable": MEASURABLE_RULES,
+    "measurable_choices": MEASURABLE_CHOICES,
 }
 
 #: The indexes of the three built-in sets (each keeps its rules' plans and lookups across calls).
