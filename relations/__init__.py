@@ -33,7 +33,8 @@ from relations.compile.workarounds import install_merge_alloc_fix, protect, prot
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, rule
 from relations.patterns.rewrite_rule import rewrite_rule
-from relations.queries.explain import Explanation, Proof, Step, explain
+from relations.queries.explain import Explanation, Proof, Step
+from relations.queries.explain_saturated import SaturatedExplanation, explain
 from relations.queries.progress import Progress
 from relations.queries.proofs import prove
 from relations.queries.search import Found, best, equivalents, find, match
@@ -58,6 +59,7 @@ __all__ = [
     "best",
     "Explanation",
     "Proof",
+    "SaturatedExplanation",
     "Step",
     "broadcast_shapeo",
     "equivalents",

@@ -31,6 +31,7 @@ from relations.greedy.fixpoint import normalize_variables, replacements
 from graph_bridge.structural_keys import StructuralKeys
 from relations.rules import LOWERING_RULES, rule_index
 from relations.queries.verify import Counterexample, compare_values
+from relations.saturation.foreign import ForeignRewriter
 
 #: answers of a relation run from the left side that :meth:`Step.holds` compares
 MAX_ANSWERS_CHECKED = 16
@@ -109,6 +110,8 @@ class Step:
 
     def __str__(self) -> str:
         arrow = "" if self.direction == "forward" else " (backward)"
+        if isinstance(self.relation, ForeignRewriter):
+            arrow += " (PyTensor rewriter)"
         return (
             f"{self.rule}{arrow}\n"
             f"  Before:\n{_indent(_dprint(self.before))}\n"
@@ -365,6 +368,9 @@ def explain(graph: Any, rules: Any = None, bookkeeping: bool = False) -> Explana
     ``.counts`` are the steps per rule.  ``str()`` folds the bookkeeping
     steps (explicit broadcasting) unless ``bookkeeping`` is true.
     ``normalize`` itself records nothing and is not slowed down.
+
+    ``relations.explain`` is this without ``rewriters=``; with them it
+    answers from an e-graph (:mod:`relations.queries.explain_saturated`).
 
     Before/After::
 
