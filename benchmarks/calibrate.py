@@ -1,16 +1,16 @@
-"""Measure the cost table of ``relations.costs.measured``, or check it: ``python benchmarks/calibrate.py [--check]``.
+"""Measure the cost table of ``relations.saturation.costs.measured``, or check it: ``python benchmarks/calibrate.py [--check]``.
 
 Without ``--check``: for each Op kind (and dtype) of a list of one-node
 graphs, the call time of the graph compiled in PyTensor's default mode
 (Numba) at one element and at ``--elements`` elements; the per element cost
-is the slope (``relations.costs.node_elements`` counts the elements, as
+is the slope (``relations.saturation.costs.node_elements`` counts the elements, as
 ``measured`` does), the per call cost what one element costs above a
 function of as many inputs that only returns one (the call overhead of any
 compiled function, which ranks no form above another; the table's
 ``call`` entry fits it over 1-8 inputs, and ``--call-only`` measures only
 that entry again; ``--cases`` measures only the cases it names and keeps
 the rest of the table).  Kinds the list does not hold
-get the median of the measured ones.  Writes ``relations/cost_table.json``
+get the median of the measured ones.  Writes ``relations/saturation/cost_table.json``
 (``--out`` elsewhere), which the package ships.
 
 ``--check``: across forms of PyMC model graphs (``tests/pymc_models.py``;
@@ -52,7 +52,7 @@ import pytensor.tensor as pt  # noqa: E402
 from pytensor.compile.mode import get_default_mode  # noqa: E402
 
 import relations  # noqa: E402
-from relations.costs import TABLE_PATH, CostTable, measured, node_elements, op_kind, shape_finder  # noqa: E402
+from relations.saturation.costs import TABLE_PATH, CostTable, measured, node_elements, op_kind, shape_finder  # noqa: E402
 
 Case = Callable[[int, str], tuple[list, object, list]]
 
@@ -340,8 +340,8 @@ def _forms(outs: list) -> list[tuple[str, list]]:
 
 def _extracted(outs: list) -> list:
     """What the ``relational`` pass extracts when it saturates (here always, whatever the gain)."""
-    from relations.compile_pass import COMPILE_LIMITS, SATURATION_RULES, compile_normalize
-    from relations.costs import node_costs
+    from relations.compile.passes import COMPILE_LIMITS, SATURATION_RULES, compile_normalize
+    from relations.saturation.costs import node_costs
 
     normal = compile_normalize(outs)
     egraph = relations.EGraph(SATURATION_RULES)

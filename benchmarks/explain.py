@@ -33,10 +33,10 @@ from pytensor.graph.fg import FunctionGraph  # noqa: E402
 from pytensor.graph.traversal import explicit_graph_inputs  # noqa: E402
 
 import relations  # noqa: E402
-import relations.engine as search  # noqa: E402
-from graph_bridge.rewriters import RelationalRewriter  # noqa: E402
+import relations.greedy.fixpoint as search  # noqa: E402
+from relations.compile.registration import RelationalRewriter  # noqa: E402
 from graphs import count_nodes, pattern_family  # noqa: E402
-from relations.rulesets import DEFAULT_INDEX  # noqa: E402
+from relations.rules import DEFAULT_INDEX  # noqa: E402
 from timing import median_seconds  # noqa: E402
 
 

@@ -148,7 +148,7 @@ def _single_client(fgraph, v: Variable) -> bool:
 
 
 def _movable_view(fgraph, v: Variable) -> bool:
-    """One client, or every client an Elemwise or a reduction (as ``relations.sharing.movable_viewo``)."""
+    """One client, or every client an Elemwise or a reduction (as ``relations.patterns.sharing.movable_viewo``)."""
     clients = fgraph.clients[v]
     if len(clients) == 1:
         return True
@@ -226,7 +226,7 @@ def _scalars_of(vs: Sequence[Variable]) -> list[Variable] | None:
 
 
 def _alloc_parts(v: Variable):
-    """Value and shape of an Alloc, stock or explicit without a length check (as ``relations.lift``)."""
+    """Value and shape of an Alloc, stock or explicit without a length check (as ``relations.rules.lift``)."""
     node = v.owner
     if node is None or len(node.outputs) != 1:
         return None

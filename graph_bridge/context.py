@@ -299,7 +299,7 @@ def use_holds(t: Any, fact: str, test: Callable[[GraphContext, Variable], bool])
 def use_fact(term: Any, fact: str, test: Callable[[GraphContext, Variable], bool]) -> ModedGoal:
     """The goal that the yes/no use fact ``test(context, variable)`` holds of ``term`` (waits while it is not ground).
 
-    Rules state their sharing policies with it (``relations.sharing``).
+    Rules state their sharing policies with it (``relations.patterns.sharing``).
     """
 
     def check(t):

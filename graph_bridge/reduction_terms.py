@@ -1,7 +1,7 @@
 """Reading a reduction and its operands, and building the terms the reductions-through rules put above it.
 
-The relations of :mod:`graph_bridge.reduction_facts` (what the rules of
-``relations.reductions_through`` ask) and the node relations
+The relations of :mod:`relations.rules.reduction_facts` (what the rules of
+``relations.rules.reductions`` ask) and the node relations
 ``elemwise_operandso`` / ``elemwise_firsto`` of
 :mod:`graph_bridge.node_relations` share these:
 

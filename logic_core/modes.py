@@ -10,7 +10,7 @@ arguments are ready and unifies what it gives, or waits
 (:class:`~logic_core.NotReady`) when none is; a mode that gives
 arguments already known checks them, so the same goal is also a check.
 
-Because the modes are data, ``relations.forward`` can compile a relation
+Because the modes are data, ``relations.greedy.plans`` can compile a relation
 for one mode of its own (left side known): it orders the goals once and
 picks each goal's mode once, where ``lall_ready`` finds both again at
 every node.

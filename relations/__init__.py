@@ -28,12 +28,12 @@ from unification import unify
 
 from graph_bridge import etuplize
 from logic_core.terms import is_ground
-from graph_bridge.pymc_hooks import register_pymc_lowering
+from relations.compile.pymc_hooks import register_pymc_lowering
 from graph_bridge.rebroadcast import rebroadcast_outputs
-from graph_bridge.rewriters import register_lowering, register_node_lowering, register_relational
+from relations.compile.registration import register_lowering, register_node_lowering, register_relational
 from graph_bridge.provenance import has_toolkit_ops, mark_rewritten
 from graph_bridge.traverse import owned_variables
-from graph_bridge.workarounds import install_merge_alloc_fix, protect, protect_in_place
+from relations.compile.workarounds import install_merge_alloc_fix, protect, protect_in_place
 from relations import patterns
 from relations.arguments import (
     as_variables,
@@ -45,15 +45,15 @@ from relations.arguments import (
     check_tag,
     check_timeout,
 )
-from relations.broadcast import broadcast_shapeo
-from relations.egraph import EGraph, Limits, Report, saturate
-from relations.explain import Explanation, Proof, Step, explain
-from relations.proofs import prove
-from relations.progress import Progress
+from relations.rules.broadcast import broadcast_shapeo
+from relations.saturation.egraph import EGraph, Limits, Report, saturate
+from relations.queries.explain import Explanation, Proof, Step, explain
+from relations.saturation.proofs import prove
+from relations.queries.progress import Progress
 from relations.patterns import Node
 from relations.patterns import match as pattern_match
-from relations.rules import Relation, RuleIndex, rule
-from relations.rulesets import (
+from relations.patterns.relation import Relation, RuleIndex, rule
+from relations.rules import (
     COMPILE_RULES,
     DEFAULT_RULES,
     LOWERING_INDEX,
@@ -61,12 +61,12 @@ from relations.rulesets import (
     RULESETS,
     rule_index,
 )
-from relations.compile_pass import cheapest, compile_normalize, compile_normalize_sites
-from relations.costs import measured, node_costs, shape_finder
-from relations.engine import normalize_variables
-from relations.form_search import StructuralKeys
-from relations.user_rules import rewrite_rule
-from relations.verify import verify
+from relations.compile.passes import cheapest, compile_normalize, compile_normalize_sites
+from relations.saturation.costs import measured, node_costs, shape_finder
+from relations.greedy.fixpoint import normalize_variables
+from relations.queries.form_search import StructuralKeys
+from relations.patterns.rewrite_rule import rewrite_rule
+from relations.queries.verify import verify
 from relations import lang
 
 __all__ = [
@@ -135,7 +135,7 @@ def lower(graph: Graph) -> Graph:
     node, bottom-up.  ``lower(normalize(g))`` has only stock Ops and computes
     what ``g`` computes; PyTensor's compilation runs it by itself (an
     ``optdb`` pass before ``canonicalize``), so explicit graphs compile as
-    they are.  Last, :func:`graph_bridge.workarounds.protect` restates bool
+    they are.  Last, :func:`relations.compile.workarounds.protect` restates bool
     ``add``/``mul`` as ``or``/``and`` and casts narrower add/mul chains, which
     PyTensor's canonicalizer and Numba's fused kernels would otherwise
     compute wrongly once a rewrite has put them next to each other.
@@ -161,7 +161,7 @@ def equivalents(
     (:func:`saturate`, the relations of ``rules``, default
     :data:`DEFAULT_RULES`, forward and backward) and :meth:`EGraph.forms`
     gives its forms, cheapest first (by tree cost,
-    :func:`relations.costs.elements_touched` per node).  The e-graph holds
+    :func:`relations.saturation.costs.elements_touched` per node).  The e-graph holds
     every combination of the forms found at independent sites: ``k`` sites
     with ``n_1 .. n_k`` forms give at least ``n_1 x .. x n_k`` forms; and
     lifts through shared sub-graphs (sharing guards decide profit, not
@@ -189,7 +189,7 @@ def equivalents(
 
     (Until this release ``equivalents`` was a breadth-first search over
     whole-graph forms, ``depth`` its steps; that search is still
-    :func:`relations.form_search.equivalent_forms`.)
+    :func:`relations.queries.form_search.equivalent_forms`.)
 
     Before/After (``sum(expand_dims(exp(x), 0))``)::
 
@@ -429,12 +429,12 @@ def best(
     ``graph`` is saturated (:func:`saturate`, forward and backward, within
     ``limits``, default :class:`Limits()`), and the e-graph's cheapest form
     is extracted (:meth:`EGraph.extract`, DAG-aware: a shared sub-graph is
-    paid once).  The default ``cost``, :func:`relations.costs.measured`,
+    paid once).  The default ``cost``, :func:`relations.saturation.costs.measured`,
     predicts the seconds of one compiled call from the shipped table
     (lengths from static shapes, constants' and shared values, else 16);
     extraction minimizes its per e-node form
-    (:func:`relations.costs.node_costs`) exactly where the e-graph is small
-    enough, and the candidates are ranked by it.  ``cost=relations.costs.elements_touched``
+    (:func:`relations.saturation.costs.node_costs`) exactly where the e-graph is small
+    enough, and the candidates are ranked by it.  ``cost=relations.saturation.costs.elements_touched``
     counts the elements every node writes instead.  A ``cost`` of your own takes a list of output variables
     and returns a number: the extracted form and up to ``limit`` more forms
     of the e-graph (:meth:`EGraph.forms`) are ranked by it.  The input and
@@ -500,7 +500,7 @@ def _same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
 
 
 # ``relational``: the greedy normal form, then saturation with the choices and extraction under the
-# measured cost (relations.compile_pass); ``relational_normalize``: the greedy normal form only
+# measured cost (relations.compile.passes); ``relational_normalize``: the greedy normal form only
 register_relational(compile_normalize, reports_steps=True, refine_fn=cheapest, sites_fn=compile_normalize_sites)
 register_relational(
     compile_normalize, name="relational_normalize", reports_steps=True, sites_fn=compile_normalize_sites

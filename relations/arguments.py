@@ -22,7 +22,7 @@ from pytensor.graph.fg import FunctionGraph
 
 from logic_core.terms import is_logic_var
 from relations.patterns import Node
-from relations.rules import Relation
+from relations.patterns.relation import Relation
 
 __all__ = [
     "as_variables",

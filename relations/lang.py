@@ -30,7 +30,7 @@ also importable from its home module; this is the list to read.
 from __future__ import annotations
 
 from graph_bridge.context import graph_context, single_useo, useso
-from relations.sharing import movable_viewo
+from relations.patterns.sharing import movable_viewo
 from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_type, same_typeo, typeo
 from logic_core.goals import NotReady, lall_ready
 from logic_core.unifier import eq
@@ -40,9 +40,9 @@ from graph_bridge.nodes import alloc_parts, is_expansion, join_parts, read_or_bu
 from graph_bridge.terms import elemwise_term, node_term, op_term, term, term_variable
 from relations import patterns as p
 from relations.patterns import var
-from relations.prop_facts import added_dimso, axes_througho
-from relations.rules import rule
-from relations.user_rules import rewrite_rule
+from relations.patterns.props import added_dimso, axes_througho
+from relations.patterns.relation import rule
+from relations.patterns.rewrite_rule import rewrite_rule
 
 #: The conjunction of a rule's goals (``lall_ready``): each goal runs once its inputs are bound.
 lall = lall_ready

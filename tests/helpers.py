@@ -46,11 +46,11 @@ def assert_same_values(before, after, givens, mode=MODE) -> None:
 
     ``before`` is the user's graph: importing the toolkit does not change how
     it compiles, so PyTensor may miscompile its bool/narrow add-mul chains
-    (``graph_bridge.workarounds``).  It is evaluated as the work-around
+    (``relations.compile.workarounds``).  It is evaluated as the work-around
     states it, which is what it means; the toolkit's results are protected
     by the lowering pass.
     """
-    from graph_bridge.workarounds import protect
+    from relations.compile.workarounds import protect
 
     if isinstance(before, Variable):
         before = protect([before])[0]
@@ -143,7 +143,7 @@ def assert_no_kind_grows(before, after) -> None:
     reduction of a join); no other rule adds a node of a non-Elemwise kind,
     and none may copy a node that another node still uses.  DimShuffles are
     views (they compute nothing): one every consumer moves above itself may
-    end as one per consumer (``relations.sharing.movable_viewo``).
+    end as one per consumer (``relations.patterns.sharing.movable_viewo``).
     """
     kb, ka = node_kinds(before), node_kinds(after)
     kb.pop("DimShuffle", None), ka.pop("DimShuffle", None)
@@ -208,7 +208,7 @@ def holds(rel, lhs, rhs) -> bool:
 
 def structure(outputs) -> tuple[int, ...]:
     """Interned structural keys of ``outputs``: equal tuples, equal graphs."""
-    from relations.form_search import StructuralKeys
+    from relations.queries.form_search import StructuralKeys
 
     keys = StructuralKeys()
     return tuple(keys.key(o) for o in outputs)
@@ -221,8 +221,8 @@ def whole_passes(outputs, index=None) -> list[Variable]:
     guard can change; its result must be this one.
     """
     from graph_bridge import GraphContext
-    from relations.engine import MAX_PASSES, Normalizer
-    from relations.rulesets import DEFAULT_INDEX
+    from relations.greedy.fixpoint import MAX_PASSES, Normalizer
+    from relations.rules import DEFAULT_INDEX
 
     result = list(outputs)
     for _ in range(MAX_PASSES):

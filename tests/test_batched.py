@@ -25,7 +25,7 @@ from graph_bridge import (
     explicit_random_variable,
 )
 from helpers import MODE, assert_same_types, backward, check_rewrite, forward, graph_ops, holds, snapshot
-from relations.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
+from relations.rules.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:pytensor")
 

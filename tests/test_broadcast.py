@@ -22,7 +22,7 @@ from graph_bridge import (
     explicit_elemwise,
 )
 from helpers import MODE, backward, check_rewrite, forward, graph_ops, holds, snapshot
-from relations.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
+from relations.rules.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
 
 x = pt.scalar("x")
 y = pt.vector("y")

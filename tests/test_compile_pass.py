@@ -11,8 +11,8 @@ from pytensor.graph.rewriting.basic import check_stack_trace
 
 import relations
 from graph_bridge.traverse import owned_variables
-from relations import compile_pass as cp
-from relations.costs import measured, node_costs, shape_finder
+from relations.compile import passes as cp
+from relations.saturation.costs import measured, node_costs, shape_finder
 from helpers import snapshot
 from test_rewrite_reporting import relational_rewriter, run_pass, user_lines
 

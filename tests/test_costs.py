@@ -1,4 +1,4 @@
-"""Cost models: the measured table (``relations.costs.measured``) and elements touched."""
+"""Cost models: the measured table (``relations.saturation.costs.measured``) and elements touched."""
 
 import numpy as np
 import pytensor
@@ -6,7 +6,7 @@ import pytensor.tensor as pt
 import pytest
 
 import relations
-from relations.costs import (
+from relations.saturation.costs import (
     MAX_FOLDED_SIZE,
     DEFAULT_LENGTH,
     Fusion,

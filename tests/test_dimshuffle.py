@@ -13,7 +13,7 @@ from unification import var
 import relations
 from graph_bridge import etuplize
 from helpers import backward, check_rewrite, forward, graph_ops, holds, snapshot
-from relations.dimshuffle import (
+from relations.rules.dimshuffle import (
     careduce_added_dimso,
     careduce_dimshuffle_fullo,
     careduce_dimshuffle_partialo,

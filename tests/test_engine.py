@@ -146,7 +146,7 @@ def test_normalized_graph_compiles_in_default_mode():
 
 
 def test_rules_for_a_node_are_those_its_op_and_its_inputs_ops_allow():
-    from relations.rules import RuleIndex
+    from relations.patterns.relation import RuleIndex
 
     index = RuleIndex(relations.DEFAULT_RULES)
     y = pt.vector("y")
@@ -168,9 +168,9 @@ def test_backward_rules_for_a_node_are_those_its_op_and_its_inputs_ops_allow():
     # rhs_child_heads: careduce_joino's right side combines reductions, so it runs backward only
     # at a node reading one
     from graph_bridge import node_term
-    from relations.engine import replacements
-    from relations.join import careduce_joino
-    from relations.rules import RuleIndex
+    from relations.greedy.fixpoint import replacements
+    from relations.rules.join import careduce_joino
+    from relations.patterns.relation import RuleIndex
 
     index = RuleIndex(relations.DEFAULT_RULES)
     y = pt.vector("y")
@@ -196,8 +196,8 @@ def test_identity_rules_are_not_run_backward_in_the_egraph():
     # run backward, dimshuffle_identityo wraps any term in an identity DimShuffle over itself: a
     # cycle the e-graph holds already; the rule says so (identity=True) and saturation skips it
     from graph_bridge import node_term
-    from relations.dimshuffle import dimshuffle_identityo
-    from relations.engine import replacements
+    from relations.rules.dimshuffle import dimshuffle_identityo
+    from relations.greedy.fixpoint import replacements
 
     g = pt.exp(x)
     (wrapped, *_) = replacements(dimshuffle_identityo, g, node_term(g), True)

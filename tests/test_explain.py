@@ -12,11 +12,11 @@ from pytensor.tensor.elemwise import DimShuffle
 import relations
 from helpers import assert_same_values, check_rewrite, snapshot
 from relations import DEFAULT_RULES, Explanation, Proof, Step
-from relations.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo
+from relations.rules.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo
 from relations import patterns as p, rewrite_rule
-from relations.explain import follows, is_bookkeeping
-from relations.verify import Counterexample
-from relations.form_search import StructuralKeys
+from relations.queries.explain import follows, is_bookkeeping
+from relations.queries.verify import Counterexample
+from relations.queries.form_search import StructuralKeys
 
 x = pt.vector("x")
 y = pt.vector("y")

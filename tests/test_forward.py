@@ -1,4 +1,4 @@
-"""The compiled forward mode (``relations.forward``) gives the relation's own answers.
+"""The compiled forward mode (``relations.greedy.plans``) gives the relation's own answers.
 
 ``normalize`` runs each rule's forward mode as a plan made once from the
 relation; these tests run the plan and the relation itself (``lall_ready``)
@@ -24,9 +24,9 @@ from graph_bridge.context import graph_context
 from logic_core.goals import lall_ready
 from logic_core.unifier import eq
 from logic_core.modes import Mode, moded
-from relations.rules import answers
-from relations.forward import Uncompilable, backward_matcher, compile_backward, compile_forward, forward_matcher
-from relations.rules import RuleIndex
+from relations.patterns.relation import answers
+from relations.greedy.plans import Uncompilable, backward_matcher, compile_backward, compile_forward, forward_matcher
+from relations.patterns.relation import RuleIndex
 from helpers import all_rules
 from strategies import Drawn, graphs
 
@@ -236,7 +236,7 @@ def test_a_plan_does_not_keep_its_relation_alive():
 
 
 def test_a_plan_is_python_source_with_a_line_per_single_answer_mode_step():
-    from relations.broadcast import elemwise_explicito
+    from relations.rules.broadcast import elemwise_explicito
 
     source = forward_matcher(elemwise_explicito).source
     assert source.startswith("def plan(t):  # elemwise_explicito, forward")

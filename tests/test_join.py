@@ -9,7 +9,7 @@ from pytensor.tensor.elemwise import CAReduce
 import relations
 
 from helpers import backward, check_rewrite, forward, holds
-from relations.join import careduce_joino
+from relations.rules.join import careduce_joino
 from test_dimshuffle import REDUCTIONS, VEC_SHAPES, a, b, c
 
 

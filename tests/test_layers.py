@@ -189,17 +189,17 @@ def test_no_module_re_exports_what_another_defines():
 
 
 def test_the_re_export_check_sees_one(tmp_path):
-    (tmp_path / "m.py").write_text('from relations.rules import rule\n__all__ = ["rule", "own"]\nown = 1\n')
+    (tmp_path / "m.py").write_text('from relations.patterns.relation import rule\n__all__ = ["rule", "own"]\nown = 1\n')
     assert _reexports("m", tmp_path / "m.py") == ["rule"]
 
 
 #: The rule tables: each rule one ``rewrite_rule`` over patterns and the bridge's relations.
 RULE_TABLES = (
-    "relations.lift",
-    "relations.dimshuffle",
-    "relations.broadcast",
-    "relations.join",
-    "relations.reductions_through",
+    "relations.rules.lift",
+    "relations.rules.dimshuffle",
+    "relations.rules.broadcast",
+    "relations.rules.join",
+    "relations.rules.reductions",
 )
 
 

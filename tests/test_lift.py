@@ -10,7 +10,7 @@ from pytensor.tensor.elemwise import Elemwise
 import relations
 from graph_bridge import etuplize
 from helpers import backward, check_rewrite, forward, holds, snapshot
-from relations.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
+from relations.rules.lift import elemwise_alloco, elemwise_set_subtensoro, inc_zeros_as_seto
 
 x = pt.vector("x")
 c = pt.scalar("c")

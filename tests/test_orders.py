@@ -1,4 +1,4 @@
-"""relations.orders: DimShuffle orders and reduction axes, as functions and as relations."""
+"""relations.patterns.orders: DimShuffle orders and reduction axes, as functions and as relations."""
 
 import itertools
 
@@ -8,7 +8,7 @@ from kanren import run
 from unification import var
 
 from logic_core import NotReady
-from relations.orders import (
+from relations.patterns.orders import (
     compose_orders,
     compose_orderso,
     dimshuffle_orders,

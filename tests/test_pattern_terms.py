@@ -1,4 +1,4 @@
-"""Pattern rules compiled to term templates and goals (relations/pattern_terms.py): the built-in rules' form."""
+"""Pattern rules compiled to term templates and goals (relations/patterns/compiler.py): the built-in rules' form."""
 
 import numpy as np
 import pytensor.tensor as pt
@@ -15,12 +15,12 @@ from graph_bridge.measures import count
 from graph_bridge.node_relations import DS
 from helpers import backward, check_rewrite, forward, holds
 from relations import patterns as p
-from relations.dimshuffle import careduce_dimshuffle_fullo
-from relations.forward import forward_matcher
-from relations.orders import compose_orderso, identity_ordero, valid_ordero
-from relations.reductions import full_reductiono
-from relations.rules import rule
-from relations.user_rules import rewrite_rule
+from relations.rules.dimshuffle import careduce_dimshuffle_fullo
+from relations.greedy.plans import forward_matcher
+from relations.patterns.orders import compose_orderso, identity_ordero, valid_ordero
+from relations.patterns.axes import full_reductiono
+from relations.patterns.relation import rule
+from relations.patterns.rewrite_rule import rewrite_rule
 
 m = pt.matrix("m")
 x, o, o1, o2, c, n, r = (p.var(k) for k in ("x", "o", "o1", "o2", "c", "n", "r"))

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import relations
-from relations.rulesets import DEFAULT_INDEX
+from relations.rules import DEFAULT_INDEX
 from graph_bridge import ExplicitAlloc, ExplicitElemwise
-from graph_bridge.workarounds import protect
+from relations.compile.workarounds import protect
 from helpers import (
     structure,
     MODE,
@@ -73,7 +73,7 @@ def test_normalize_never_duplicates_a_node(drawn: Drawn):
     counts the rules see stay those of the graph being built."""
     from graph_bridge import GraphContext, graph_context
     from graph_bridge.traverse import owned_variables
-    from relations.engine import Normalizer
+    from relations.greedy.fixpoint import Normalizer
 
     norm = Normalizer(DEFAULT_INDEX, GraphContext(drawn.outputs))
     with graph_context(norm.context):

@@ -14,7 +14,7 @@ from unification import var
 import relations
 from graph_bridge import ExplicitElemwise, etuplize
 from helpers import check_rewrite, graph_ops, snapshot
-from relations.costs import elements_touched, measured
+from relations.saturation.costs import elements_touched, measured
 
 x = pt.vector("x")
 y = pt.vector("y")
@@ -98,7 +98,7 @@ def _keys(forms):
 def test_k_independent_sites_give_at_least_the_product_of_their_forms(k, rules):
     # the e-graph keeps every site's forms apart: their combinations are all forms of the whole
     # (default rules: 188 forms a site, 35,344 for two; one rule: 5 a site, 625 for four)
-    from relations.dimshuffle import careduce_dimshuffle_fullo
+    from relations.rules.dimshuffle import careduce_dimshuffle_fullo
 
     rules = (careduce_dimshuffle_fullo,) if rules == "one" else None
     vs = [pt.vector(f"v{i}") for i in range(k)]

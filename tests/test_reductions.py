@@ -1,11 +1,11 @@
-"""relations.reductions: relations over CAReduce heads, for every CAReduce class."""
+"""relations.patterns.axes: relations over CAReduce heads, for every CAReduce class."""
 
 import pytensor.tensor as pt
 from kanren import run
 from unification import var
 
 from graph_bridge import etuplize, reify, term
-from relations.reductions import careduce_heado, careduce_partso, full_reductiono
+from relations.patterns.axes import careduce_heado, careduce_partso, full_reductiono
 
 
 def _head(v):

@@ -10,8 +10,8 @@ from pytensor.tensor.math import Min, Sum
 import relations
 from graph_bridge import etuplize
 from helpers import backward, check_rewrite, forward, holds, snapshot
-from relations.lift import elemwise_set_shared_subtensoro, elemwise_set_subtensoro
-from relations.reductions_through import reduce_alloco, reduce_writeso, sum_count_broadcasto, sum_factor_broadcasto
+from relations.rules.lift import elemwise_set_shared_subtensoro, elemwise_set_subtensoro
+from relations.rules.reductions import reduce_alloco, reduce_writeso, sum_count_broadcasto, sum_factor_broadcasto
 
 m = pt.matrix("m")
 r = pt.matrix("r", shape=(1, None))

@@ -49,7 +49,7 @@ def test_a_graph_numba_cannot_compile_raises_alike_after_normalization():
     The original graph is the user's own: importing the toolkit does not
     change how it compiles (it fails in the default mode on 3.3.8, as without
     the toolkit).  Its normal form, lowered, states the bool add as ``or``
-    (``graph_bridge.workarounds``) and gives the reference values.
+    (``relations.compile.workarounds``) and gives the reference values.
     """
     x0 = pt.tensor3("x0", shape=(0, None, None))
     lt = pt.lt(pt.alloc(x0, 0, 2, 2), x0)

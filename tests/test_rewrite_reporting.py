@@ -13,7 +13,7 @@ from pytensor.graph.rewriting.basic import check_stack_trace
 from pytensor.graph.traversal import ancestors, explicit_graph_inputs
 
 import relations
-from graph_bridge import rewriters
+from relations.compile import registration as rewriters
 from test_explain import CASES
 
 import os

@@ -7,10 +7,10 @@ import pytensor.tensor as pt
 import pytest
 
 import relations
-import relations.extract as extract_mod
+import relations.saturation.extract as extract_mod
 from helpers import check_rewrite, graph_ops, snapshot
 from relations import EGraph, Limits, saturate
-from relations.costs import elements_touched, measured
+from relations.saturation.costs import elements_touched, measured
 
 x = pt.vector("x")
 y = pt.vector("y")
@@ -269,8 +269,8 @@ def test_forms_reach_what_the_breadth_first_search_does_not():
     # the three sites rewritten at once are three steps away: beyond the breadth-first search's depth 2
     from pytensor.graph.basic import equal_computations
 
-    from relations.form_search import equivalent_forms
-    from relations.rulesets import rule_index
+    from relations.queries.form_search import equivalent_forms
+    from relations.rules import rule_index
 
     vs = [pt.vector(f"v{i}") for i in range(3)]
     g = _site(vs[0]) + _site(vs[1]) + _site(vs[2])
@@ -282,7 +282,7 @@ def test_forms_reach_what_the_breadth_first_search_does_not():
     assert len(forms) == 8
     assert any(equal_computations([f], [all_three]) for f in forms)
     # equivalents answers from the e-graph: one iteration steps every site (one rule: 5^3 forms)
-    from relations.dimshuffle import careduce_dimshuffle_fullo
+    from relations.rules.dimshuffle import careduce_dimshuffle_fullo
 
     one = relations.equivalents(g, limit=None, depth=1, rules=(careduce_dimshuffle_fullo,))
     assert any(equal_computations([f], [all_three]) for f in one)
@@ -337,8 +337,8 @@ def test_prove_through_a_backward_step_checks():
 def test_a_proof_that_does_not_hold_fails_its_check():
     eg = EGraph()
     eg.union(pt.exp(x), pt.log(x))
-    from relations.proofs import prove_in
-    from relations.explain import Proof
+    from relations.saturation.proofs import prove_in
+    from relations.queries.explain import Proof
 
     steps = prove_in(eg, [pt.exp(x) + 1], [pt.log(x) + 1])
     assert [st.rule for st in steps] == ["given"]

@@ -1,4 +1,4 @@
-"""relations.sites: the compile passes replace only where a rule rewrote the graph."""
+"""relations.compile.sites: the compile passes replace only where a rule rewrote the graph."""
 
 import numpy as np
 import pytensor
@@ -10,8 +10,8 @@ from pytensor.graph.fg import FunctionGraph
 
 import relations
 from graph_bridge.provenance import TAG
-from graph_bridge.rewriters import RelationalRewriter
-from relations.compile_pass import compile_normalize, compile_normalize_sites
+from relations.compile.registration import RelationalRewriter
+from relations.compile.passes import compile_normalize, compile_normalize_sites
 from helpers import snapshot
 
 x = pt.matrix("x")

@@ -75,7 +75,7 @@ def test_index_facts_from_patterns(a):
     assert any_reduction.heads == (CAReduce,) and Elemwise in any_reduction.rhs_heads
     sums = rewrite_rule("sum_neg", p.reduce(h, p.neg(a)), p.neg(p.reduce(h, a)), heads=(Sum,), rhs_heads=(Elemwise,))
     assert sums.heads == (Sum,) and sums.rhs_heads == (Elemwise,)
-    index = relations.rules.RuleIndex([sums])
+    index = relations.patterns.relation.RuleIndex([sums])
     assert index.forward(Sum) == (sums,) and index.forward(CAReduce) == ()
 
 

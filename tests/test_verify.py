@@ -9,7 +9,7 @@ from pytensor.graph.basic import Variable
 
 import relations
 from relations import patterns as p, rewrite_rule, rule, verify
-from relations.verify import Counterexample
+from relations.queries.verify import Counterexample
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def test_same_seed_same_answer(a):
 
 
 def test_both_raising_agrees_one_raising_does_not(a):
-    from relations.verify import _agree
+    from relations.queries.verify import _agree
 
     nan = np.array([np.nan, 1.0])
     assert _agree(ValueError("empty"), IndexError("empty"))
@@ -141,8 +141,8 @@ def test_every_builtin_rule_passes(builtin):
 @pytest.mark.parametrize(
     "module, guard, builtin",
     [
-        ("relations.lift", ("zero_fillo", "unique_indiceso"), "inc_zeros_as_seto"),
-        ("relations.join", ("pieces safe",), "careduce_joino"),
+        ("relations.rules.lift", ("zero_fillo", "unique_indiceso"), "inc_zeros_as_seto"),
+        ("relations.rules.join", ("pieces safe",), "careduce_joino"),
     ],
 )
 def test_builtin_rule_without_its_guard_is_caught(module, guard, builtin):
@@ -192,7 +192,7 @@ def test_positive_domain(a):
 
 
 def test_interval_domain_draws_within_it_and_both_ends(a):
-    from relations.verify import _pool
+    from relations.queries.verify import _pool
 
     for dtype in ("float64", "float32", "int32", "int64"):
         pool = _pool(dtype, (-2, 7))
@@ -241,7 +241,7 @@ def test_counterexample_names_the_first_differing_entry(a):
 
 
 def test_counterexample_with_one_side_raising_names_no_index():
-    from relations.verify import _first_difference
+    from relations.queries.verify import _first_difference
 
     assert _first_difference(ValueError("x"), np.ones(2)) is None
     assert _first_difference(np.ones(2), np.ones(3)) is None
@@ -257,7 +257,7 @@ def _named(ce, name):
 def test_prop_variables_are_drawn_not_only_at_their_defaults():
     from pytensor.tensor.elemwise import CAReduce, DimShuffle
 
-    from relations.verify import _pattern_instances
+    from relations.queries.verify import _pattern_instances
 
     x, ax, o, r = p.var("x"), p.var("ax"), p.var("o"), p.var("r")
     sum_neg = rewrite_rule("sum_neg", p.sum(p.neg(x), axis=ax), p.neg(p.sum(x, axis=ax)))

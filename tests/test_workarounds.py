@@ -1,4 +1,4 @@
-"""graph_bridge.workarounds: graphs PyTensor would miscompile, restated with the same values."""
+"""relations.compile.workarounds: graphs PyTensor would miscompile, restated with the same values."""
 
 import numpy as np
 import pytensor
@@ -8,7 +8,7 @@ from pytensor.compile.mode import Mode
 from pytensor.graph.traversal import explicit_graph_inputs
 from pytensor.tensor.subtensor import IncSubtensor
 
-from graph_bridge.workarounds import has_hazards, protect
+from relations.compile.workarounds import has_hazards, protect
 from helpers import snapshot
 
 REFERENCE = Mode(linker="py", optimizer=None)  # PyTensor's definition: perform, no rewrites
@@ -79,7 +79,7 @@ BOOL_MATRICES = [
 
 
 def _restated_extrema(monkeypatch, on: bool):
-    import graph_bridge.workarounds as workarounds
+    import relations.compile.workarounds as workarounds
 
     monkeypatch.setattr(workarounds, "BOOL_EXTREMA_HAZARD", on)
 
@@ -131,7 +131,7 @@ def test_a_bool_max_or_min_is_right_in_the_default_mode_once_protected(name):
 
 
 def test_the_hazard_is_named_by_the_installed_pytensor_version():
-    from graph_bridge.workarounds import BOOL_EXTREMA_HAZARD, _version
+    from relations.compile.workarounds import BOOL_EXTREMA_HAZARD, _version
 
     assert _version("3.0.7") == (3, 0, 7) and _version("3.4.0rc1") == (3, 4, 0) and _version("3.1.dev0+g1") == (3, 1)
     assert BOOL_EXTREMA_HAZARD == (_version(pytensor.__version__) < (3, 3))
@@ -198,7 +198,7 @@ def test_protecting_an_fgraph_in_place_gives_the_graph_protect_builds(name):
     from pytensor.graph.basic import equal_computations
     from pytensor.graph.fg import FunctionGraph
 
-    from graph_bridge.workarounds import protect_in_place
+    from relations.compile.workarounds import protect_in_place
 
     g = CASES[name]
     ins = list(explicit_graph_inputs([g]))
@@ -214,7 +214,7 @@ def test_protecting_in_place_nests_and_keeps_stack_traces():
     from pytensor.graph.basic import equal_computations
     from pytensor.graph.fg import FunctionGraph
 
-    from graph_bridge.workarounds import protect_in_place
+    from relations.compile.workarounds import protect_in_place
 
     inner = b + c  # a bool add under a bool add under a float add: every decision off the original
     g = (inner + b) + x

@@ -1,0 +1,414 @@
+"""Rules declared as two patterns: :func:`rewrite_rule` (the built-in rules are written with it).
+
+``rewrite_rule(name, lhs, rhs, where=())`` turns two patterns of
+:mod:`relations.patterns` into a relation ``rel(lhs_term, rhs_term)``, the
+same kind of goal constructor as the built-in rules.  Each side is matched
+when it is known and built (with the PyTensor functions the pattern names)
+when it is not, so one declaration rewrites forward, generates left sides
+backward, and checks two known graphs.  Guards wait (``NotReady``) until the
+pattern variables they read are bound, so they hold in every direction.
+
+Prop variables (``p.sum(x, axis=ax)``) bind the props a side's node has;
+``where=`` clauses that are moded goals over pattern variables (the type
+facts, :mod:`relations.patterns.props`, ``eq``) may compute variables the
+other side uses, in whichever direction is ground.  Every part is a moded
+goal or ``eq`` in one ``lall_ready``, so the forward planner
+(:mod:`relations.greedy.plans`) compiles the rule.
+
+Two kinds of rule come out.  When every node of both sides has a term
+template or a goal (``p.dimshuffle``, ``p.careduce(r, ...)``, ``p.named``,
+the nodes of :mod:`relations.patterns.nodes`) and every ``where`` clause is a
+goal, the relation is the one a hand-written rule states
+(:mod:`relations.patterns.compiler`): ``eq`` of each side with its template, the
+goals its nodes and heads imply, then ``where``; the planner makes the same
+plan of it, and the built-in rules are written so.  Otherwise each side is
+matched (and built) by the pattern itself, in one moded goal per side.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from etuples.core import ExpressionTuple
+from unification import var as fresh_var
+from unification.variable import Var
+
+from graph_bridge import reify
+from logic_core.terms import is_ground, is_term
+from graph_bridge.measures import Measure, nodes, unstated
+from logic_core.goals import Conj, lall_ready
+from logic_core.unifier import Eq, lreify
+from logic_core.modes import Mode, ModedGoal, moded
+from graph_bridge.terms import TermError
+from relations import patterns as p
+from relations.patterns.kanren_goals import foreign_goal, kanren_conjunction
+from relations.patterns.nodes import CompiledNode
+from relations.patterns.compiler import compilable, compile_sides, instantiate, side_variables
+from relations.patterns.relation import rule
+
+__all__ = ["rewrite_rule"]
+
+
+_NULL = ExpressionTuple.null
+
+
+class _NoGraph(Exception):
+    """A bound term does not reify, or a side does not build: no answer."""
+
+
+def _sideo(side: Any, pattern: Any, rename: dict) -> ModedGoal:
+    """``side`` is ``pattern`` under the rule's variables: matched when known, built when not."""
+    graph_vars, prop_vars = p.pattern_vars(pattern), p.prop_vars(pattern)
+    names = graph_vars + prop_vars
+    fresh = tuple(rename[v] for v in names)
+    n_graph = len(graph_vars)
+
+    def match(s):
+        found = p.match(pattern, s)
+        return None if found is None else tuple([found[v] for v in names])
+
+    def build(*values):
+        bound = dict(zip(graph_vars, values[:n_graph]))
+        props = dict(zip(prop_vars, values[n_graph:]))
+
+        def lookup(v: Var):
+            try:
+                return reify(bound[v])
+            except TermError:
+                raise _NoGraph from None
+
+        try:
+            return (p.build(pattern, lookup, props),)
+        except _NoGraph:
+            return None
+        except Exception:  # noqa: BLE001 - the bindings do not fit this pattern (types, axes)
+            return None
+
+    given = tuple(range(1, len(fresh) + 1))
+    return moded(
+        "pattern side",
+        (side, *fresh),
+        Mode((0,), given, one=match),
+        Mode(given, (0,), one=build),
+        waiting="pattern variable not bound yet",
+    )
+
+
+def _predicate_guard(pred: Callable, names: Sequence[str], by_name: dict, props: set, rename: dict) -> ModedGoal:
+    variables = [by_name[n] for n in names]
+
+    def check(*values):
+        args = {}
+        for n, v, t in zip(names, variables, values):
+            if v in props:
+                args[n] = t
+                continue
+            try:
+                args[n] = reify(t)
+            except TermError:
+                return None
+        return () if pred(**args) else None
+
+    fresh = tuple(rename[v] for v in variables)
+    return moded(
+        getattr(pred, "__name__", "guard"),
+        fresh,
+        Mode(tuple(range(len(fresh))), (), one=check),
+        waiting="pattern variable not bound yet",
+    )
+
+
+def _goal_guard(goal: Any, rename: dict) -> Any:
+    """Run a goal written over the pattern's variables on this call's fresh variables.
+
+    A moded goal or an ``eq`` is renamed as it is (it stays plannable); any
+    other goal runs on a state seeded with the renaming.
+    """
+    if isinstance(goal, ModedGoal):
+        return ModedGoal(goal.name, lreify(goal.args, rename), goal.modes, goal.waiting)
+    if isinstance(goal, Eq):
+        return Eq(lreify(goal.u, rename), lreify(goal.v, rename))
+
+    def renamed_goal(S):
+        seeded = dict(S)
+        seeded.update(rename)
+        for out in goal(seeded):
+            state = {}
+            for k, v in out.items():
+                if k in rename and out[k] is rename[k]:
+                    continue
+                state[k] = lreify(v, rename) if not is_ground(v) else v
+            yield state
+
+    return renamed_goal
+
+
+def _pattern_vars_in(x: Any, out: list) -> list:
+    """The pattern variables in ``x`` (a goal's arguments: nested tuples and terms)."""
+    stack = [x]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, p.PatternVar):
+            if t not in out:
+                out.append(t)
+        elif type(t) in (tuple, list):
+            stack.extend(reversed(t))
+        elif is_term(t) and t._evaled_obj is _NULL:
+            stack.extend(reversed(t._tuple))
+    return out
+
+
+def _goal_vars(goal: Any) -> list:
+    if isinstance(goal, ModedGoal):
+        return _pattern_vars_in(goal.args, [])
+    if isinstance(goal, Eq):
+        return _pattern_vars_in((goal.u, goal.v), [])
+    return []
+
+
+def _as_where_goal(g: Any, i: int) -> Any:
+    """``where[i]`` as a goal the planner reads: ``kanren.eq`` becomes ``eq``; ``kanren.lall`` is refused."""
+    if kanren_conjunction(g):
+        raise TypeError(
+            f"where[{i}] is a kanren.lall: list its goals in where= itself "
+            f"(they run as one conjunction that waits for unbound variables)"
+        )
+    found = foreign_goal(g)
+    return g if found is None else found
+
+
+def _where_goals(where: Any) -> list:
+    """``where``'s clauses, checked, with kanren's ``eq`` read as :func:`logic_core.eq`."""
+    if callable(where) or not isinstance(where, (tuple, list)):
+        raise TypeError(f"where must be a tuple of guards, got {type(where).__name__}")
+    out = []
+    for i, g in enumerate(where):
+        if isinstance(g, (ModedGoal, Eq)):
+            out.append(g)
+        elif not callable(g):
+            raise TypeError(f"where[{i}] must be a predicate or a goal, got {type(g).__name__}")
+        else:
+            out.append(_as_where_goal(g, i))
+    return out
+
+
+def _classify_guards(where: list, by_name: dict) -> list[tuple[str, Any, tuple[str, ...]]]:
+    out = []
+    for i, g in enumerate(where):
+        if isinstance(g, (ModedGoal, Eq)):
+            out.append(("goal", g, ()))
+            continue
+        try:
+            params = inspect.signature(g).parameters
+        except (TypeError, ValueError):
+            params = {}
+        names = tuple(params)
+        if names and all(n in by_name for n in names):
+            out.append(("predicate", g, names))
+        elif len(names) == 1:
+            out.append(("goal", g, ()))
+        else:
+            raise TypeError(
+                f"where[{i}] takes {names}: a predicate's parameters must be names of "
+                f"the pattern's variables {tuple(by_name)}, a goal takes one state"
+            )
+    return out
+
+
+def _root_classes(pattern: Any) -> tuple[type, ...] | None:
+    if isinstance(pattern, p.Named):
+        pattern = pattern.node
+    return pattern.op_classes if isinstance(pattern, (p.Node, CompiledNode)) else None
+
+
+def _child_classes(pattern: Any) -> tuple[type, ...] | None:
+    kids = [a.node if isinstance(a, p.Named) else a for a in pattern.args]
+    kids = [a for a in kids if isinstance(a, (p.Node, CompiledNode))]
+    if not kids:
+        return None
+    out: list[type] = []
+    for k in kids:
+        out += [c for c in k.op_classes if c not in out]
+    return tuple(out)
+
+
+class _Variables:
+    """The variables of a pattern rule: by kind, by name, and which ``where=`` binds."""
+
+    def __init__(self, lhs: Any, rhs: Any, where: Sequence[Any]) -> None:
+        self.graph = p.pattern_vars(lhs) + p.pattern_vars(rhs)
+        self.props = set(p.prop_vars(lhs) + p.prop_vars(rhs))
+        mixed = [v for v in self.graph if v in self.props]
+        if mixed:
+            raise ValueError(f"{mixed} stand for a sub-graph in one place and for a prop in another")
+        lhs_vars = p.pattern_vars(lhs) + p.prop_vars(lhs)
+        where_vars: list = []
+        for g in where:
+            for v in _goal_vars(g):
+                if v not in where_vars:
+                    where_vars.append(v)
+        extra = [v for v in p.pattern_vars(rhs) + p.prop_vars(rhs) if v not in lhs_vars and v not in where_vars]
+        if extra:
+            raise ValueError(f"rhs uses variables that neither lhs nor a where= goal binds: {extra}")
+        self.all = list(dict.fromkeys(lhs_vars + where_vars + p.pattern_vars(rhs) + p.prop_vars(rhs)))
+        self.by_name: dict[str, Var] = {}
+        for v in self.all:
+            n = getattr(v, "name", None) or str(getattr(v, "token", v))
+            if self.by_name.setdefault(n, v) is not v:
+                raise ValueError(f"the rule has two distinct variables named {n!r}")
+
+
+def _unnamed(pattern: Any) -> Any:
+    return pattern.node if isinstance(pattern, p.Named) else pattern
+
+
+def _default_measure(lhs: Any, rhs: Any) -> Measure:
+    left, right = p.pattern_nodes(lhs), p.pattern_nodes(rhs)
+    if right < left:
+        return nodes()
+    return unstated(f"pattern nodes: {left} on the left, {right} on the right")
+
+
+def _relation(name: str, lhs: Any, rhs: Any, guards: list, variables: _Variables) -> Callable:
+    def relation(lhs_term: Any, rhs_term: Any) -> Conj:
+        rename = {v: fresh_var() for v in variables.all}
+        # forward: match, check, build; backward the right side matches first
+        goals = [_sideo(lhs_term, lhs, rename)]
+        for kind, g, names in guards:
+            if kind == "predicate":
+                goals.append(_predicate_guard(g, names, variables.by_name, variables.props, rename))
+            else:
+                goals.append(_goal_guard(g, rename))
+        goals.append(_sideo(rhs_term, rhs, rename))
+        return lall_ready(*goals)
+
+    relation.__name__ = relation.__qualname__ = name
+    relation.__doc__ = f"{name}: {lhs!r} -> {rhs!r}" + (f" where {len(guards)} guard(s)" if guards else "")
+    return relation
+
+
+def _compiled_relation(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
+    """The relation of two compilable patterns: their templates and goals, then the ``where=`` goals."""
+    steps, names = compile_sides(lhs, rhs)
+    for g in clauses:
+        for v in _goal_vars(g):
+            if v not in names and v is not p.LHS and v is not p.RHS:
+                names.append(v)
+
+    def relation(lhs_term: Any, rhs_term: Any) -> Conj:
+        rename = {v: fresh_var() for v in names}
+        rename[p.LHS], rename[p.RHS] = lhs_term, rhs_term
+        return lall_ready(*instantiate(steps, rename), *[_goal_guard(g, rename) for g in clauses])
+
+    relation.__name__ = relation.__qualname__ = name
+    relation.steps = steps  # type: ignore[attr-defined]
+    return relation
+
+
+def _check_rhs_bound(lhs: Any, rhs: Any, clauses: list) -> None:
+    """``ValueError`` naming the variables of a compiled ``rhs`` that neither ``lhs`` nor a ``where=`` goal holds."""
+    bound = set(side_variables(lhs))
+    for g in clauses:
+        bound.update(_goal_vars(g))
+    extra = [v for v in side_variables(rhs) if v not in bound and v is not p.RHS]
+    if extra:
+        raise ValueError(f"rhs uses variables that neither lhs nor a where= goal binds: {extra}")
+
+
+def _relation_of(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
+    """The compiled relation when every node and clause compiles, else the one that matches by pattern."""
+    if compilable(lhs) and compilable(rhs) and all(isinstance(g, (ModedGoal, Eq)) for g in clauses):
+        _check_rhs_bound(lhs, rhs, clauses)
+        relation = _compiled_relation(name, lhs, rhs, clauses)
+        relation.__doc__ = f"{name}: {lhs!r} -> {rhs!r}"
+        return relation
+    variables = _Variables(lhs, rhs, clauses)
+    return _relation(name, lhs, rhs, _classify_guards(clauses, variables.by_name), variables)
+
+
+def _checked_sides(name: Any, lhs: Any, rhs: Any) -> Any:
+    """``rhs`` as a pattern, once ``name`` and ``lhs`` are checked (``TypeError`` naming the bad one)."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty string, got {name!r}")
+    if not isinstance(lhs, (p.Node, p.Named, CompiledNode)):
+        raise TypeError(
+            f"lhs must be a node pattern (p.exp(a), p.sum(a), ...), got {type(lhs).__name__}: "
+            f"a variable or constant alone would match every node"
+        )
+    return p.as_pattern(rhs, "rhs")
+
+
+def rewrite_rule(
+    name: str,
+    lhs: Any,
+    rhs: Any,
+    where: Sequence[Any] = (),
+    measure: Any = None,
+    doc: str | None = None,
+    child_heads: Sequence[type] | None = None,
+    rhs_child_heads: Sequence[type] | None = None,
+    heads: Sequence[type] | None = None,
+    rhs_heads: Sequence[type] | None = None,
+) -> Callable[[Any, Any], Callable]:
+    """A relation between the graphs ``lhs`` and ``rhs`` describe, usable wherever rules go.
+
+    ``lhs`` and ``rhs`` are patterns (:mod:`relations.patterns`), with
+    variables for sub-graphs and for props (``p.sum(x, axis=ax)``);
+    ``lhs`` must be a node pattern (not a bare variable or constant).
+    ``where`` holds guards and computations:
+
+    - a Python predicate whose parameters are names of pattern variables,
+      called with the PyTensor variables (or prop values) they are bound to
+      (``lambda a: a.type.ndim >= 1``); a true result lets the rule apply;
+    - a goal over the pattern's variables: the type facts
+      (``ndimo(a, 1)``, ``same_typeo(a, b)``), use facts (``single_useo(a)``),
+      relations over props (:mod:`relations.patterns.props`), ``eq``.  A moded
+      goal may bind variables the other side uses (``axes_througho(x, o,
+      ax, ax2, o2)`` computes ``ax2`` and ``o2`` forward, ``o`` and ``ax``
+      backward).
+
+    Every variable of ``rhs`` must occur in ``lhs`` or in a ``where`` goal.
+    Guards run once their variables are bound (forward: after the left
+    side matched; backward: after the right side did).  Backward, every
+    variable of ``lhs`` must be bound by ``rhs`` or a goal (else no left side
+    can be built).  The engine never applies a result whose dtype, ndim or
+    broadcastable differs from the node it replaces.
+
+    The result ``rel(lhs_term, rhs_term)`` is a goal constructor with
+    ``rel.name == rel.__name__ == name``, the patterns as ``rel.lhs`` and
+    ``rel.rhs``, and the index facts of :func:`relations.rule` read off the
+    patterns (root Op classes of each side, Op classes under the left root).
+    ``measure`` (a :mod:`relations.measures` measure; default: the node
+    count when ``rhs`` has fewer nodes, else none stated) is what decreases
+    forward.  ``doc`` is the relation's docstring (Before/After, measure);
+    ``child_heads`` replaces the Op classes under the left root read off
+    ``lhs`` (for ``p.elemwise(f, inputs=xs)``, whose inputs are a tuple);
+    ``rhs_child_heads`` states Op classes one of the right root's inputs
+    has (the backward index of saturation); ``heads`` and ``rhs_heads``
+    narrow the Op classes read off the roots (``p.reduce(h, x)`` is any
+    CAReduce; ``heads=(Sum,)`` indexes the rule at Sum nodes only).  A rule whose right side is an
+    input of the left root (``x`` of ``p.dimshuffle(x, o)``) is an identity rule (:func:`relations.rule`'s ``identity``): saturation does not
+    run it backward.
+
+    Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::
+
+        neg(neg(x))  ->  x
+    """
+    rhs = _checked_sides(name, lhs, rhs)
+    relation = _relation_of(name, lhs, rhs, _where_goals(where))
+    if doc:
+        relation.__doc__ = doc
+    relation.name = name  # type: ignore[attr-defined]
+    relation.lhs = lhs  # type: ignore[attr-defined]
+    relation.rhs = rhs  # type: ignore[attr-defined]
+    relation.where = tuple(where)  # type: ignore[attr-defined]
+    return rule(
+        heads=tuple(heads) if heads is not None else _root_classes(lhs),
+        rhs_heads=tuple(rhs_heads) if rhs_heads is not None else _root_classes(rhs),
+        child_heads=tuple(child_heads) if child_heads is not None else _child_classes(_unnamed(lhs)),
+        rhs_child_heads=rhs_child_heads,
+        identity=isinstance(rhs, p.PatternVar) and any(a is rhs for a in _unnamed(lhs).args),
+        measure=measure if measure is not None else _default_measure(lhs, rhs),
+    )(relation)

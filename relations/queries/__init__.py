@@ -1,0 +1,1 @@
+"""The user-facing queries and checks behind the public calls: explanations, value tests, the form search, progress reports."""
