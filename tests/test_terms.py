@@ -222,7 +222,7 @@ def test_opaque_ops_are_atoms():
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning:pytensor")
 def test_random_variables_and_blockwise_are_in_the_vocabulary_and_round_trip():
-    """Their explicit batch broadcasting needs rules at their nodes (``relations/rules/batched.py``)."""
+    """Their explicit batch broadcasting needs rules at their nodes (``relations/rules/batched/__init__.py``)."""
     from graph_bridge import OutputOf
 
     rv = pt.random.normal(x, 1.0)

@@ -52,7 +52,7 @@ _DIMSHUFFLE = (
 _JOIN = (careduce_joino,)
 _LIFT = (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco)
 _BROADCAST = (elemwise_explicito, alloc_explicito)
-#: Blockwise and RandomVariable (``relations/rules/batched.py``)
+#: Blockwise and RandomVariable (``relations/rules/batched/__init__.py``)
 _BATCHED = (dimshuffle_through_blockwiseo, blockwise_explicito, random_explicito)
 _BATCHED_LOWERING = (blockwise_explicito, random_explicito)
 #: Rewrites that can make a graph costlier (PyTensor fuses a reduction with the

@@ -7,7 +7,7 @@ of a scalar (``zeros(n, n)``) the next rule moves it into the Alloc, so
 
 The table: each rule is one ``rewrite_rule``.  ``p.elemwise(f, hole,
 before=b, after=a)`` is ``f(*b, hole, *a)``; the facts about the other
-inputs and the set's parts are :mod:`relations.rules.lift_facts` and
+inputs and the set's parts are :mod:`relations.rules.lift.facts` and
 :mod:`graph_bridge.value_facts` (the constants' values).
 """
 
@@ -17,7 +17,7 @@ from pytensor.tensor.basic import Alloc
 
 from graph_bridge import same_typeo
 from graph_bridge.context import single_useo
-from relations.rules.lift_facts import cast_likeo, cheap_lifto, fully_broadcastableo, scalar_likeo
+from relations.rules.lift.facts import cast_likeo, cheap_lifto, fully_broadcastableo, scalar_likeo
 from graph_bridge.measures import count, paths_below
 from graph_bridge.node_relations import SET_CLASSES
 from graph_bridge.ops import ExplicitAlloc

@@ -6,7 +6,7 @@ static shapes, to :class:`graph_bridge.ops.ExplicitElemwise`, whose pattern
 records the broadcasting; one does the same for Alloc.  Forward they
 normalize (absorb the expanding DimShuffles, fix the pattern); backward they
 lower (``relations.lower``) to stock Ops that PyTensor's backends know.  The
-stock terms and run-time checks are :mod:`relations.rules.broadcast_terms`.
+stock terms and run-time checks are :mod:`relations.rules.broadcast.terms`.
 :func:`broadcast_shapeo` is the numpy broadcasting rule itself, as a
 relation over broadcastable patterns.
 """
@@ -22,7 +22,7 @@ from pytensor.tensor.elemwise import Elemwise
 from graph_bridge import same_typeo
 from logic_core.goals import NotReady
 from logic_core.terms import is_ground
-from relations.rules.broadcast_terms import alloc_valueo, stock_inputso
+from relations.rules.broadcast.terms import alloc_valueo, stock_inputso
 from logic_core.unifier import eq, lreify
 from graph_bridge.measures import count
 from relations import patterns as p

@@ -4,7 +4,7 @@ A stock Blockwise or RV node, its explicit form (:class:`graph_bridge.ExplicitBl
 :class:`graph_bridge.ExplicitRandomVariable`), its inputs with their batch
 padding absorbed, and the batch dims an ExpandDims shared by every input adds:
 each a moded goal that reads a node when it is known and builds it when its
-parts are.  The rules over them are in ``relations/rules/batched.py``.
+parts are.  The rules over them are in ``relations/rules/batched/__init__.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.random.op import RandomVariable
 
 from graph_bridge.batched import ExplicitBlockwise, NodeOutputs
-from relations.rules.broadcast_terms import expand_term, kept_lengths
+from relations.rules.broadcast.terms import expand_term, kept_lengths
 from graph_bridge.nodes import is_expansion, read_or_build
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, output_static_shape
 from graph_bridge.random_variables import ExplicitRandomVariable, size_length

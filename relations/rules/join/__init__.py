@@ -3,7 +3,7 @@
 The table: one ``rewrite_rule``.  ``p.reduce(h, ...)`` is any reduction
 (``h`` its whole head), ``p.join_of(k, pieces)`` a Join of the tuple
 ``pieces``, ``p.combine(f, parts)`` the parts combined elementwise by ``f``;
-the pieces' relations are :mod:`relations.rules.join_pieces`.
+the pieces' relations are :mod:`relations.rules.join.pieces`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from graph_bridge import same_typeo
 from graph_bridge.measures import count
 from graph_bridge.value_facts import one_roundingo
 from relations import patterns as p
-from relations.rules.join_pieces import join_axis_reductiono, pieces_safeo, reduce_eacho
+from relations.rules.join.pieces import join_axis_reductiono, pieces_safeo, reduce_eacho
 from relations.patterns.axes import careduce_partso
 from relations.patterns.rewrite_rule import rewrite_rule
 

@@ -1,6 +1,6 @@
 """Explicit batch broadcasting for Blockwise and RandomVariable (pytensor #408, aesara #933).
 
-The Elemwise relation of ``relations/rules/broadcast.py``, for the batched Ops:
+The Elemwise relation of ``relations/rules/broadcast/__init__.py``, for the batched Ops:
 ``Blockwise.make_node`` and ``RandomVariable.make_node`` left-pad inputs with
 fewer batch dims with ``ExpandDims``, and read broadcasting from static
 shapes.  :func:`blockwise_explicito` and :func:`random_explicito` relate
@@ -23,7 +23,7 @@ from pytensor.tensor.random.op import RandomVariable
 from unification import var
 
 from graph_bridge import ExplicitBlockwise, ExplicitRandomVariable, builder_for, ndimo, same_typeo, term
-from relations.rules.batched_relations import (
+from relations.rules.batched.relations import (
     batch_inputso,
     explicit_blockwiseo,
     explicit_rvo,
