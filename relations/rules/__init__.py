@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from relations.arguments import check_relations
+from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
 from relations.rules.broadcast import alloc_explicito, elemwise_explicito
 from relations.rules.dimshuffle import (
@@ -101,7 +102,9 @@ COMPILE_RULES: tuple = tuple(
 #: compile-time ``relational`` pass applies; ``"lowering"`` is what
 #: ``relations.lower`` runs backward; ``"choices"`` holds the rewrites that can
 #: make a graph costlier (for saturation and extraction, never the greedy
-#: pass), ``"reductions_through"`` its reductions.  Add your own entries freely.
+#: pass), ``"reductions_through"`` its reductions; ``"algebra"`` the spellings of
+#: one expression PyTensor's stabilizers tell apart (choices too: saturation only,
+#: for the stabilizing pass, ``relations/rules/algebra.py``).  Add your own entries freely.
 RULESETS: dict[str, tuple] = {
     "dimshuffle": _DIMSHUFFLE,
     "join": _JOIN,
@@ -112,6 +115,7 @@ RULESETS: dict[str, tuple] = {
     "compile": COMPILE_RULES,
     "lowering": LOWERING_RULES,
     "choices": _CHOICES,
+    "algebra": ALGEBRA_RULES,
     "reductions_through": _REDUCTIONS_THROUGH,
 }
 

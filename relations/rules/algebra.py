@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytensor.scalar as ps
 import pytensor.tensor as pt
 from pytensor.graph.basic import Constant, Variable
@@ -32,14 +33,14 @@ from pytensor.graph.traversal import ancestors
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import Elemwise
 
-from graph_bridge import same_typeo
+from graph_bridge import etuplize, same_typeo
 from graph_bridge.nodes import scalar_of
 from graph_bridge.measures import Measure, count, graph_nodes, nodes, paths_below
 from graph_bridge.ops import ExplicitAlloc
 from graph_bridge.terms import term_variable
 from logic_core.modes import Mode, ModedGoal, moded
 from relations import patterns as p
-from relations.user_rules import rewrite_rule
+from relations.patterns.rewrite_rule import rewrite_rule
 
 __all__ = [
     "ALGEBRA_RULES",
@@ -51,8 +52,7 @@ __all__ = [
     "erfc_exp_sqr_as_erfcxo",
     "exp_neg_as_reciprocalo",
     "exp_sqr_erfc_as_erfcxo",
-    "log_gamma_as_gammaln_float32o",
-    "log_gamma_as_gammaln_float64o",
+    "log_gamma_as_gammalno",
     "mul_exp_as_exp_addo",
     "mul_minus_one_as_nego",
     "mul_reciprocal_as_divo",
@@ -71,7 +71,7 @@ __all__ = [
 
 a, b, x = p.var("a"), p.var("b"), p.var("x")
 f, c, hole, v, shape = p.var("f"), p.var("c"), p.var("hole"), p.var("v"), p.var("shape")
-bf, af, sb, sa = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa")
+bf, af, sb, sa, nanv = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa"), p.var("nan")
 
 
 def scalar_count(cls: type, text: str) -> Measure:
@@ -506,14 +506,40 @@ def _log_of_gamma(v: Variable) -> int:
     )
 
 
-def _log_gamma_rule(dtype: str) -> Any:
-    return rewrite_rule(
-        f"log_gamma_as_gammaln_{dtype}o",
-        p.log(p.gamma(x)),
-        p.switch(p.ge(p.gamma(x), 0), p.gammaln(x), p.const(float("nan"), dtype=dtype)),
-        where=(lambda x: x.type.dtype == dtype,),
-        measure=Measure("Log nodes reading a Gamma", _log_of_gamma),
-        doc=f"""``log(gamma(x))`` is ``gammaln(x)`` where ``gamma(x) >= 0``, else nan (pytensor #1181; {dtype}).
+def nan_likeo(x_term: Any, nan: Any) -> ModedGoal:
+    """``nan`` is a 0-d nan constant of ``x``'s dtype (forward: built; backward: checked, expanded or not)."""
+
+    def build(xt: Any) -> Any:
+        xv = term_variable(xt)
+        if xv is None or not xv.type.dtype.startswith("float"):
+            return None
+        nan = scalar_constant(np.array(np.nan, dtype=xv.type.dtype))
+        # expanded to x's ndim, as the Switch reads it (a check compares it with the given right side's)
+        return (etuplize(nan.dimshuffle(["x"] * xv.type.ndim)) if xv.type.ndim else nan,)
+
+    def check(xt: Any, nt: Any) -> Any:
+        xv, nv = term_variable(xt), term_variable(nt)
+        s = scalar_of(nv) if nv is not None else None
+        if isinstance(s, Constant) and xv is not None and s.type.dtype == xv.type.dtype and np.isnan(s.data).all():
+            return ()
+        return None
+
+    return moded(
+        "nan_likeo",
+        (x_term, nan),
+        Mode((0, 1), (), one=check),
+        Mode((0,), (1,), one=build),
+        waiting="nan_likeo needs x",
+    )
+
+
+log_gamma_as_gammalno = rewrite_rule(
+    "log_gamma_as_gammalno",
+    p.log(p.gamma(x)),
+    p.switch(p.ge(p.gamma(x), 0), p.gammaln(x), nanv),
+    where=(FLOAT_X, nan_likeo(x, nanv)),
+    measure=Measure("Log nodes reading a Gamma", _log_of_gamma),
+    doc="""``log(gamma(x))`` is ``gammaln(x)`` where ``gamma(x) >= 0``, else nan (pytensor #1181).
 
     Before::
 
@@ -521,7 +547,7 @@ def _log_gamma_rule(dtype: str) -> Any:
 
     After::
 
-        switch(gamma(x) >= 0, gammaln(x), nan)
+        switch(gamma(x) >= 0, gammaln(x), nan)      # nan of x's dtype
 
     ``gammaln`` is ``log|gamma|``: where ``gamma(x)`` is negative (or nan, at
     the poles) the left side is nan and so is the right.  Where ``gamma``
@@ -529,14 +555,9 @@ def _log_gamma_rule(dtype: str) -> Any:
     side is ``inf`` and the right side the accurate value; where it
     underflows to 0 (``x < -171``, between poles) the left side is
     ``-inf`` and the right side ``log|gamma(x)|``.  Elsewhere they agree to
-    a few ulps.  One rule per float dtype (the nan constant has ``x``'s).
-    Measure: Log nodes reading a Gamma drop by one.
+    a few ulps.  Measure: Log nodes reading a Gamma drop by one.
     """,
-    )
-
-
-log_gamma_as_gammaln_float64o = _log_gamma_rule("float64")
-log_gamma_as_gammaln_float32o = _log_gamma_rule("float32")
+)
 
 #: Unary scalar ops an upcast moves below: each is computed more accurately in the wider dtype.
 UPCAST_SAFE: tuple[type, ...] = (
@@ -613,37 +634,76 @@ def _scalar_form(v: Variable) -> Variable | None:
     if s is not None:
         return s
     if isinstance(v, Constant) and v.data.size == 1 and all(v.type.broadcastable):
-        return pt.constant(v.data.reshape(()), dtype=v.type.dtype)
+        return scalar_constant(v.data.reshape(()))
     return None
 
 
-def scalar_or_constanto(others: Any, scalars: Any) -> ModedGoal:
-    """Every input in ``others`` is scalar-like or a one-element constant; ``scalars`` are their 0-d forms.
+_SCALARS: dict[tuple[str, bytes], Constant] = {}
+
+
+def scalar_constant(value: np.ndarray) -> Constant:
+    """The 0-d constant of ``value`` (one object per dtype and value: a check re-reads the one a rewrite built)."""
+    key = (value.dtype.str, value.tobytes())
+    if key not in _SCALARS:
+        _SCALARS[key] = pt.constant(value, dtype=value.dtype.name)
+    return _SCALARS[key]
+
+
+def _same_scalar(a: Variable, t: Any) -> bool:
+    """Whether the 0-d form ``a`` is the term ``t``: the same variable, or a constant of the same value and dtype."""
+    b = term_variable(t)
+    if a is b:
+        return True
+    return (
+        isinstance(a, Constant)
+        and isinstance(b, Constant)
+        and a.type == b.type
+        and np.array_equal(a.data, b.data, equal_nan=True)
+    )
+
+
+def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
+    """Every input in ``others`` is scalar-like or a one-element constant; ``scalars`` are their 0-d forms,
+    expanded to ``value``'s ndim (as an Elemwise over ``value`` reads them).
 
     Canonicalize folds ``1 + broadcast_to(...)``'s ``1`` into a constant
-    ``[[1.]]``, which :func:`graph_bridge.lift_facts.scalar_likeo` does not
-    read.  Backward (only ``scalars`` known) the 0-d forms are the inputs.
+    ``[[1.]]``, which :func:`relations.rules.lift.lift_facts.scalar_likeo`
+    does not read.  Backward (only ``scalars`` known) they are the inputs.
     """
 
-    def read(o: Any) -> Any:
+    def read(o: Any, vt: Any) -> Any:
+        val = term_variable(vt)
+        if val is None:
+            return None
         found = []
         for t in o:
             u = term_variable(t)
             s = _scalar_form(u) if u is not None else None
             if s is None:
                 return None
-            found.append(s)
+            found.append(etuplize(s.dimshuffle(["x"] * val.type.ndim)) if val.type.ndim else s)
         return (tuple(found),)
 
-    def ready(t: Any) -> bool:
-        return isinstance(t, tuple)
+    def ready(*ts: Any) -> bool:
+        return all(isinstance(t, tuple) for t in ts[:2])
+
+    def check(o: Any, sc: Any, vt: Any) -> Any:
+        found = read(o, vt)
+        if found is None or len(sc) != len(found[0]):
+            return None
+        for want, got in zip(found[0], sc):
+            w, g = term_variable(want), term_variable(got)
+            if g is None or w.type != g.type or not _same_scalar(_scalar_form(w), g if g.type.ndim == 0 else scalar_of(g)):
+                return None
+        return ()
 
     return moded(
         "scalar_or_constanto",
-        (others, scalars),
-        Mode((0,), (1,), ready=ready, one=read),
+        (others, scalars, value),
+        Mode((0, 1, 2), (), ready=ready, one=check),
+        Mode((0, 2), (1,), ready=lambda o, vt: isinstance(o, tuple), one=read),
         Mode((1,), (0,), ready=ready, one=lambda sc: (sc,)),
-        waiting="scalar_or_constanto needs others or scalars",
+        waiting="scalar_or_constanto needs others and value, or scalars",
     )
 
 
@@ -651,7 +711,7 @@ elemwise_alloc_lifto = rewrite_rule(
     "elemwise_alloc_lifto",
     p.elemwise(f, p.named(hole, p.alloc_of(v, shape)), before=bf, after=af),
     p.alloc_of(p.elemwise(f, v, before=sb, after=sa), shape),
-    where=(scalar_or_constanto(bf, sb), scalar_or_constanto(af, sa), same_typeo(p.LHS, p.RHS)),
+    where=(scalar_or_constanto(bf, sb, v), scalar_or_constanto(af, sa, v), same_typeo(p.LHS, p.RHS)),
     measure=paths_below(_is_alloc_node, "Alloc"),
     doc="""An Elemwise moved into the value of a broadcast (``Alloc``, ``broadcast_to``, ``ones * v``).
 
@@ -666,7 +726,7 @@ elemwise_alloc_lifto = rewrite_rule(
     ``log(1 + broadcast_to(exp(x), (3, n)))`` then holds
     ``broadcast_to(log(1 + exp(x)), (3, n))``, where ``softplus`` matches
     (issue 35's first spelling).  Exact.  Unlike the default rule
-    :func:`relations.lift.elemwise_alloco` the value need not be a scalar
+    :func:`relations.rules.lift.elemwise_alloco` the value need not be a scalar
     and the Alloc may have other readers: the lift can cost more, so it is
     a choice for saturation.  Measure: the pairs (Alloc, Elemwise above it)
     drop by one, as for ``elemwise_alloco``.
@@ -694,8 +754,7 @@ ALGEBRA_RULES: tuple = (
     mul_self_as_sqro,
     exp_sqr_erfc_as_erfcxo,
     erfc_exp_sqr_as_erfcxo,
-    log_gamma_as_gammaln_float64o,
-    log_gamma_as_gammaln_float32o,
+    log_gamma_as_gammalno,
     upcast_through_elemwiseo,
     elemwise_alloc_lifto,
 )
