@@ -39,6 +39,7 @@ __all__ = [
     "LOWERING_INDEX",
     "LOWERING_RULES",
     "RULESETS",
+    "SATURATION_ONLY",
     "rule_index",
 ]
 
@@ -118,6 +119,10 @@ RULESETS: dict[str, tuple] = {
     "algebra": ALGEBRA_RULES,
     "reductions_through": _REDUCTIONS_THROUGH,
 }
+
+#: The rule sets whose rules undo one another (``neg(a) -> mul(-1, a)`` and back; each
+#: decreases its own measure): for saturation only, never run together by ``normalize``.
+SATURATION_ONLY: frozenset[str] = frozenset({"algebra"})
 
 #: The indexes of the three built-in sets (each keeps its rules' plans and lookups across calls).
 DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)

@@ -75,8 +75,8 @@ bf, af, sb, sa, nanv = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa"), p.var
 
 
 def scalar_count(cls: type, text: str) -> Measure:
-    """The number of stock Elemwise nodes whose scalar op is a ``cls``."""
-    return count(Elemwise, test=lambda node: isinstance(node.op.scalar_op, cls), text=text)
+    """The number of Elemwise nodes (stock or explicit-broadcast) whose scalar op is a ``cls``."""
+    return count(test=lambda node: isinstance(getattr(node.op, "scalar_op", None), cls), text=text)
 
 
 def _is_float(v: Variable) -> bool:
