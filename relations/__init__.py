@@ -47,6 +47,7 @@ from relations.arguments import (
 )
 from relations.rules.broadcast import broadcast_shapeo
 from relations.saturation.egraph import EGraph, Limits, Report, saturate
+from relations.saturation.foreign import foreign_rules, resolve_rewriters
 from relations.queries.explain import Explanation, Proof, Step, explain
 from relations.saturation.proofs import prove
 from relations.queries.progress import Progress
@@ -98,6 +99,7 @@ __all__ = [
     "prove",
     "rebroadcast",
     "register",
+    "resolve_rewriters",
     "rewrite_rule",
     "rule",
     "saturate",
@@ -154,6 +156,7 @@ def equivalents(
     progress: Callable[[Progress], object] | None = None,
     *,
     limits: Limits | None = None,
+    rewriters: Any = (),
 ) -> Iterator[Graph]:
     """Graphs equal to ``graph`` that the rules relate to it, lazily, cheapest first.
 
@@ -185,7 +188,9 @@ def equivalents(
     when ``equivalents`` is called (not at the first ``next``).
     ``progress`` (if given) is called after each iteration with a
     :class:`relations.Progress` (``depth``: iterations so far,
-    ``frontier``: e-nodes).
+    ``frontier``: e-nodes).  ``rewriters``: PyTensor node rewriters run in
+    the e-graph too (optdb names such as ``"stabilize"``, ``NodeRewriter`` s;
+    see :func:`saturate`).
 
     (Until this release ``equivalents`` was a breadth-first search over
     whole-graph forms, ``depth`` its steps; that search is still
@@ -201,8 +206,9 @@ def equivalents(
     progress = check_callable(progress, "progress")
     outputs, single = as_variables(graph, "graph")
     rule_index(rules)  # checks ``rules`` before any work
+    foreign_rules(rewriters, "rewriters")  # and ``rewriters`` (kept: the e-graph finds them again)
     limits = _bounded(limits, depth, timeout)
-    return _saturated_forms(graph, single, outputs, rules, limit, limits, progress)
+    return _saturated_forms(graph, single, outputs, rules, limit, limits, progress, rewriters)
 
 
 def _bounded(limits: Any, depth: int, timeout: float | None) -> Limits:
@@ -225,6 +231,7 @@ def _saturated_forms(
     limit: int | None,
     limits: Limits,
     progress: Callable[[Progress], object] | None,
+    rewriters: Any = (),
 ) -> Iterator[Any]:
     if limit == 0 or limits.iterations == 0:
         return
@@ -233,7 +240,7 @@ def _saturated_forms(
         if progress is not None:
             progress(Progress(forms=0, depth=r.iterations, frontier=r.nodes, elapsed=r.seconds))
 
-    egraph = saturate(outputs, rules, backward=True, limits=limits, progress=report)
+    egraph = saturate(outputs, rules, backward=True, limits=limits, progress=report, rewriters=rewriters)
     keys = StructuralKeys()
     given = [keys.key(o) for o in outputs]
     produced = 0
@@ -423,6 +430,7 @@ def best(
     rules: Rules | None = None,
     *,
     limits: Limits | None = None,
+    rewriters: Any = (),
 ) -> Graph:
     """The cheapest form of ``graph`` under ``cost``: saturation, then extraction.
 
@@ -443,12 +451,16 @@ def best(
     form.  ``cost`` must return a real number (an int, a float or a numpy
     scalar, not a bool or NaN); anything else is a ``TypeError``/``ValueError``
     naming ``cost``.  ``depth`` is checked and kept for the signature's sake.
+    ``rewriters``: PyTensor node rewriters run in the e-graph too
+    (``rewriters=("stabilize",)``: ``log(1 + exp(x))`` has ``softplus(x)``
+    in its class; see :func:`saturate`).
     """
     cost = check_callable(cost, "cost")
     check_count(depth, "depth")
     limit = check_count(limit, "limit", allow_none=True)
     outputs, single = as_variables(graph, "graph")
     rule_index(rules)  # checks ``rules`` before any work
+    foreign_rules(rewriters, "rewriters")
 
     shape_of = shape_finder()  # the default cost's lengths, found once for every candidate
 
@@ -457,7 +469,7 @@ def best(
             return measured(outs, shape_of=shape_of)
         return check_cost_value(cost(outs), "cost")
 
-    egraph = saturate(outputs, rules, backward=True, limits=limits)
+    egraph = saturate(outputs, rules, backward=True, limits=limits, rewriters=rewriters)
     per_node = node_costs(shape_of=shape_of) if cost is None else None
     candidates: list[Any] = [normalize(graph, rules), egraph.extract(cost=per_node, roots=outputs).result]
     if cost is not None and limit:
