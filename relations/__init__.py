@@ -31,6 +31,8 @@ from logic_core.terms import is_ground
 from relations.compile.pymc_hooks import register_pymc_lowering
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from relations.compile.registration import register_lowering, register_node_lowering, register_relational
+from relations.compile.stabilize import NAME as STABILIZE_TAG
+from relations.compile.stabilize import register_stabilizing
 from graph_bridge.provenance import has_toolkit_ops, mark_rewritten
 from graph_bridge.traverse import owned_variables
 from relations.compile.workarounds import install_merge_alloc_fix, protect, protect_in_place
@@ -73,6 +75,7 @@ from relations import lang
 __all__ = [
     "COMPILE_RULES",
     "DEFAULT_RULES",
+    "DEFAULT_TAGS",
     "EGraph",
     "Limits",
     "Report",
@@ -105,6 +108,9 @@ __all__ = [
     "saturate",
     "verify",
 ]
+
+#: The optdb tags :func:`mode` includes when given none: the ``relational`` pass and the stabilizing pass.
+DEFAULT_TAGS: tuple[str, ...] = ("relational", STABILIZE_TAG)
 
 #: The package's version (the one in ``setup.cfg``).
 __version__ = "0.1.0"
@@ -394,7 +400,8 @@ def register(rules: Rules, tag: str) -> None:
 def mode(*tags: str, base: str | Mode | None = None) -> Mode:
     """A compilation mode that applies the rules: ``base`` (default: PyTensor's default mode) including ``tags``.
 
-    ``tags`` default to ``("relational",)``; each must be registered in
+    ``tags`` default to :data:`DEFAULT_TAGS` (``relational`` and the stabilizing
+    pass ``relational_stabilize``, :mod:`relations.compile.stabilize`); each must be registered in
     ``optdb`` (``relational``, or a tag of :func:`register`): PyTensor's
     ``Mode.including`` ignores a tag it does not know, so a typo would
     compile without the rules, and here it is a ``ValueError`` naming it.
@@ -407,7 +414,7 @@ def mode(*tags: str, base: str | Mode | None = None) -> Mode:
     ``pytensor.config.change_flags(optimizer_including=...)`` cannot do this:
     PyTensor reads that flag only at start-up (``PYTENSOR_FLAGS``).
     """
-    tags = tags or ("relational",)
+    tags = tags or DEFAULT_TAGS
     for i, tag in enumerate(tags):
         if not isinstance(tag, str):
             raise TypeError(f"tags[{i}] must be a str (an optdb tag), got {type(tag).__name__}")
@@ -527,5 +534,8 @@ def _protect_compiled(fgraph: FunctionGraph) -> bool:
 
 
 register_lowering(lambda outs: lower(list(outs)), in_place=_protect_compiled)
+# ``relational_stabilize``: PyTensor's stabilizers matched on every spelling of the regions around
+# log/exp/sigmoid/softmax/erf/gamma heads (relations.compile.stabilize), right before ``stabilize``
+register_stabilizing()
 install_merge_alloc_fix()
 register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))

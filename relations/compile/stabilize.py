@@ -1,0 +1,292 @@
+"""The stabilizing compile pass: PyTensor's stabilizers matched on every spelling of a region.
+
+PyTensor's ``stabilize`` rewrites (``local_log1p``, ``softplus``,
+``logdiffexp_to_log1mexpdiff``, ``local_softmax_stabilize``, ...) each
+match one spelling; a broadcast, a ``mul(-1, .)`` or a division by an
+``exp`` of a negation between the ``log`` and the ``exp`` hides it
+(pytensor #1476, #2328, #2247; issue 35's corpus, ``tests/numerics_corpus.py``).
+This pass, at optdb position :data:`POSITION` (after ``canonicalize``,
+right before PyTensor's ``stabilize``), finds the **regions** around the
+heads stabilization concerns (:data:`HEADS`: ``log``, ``log1p``, ``exp``,
+``expm1``, ``sigmoid``, ``softplus``, ``erf``/``erfc``, ``gamma``,
+``softmax``, ...), saturates them (:data:`REGION_DEPTH` levels below each
+region root, deeper inputs kept as leaves) with ``RULESETS["algebra"]``
+and PyTensor's own ``stabilize`` and ``specialize`` node rewriters
+(:mod:`relations.saturation.foreign`), and extracts each root under
+:func:`stability_cost`: first the number of e-nodes whose Op is one of
+:data:`UNSTABLE` (``exp``, ``log``, ``gamma``, ``erfc``: the Ops that
+overflow, underflow or lose the digits where a stable Op does not), then
+the measured cost.  A root is replaced only where that count strictly
+drops, so the pass never trades a stable Op for a cheaper unstable
+spelling, and a graph without a region (or where nothing is gained) is
+left as it came.  Each replacement's reason is
+``relational_stabilize``, and its new nodes carry the root's stack trace.
+
+Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
+
+    Log(Add([[1.]], Alloc(Exp(x), 3, n)))    ->   Alloc(Softplus(x), 3, n)
+    inf                                            800.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytensor.scalar as ps
+from pytensor import config
+from pytensor.compile import optdb
+from pytensor.graph.basic import Apply, Variable
+from pytensor.graph.features import ReplaceValidate
+from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.replace import clone_replace
+from pytensor.graph.rewriting.basic import GraphRewriter, copy_stack_trace
+from pytensor.tensor.basic import Alloc
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.special import LogSoftmax, Softmax
+from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
+
+from graph_bridge.traverse import owned_variables
+from relations.rules.algebra import ALGEBRA_RULES
+from relations.saturation.costs import node_costs, shape_finder
+from relations.saturation.egraph import EGraph, Limits
+
+__all__ = [
+    "HEADS",
+    "LIMITS",
+    "NAME",
+    "POSITION",
+    "REGION_DEPTH",
+    "NUMERIC_REWRITERS",
+    "REWRITERS",
+    "StabilizingRewriter",
+    "UNSTABLE",
+    "instability",
+    "numeric_rewriters",
+    "region_roots",
+    "register_stabilizing",
+    "stability_cost",
+    "stabilized",
+]
+
+#: The optdb name (and tag) of the pass; ``relations.mode()`` includes it by default.
+NAME = "relational_stabilize"
+#: optdb position: after ``canonicalize`` (1), right before PyTensor's ``stabilize`` (1.5).
+POSITION = 1.49
+#: PyTensor's rewrite databases whose node rewriters run in the e-graph (those of :data:`NUMERIC_REWRITERS`).
+REWRITERS = ("stabilize", "specialize")
+#: The node rewriters of :data:`REWRITERS` that concern numerics (log, exp, sigmoid, softmax, erf, gamma
+#: forms and the sums and constants around them); the others (BLAS, linear algebra, indexing) only cost
+#: time in the e-graph: ``local_usmm`` alone took 0.6 s on ``log(1 - 1/exp(-x))``.
+NUMERIC_REWRITERS = frozenset({
+    "constant_folding", "local_1msigmoid", "local_div_exp_to_mul_exp", "local_erf_minus_one",
+    "local_erf_neg_minus_one", "local_exp_log", "local_exp_log_nan_switch", "local_exp_log_softmax",
+    "local_exp_over_1_plus_exp", "local_expm1", "local_grad_log_erfc_neg", "local_inv_odds_sigmoid",
+    "local_log1p", "local_log1p_plusminus_exp", "local_log_add_exp", "local_log_div", "local_log_erfc",
+    "local_log_iv", "local_log_kv", "local_log_prod_to_sum_log", "local_log_softmax_from_logsumexp",
+    "local_log_sqrt_sqr", "local_log_sum_exp", "local_logsoftmax", "local_mul_exp_to_exp_add",
+    "local_neg_div_neg", "local_odds_sigmoid", "local_one_minus_erf", "local_one_minus_erfc",
+    "local_one_plus_erf", "local_reciprocal_1_plus_exp", "local_reduce_broadcastable",
+    "local_careduce_of_alloc", "local_sigm_times_exp", "local_sigmoid_logit", "local_softmax_stabilize",
+    "local_subtensor_of_softmax", "local_sum_of_neg_to_neg_of_sum", "local_sum_prod_of_mul_or_div",
+    "log1msigm_to_softplus", "log1p_neg_sigmoid", "logdiffexp_to_log1mexpdiff", "logmexpm1_to_log1mexp",
+    "logsigm_to_softplus",
+})
+#: Bounds of one pass's saturation (every region of a graph together).
+LIMITS = Limits(nodes=4_000, iterations=6, seconds=0.25, growth=None)
+#: Levels below a region root the e-graph sees; deeper inputs are leaves.
+REGION_DEPTH = 4
+
+#: Scalar ops the pass's regions are built around (and a region's softmax Ops, :data:`HEAD_OPS`).
+HEADS: tuple[type, ...] = (
+    ps.Log, ps.Log1p, ps.Exp, ps.Expm1, ps.Sigmoid, ps.Softplus, ps.Erf, ps.Erfc, ps.Erfcx,
+    ps.Gamma, ps.GammaLn, ps.Log1mexp,
+)
+HEAD_OPS: tuple[type, ...] = (Softmax, LogSoftmax)
+#: Scalar ops that lose accuracy where a stable Op does not: the first part of the cost.
+UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc)
+#: Scalar ops a region reaches through (the algebra's and the stabilizers' operands).
+THROUGH: tuple[type, ...] = (
+    ps.Add, ps.Sub, ps.Mul, ps.Neg, ps.TrueDiv, ps.Reciprocal, ps.Pow, ps.Sqr, ps.Cast,
+)
+#: Op classes a region reaches through besides those Elemwise.
+THROUGH_OPS: tuple[type, ...] = (Alloc, CAReduce, DimShuffle, Subtensor, AdvancedSubtensor)
+#: Weight of one unstable e-node against the measured cost (seconds): any count dominates.
+UNSTABLE_WEIGHT = 1.0
+
+
+_NUMERIC: list[Any] = []
+
+
+def numeric_rewriters() -> tuple[Any, ...]:
+    """The rewriters of :data:`REWRITERS` named in :data:`NUMERIC_REWRITERS` (resolved once)."""
+    if not _NUMERIC:
+        from relations.saturation.foreign import resolve_rewriters
+
+        _NUMERIC.append(tuple(r for r in resolve_rewriters(REWRITERS) if r.name in NUMERIC_REWRITERS))
+    return _NUMERIC[0]
+
+
+def _scalar_op(node: Apply | None) -> Any:
+    if node is None or not isinstance(node.op, Elemwise):
+        return None
+    return node.op.scalar_op
+
+
+def instability(outputs: Sequence[Variable]) -> int:
+    """The number of nodes of ``outputs`` (each once) whose scalar op is one of :data:`UNSTABLE`."""
+    return sum(1 for v in owned_variables(list(outputs)) if isinstance(_scalar_op(v.owner), UNSTABLE))
+
+
+def stability_cost(shape_of: Callable[[Variable], Any] | None = None) -> Callable[[Variable], float]:
+    """A cost per e-node: :data:`UNSTABLE_WEIGHT` for an unstable Op, plus the measured cost (``node_costs``).
+
+    Lexicographic in effect (one unstable node outweighs any graph's
+    predicted seconds): extraction takes the fewest unstable Ops, then the
+    cheapest of those.
+    """
+    measured = node_costs(shape_of=shape_of)
+
+    def cost(v: Variable) -> float:
+        unstable = isinstance(_scalar_op(v.owner), UNSTABLE)
+        return (UNSTABLE_WEIGHT if unstable else 0.0) + measured(v)
+
+    return cost
+
+
+def _is_head(node: Apply | None) -> bool:
+    return node is not None and (isinstance(_scalar_op(node), HEADS) or isinstance(node.op, HEAD_OPS))
+
+
+def _is_through(node: Apply | None) -> bool:
+    return node is not None and (isinstance(_scalar_op(node), THROUGH) or isinstance(node.op, THROUGH_OPS))
+
+
+def _below_has_head(v: Variable, depth: int, skip_root: bool) -> bool:
+    """Whether a head is within ``depth`` levels below ``v`` (through :data:`THROUGH` nodes)."""
+    stack = [(v, 0)]
+    seen: set[Variable] = set()
+    while stack:
+        u, d = stack.pop()
+        node = u.owner
+        if node is None or u in seen:
+            continue
+        seen.add(u)
+        if _is_head(node) and not (skip_root and u is v):
+            return True
+        if d < depth and (_is_through(node) or (u is v and _is_head(node))):
+            stack.extend((i, d + 1) for i in node.inputs)
+    return False
+
+
+def region_roots(outputs: Sequence[Variable]) -> list[Variable]:
+    """The variables whose regions the pass saturates.
+
+    A head or an arithmetic node (:data:`THROUGH`) with a head within
+    :data:`REGION_DEPTH` levels below it through arithmetic, broadcast,
+    reduction and indexing nodes (``log(1 + exp(x))``, ``exp(x) /
+    sum(exp(x))``, ``exp(x) - 1``); of those, the ones inside no other
+    one's region (whose region covers them).
+    """
+    found: list[Variable] = []
+    for out in owned_variables(list(outputs)):
+        node = out.owner
+        if len(node.outputs) != 1 or not (_is_head(node) or isinstance(_scalar_op(node), THROUGH)):
+            continue
+        if _below_has_head(out, REGION_DEPTH, skip_root=True):
+            found.append(out)
+    roots = set(found)
+    covered: set[Variable] = set()
+    for r in found:
+        covered.update(u for u in _region(r) if u is not r and u in roots)
+    return [r for r in found if r not in covered]
+
+
+def _region(root: Variable) -> list[Variable]:
+    """The variables of ``root``'s region: :data:`REGION_DEPTH` levels down through head and :data:`THROUGH` nodes."""
+    out, seen, stack = [], set(), [(root, 0)]
+    while stack:
+        u, d = stack.pop()
+        if u in seen or u.owner is None:
+            continue
+        seen.add(u)
+        out.append(u)
+        if d < REGION_DEPTH and (_is_through(u.owner) or _is_head(u.owner)):
+            stack.extend((i, d + 1) for i in u.owner.inputs)
+    return out
+
+
+def _cut(roots: Sequence[Variable]) -> tuple[list[Variable], dict[Variable, Variable]]:
+    """Copies of the roots' regions, every input beyond them a fresh leaf; leaf -> original variable."""
+    inside: set[Variable] = set()
+    for r in roots:
+        inside.update(_region(r))
+    leaves: dict[Variable, Variable] = {}
+    replace: dict[Variable, Variable] = {}
+    for u in inside:
+        for i in u.owner.inputs:
+            if i not in inside and i.owner is not None and i not in replace:
+                leaf = i.type()
+                leaf.name = i.name
+                replace[i] = leaf
+                leaves[leaf] = i
+    # always copies: a stock rewriter run on an e-node may tag its node (``local_log_erfc`` marks the
+    # log it rewrote), and the fgraph's own nodes must reach PyTensor's stabilize untouched
+    copies = clone_replace(list(roots), replace=replace)
+    return list(copies), leaves
+
+
+def stabilized(outputs: Sequence[Variable], limits: Limits | None = None) -> list[tuple[Variable, Variable]]:
+    """The replacements the pass makes in the graph of ``outputs``: ``(root, form)`` for each region root whose
+    extracted form has fewer :data:`UNSTABLE` nodes (``[]``: the graph is left as it came)."""
+    return _replacements(region_roots(outputs), limits or LIMITS)
+
+
+def _replacements(roots: Sequence[Variable], limits: Limits) -> list[tuple[Variable, Variable]]:
+    if not roots:
+        return []
+    with config.change_flags(traceback__limit=0):
+        copies, leaves = _cut(roots)
+        egraph = EGraph(ALGEBRA_RULES, rewriters=numeric_rewriters())
+        egraph.add(copies)
+        egraph.run(limits, backward=False)
+        found = egraph.extract(cost=stability_cost(shape_finder()), roots=copies, method="greedy").result
+    pairs = []
+    for root, copy, form in zip(roots, copies, found):
+        if form is copy or form.type.dtype != root.type.dtype or form.type.ndim != root.type.ndim:
+            continue
+        if instability([form]) >= instability([copy]):
+            continue
+        new = clone_replace([form], replace=leaves)[0] if leaves else form
+        new = root.type.filter_variable(new, allow_convert=True)
+        copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
+        pairs.append((root, new))
+    return pairs
+
+
+class StabilizingRewriter(GraphRewriter):
+    """The pass: :func:`stabilized` on a FunctionGraph, its replacements made at once (reason :data:`NAME`)."""
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        fgraph.attach_feature(ReplaceValidate())
+
+    def apply(self, fgraph: FunctionGraph) -> None:
+        roots = region_roots(fgraph.outputs)
+        if not roots:
+            return
+        pairs = _replacements(roots, LIMITS)
+        if pairs:
+            fgraph.replace_all_validate(pairs, reason=NAME)
+
+    def __str__(self) -> str:
+        return NAME
+
+
+def register_stabilizing() -> StabilizingRewriter:
+    """Register the pass in ``optdb`` under the tag :data:`NAME` at :data:`POSITION` (off unless included)."""
+    existing = optdb.__db__.get(NAME)
+    if existing:  # a re-import: keep the first registration
+        return next(iter(existing))
+    rewriter = StabilizingRewriter()
+    optdb.register(NAME, rewriter, position=POSITION)
+    return rewriter
