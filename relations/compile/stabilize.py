@@ -61,6 +61,7 @@ __all__ = [
     "REWRITERS",
     "StabilizingRewriter",
     "UNSTABLE",
+    "hazard",
     "instability",
     "numeric_rewriters",
     "region_roots",
@@ -90,7 +91,7 @@ NUMERIC_REWRITERS = frozenset({
     "local_careduce_of_alloc", "local_sigm_times_exp", "local_sigmoid_logit", "local_softmax_stabilize",
     "local_subtensor_of_softmax", "local_sum_of_neg_to_neg_of_sum", "local_sum_prod_of_mul_or_div",
     "log1msigm_to_softplus", "log1p_neg_sigmoid", "logdiffexp_to_log1mexpdiff", "logmexpm1_to_log1mexp",
-    "logsigm_to_softplus",
+    "logsigm_to_softplus", "local_elemwise_alloc", "local_dimshuffle_lift", "local_alloc_sink_dimshuffle",
 })
 #: Bounds of one pass's saturation (every region of a graph together).
 LIMITS = Limits(nodes=4_000, iterations=6, seconds=0.25, growth=None)
@@ -185,8 +186,11 @@ def region_roots(outputs: Sequence[Variable]) -> list[Variable]:
     A head or an arithmetic node (:data:`THROUGH`) with a head within
     :data:`REGION_DEPTH` levels below it through arithmetic, broadcast,
     reduction and indexing nodes (``log(1 + exp(x))``, ``exp(x) /
-    sum(exp(x))``, ``exp(x) - 1``); of those, the ones inside no other
-    one's region (whose region covers them).
+    sum(exp(x))``, ``exp(x) - 1``), whose region holds a spelling PyTensor's
+    stabilizers can miss (:func:`hazard`); of those, the ones inside no
+    other one's region (whose region covers them).  The spellings the
+    stock stabilizers match as they are (``log(1 + exp(x))`` itself) are
+    left to them: saturating costs compile time.
     """
     found: list[Variable] = []
     for out in owned_variables(list(outputs)):
@@ -197,9 +201,103 @@ def region_roots(outputs: Sequence[Variable]) -> list[Variable]:
             found.append(out)
     roots = set(found)
     covered: set[Variable] = set()
+    regions = {r: _region(r) for r in found}
     for r in found:
-        covered.update(u for u in _region(r) if u is not r and u in roots)
-    return [r for r in found if r not in covered]
+        covered.update(u for u in regions[r] if u is not r and u in roots)
+    return [r for r in found if r not in covered and _worth_saturating(r, regions[r])]
+
+
+#: Scalar ops of a region root that take a log of what is below (``log(1 + exp(x))``, ``log1p(-exp(x))``).
+OUTER: tuple[type, ...] = (ps.Log, ps.Log1p)
+
+
+def _head_reads(region: Sequence[Variable]) -> int:
+    """The number of times a head of ``region`` is read by a node of it."""
+    inside = set(region)
+    return sum(1 for u in region for i in u.owner.inputs if i in inside and _is_head(i.owner))
+
+
+def _worth_saturating(root: Variable, region: Sequence[Variable]) -> bool:
+    """A ``log``/``log1p`` over a :func:`hazard` (the root or a node of the region); or an arithmetic root
+    that is one itself (judged not under a log), or that
+    reads heads twice (``exp(x) / (1 + broadcast_to(exp(x)))``) over one.  A division by ``exp(s)``
+    alone (a scale parameter of a PyMC model) reads one head once: it is left to PyTensor."""
+    if isinstance(_scalar_op(root.owner), OUTER):
+        return any(hazard(u) for u in region)
+    logs = [u for u in region if isinstance(_scalar_op(u.owner), OUTER)]
+    if any(hazard(w) for u in logs for w in _region(u)):  # a log inside (``-log1p(1 / exp(x))``)
+        return True
+    return (hazard(root, False) or _head_reads(region) >= 2) and any(hazard(u, False) for u in region)
+
+
+def _op_of(v: Variable) -> Any:
+    """The scalar op of ``v``'s Elemwise, read through an expanding DimShuffle."""
+    node = v.owner
+    if node is not None and isinstance(node.op, DimShuffle):
+        node = node.inputs[0].owner
+    return _scalar_op(node)
+
+
+def _is_minus_one(v: Variable) -> bool:
+    from pytensor.tensor.basic import get_underlying_scalar_constant_value
+    from pytensor.tensor.exceptions import NotScalarConstantError
+
+    try:
+        return float(get_underlying_scalar_constant_value(v, only_process_constants=True)) == -1.0
+    except (NotScalarConstantError, TypeError, ValueError):
+        return False
+
+
+def _negated_exp(v: Variable) -> bool:
+    """``-exp(a)`` spelled ``mul(-1, exp(a))`` or ``neg(exp(a))``."""
+    node = v.owner
+    op = _scalar_op(node)
+    if isinstance(op, ps.Neg):
+        return isinstance(_op_of(node.inputs[0]), ps.Exp)
+    if isinstance(op, ps.Mul) and len(node.inputs) == 2:
+        return any(_is_minus_one(i) for i in node.inputs) and any(isinstance(_op_of(i), ps.Exp) for i in node.inputs)
+    return False
+
+
+def hazard(v: Variable, under_log: bool = True) -> bool:
+    """Whether ``v``'s node is a spelling PyTensor's stabilizers can miss (the kinds of ``tests/numerics_corpus.py``).
+
+    A broadcast (``Alloc``) or a cast over a head; a division by (or a
+    reciprocal or power -1 of) an ``exp``; a product of exponentials or of
+    ``exp`` and ``erfc``; ``log`` of ``gamma`` (pytensor #1181); a ``log``
+    of a sum holding ``mul(-1, exp(.))`` (pytensor #1476); a negated
+    ``1 - exp(x)``; a mean (a division of a sum) in a denominator.  Not
+    ``under_log`` (a region whose root is no ``log``), a division by an
+    ``exp`` counts only with a head for numerator (``erfc(x) / exp(-x**2)``,
+    not a PyMC model's ``(x - mu) / exp(s)``) and a product of
+    exponentials only with an ``erfc`` (``exp(x**2) * erfc(x)``).
+    """
+    node = v.owner
+    op = _scalar_op(node)
+    ins = node.inputs
+    if isinstance(node.op, Alloc) or isinstance(op, ps.Cast):
+        return _below_has_head(ins[0], REGION_DEPTH - 1, skip_root=False)
+    if isinstance(op, (ps.TrueDiv, ps.Reciprocal)):
+        den = _op_of(ins[-1])
+        if isinstance(op, ps.TrueDiv) and not under_log and not _is_head(ins[0].owner):
+            return False
+        return isinstance(den, (ps.Exp, ps.Mul, ps.Cast)) or (isinstance(den, ps.Add) and isinstance(op, ps.Reciprocal))
+    if isinstance(op, ps.Pow):
+        return _is_minus_one(ins[1])
+    if isinstance(op, ps.Mul):
+        kinds = [_op_of(i) for i in ins]
+        exps = sum(isinstance(k, ps.Exp) for k in kinds)
+        if (exps >= 2 and under_log) or (exps and any(isinstance(k, ps.Erfc) for k in kinds)):
+            return True
+        return any(_is_minus_one(i) for i in ins) and any(
+            isinstance(k, ps.Sub) and any(_is_head(j.owner) for j in i.owner.inputs) for k, i in zip(kinds, ins)
+        )
+    if isinstance(op, ps.Log):
+        inner = _op_of(ins[0])
+        if isinstance(inner, ps.Gamma):
+            return True
+        return isinstance(inner, ps.Add) and any(_negated_exp(i) for i in ins[0].owner.inputs)
+    return False
 
 
 def _region(root: Variable) -> list[Variable]:
