@@ -147,6 +147,8 @@ def test_the_algebra_rules_fire_and_decrease_their_measures():
         pt.exp(x) * pt.exp(y) + x**2 + y * y + -(-x),
         pt.exp(pt.sqr(x)) * pt.erfc(x) + pt.erfc(y) * pt.exp(pt.sqr(y)) + pt.log(pt.gamma(x)),
         pt.cast(pt.exp(x32), "float64") + pt.log(1 + pt.broadcast_to(pt.exp(x), (3, x.shape[0]))),
+        pt.exp(x)[None] / pt.broadcast_to(1 + pt.exp(x), (3, x.shape[0])),
+        pt.log(pt.mean(pt.exp(x))) + pt.log(3.0 * pt.sum(pt.exp(y))),
     ]
     fired = set()
     for r in relations.RULESETS["algebra"]:

@@ -47,7 +47,7 @@ from pytensor.tensor.special import LogSoftmax, Softmax
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.traverse import owned_variables
-from relations.rules.algebra import ALGEBRA_RULES
+from relations.rules.algebra import ALGEBRA_RULES, is_length
 from relations.saturation.costs import node_costs, shape_finder
 from relations.saturation.egraph import EGraph, Limits
 
@@ -63,6 +63,7 @@ __all__ = [
     "UNSTABLE",
     "hazard",
     "instability",
+    "unstable",
     "numeric_rewriters",
     "region_roots",
     "register_stabilizing",
@@ -91,7 +92,7 @@ NUMERIC_REWRITERS = frozenset({
     "local_careduce_of_alloc", "local_sigm_times_exp", "local_sigmoid_logit", "local_softmax_stabilize",
     "local_subtensor_of_softmax", "local_sum_of_neg_to_neg_of_sum", "local_sum_prod_of_mul_or_div",
     "log1msigm_to_softplus", "log1p_neg_sigmoid", "logdiffexp_to_log1mexpdiff", "logmexpm1_to_log1mexp",
-    "logsigm_to_softplus", "local_elemwise_alloc", "local_dimshuffle_lift", "local_alloc_sink_dimshuffle",
+    "logsigm_to_softplus", "local_dimshuffle_lift",
 })
 #: Bounds of one pass's saturation (every region of a graph together).
 LIMITS = Limits(nodes=4_000, iterations=6, seconds=0.25, growth=None)
@@ -134,9 +135,29 @@ def _scalar_op(node: Apply | None) -> Any:
     return node.op.scalar_op
 
 
+def unstable(v: Variable) -> bool:
+    """Whether ``v``'s node is one of :data:`UNSTABLE` over something other than lengths and constants
+    (``log(3)`` and ``log(n)`` of a mean are folded or exact)."""
+    node = v.owner
+    return isinstance(_scalar_op(node), UNSTABLE) and not all(is_length(i) for i in node.inputs)
+
+
 def instability(outputs: Sequence[Variable]) -> int:
-    """The number of nodes of ``outputs`` (each once) whose scalar op is one of :data:`UNSTABLE`."""
-    return sum(1 for v in owned_variables(list(outputs)) if isinstance(_scalar_op(v.owner), UNSTABLE))
+    """The number of nodes of ``outputs`` (each once) that are :func:`unstable`, but for those only a
+    shape reads (``Shape(exp(x))`` of a broadcast: PyTensor reads the shape off ``x``)."""
+    from pytensor.tensor.shape import Shape, Shape_i
+
+    seen: set[Variable] = set()
+    stack, count = list(outputs), 0
+    while stack:
+        v = stack.pop()
+        if v in seen or v.owner is None:
+            continue
+        seen.add(v)
+        count += unstable(v)
+        if not isinstance(v.owner.op, (Shape, Shape_i)):
+            stack.extend(v.owner.inputs)
+    return count
 
 
 def stability_cost(shape_of: Callable[[Variable], Any] | None = None) -> Callable[[Variable], float]:
@@ -149,8 +170,8 @@ def stability_cost(shape_of: Callable[[Variable], Any] | None = None) -> Callabl
     measured = node_costs(shape_of=shape_of)
 
     def cost(v: Variable) -> float:
-        unstable = isinstance(_scalar_op(v.owner), UNSTABLE)
-        return (UNSTABLE_WEIGHT if unstable else 0.0) + measured(v)
+        bad = v.owner is not None and unstable(v)
+        return (UNSTABLE_WEIGHT if bad else 0.0) + measured(v)
 
     return cost
 

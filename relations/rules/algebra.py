@@ -31,7 +31,8 @@ import pytensor.tensor as pt
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import ancestors
 from pytensor.tensor.basic import Alloc
-from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.subtensor import Subtensor
 
 from graph_bridge import etuplize, same_typeo
 from graph_bridge.nodes import scalar_of
@@ -48,7 +49,11 @@ __all__ = [
     "add_neg_as_subo",
     "add_neg_first_as_subo",
     "div_as_mul_reciprocalo",
+    "is_length",
     "elemwise_alloc_lifto",
+    "elemwise_alloc_operand_lifto",
+    "log_div_by_lengtho",
+    "log_mul_positive_consto",
     "erfc_exp_sqr_as_erfcxo",
     "exp_neg_as_reciprocalo",
     "exp_sqr_erfc_as_erfcxo",
@@ -71,7 +76,7 @@ __all__ = [
 
 a, b, x = p.var("a"), p.var("b"), p.var("x")
 f, c, hole, v, shape = p.var("f"), p.var("c"), p.var("hole"), p.var("v"), p.var("shape")
-bf, af, sb, sa, nanv = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa"), p.var("nan")
+bf, af, sb, sa, nanv, ev = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa"), p.var("nan"), p.var("ev")
 
 
 def scalar_count(cls: type, text: str) -> Measure:
@@ -733,6 +738,171 @@ elemwise_alloc_lifto = rewrite_rule(
     """,
 )
 
+def fit_undero(before: Any, after: Any, shape: Any) -> ModedGoal:
+    """Check: every input in ``before`` and ``after`` has at most as many dims as the tuple ``shape``."""
+
+    def check(b: Any, a: Any, sh: Any) -> Any:
+        vs = [term_variable(t) for t in (*b, *a)]
+        if all(v is not None and v.type.ndim <= len(sh) for v in vs):
+            yield ()
+
+    return moded(
+        "fit_undero",
+        (before, after, shape),
+        Mode((0, 1, 2), (), check, ready=lambda b, a, sh: all(isinstance(t, tuple) for t in (b, a, sh))),
+        waiting="fit_undero needs the other inputs and the shape",
+    )
+
+
+def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoal:
+    """``expanded`` is ``value`` with leading broadcast dims up to the most dims of ``before`` and ``after``
+    (as an Elemwise over them reads it); backward, ``value`` is read off ``expanded``."""
+
+    def target(vv: Variable, b: Any, a: Any) -> int:
+        return max([vv.type.ndim] + [term_variable(t).type.ndim for t in (*b, *a)])
+
+    def build(vt: Any, b: Any, a: Any) -> Any:
+        vv = term_variable(vt)
+        if vv is None or any(term_variable(t) is None for t in (*b, *a)):
+            return None
+        k = target(vv, b, a)
+        if k == vv.type.ndim:
+            return (vt,)
+        return (etuplize(vv.dimshuffle(["x"] * (k - vv.type.ndim) + list(range(vv.type.ndim)))),)
+
+    def unexpand(et: Any) -> Any:
+        ev = term_variable(et)
+        if ev is None:
+            return None
+        node = ev.owner
+        if node is not None and isinstance(node.op, DimShuffle) and node.op.is_left_expand_dims:
+            return (node.inputs[0],)
+        return (et,)
+
+    def check(vt: Any, b: Any, a: Any, et: Any) -> Any:
+        built = build(vt, b, a)
+        if built is None:
+            return None
+        want, got = term_variable(built[0]), term_variable(et)
+        if got is None or want.type != got.type:
+            return None
+        if want is got or (unexpand(et) is not None and term_variable(unexpand(et)[0]) is term_variable(vt)):
+            return ()
+        return None
+
+    tuples = lambda *ts: all(isinstance(t, tuple) for t in ts[1:3])  # noqa: E731
+    return moded(
+        "expanded_too",
+        (value, before, after, expanded),
+        Mode((0, 1, 2, 3), (), one=check, ready=tuples),
+        Mode((0, 1, 2), (3,), one=build, ready=tuples),
+        Mode((3,), (0,), one=unexpand),
+        waiting="expanded_too needs value and the other inputs, or the expanded value",
+    )
+
+
+elemwise_alloc_operand_lifto = rewrite_rule(
+    "elemwise_alloc_operand_lifto",
+    p.elemwise(f, p.named(hole, p.alloc_of(v, shape)), before=bf, after=af),
+    p.alloc_of(p.elemwise(f, ev, before=bf, after=af), shape),
+    where=(fit_undero(bf, af, shape), expanded_too(v, bf, af, ev), same_typeo(p.LHS, p.RHS)),
+    measure=paths_below(_is_alloc_node, "Alloc"),
+    doc="""An Elemwise moved into a broadcast operand whose other operands fit the broadcast's shape.
+
+    Before::
+
+        f(a, Alloc(v, *shape))       # a: at most len(shape) dims
+
+    After::
+
+        Alloc(f(a, v), *shape)
+
+    ``exp(x) / (1 + broadcast_to(exp(x), (3, n)))`` then holds
+    ``broadcast_to(exp(x) / (1 + exp(x)), (3, n))``, where ``sigmoid``
+    matches.  Exact: ``a`` and ``v`` each broadcast to ``shape`` (each
+    dim is 1 or the shape's), so ``f(a, v)`` does too and the Alloc
+    gives the same array; where ``a`` does not fit ``shape`` both sides
+    raise.  Measure: the pairs (Alloc, Elemwise above it) drop by one.
+    """,
+)
+
+
+def is_length(v: Variable) -> bool:
+    """Whether ``v`` is a length (or a product of lengths): a Shape entry, cast or expanded, or a non-negative constant."""
+    from pytensor.tensor.shape import Shape, Shape_i
+
+    while True:
+        if isinstance(v, Constant):
+            return bool(np.all(np.asarray(v.data) >= 0))
+        node = v.owner
+        if node is None:
+            return False
+        if isinstance(node.op, (Shape, Shape_i)):
+            return True
+        if isinstance(node.op, (DimShuffle, Subtensor)) or isinstance(getattr(node.op, "scalar_op", None), ps.Cast):
+            v = node.inputs[0]
+            continue
+        if isinstance(getattr(node.op, "scalar_op", None), ps.Mul):
+            return all(is_length(i) for i in node.inputs)
+        return False
+
+
+log_div_by_lengtho = rewrite_rule(
+    "log_div_by_lengtho",
+    p.log(p.true_div(a, b)),
+    p.sub(p.log(a), p.log(b)),
+    where=(lambda a, b: _is_float(a) and is_length(b),),
+    measure=scalar_count(ps.TrueDiv, "true_div"),
+    doc="""The log of a mean is the log of the sum less the log of the length.
+
+    Before::
+
+        log(a / n)                   # n a length (a Shape entry, cast), as a mean divides by
+
+    After::
+
+        log(a) - log(n)
+
+    ``log(mean(exp(x)))`` then holds ``log(sum(exp(x))) - log(n)``, where
+    ``logsumexp`` matches.  For ``n > 0`` both sides are ``log(a) - log(n)``
+    up to rounding (nan for ``a < 0``, ``-inf`` for ``a = 0``; where ``a``
+    overflows the right side is the accurate one); for ``n = 0`` both
+    are nan or ``-inf - -inf = nan`` alike.  PyTensor's ``local_log_div``
+    splits a division only by a positive constant.  Measure: TrueDiv
+    nodes drop by one.
+    """,
+)
+
+
+def _positive_constant(c: Variable) -> bool:
+    """A positive one-element constant (or a 0-d one, expanded)."""
+    s = _scalar_form(c)
+    return isinstance(s, Constant) and bool(np.all(np.asarray(s.data) > 0))
+
+
+log_mul_positive_consto = rewrite_rule(
+    "log_mul_positive_consto",
+    p.log(p.mul(c, a)),
+    p.add(p.log(c), p.log(a)),
+    where=(lambda c, a: _is_float(a) and _positive_constant(c),),
+    measure=scalar_count(ps.Mul, "mul"),
+    doc="""The log of a product with a positive constant is a sum of logs.
+
+    Before::
+
+        log(c * a)                   # c a positive one-element constant
+
+    After::
+
+        log(c) + log(a)
+
+    ``log(3 * sum(exp(x)))`` then holds ``log(3) + log(sum(exp(x)))``.
+    Equal up to rounding for every ``a`` (nan for ``a < 0``, ``-inf`` for
+    0); where ``c * a`` overflows the right side is the accurate one.
+    Measure: Mul nodes drop by one.
+    """,
+)
+
 #: The algebra relations, in the order saturation tries them.
 ALGEBRA_RULES: tuple = (
     mul_minus_one_as_nego,
@@ -757,4 +927,7 @@ ALGEBRA_RULES: tuple = (
     log_gamma_as_gammalno,
     upcast_through_elemwiseo,
     elemwise_alloc_lifto,
+    elemwise_alloc_operand_lifto,
+    log_div_by_lengtho,
+    log_mul_positive_consto,
 )
