@@ -63,6 +63,7 @@ __all__ = [
     "UNSTABLE",
     "hazard",
     "instability",
+    "shifted",
     "unstable",
     "numeric_rewriters",
     "region_roots",
@@ -137,9 +138,53 @@ def _scalar_op(node: Apply | None) -> Any:
 
 def unstable(v: Variable) -> bool:
     """Whether ``v``'s node is one of :data:`UNSTABLE` over something other than lengths and constants
-    (``log(3)`` and ``log(n)`` of a mean are folded or exact)."""
+    (``log(3)`` and ``log(n)`` of a mean are folded or exact), and not a max-shifted form (:func:`shifted`)."""
     node = v.owner
-    return isinstance(_scalar_op(node), UNSTABLE) and not all(is_length(i) for i in node.inputs)
+    if not isinstance(_scalar_op(node), UNSTABLE) or all(is_length(i) for i in node.inputs):
+        return False
+    return not shifted(v)
+
+
+def _from_max(v: Variable, depth: int = 3) -> bool:
+    """Whether ``v`` is a Max reduction, read through DimShuffles and Elemwise (``switch(isinf(m), 0, m)``)."""
+    from pytensor.scalar.basic import ScalarMaximum
+
+    stack = [(v, 0)]
+    while stack:
+        u, d = stack.pop()
+        node = u.owner
+        if node is None:
+            continue
+        if isinstance(node.op, CAReduce) and isinstance(node.op.scalar_op, ScalarMaximum):
+            return True
+        if d < depth and isinstance(node.op, (DimShuffle, Elemwise)):
+            stack.extend((i, d + 1) for i in node.inputs)
+    return False
+
+
+def shifted(v: Variable) -> bool:
+    """Whether ``v`` is ``exp`` or ``log`` of the max-shifted logsumexp (PyTensor 3.0 spells
+    ``logsumexp`` so: ``m + log(sum(exp(x - m)))``): ``exp(x - m)`` and ``exp(m)`` for ``m`` a max,
+    and ``log`` of a sum of those (its terms are at most 1, one of them 1)."""
+    node = v.owner
+    op = _scalar_op(node)
+    inner = node.inputs[0]
+    if isinstance(op, ps.Exp):
+        sub = inner.owner
+        if isinstance(_scalar_op(sub), ps.Sub) and _from_max(sub.inputs[1]):
+            return True
+        return _from_max(inner, 1)
+    if isinstance(op, ps.Log):
+        red = inner.owner
+        if red is not None and isinstance(red.op, DimShuffle):
+            red = red.inputs[0].owner
+        if red is None or not isinstance(red.op, CAReduce) or not isinstance(red.op.scalar_op, ps.Add):
+            return False
+        terms = red.inputs[0]
+        if isinstance(_scalar_op(terms.owner), ps.Switch):
+            return all(isinstance(_scalar_op(i.owner), ps.Exp) and shifted(i) for i in terms.owner.inputs[1:])
+        return isinstance(_scalar_op(terms.owner), ps.Exp) and shifted(terms)
+    return False
 
 
 def instability(outputs: Sequence[Variable]) -> int:
