@@ -36,7 +36,7 @@ from typing import Any
 import pytensor.scalar as ps
 from pytensor import config
 from pytensor.compile import optdb
-from pytensor.graph.basic import Apply, Variable
+from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace
@@ -47,7 +47,7 @@ from pytensor.tensor.special import LogSoftmax, Softmax
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.traverse import owned_variables
-from relations.rules.algebra import ALGEBRA_RULES, is_length
+from relations.rules.algebra import ALGEBRA_RULES, is_length, scalar_form
 from relations.saturation.costs import node_costs, shape_finder
 from relations.saturation.egraph import EGraph, Limits
 
@@ -59,6 +59,7 @@ __all__ = [
     "REGION_DEPTH",
     "NUMERIC_REWRITERS",
     "REWRITERS",
+    "STABILIZE_RULES",
     "StabilizingRewriter",
     "UNSTABLE",
     "hazard",
@@ -96,7 +97,16 @@ NUMERIC_REWRITERS = frozenset({
     "logsigm_to_softplus", "local_dimshuffle_lift",
 })
 #: Bounds of one pass's saturation (every region of a graph together).
-LIMITS = Limits(nodes=4_000, iterations=6, seconds=0.25, growth=None)
+LIMITS = Limits(nodes=4_000, iterations=6, seconds=0.12, growth=None)
+#: The algebra rules the pass saturates with: ``RULESETS["algebra"]`` but the converses the graphs it
+#: sees (canonicalized: ``mul(-1, .)`` for negations, ``true_div`` for divisions) do not need
+#: (``neg -> mul(-1, .)``, ``reciprocal -> 1 / .``, ``exp(-a) -> 1 / exp(a)``, ``a - b -> a + -b``):
+#: each e-node costs every rule at every iteration.
+STABILIZE_RULES: tuple = tuple(
+    r
+    for r in ALGEBRA_RULES
+    if r.__name__ not in {"neg_as_mul_minus_oneo", "reciprocal_as_one_divo", "exp_neg_as_reciprocalo", "sub_as_add_nego"}
+)
 #: Levels below a region root the e-graph sees; deeper inputs are leaves.
 REGION_DEPTH = 4
 
@@ -328,26 +338,31 @@ def _negated_exp(v: Variable) -> bool:
 def hazard(v: Variable, under_log: bool = True) -> bool:
     """Whether ``v``'s node is a spelling PyTensor's stabilizers can miss (the kinds of ``tests/numerics_corpus.py``).
 
-    A broadcast (``Alloc``) or a cast over a head; a division by (or a
-    reciprocal or power -1 of) an ``exp``; a product of exponentials or of
-    ``exp`` and ``erfc``; ``log`` of ``gamma`` (pytensor #1181); a ``log``
-    of a sum holding ``mul(-1, exp(.))`` (pytensor #1476); a negated
-    ``1 - exp(x)``; a mean (a division of a sum) in a denominator.  Not
-    ``under_log`` (a region whose root is no ``log``), a division by an
-    ``exp`` counts only with a head for numerator (``erfc(x) / exp(-x**2)``,
-    not a PyMC model's ``(x - mu) / exp(s)``) and a product of
-    exponentials only with an ``erfc`` (``exp(x**2) * erfc(x)``).
+    A broadcast (``Alloc``) or a cast over a head; a constant or a head
+    divided by an ``exp`` (``1 / exp(-x)``, ``erfc(x) / exp(-x**2)``; not a
+    PyMC model's ``(x - mu) / exp(s)``), a reciprocal or power -1 of one; a
+    product of exponentials (under a ``log``) or of ``exp`` and ``erfc``;
+    ``log`` of ``gamma`` (pytensor #1181); a ``log`` of a sum holding
+    ``mul(-1, exp(.))`` (pytensor #1476); a negated ``1 - exp(x)``; a
+    division by a length (a mean) under a ``log``.  ``under_log``: the
+    region's root is a ``log``.
     """
     node = v.owner
     op = _scalar_op(node)
     ins = node.inputs
     if isinstance(node.op, Alloc) or isinstance(op, ps.Cast):
         return _below_has_head(ins[0], REGION_DEPTH - 1, skip_root=False)
-    if isinstance(op, (ps.TrueDiv, ps.Reciprocal)):
-        den = _op_of(ins[-1])
-        if isinstance(op, ps.TrueDiv) and not under_log and not _is_head(ins[0].owner):
+    if isinstance(op, ps.Reciprocal):
+        return isinstance(_op_of(ins[0]), (ps.Exp, ps.Add))
+    if isinstance(op, ps.TrueDiv):
+        if under_log and is_length(ins[1]):  # a mean
+            return True
+        num = ins[0]
+        # ``1 / exp(-x)``, ``erfc(x) / exp(-x**2)``, ``exp(x) / (3 * mean(exp(x)))``; not a PyMC
+        # model's ``(x - mu) / exp(s)``
+        if not (_is_head(num.owner) or isinstance(scalar_form(num), Constant)):
             return False
-        return isinstance(den, (ps.Exp, ps.Mul, ps.Cast)) or (isinstance(den, ps.Add) and isinstance(op, ps.Reciprocal))
+        return isinstance(_op_of(ins[1]), (ps.Exp, ps.Mul, ps.Cast))
     if isinstance(op, ps.Pow):
         return _is_minus_one(ins[1])
     if isinstance(op, ps.Mul):
@@ -411,7 +426,7 @@ def _replacements(roots: Sequence[Variable], limits: Limits) -> list[tuple[Varia
         return []
     with config.change_flags(traceback__limit=0):
         copies, leaves = _cut(roots)
-        egraph = EGraph(ALGEBRA_RULES, rewriters=numeric_rewriters())
+        egraph = EGraph(STABILIZE_RULES, rewriters=numeric_rewriters())
         egraph.add(copies)
         egraph.run(limits, backward=False)
         found = egraph.extract(cost=stability_cost(shape_finder()), roots=copies, method="greedy").result

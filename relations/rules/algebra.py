@@ -50,6 +50,7 @@ __all__ = [
     "add_neg_first_as_subo",
     "div_as_mul_reciprocalo",
     "is_length",
+    "scalar_form",
     "elemwise_alloc_lifto",
     "elemwise_alloc_operand_lifto",
     "log_div_by_lengtho",
@@ -633,7 +634,7 @@ def _is_alloc_node(node: Any) -> bool:
     return type(node.op) in (Alloc, ExplicitAlloc)
 
 
-def _scalar_form(v: Variable) -> Variable | None:
+def scalar_form(v: Variable) -> Variable | None:
     """The 0-d form of a scalar-like input: 0-d, a 0-d expanded, or a constant of one element (``[[1.]]``)."""
     s = scalar_of(v)
     if s is not None:
@@ -683,7 +684,7 @@ def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
         found = []
         for t in o:
             u = term_variable(t)
-            s = _scalar_form(u) if u is not None else None
+            s = scalar_form(u) if u is not None else None
             if s is None:
                 return None
             found.append(etuplize(s.dimshuffle(["x"] * val.type.ndim)) if val.type.ndim else s)
@@ -698,7 +699,7 @@ def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
             return None
         for want, got in zip(found[0], sc):
             w, g = term_variable(want), term_variable(got)
-            if g is None or w.type != g.type or not _same_scalar(_scalar_form(w), g if g.type.ndim == 0 else scalar_of(g)):
+            if g is None or w.type != g.type or not _same_scalar(scalar_form(w), g if g.type.ndim == 0 else scalar_of(g)):
                 return None
         return ()
 
@@ -876,7 +877,7 @@ log_div_by_lengtho = rewrite_rule(
 
 def _positive_constant(c: Variable) -> bool:
     """A positive one-element constant (or a 0-d one, expanded)."""
-    s = _scalar_form(c)
+    s = scalar_form(c)
     return isinstance(s, Constant) and bool(np.all(np.asarray(s.data) > 0))
 
 
