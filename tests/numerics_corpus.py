@@ -34,7 +34,7 @@ import mpmath as mp
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
-from pytensor.tensor.special import log_softmax, softmax
+from pytensor.tensor.special import softmax
 
 __all__ = ["CORPUS", "TARGETS", "Spelling", "accuracy", "compile_spelling", "measure", "tolerance"]
 

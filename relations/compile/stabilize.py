@@ -9,18 +9,25 @@ This pass, at optdb position :data:`POSITION` (after ``canonicalize``,
 right before PyTensor's ``stabilize``), finds the **regions** around the
 heads stabilization concerns (:data:`HEADS`: ``log``, ``log1p``, ``exp``,
 ``expm1``, ``sigmoid``, ``softplus``, ``erf``/``erfc``, ``gamma``,
-``softmax``, ...), saturates them (:data:`REGION_DEPTH` levels below each
-region root, deeper inputs kept as leaves) with ``RULESETS["algebra"]``
-and PyTensor's own ``stabilize`` and ``specialize`` node rewriters
-(:mod:`relations.saturation.foreign`), and extracts each root under
-:func:`stability_cost`: first the number of e-nodes whose Op is one of
-:data:`UNSTABLE` (``exp``, ``log``, ``gamma``, ``erfc``: the Ops that
-overflow, underflow or lose the digits where a stable Op does not), then
-the measured cost.  A root is replaced only where that count strictly
-drops, so the pass never trades a stable Op for a cheaper unstable
-spelling, and a graph without a region (or where nothing is gained) is
-left as it came.  Each replacement's reason is
-``relational_stabilize``, and its new nodes carry the root's stack trace.
+``softmax``, ...: :func:`region_roots`, :data:`REGION_DEPTH` levels below
+each root, deeper inputs kept as leaves) that hold a spelling the stock
+stabilizers can miss (:func:`hazard`: a broadcast or a cast over a head,
+``1 / exp(-x)``, a product of exponentials, ``log(gamma(x))``, ...; the
+spellings they match as they are, and a PyMC model's ``(x - mu) /
+exp(s)``, are left to them).  It saturates copies of those regions, within
+:data:`LIMITS`, with :data:`STABILIZE_RULES` (``RULESETS["algebra"]``
+but four converses) and PyTensor's own ``stabilize`` and ``specialize``
+node rewriters that concern numerics (:data:`NUMERIC_REWRITERS`, run on
+the e-graph's forms by :mod:`relations.saturation.foreign`), and extracts
+each root under :func:`stability_cost`: first the number of e-nodes that
+are :func:`unstable` (``exp``, ``log``, ``gamma``, ``erfc`` over data: the
+Ops that overflow, underflow or lose the digits where a stable Op does
+not), then the measured cost.  A root is replaced only where that count
+(:func:`instability`) strictly drops, so the pass never trades a stable
+Op for a cheaper unstable spelling, and a graph without a region (or
+where nothing is gained) is left as it came.  Each replacement's reason
+is ``relational_stabilize``, and its new nodes carry the root's stack
+trace.
 
 Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
 
