@@ -78,6 +78,10 @@ CASES = {
         lambda: pt.log(pt.expand_dims(pt.constant(3.0), 0)) + pt.log(pt.sum(pt.exp(m), axis=1)),
         {m: MAT},
     ),
+    "add_commuteo": (lambda: pt.exp(x) + y, lambda: y + pt.exp(x), {x: VEC, y: VEC}),
+    "mul_commuteo": (lambda: pt.exp(x) * y, lambda: y * pt.exp(x), {x: VEC, y: VEC}),
+    "add_associateo": (lambda: pt.add(pt.add(x, y), pt.exp(x)), lambda: pt.add(x, pt.add(y, pt.exp(x))), {x: VEC, y: VEC}),
+    "mul_associateo": (lambda: pt.mul(pt.mul(x, y), pt.exp(x)), lambda: pt.mul(x, pt.mul(y, pt.exp(x))), {x: VEC, y: VEC}),
 }
 
 #: Rules whose right side is the accurate value where the left side overflows: the finite domain
@@ -88,6 +92,8 @@ DOMAINS = {
     "erfc_exp_sqr_as_erfcxo": {"x": (-5, 5)},
     "log_gamma_as_gammalno": {"x": (-30, 30)},
     "upcast_through_elemwiseo": {"x": "finite"},
+    "add_associateo": {"a": "finite", "b": "finite", "x": "finite"},
+    "mul_associateo": {"a": "finite", "b": "finite", "x": "finite"},
 }
 #: Rules ``verify`` cannot draw a left side of (their guards ask a length or a positive constant): their
 #: own graphs, at finite inputs.

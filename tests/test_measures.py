@@ -149,6 +149,7 @@ def test_the_algebra_rules_fire_and_decrease_their_measures():
         pt.cast(pt.exp(x32), "float64") + pt.log(1 + pt.broadcast_to(pt.exp(x), (3, x.shape[0]))),
         pt.exp(x)[None] / pt.broadcast_to(1 + pt.exp(x), (3, x.shape[0])),
         pt.log(pt.mean(pt.exp(x))) + pt.log(3.0 * pt.sum(pt.exp(y))),
+        pt.add(pt.add(pt.exp(x), y), x) * pt.mul(pt.mul(pt.exp(x), y), x),
     ]
     fired = set()
     for r in relations.RULESETS["algebra"]:

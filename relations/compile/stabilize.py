@@ -109,12 +109,18 @@ NUMERIC_REWRITERS = frozenset({
 LIMITS = Limits(nodes=4_000, iterations=6, seconds=0.3, growth=None)
 #: The algebra rules the pass saturates with: ``RULESETS["algebra"]`` but the converses the graphs it
 #: sees (canonicalized: ``mul(-1, .)`` for negations, ``true_div`` for divisions) do not need
-#: (``neg -> mul(-1, .)``, ``reciprocal -> 1 / .``, ``exp(-a) -> 1 / exp(a)``, ``a - b -> a + -b``):
-#: each e-node costs every rule at every iteration.
+#: (``neg -> mul(-1, .)``, ``reciprocal -> 1 / .``, ``exp(-a) -> 1 / exp(a)``, ``a - b -> a + -b``)
+#: and the commutativity and associativity of add and mul (the stabilizers read operands in any
+#: order, and the set holds both orders where one is needed): each e-node costs every rule at
+#: every iteration.
 STABILIZE_RULES: tuple = tuple(
     r
     for r in ALGEBRA_RULES
-    if r.__name__ not in {"neg_as_mul_minus_oneo", "reciprocal_as_one_divo", "exp_neg_as_reciprocalo", "sub_as_add_nego"}
+    if r.__name__
+    not in {
+        "neg_as_mul_minus_oneo", "reciprocal_as_one_divo", "exp_neg_as_reciprocalo", "sub_as_add_nego",
+        "add_commuteo", "mul_commuteo", "add_associateo", "mul_associateo",
+    }
 )
 #: Levels below a region root the e-graph sees; deeper inputs are leaves.
 REGION_DEPTH = 4

@@ -45,6 +45,11 @@ from relations.patterns.rewrite_rule import rewrite_rule
 
 __all__ = [
     "ALGEBRA_RULES",
+    "add_associateo",
+    "add_commuteo",
+    "mul_associateo",
+    "mul_commuteo",
+    "operand_key",
     "UPCAST_SAFE",
     "add_neg_as_subo",
     "add_neg_first_as_subo",
@@ -904,6 +909,99 @@ log_mul_positive_consto = rewrite_rule(
     """,
 )
 
+def operand_key(v: Variable) -> tuple:
+    """A total order of operands for the commutativity rules: node count, then the Op's and name's text."""
+    owner = v.owner
+    return (len(graph_nodes(v)), str(owner.op) if owner is not None else "", v.name or "", str(v.type))
+
+
+def _misordered(v: Variable) -> int:
+    return sum(
+        1
+        for n in graph_nodes(v)
+        if isinstance(getattr(n.op, "scalar_op", None), (ps.Add, ps.Mul))
+        and len(n.inputs) == 2
+        and operand_key(n.inputs[0]) > operand_key(n.inputs[1])
+    )
+
+
+def _left_nested(v: Variable) -> int:
+    """The nodes below the first operand of each binary Add/Mul whose first operand is one of its own."""
+    total = 0
+    for n in graph_nodes(v):
+        op = getattr(n.op, "scalar_op", None)
+        left = n.inputs[0].owner if n.inputs else None
+        if (
+            isinstance(op, (ps.Add, ps.Mul))
+            and len(n.inputs) == 2
+            and left is not None
+            and getattr(left.op, "scalar_op", None) == op
+            and len(left.inputs) == 2
+        ):
+            total += len(graph_nodes(n.inputs[0]))
+    return total
+
+
+def _ordered_swap(name: str, make: Callable[..., Any], what: str) -> Any:
+    return rewrite_rule(
+        name,
+        make(a, b),
+        make(b, a),
+        where=(lambda a, b: operand_key(a) > operand_key(b) and a.type == b.type,),
+        measure=Measure("binary Add/Mul nodes whose operands are out of operand_key order", _misordered),
+        doc=f"""{what} commutes, bounded: the operands are put in :func:`operand_key` order.
+
+    Before::
+
+        {what.lower()}(a, b)          # operand_key(a) > operand_key(b)
+
+    After::
+
+        {what.lower()}(b, a)
+
+    Exact.  Binary nodes only, and only towards the order (of the same
+    type, so no broadcast moves): a pattern written for one operand order
+    meets the other, and the e-graph gains one form per node, not every
+    permutation.  Measure: binary Add/Mul nodes out of order drop by one.
+    """,
+    )
+
+
+add_commuteo = _ordered_swap("add_commuteo", p.add, "Add")
+mul_commuteo = _ordered_swap("mul_commuteo", p.mul, "Mul")
+
+
+def _right_nest(name: str, make: Callable[..., Any], what: str) -> Any:
+    return rewrite_rule(
+        name,
+        make(make(a, b), x),
+        make(a, make(b, x)),
+        where=(lambda a, b, x: a.type == b.type == x.type and a.type.dtype.startswith("float"),),
+        measure=Measure("nodes under the first operand of left-nested binary Add/Mul nodes", _left_nested),
+        doc=f"""{what} associates, bounded: a left-nested pair of binary nodes is nested to the right.
+
+    Before::
+
+        {what.lower()}({what.lower()}(a, b), c)
+
+    After::
+
+        {what.lower()}(a, {what.lower()}(b, c))
+
+    Floats of one type only.  Equal up to rounding (floating-point
+    {what.lower()} is not associative: the two round differently, and
+    where ``a + b`` overflows and ``b + c`` does not they differ; so it is
+    for saturation, with the rest of the set).  Measure: the nodes under
+    the first operand of each left-nested binary node drop (the root's
+    first operand shrinks from ``a + b`` to ``a``, and ``b + c`` counts
+    at most ``b``).
+    """,
+    )
+
+
+add_associateo = _right_nest("add_associateo", p.add, "Add")
+mul_associateo = _right_nest("mul_associateo", p.mul, "Mul")
+
 #: The algebra relations, in the order saturation tries them.
 ALGEBRA_RULES: tuple = (
     mul_minus_one_as_nego,
@@ -931,4 +1029,8 @@ ALGEBRA_RULES: tuple = (
     elemwise_alloc_operand_lifto,
     log_div_by_lengtho,
     log_mul_positive_consto,
+    add_commuteo,
+    mul_commuteo,
+    add_associateo,
+    mul_associateo,
 )
