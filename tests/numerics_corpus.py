@@ -14,9 +14,9 @@ is finite, or a relative error above the dtype's tolerance, is inaccurate.
 The spellings are drawn from the upstream reports: pytensor #1476 / #1483
 (``neg`` turned into ``mul(-1, .)`` by canonicalize before the stabilizer
 runs), #2328 ("PyTensor will canonicalize different expressions at
-different passes": a pattern needs several variants), #2041 (rewrite
-ordering), #352 (log_softmax through indexing and expand_dims), #2247
-(rewrites dropped by an upcast), #1181 (``log(gamma) -> gammaln``), and the
+different passes": a pattern needs several variants; operand orders),
+#352 (log_softmax through indexing and expand_dims), #2247 (rewrites
+dropped by an upcast), #1181 (``log(gamma) -> gammaln``), and the
 spelling kinds of the toolkit's issue 35: a broadcast (``Alloc``, ``ones``,
 ``broadcast_to``) between ``log`` and ``1 + exp``, a sum over an
 ExpandDims under a softmax denominator, a cast inside a float64 sum, a
