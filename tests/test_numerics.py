@@ -138,3 +138,16 @@ def test_the_corpus_targets():
     stock_total = sum(not a[0] for a, _ in results.values())
     ours_total = sum(not b[0] for _, b in results.values())
     assert ours_total < stock_total / 3, (ours_total, stock_total)
+
+
+def test_instability_counts_unstable_ops_over_data_only():
+    m = pt.matrix("m")
+    naive = pt.log(pt.sum(pt.exp(m), axis=1))
+    assert instability([naive]) == 2
+    mx = pt.max(m, axis=1, keepdims=True)
+    # PyTensor 3.0's logsumexp: exp of a max-shifted input, and the log of a sum of those
+    shifted_form = mx[:, 0] + pt.log(pt.sum(pt.switch(pt.isinf(mx), pt.exp(mx), pt.exp(m - mx)), axis=1))
+    assert instability([shifted_form]) == 0
+    assert instability([pt.log(pt.cast(m.shape[1], "float64")) + pt.log(3.0)]) == 0  # lengths, constants
+    broadcast = pt.alloc(pt.softplus(pt.vector("v")), 3, pt.exp(pt.vector("w")).shape[0])
+    assert instability([broadcast]) == 0  # an exp only a shape reads
