@@ -5,7 +5,7 @@
 """
 
 from graph_bridge import dispatch as _dispatch  # noqa: F401  (registrations)
-from graph_bridge import views as _views  # noqa: F401  (installs the term views in the logic core)
+from graph_bridge import logic_views as _views  # noqa: F401  (installs the term views in the logic core)
 from graph_bridge.context import (
     GraphContext,
     NoGraphContext,
@@ -46,7 +46,7 @@ register_op_class(ExplicitAlloc)
 _dispatch.register_head_view(Elemwise, ExplicitElemwise, ("scalar_op",))
 
 # batched Ops: Blockwise and every RandomVariable class, and their explicit forms
-from graph_bridge.batched import ExplicitBlockwise, explicit_blockwise  # noqa: E402
+from graph_bridge.explicit_blockwise import ExplicitBlockwise, explicit_blockwise  # noqa: E402
 from graph_bridge.random_variables import ExplicitRandomVariable, explicit_random_variable  # noqa: E402
 from pytensor.tensor.blockwise import Blockwise  # noqa: E402
 from pytensor.tensor.random.op import RandomVariable  # noqa: E402

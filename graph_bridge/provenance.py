@@ -65,7 +65,7 @@ def is_touched(nodes: Iterable[Apply]) -> bool:
 
 def has_toolkit_ops(nodes: Iterable[Apply]) -> bool:
     """Whether any of ``nodes`` is one of the toolkit's explicit Ops (what lowering replaces)."""
-    from graph_bridge.batched import ExplicitBlockwise
+    from graph_bridge.explicit_blockwise import ExplicitBlockwise
     from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
     from graph_bridge.random_variables import ExplicitRandomVariable
 

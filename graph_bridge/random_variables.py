@@ -41,7 +41,7 @@ from pytensor.tensor.random.utils import normalize_size_param
 from pytensor.tensor.type import TensorType
 from pytensor.tensor.type_other import NoneTypeT
 
-from graph_bridge.batched import (
+from graph_bridge.explicit_blockwise import (
     batch_entries,
     check_batch_pattern,
     check_broadcast_dims,

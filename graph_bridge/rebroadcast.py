@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pytensor.graph.basic import Apply, Variable
 
-from graph_bridge.batched import ExplicitBlockwise, batch_entries
+from graph_bridge.explicit_blockwise import ExplicitBlockwise, batch_entries
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, derive_entry
 from graph_bridge.random_variables import ExplicitRandomVariable, size_length
 from graph_bridge.traverse import rebuild

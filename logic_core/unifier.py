@@ -12,7 +12,7 @@ The core knows no PyTensor object.  What the bridge's terms add (which
 objects are atoms, which unify by value, the one-level term an atom is
 viewed as, the views of two heads of different classes, the term class to
 rebuild) it tells the core once with :func:`install_views`
-(``graph_bridge.views`` does, when ``graph_bridge`` is imported).
+(``graph_bridge.logic_views`` does, when ``graph_bridge`` is imported).
 """
 
 from __future__ import annotations

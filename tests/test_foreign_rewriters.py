@@ -24,7 +24,7 @@ from pytensor.graph.rewriting.utils import rewrite_graph
 from unification import var as logic_var
 from pytensor.tensor.elemwise import Elemwise
 
-from helpers import assert_close, assert_same_types, check_rewrite, snapshot
+from helpers import assert_close, assert_same_types, check_rewrite, require_pymc, snapshot
 
 import relations
 from graph_bridge import node_term
@@ -258,6 +258,7 @@ def test_what_resolves_to_what():
 
     every = resolve_rewriters(optdb["stabilize"])  # a database object: everything registered in it
     assert {r.name for r in stab} <= {r.name for r in every} | {"constant_folding"}
+    assert not {r.name for r in every} & {"local_dimshuffle_lift", "lower_explicit_node"}
     for a, b in zip(resolve_rewriters(["local_log1p", "local_log1p"]), resolve_rewriters("local_log1p")):
         assert a.rewriter is b.rewriter
 
@@ -410,6 +411,20 @@ def test_pymc_rewrite_databases_resolve():
     assert {r.rewriter for r in ir} <= {r.rewriter for r in resolve_rewriters(logprob_rewrites_db)}
 
 
+def test_pymc_measurable_rewrites_fire_modulo_the_relations():
+    """``exp(sum(expand_dims(x, 0), 0))`` of a normal ``x``: PyMC's transform rewrite matches the
+    ``exp(x)`` the relations put in the class (its IR node is what ``logp`` derives from)."""
+    pm = require_pymc()
+    from pymc.logprob.rewriting import measurable_ir_rewrites_db
+
+    x = pm.Normal.dist(0.0, 1.0, shape=(3,))
+    g = pt.exp(pt.sum(pt.expand_dims(x, 0), 0))
+    eg = relations.saturate(g, rewriters=measurable_ir_rewrites_db)
+    stats = eg.report.rewriters
+    assert stats["find_measurable_transforms"].unions >= 1
+    assert sum(s.errors for s in stats.values()) == 0
+
+
 def test_a_model_graph_keeps_its_values_under_the_stock_rewriters():
     from helpers import require_pymc
 
@@ -430,3 +445,49 @@ def test_a_model_graph_keeps_its_values_under_the_stock_rewriters():
     got = pytensor.function(values, stable, mode=MODE)(*point)
     for a, b in zip(want, got):
         np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9)
+
+
+# -- bounds ----------------------------------------------------------------------------------
+
+
+def _grower(name):
+    @node_rewriter([pt.exp])
+    def grow(fgraph, node):
+        """exp(x) -> exp(x + 0): its answer is a new exp, which it would rewrite again without end."""
+        return [pt.exp(node.inputs[0] + np.float64(0.0))]
+
+    grow.__name__ = name
+    return grow
+
+
+def test_rewriters_feeding_each_other_stop():
+    """One rewriter never runs on a node it built; two that feed each other stop after
+    ``MAX_GENERATIONS`` steps in a row; the e-graph saturates."""
+    from relations.saturation.foreign import MAX_GENERATIONS
+
+    x = pt.dvector("x")
+    eg = relations.saturate(pt.exp(x), backward=False, rewriters=[_grower("grow")])
+    assert eg.report.stop == "saturated" and eg.report.rewriters["grow"].unions == 1
+    eg = relations.saturate(pt.exp(x), backward=False, rewriters=[_grower("ping"), _grower("pong")])
+    stats = eg.report.rewriters
+    assert eg.report.stop == "saturated"
+    assert 2 <= stats["ping"].unions + stats["pong"].unions <= MAX_GENERATIONS
+    stable = eg.extract().result
+    check_rewrite(pt.exp(x), stable, {x: [(2,), (0,), (1,)]})
+
+
+def test_named_databases_leave_out_what_grows_without_end_and_minus_leaves_out_more():
+    from relations.saturation.foreign import LEFT_OUT
+
+    names = {r.name for r in resolve_rewriters(["stabilize", "specialize"])}
+    assert names and not (names & LEFT_OUT)
+    assert [r.name for r in resolve_rewriters("local_dimshuffle_lift")] == ["local_dimshuffle_lift"]
+    fewer = {r.name for r in resolve_rewriters(["stabilize", "-local_log1p", "-constant_folding"])}
+    assert "local_log1p" not in fewer and "constant_folding" not in fewer
+    assert {r.name for r in resolve_rewriters("stabilize")} - fewer == {"local_log1p", "constant_folding"}
+    with pytest.raises(ValueError, match=r"rewriters\[1\].*'-local_logp1'"):
+        resolve_rewriters(["stabilize", "-local_logp1"])
+    x = pt.dscalar("x")
+    eg = relations.saturate(pt.log(1 + pt.exp(x)), rewriters=["stabilize", "-local_log1p"])
+    assert "local_log1p" not in eg.report.rewriters
+    assert not eg.same(pt.log(1 + pt.exp(x)), pt.softplus(x))

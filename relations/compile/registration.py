@@ -330,7 +330,7 @@ def register_node_lowering(
     """
     from pytensor.graph.rewriting.basic import copy_stack_trace, node_rewriter
 
-    from graph_bridge.batched import ExplicitBlockwise
+    from graph_bridge.explicit_blockwise import ExplicitBlockwise
     from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
     from graph_bridge.random_variables import ExplicitRandomVariable
 

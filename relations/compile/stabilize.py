@@ -167,6 +167,8 @@ def unstable(v: Variable) -> bool:
     node = v.owner
     if not isinstance(_scalar_op(node), UNSTABLE) or all(is_length(i) for i in node.inputs):
         return False
+    if isinstance(_scalar_op(node), ps.Log) and isinstance(_scalar_op(node.inputs[0].owner), ps.Sign):
+        return False  # log(sign(.)): 0, nan or -inf exactly (log_gamma_as_gammalno's right side)
     return not shifted(v)
 
 

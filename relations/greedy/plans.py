@@ -66,7 +66,7 @@ from etuples.core import ExpressionTuple
 from unification import var
 
 from graph_bridge.dispatch import VIEWED_CLASSES, head_views
-from graph_bridge.views import view_items
+from graph_bridge.logic_views import view_items
 from logic_core.goals import Conj
 from logic_core.terms import is_logic_var as is_var
 from logic_core.unifier import Eq, lreify, unify_into

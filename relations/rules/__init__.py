@@ -1,4 +1,6 @@
-"""Named rule sets: ``RULESETS["dimshuffle"]``, ``RULESETS["default"]``, ...
+"""The rule families, one module or folder each, and the named rule sets: ``RULESETS["dimshuffle"]``, ``RULESETS["default"]``, ...
+
+Named rule sets: ``RULESETS["dimshuffle"]``, ``RULESETS["default"]``, ...
 
 Each entry is a tuple of rules, usable as the ``rules=`` argument of
 ``normalize``, ``equivalents``, ``match`` and ``best``, and extended by
@@ -22,6 +24,7 @@ from relations.rules.dimshuffle import (
     dimshuffle_through_elemwiseo,
 )
 from relations.rules.join import careduce_joino
+from relations.rules.measurable import MEASURABLE_CHOICES, MEASURABLE_RULES
 from relations.rules.lift import elemwise_alloco, elemwise_set_shared_subtensoro, elemwise_set_subtensoro, inc_zeros_as_seto
 from relations.rules.reductions import (
     reduce_alloco,
@@ -103,9 +106,11 @@ COMPILE_RULES: tuple = tuple(
 #: compile-time ``relational`` pass applies; ``"lowering"`` is what
 #: ``relations.lower`` runs backward; ``"choices"`` holds the rewrites that can
 #: make a graph costlier (for saturation and extraction, never the greedy
-#: pass), ``"reductions_through"`` its reductions; ``"algebra"`` the spellings of
-#: one expression PyTensor's stabilizers tell apart (choices too: saturation only,
-#: for the stabilizing pass, ``relations/rules/algebra.py``).  Add your own entries freely.
+#: pass), ``"reductions_through"`` its reductions; ``"measurable"`` relates spellings PyMC's
+#: logprob derivation refuses to ones it matches (``relations.pymc.logp`` saturates with it),
+#: ``"measurable_choices"`` its rules that make a graph costlier; ``"algebra"`` the spellings of
+#: one expression PyTensor's stabilizers tell apart (saturation only, :data:`SATURATION_ONLY`:
+#: the stabilizing pass, ``relations/rules/algebra.py``).  Add your own entries freely.
 RULESETS: dict[str, tuple] = {
     "dimshuffle": _DIMSHUFFLE,
     "join": _JOIN,
@@ -118,6 +123,8 @@ RULESETS: dict[str, tuple] = {
     "choices": _CHOICES,
     "algebra": ALGEBRA_RULES,
     "reductions_through": _REDUCTIONS_THROUGH,
+    "measurable": MEASURABLE_RULES,
+    "measurable_choices": MEASURABLE_CHOICES,
 }
 
 #: The rule sets whose rules undo one another (``neg(a) -> mul(-1, a)`` and back; each

@@ -9,10 +9,11 @@ uncanonicalize some" (pytensor #2328).  The relations here say which
 spellings are equal, so an e-graph holds them all and a stabilizer that
 matches any one of them matches the class.
 
-Most of them are **choices**: each decreases its own measure, but a rule
-and its converse (``neg(a) -> mul(-1, a)``, ``mul(-1, a) -> neg(a)``)
-cycle, so the set is for saturation only (``RULESETS["algebra"]``), never
-for the greedy ``normalize``.  Three are stable forms PyTensor has no
+They are **choice rules** (``choice=True``): each decreases its own
+measure, but a rule and its converse (``neg(a) -> mul(-1, a)``,
+``mul(-1, a) -> neg(a)``) cycle, so the set is for saturation only
+(``RULESETS["algebra"]``, ``relations.rules.SATURATION_ONLY``), never for
+the greedy ``normalize``.  Three are stable forms PyTensor has no
 rewrite for: ``exp(x**2) * erfc(x) -> erfcx(x)``, ``log(gamma(x))`` as
 ``gammaln(x)`` (pytensor #1181), and an upcast moved below a unary
 Elemwise (pytensor #2247).  Those change values where the left side
@@ -82,7 +83,7 @@ __all__ = [
 
 a, b, x = p.var("a"), p.var("b"), p.var("x")
 f, c, hole, v, shape = p.var("f"), p.var("c"), p.var("hole"), p.var("v"), p.var("shape")
-bf, af, sb, sa, nanv, ev = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa"), p.var("nan"), p.var("ev")
+bf, af, sb, sa, ev = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa"), p.var("ev")
 
 
 def scalar_count(cls: type, text: str) -> Measure:
@@ -108,6 +109,7 @@ mul_minus_one_as_nego = rewrite_rule(
     p.neg(a),
     where=(FLOAT_A,),
     measure=scalar_count(ps.Mul, "mul"),
+    choice=True,
     doc="""A product with -1 is a negation (pytensor #1476: canonicalize turns ``neg`` into it).
 
     Before::
@@ -129,6 +131,7 @@ neg_as_mul_minus_oneo = rewrite_rule(
     p.mul(-1, a),
     where=(FLOAT_A,),
     measure=scalar_count(ps.Neg, "neg"),
+    choice=True,
     doc="""A negation is a product with -1 (the spelling canonicalize gives; pytensor #1476).
 
     Before::
@@ -149,6 +152,7 @@ sub_as_add_nego = rewrite_rule(
     p.add(a, p.neg(b)),
     where=(FLOAT_AB,),
     measure=scalar_count(ps.Sub, "sub"),
+    choice=True,
     doc="""A subtraction is an addition of a negation.
 
     Before::
@@ -170,6 +174,7 @@ add_neg_as_subo = rewrite_rule(
     p.sub(a, b),
     where=(FLOAT_AB,),
     measure=scalar_count(ps.Neg, "neg"),
+    choice=True,
     doc="""An addition of a negation is a subtraction (``logdiffexp``'s pattern is a ``sub``).
 
     Before::
@@ -190,6 +195,7 @@ add_neg_first_as_subo = rewrite_rule(
     p.sub(a, b),
     where=(FLOAT_AB,),
     measure=scalar_count(ps.Neg, "neg"),
+    choice=True,
     doc="""An addition of a negation, the negation first, is a subtraction (pytensor #2328: operand order).
 
     Before::
@@ -210,6 +216,7 @@ neg_subo = rewrite_rule(
     p.sub(b, a),
     where=(FLOAT_AB,),
     measure=scalar_count(ps.Neg, "neg"),
+    choice=True,
     doc="""A negated subtraction is the subtraction the other way round.
 
     Before::
@@ -229,6 +236,7 @@ neg_nego = rewrite_rule(
     p.neg(p.neg(a)),
     a,
     measure=nodes(),
+    choice=True,
     doc="""Two negations cancel.
 
     Before::
@@ -251,6 +259,7 @@ div_as_mul_reciprocalo = rewrite_rule(
     p.mul(a, p.reciprocal(b)),
     where=(FLOAT_AB,),
     measure=scalar_count(ps.TrueDiv, "true_div"),
+    choice=True,
     doc="""A division is a product with a reciprocal.
 
     Before::
@@ -274,6 +283,7 @@ mul_reciprocal_as_divo = rewrite_rule(
     p.true_div(a, b),
     where=(FLOAT_AB,),
     measure=scalar_count(ps.Reciprocal, "reciprocal"),
+    choice=True,
     doc="""A product with a reciprocal is a division (``exp(x) / (1 + exp(x))`` is the sigmoid pattern).
 
     Before::
@@ -294,6 +304,7 @@ one_div_as_reciprocalo = rewrite_rule(
     p.reciprocal(b),
     where=(FLOAT_B,),
     measure=scalar_count(ps.TrueDiv, "true_div"),
+    choice=True,
     doc="""One over ``b`` is its reciprocal.
 
     Before::
@@ -314,6 +325,7 @@ reciprocal_as_one_divo = rewrite_rule(
     p.true_div(1, b),
     where=(FLOAT_B,),
     measure=scalar_count(ps.Reciprocal, "reciprocal"),
+    choice=True,
     doc="""A reciprocal is one over ``b`` (the form ``local_exp_over_1_plus_exp`` reads).
 
     Before::
@@ -334,6 +346,7 @@ pow_minus_one_as_reciprocalo = rewrite_rule(
     p.reciprocal(a),
     where=(FLOAT_A,),
     measure=scalar_count(ps.Pow, "pow"),
+    choice=True,
     doc="""A power -1 is a reciprocal.
 
     Before::
@@ -356,6 +369,7 @@ reciprocal_expo = rewrite_rule(
     p.exp(p.neg(a)),
     where=(FLOAT_A,),
     measure=scalar_count(ps.Reciprocal, "reciprocal"),
+    choice=True,
     doc="""The reciprocal of an exponential is the exponential of the negation.
 
     Before::
@@ -381,6 +395,7 @@ exp_neg_as_reciprocalo = rewrite_rule(
     p.reciprocal(p.exp(a)),
     where=(FLOAT_A,),
     measure=scalar_count(ps.Neg, "neg"),
+    choice=True,
     doc="""The exponential of a negation is the reciprocal of the exponential.
 
     Before::
@@ -401,6 +416,7 @@ mul_exp_as_exp_addo = rewrite_rule(
     p.exp(p.add(a, b)),
     where=(FLOAT_AB,),
     measure=scalar_count(ps.Exp, "exp"),
+    choice=True,
     doc="""A product of exponentials is the exponential of the sum (PyTensor specializes it only later).
 
     Before::
@@ -425,6 +441,7 @@ pow_two_as_sqro = rewrite_rule(
     p.sqr(a),
     where=(FLOAT_A,),
     measure=scalar_count(ps.Pow, "pow"),
+    choice=True,
     doc="""A power 2 is a square.
 
     Before::
@@ -445,6 +462,7 @@ mul_self_as_sqro = rewrite_rule(
     p.sqr(a),
     where=(FLOAT_A,),
     measure=scalar_count(ps.Mul, "mul"),
+    choice=True,
     doc="""A product of a graph with itself is its square.
 
     Before::
@@ -467,6 +485,7 @@ exp_sqr_erfc_as_erfcxo = rewrite_rule(
     p.erfcx(x),
     where=(FLOAT_X,),
     measure=nodes(),
+    choice=True,
     doc="""``exp(x**2) * erfc(x)`` is the scaled complementary error function.
 
     Before::
@@ -491,6 +510,7 @@ erfc_exp_sqr_as_erfcxo = rewrite_rule(
     p.erfcx(x),
     where=(FLOAT_X,),
     measure=nodes(),
+    choice=True,
     doc="""``erfc(x) * exp(x**2)`` is the scaled complementary error function (operand order).
 
     Before::
@@ -517,40 +537,14 @@ def _log_of_gamma(v: Variable) -> int:
     )
 
 
-def nan_likeo(x_term: Any, nan: Any) -> ModedGoal:
-    """``nan`` is a 0-d nan constant of ``x``'s dtype (forward: built; backward: checked, expanded or not)."""
-
-    def build(xt: Any) -> Any:
-        xv = term_variable(xt)
-        if xv is None or not xv.type.dtype.startswith("float"):
-            return None
-        nan = scalar_constant(np.array(np.nan, dtype=xv.type.dtype))
-        # expanded to x's ndim, as the Switch reads it (a check compares it with the given right side's)
-        return (etuplize(nan.dimshuffle(["x"] * xv.type.ndim)) if xv.type.ndim else nan,)
-
-    def check(xt: Any, nt: Any) -> Any:
-        xv, nv = term_variable(xt), term_variable(nt)
-        s = scalar_of(nv) if nv is not None else None
-        if isinstance(s, Constant) and xv is not None and s.type.dtype == xv.type.dtype and np.isnan(s.data).all():
-            return ()
-        return None
-
-    return moded(
-        "nan_likeo",
-        (x_term, nan),
-        Mode((0, 1), (), one=check),
-        Mode((0,), (1,), one=build),
-        waiting="nan_likeo needs x",
-    )
-
-
 log_gamma_as_gammalno = rewrite_rule(
     "log_gamma_as_gammalno",
     p.log(p.gamma(x)),
-    p.switch(p.ge(p.gamma(x), 0), p.gammaln(x), nanv),
-    where=(FLOAT_X, nan_likeo(x, nanv)),
+    p.add(p.gammaln(x), p.log(p.sign(p.gamma(x)))),
+    where=(FLOAT_X,),
     measure=Measure("Log nodes reading a Gamma", _log_of_gamma),
-    doc="""``log(gamma(x))`` is ``gammaln(x)`` where ``gamma(x) >= 0``, else nan (pytensor #1181).
+    choice=True,
+    doc="""``log(gamma(x))`` is ``gammaln(x)`` plus the log of gamma's sign (pytensor #1181).
 
     Before::
 
@@ -558,15 +552,15 @@ log_gamma_as_gammalno = rewrite_rule(
 
     After::
 
-        switch(gamma(x) >= 0, gammaln(x), nan)      # nan of x's dtype
+        gammaln(x) + log(sign(gamma(x)))
 
-    ``gammaln`` is ``log|gamma|``: where ``gamma(x)`` is negative (or nan, at
-    the poles) the left side is nan and so is the right.  Where ``gamma``
-    overflows (``x > 171.6`` in float64, ``x > 35.04`` in float32) the left
-    side is ``inf`` and the right side the accurate value; where it
-    underflows to 0 (``x < -171``, between poles) the left side is
-    ``-inf`` and the right side ``log|gamma(x)|``.  Elsewhere they agree to
-    a few ulps.  Measure: Log nodes reading a Gamma drop by one.
+    ``gammaln`` is ``log|gamma|``; the log of the sign is 0 where
+    ``gamma(x) > 0`` and nan where it is negative (or nan, at the poles),
+    as the left side is; where ``gamma`` underflows to 0 both sides are
+    ``-inf``.  Where ``gamma`` overflows (``x > 171.6`` in float64,
+    ``x > 35.04`` in float32) the left side is ``inf`` and the right side
+    the accurate value (the sign of ``inf`` is 1).  Elsewhere they agree
+    to a few ulps.  Measure: Log nodes reading a Gamma drop by one.
     """,
 )
 
@@ -611,6 +605,7 @@ upcast_through_elemwiseo = rewrite_rule(
     p.elemwise(f, p.elemwise(c, x, before=(), after=()), before=(), after=()),
     where=(upcasto(c, f, x), same_typeo(p.LHS, p.RHS)),
     measure=Measure("pairs (Cast, non-Cast Elemwise below it)", _below_casts),
+    choice=True,
     doc="""An upcast moved below a unary Elemwise: the Elemwise computed in the wider dtype (pytensor #2247).
 
     Before::
@@ -724,6 +719,7 @@ elemwise_alloc_lifto = rewrite_rule(
     p.alloc_of(p.elemwise(f, v, before=sb, after=sa), shape),
     where=(scalar_or_constanto(bf, sb, v), scalar_or_constanto(af, sa, v), same_typeo(p.LHS, p.RHS)),
     measure=paths_below(_is_alloc_node, "Alloc"),
+    choice=True,
     doc="""An Elemwise moved into the value of a broadcast (``Alloc``, ``broadcast_to``, ``ones * v``).
 
     Before::
@@ -813,6 +809,7 @@ elemwise_alloc_operand_lifto = rewrite_rule(
     p.alloc_of(p.elemwise(f, ev, before=bf, after=af), shape),
     where=(fit_undero(bf, af, shape), expanded_too(v, bf, af, ev), same_typeo(p.LHS, p.RHS)),
     measure=paths_below(_is_alloc_node, "Alloc"),
+    choice=True,
     doc="""An Elemwise moved into a broadcast operand whose other operands fit the broadcast's shape.
 
     Before::
@@ -859,6 +856,7 @@ log_div_by_lengtho = rewrite_rule(
     p.sub(p.log(a), p.log(b)),
     where=(lambda a, b: _is_float(a) and is_length(b),),
     measure=scalar_count(ps.TrueDiv, "true_div"),
+    choice=True,
     doc="""The log of a mean is the log of the sum less the log of the length.
 
     Before::
@@ -892,6 +890,7 @@ log_mul_positive_consto = rewrite_rule(
     p.add(p.log(c), p.log(a)),
     where=(lambda c, a: _is_float(a) and _positive_constant(c),),
     measure=scalar_count(ps.Mul, "mul"),
+    choice=True,
     doc="""The log of a product with a positive constant is a sum of logs.
 
     Before::
@@ -949,6 +948,7 @@ def _ordered_swap(name: str, make: Callable[..., Any], what: str) -> Any:
         make(b, a),
         where=(lambda a, b: operand_key(a) > operand_key(b) and a.type == b.type,),
         measure=Measure("binary Add/Mul nodes whose operands are out of operand_key order", _misordered),
+        choice=True,
         doc=f"""{what} commutes, bounded: the operands are put in :func:`operand_key` order.
 
     Before::
@@ -978,6 +978,7 @@ def _right_nest(name: str, make: Callable[..., Any], what: str) -> Any:
         make(a, make(b, x)),
         where=(lambda a, b, x: a.type == b.type == x.type and a.type.dtype.startswith("float"),),
         measure=Measure("nodes under the first operand of left-nested binary Add/Mul nodes", _left_nested),
+        choice=True,
         doc=f"""{what} associates, bounded: a left-nested pair of binary nodes is nested to the right.
 
     Before::

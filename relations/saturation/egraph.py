@@ -32,7 +32,7 @@ variables' types, which are the class's; sharing guards
 whether a lift pays is extraction's call (a shared class is paid once).
 
 Every union records why (the rule and the two terms it related, or
-congruence), so :mod:`relations.saturation.proofs` can say how two terms came to be
+congruence), so :mod:`relations.queries.proofs` can say how two terms came to be
 one class.  Saturation stops when an iteration adds nothing (``"saturated"``)
 or at a :class:`Limits` bound; :attr:`EGraph.report` says which.
 """
@@ -57,7 +57,7 @@ from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from relations.arguments import as_variables, check_callable, check_count, check_relations
 from relations.saturation import extract as extract_mod
-from relations.saturation.foreign import ForeignRules, RewriterStats, foreign_rules
+from relations.saturation.foreign import ForeignRules, ForeignState, RewriterStats, foreign_rules
 from relations.greedy.fixpoint import replacements
 from relations.patterns.relation import Relation, RuleIndex
 from relations.rules import DEFAULT_RULES
@@ -214,7 +214,7 @@ class EGraph:
         self.index = _rule_index(rules)
         #: PyTensor node rewriters run at the e-nodes too (:mod:`relations.saturation.foreign`)
         self.foreign: ForeignRules | None = foreign_rules(rewriters, "rewriters")
-        self._foreign_done: set[Any] = set()  # choices the foreign rewriters have run on
+        self._foreign = ForeignState()  # what the foreign rewriters have run on, and built
         self._vars: list[Variable] = []  # term -> its variable
         self._children: list[tuple[int, ...]] = []  # term -> its input terms
         self._parent: list[int] = []  # union-find over terms; a class is named by its root term
@@ -535,7 +535,7 @@ class EGraph:
         # the choices matched are forgotten (an e-node's rules run again only where a class
         # below it changes, ``_changed_below``): the e-graph keeps its terms, not its work
         self._done.clear()
-        self._foreign_done.clear()
+        self._foreign.done.clear()
         self._built.clear()
         log.info("saturate: %s", str(report).splitlines()[0])
         return report
@@ -597,7 +597,7 @@ class EGraph:
                     self._visited[t] = self._round
                     self._forward_at(t, stats, deadline)
                     if self.foreign is not None and not self.foreign.run_at(
-                        self, t, report.rewriters, self._foreign_done, deadline
+                        self, t, report.rewriters, self._foreign, deadline
                     ):
                         del self._visited[t]  # not every choice was seen: visit it again
                         raise _Stop("seconds")

@@ -36,7 +36,7 @@ from graph_bridge.provenance import mark_rewritten, node_ids
 from graph_bridge.traverse import clone_over
 from relations.arguments import check_callable, check_count
 from relations.saturation.costs import variable_elements
-from relations.queries.form_search import StructuralKeys
+from graph_bridge.structural_keys import StructuralKeys
 
 __all__ = ["EXACT_MAX_NODES", "EXACT_SECONDS", "Extraction", "extract", "forms"]
 

@@ -15,7 +15,7 @@ from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.random.op import RandomVariable
 
-from graph_bridge.batched import ExplicitBlockwise, NodeOutputs
+from graph_bridge.explicit_blockwise import ExplicitBlockwise, NodeOutputs
 from relations.rules.broadcast.terms import expand_term, kept_lengths
 from graph_bridge.nodes import is_expansion, read_or_build
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, output_static_shape

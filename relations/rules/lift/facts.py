@@ -1,7 +1,7 @@
 """Facts the lift rules ask about an Elemwise's other inputs and a set's parts.
 
 - :func:`scalar_likeo`: inputs that are 0-d, or a 0-d expanded, and their 0-d forms;
-- :func:`cheap_lifto`: the base or the value of a set is a broadcast;
+- :func:`broadcast_pieceo`: the base or the value of a set is a broadcast;
 - :func:`cast_likeo`: a value in a base's dtype (what set_subtensor stores);
 - :func:`fully_broadcastableo`: every dim of a term is broadcastable.
 """
@@ -17,7 +17,7 @@ from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, scalar_of
 from graph_bridge.terms import elemwise_term, term, term_variable
 
-__all__ = ["cast_likeo", "cheap_lifto", "fully_broadcastableo", "scalar_likeo"]
+__all__ = ["cast_likeo", "broadcast_pieceo", "fully_broadcastableo", "scalar_likeo"]
 
 
 def scalar_likeo(others: Any, scalars: Any) -> ModedGoal:
@@ -57,7 +57,7 @@ def _broadcast_like(v: Variable) -> bool:
     return parts is not None and all(parts[0].type.broadcastable)
 
 
-def cheap_lifto(x: Any, value: Any) -> ModedGoal:
+def broadcast_pieceo(x: Any, value: Any) -> ModedGoal:
     """Guard: the base or the value is a broadcast (all dims broadcastable, or an Alloc of one)."""
 
     def check(xt, ct):
@@ -66,7 +66,7 @@ def cheap_lifto(x: Any, value: Any) -> ModedGoal:
             return ()
         return None
 
-    return moded("cheap_lifto", (x, value), Mode((0, 1), (), one=check), waiting="cheap_lifto needs x and value")
+    return moded("broadcast_pieceo", (x, value), Mode((0, 1), (), one=check), waiting="broadcast_pieceo needs x and value")
 
 
 _CAST_TERMS: dict[str, Any] = {}

@@ -1,0 +1,646 @@
+"""Readers and builders of the ``measurable`` relations that read a whole sub-graph (:mod:`relations.rules.measurable`).
+
+Each forward function takes the variable at the root of a left side and
+returns the right side (a new PyTensor variable) or ``None``; each
+backward one the reverse.  They read static shapes and constants only, so
+a right side is exactly equal to its left side wherever both evaluate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.graph.basic import Constant, Variable
+from pytensor.scalar import basic as ps
+from pytensor.tensor.basic import Alloc, Join
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.reshape import JoinDims, SplitDims
+from pytensor.tensor.shape import Reshape
+from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
+
+__all__ = [
+    "is_constant",
+    "input_paths",
+    "is_clip",
+    "ordered_bounds",
+    "positive_constant",
+    "pow_of_exp",
+    "CENSORINGS",
+    "censoring_of_transforms",
+    "is_censoring",
+    "transform_into_censoring",
+    "MAX_AFFINE_NODES",
+    "MAX_UNROLLED",
+    "affine_as_sum",
+    "affine_form",
+    "constant_value",
+    "index_mixture_as_switch",
+    "join_as_writes",
+    "join_dims_as_reshape",
+    "join_of_transposes",
+    "power_form",
+    "power_as_product",
+    "reshape_as_dims",
+    "scaled_as_sum",
+    "slices_sum",
+    "sum_as_scaled",
+    "sum_as_slices",
+    "switch_as_index_mixture",
+    "transpose_of_join",
+    "writes_as_join",
+]
+
+#: Nodes an affine (or product) tree may hold before it is not read.
+MAX_AFFINE_NODES = 16
+#: The longest vector whose sum is unrolled into its elements, and the highest power into a product.
+MAX_UNROLLED = 6
+
+
+def constant_value(v: Variable) -> np.ndarray | None:
+    """The value of constant ``v`` (through ExpandDims of a constant), else ``None``."""
+    while v.owner is not None and isinstance(v.owner.op, DimShuffle) and v.owner.op.is_expand_dims:
+        v = v.owner.inputs[0]
+    return np.asarray(v.data) if isinstance(v, Constant) else None
+
+
+def _number(v: Variable) -> float | None:
+    value = constant_value(v)
+    if value is None or value.size != 1 or value.dtype.kind not in "biuf":
+        return None
+    return float(value.reshape(()))
+
+
+def _scalar_kind(v: Variable) -> Any:
+    node = v.owner
+    if node is None or not isinstance(node.op, Elemwise):
+        return None
+    return type(node.op.scalar_op)
+
+
+def _affine(v: Variable, budget: list[int]) -> tuple[dict[Variable, float], float] | None:
+    """``v`` as ``sum(k_t * t) + m``: the coefficients of its non-constant leaves and the offset."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    c = _number(v)
+    if c is not None:
+        return {}, c
+    kind, ins = _scalar_kind(v), v.owner.inputs if v.owner is not None else ()
+    parts = None
+    if kind is ps.Add:
+        parts = [(_affine(i, budget), 1.0) for i in ins]
+    elif kind is ps.Sub:
+        parts = [(_affine(ins[0], budget), 1.0), (_affine(ins[1], budget), -1.0)]
+    elif kind is ps.Neg:
+        parts = [(_affine(ins[0], budget), -1.0)]
+    elif kind is ps.Mul and sum(_number(i) is None for i in ins) == 1:
+        scale = float(np.prod([_number(i) for i in ins if _number(i) is not None]))
+        parts = [(_affine(next(i for i in ins if _number(i) is None), budget), scale)]
+    elif kind is ps.TrueDiv and _number(ins[1]) not in (None, 0.0):
+        parts = [(_affine(ins[0], budget), 1.0 / _number(ins[1]))]
+    if parts is None:
+        return {v: 1.0}, 0.0
+    if any(p is None for p, _ in parts):
+        return None
+    coefs: dict[Variable, float] = {}
+    offset = 0.0
+    for (cs, m), s in parts:
+        offset += s * m
+        for t, k in cs.items():
+            coefs[t] = coefs.get(t, 0.0) + s * k
+    return coefs, offset
+
+
+def _leaf_uses(v: Variable, leaf: Variable) -> int:
+    if v is leaf:
+        return 1
+    if v.owner is None:
+        return 0
+    return sum(_leaf_uses(i, leaf) for i in v.owner.inputs)
+
+
+def affine_form(v: Variable) -> Variable | None:
+    """``x + x``, ``3*x - x``, ``x - x/2``, ``x/2 + x/2``, ... (one float leaf read twice or more)
+    as ``x * k + m`` (``x * k`` where ``m`` is 0)."""
+    if _scalar_kind(v) not in (ps.Add, ps.Sub, ps.Mul, ps.Neg, ps.TrueDiv) or not v.dtype.startswith("float"):
+        return None
+    found = _affine(v, [MAX_AFFINE_NODES])
+    if found is None or len(found[0]) != 1:
+        return None
+    [(leaf, k)] = found[0].items()
+    if k == 0.0 or _leaf_uses(v, leaf) < 2 or not leaf.dtype.startswith("float"):
+        return None
+    out = leaf * pt.constant(k, dtype=leaf.dtype)
+    if found[1] != 0.0:
+        out = out + pt.constant(found[1], dtype=leaf.dtype)
+    return out
+
+
+def _factors(v: Variable, budget: list[int]) -> list[Variable] | None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    if _scalar_kind(v) is not ps.Mul:
+        return [v]
+    out: list[Variable] = []
+    for i in v.owner.inputs:
+        found = _factors(i, budget)
+        if found is None:
+            return None
+        out.extend(found)
+    return out
+
+
+def power_form(v: Variable) -> Variable | None:
+    """``x * x * x`` (one float leaf, three times or more, nothing else) as ``x ** 3``."""
+    if _scalar_kind(v) is not ps.Mul or not v.dtype.startswith("float"):
+        return None
+    found = _factors(v, [MAX_AFFINE_NODES])
+    if found is None or len(found) < 3 or any(f is not found[0] for f in found):
+        return None
+    return found[0] ** pt.constant(len(found), dtype="int8")
+
+
+def power_as_product(v: Variable) -> Variable | None:
+    """Backward of :func:`power_form`: ``x ** n`` (a constant integer ``3 <= n <= MAX_UNROLLED``) as ``x * x * ...``."""
+    if _scalar_kind(v) is not ps.Pow:
+        return None
+    x, n = v.owner.inputs
+    k = _number(n)
+    if k is None or k != int(k) or not 3 <= k <= MAX_UNROLLED or x.type != v.type:
+        return None
+    out = x
+    for _ in range(int(k) - 1):
+        out = out * x
+    return out
+
+
+def _slice_leaves(v: Variable, budget: list[int]) -> list[Variable] | None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    if _scalar_kind(v) is ps.Add:
+        out: list[Variable] = []
+        for i in v.owner.inputs:
+            found = _slice_leaves(i, budget)
+            if found is None:
+                return None
+            out.extend(found)
+        return out
+    return [v]
+
+
+def _element_of(v: Variable) -> tuple[Variable, int] | None:
+    """``(base, i)`` where ``v`` is ``base[i]`` of a vector of static length, ``i`` a constant."""
+    node = v.owner
+    if node is None or type(node.op) is not Subtensor or node.inputs[0].ndim != 1:
+        return None
+    base = node.inputs[0]
+    [idx] = indices_from_subtensor(node.inputs[1:], node.op.idx_list)
+    n = base.type.shape[0]
+    if not isinstance(idx, Variable) or n is None:
+        return None
+    i = _number(idx)
+    if i is None:
+        return None
+    return base, int(i) % n
+
+
+def slices_sum(v: Variable) -> Variable | None:
+    """``v[0] + v[1] + v[2]`` (distinct constant elements of one vector, contiguous) as ``sum(v[s:e])``
+    (``sum(v)`` where they are all of it)."""
+    if _scalar_kind(v) is not ps.Add:
+        return None
+    leaves = _slice_leaves(v, [MAX_AFFINE_NODES])
+    elems = None if leaves is None else [_element_of(t) for t in leaves]
+    if not elems or len(elems) < 2 or any(e is None for e in elems):
+        return None
+    base = elems[0][0]
+    idx = sorted(i for _, i in elems)
+    if any(b is not base for b, _ in elems) or idx != list(range(idx[0], idx[0] + len(idx))):
+        return None
+    part = base if len(idx) == base.type.shape[0] else base[idx[0] : idx[-1] + 1]
+    return pt.sum(part).astype(v.dtype)
+
+
+def sum_as_slices(v: Variable) -> Variable | None:
+    """Backward of :func:`slices_sum`: ``sum(v)`` of a vector of static length ``2..MAX_UNROLLED`` as ``v[0] + v[1] + ...``."""
+    node = v.owner
+    if node is None or type(node.op).__name__ != "Sum" or node.inputs[0].ndim != 1:
+        return None
+    base = node.inputs[0]
+    n = base.type.shape[0]
+    if n is None or not 2 <= n <= MAX_UNROLLED or base.dtype != v.dtype:
+        return None
+    out = base[0]
+    for i in range(1, n):
+        out = out + base[i]
+    return out
+
+
+def scaled_as_sum(v: Variable) -> Variable | None:
+    """``sum(x + c)`` (``c`` a scalar constant, all axes, ``x`` of static size ``n``) as ``sum(x) + c*n``."""
+    node = v.owner
+    if node is None or type(node.op).__name__ != "Sum" or node.op.axis not in (None, tuple(range(node.inputs[0].ndim))):
+        return None
+    inner = node.inputs[0]
+    if _scalar_kind(inner) is not ps.Add or len(inner.owner.inputs) != 2 or None in inner.type.shape:
+        return None
+    x, c = inner.owner.inputs
+    k = _number(c)
+    if k is None:
+        x, c = c, x
+        k = _number(c)
+    if k is None or x.type != inner.type or not v.dtype.startswith("float"):
+        return None
+    return pt.sum(x) + pt.constant(k * int(np.prod(inner.type.shape)), dtype=v.dtype)
+
+
+def _join_parts(v: Variable) -> tuple[int, list[Variable]] | None:
+    """``(axis, pieces)`` of a Join (its axis a prop, or a constant first input), else ``None``."""
+    node = v.owner
+    if node is None or not isinstance(node.op, Join):
+        return None
+    axis = getattr(node.op, "axis", None)
+    pieces = list(node.inputs)
+    if axis is None:
+        k = _number(pieces.pop(0))
+        if k is None:
+            return None
+        axis = int(k)
+    return axis % v.ndim, pieces
+
+
+def _permutation(v: Variable) -> tuple[int, ...] | None:
+    node = v.owner
+    if node is None or not isinstance(node.op, DimShuffle):
+        return None
+    order = tuple(node.op.new_order)
+    if "x" in order or sorted(order) != list(range(node.inputs[0].ndim)) or order == tuple(sorted(order)):
+        return None
+    return order
+
+
+def transpose_of_join(v: Variable) -> Variable | None:
+    """``join(k, a, b).T`` (any permutation) as ``join(order.index(k), a.T, b.T)`` (pymc #6360)."""
+    order = _permutation(v)
+    parts = None if order is None else _join_parts(v.owner.inputs[0])
+    if parts is None:
+        return None
+    k, pieces = parts
+    return pt.join(order.index(k), *[p.dimshuffle(order) for p in pieces])
+
+
+def join_of_transposes(v: Variable) -> Variable | None:
+    """Backward of :func:`transpose_of_join`: a join of pieces all permuted alike as the permuted join."""
+    parts = _join_parts(v)
+    orders = [] if parts is None else [_permutation(p) for p in parts[1]]
+    if not orders or orders[0] is None or any(o != orders[0] for o in orders):
+        return None
+    k, pieces = parts
+    order = orders[0]
+    return pt.join(order[k], *[p.owner.inputs[0] for p in pieces]).dimshuffle(order)
+
+
+def reshape_as_dims(v: Variable) -> Variable | None:
+    """``reshape`` / ``flatten`` (static shapes) as ``join_dims`` (merging adjacent dims) or
+    ``split_dims`` (splitting one), the forms PyMC derives."""
+    node = v.owner
+    if node is None or not isinstance(node.op, Reshape):
+        return None
+    x = node.inputs[0]
+    old, new = x.type.shape, v.type.shape
+    if None in old or None in new or old == new:
+        return None
+    for start in range(len(old)):  # merge old[start:start + n] into one
+        n = len(old) - len(new) + 1
+        if n >= 2 and old[:start] + (int(np.prod(old[start : start + n])),) + old[start + n :] == new:
+            return pt.join_dims(x, start, n)
+    for axis in range(len(old)):  # split old[axis] into new[axis:axis + n]
+        n = len(new) - len(old) + 1
+        if n >= 2 and new[:axis] + (int(np.prod(new[axis : axis + n])),) + new[axis + n :] == old:
+            return pt.split_dims(x, new[axis : axis + n], axis=axis)
+    return None
+
+
+def join_dims_as_reshape(v: Variable) -> Variable | None:
+    """Backward of :func:`reshape_as_dims`: a ``join_dims`` / ``split_dims`` of static shape as a ``reshape``."""
+    node = v.owner
+    if node is None or not isinstance(node.op, JoinDims | SplitDims) or None in v.type.shape:
+        return None
+    return node.inputs[0].reshape(v.type.shape)
+
+
+def _zeros(v: Variable) -> bool:
+    value = constant_value(v)
+    if value is None and v.owner is not None and isinstance(v.owner.op, Alloc):
+        value = constant_value(v.owner.inputs[0])
+    return value is not None and value.size > 0 and not np.any(value)
+
+
+def _written_slice(node: Any) -> tuple[int, int] | None:
+    """``(start, stop)`` of a set at one constant slice of dim 0 of a base of static length."""
+    if not isinstance(node.op, IncSubtensor) or not node.op.set_instead_of_inc:
+        return None
+    base = node.inputs[0]
+    n = base.type.shape[0] if base.ndim else None
+    idx = indices_from_subtensor(node.inputs[2:], node.op.idx_list)
+    if n is None or len(idx) != 1 or not isinstance(idx[0], slice) or idx[0].step is not None:
+        return None
+    bounds = []
+    for b, default in ((idx[0].start, 0), (idx[0].stop, n)):
+        k = default if b is None else _number(b)
+        if k is None:
+            return None
+        bounds.append(min(max(int(k) + (n if k < 0 else 0), 0), n))
+    return (bounds[0], bounds[1]) if bounds[0] < bounds[1] else None
+
+
+def _pieces(base: Variable) -> list[tuple[Variable, int]] | None:
+    """``base`` as pieces along dim 0 with static lengths: a join's pieces, or one zero fill."""
+    parts = _join_parts(base)
+    if parts is not None and parts[0] == 0:
+        pieces = parts[1]
+    elif _zeros(base):
+        pieces = [base]
+    else:
+        return None
+    lengths = [p.type.shape[0] if p.ndim else None for p in pieces]
+    return None if None in lengths else list(zip(pieces, lengths))
+
+
+def _zero_piece(like: Variable, n: int) -> Variable:
+    return pt.zeros((n, *like.shape[1:]), dtype=like.dtype)
+
+
+def writes_as_join(v: Variable) -> Variable | None:
+    """``zeros(n)[s:e].set(a)`` (and a write into such a join) as ``join(0, zeros(s), a, zeros(n - e))``
+    (pymc #7553): the written slice replaces the zero fill it covers."""
+    node = v.owner
+    span = None if node is None else _written_slice(node)
+    pieces = None if span is None else _pieces(node.inputs[0])
+    value = None if node is None else node.inputs[1]
+    if pieces is None or value.ndim != v.ndim or value.type.shape[0] != span[1] - span[0]:
+        return None
+    out, at = [], 0
+    for piece, n in pieces:
+        lo, hi = max(span[0], at), min(span[1], at + n)
+        if lo >= hi:
+            out.append(piece)
+        elif not _zeros(piece):
+            return None  # a write over a piece that is not zeros: not a join of the same pieces
+        else:
+            out += [_zero_piece(v, lo - at)] if lo > at else []
+            out += [value] if lo == span[0] else []
+            out += [_zero_piece(v, at + n - hi)] if hi < at + n else []
+        at += n
+    out = [p.astype(v.dtype) for p in out if p.type.shape[0] != 0]
+    return out[0] if len(out) == 1 else pt.join(0, *out)
+
+
+def join_as_writes(v: Variable) -> Variable | None:
+    """Backward of :func:`writes_as_join`: ``join(0, a, ..., b)`` of static lengths as the write of its
+    last piece into the join with zeros in its place, ``join(0, a, ..., zeros(len(b)))[s:].set(b)``."""
+    parts = _join_parts(v)
+    if parts is None or parts[0] != 0 or None in v.type.shape or len(parts[1]) < 2:
+        return None
+    *first, last = parts[1]
+    n = last.type.shape[0]
+    if n is None or n == 0 or _zeros(last):
+        return None
+    start = v.type.shape[0] - n
+    return pt.set_subtensor(pt.join(0, *first, _zero_piece(last, n))[start:], last)
+
+def _scaled_leaf(v: Variable) -> tuple[Variable, float] | None:
+    """``(x, k)`` where ``v`` is ``x * k`` (or ``k * x``), ``k`` a number and ``x`` not a constant."""
+    if _scalar_kind(v) is not ps.Mul or len(v.owner.inputs) != 2:
+        return None
+    x, c = v.owner.inputs
+    if _number(c) is None:
+        x, c = c, x
+    k = _number(c)
+    if k is None or _number(x) is not None:
+        return None
+    return x, k
+
+
+def affine_as_sum(v: Variable) -> Variable | None:
+    """Backward of :func:`affine_form`: ``x * k`` (``+ m``) of a float ``x`` as ``x + x * (k - 1)`` (``+ m``)."""
+    offset = None
+    if _scalar_kind(v) is ps.Add and len(v.owner.inputs) == 2 and _number(v.owner.inputs[1]) is not None:
+        v, offset = v.owner.inputs
+    found = _scaled_leaf(v)
+    if found is None or not found[0].dtype.startswith("float") or found[1] == 1.0:
+        return None
+    x, k = found
+    out = x + x * pt.constant(k - 1.0, dtype=x.dtype)
+    return out if offset is None else out + offset
+
+
+def sum_as_scaled(v: Variable) -> Variable | None:
+    """Backward of :func:`scaled_as_sum`: ``sum(x) + c`` (``x`` of static size ``n``) as ``sum(x + c / n)``."""
+    if _scalar_kind(v) is not ps.Add or len(v.owner.inputs) != 2:
+        return None
+    s, c = v.owner.inputs
+    k = _number(c)
+    node = s.owner
+    if k is None or node is None or type(node.op).__name__ != "Sum" or not v.dtype.startswith("float"):
+        return None
+    x = node.inputs[0]
+    if None in x.type.shape or node.op.axis not in (None, tuple(range(x.ndim))):
+        return None
+    n = int(np.prod(x.type.shape))
+    return None if n == 0 else pt.sum(x + pt.constant(k / n, dtype=x.dtype))
+
+
+def _arange_length(v: Variable) -> int | None:
+    """``n`` where ``v`` is ``arange(n)`` (an ARange from 0 by 1, or a constant equal to it)."""
+    value = constant_value(v)
+    if value is not None:
+        n = value.size
+        return n if value.ndim == 1 and np.array_equal(value, np.arange(n)) else None
+    node = v.owner
+    if node is None or type(node.op).__name__ != "ARange":
+        return None
+    start, stop, step = (_number(i) for i in node.inputs)
+    return int(stop) if start == 0 and step == 1 and stop is not None else None
+
+
+def _stacked(base: Variable) -> tuple[int, list[Variable]] | None:
+    """``(axis, components)`` where ``base`` is ``stack(components, axis)`` (a join of ExpandDims)."""
+    parts = _join_parts(base)
+    if parts is None:
+        return None
+    axis, pieces = parts
+    comps = []
+    for piece in pieces:
+        node = piece.owner
+        if node is None or not isinstance(node.op, DimShuffle) or tuple(node.op.augment) != (axis,):
+            return None
+        comps.append(node.inputs[0])
+    return axis, comps
+
+
+def index_mixture_as_switch(v: Variable) -> Variable | None:
+    """``stack([a, b])[i, arange(n)]`` (or ``stack([a, b], axis=1)[arange(n), i]``) of vectors of
+    length ``n`` as ``switch(eq(i % 2, 0), a, b)`` (a chain of switches for more components):
+    element ``j`` is component ``i[j]``'s element ``j`` (pymc #6398)."""
+    node = v.owner
+    if node is None or type(node.op).__name__ != "AdvancedSubtensor" or v.ndim != 1:
+        return None
+    found = _stacked(node.inputs[0])
+    idx = indices_from_subtensor(node.inputs[1:], node.op.idx_list)
+    if found is None or len(idx) != 2 or not all(isinstance(i, Variable) for i in idx):
+        return None
+    axis, comps = found
+    which, positions = (idx[0], idx[1]) if axis == 0 else (idx[1], idx[0])
+    n = _arange_length(positions)
+    if n is None or which.ndim > 1 or not which.dtype.startswith(("int", "uint")):
+        return None
+    if any(c.ndim != 1 or c.type.shape[0] != n or c.dtype != v.dtype for c in comps):
+        return None
+    k = len(comps)
+    out = comps[-1]
+    for i in range(k - 2, -1, -1):
+        out = pt.switch(pt.eq(pt.mod(which, k), i), comps[i], out)
+    return out
+
+
+def switch_as_index_mixture(v: Variable) -> Variable | None:
+    """Backward of :func:`index_mixture_as_switch`: ``switch(eq(i % 2, 0), a, b)`` of vectors of static
+    length as ``stack([a, b])[i, arange(n)]``."""
+    if _scalar_kind(v) is not ps.Switch:
+        return None
+    cond, a, b = v.owner.inputs
+    if _scalar_kind(cond) is not ps.EQ or _number(cond.owner.inputs[1]) != 0.0:
+        return None
+    mod = cond.owner.inputs[0]
+    if _scalar_kind(mod) is not ps.Mod or _number(mod.owner.inputs[1]) != 2.0:
+        return None
+    which = mod.owner.inputs[0]
+    n = v.type.shape[0] if v.ndim == 1 else None
+    if n is None or which.ndim != 1 or a.type != v.type or b.type != v.type:
+        return None
+    return pt.stack([a, b])[which, pt.arange(n)]
+
+
+#: The censorings a transform moves into: the scalar Ops of ``clip``, ``maximum``, ``minimum``.
+CENSORINGS = (ps.Clip, ps.Maximum, ps.Minimum)
+
+
+def _increasing(v: Variable) -> tuple[Any, Variable, Variable | None, int] | None:
+    """``(scalar op, operand, constant, position)`` where ``v`` is an increasing transform of one
+    operand: ``exp(x)``, ``x * c`` / ``c * x`` (``c > 0``), ``x + c`` / ``c + x``, ``x - c``."""
+    kind = _scalar_kind(v)
+    ins = v.owner.inputs if kind is not None else ()
+    if kind is ps.Exp:
+        return kind, ins[0], None, 0
+    if kind not in (ps.Mul, ps.Add, ps.Sub) or len(ins) != 2:
+        return None
+    for pos in (0, 1):
+        c = ins[1 - pos]
+        value = constant_value(c)
+        if value is None or value.size != 1 or (kind is ps.Sub and pos == 1):
+            continue
+        if kind is ps.Mul and not value.reshape(()) > 0:
+            continue
+        return kind, ins[pos], c, pos
+    return None
+
+
+def _apply(kind: Any, x: Variable, c: Variable | None, pos: int) -> Variable:
+    if kind is ps.Exp:
+        return pt.exp(x)
+    fn = {ps.Mul: pt.mul, ps.Add: pt.add, ps.Sub: pt.sub}[kind]
+    return fn(x, c) if pos == 0 else fn(c, x)
+
+
+def transform_into_censoring(v: Variable) -> Variable | None:
+    """``f(clip(x, lo, hi))`` (or of ``maximum``/``minimum``), ``f`` increasing, as
+    ``clip(f(x), f(lo), f(hi))``: the censored points of the right side are points of the
+    transformed variable, where PyMC's derivation of the left side adds a Jacobian term."""
+    found = _increasing(v) if v.dtype.startswith("float") else None
+    if found is None or _scalar_kind(found[1]) not in CENSORINGS:
+        return None
+    kind, censored, c, pos = found
+    op = censored.owner.op
+    # each input cast to the output's dtype first: exp of an int8 bound would be a float32 bound,
+    # not the float64 point the transformed variable reaches
+    ins = [i if i.dtype == v.dtype else pt.cast(i, v.dtype) for i in censored.owner.inputs]
+    out = op(*[_apply(kind, i, c, pos) for i in ins])
+    return out if out.type == v.type else None
+
+
+def censoring_of_transforms(v: Variable) -> Variable | None:
+    """Backward of :func:`transform_into_censoring`: ``clip(f(x), f(lo), f(hi))``, every input the
+    same increasing ``f`` (same Op, same constant), as ``f(clip(x, lo, hi))``."""
+    if _scalar_kind(v) not in CENSORINGS:
+        return None
+    found = [_increasing(i) for i in v.owner.inputs]
+    if any(f is None for f in found):
+        return None
+    kind, _, c, pos = found[0]
+    same_c = [f[2] is None and c is None or (f[2] is not None and c is not None and np.array_equal(
+        constant_value(f[2]), constant_value(c))) for f in found]
+    if any(f[0] is not kind or f[3] != pos for f in found) or not all(same_c):
+        return None
+    out = _apply(kind, v.owner.op(*[f[1] for f in found]), c, pos)
+    return out if out.type == v.type else None
+
+
+def is_censoring(node: Any) -> bool:
+    """Whether ``node`` is a ``clip``, ``maximum`` or ``minimum``."""
+    return isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, CENSORINGS)
+
+
+def input_paths(v: Variable) -> int:
+    """The paths from ``v`` down to its non-constant inputs (the size of its graph read as a tree):
+    ``x + x`` reads ``x`` by two, ``x * 2`` by one (the measure of the collecting rules)."""
+    memo: dict[Variable, int] = {}
+    stack = [v]
+    while stack:
+        w = stack[-1]
+        if w in memo:
+            stack.pop()
+            continue
+        node = w.owner
+        if node is None:
+            memo[w] = 0 if isinstance(w, Constant) else 1
+            stack.pop()
+            continue
+        missing = [i for i in node.inputs if i not in memo]
+        if missing:
+            stack.extend(missing)
+            continue
+        memo[w] = sum(memo[i] for i in node.inputs)
+        stack.pop()
+    return memo[v]
+
+
+def is_clip(node: Any) -> bool:
+    """Whether ``node`` is a ``clip``."""
+    return isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, ps.Clip)
+
+
+def pow_of_exp(node: Any) -> bool:
+    """Whether ``node`` is a power of an exponential."""
+    return _scalar_kind(node.outputs[0]) is ps.Pow and _scalar_kind(node.inputs[0]) is ps.Exp
+
+
+def positive_constant(c: Variable) -> bool:
+    """Guard: ``c`` is a constant, every entry positive."""
+    value = constant_value(c)
+    return value is not None and value.size > 0 and bool(np.all(value > 0))
+
+
+def ordered_bounds(lo: Variable, hi: Variable) -> bool:
+    """Guard: ``lo`` and ``hi`` are constants with ``lo <= hi``."""
+    low, high = constant_value(lo), constant_value(hi)
+    return low is not None and high is not None and bool(np.all(low <= high))
+
+
+def is_constant(c: Variable) -> bool:
+    """Guard: ``c`` is a constant (or the ExpandDims of one)."""
+    return constant_value(c) is not None

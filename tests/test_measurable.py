@@ -1,0 +1,172 @@
+"""The ``measurable`` rule set (``relations/rules/measurable/``): every rule forward, backward and as a check.
+
+Each rule has an example left side (:data:`EXAMPLES`); forward it rewrites
+to a graph of the same type and values (length-0 and length-1 dims where
+the rule allows them), backward its own right side gives a left side of
+the same values, and with both sides given the relation holds (and fails
+for a wrong right side).  The pattern rules are verified on drawn graphs
+(``relations.verify``, with the domain each states: overflow at 1e4 is
+not what they claim).  PyMC is not needed here (``test_pymc_logp.py``
+derives densities with these rules).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from kanren import run
+from pytensor.graph.basic import Constant
+from pytensor.graph.traversal import graph_inputs
+from unification import var
+
+import relations
+from graph_bridge import reify
+from relations.patterns import pattern_vars
+from relations.rules import measurable as M
+from relations.rules.dimshuffle import dimshuffle_composeo
+
+x, y = pt.scalar("x"), pt.scalar("y")
+cb = pt.scalar("cb", dtype="bool")
+v3, a3, b2 = pt.vector("v3", shape=(3,)), pt.vector("a3", shape=(3,)), pt.vector("b2", shape=(2,))
+v, m23 = pt.vector("v"), pt.matrix("m23", shape=(2, 3))
+iv = pt.lvector("iv", shape=(3,))
+lo, hi = pt.constant(-1.0, dtype="float64"), pt.constant(1.0, dtype="float64")  # bounds of x's dtype
+
+#: rule name -> left sides it rewrites (the first is also run backward from its right side)
+EXAMPLES = {
+    "add_selfo": [x + x, v + v],
+    "mul_selfo": [x * x, v * v],
+    "sub_scaled_selfo": [3 * x - x],
+    "sub_self_scaledo": [x - 3 * x],
+    "add_scaled_selfo": [3 * x + x],
+    "exp_mul_expo": [pt.exp(x) * pt.exp(y)],
+    "exp_div_expo": [pt.exp(x) / pt.exp(y)],
+    "exp_powo": [pt.exp(x) ** 3],
+    "sum_of_scaledo": [pt.sum(v * 2), pt.sum(m23 * 2, axis=1)],
+    "sum_of_scaled_lefto": [pt.sum(2 * v)],
+    "switch_as_maximumo": [pt.where(x < -1.0, -1.0, x)],
+    "switch_as_minimumo": [pt.where(x > 1.0, 1.0, x)],
+    "switch_as_clipo": [pt.where(x < -1.0, -1.0, pt.minimum(x, 1.0))],
+    "switch_as_clip_geo": [pt.where(x > 1.0, 1.0, pt.maximum(x, -1.0))],
+    "switch_ge_as_maximumo": [pt.where(x >= 0.0, x, 0.0)],
+    "switch_gt_as_maximumo": [pt.where(pt.gt(0.0, x), 0.0, x)],
+    "switch_le_as_minimumo": [pt.where(x <= 1.0, x, 1.0)],
+    "switch_lt_as_minimumo": [pt.where(pt.lt(1.0, x), 1.0, x)],
+    "switch_lt_keep_as_minimumo": [pt.where(x < 1.0, x, 1.0)],
+    "switch_gt_keep_as_maximumo": [pt.where(x > 0.0, x, 0.0)],
+    "switch_swappedo": [pt.where(x < 0.0, 0.5 * x, x)],
+    "mixture_as_switcho": [cb * x + (1 - cb) * y],
+    "exp_of_clipo": [pt.exp(pt.clip(x, lo, hi))],
+    "clip_of_mul_posto": [pt.clip(x, lo, hi) * 2.0],
+    "clip_of_add_consto": [pt.clip(x, lo, hi) + 1.0],
+    "affine_collecto": [3 * x - x, x - x / 2, 2 * (v + 1) - v],
+    "power_collecto": [x * x * x, v * v * v * v],
+    "slices_sumo": [v3[0] + v3[1] + v3[2], v3[1] + v3[2]],
+    "sum_shiftedo": [pt.sum(v3 + 1), pt.sum(m23 + 2)],
+    "transpose_joino": [pt.stack([a3, v3]).T, pt.join(0, m23, pt.matrix("r", shape=(1, 3))).T],
+    "dimshuffle_composeo": [pt.expand_dims(v, 0).T],
+    "reshape_as_dimso": [m23.reshape((6,)), m23.flatten(), pt.vector("w", shape=(6,)).reshape((2, 3))],
+    "writes_as_joino": [pt.set_subtensor(pt.join(0, a3, pt.zeros(2))[3:], b2), pt.set_subtensor(pt.zeros(5)[:3], a3), pt.set_subtensor(pt.zeros(5)[2:], a3),
+                        pt.set_subtensor(pt.join(0, a3, pt.zeros(2))[3:], b2)],
+    "index_mixture_as_switcho": [pt.stack([a3, v3])[iv, pt.arange(3)], pt.stack([a3, v3], axis=1)[pt.arange(3), iv]],
+    "transform_into_censoringo": [2 * pt.maximum(x, 0), pt.exp(pt.minimum(x, 1)), pt.clip(x, -1, 1) - 1],
+}
+RULES = {r.__name__: r for r in M.MEASURABLE_RULES}
+
+
+def _inputs(graphs):
+    return [i for i in graph_inputs(graphs) if not isinstance(i, Constant)]
+
+
+def _values(inputs, seed=0, length=None):
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in inputs:
+        shape = tuple((length if length is not None else 3) if s is None else s for s in i.type.shape)
+        if i.dtype == "bool":
+            out.append(rng.integers(0, 2, size=shape).astype(bool))
+        elif i.dtype.startswith("int"):
+            out.append(rng.integers(0, 2, size=shape).astype(i.dtype))
+        else:
+            out.append(rng.uniform(-2, 2, size=shape).astype(i.dtype))
+    return out
+
+
+def _same_values(a, b, lengths=(None,)):
+    ins = _inputs([a, b])
+    f = pytensor.function(ins, [a, b], mode="FAST_COMPILE", on_unused_input="ignore")
+    for n in lengths:
+        got_a, got_b = f(*_values(ins, length=n))
+        np.testing.assert_allclose(got_a, got_b, rtol=1e-6, atol=1e-9)
+
+
+def test_every_rule_has_examples():
+    assert set(EXAMPLES) == set(RULES)
+    assert set(M.MEASURABLE_CHOICES) <= set(M.MEASURABLE_RULES)
+    assert relations.RULESETS["measurable"] == M.MEASURABLE_RULES
+    assert relations.RULESETS["measurable_choices"] == M.MEASURABLE_CHOICES
+    assert not set(M.MEASURABLE_RULES) & (set(relations.DEFAULT_RULES) - {dimshuffle_composeo})
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_forward_rewrites_to_an_equal_graph_of_the_same_type(name):
+    rule = RULES[name]
+    for g in EXAMPLES[name]:
+        before = pytensor.dprint(g, file="str")
+        out = relations.normalize(g, rules=(rule,))
+        assert out is not g, (name, before)
+        assert out.type == g.type
+        assert pytensor.dprint(g, file="str") == before  # the input graph is not changed
+        assert rule.measure(out) < rule.measure(g), (name, str(rule.measure))
+        lengths = (None, 0, 1) if any(s is None for i in _inputs([g]) for s in i.type.shape) else (None,)
+        _same_values(g, out, lengths)
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_backward_and_check(name):
+    rule, q = RULES[name], var()
+    g = EXAMPLES[name][0]
+    [rhs] = run(1, q, rule(g, q))
+    rhs = reify(rhs)
+    assert run(1, q, rule(g, rhs))  # both sides given: the relation holds
+    wrong = rhs + 1 if rhs.dtype != "bool" else ~rhs
+    assert not run(1, q, rule(g, wrong))
+    backward = run(1, q, rule(q, rhs))  # the right side known: a left side that rewrites to it
+    assert backward, name
+    lhs = reify(backward[0])
+    assert lhs.type == g.type
+    _same_values(lhs, rhs)
+    assert run(1, q, rule(lhs, rhs)), name  # and the pair is a check that holds
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in RULES.items() if hasattr(r, "lhs")))
+def test_pattern_rules_verify(name):
+    rule = RULES[name]
+    finite = name.startswith(("exp_", "clip_of", "mixture"))
+    graphs = EXAMPLES[name]
+    names = {str(w) for w in pattern_vars(rule.lhs)}
+    domain = {k: "finite" for k in names} if finite else None
+    assert relations.verify(rule, examples=60, seed=0, graphs=graphs, domain=domain) is None
+
+
+def test_guards_refuse_what_is_not_equal():
+    # bools: x + x is `or`; a negative scale swaps a censoring's bounds; crossed where-bounds differ from clip
+    xb = pt.scalar("xb", dtype="bool")
+    assert relations.normalize(xb + xb, rules=(M.add_selfo,)).owner.op == (xb + xb).owner.op
+    neg = pt.clip(x, -1.0, 1.0) * -2.0
+    assert relations.normalize(neg, rules=(M.clip_of_mul_posto, M.transform_into_censoringo)) is neg
+    crossed = pt.where(x > -1.0, -1.0, pt.maximum(x, 1.0))
+    assert relations.normalize(crossed, rules=(M.switch_as_clip_geo,)) is crossed
+    mixed = pt.scalar("c") * x + (1 - pt.scalar("c")) * y  # not a boolean indicator
+    assert relations.normalize(mixed, rules=(M.mixture_as_switcho,)) is mixed
+    partial = pt.set_subtensor(pt.ones(5)[:3], a3)  # a write into ones is not a join with zeros
+    assert relations.normalize(partial, rules=(M.writes_as_joino,)) is partial
+
+
+def test_the_bounds_of_a_transformed_censoring_keep_the_output_dtype():
+    """exp of an int8 bound would be float32: the float64 censored point exp(1) would be missed."""
+    out = relations.normalize(pt.exp(pt.clip(x, -1, 1)), rules=(M.transform_into_censoringo,))
+    assert out.owner is not None and all(i.dtype == "float64" for i in out.owner.inputs)
+    np.testing.assert_equal(out.eval({x: 5.0}), np.exp(1.0))
