@@ -25,10 +25,11 @@ from graph_bridge.provenance import has_toolkit_ops, mark_rewritten
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from relations import lang, patterns
 from relations.arguments import as_variables, greedy_rules, same_structure
-from relations.compile.modes import mode, register
+from relations.compile.modes import DEFAULT_TAGS, mode, register
 from relations.compile.passes import cheapest, compile_normalize, compile_normalize_sites
 from relations.compile.pymc_hooks import register_pymc_lowering
 from relations.compile.registration import register_lowering, register_node_lowering, register_relational
+from relations.compile.stabilize import register_stabilizing
 from relations.compile.workarounds import install_merge_alloc_fix, protect, protect_in_place
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, rule
@@ -47,6 +48,7 @@ from relations.saturation.foreign import resolve_rewriters
 __all__ = [
     "COMPILE_RULES",
     "DEFAULT_RULES",
+    "DEFAULT_TAGS",
     "EGraph",
     "Limits",
     "Report",
@@ -158,5 +160,8 @@ def _protect_compiled(fgraph: FunctionGraph) -> bool:
 
 
 register_lowering(lambda outs: lower(list(outs)), in_place=_protect_compiled)
+# ``relational_stabilize``: PyTensor's stabilizers matched on every spelling of the regions around
+# log/exp/sigmoid/softmax/erf/gamma heads (relations.compile.stabilize), right before ``stabilize``
+register_stabilizing()
 install_merge_alloc_fix()
 register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))

@@ -42,8 +42,9 @@ def test_logp_and_dlogp_keep_values_and_copy_no_node(name):
             assert_close(b, a)
 
 
-#: the compile passes: extraction (and the same saturating every model: no gain threshold), greedy
-PASSES = ["relational", "relational saturating", "relational_normalize"]
+#: the compile passes: extraction (and the same saturating every model: no gain threshold), greedy,
+#: the stabilizing pass (relations.compile.stabilize)
+PASSES = ["relational", "relational saturating", "relational_normalize", "relational_stabilize"]
 
 
 @pytest.mark.parametrize("tag", PASSES)

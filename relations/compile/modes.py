@@ -13,8 +13,9 @@ from relations.arguments import check_relations, check_tag
 from relations.compile.registration import register_relational
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, RuleIndex
+from relations.compile.stabilize import NAME as STABILIZE_TAG
 
-__all__ = ["mode", "register"]
+__all__ = ["DEFAULT_TAGS", "mode", "register"]
 
 #: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
 Rules = Sequence[Relation]
@@ -45,10 +46,15 @@ def register(rules: Rules, tag: str) -> None:
     register_relational(normalize_with_rules, name=tag, reports_steps=True)
 
 
+#: The optdb tags :func:`mode` includes when given none: the ``relational`` pass and the stabilizing pass.
+DEFAULT_TAGS: tuple[str, ...] = ("relational", STABILIZE_TAG)
+
+
 def mode(*tags: str, base: str | Mode | None = None) -> Mode:
     """A compilation mode that applies the rules: ``base`` (default: PyTensor's default mode) including ``tags``.
 
-    ``tags`` default to ``("relational",)``; each must be registered in
+    ``tags`` default to :data:`DEFAULT_TAGS` (``relational`` and the stabilizing
+    pass ``relational_stabilize``, :mod:`relations.compile.stabilize`); each must be registered in
     ``optdb`` (``relational``, or a tag of :func:`register`): PyTensor's
     ``Mode.including`` ignores a tag it does not know, so a typo would
     compile without the rules, and here it is a ``ValueError`` naming it.
@@ -61,7 +67,7 @@ def mode(*tags: str, base: str | Mode | None = None) -> Mode:
     ``pytensor.config.change_flags(optimizer_including=...)`` cannot do this:
     PyTensor reads that flag only at start-up (``PYTENSOR_FLAGS``).
     """
-    tags = tags or ("relational",)
+    tags = tags or DEFAULT_TAGS
     for i, tag in enumerate(tags):
         if not isinstance(tag, str):
             raise TypeError(f"tags[{i}] must be a str (an optdb tag), got {type(tag).__name__}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from relations.arguments import check_relations
+from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
 from relations.rules.broadcast import alloc_explicito, elemwise_explicito
 from relations.rules.dimshuffle import (
@@ -41,6 +42,7 @@ __all__ = [
     "LOWERING_INDEX",
     "LOWERING_RULES",
     "RULESETS",
+    "SATURATION_ONLY",
     "rule_index",
 ]
 
@@ -106,7 +108,9 @@ COMPILE_RULES: tuple = tuple(
 #: make a graph costlier (for saturation and extraction, never the greedy
 #: pass), ``"reductions_through"`` its reductions; ``"measurable"`` relates spellings PyMC's
 #: logprob derivation refuses to ones it matches (``relations.pymc.logp`` saturates with it),
-#: ``"measurable_choices"`` its rules that make a graph costlier.  Add your own entries freely.
+#: ``"measurable_choices"`` its rules that make a graph costlier; ``"algebra"`` the spellings of
+#: one expression PyTensor's stabilizers tell apart (saturation only, :data:`SATURATION_ONLY`:
+#: the stabilizing pass, ``relations/rules/algebra.py``).  Add your own entries freely.
 RULESETS: dict[str, tuple] = {
     "dimshuffle": _DIMSHUFFLE,
     "join": _JOIN,
@@ -117,10 +121,15 @@ RULESETS: dict[str, tuple] = {
     "compile": COMPILE_RULES,
     "lowering": LOWERING_RULES,
     "choices": _CHOICES,
+    "algebra": ALGEBRA_RULES,
     "reductions_through": _REDUCTIONS_THROUGH,
     "measurable": MEASURABLE_RULES,
     "measurable_choices": MEASURABLE_CHOICES,
 }
+
+#: The rule sets whose rules undo one another (``neg(a) -> mul(-1, a)`` and back; each
+#: decreases its own measure): for saturation only, never run together by ``normalize``.
+SATURATION_ONLY: frozenset[str] = frozenset({"algebra"})
 
 #: The indexes of the three built-in sets (each keeps its rules' plans and lookups across calls).
 DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)

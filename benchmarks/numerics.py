@@ -1,0 +1,152 @@
+"""The numerics corpus compiled with PyTensor's default mode (FAST_RUN) and with ``relations.mode()``.
+
+``python benchmarks/numerics.py`` prints, for each spelling of
+``tests/numerics_corpus.py`` (a stable target written as a user would,
+evaluated at extreme inputs against mpmath at 50 digits), whether each
+mode's compiled function is accurate and its largest relative error;
+then the counts per target and in all, and the issue's targets with this
+run's figures.  ``--target NAME`` keeps one target's spellings.
+
+``--models`` (PyMC, Python 3.12 line) prints instead, for the logp + dlogp
+of each model of ``tests/pymc_models.py``: the regions the stabilizing
+pass saturates and the roots it replaces, the pass's own seconds (best of
+``--rounds`` new graphs) and PyTensor's rewrites of the same graph in the
+default mode without the pass (best of the rounds), and their ratio
+``(rewrites + pass) / rewrites``: the pass's share of the rewrites,
+measured apart so the machine's noise on the whole pipeline does not hide
+it (``benchmarks/models.py --tag relational_stabilize`` gives the
+end-to-end ratios).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
+
+import relations  # noqa: E402
+from numerics_corpus import CORPUS, TARGETS, measure  # noqa: E402
+
+
+def _err(e: float) -> str:
+    return "inf" if e == float("inf") else f"{e:.1e}"
+
+
+def run(spellings: list) -> dict[str, tuple[tuple[bool, float], tuple[bool, float]]]:
+    mode = relations.mode()
+    print("| spelling | target | dtype | FAST_RUN ok | max rel err | relations.mode() ok | max rel err |")
+    print("|---|---|---|---|---|---|---|")
+    results = {}
+    for s in spellings:
+        stock, ours = measure(s), measure(s, mode)
+        results[s.name] = (stock, ours)
+        print(f"| `{s.name}` | {s.target} | {s.dtype} | {'yes' if stock[0] else 'no'} | {_err(stock[1])} "
+              f"| {'yes' if ours[0] else 'no'} | {_err(ours[1])} |")
+    return results
+
+
+def summary(spellings: list, results: dict) -> None:
+    print()
+    print("| target | spellings | FAST_RUN inaccurate | relations.mode() inaccurate |")
+    print("|---|---|---|---|")
+    met_all = True
+    for target in TARGETS:
+        names = [s.name for s in spellings if s.target == target]
+        if not names:
+            continue
+        stock_bad = sum(not results[n][0][0] for n in names)
+        ours_bad = sum(not results[n][1][0] for n in names)
+        if 3 * stock_bad >= len(names) and ours_bad:
+            met_all = False
+        print(f"| {target} | {len(names)} | {stock_bad} | {ours_bad} |")
+    total_stock = sum(not a[0] for a, _ in results.values())
+    total_ours = sum(not b[0] for _, b in results.values())
+    worse = [n for n, (a, b) in results.items() if a[0] and not b[0]]
+    print(f"| all | {len(results)} | {total_stock} | {total_ours} |")
+    print()
+    print("| target | this run | met |")
+    print("|---|---|---|")
+    print(f"| no spelling inaccurate on a target FAST_RUN gets wrong a third of the time or more | "
+          f"{'none' if met_all else 'some'} | {'yes' if met_all else 'no'} |")
+    print(f"| no spelling FAST_RUN gets right made worse | {len(worse)} made worse {worse or ''} | "
+          f"{'yes' if not worse else 'no'} |")
+    still = [n for n, (_, b) in results.items() if not b[0]]
+    print()
+    print("still inaccurate with relations.mode():", ", ".join(f"`{n}`" for n in still) or "none")
+
+
+def _pass_clock() -> list:
+    """Time the stabilizing pass's ``apply``: each call appends ``(regions, seconds)`` (the regions
+    counted outside the clock)."""
+    import time
+
+    from relations.compile import stabilize
+
+    calls: list = []
+    plain = stabilize.StabilizingRewriter.apply
+
+    def timed(self, fgraph):
+        regions = len(stabilize.region_roots(fgraph.outputs))
+        t0 = time.perf_counter()
+        try:
+            return plain(self, fgraph)
+        finally:
+            calls.append((regions, time.perf_counter() - t0))
+
+    stabilize.StabilizingRewriter.apply = timed
+    return calls
+
+
+def models_table(rounds: int) -> None:
+    import time
+
+    from pytensor.compile.mode import get_default_mode
+    from pytensor.graph.fg import FunctionGraph
+
+    from pymc_models import MODELS, logp_dlogp
+    from relations.compile.stabilize import NAME
+
+    calls = _pass_clock()
+    base = get_default_mode()
+    print("| model | regions | pass (ms) | rewrites without (ms) | (rewrites + pass) / rewrites |")
+    print("|---|---|---|---|---|")
+    worst = 0.0
+    for name in MODELS:
+        stock, own, regions = [], [], 0
+        for _ in range(rounds):
+            for mode, out in ((base, stock), (base.including(NAME), own)):
+                inputs, outs = logp_dlogp(MODELS[name]())
+                fgraph = FunctionGraph(inputs, outs, clone=True)
+                calls.clear()
+                t0 = time.perf_counter()
+                mode.optimizer(fgraph)
+                if out is stock:
+                    out.append(time.perf_counter() - t0)
+                else:
+                    out.append(sum(c[1] for c in calls))
+                    regions = sum(c[0] for c in calls)
+        ratio = (min(stock) + min(own)) / min(stock)
+        worst = max(worst, ratio)
+        print(f"| {name} | {regions} | {min(own) * 1e3:.1f} | {min(stock) * 1e3:.0f} | {ratio:.3f} |")
+    print()
+    print(f"| the pass's share of the rewrites <= 1.05 on every model | max {worst:.3f} | {'yes' if worst <= 1.05 else 'no'} |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", choices=TARGETS, help="only this target's spellings")
+    parser.add_argument("--models", action="store_true", help="the pass's time on the PyMC models instead")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    if args.models:
+        models_table(args.rounds)
+        return
+    spellings = [s for s in CORPUS if args.target is None or s.target == args.target]
+    results = run(spellings)
+    summary(spellings, results)
+
+
+if __name__ == "__main__":
+    main()

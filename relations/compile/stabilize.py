@@ -1,0 +1,495 @@
+"""The stabilizing compile pass: PyTensor's stabilizers matched on every spelling of a region.
+
+PyTensor's ``stabilize`` rewrites (``local_log1p``, ``softplus``,
+``logdiffexp_to_log1mexpdiff``, ``local_softmax_stabilize``, ...) each
+match one spelling; a broadcast, a ``mul(-1, .)`` or a division by an
+``exp`` of a negation between the ``log`` and the ``exp`` hides it
+(pytensor #1476, #2328, #2247; issue 35's corpus, ``tests/numerics_corpus.py``).
+This pass, at optdb position :data:`POSITION` (after ``canonicalize``,
+right before PyTensor's ``stabilize``), finds the **regions** around the
+heads stabilization concerns (:data:`HEADS`: ``log``, ``log1p``, ``exp``,
+``expm1``, ``sigmoid``, ``softplus``, ``erf``/``erfc``, ``gamma``,
+``softmax``, ...: :func:`region_roots`, :data:`REGION_DEPTH` levels below
+each root, deeper inputs kept as leaves) that hold a spelling the stock
+stabilizers can miss (:func:`hazard`: a broadcast or a cast over a head,
+``1 / exp(-x)``, a product of exponentials, ``log(gamma(x))``, ...; the
+spellings they match as they are, and a PyMC model's ``(x - mu) /
+exp(s)``, are left to them).  It saturates copies of those regions, within
+:data:`LIMITS`, with :data:`STABILIZE_RULES` (``RULESETS["algebra"]``
+but four converses) and PyTensor's own ``stabilize`` and ``specialize``
+node rewriters that concern numerics (:data:`NUMERIC_REWRITERS`, run on
+the e-graph's forms by :mod:`relations.saturation.foreign`), and extracts
+each root under :func:`stability_cost`: first the number of e-nodes that
+are :func:`unstable` (``exp``, ``log``, ``gamma``, ``erfc`` over data: the
+Ops that overflow, underflow or lose the digits where a stable Op does
+not), then the measured cost.  A root is replaced only where that count
+(:func:`instability`) strictly drops, so the pass never trades a stable
+Op for a cheaper unstable spelling, and a graph without a region (or
+where nothing is gained) is left as it came.  Each replacement's reason
+is ``relational_stabilize``, and its new nodes carry the root's stack
+trace.
+
+Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
+
+    Log(Add([[1.]], Alloc(Exp(x), 3, n)))    ->   Alloc(Softplus(x), 3, n)
+    inf                                            800.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytensor.scalar as ps
+from pytensor import config
+from pytensor.compile import optdb
+from pytensor.graph.basic import Apply, Constant, Variable
+from pytensor.graph.features import ReplaceValidate
+from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.replace import clone_replace
+from pytensor.graph.rewriting.basic import GraphRewriter, copy_stack_trace
+from pytensor.tensor.basic import Alloc
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.special import LogSoftmax, Softmax
+from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
+
+from graph_bridge.traverse import owned_variables
+from relations.rules.algebra import ALGEBRA_RULES, is_length, scalar_form
+from relations.saturation.costs import node_costs, shape_finder
+from relations.saturation.egraph import EGraph, Limits
+
+__all__ = [
+    "HEADS",
+    "LIMITS",
+    "NAME",
+    "POSITION",
+    "REGION_DEPTH",
+    "NUMERIC_REWRITERS",
+    "REWRITERS",
+    "STABILIZE_RULES",
+    "StabilizingRewriter",
+    "UNSTABLE",
+    "hazard",
+    "instability",
+    "shifted",
+    "unstable",
+    "numeric_rewriters",
+    "region_roots",
+    "register_stabilizing",
+    "stability_cost",
+    "stabilized",
+]
+
+#: The optdb name (and tag) of the pass; ``relations.mode()`` includes it by default.
+NAME = "relational_stabilize"
+#: optdb position: after ``canonicalize`` (1), right before PyTensor's ``stabilize`` (1.5).
+POSITION = 1.49
+#: PyTensor's rewrite databases whose node rewriters run in the e-graph (those of :data:`NUMERIC_REWRITERS`).
+REWRITERS = ("stabilize", "specialize")
+#: The node rewriters of :data:`REWRITERS` that concern numerics (log, exp, sigmoid, softmax, erf, gamma
+#: forms and the sums and constants around them); the others (BLAS, linear algebra, indexing) only cost
+#: time in the e-graph: ``local_usmm`` alone took 0.6 s on ``log(1 - 1/exp(-x))``.
+NUMERIC_REWRITERS = frozenset({
+    "constant_folding", "local_1msigmoid", "local_div_exp_to_mul_exp", "local_erf_minus_one",
+    "local_erf_neg_minus_one", "local_exp_log", "local_exp_log_nan_switch", "local_exp_log_softmax",
+    "local_exp_over_1_plus_exp", "local_expm1", "local_grad_log_erfc_neg", "local_inv_odds_sigmoid",
+    "local_log1p", "local_log1p_plusminus_exp", "local_log_add_exp", "local_log_div", "local_log_erfc",
+    "local_log_iv", "local_log_kv", "local_log_prod_to_sum_log", "local_log_softmax_from_logsumexp",
+    "local_log_sqrt_sqr", "local_log_sum_exp", "local_logsoftmax", "local_mul_exp_to_exp_add",
+    "local_neg_div_neg", "local_odds_sigmoid", "local_one_minus_erf", "local_one_minus_erfc",
+    "local_one_plus_erf", "local_reciprocal_1_plus_exp", "local_reduce_broadcastable",
+    "local_careduce_of_alloc", "local_sigm_times_exp", "local_sigmoid_logit", "local_softmax_stabilize",
+    "local_subtensor_of_softmax", "local_sum_of_neg_to_neg_of_sum", "local_sum_prod_of_mul_or_div",
+    "log1msigm_to_softplus", "log1p_neg_sigmoid", "logdiffexp_to_log1mexpdiff", "logmexpm1_to_log1mexp",
+    "logsigm_to_softplus", "local_dimshuffle_lift",
+})
+#: Bounds of one pass's saturation (every region of a graph together).  The corpus's regions saturate
+#: in 2-6 iterations, 5-300 ms here (the broadcast ones are the slowest: the lifts add an e-node per
+#: operand); the PyMC models' regions (at most one per model) in 5-40 ms.
+LIMITS = Limits(nodes=4_000, iterations=6, seconds=0.3, growth=None)
+#: The algebra rules the pass saturates with: ``RULESETS["algebra"]`` but the converses the graphs it
+#: sees (canonicalized: ``mul(-1, .)`` for negations, ``true_div`` for divisions) do not need
+#: (``neg -> mul(-1, .)``, ``reciprocal -> 1 / .``, ``exp(-a) -> 1 / exp(a)``, ``a - b -> a + -b``)
+#: and the commutativity and associativity of add and mul (the stabilizers read operands in any
+#: order, and the set holds both orders where one is needed): each e-node costs every rule at
+#: every iteration.
+STABILIZE_RULES: tuple = tuple(
+    r
+    for r in ALGEBRA_RULES
+    if r.__name__
+    not in {
+        "neg_as_mul_minus_oneo", "reciprocal_as_one_divo", "exp_neg_as_reciprocalo", "sub_as_add_nego",
+        "add_commuteo", "mul_commuteo", "add_associateo", "mul_associateo",
+    }
+)
+#: Levels below a region root the e-graph sees; deeper inputs are leaves.
+REGION_DEPTH = 4
+
+#: Scalar ops the pass's regions are built around (and a region's softmax Ops, :data:`HEAD_OPS`).
+HEADS: tuple[type, ...] = (
+    ps.Log, ps.Log1p, ps.Exp, ps.Expm1, ps.Sigmoid, ps.Softplus, ps.Erf, ps.Erfc, ps.Erfcx,
+    ps.Gamma, ps.GammaLn, ps.Log1mexp,
+)
+HEAD_OPS: tuple[type, ...] = (Softmax, LogSoftmax)
+#: Scalar ops that lose accuracy where a stable Op does not: the first part of the cost.
+UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc)
+#: Scalar ops a region reaches through (the algebra's and the stabilizers' operands).
+THROUGH: tuple[type, ...] = (
+    ps.Add, ps.Sub, ps.Mul, ps.Neg, ps.TrueDiv, ps.Reciprocal, ps.Pow, ps.Sqr, ps.Cast,
+)
+#: Op classes a region reaches through besides those Elemwise.
+THROUGH_OPS: tuple[type, ...] = (Alloc, CAReduce, DimShuffle, Subtensor, AdvancedSubtensor)
+#: Weight of one unstable e-node against the measured cost (seconds): any count dominates.
+UNSTABLE_WEIGHT = 1.0
+
+
+_NUMERIC: list[Any] = []
+
+
+def numeric_rewriters() -> tuple[Any, ...]:
+    """The rewriters of :data:`REWRITERS` named in :data:`NUMERIC_REWRITERS` (resolved once)."""
+    if not _NUMERIC:
+        from relations.saturation.foreign import LEFT_OUT, resolve_rewriters
+
+        found = [r for r in resolve_rewriters(REWRITERS) if r.name in NUMERIC_REWRITERS]
+        names = {r.name for r in found}
+        # a database leaves out those that grow an e-graph without end (foreign.LEFT_OUT); within the
+        # pass's few iterations over small regions ``local_dimshuffle_lift`` is bounded, and it turns
+        # ``ExpandDims(exp(y))`` into ``exp(ExpandDims(y))``, the spelling ``local_log_add_exp`` reads
+        # (a name another PyTensor version does not register is simply absent)
+        found += [r for n in sorted((NUMERIC_REWRITERS - names) & LEFT_OUT) for r in resolve_rewriters(n)]
+        _NUMERIC.append(tuple(found))
+    return _NUMERIC[0]
+
+
+def _scalar_op(node: Apply | None) -> Any:
+    if node is None or not isinstance(node.op, Elemwise):
+        return None
+    return node.op.scalar_op
+
+
+def unstable(v: Variable) -> bool:
+    """Whether ``v``'s node is one of :data:`UNSTABLE` over something other than lengths and constants
+    (``log(3)`` and ``log(n)`` of a mean are folded or exact), and not a max-shifted form (:func:`shifted`)."""
+    node = v.owner
+    if not isinstance(_scalar_op(node), UNSTABLE) or all(is_length(i) for i in node.inputs):
+        return False
+    if isinstance(_scalar_op(node), ps.Log) and isinstance(_scalar_op(node.inputs[0].owner), ps.Sign):
+        return False  # log(sign(.)): 0, nan or -inf exactly (log_gamma_as_gammalno's right side)
+    return not shifted(v)
+
+
+def _from_max(v: Variable, depth: int = 3) -> bool:
+    """Whether ``v`` is a Max reduction, read through DimShuffles and Elemwise (``switch(isinf(m), 0, m)``)."""
+    from pytensor.scalar.basic import ScalarMaximum
+
+    stack = [(v, 0)]
+    while stack:
+        u, d = stack.pop()
+        node = u.owner
+        if node is None:
+            continue
+        if isinstance(node.op, CAReduce) and isinstance(node.op.scalar_op, ScalarMaximum):
+            return True
+        if d < depth and isinstance(node.op, (DimShuffle, Elemwise)):
+            stack.extend((i, d + 1) for i in node.inputs)
+    return False
+
+
+def shifted(v: Variable) -> bool:
+    """Whether ``v`` is ``exp`` or ``log`` of the max-shifted logsumexp (PyTensor 3.0 spells
+    ``logsumexp`` so: ``m + log(sum(exp(x - m)))``): ``exp(x - m)`` and ``exp(m)`` for ``m`` a max,
+    and ``log`` of a sum of those (its terms are at most 1, one of them 1)."""
+    node = v.owner
+    op = _scalar_op(node)
+    inner = node.inputs[0]
+    if isinstance(op, ps.Exp):
+        sub = inner.owner
+        if isinstance(_scalar_op(sub), ps.Sub) and _from_max(sub.inputs[1]):
+            return True
+        return _from_max(inner, 1)
+    if isinstance(op, ps.Log):
+        red = inner.owner
+        if red is not None and isinstance(red.op, DimShuffle):
+            red = red.inputs[0].owner
+        if red is None or not isinstance(red.op, CAReduce) or not isinstance(red.op.scalar_op, ps.Add):
+            return False
+        terms = red.inputs[0]
+        if isinstance(_scalar_op(terms.owner), ps.Switch):
+            return all(isinstance(_scalar_op(i.owner), ps.Exp) and shifted(i) for i in terms.owner.inputs[1:])
+        return isinstance(_scalar_op(terms.owner), ps.Exp) and shifted(terms)
+    return False
+
+
+def instability(outputs: Sequence[Variable]) -> int:
+    """The number of nodes of ``outputs`` (each once) that are :func:`unstable`, but for those only a
+    shape reads (``Shape(exp(x))`` of a broadcast: PyTensor reads the shape off ``x``)."""
+    from pytensor.tensor.shape import Shape, Shape_i
+
+    seen: set[Variable] = set()
+    stack, count = list(outputs), 0
+    while stack:
+        v = stack.pop()
+        if v in seen or v.owner is None:
+            continue
+        seen.add(v)
+        count += unstable(v)
+        if not isinstance(v.owner.op, (Shape, Shape_i)):
+            stack.extend(v.owner.inputs)
+    return count
+
+
+def stability_cost(shape_of: Callable[[Variable], Any] | None = None) -> Callable[[Variable], float]:
+    """A cost per e-node: :data:`UNSTABLE_WEIGHT` for an unstable Op, plus the measured cost (``node_costs``).
+
+    Lexicographic in effect (one unstable node outweighs any graph's
+    predicted seconds): extraction takes the fewest unstable Ops, then the
+    cheapest of those.
+    """
+    measured = node_costs(shape_of=shape_of)
+
+    def cost(v: Variable) -> float:
+        bad = v.owner is not None and unstable(v)
+        return (UNSTABLE_WEIGHT if bad else 0.0) + measured(v)
+
+    return cost
+
+
+def _is_head(node: Apply | None) -> bool:
+    return node is not None and (isinstance(_scalar_op(node), HEADS) or isinstance(node.op, HEAD_OPS))
+
+
+def _is_through(node: Apply | None) -> bool:
+    return node is not None and (isinstance(_scalar_op(node), THROUGH) or isinstance(node.op, THROUGH_OPS))
+
+
+def _below_has_head(v: Variable, depth: int, skip_root: bool) -> bool:
+    """Whether a head is within ``depth`` levels below ``v`` (through :data:`THROUGH` nodes)."""
+    stack = [(v, 0)]
+    seen: set[Variable] = set()
+    while stack:
+        u, d = stack.pop()
+        node = u.owner
+        if node is None or u in seen:
+            continue
+        seen.add(u)
+        if _is_head(node) and not (skip_root and u is v):
+            return True
+        if d < depth and (_is_through(node) or (u is v and _is_head(node))):
+            stack.extend((i, d + 1) for i in node.inputs)
+    return False
+
+
+def region_roots(outputs: Sequence[Variable]) -> list[Variable]:
+    """The variables whose regions the pass saturates.
+
+    A head or an arithmetic node (:data:`THROUGH`) with a head within
+    :data:`REGION_DEPTH` levels below it through arithmetic, broadcast,
+    reduction and indexing nodes (``log(1 + exp(x))``, ``exp(x) /
+    sum(exp(x))``, ``exp(x) - 1``), whose region holds a spelling PyTensor's
+    stabilizers can miss (:func:`hazard`); of those, the ones inside no
+    other one's region (whose region covers them).  The spellings the
+    stock stabilizers match as they are (``log(1 + exp(x))`` itself) are
+    left to them: saturating costs compile time.
+    """
+    found: list[Variable] = []
+    for out in owned_variables(list(outputs)):
+        node = out.owner
+        if len(node.outputs) != 1 or not (_is_head(node) or isinstance(_scalar_op(node), THROUGH)):
+            continue
+        if _below_has_head(out, REGION_DEPTH, skip_root=True):
+            found.append(out)
+    roots = set(found)
+    covered: set[Variable] = set()
+    regions = {r: _region(r) for r in found}
+    for r in found:
+        covered.update(u for u in regions[r] if u is not r and u in roots)
+    return [r for r in found if r not in covered and _worth_saturating(r, regions[r])]
+
+
+#: Scalar ops of a region root that take a log of what is below (``log(1 + exp(x))``, ``log1p(-exp(x))``).
+OUTER: tuple[type, ...] = (ps.Log, ps.Log1p)
+
+
+def _head_reads(region: Sequence[Variable]) -> int:
+    """The number of times a head of ``region`` is read by a node of it."""
+    inside = set(region)
+    return sum(1 for u in region for i in u.owner.inputs if i in inside and _is_head(i.owner))
+
+
+def _worth_saturating(root: Variable, region: Sequence[Variable]) -> bool:
+    """A ``log``/``log1p`` over a :func:`hazard` (the root or a node of the region); or an arithmetic root
+    that is one itself (judged not under a log), or that
+    reads heads twice (``exp(x) / (1 + broadcast_to(exp(x)))``) over one.  A division by ``exp(s)``
+    alone (a scale parameter of a PyMC model) reads one head once: it is left to PyTensor."""
+    if isinstance(_scalar_op(root.owner), OUTER):
+        return any(hazard(u) for u in region)
+    logs = [u for u in region if isinstance(_scalar_op(u.owner), OUTER)]
+    if any(hazard(w) for u in logs for w in _region(u)):  # a log inside (``-log1p(1 / exp(x))``)
+        return True
+    return (hazard(root, False) or _head_reads(region) >= 2) and any(hazard(u, False) for u in region)
+
+
+def _op_of(v: Variable) -> Any:
+    """The scalar op of ``v``'s Elemwise, read through an expanding DimShuffle."""
+    node = v.owner
+    if node is not None and isinstance(node.op, DimShuffle):
+        node = node.inputs[0].owner
+    return _scalar_op(node)
+
+
+def _is_minus_one(v: Variable) -> bool:
+    from pytensor.tensor.basic import get_underlying_scalar_constant_value
+    from pytensor.tensor.exceptions import NotScalarConstantError
+
+    try:
+        return float(get_underlying_scalar_constant_value(v, only_process_constants=True)) == -1.0
+    except (NotScalarConstantError, TypeError, ValueError):
+        return False
+
+
+def _negated_exp(v: Variable) -> bool:
+    """``-exp(a)`` spelled ``mul(-1, exp(a))`` or ``neg(exp(a))``."""
+    node = v.owner
+    op = _scalar_op(node)
+    if isinstance(op, ps.Neg):
+        return isinstance(_op_of(node.inputs[0]), ps.Exp)
+    if isinstance(op, ps.Mul) and len(node.inputs) == 2:
+        return any(_is_minus_one(i) for i in node.inputs) and any(isinstance(_op_of(i), ps.Exp) for i in node.inputs)
+    return False
+
+
+def hazard(v: Variable, under_log: bool = True) -> bool:
+    """Whether ``v``'s node is a spelling PyTensor's stabilizers can miss (the kinds of ``tests/numerics_corpus.py``).
+
+    A broadcast (``Alloc``) or a cast over a head; a constant or a head
+    divided by an ``exp`` (``1 / exp(-x)``, ``erfc(x) / exp(-x**2)``; not a
+    PyMC model's ``(x - mu) / exp(s)``), a reciprocal or power -1 of one; a
+    product of exponentials (under a ``log``) or of ``exp`` and ``erfc``;
+    ``log`` of ``gamma`` (pytensor #1181); a ``log`` of a sum holding
+    ``mul(-1, exp(.))`` (pytensor #1476); a negated ``1 - exp(x)``; a
+    division by a length (a mean) under a ``log``.  ``under_log``: the
+    region's root is a ``log``.
+    """
+    node = v.owner
+    op = _scalar_op(node)
+    ins = node.inputs
+    if isinstance(node.op, Alloc) or isinstance(op, ps.Cast):
+        return _below_has_head(ins[0], REGION_DEPTH - 1, skip_root=False)
+    if isinstance(op, ps.Reciprocal):
+        return isinstance(_op_of(ins[0]), (ps.Exp, ps.Add))
+    if isinstance(op, ps.TrueDiv):
+        if under_log and is_length(ins[1]):  # a mean
+            return True
+        num = ins[0]
+        # ``1 / exp(-x)``, ``erfc(x) / exp(-x**2)``, ``exp(x) / (3 * mean(exp(x)))``; not a PyMC
+        # model's ``(x - mu) / exp(s)``
+        if not (_is_head(num.owner) or isinstance(scalar_form(num), Constant)):
+            return False
+        return isinstance(_op_of(ins[1]), (ps.Exp, ps.Mul, ps.Cast))
+    if isinstance(op, ps.Pow):
+        return _is_minus_one(ins[1])
+    if isinstance(op, ps.Mul):
+        kinds = [_op_of(i) for i in ins]
+        exps = sum(isinstance(k, ps.Exp) for k in kinds)
+        if (exps >= 2 and under_log) or (exps and any(isinstance(k, ps.Erfc) for k in kinds)):
+            return True
+        return any(_is_minus_one(i) for i in ins) and any(
+            isinstance(k, ps.Sub) and any(_is_head(j.owner) for j in i.owner.inputs) for k, i in zip(kinds, ins)
+        )
+    if isinstance(op, ps.Log):
+        inner = _op_of(ins[0])
+        if isinstance(inner, ps.Gamma):
+            return True
+        return isinstance(inner, ps.Add) and any(_negated_exp(i) for i in ins[0].owner.inputs)
+    return False
+
+
+def _region(root: Variable) -> list[Variable]:
+    """The variables of ``root``'s region: :data:`REGION_DEPTH` levels down through head and :data:`THROUGH` nodes."""
+    out, seen, stack = [], set(), [(root, 0)]
+    while stack:
+        u, d = stack.pop()
+        if u in seen or u.owner is None:
+            continue
+        seen.add(u)
+        out.append(u)
+        if d < REGION_DEPTH and (_is_through(u.owner) or _is_head(u.owner)):
+            stack.extend((i, d + 1) for i in u.owner.inputs)
+    return out
+
+
+def _cut(roots: Sequence[Variable]) -> tuple[list[Variable], dict[Variable, Variable]]:
+    """Copies of the roots' regions, every input beyond them a fresh leaf; leaf -> original variable."""
+    inside: set[Variable] = set()
+    for r in roots:
+        inside.update(_region(r))
+    leaves: dict[Variable, Variable] = {}
+    replace: dict[Variable, Variable] = {}
+    for u in inside:
+        for i in u.owner.inputs:
+            if i not in inside and i.owner is not None and i not in replace:
+                leaf = i.type()
+                leaf.name = i.name
+                replace[i] = leaf
+                leaves[leaf] = i
+    # always copies: a stock rewriter run on an e-node may tag its node (``local_log_erfc`` marks the
+    # log it rewrote), and the fgraph's own nodes must reach PyTensor's stabilize untouched
+    copies = clone_replace(list(roots), replace=replace)
+    return list(copies), leaves
+
+
+def stabilized(outputs: Sequence[Variable], limits: Limits | None = None) -> list[tuple[Variable, Variable]]:
+    """The replacements the pass makes in the graph of ``outputs``: ``(root, form)`` for each region root whose
+    extracted form has fewer :data:`UNSTABLE` nodes (``[]``: the graph is left as it came)."""
+    return _replacements(region_roots(outputs), limits or LIMITS)
+
+
+def _replacements(roots: Sequence[Variable], limits: Limits) -> list[tuple[Variable, Variable]]:
+    if not roots:
+        return []
+    with config.change_flags(traceback__limit=0):
+        copies, leaves = _cut(roots)
+        egraph = EGraph(STABILIZE_RULES, rewriters=numeric_rewriters())
+        egraph.add(copies)
+        egraph.run(limits, backward=False)
+        found = egraph.extract(cost=stability_cost(shape_finder()), roots=copies, method="greedy").result
+    pairs = []
+    for root, copy, form in zip(roots, copies, found):
+        if form is copy or form.type.dtype != root.type.dtype or form.type.ndim != root.type.ndim:
+            continue
+        if instability([form]) >= instability([copy]):
+            continue
+        new = clone_replace([form], replace=leaves)[0] if leaves else form
+        new = root.type.filter_variable(new, allow_convert=True)
+        copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
+        pairs.append((root, new))
+    return pairs
+
+
+class StabilizingRewriter(GraphRewriter):
+    """The pass: :func:`stabilized` on a FunctionGraph, its replacements made at once (reason :data:`NAME`)."""
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        fgraph.attach_feature(ReplaceValidate())
+
+    def apply(self, fgraph: FunctionGraph) -> None:
+        roots = region_roots(fgraph.outputs)
+        if not roots:
+            return
+        pairs = _replacements(roots, LIMITS)
+        if pairs:
+            fgraph.replace_all_validate(pairs, reason=NAME)
+
+    def __str__(self) -> str:
+        return NAME
+
+
+def register_stabilizing() -> StabilizingRewriter:
+    """Register the pass in ``optdb`` under the tag :data:`NAME` at :data:`POSITION` (off unless included)."""
+    existing = optdb.__db__.get(NAME)
+    if existing:  # a re-import: keep the first registration
+        return next(iter(existing))
+    rewriter = StabilizingRewriter()
+    optdb.register(NAME, rewriter, position=POSITION)
+    return rewriter

@@ -1,0 +1,207 @@
+"""The algebra rule set (``relations/rules/algebra.py``): each relation forward, backward, as a check, on values.
+
+Each case is a left side a user (or canonicalize) writes, the right side
+the rule gives, and the run-time shapes its values are compared on
+(length-0 and length-1 dims included).  ``relations.verify`` checks each
+rule on drawn graphs; the rules that stabilize (their right side is the
+accurate value where the left side overflows) are verified on a finite
+domain, and off it the counterexample ``verify`` finds must be one where
+the left side is not finite and the right side is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+from pytensor.graph.basic import equal_computations
+
+import relations
+from helpers import backward, check_rewrite, forward, holds
+from relations.rules import algebra as alg
+
+x = pt.vector("x")
+y = pt.vector("y")
+x32 = pt.vector("x32", dtype="float32")
+m = pt.matrix("m")
+VEC = [(0,), (1,), (5,)]
+MAT = [(2, 3), (1, 1), (0, 2), (3, 0)]
+
+#: name -> (left side, expected right side, run-time shapes)
+CASES = {
+    "mul_minus_one_as_nego": (lambda: pt.mul(-1.0, x), lambda: pt.neg(x), {x: VEC}),
+    "neg_as_mul_minus_oneo": (lambda: pt.neg(x), lambda: pt.mul(-1.0, x), {x: VEC}),
+    "sub_as_add_nego": (lambda: x - y, lambda: x + pt.neg(y), {x: VEC, y: VEC}),
+    "add_neg_as_subo": (lambda: x + pt.neg(y), lambda: x - y, {x: VEC, y: VEC}),
+    "add_neg_first_as_subo": (lambda: pt.neg(y) + x, lambda: x - y, {x: VEC, y: VEC}),
+    "neg_subo": (lambda: pt.neg(x - y), lambda: y - x, {x: VEC, y: VEC}),
+    "neg_nego": (lambda: pt.neg(pt.neg(x)), lambda: x, {x: VEC}),
+    "div_as_mul_reciprocalo": (lambda: x / y, lambda: x * pt.reciprocal(y), {x: VEC, y: VEC}),
+    "mul_reciprocal_as_divo": (lambda: x * pt.reciprocal(y), lambda: x / y, {x: VEC, y: VEC}),
+    "one_div_as_reciprocalo": (lambda: 1.0 / x, lambda: pt.reciprocal(x), {x: VEC}),
+    "reciprocal_as_one_divo": (lambda: pt.reciprocal(x), lambda: 1.0 / x, {x: VEC}),
+    "pow_minus_one_as_reciprocalo": (lambda: x**-1, lambda: pt.reciprocal(x), {x: VEC}),
+    "reciprocal_expo": (lambda: pt.reciprocal(pt.exp(x)), lambda: pt.exp(pt.neg(x)), {x: VEC}),
+    "exp_neg_as_reciprocalo": (lambda: pt.exp(pt.neg(x)), lambda: pt.reciprocal(pt.exp(x)), {x: VEC}),
+    "mul_exp_as_exp_addo": (lambda: pt.exp(x) * pt.exp(y), lambda: pt.exp(x + y), {x: VEC, y: VEC}),
+    "pow_two_as_sqro": (lambda: x**2, lambda: pt.sqr(x), {x: VEC}),
+    "mul_self_as_sqro": (lambda: x * x, lambda: pt.sqr(x), {x: VEC}),
+    "exp_sqr_erfc_as_erfcxo": (lambda: pt.exp(pt.sqr(x)) * pt.erfc(x), lambda: pt.erfcx(x), {x: VEC}),
+    "erfc_exp_sqr_as_erfcxo": (lambda: pt.erfc(x) * pt.exp(pt.sqr(x)), lambda: pt.erfcx(x), {x: VEC}),
+    "log_gamma_as_gammalno": (
+        lambda: pt.log(pt.gamma(x)),
+        lambda: pt.gammaln(x) + pt.log(pt.sign(pt.gamma(x))),
+        {x: VEC},
+    ),
+    "upcast_through_elemwiseo": (
+        lambda: pt.cast(pt.exp(x32), "float64"),
+        lambda: pt.exp(pt.cast(x32, "float64")),
+        {x32: VEC},
+    ),
+    "elemwise_alloc_lifto": (
+        lambda: 1.0 + pt.broadcast_to(pt.exp(x), (3, x.shape[0])),
+        lambda: pt.broadcast_to(1.0 + pt.exp(x), (3, x.shape[0])),
+        {x: VEC},
+    ),
+    "elemwise_alloc_operand_lifto": (
+        lambda: pt.exp(x)[None] / pt.broadcast_to(1.0 + pt.exp(x), (3, x.shape[0])),
+        lambda: pt.broadcast_to(pt.exp(x)[None] / (1.0 + pt.exp(x)), (3, x.shape[0])),
+        {x: VEC},
+    ),
+    "log_div_by_lengtho": (
+        lambda: pt.log(pt.mean(pt.exp(m), axis=1)),
+        lambda: pt.log(pt.sum(pt.exp(m), axis=1)) - pt.log(pt.cast(pt.exp(m).shape, "float64")[1][None]),
+        {m: MAT},
+    ),
+    "log_mul_positive_consto": (
+        lambda: pt.log(3.0 * pt.sum(pt.exp(m), axis=1)),
+        lambda: pt.log(pt.expand_dims(pt.constant(3.0), 0)) + pt.log(pt.sum(pt.exp(m), axis=1)),
+        {m: MAT},
+    ),
+    "add_commuteo": (lambda: pt.exp(x) + y, lambda: y + pt.exp(x), {x: VEC, y: VEC}),
+    "mul_commuteo": (lambda: pt.exp(x) * y, lambda: y * pt.exp(x), {x: VEC, y: VEC}),
+    "add_associateo": (lambda: pt.add(pt.add(x, y), pt.exp(x)), lambda: pt.add(x, pt.add(y, pt.exp(x))), {x: VEC, y: VEC}),
+    "mul_associateo": (lambda: pt.mul(pt.mul(x, y), pt.exp(x)), lambda: pt.mul(x, pt.mul(y, pt.exp(x))), {x: VEC, y: VEC}),
+}
+
+#: Rules whose right side is the accurate value where the left side overflows: the finite domain
+#: ``verify`` checks them on.
+DOMAINS = {
+    "mul_exp_as_exp_addo": {"a": "finite", "b": "finite"},
+    "exp_sqr_erfc_as_erfcxo": {"x": (-5, 5)},
+    "erfc_exp_sqr_as_erfcxo": {"x": (-5, 5)},
+    "log_gamma_as_gammalno": {"x": (-30, 30)},
+    "upcast_through_elemwiseo": {"x": "finite"},
+    "add_associateo": {"a": "finite", "b": "finite", "x": "finite"},
+    "mul_associateo": {"a": "finite", "b": "finite", "x": "finite"},
+}
+#: Rules ``verify`` cannot draw a left side of (their guards ask a length or a positive constant): their
+#: own graphs, at finite inputs.
+GRAPHS_ONLY = {
+    "log_div_by_lengtho": lambda: [pt.log(pt.mean(pt.exp(m), axis=1)), pt.log(pt.mean(pt.abs(m)))],
+    "log_mul_positive_consto": lambda: [pt.log(3.0 * pt.sum(pt.exp(m), axis=1)), pt.log(0.5 * pt.abs(x))],
+    "elemwise_alloc_operand_lifto": lambda: [
+        pt.exp(x)[None] / pt.broadcast_to(1.0 + pt.exp(x), (3, x.shape[0])),
+        x * pt.broadcast_to(pt.exp(y), (2, y.shape[0])),
+    ],
+}
+#: Graphs ``verify`` draws no instance of by itself (a cast of a float32 unary Elemwise; float32 gamma).
+GRAPHS = {
+    "upcast_through_elemwiseo": lambda: [
+        pt.cast(pt.exp(x32), "float64"),
+        pt.cast(pt.log1p(pt.matrix("m32", dtype="float32")), "float64"),
+        pt.cast(pt.sigmoid(x32), "float64"),
+    ],
+    "log_gamma_as_gammalno": lambda: [pt.log(pt.gamma(pt.vector("x", dtype="float32")))],
+}
+RULES = {r.__name__: r for r in alg.ALGEBRA_RULES}
+
+
+def test_every_rule_has_a_case():
+    assert set(CASES) == set(RULES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_forward_gives_the_right_side_and_keeps_values(name):
+    lhs_of, rhs_of, shapes = CASES[name]
+    lhs, expected = lhs_of(), rhs_of()
+    found = forward(RULES[name], lhs)
+    assert found, f"{name} did not rewrite {lhs}"
+    check_rewrite(lhs, found[0], shapes)
+    check_rewrite(found[0], expected, shapes)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_backward_builds_a_left_side_with_the_right_sides_values(name):
+    lhs_of, rhs_of, shapes = CASES[name]
+    rhs = rhs_of()
+    if RULES[name] is alg.neg_nego:  # an identity rule: backward wraps any graph in two negations
+        (found,) = backward(RULES[name], rhs, n=1)
+        assert equal_computations([found], [pt.neg(pt.neg(x))])
+        return
+    found = backward(RULES[name], rhs, n=2)
+    assert found, f"{name} built no left side for {rhs}"
+    lhs = lhs_of()
+    assert type(found[0].owner.op) is type(lhs.owner.op)
+    check_rewrite(rhs, found[0], shapes)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_check_holds_on_the_pair_and_not_on_another_graph(name):
+    lhs_of, rhs_of, _ = CASES[name]
+    lhs = lhs_of()
+    (rhs,) = forward(RULES[name], lhs, n=1)
+    assert holds(RULES[name], lhs, rhs)
+    assert not holds(RULES[name], lhs, pt.exp(pt.exp(lhs)))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_verify_finds_no_counterexample(name):
+    graphs = GRAPHS[name]() if name in GRAPHS else None
+    if name in GRAPHS_ONLY:
+        graphs = GRAPHS_ONLY[name]()
+        for domain in ({v.name: "finite" for v in (x, y, m)}, None):
+            try:
+                ce = relations.verify(RULES[name], examples=40, seed=0, graphs=graphs, domain=domain)
+            except ValueError:  # (no drawn left side: the graphs above are all it checks)
+                continue
+            assert ce is None
+        return
+    assert relations.verify(RULES[name], examples=80, seed=0, domain=DOMAINS.get(name), graphs=graphs) is None
+
+
+@pytest.mark.parametrize("name", ["mul_exp_as_exp_addo", "exp_sqr_erfc_as_erfcxo", "log_gamma_as_gammalno"])
+def test_off_the_domain_only_non_finite_left_sides_change(name):
+    ce = relations.verify(RULES[name], examples=80, seed=0)
+    assert ce is not None
+    before, after = np.asarray(ce.before_value), np.asarray(ce.after_value)
+    changed = ~np.isclose(before, after, equal_nan=True)
+    assert changed.any()
+    assert not np.isfinite(before[changed]).any() and np.isfinite(after[changed]).all()
+
+
+def test_the_guards_refuse_ints_and_other_casts():
+    i = pt.vector("i", dtype="int64")
+    assert forward(alg.mul_minus_one_as_nego, pt.mul(-1, i)) == []
+    assert forward(alg.upcast_through_elemwiseo, pt.cast(pt.exp(x), "float32")) == []  # a downcast
+    assert forward(alg.upcast_through_elemwiseo, pt.cast(pt.floor(x32), "float64")) == []  # floor: not listed
+    (f32,) = forward(alg.log_gamma_as_gammalno, pt.log(pt.gamma(x32)), n=1)
+    assert f32.type == pt.log(pt.gamma(x32)).type
+
+
+def test_the_alloc_lift_takes_a_folded_one_element_constant():
+    from pytensor.graph.rewriting.utils import rewrite_graph
+
+    g = rewrite_graph(pt.log(1 + pt.broadcast_to(pt.exp(x), (3, x.shape[0]))), include=("canonicalize",))
+    inner = g.owner.inputs[0]
+    assert inner.owner.inputs[0].data.shape == (1, 1)  # canonicalize's [[1.]]
+    (lifted,) = forward(alg.elemwise_alloc_lifto, inner, n=1)
+    check_rewrite(inner, lifted, {x: VEC})
+    assert forward(alg.elemwise_alloc_lifto, pt.exp(x) + pt.broadcast_to(pt.exp(y), (3, y.shape[0]))) == []
+
+
+def test_the_rule_set_is_registered_as_choices_for_saturation():
+    algebra = relations.RULESETS["algebra"]
+    assert set(algebra) == set(alg.ALGEBRA_RULES)
+    assert not set(algebra) & set(relations.DEFAULT_RULES)
+    assert not set(algebra) & set(relations.COMPILE_RULES)
