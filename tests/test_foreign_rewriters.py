@@ -295,6 +295,19 @@ def test_the_input_graph_is_not_changed_and_types_are_kept():
     assert snapshot(g) == before
 
 
+def test_a_rewriter_that_tags_what_it_reads_tags_a_copy_not_the_graph():
+    """``local_log_erfc`` marks the node it rewrote; shown the graph's own node, that mark would make
+    PyTensor's stabilize skip ``log(erfc(x))`` when the user compiles the graph afterwards."""
+    x = pt.dvector("x")
+    g = pt.log(pt.erfc(x))
+    tags = [dict(vars(v.tag)) for n in pytensor.graph.traversal.applys_between([x], [g]) for v in n.outputs]
+    eg = relations.saturate(g, rewriters=("stabilize",))
+    assert eg.report.rewriters["local_log_erfc"].unions >= 1
+    assert [dict(vars(v.tag)) for n in pytensor.graph.traversal.applys_between([x], [g]) for v in n.outputs] == tags
+    out = pytensor.function([x], g, mode="FAST_RUN")(np.array([30.0]))
+    assert np.isfinite(out).all() and np.allclose(out, [-(30.0**2) - np.log(30.0 * np.sqrt(np.pi))], rtol=1e-3)
+
+
 def _static_rewriter(shape):
     @node_rewriter([pt.exp])
     def restate(fgraph, node):

@@ -49,6 +49,7 @@ import pymc.logprob as _logprob_package
 import pymc
 from pymc.distributions.distribution import SymbolicRandomVariable
 
+from relations.saturation.foreign import RewriterSpec
 from relations.saturation.egraph import Limits, saturate
 from graph_bridge.structural_keys import StructuralKeys
 from relations.rules.measurable import MEASURABLE_RULES
@@ -144,7 +145,7 @@ def derivable_forms(
     want: int = 2,
     forms: int | None = None,
     seconds: float | None = None,
-    rewriters: Any = (),
+    rewriters: RewriterSpec = (),
     **kwargs: Any,
 ) -> tuple[list[tuple[Variable, Variable]], list[tuple[str, str]]]:
     """Forms of ``var`` (other than ``var`` itself) whose stock logp derives: ``(form, logp)`` pairs,
@@ -207,7 +208,7 @@ def _random(v: Variable) -> bool:
 
 
 def logp(
-    var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None = None, rewriters: Any = (), **kwargs: Any
+    var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None = None, rewriters: RewriterSpec = (), **kwargs: Any
 ) -> Variable:
     """The log-density of ``var`` at ``value``: ``pm.logp``'s, derived from an equal form where stock fails.
 
@@ -241,7 +242,7 @@ def logp(
 
 
 def _derived_logp(
-    var: Variable, value: Variable, err: Exception, check: bool | None, rewriters: Any, **kwargs: Any
+    var: Variable, value: Variable, err: Exception, check: bool | None, rewriters: RewriterSpec, **kwargs: Any
 ) -> Variable:
     want = 1 if check is False else RISKY_FORMS if transforms_censoring(var) else 2
     derived, failed = derivable_forms(var, value, want=want, rewriters=rewriters, **kwargs)

@@ -36,7 +36,7 @@ from relations.queries.proofs import prove_in
 from relations.rules import rule_index
 from relations.saturation.costs import stability_key, stability_node_cost, variable_elements
 from relations.saturation.egraph import EGraph, Limits, Report, saturate
-from relations.saturation.foreign import foreign_rules
+from relations.saturation.foreign import RewriterSpec, foreign_rules
 
 __all__ = ["SaturatedExplanation", "explain", "explain_saturated"]
 
@@ -108,7 +108,7 @@ def _ranking(egraph: EGraph, cost: NodeCost | None) -> tuple[NodeCost, Callable[
 def explain_saturated(
     graph: Any,
     rules: Any = None,
-    rewriters: Any = (),
+    rewriters: RewriterSpec = (),
     *,
     limits: Limits | None = None,
     cost: NodeCost | None = None,
@@ -151,7 +151,7 @@ def explain(
     rules: Any = None,
     bookkeeping: bool = False,
     *,
-    rewriters: Any = None,
+    rewriters: RewriterSpec | None = None,
     limits: Limits | None = None,
     cost: NodeCost | None = None,
 ) -> Explanation:

@@ -26,6 +26,7 @@ from typing import Any
 from pytensor.graph.basic import Variable
 
 from graph_bridge.facts import same_type
+from relations.saturation.foreign import RewriterSpec
 from relations.arguments import as_variables, check_count, check_timeout
 from relations.saturation.egraph import CONGRUENCE, EGraph, Limits
 from relations.queries.explain import Proof, Step
@@ -124,7 +125,7 @@ def prove(
     timeout: float | None = None,
     *,
     limits: Limits | None = None,
-    rewriters: Any = (),
+    rewriters: RewriterSpec = (),
 ) -> Proof | None:
     """Steps turning graph ``a`` into graph ``b``, or ``None`` if saturation did not join them.
 

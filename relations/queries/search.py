@@ -37,7 +37,7 @@ from relations.queries.progress import Progress
 from relations.rules import rule_index
 from relations.saturation.costs import measured, node_costs, shape_finder
 from relations.saturation.egraph import Limits, Report, saturate
-from relations.saturation.foreign import foreign_rules
+from relations.saturation.foreign import RewriterSpec, foreign_rules
 
 __all__ = ["Found", "best", "equivalents", "find", "match"]
 
@@ -56,7 +56,7 @@ def equivalents(
     progress: Callable[[Progress], object] | None = None,
     *,
     limits: Limits | None = None,
-    rewriters: Any = (),
+    rewriters: RewriterSpec = (),
 ) -> Iterator[Graph]:
     """Graphs equal to ``graph`` that the rules relate to it, lazily, cheapest first.
 
@@ -131,7 +131,7 @@ def _saturated_forms(
     limit: int | None,
     limits: Limits,
     progress: Callable[[Progress], object] | None,
-    rewriters: Any = (),
+    rewriters: RewriterSpec = (),
 ) -> Iterator[Any]:
     if limit == 0 or limits.iterations == 0:
         return
@@ -253,7 +253,7 @@ def best(
     rules: Rules | None = None,
     *,
     limits: Limits | None = None,
-    rewriters: Any = (),
+    rewriters: RewriterSpec = (),
 ) -> Graph:
     """The cheapest form of ``graph`` under ``cost``: saturation, then extraction.
 

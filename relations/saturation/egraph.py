@@ -57,7 +57,7 @@ from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from relations.arguments import as_variables, check_callable, check_count, check_relations
 from relations.saturation import extract as extract_mod
-from relations.saturation.foreign import ForeignRules, ForeignState, RewriterStats, foreign_rules
+from relations.saturation.foreign import ForeignRules, ForeignState, RewriterSpec, RewriterStats, foreign_rules
 from relations.greedy.fixpoint import replacements
 from relations.patterns.relation import Relation, RuleIndex
 from relations.rules import DEFAULT_RULES
@@ -210,7 +210,7 @@ class EGraph:
     :meth:`prove` answer from it.
     """
 
-    def __init__(self, rules: Sequence[Relation] | None = None, rewriters: Any = ()) -> None:
+    def __init__(self, rules: Sequence[Relation] | None = None, rewriters: RewriterSpec = ()) -> None:
         self.index = _rule_index(rules)
         #: PyTensor node rewriters run at the e-nodes too (:mod:`relations.saturation.foreign`)
         self.foreign: ForeignRules | None = foreign_rules(rewriters, "rewriters")
@@ -878,7 +878,7 @@ def saturate(
     backward: bool = True,
     limits: Limits | None = None,
     progress: Callable[[Report], object] | None = None,
-    rewriters: Any = (),
+    rewriters: RewriterSpec = (),
 ) -> EGraph:
     """An :class:`EGraph` of ``graph`` with ``rules`` (default :data:`DEFAULT_RULES`) applied until
     nothing changes or ``limits`` (default :class:`Limits()`) stop it; see :attr:`EGraph.report`.

@@ -98,10 +98,22 @@ __all__ = [
     "ForeignRules",
     "ForeignState",
     "LocalGraph",
+    "RewriterSpec",
     "RewriterStats",
     "foreign_rules",
     "resolve_rewriters",
 ]
+
+#: What ``rewriters=`` takes: a node rewriter, a graph rewriter applying node rewriters, a rewrite
+#: database, an optdb name (``"stabilize"``, ``"local_log1p"``; ``"-name"`` leaves one out), or a
+#: sequence of these.
+RewriterSpec = (
+    NodeRewriter
+    | GraphRewriter
+    | RewriteDatabase
+    | str
+    | Sequence[NodeRewriter | GraphRewriter | RewriteDatabase | str]
+)
 
 #: ``logging.getLogger("relations.saturation.foreign")``: a rewriter's first exceptions, at DEBUG.
 log = logging.getLogger("relations.saturation.foreign")
@@ -189,10 +201,12 @@ class ForeignRewriter:
         node = v.owner
         if node is None:
             return []
-        found = checked(self.transform(LocalGraph(node), node), node)
+        work = private_copy(node)
+        found = checked(self.transform(LocalGraph(work), work), work)
         if found is None:
             return []
-        return [new for old, new in found if old is v and new is not None]
+        k = node.outputs.index(v)
+        return [new for old, new in found if old is work.outputs[k] and new is not None]
 
     def __call__(self, lhs: Any, rhs: Any) -> Callable[[Mapping], Iterator[Mapping]]:
         """The relation ``rewriter rewrites lhs to rhs``: forward (``rhs`` a logic variable) or a check."""
@@ -316,6 +330,13 @@ class LocalGraph:
 
     def __repr__(self) -> str:
         return f"LocalGraph({self.node})"
+
+
+def private_copy(node: Apply) -> Apply:
+    """``node`` over the same inputs with outputs of its own (their tags copied): what a rewriter is
+    shown.  Some tag what they read (``local_log_erfc`` marks the node it rewrote), which on a
+    graph's own node would make PyTensor's stabilize skip it later; the graph is never changed."""
+    return node.clone()
 
 
 def checked(result: Any, node: Apply) -> list[tuple[Variable, Variable | None]] | None:
@@ -699,13 +720,14 @@ class ForeignRules:
         node = w.owner
         if any(i.owner is not None and type(i.owner.op) in EXPLICIT_OPS for i in node.inputs):
             return
-        fgraph = LocalGraph(node)
+        work = private_copy(node)
+        fgraph = LocalGraph(work)
         for rw in rewriters:
             s = stats[rw.name]
             s.calls += 1
             t0 = time.perf_counter()
             try:
-                result = rw.transform(fgraph, node)
+                result = rw.transform(fgraph, work)
             except Exception as exc:  # noqa: BLE001 - a rewriter that raises is skipped and counted
                 s.seconds += time.perf_counter() - t0
                 _count_error(rw, s, exc)
@@ -713,12 +735,13 @@ class ForeignRules:
             s.seconds += time.perf_counter() - t0
             if result is None or result is False:
                 continue
-            pairs = checked(result, node)
+            pairs = checked(result, work)
             if pairs is None:
                 _count_error(rw, s, TypeError(f"returned {type(result).__name__}, not a list or dict of variables"))
                 continue
             s.matches += 1
             for old, new in pairs:
+                old = node.outputs[work.outputs.index(old)]
                 if new is None:
                     s.rejected += 1
                     continue
