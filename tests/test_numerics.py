@@ -17,7 +17,8 @@ import pytest
 
 import relations
 from numerics_corpus import CORPUS, TARGETS, accuracy, measure
-from relations.compile.stabilize import NAME, hazard, instability, region_roots, stabilized
+from relations.compile.stabilize import NAME, hazard, region_roots, stabilized
+from relations.saturation.stability import instability
 
 BY_NAME = {s.name: s for s in CORPUS}
 

@@ -55,7 +55,8 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.traverse import owned_variables
 from relations.rules.algebra import ALGEBRA_RULES, is_length, scalar_form
-from relations.saturation.costs import node_costs, shape_finder
+from relations.saturation.costs import shape_finder
+from relations.saturation.stability import UNSTABLE, instability, scalar_op_of, shifted, stability_cost, unstable
 from relations.saturation.egraph import EGraph, Limits
 
 __all__ = [
@@ -68,15 +69,10 @@ __all__ = [
     "REWRITERS",
     "STABILIZE_RULES",
     "StabilizingRewriter",
-    "UNSTABLE",
     "hazard",
-    "instability",
-    "shifted",
-    "unstable",
     "numeric_rewriters",
     "region_roots",
     "register_stabilizing",
-    "stability_cost",
     "stabilized",
 ]
 
@@ -131,16 +127,12 @@ HEADS: tuple[type, ...] = (
     ps.Gamma, ps.GammaLn, ps.Log1mexp,
 )
 HEAD_OPS: tuple[type, ...] = (Softmax, LogSoftmax)
-#: Scalar ops that lose accuracy where a stable Op does not: the first part of the cost.
-UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc)
 #: Scalar ops a region reaches through (the algebra's and the stabilizers' operands).
 THROUGH: tuple[type, ...] = (
     ps.Add, ps.Sub, ps.Mul, ps.Neg, ps.TrueDiv, ps.Reciprocal, ps.Pow, ps.Sqr, ps.Cast,
 )
 #: Op classes a region reaches through besides those Elemwise.
 THROUGH_OPS: tuple[type, ...] = (Alloc, CAReduce, DimShuffle, Subtensor, AdvancedSubtensor)
-#: Weight of one unstable e-node against the measured cost (seconds): any count dominates.
-UNSTABLE_WEIGHT = 1.0
 
 
 _NUMERIC: list[Any] = []
@@ -162,105 +154,12 @@ def numeric_rewriters() -> tuple[Any, ...]:
     return _NUMERIC[0]
 
 
-def _scalar_op(node: Apply | None) -> Any:
-    if node is None or not isinstance(node.op, Elemwise):
-        return None
-    return node.op.scalar_op
-
-
-def unstable(v: Variable) -> bool:
-    """Whether ``v``'s node is one of :data:`UNSTABLE` over something other than lengths and constants
-    (``log(3)`` and ``log(n)`` of a mean are folded or exact), and not a max-shifted form (:func:`shifted`)."""
-    node = v.owner
-    if not isinstance(_scalar_op(node), UNSTABLE) or all(is_length(i) for i in node.inputs):
-        return False
-    if isinstance(_scalar_op(node), ps.Log) and isinstance(_scalar_op(node.inputs[0].owner), ps.Sign):
-        return False  # log(sign(.)): 0, nan or -inf exactly (log_gamma_as_gammalno's right side)
-    return not shifted(v)
-
-
-def _from_max(v: Variable, depth: int = 3) -> bool:
-    """Whether ``v`` is a Max reduction, read through DimShuffles and Elemwise (``switch(isinf(m), 0, m)``)."""
-    from pytensor.scalar.basic import ScalarMaximum
-
-    stack = [(v, 0)]
-    while stack:
-        u, d = stack.pop()
-        node = u.owner
-        if node is None:
-            continue
-        if isinstance(node.op, CAReduce) and isinstance(node.op.scalar_op, ScalarMaximum):
-            return True
-        if d < depth and isinstance(node.op, (DimShuffle, Elemwise)):
-            stack.extend((i, d + 1) for i in node.inputs)
-    return False
-
-
-def shifted(v: Variable) -> bool:
-    """Whether ``v`` is ``exp`` or ``log`` of the max-shifted logsumexp (PyTensor 3.0 spells
-    ``logsumexp`` so: ``m + log(sum(exp(x - m)))``): ``exp(x - m)`` and ``exp(m)`` for ``m`` a max,
-    and ``log`` of a sum of those (its terms are at most 1, one of them 1)."""
-    node = v.owner
-    op = _scalar_op(node)
-    inner = node.inputs[0]
-    if isinstance(op, ps.Exp):
-        sub = inner.owner
-        if isinstance(_scalar_op(sub), ps.Sub) and _from_max(sub.inputs[1]):
-            return True
-        return _from_max(inner, 1)
-    if isinstance(op, ps.Log):
-        red = inner.owner
-        if red is not None and isinstance(red.op, DimShuffle):
-            red = red.inputs[0].owner
-        if red is None or not isinstance(red.op, CAReduce) or not isinstance(red.op.scalar_op, ps.Add):
-            return False
-        terms = red.inputs[0]
-        if isinstance(_scalar_op(terms.owner), ps.Switch):
-            return all(isinstance(_scalar_op(i.owner), ps.Exp) and shifted(i) for i in terms.owner.inputs[1:])
-        return isinstance(_scalar_op(terms.owner), ps.Exp) and shifted(terms)
-    return False
-
-
-def instability(outputs: Sequence[Variable]) -> int:
-    """The number of nodes of ``outputs`` (each once) that are :func:`unstable`, but for those only a
-    shape reads (``Shape(exp(x))`` of a broadcast: PyTensor reads the shape off ``x``)."""
-    from pytensor.tensor.shape import Shape, Shape_i
-
-    seen: set[Variable] = set()
-    stack, count = list(outputs), 0
-    while stack:
-        v = stack.pop()
-        if v in seen or v.owner is None:
-            continue
-        seen.add(v)
-        count += unstable(v)
-        if not isinstance(v.owner.op, (Shape, Shape_i)):
-            stack.extend(v.owner.inputs)
-    return count
-
-
-def stability_cost(shape_of: Callable[[Variable], Any] | None = None) -> Callable[[Variable], float]:
-    """A cost per e-node: :data:`UNSTABLE_WEIGHT` for an unstable Op, plus the measured cost (``node_costs``).
-
-    Lexicographic in effect (one unstable node outweighs any graph's
-    predicted seconds): extraction takes the fewest unstable Ops, then the
-    cheapest of those.
-    """
-    measured = node_costs(shape_of=shape_of)
-
-    def cost(v: Variable) -> float:
-        bad = v.owner is not None and unstable(v)
-        return (UNSTABLE_WEIGHT if bad else 0.0) + measured(v)
-
-    return cost
-
-
 def _is_head(node: Apply | None) -> bool:
-    return node is not None and (isinstance(_scalar_op(node), HEADS) or isinstance(node.op, HEAD_OPS))
+    return node is not None and (isinstance(scalar_op_of(node), HEADS) or isinstance(node.op, HEAD_OPS))
 
 
 def _is_through(node: Apply | None) -> bool:
-    return node is not None and (isinstance(_scalar_op(node), THROUGH) or isinstance(node.op, THROUGH_OPS))
+    return node is not None and (isinstance(scalar_op_of(node), THROUGH) or isinstance(node.op, THROUGH_OPS))
 
 
 def _below_has_head(v: Variable, depth: int, skip_root: bool) -> bool:
@@ -295,7 +194,7 @@ def region_roots(outputs: Sequence[Variable]) -> list[Variable]:
     found: list[Variable] = []
     for out in owned_variables(list(outputs)):
         node = out.owner
-        if len(node.outputs) != 1 or not (_is_head(node) or isinstance(_scalar_op(node), THROUGH)):
+        if len(node.outputs) != 1 or not (_is_head(node) or isinstance(scalar_op_of(node), THROUGH)):
             continue
         if _below_has_head(out, REGION_DEPTH, skip_root=True):
             found.append(out)
@@ -322,9 +221,9 @@ def _worth_saturating(root: Variable, region: Sequence[Variable]) -> bool:
     that is one itself (judged not under a log), or that
     reads heads twice (``exp(x) / (1 + broadcast_to(exp(x)))``) over one.  A division by ``exp(s)``
     alone (a scale parameter of a PyMC model) reads one head once: it is left to PyTensor."""
-    if isinstance(_scalar_op(root.owner), OUTER):
+    if isinstance(scalar_op_of(root.owner), OUTER):
         return any(hazard(u) for u in region)
-    logs = [u for u in region if isinstance(_scalar_op(u.owner), OUTER)]
+    logs = [u for u in region if isinstance(scalar_op_of(u.owner), OUTER)]
     if any(hazard(w) for u in logs for w in _region(u)):  # a log inside (``-log1p(1 / exp(x))``)
         return True
     return (hazard(root, False) or _head_reads(region) >= 2) and any(hazard(u, False) for u in region)
@@ -335,7 +234,7 @@ def _op_of(v: Variable) -> Any:
     node = v.owner
     if node is not None and isinstance(node.op, DimShuffle):
         node = node.inputs[0].owner
-    return _scalar_op(node)
+    return scalar_op_of(node)
 
 
 def _is_minus_one(v: Variable) -> bool:
@@ -351,7 +250,7 @@ def _is_minus_one(v: Variable) -> bool:
 def _negated_exp(v: Variable) -> bool:
     """``-exp(a)`` spelled ``mul(-1, exp(a))`` or ``neg(exp(a))``."""
     node = v.owner
-    op = _scalar_op(node)
+    op = scalar_op_of(node)
     if isinstance(op, ps.Neg):
         return isinstance(_op_of(node.inputs[0]), ps.Exp)
     if isinstance(op, ps.Mul) and len(node.inputs) == 2:
@@ -372,7 +271,7 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     region's root is a ``log``.
     """
     node = v.owner
-    op = _scalar_op(node)
+    op = scalar_op_of(node)
     ins = node.inputs
     if isinstance(node.op, Alloc) or isinstance(op, ps.Cast):
         return _below_has_head(ins[0], REGION_DEPTH - 1, skip_root=False)

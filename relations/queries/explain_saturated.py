@@ -4,7 +4,7 @@ With ``rewriters=`` given, :func:`explain` saturates the graph with the
 rules and PyTensor's node rewriters (:mod:`relations.saturation.foreign`:
 a rewriter runs on every spelling the rules put in a class), extracts the
 best form under a cost that prefers numerically stable Ops (default
-:func:`relations.saturation.costs.stability_key`: fewer ``exp``/``log``/
+:func:`relations.saturation.stability.stability_key`: fewer ``exp``/``log``/
 ``gamma``/``erfc`` nodes first, then fewer elements), and gives the
 chain of rule and rewriter applications from the input to that form
 (:func:`relations.queries.proofs.prove_in`).  The steps re-check
@@ -34,7 +34,8 @@ from relations.queries import explain as greedy
 from relations.queries.explain import Explanation, Step
 from relations.queries.proofs import prove_in
 from relations.rules import rule_index
-from relations.saturation.costs import stability_key, stability_node_cost, variable_elements
+from relations.saturation.costs import variable_elements
+from relations.saturation.stability import stability_key, stability_node_cost
 from relations.saturation.egraph import EGraph, Limits, Report, saturate
 from relations.saturation.foreign import RewriterSpec, foreign_rules
 
@@ -49,7 +50,7 @@ class SaturatedExplanation(Explanation):
 
     ``before`` and ``after`` are the input's and the result's costs (with
     the default cost the tuples ``(unstable spellings, elements touched)``
-    of :func:`relations.saturation.costs.stability_key`); ``report`` is the
+    of :func:`relations.saturation.stability.stability_key`); ``report`` is the
     :class:`relations.Report` of the saturation (its ``rewriters`` count
     each PyTensor rewriter's calls, matches and unions).  ``str()`` opens
     with both, then the steps as :meth:`Explanation.format` prints them (a
@@ -167,7 +168,7 @@ def explain(
     :data:`relations.DEFAULT_RULES`) and the rewriters within ``limits``,
     take the form of least ``cost`` (a cost per e-node, as
     ``EGraph.extract`` takes; default: fewest unstable spellings, then
-    fewest elements, :func:`relations.saturation.costs.stability_key`),
+    fewest elements, :func:`relations.saturation.stability.stability_key`),
     and give the steps from the input to it; a step a rewriter took names
     it.  Either way ``.result``, ``.steps``, ``.counts`` and ``.check()``
     are as documented on :class:`Explanation`.

@@ -36,9 +36,7 @@ __all__ = [
     "DEFAULT_LENGTH",
     "TABLE_PATH",
     "CostTable",
-    "UNSTABLE_SCALAR_OPS",
     "elements_touched",
-    "is_unstable",
     "load_table",
     "Fusion",
     "measured",
@@ -49,9 +47,6 @@ __all__ = [
     "node_elements",
     "op_kind",
     "shape_finder",
-    "stability_key",
-    "stability_node_cost",
-    "unstable_spellings",
     "variable_elements",
 ]
 
@@ -590,52 +585,3 @@ def variable_elements(v: Variable, unknown_dim: int = 16) -> float:
     return max(size, 1.0)
 
 
-#: Scalar Ops whose plain spelling loses accuracy where a stable Op computes the same thing:
-#: ``exp`` overflows (``log(1 + exp(x))`` at x = 800 is inf, ``softplus`` gives 800), ``log`` of
-#: ``1 + tiny`` loses the digits ``log1p`` keeps, ``gamma`` overflows where ``gammaln`` does not,
-#: ``erfc`` underflows where ``erfcx`` does not.  The stable Ops (``log1p``, ``expm1``, ``softplus``,
-#: ``log1mexp``, ``sigmoid``, ``LogSumExp``, ``gammaln``, ``erfcx``, ...) are not in it.
-UNSTABLE_SCALAR_OPS: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc)
-
-
-def is_unstable(v: Variable) -> bool:
-    """Whether ``v``'s node is an Elemwise of :data:`UNSTABLE_SCALAR_OPS` over something other than constants."""
-    node = v.owner
-    scalar = getattr(getattr(node, "op", None), "scalar_op", None)
-    if not isinstance(scalar, UNSTABLE_SCALAR_OPS):
-        return False
-    return not all(isinstance(i, Constant) for i in node.inputs)
-
-
-def unstable_spellings(outputs: Sequence[Variable]) -> int:
-    """The nodes of ``outputs`` (each once) that are :func:`is_unstable`: ``log(1 + exp(x))`` has 2,
-    ``log1p(exp(x))`` 1, ``softplus(x)`` none."""
-    return sum(is_unstable(v) for v in owned_variables(outputs))
-
-
-def stability_key(outputs: Sequence[Variable], unknown_dim: int = 16) -> tuple[int, float]:
-    """The cost ``relations.explain(..., rewriters=...)`` ranks forms by: ``(unstable_spellings,
-    elements_touched)``, compared as a tuple (fewer unstable spellings first, then fewer elements).
-
-    It never trades a stable Op for a cheaper unstable spelling: any form with fewer unstable
-    nodes wins, whatever it costs in elements.
-    """
-    return unstable_spellings(outputs), elements_touched(outputs, unknown_dim)
-
-
-def stability_node_cost(scale: float, unknown_dim: int = 16) -> Callable[[Variable], float]:
-    """:func:`stability_key` as a cost per e-node for extraction: 1 for an unstable node, plus its
-    elements (:func:`variable_elements`) divided by ``scale``.
-
-    With ``scale`` above the elements of every e-node of the e-graph together, the elements of any
-    selection add up to less than 1, so the extracted form has the fewest unstable nodes, and the
-    fewest elements among those (exactly under the greedy extraction; within the integer
-    program's optimality gap under the exact one, so callers rank both by :func:`stability_key`).
-    """
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
-        raise ValueError(f"scale must be a positive number, got {scale!r}")
-
-    def cost(v: Variable) -> float:
-        return float(is_unstable(v)) + variable_elements(v, unknown_dim) / scale
-
-    return cost
