@@ -748,9 +748,17 @@ class EGraph:
         """The cheapest form of the roots (DAG-aware); see :func:`relations.saturation.extract.extract`."""
         return extract_mod.extract(self, cost, roots, method)
 
-    def forms(self, limit: int | None = None, roots: Sequence[Variable] | None = None) -> Iterator[Any]:
-        """The distinct forms of the roots, lazily; see :func:`relations.saturation.extract.forms`."""
-        return extract_mod.forms(self, limit, roots)
+    def forms(
+        self,
+        limit: int | None = None,
+        roots: Sequence[Variable] | None = None,
+        *,
+        seconds: float | None = None,
+        nodes: int | None = extract_mod.MAX_FORM_NODES,
+    ) -> Iterator[Any]:
+        """The distinct forms of the roots, lazily, within ``seconds`` and ``nodes`` built; see
+        :func:`relations.saturation.extract.forms`."""
+        return extract_mod.forms(self, limit, roots, seconds=seconds, nodes=nodes)
 
     def structure(self, outputs: list[Variable]) -> Any:
         """``outputs`` in the structure of the graph given to :func:`saturate` (a variable or a list)."""
