@@ -104,3 +104,80 @@ def test_every_query_is_total(name, g, givens, rules):
     if givens is not None and rules in ("default", "all"):
         assert_same_values(g, outs[-1], givens)
         assert_same_values(g, outs[0], givens)
+
+
+# -- listing: lazy, iterative, bounded ---------------------------------------------------
+
+
+def _alternating_chain(levels: int):
+    """``exp`` and ``sum(expand_dims(., 0), 0)`` in turn: every level's class is on a cycle."""
+    v = x
+    for _ in range(levels):
+        v = pt.sum(pt.expand_dims(pt.exp(v), 0), 0)
+    return v
+
+
+def test_forms_of_a_5000_level_chain_of_cycles_need_no_recursion():
+    import sys
+
+    g = _alternating_chain(5000)
+    eg = relations.saturate(g, backward=False, limits=relations.Limits(seconds=None, nodes=None))
+    assert eg.report.stop == "saturated"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # far below the chain's depth
+    try:
+        forms = list(eg.forms(limit=3))
+        best = eg.extract()
+    finally:
+        sys.setrecursionlimit(limit)
+    assert len(forms) == 3
+    assert all(f.type == g.type for f in forms) and best.result.type == g.type
+    # the same listing on a short chain, on values (compiling 10^4 nodes would cost a minute)
+    short = _alternating_chain(30)
+    eg = relations.saturate(short, backward=False)
+    for f in [*eg.forms(limit=3), eg.extract().result]:
+        assert_same_values(short, f, {x: np.array([0.1, -0.2])})  # (each level is exp: values near 1)
+
+
+def test_the_listing_ends_at_its_node_bound_with_valid_forms(monkeypatch):
+    from relations.saturation import extract as extract_mod
+
+    a, b, rngs = _rvs()
+    g = pt.stack([a, b]).T
+    monkeypatch.setattr(extract_mod, "MAX_FORM_NODES", 300)
+    forms = list(relations.equivalents(g, limit=None, depth=2, timeout=30))
+    assert 0 < len(forms) <= 300  # each form builds at least its root: at most 300 of them
+    eg = relations.saturate(g, limits=relations.Limits(iterations=2, growth=None))
+    assert len(list(eg.forms(nodes=300))) < len(list(eg.forms(nodes=3000)))
+    for f in forms[:: max(1, len(forms) // 3)]:
+        assert_same_types(g, f)
+        assert_same_values(g, f, rngs)
+
+
+def test_the_timeout_bounds_the_listing(monkeypatch):
+    import time as real_time
+
+    from relations.saturation import extract as extract_mod
+
+    class Clock:  # a second passes each time the listing reads the clock
+        now = real_time.perf_counter()
+
+        @classmethod
+        def perf_counter(cls):
+            cls.now += 1.0
+            return cls.now
+
+    a, b, _ = _rvs()
+    eg = relations.saturate(pt.stack([a, b]).T, limits=relations.Limits(iterations=2, growth=None))
+    everything = sum(1 for _ in eg.forms(nodes=3000))
+    monkeypatch.setattr(extract_mod, "time", Clock)
+    timed = sum(1 for _ in eg.forms(seconds=5.5, nodes=3000))
+    assert 0 < timed <= 5 < everything
+
+
+def test_forms_check_their_bounds_when_called():
+    eg = relations.saturate(pt.exp(x))
+    with pytest.raises(ValueError, match="nodes"):
+        eg.forms(nodes=-1)
+    with pytest.raises(ValueError, match="seconds"):
+        eg.forms(seconds=0)
