@@ -25,7 +25,7 @@ from graph_bridge.terms import term_variable
 __all__ = ["broadcastableo", "dtypeo", "ndimo", "same_type", "same_typeo", "typeo"]
 
 
-def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]) -> ModedGoal:
+def _type_fact(term: Any, value: Any, read: Callable[[Any], Any], name: str) -> ModedGoal:
     def read_fact(t):
         var = term_variable(t)
         if var is None:
@@ -35,9 +35,7 @@ def _type_fact(term: Any, value: Any, read: Callable[[Any], Any]) -> ModedGoal:
         except AttributeError:  # not a tensor
             return None
 
-    return ModedGoal(
-        "type fact", (term, value), (Mode((0,), (1,), one=read_fact),), waiting="type fact on a non-ground term"
-    )
+    return ModedGoal(name, (term, value), (Mode((0,), (1,), one=read_fact),), waiting="type fact on a non-ground term")
 
 
 def same_type(a: Any, b: Any) -> bool:
@@ -74,19 +72,19 @@ def same_typeo(a: Any, b: Any) -> ModedGoal:
 
 def typeo(term: Any, typ: Any):
     """``term``'s variable has type ``typ``."""
-    return _type_fact(term, typ, lambda t: t)
+    return _type_fact(term, typ, lambda t: t, "typeo")
 
 
 def ndimo(term: Any, n: Any):
     """``term``'s variable has ``n`` dimensions."""
-    return _type_fact(term, n, lambda t: t.ndim)
+    return _type_fact(term, n, lambda t: t.ndim, "ndimo")
 
 
 def dtypeo(term: Any, dtype: Any):
     """``term``'s variable has dtype ``dtype`` (a string such as ``"float64"``)."""
-    return _type_fact(term, dtype, lambda t: t.dtype)
+    return _type_fact(term, dtype, lambda t: t.dtype, "dtypeo")
 
 
 def broadcastableo(term: Any, pattern: Any):
     """``term``'s variable has the broadcastable tuple ``pattern``."""
-    return _type_fact(term, pattern, lambda t: tuple(t.broadcastable))
+    return _type_fact(term, pattern, lambda t: tuple(t.broadcastable), "broadcastableo")

@@ -35,6 +35,7 @@ __all__ = [
     "check_relations",
     "check_tag",
     "check_timeout",
+    "greedy_rules",
 ]
 
 
@@ -144,6 +145,21 @@ def check_tag(tag: Any, argname: str = "tag") -> str:
     return tag
 
 
+def greedy_rules(rules: Any) -> Any:
+    """``rules`` for ``normalize``, once none is a choice rule without a measure (``ValueError`` naming it).
+
+    A choice rule (``rewrite_rule(..., choice=True)``, as ``RULESETS["choices"]``)
+    that states no measure may rewrite for ever: it runs in saturation only.
+    """
+    for i, r in enumerate(check_relations(rules, "rules") if rules is not None else ()):
+        if getattr(r, "choice", False) and not r.measure.stated:
+            raise ValueError(
+                f"rules[{i}] ({r.__name__!r}) is a choice rule with no measure: normalize would not stop; "
+                f"run it with relations.saturate, best or equivalents, or give it a measure="
+            )
+    return rules
+
+
 def as_variables(graph: Any, argname: str = "graph") -> tuple[list[Variable], bool]:
     """``graph`` as a list of variables, and whether it was a single one."""
     if isinstance(graph, Variable):
@@ -183,3 +199,10 @@ def check_timeout(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ValueError(f"timeout must be a positive number of seconds or None, got {value!r}")
     return float(value)
+
+
+def same_structure(graph: Any, single: bool, result: list[Variable]) -> Any:
+    """``result`` in the structure of ``graph`` (what :func:`as_variables` read): a variable, a list or a tuple."""
+    if single:
+        return result[0]
+    return type(graph)(result) if isinstance(graph, tuple) else result

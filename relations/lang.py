@@ -14,14 +14,23 @@ also importable from its home module; this is the list to read.
 - goals of your own: :func:`moded`, :class:`Mode` (a mode gives a tuple per
   answer; ``one=`` returns one tuple, ``()`` for a check that holds, or
   ``None`` for no answer), :func:`read_or_build`;
-- rules: :func:`rule`, :func:`rewrite_rule`, :mod:`p <relations.patterns>`,
+- rules: :func:`rule`, :func:`rewrite_rule` (``choice=True``: a rewrite
+  for saturation only, as ``RULESETS["choices"]``), :mod:`p <relations.patterns>`
+  (:class:`Reduction`: what ``p.careduce``'s head variable binds),
   measures (:func:`count`, :func:`nodes`, :func:`below`,
-  :func:`elemwise_above`, :func:`paths_below`, :class:`Measure`);
+  :func:`elemwise_above`, :func:`above`, :func:`paths_below`,
+  :func:`weighted_operands`, :class:`Measure`);
 - facts for ``where=`` and relations: type facts (:func:`ndimo`,
   :func:`dtypeo`, :func:`broadcastableo`, :func:`typeo`,
   :func:`same_typeo`), use facts (:func:`single_useo`,
-  :func:`movable_viewo`, :func:`useso`, :func:`graph_context`), props
-  (:func:`axes_througho`, :func:`added_dimso`);
+  :func:`movable_viewo`, :func:`movable_eacho`, :func:`useso`,
+  :func:`graph_context`), broadcasting facts (:func:`scalar_likeo`,
+  :func:`fully_broadcastableo`, :func:`cast_likeo`), props
+  (:func:`axes_througho`, :func:`added_dimso`, :func:`valid_ordero`), the
+  heads of reductions (:func:`careduce_heado`, :func:`careduce_partso`,
+  :func:`full_reductiono`);
+- a rule's plans: :func:`forward_matcher`, :func:`backward_matcher`
+  (``.source`` prints the plan ``normalize`` runs);
 - node readers: :func:`term_variable` (a term's PyTensor variable),
   :func:`alloc_parts`, :func:`join_parts`, :func:`scalar_of`,
   :func:`is_expansion`.
@@ -43,6 +52,13 @@ from relations.patterns import var
 from relations.patterns.props import added_dimso, axes_througho
 from relations.patterns.relation import rule
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.rules.lift.facts import cast_likeo, fully_broadcastableo, scalar_likeo
+from graph_bridge.measures import above, weighted_operands
+from relations.greedy.plans import backward_matcher, forward_matcher
+from relations.patterns.orders import valid_ordero
+from relations.patterns import Reduction
+from relations.patterns.axes import careduce_heado, careduce_partso, full_reductiono
+from relations.patterns.sharing import movable_eacho
 
 #: The conjunction of a rule's goals (``lall_ready``): each goal runs once its inputs are bound.
 lall = lall_ready
@@ -52,21 +68,31 @@ __all__ = [
     "Mode",
     "ModedGoal",
     "NotReady",
+    "Reduction",
+    "above",
     "added_dimso",
     "alloc_parts",
     "axes_througho",
+    "backward_matcher",
     "below",
     "broadcastableo",
+    "careduce_heado",
+    "careduce_partso",
+    "cast_likeo",
     "count",
     "dtypeo",
     "elemwise_above",
     "elemwise_term",
     "eq",
+    "forward_matcher",
+    "full_reductiono",
+    "fully_broadcastableo",
     "graph_context",
     "is_expansion",
     "join_parts",
     "lall",
     "moded",
+    "movable_eacho",
     "movable_viewo",
     "ndimo",
     "node_term",
@@ -79,11 +105,14 @@ __all__ = [
     "rule",
     "same_type",
     "same_typeo",
+    "scalar_likeo",
     "scalar_of",
     "single_useo",
     "term",
     "term_variable",
     "typeo",
     "useso",
+    "valid_ordero",
     "var",
+    "weighted_operands",
 ]

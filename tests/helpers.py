@@ -208,7 +208,7 @@ def holds(rel, lhs, rhs) -> bool:
 
 def structure(outputs) -> tuple[int, ...]:
     """Interned structural keys of ``outputs``: equal tuples, equal graphs."""
-    from relations.queries.form_search import StructuralKeys
+    from graph_bridge.structural_keys import StructuralKeys
 
     keys = StructuralKeys()
     return tuple(keys.key(o) for o in outputs)

@@ -149,21 +149,24 @@ def _pattern_rules():
     from relations import patterns as p
     from relations import rewrite_rule
 
+    from pytensor.tensor.elemwise import CAReduce, DimShuffle
+
     from relations import lang
 
     a, b = p.var("a"), p.var("b")
     r, o, ax, ax2, o2 = (p.var(n) for n in ("r", "o", "ax", "ax2", "o2"))
     return [
         rewrite_rule("neg_neg", p.neg(p.neg(a)), a),
-        rewrite_rule("sum_neg", p.sum(p.neg(a), axis=ax), p.neg(p.sum(a, axis=ax))),
+        rewrite_rule("sum_neg", p.sum(p.neg(a), axis=ax), p.neg(p.sum(a, axis=ax)), measure=lang.weighted_operands()),
         rewrite_rule(
             "reduce_through",
             p.careduce(r, p.dimshuffle(a, order=o), axis=ax),
             p.dimshuffle(p.careduce(r, a, axis=ax2), order=o2),
             where=(lang.axes_througho(a, o, ax, ax2, o2), lang.single_useo(a)),
+            measure=lang.below([DimShuffle], [CAReduce]).keeping(lang.nodes()),
         ),
         rewrite_rule("mul_one", p.mul(a, 1.0), a, where=(lambda a: a.type.ndim >= 1,)),
-        rewrite_rule("exp_sum", p.exp(p.add(a, b)), p.mul(p.exp(a), p.exp(b))),
+        rewrite_rule("exp_sum", p.exp(p.add(a, b)), p.mul(p.exp(a), p.exp(b)), choice=True),
     ]
 
 

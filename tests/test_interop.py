@@ -277,7 +277,7 @@ def test_arguments_are_checked_when_the_call_is_made(call, error, message):
 def test_structural_hashes_forget_dead_variables():
     import gc
 
-    from relations.queries.structural_hashes import StructuralHashes
+    from graph_bridge.structural_keys import StructuralHashes
 
     hashes = StructuralHashes()
     k1 = hashes.digest(pt.exp(x) + 1)

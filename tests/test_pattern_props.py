@@ -15,7 +15,7 @@ import pytensor.tensor as pt
 import pytest
 from helpers import backward, check_rewrite, forward, holds, snapshot
 from pytensor.graph.basic import equal_computations
-from pytensor.tensor.elemwise import DimShuffle
+from pytensor.tensor.elemwise import CAReduce, DimShuffle
 
 import relations
 from relations import lang
@@ -26,7 +26,9 @@ x, ax, r, o, ax2, o2 = (p.var(n) for n in ("x", "ax", "r", "o", "ax2", "o2"))
 
 
 def sum_neg():
-    return lang.rewrite_rule("sum_neg", p.sum(p.neg(x), axis=ax), p.neg(p.sum(x, axis=ax)))
+    return lang.rewrite_rule(
+        "sum_neg", p.sum(p.neg(x), axis=ax), p.neg(p.sum(x, axis=ax)), measure=lang.weighted_operands()
+    )
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), (1, 2), (0, 1, 2)])
@@ -83,6 +85,7 @@ def _reduce_through():
         p.careduce(r, p.dimshuffle(x, order=o), axis=ax),
         p.dimshuffle(p.careduce(r, x, axis=ax2), order=o2),
         where=(lang.axes_througho(x, o, ax, ax2, o2),),
+        measure=lang.below([DimShuffle], [CAReduce]).keeping(lang.nodes()),
     )
 
 
@@ -153,6 +156,7 @@ def test_one_use_and_predicates_over_props():
         p.sum(p.neg(x), axis=ax),
         p.neg(p.sum(x, axis=ax)),
         where=(lambda ax: ax == (1,), lang.single_useo(x)),
+        measure=lang.weighted_operands(),
     )
     assert forward_matcher(rule) is not None
     m = pt.matrix("m")
@@ -176,7 +180,9 @@ def test_a_variable_the_right_side_needs_must_be_bound():
         lang.rewrite_rule("bad", p.reduce(h, p.elemwise(f, inputs=xs)), p.elemwise(f, inputs=ys))
     with pytest.raises(ValueError, match=r"binds: \[k\]"):
         lang.rewrite_rule("bad", p.reduce(h, p.elemwise(f, inputs=xs)), p.reduce(h, k))
-    lang.rewrite_rule("ok", p.reduce(h, p.elemwise(f, inputs=xs)), p.reduce(h, k), where=(lang.eq(k, x),))  # a goal binds k
+    with pytest.raises(ValueError, match=r"where\[0\] reads 'k', 'x'"):  # x: bound by nothing either
+        lang.rewrite_rule("ok", p.reduce(h, p.elemwise(f, inputs=xs)), p.reduce(h, k), where=(lang.eq(k, x),))
+    lang.rewrite_rule("ok", p.reduce(h, p.elemwise(f, inputs=xs)), p.reduce(h, k), where=(lang.eq(k, f),))  # a goal binds k
     with pytest.raises(TypeError, match="order must be"):
         p.dimshuffle(x, order=3)
     with pytest.raises(TypeError, match="op must be"):

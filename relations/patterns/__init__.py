@@ -72,6 +72,7 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from unification.variable import Var
 
 from graph_bridge import ExplicitAlloc, ExplicitElemwise, builder_for, explicit_alloc, term_variable
+from graph_bridge.nodes import absorb_expansion, is_expansion
 from graph_bridge.ops import derive_entry
 from relations.patterns.nodes import (
     alloc_of,
@@ -231,7 +232,7 @@ class Named:
         self.node = as_pattern(node, "node")
 
     def __repr__(self) -> str:
-        return f"{self.var}={self.node!r}"
+        return f"named({self.var}, {self.node!r})"
 
 
 def named(v: Any, node: Any) -> Named:
@@ -316,6 +317,14 @@ class Node:
         self.term_of = term_of
         if self.props and read_props is None:
             raise TypeError(f"{name}: a node pattern with props needs read_props")
+
+    def with_args(self, args: Sequence[Any]) -> Node:
+        """This node over other argument patterns (same Op, props and builder)."""
+        new = object.__new__(Node)
+        for slot in Node.__slots__:
+            setattr(new, slot, getattr(self, slot))
+        new.args = tuple(args)
+        return new
 
     def __repr__(self) -> str:
         inner = ", ".join(repr(a) for a in self.args)
@@ -407,8 +416,35 @@ def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
         ):
             return None
         kids = _children(sub, node)
-        stack.extend((a, kids[i]) for a, i in zip(pat.args, pos))
+        padded = type(node.op) is Elemwise and len(node.inputs) >= 2
+        stack.extend(
+            (a, _operand(a, node.inputs[i], kids[i]) if padded else kids[i]) for a, i in zip(pat.args, pos)
+        )
     return binding
+
+
+def _wants_dimshuffle(pat: Any) -> bool:
+    """Whether the pattern ``pat`` matches a DimShuffle node itself (``p.dimshuffle``, ``p.expand_dims``, ...)."""
+    if isinstance(pat, Named):
+        pat = pat.node
+    return DimShuffle in getattr(pat, "op_classes", ())
+
+
+def _operand(pat: Any, v: Variable, t: Any) -> Any:
+    """The operand a broadcasting Elemwise input ``v`` (term ``t``) is, as the explicit form reads it.
+
+    ``Elemwise.make_node`` pads an input of lower ndim with an ExpandDims on
+    the left; the explicit-broadcast form (``ExplicitElemwise``, what the
+    rules see after ``elemwise_explicito``) holds the input itself.  So a
+    pattern argument reads through that padding (``p.mul(x, c)`` binds ``c``
+    to the 0-d ``s`` of ``m * s``), unless it is a DimShuffle pattern itself.
+    """
+    if _wants_dimshuffle(pat) or not is_expansion(v):
+        return t
+    inner, entry = absorb_expansion(v)
+    if entry != derive_entry(inner.type.shape, v.type.ndim):
+        return t  # dims added elsewhere than on the left: not what broadcasting adds
+    return _children(t, v.owner)[0]
 
 
 def _bind(binding: dict, var: Any, value: Any, same: Callable[[Any, Any], bool]) -> bool:
@@ -533,13 +569,13 @@ def prop_keys(pattern: Any) -> dict[Var, str]:
 
 
 def pattern_nodes(pattern: Any) -> int:
-    """How many nodes the pattern has (constants and variables are not nodes)."""
+    """How many nodes the pattern has (constants and variables are not nodes; a goal node is one)."""
     n, stack = 0, [pattern]
     while stack:
         p = stack.pop()
         if isinstance(p, Named):
             p = p.node
-        if isinstance(p, Node):
+        if isinstance(p, Node) or getattr(p, "is_pattern_node", False):
             n += 1
             stack.extend(p.args)
     return n

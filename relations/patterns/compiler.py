@@ -19,14 +19,18 @@ it makes of the hand-written one, and backward runs and checks run the same
 goals.  The parts, in this order:
 
 1. each side, root first: ``eq(side, template)`` for a template node,
-   the node's goal (``stock_elemwiseo(side, f, xs)``) for a goal node, then
-   the same for the nodes below it that a template cannot hold (a
-   ``p.named`` sub-pattern, a goal node);
+   the node's goal (``stock_elemwiseo(side, f, xs)``) for a goal node, the
+   node matched and built one level (:func:`pattern_goal`) for a node
+   with neither (``p.mul``, ``p.sum``, ...: its arguments variables, its
+   constants kept), then the same for the nodes below it that a template
+   cannot hold (a ``p.named`` sub-pattern, a goal node);
 2. what the heads imply: the reductions of one head variable ``r``
    (``p.careduce(r, ...)``) are one reduction (same scalar op and dtypes)
    along their axes (``careduce_heado``; the same head where the axes are
-   the same); a ``p.dimshuffle`` that names no ``ndim`` reads it off its
-   input (``ndimo``);
+   the same), and ``r`` is their :class:`~relations.patterns.Reduction`
+   when a ``where=`` clause reads it (:func:`reductiono`); a
+   ``p.dimshuffle`` that names no ``ndim`` reads it off its input
+   (``ndimo``);
 3. the ``where=`` goals, in order.
 
 Every pattern variable gets a fresh logic variable per call of the
@@ -36,24 +40,113 @@ stand for the two sides.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
 from etuples.core import ExpressionTuple
 from unification.variable import Var
 
+from graph_bridge import reify
 from graph_bridge.facts import ndimo
-from logic_core.unifier import Eq, lreify
 from graph_bridge.node_relations import DS
-from graph_bridge.terms import term
+from graph_bridge.terms import TermError, term
+from logic_core.modes import Mode, ModedGoal, moded
 from logic_core.terms import is_term
+from logic_core.unifier import Eq, lreify
 from relations import patterns as p
 from relations.patterns.nodes import CompiledNode
 from relations.patterns.axes import careduce_heado
 
-__all__ = ["compilable", "compile_sides", "instantiate", "side_variables"]
+__all__ = [
+    "compilable",
+    "compile_sides",
+    "has_goal_node",
+    "head_vars",
+    "instantiate",
+    "pattern_goal",
+    "reductiono",
+    "side_variables",
+]
 
 _NULL = ExpressionTuple.null
+
+
+class _NoGraph(Exception):
+    """A bound term does not reify, or a side does not build: no answer."""
+
+
+def pattern_goal(pattern: Any, names: Sequence[Var]) -> Callable[..., ModedGoal]:
+    """``make(side, *values)``: the goal that ``side`` is ``pattern`` with ``names`` bound to ``values``.
+
+    ``names`` are the pattern's graph variables, then its prop variables
+    (:func:`relations.patterns.pattern_vars`, :func:`~relations.patterns.prop_vars`).
+    Known, ``side`` is matched (:func:`relations.patterns.match`) and gives
+    the values; else it is built from them (:func:`relations.patterns.build`).
+    """
+    names = tuple(names)
+    graph_vars = p.pattern_vars(pattern)
+    n_graph = len(graph_vars)
+
+    def match(s):
+        found = p.match(pattern, s)
+        return None if found is None else tuple([found[v] for v in names])
+
+    def build(*values):
+        bound = dict(zip(graph_vars, values[:n_graph]))
+        props = dict(zip(names[n_graph:], values[n_graph:]))
+
+        def lookup(v: Var):
+            try:
+                return reify(bound[v])
+            except TermError:
+                raise _NoGraph from None
+
+        try:
+            return (p.build(pattern, lookup, props),)
+        except _NoGraph:
+            return None
+        except Exception:  # noqa: BLE001 - the bindings do not fit this pattern (types, axes)
+            return None
+
+    given = tuple(range(1, len(names) + 1))
+    modes = (Mode((0,), given, one=match), Mode(given, (0,), one=build))
+
+    def make(side: Any, *values: Any) -> ModedGoal:
+        return moded("pattern side", (side, *values), *modes, waiting="pattern variable not bound yet")
+
+    return make
+
+
+def _head_reduction(h: Any) -> tuple | None:
+    op = h.evaled_obj if isinstance(h, ExpressionTuple) else h
+    try:
+        return (p.Reduction(op),)
+    except Exception:  # noqa: BLE001 - not a CAReduce of the vocabulary
+        return None
+
+
+def reductiono(head: Any, reduction: Any) -> ModedGoal:
+    """``reduction`` is the :class:`~relations.patterns.Reduction` of the CAReduce head term ``head``.
+
+    What ``p.careduce(r, ...)`` binds ``r`` to, for the ``where=`` clauses
+    that read ``r`` (the compiled sides hold the head term, axes included).
+    Forward and as a check only: the head is always read off a side.
+    """
+    return moded(
+        "reductiono", (head, reduction), Mode((0,), (1,), one=_head_reduction), waiting="reductiono needs the head"
+    )
+
+
+def has_goal_node(pattern: Any) -> bool:
+    """Whether ``pattern`` holds a node only a goal can read (:mod:`relations.patterns.nodes`) or a ``p.named``."""
+    stack = [pattern]
+    while stack:
+        q = stack.pop()
+        if isinstance(q, (CompiledNode, p.Named)):
+            return True
+        if isinstance(q, p.Node):
+            stack.extend(q.args)
+    return False
 
 
 def compilable(pattern: Any) -> bool:
@@ -123,6 +216,8 @@ class _Compiler:
             return
         if isinstance(pattern, CompiledNode) and pattern.goal_of is not None:
             pattern.goal_of(self, out, [self.arg(a, pending) for a in pattern.args])
+        elif _stock(pattern):
+            self.node_goal(pattern, out, pending)
         else:
             self.steps.append((Eq, (out, self.template(pattern, pending))))
         for sub, v in pending:
@@ -139,27 +234,44 @@ class _Compiler:
         pending.append((pattern, v))
         return v
 
+    def node_goal(self, pattern: p.Node, out: Any, pending: list) -> None:
+        """A node with no template (``p.mul``, ``p.sum``, ...): matched and built one level, its arguments variables."""
+        shallow = pattern.with_args([a if isinstance(a, p.Const) else self.arg(a, pending) for a in pattern.args])
+        names = p.pattern_vars(shallow) + p.prop_vars(shallow)
+        self.steps.append((pattern_goal(shallow, names), (out, *names)))
+
     def template(self, pattern: Any, pending: list) -> Any:
         if isinstance(pattern, Var):
             return pattern
         if isinstance(pattern, p.Named):
             pending.append((pattern.node, pattern.var))
             return pattern.var
-        if isinstance(pattern, CompiledNode) and pattern.goal_of is not None:
+        if (isinstance(pattern, CompiledNode) and pattern.goal_of is not None) or _stock(pattern):
             v = self.hidden("t")
             pending.append((pattern, v))
             return v
         kids = [self.template(a, pending) for a in pattern.args]
         return pattern.term_of(self, kids)
 
-    def head_goals(self) -> None:
-        """The reductions of one head variable are one reduction along their axes."""
-        for found in self.heads.values():
+    def head_goals(self, wanted: Container = ()) -> None:
+        """The reductions of one head variable are one reduction along their axes.
+
+        A head variable in ``wanted`` (read by a ``where=`` clause) is bound
+        to the :class:`~relations.patterns.Reduction` of its first head.
+        """
+        for r, found in self.heads.items():
             (h1, a1), rest = found[0], found[1:]
             if not rest:
                 self.steps.append((careduce_heado, (h1, a1, self.hidden("h"), self.hidden("a"))))
             for h, a in rest:
                 self.steps.append((careduce_heado, (h1, a1, h, a)))
+            if r in wanted:
+                self.steps.append((reductiono, (h1, r)))
+
+
+def _stock(pattern: Any) -> bool:
+    """A node the pattern itself matches and builds: no template (constants among its arguments)."""
+    return isinstance(pattern, p.Node) and pattern.term_of is None
 
 
 def _pattern_vars_in(x: Any, out: dict) -> dict:
@@ -175,12 +287,18 @@ def _pattern_vars_in(x: Any, out: dict) -> dict:
     return out
 
 
-def compile_sides(lhs: Any, rhs: Any) -> tuple[list[tuple[Callable, tuple]], list[Var]]:
-    """The steps of the two sides and what their heads imply, and every pattern variable they use."""
+def compile_sides(
+    lhs: Any, rhs: Any, wanted: Container = ()
+) -> tuple[list[tuple[Callable, tuple]], list[Var]]:
+    """The steps of the two sides and what their heads imply, and every pattern variable they use.
+
+    ``wanted``: the variables the ``where=`` clauses read (a ``p.careduce``
+    head variable among them is bound to its reduction).
+    """
     c = _Compiler()
     c.side(lhs, p.LHS)
     c.side(rhs, p.RHS)
-    c.head_goals()
+    c.head_goals(wanted)
     steps = c.steps + c.implied
     found: dict = {}
     for _, args in steps:
@@ -188,10 +306,18 @@ def compile_sides(lhs: Any, rhs: Any) -> tuple[list[tuple[Callable, tuple]], lis
     return steps, [v for v in found if v is not p.LHS and v is not p.RHS]
 
 
-def side_variables(pattern: Any) -> list[Var]:
+def head_vars(pattern: Any) -> list[Var]:
+    """The head variables of the ``p.careduce`` nodes of ``pattern`` (the ``r`` of ``p.careduce(r, x)``)."""
+    c = _Compiler()
+    c.side(pattern, p.LHS)
+    return list(c.heads)
+
+
+def side_variables(pattern: Any, wanted: Container = ()) -> list[Var]:
     """The rule's variables the compiled steps of one side read or bind (the compiler's own left out)."""
     c = _Compiler()
     c.side(pattern, p.LHS)
+    c.head_goals(wanted)
     found: dict = {}
     for _, args in c.steps + c.implied:
         _pattern_vars_in(args, found)

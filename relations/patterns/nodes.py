@@ -93,7 +93,7 @@ class CompiledNode:
     """
 
     is_pattern_node = True
-    __slots__ = ("name", "args", "op_classes", "term_of", "goal_of", "text")
+    __slots__ = ("name", "args", "op_classes", "term_of", "goal_of", "text", "shown")
 
     def __init__(
         self,
@@ -103,22 +103,29 @@ class CompiledNode:
         text: str,
         term_of: Callable[[Any, list], Any] | None = None,
         goal_of: Callable[[Any, Any, list], None] | None = None,
+        shown: Sequence[int | str] | None = None,
     ) -> None:
         self.name, self.args, self.op_classes, self.text = name, tuple(args), op_classes, text
         self.term_of, self.goal_of = term_of, goal_of
+        #: the repr's arguments in the order the ``p.*`` call takes them: an int is ``args[i]``, a str is shown as it is
+        self.shown = tuple(shown) if shown is not None else None
 
     def __repr__(self) -> str:
-        inner = ", ".join([repr(a) for a in self.args] + [self.text])
-        return f"{self.name}({inner})"
+        if self.shown is not None:
+            parts = [repr(self.args[s]) if isinstance(s, int) else s for s in self.shown]
+        else:
+            parts = [repr(a) for a in self.args] + [self.text]
+        return f"{self.name}({', '.join(parts)})"
 
 
-def _goal(name: str, args: Sequence[Any], op_classes: tuple, text: str, make: Callable, *extra: Any) -> CompiledNode:
+def _goal(name: str, args: Sequence[Any], op_classes: tuple, text: str, make: Callable, *extra: Any,
+          shown: Sequence[int | str] | None = None) -> CompiledNode:
     """A node whose goal is ``make(out, *child_terms, *extra)``."""
 
     def goal_of(c, out, kids):
         c.goal(make, (out, *kids, *extra))
 
-    return CompiledNode(name, args, op_classes, text, goal_of=goal_of)
+    return CompiledNode(name, args, op_classes, text, goal_of=goal_of, shown=shown)
 
 
 def _stock_elemwise(out, f, xs, broadcasting):
@@ -137,7 +144,7 @@ def elemwise(f: Any, hole: Any = None, *, inputs: Any = None, before: Any = None
     if inputs is not None:
         return _goal("elemwise", (), (Elemwise,), f"{f}, inputs={inputs}", _stock_elemwise, f, inputs, broadcasting)
     return _goal("elemwise", (hole,), (Elemwise,), f"{f}, before={before}, after={after}", _elemwise_hole,
-                 f, before, after)
+                 f, before, after, shown=(str(f), 0, f"before={before}", f"after={after}"))
 
 
 def _explicit_elemwise(out, f, pattern, xs):
@@ -182,12 +189,14 @@ _SET, _INC = _update(True), _update(False)
 
 def set_at(x: Any, idx: Any, value: Any, *, op: Any) -> CompiledNode:
     """``x[idx].set(value)`` (every set Op class, not inplace); ``idx`` the index terms, ``op`` the Op's term."""
-    return _goal("set_at", (x, value), SET_CLASSES, f"idx={idx}, op={op}", _SET, idx, op)
+    return _goal("set_at", (x, value), SET_CLASSES, f"idx={idx}, op={op}", _SET, idx, op,
+                 shown=(0, str(idx), 1, f"op={op}"))
 
 
 def inc_at(x: Any, idx: Any, value: Any, *, op: Any) -> CompiledNode:
     """``x[idx].inc(value)`` (every inc Op class, not inplace)."""
-    return _goal("inc_at", (x, value), SET_CLASSES, f"idx={idx}, op={op}", _INC, idx, op)
+    return _goal("inc_at", (x, value), SET_CLASSES, f"idx={idx}, op={op}", _INC, idx, op,
+                 shown=(0, str(idx), 1, f"op={op}"))
 
 
 def _join(out, axis, pieces):
@@ -210,7 +219,8 @@ def combine(f: Any, parts: Any) -> CompiledNode:
 
 def reduce(head: Any, x: Any) -> CompiledNode:  # noqa: A001 - the reduction of ``x``
     """Any CAReduce of ``x``; ``head`` is its whole Op term (axes, dtypes), for ``where=`` goals."""
-    return CompiledNode("reduce", (x,), (CAReduce,), f"head={head}", term_of=lambda c, kids: term(head, kids[0]))
+    return CompiledNode("reduce", (x,), (CAReduce,), f"head={head}", term_of=lambda c, kids: term(head, kids[0]),
+                        shown=(str(head), 0))
 
 
 def maybe_dimshuffle(x: Any, order: Any, ndim: Any = None) -> CompiledNode:
@@ -239,7 +249,7 @@ def _elemwise_first(out, first, f, rest):
 def elemwise_first(f: Any, first: Any, rest: Any) -> CompiledNode:
     """``f(first, *rest)``: an Elemwise, stock or explicit, with ``first`` a pattern and ``rest`` a tuple."""
     return _goal("elemwise_first", (first,), (Elemwise, ExplicitElemwise), f"{f}, rest={rest}", _elemwise_first,
-                 f, rest)
+                 f, rest, shown=(str(f), 0, str(rest)))
 
 
 def maybe_alloc(value: Any, shape: Any) -> CompiledNode:

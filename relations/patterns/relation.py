@@ -32,6 +32,7 @@ def rule(
     rhs_child_heads: Sequence[type[Op]] | None = None,
     identity: bool = False,
     measure: Measure | str,
+    choice: bool = False,
 ) -> Callable[[Relation], Relation]:
     """Declare a relation a rewrite rule.
 
@@ -54,6 +55,9 @@ def rule(
     described, :func:`~graph_bridge.measures.unstated`).  For every rule of
     ``relations.RULESETS``, ``tests/test_measures.py`` checks on random
     graphs that every rewrite ``normalize`` makes decreases it.
+    ``choice``: the rewrite can make a graph costlier (``RULESETS["choices"]``),
+    so a cost model decides whether it pays: saturation runs it; ``normalize``
+    runs it only with a stated measure.
     """
     if isinstance(measure, str):
         measure = unstated(measure)
@@ -69,6 +73,7 @@ def rule(
         )
         relation.identity = bool(identity)  # type: ignore[attr-defined]
         relation.measure = measure  # type: ignore[attr-defined]
+        relation.choice = bool(choice)  # type: ignore[attr-defined]
         return relation
 
     return decorate

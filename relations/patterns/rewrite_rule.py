@@ -16,13 +16,21 @@ goal or ``eq`` in one ``lall_ready``, so the forward planner
 (:mod:`relations.greedy.plans`) compiles the rule.
 
 Two kinds of rule come out.  When every node of both sides has a term
-template or a goal (``p.dimshuffle``, ``p.careduce(r, ...)``, ``p.named``,
-the nodes of :mod:`relations.patterns.nodes`) and every ``where`` clause is a
-goal, the relation is the one a hand-written rule states
-(:mod:`relations.patterns.compiler`): ``eq`` of each side with its template, the
-goals its nodes and heads imply, then ``where``; the planner makes the same
-plan of it, and the built-in rules are written so.  Otherwise each side is
-matched (and built) by the pattern itself, in one moded goal per side.
+template or a goal (``p.dimshuffle``, ``p.careduce(r, ...)``, the nodes of
+:mod:`relations.patterns.nodes`) and every ``where`` clause is a goal, or
+when a side holds a node only a goal reads (``p.reduce``, ``p.named``, ...:
+then the other nodes, ``p.mul``, ``p.sum``, ..., are matched and built one
+level each, and predicates are moded checks), the relation is the one a
+hand-written rule states (:mod:`relations.patterns.compiler`): ``eq`` of
+each side with its template, the goals its nodes and heads imply, then
+``where``; the planner makes the same plan of it, and the built-in rules
+are written so.  Otherwise each side is matched (and built) by the pattern
+itself, in one moded goal per side.
+
+Either way a rule is refused when defined if it would silently never fire
+or never stop (:mod:`relations.patterns.checks`): a guard over a variable
+the left side never binds, or a rule whose sides do not shrink and that
+states no measure, unless it is a choice rule (``choice=True``).
 """
 
 from __future__ import annotations
@@ -37,16 +45,25 @@ from unification.variable import Var
 
 from graph_bridge import reify
 from logic_core.terms import is_ground, is_term
-from graph_bridge.measures import Measure, nodes, unstated
 from logic_core.goals import Conj, lall_ready
 from logic_core.unifier import Eq, lreify
 from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.terms import TermError
 from relations import patterns as p
+from relations.patterns.checks import check_guards_bound, default_measure
+from relations.patterns.compiler import (
+    compilable,
+    compile_sides,
+    has_goal_node,
+    head_vars,
+    instantiate,
+    pattern_goal,
+    side_variables,
+)
 from relations.patterns.kanren_goals import foreign_goal, kanren_conjunction
 from relations.patterns.nodes import CompiledNode
-from relations.patterns.compiler import compilable, compile_sides, instantiate, side_variables
 from relations.patterns.relation import rule
+from relations.patterns.rule_docs import rule_doc
 
 __all__ = ["rewrite_rule"]
 
@@ -54,62 +71,34 @@ __all__ = ["rewrite_rule"]
 _NULL = ExpressionTuple.null
 
 
-class _NoGraph(Exception):
-    """A bound term does not reify, or a side does not build: no answer."""
-
-
 def _sideo(side: Any, pattern: Any, rename: dict) -> ModedGoal:
     """``side`` is ``pattern`` under the rule's variables: matched when known, built when not."""
-    graph_vars, prop_vars = p.pattern_vars(pattern), p.prop_vars(pattern)
-    names = graph_vars + prop_vars
-    fresh = tuple(rename[v] for v in names)
-    n_graph = len(graph_vars)
-
-    def match(s):
-        found = p.match(pattern, s)
-        return None if found is None else tuple([found[v] for v in names])
-
-    def build(*values):
-        bound = dict(zip(graph_vars, values[:n_graph]))
-        props = dict(zip(prop_vars, values[n_graph:]))
-
-        def lookup(v: Var):
-            try:
-                return reify(bound[v])
-            except TermError:
-                raise _NoGraph from None
-
-        try:
-            return (p.build(pattern, lookup, props),)
-        except _NoGraph:
-            return None
-        except Exception:  # noqa: BLE001 - the bindings do not fit this pattern (types, axes)
-            return None
-
-    given = tuple(range(1, len(fresh) + 1))
-    return moded(
-        "pattern side",
-        (side, *fresh),
-        Mode((0,), given, one=match),
-        Mode(given, (0,), one=build),
-        waiting="pattern variable not bound yet",
-    )
+    names = p.pattern_vars(pattern) + p.prop_vars(pattern)
+    return pattern_goal(pattern, names)(side, *[rename[v] for v in names])
 
 
-def _predicate_guard(pred: Callable, names: Sequence[str], by_name: dict, props: set, rename: dict) -> ModedGoal:
+def _guard_value(t: Any) -> Any:
+    """What a predicate guard is called with for a bound value: a graph's variable, a head's Op, else the value."""
+    if type(t) is tuple:
+        return tuple(_guard_value(u) for u in t)
+    if not isinstance(t, ExpressionTuple):
+        return t
+    try:
+        return reify(t)
+    except TermError:
+        pass
+    try:
+        return t.evaled_obj  # an Op's term (p.reduce's head): the Op
+    except Exception:  # noqa: BLE001 - a term that evaluates to nothing: the term itself
+        return t
+
+
+def _predicate_guard(pred: Callable, names: Sequence[str], by_name: dict, rename: dict) -> ModedGoal:
+    """``pred`` as a moded check over the renamed variables, called with their values (:func:`_guard_value`)."""
     variables = [by_name[n] for n in names]
 
     def check(*values):
-        args = {}
-        for n, v, t in zip(names, variables, values):
-            if v in props:
-                args[n] = t
-                continue
-            try:
-                args[n] = reify(t)
-            except TermError:
-                return None
-        return () if pred(**args) else None
+        return () if pred(**{n: _guard_value(t) for n, t in zip(names, values)}) else None
 
     fresh = tuple(rename[v] for v in variables)
     return moded(
@@ -207,7 +196,7 @@ def _classify_guards(where: list, by_name: dict) -> list[tuple[str, Any, tuple[s
         names = tuple(params)
         if names and all(n in by_name for n in names):
             out.append(("predicate", g, names))
-        elif len(names) == 1:
+        elif len(names) == 1 and getattr(g, "__name__", None) != "<lambda>":  # a lambda is a predicate
             out.append(("goal", g, ()))
         else:
             raise TypeError(
@@ -264,21 +253,18 @@ def _unnamed(pattern: Any) -> Any:
     return pattern.node if isinstance(pattern, p.Named) else pattern
 
 
-def _default_measure(lhs: Any, rhs: Any) -> Measure:
-    left, right = p.pattern_nodes(lhs), p.pattern_nodes(rhs)
-    if right < left:
-        return nodes()
-    return unstated(f"pattern nodes: {left} on the left, {right} on the right")
-
-
 def _relation(name: str, lhs: Any, rhs: Any, guards: list, variables: _Variables) -> Callable:
+    """The relation that matches and builds each side by its pattern (every node a ``p.Node``)."""
+    ident = {v: v for v in variables.all}
+    _check_bound(name, [_sideo(p.LHS, lhs, ident), _sideo(p.RHS, rhs, ident)], guards, variables.by_name)
+
     def relation(lhs_term: Any, rhs_term: Any) -> Conj:
         rename = {v: fresh_var() for v in variables.all}
         # forward: match, check, build; backward the right side matches first
         goals = [_sideo(lhs_term, lhs, rename)]
         for kind, g, names in guards:
             if kind == "predicate":
-                goals.append(_predicate_guard(g, names, variables.by_name, variables.props, rename))
+                goals.append(_predicate_guard(g, names, variables.by_name, rename))
             else:
                 goals.append(_goal_guard(g, rename))
         goals.append(_sideo(rhs_term, rhs, rename))
@@ -289,18 +275,55 @@ def _relation(name: str, lhs: Any, rhs: Any, guards: list, variables: _Variables
     return relation
 
 
-def _compiled_relation(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
-    """The relation of two compilable patterns: their templates and goals, then the ``where=`` goals."""
-    steps, names = compile_sides(lhs, rhs)
+def _check_bound(name: str, side_goals: list, guards: list, by_name: dict) -> None:
+    """Refuse a guard over a variable nothing binds forward (:func:`relations.patterns.checks.check_guards_bound`)."""
+    clauses = []
+    for i, (kind, g, names) in enumerate(guards):
+        if kind == "predicate":
+            clauses.append((i, None, [by_name[n] for n in names]))
+        elif isinstance(g, (ModedGoal, Eq)):
+            clauses.append((i, g, ()))
+    check_guards_bound(name, side_goals, clauses)
+
+
+def _compiled_names(lhs: Any, rhs: Any, clauses: list) -> dict[str, Var]:
+    """The variables of a compiled rule by name: the sides' (reduction heads included) and the ``where=`` goals'."""
+    found = side_variables(lhs) + side_variables(rhs) + head_vars(lhs) + head_vars(rhs)
     for g in clauses:
-        for v in _goal_vars(g):
-            if v not in names and v is not p.LHS and v is not p.RHS:
-                names.append(v)
+        found += _goal_vars(g)
+    by_name: dict[str, Var] = {}
+    for v in dict.fromkeys(found):
+        if v is p.LHS or v is p.RHS:
+            continue
+        n = getattr(v, "name", None) or str(v)
+        if by_name.setdefault(n, v) is not v:
+            raise ValueError(f"the rule has two distinct variables named {n!r}")
+    return by_name
+
+
+def _compiled_relation(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
+    """The relation of compiled patterns: their templates and goals, then the ``where=`` clauses.
+
+    A predicate runs as a moded check over the variables it names (a graph
+    as its PyTensor variable, a ``p.reduce`` head as its Op, a
+    ``p.careduce`` head variable as its :class:`~relations.patterns.Reduction`).
+    """
+    by_name = _compiled_names(lhs, rhs, clauses)
+    guards = _classify_guards(clauses, by_name)
+    wanted = dict.fromkeys([by_name[n] for _, _, names in guards for n in names])  # in order: plans are stable
+    for g in clauses:
+        wanted.update(dict.fromkeys(_goal_vars(g)))
+    steps, names = compile_sides(lhs, rhs, wanted)
+    names += [v for v in wanted if v not in names and v is not p.LHS and v is not p.RHS]
+    _check_bound(name, instantiate(steps, {}), guards, by_name)
 
     def relation(lhs_term: Any, rhs_term: Any) -> Conj:
         rename = {v: fresh_var() for v in names}
         rename[p.LHS], rename[p.RHS] = lhs_term, rhs_term
-        return lall_ready(*instantiate(steps, rename), *[_goal_guard(g, rename) for g in clauses])
+        goals = instantiate(steps, rename)
+        for kind, g, ns in guards:
+            goals.append(_predicate_guard(g, ns, by_name, rename) if kind == "predicate" else _goal_guard(g, rename))
+        return lall_ready(*goals)
 
     relation.__name__ = relation.__qualname__ = name
     relation.steps = steps  # type: ignore[attr-defined]
@@ -317,9 +340,17 @@ def _check_rhs_bound(lhs: Any, rhs: Any, clauses: list) -> None:
         raise ValueError(f"rhs uses variables that neither lhs nor a where= goal binds: {extra}")
 
 
-def _relation_of(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
-    """The compiled relation when every node and clause compiles, else the one that matches by pattern."""
+def _compiles(lhs: Any, rhs: Any, clauses: list) -> bool:
+    """Whether the rule is compiled: every node has a template or a goal and every clause is a goal,
+    or a node only a goal reads (``p.reduce``, ``p.named``, ...), which a pattern cannot match."""
     if compilable(lhs) and compilable(rhs) and all(isinstance(g, (ModedGoal, Eq)) for g in clauses):
+        return True
+    return has_goal_node(lhs) or has_goal_node(rhs) or any(v in (p.LHS, p.RHS) for g in clauses for v in _goal_vars(g))
+
+
+def _relation_of(name: str, lhs: Any, rhs: Any, clauses: list) -> Callable:
+    """The compiled relation when the patterns compile, else the one that matches each side by its pattern."""
+    if _compiles(lhs, rhs, clauses):
         _check_rhs_bound(lhs, rhs, clauses)
         relation = _compiled_relation(name, lhs, rhs, clauses)
         relation.__doc__ = f"{name}: {lhs!r} -> {rhs!r}"
@@ -347,10 +378,12 @@ def rewrite_rule(
     where: Sequence[Any] = (),
     measure: Any = None,
     doc: str | None = None,
+    docs: str | None = None,
     child_heads: Sequence[type] | None = None,
     rhs_child_heads: Sequence[type] | None = None,
     heads: Sequence[type] | None = None,
     rhs_heads: Sequence[type] | None = None,
+    choice: bool = False,
 ) -> Callable[[Any, Any], Callable]:
     """A relation between the graphs ``lhs`` and ``rhs`` describe, usable wherever rules go.
 
@@ -380,9 +413,14 @@ def rewrite_rule(
     ``rel.name == rel.__name__ == name``, the patterns as ``rel.lhs`` and
     ``rel.rhs``, and the index facts of :func:`relations.rule` read off the
     patterns (root Op classes of each side, Op classes under the left root).
-    ``measure`` (a :mod:`relations.measures` measure; default: the node
-    count when ``rhs`` has fewer nodes, else none stated) is what decreases
-    forward.  ``doc`` is the relation's docstring (Before/After, measure);
+    ``measure`` (a :mod:`graph_bridge.measures` measure, all in
+    :mod:`relations.lang`; default: the node count when ``rhs`` has fewer
+    nodes) is what decreases forward; a rule whose ``rhs`` has as many
+    nodes or more must state one (``ValueError`` naming the rule) or be a
+    choice.  ``choice=True`` declares a rewrite that can make a graph
+    costlier, as the rules of ``RULESETS["choices"]`` (a cost model decides:
+    ``saturate``, ``best``, ``equivalents``); without a measure it runs in
+    saturation only (``normalize`` refuses it).  ``doc`` is the relation's docstring (Before/After, measure);
     ``child_heads`` replaces the Op classes under the left root read off
     ``lhs`` (for ``p.elemwise(f, inputs=xs)``, whose inputs are a tuple);
     ``rhs_child_heads`` states Op classes one of the right root's inputs
@@ -395,20 +433,29 @@ def rewrite_rule(
     Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::
 
         neg(neg(x))  ->  x
+
+    The docstring (``help(rule)``) is composed (:mod:`relations.patterns.rule_docs`):
+    ``doc``, the rule's one-line summary (``rel.doc``; a longer text is kept
+    whole), then ``Before::`` and ``After::`` blocks printed from ``lhs`` and
+    ``rhs``, the guards, ``Measure:`` and, with ``docs`` (a page of
+    ``docs/``, ``"lift.md"``), where the rule is explained under a heading
+    named after it.
     """
     rhs = _checked_sides(name, lhs, rhs)
     relation = _relation_of(name, lhs, rhs, _where_goals(where))
-    if doc:
-        relation.__doc__ = doc
+    relation.doc = doc  # type: ignore[attr-defined]
     relation.name = name  # type: ignore[attr-defined]
     relation.lhs = lhs  # type: ignore[attr-defined]
     relation.rhs = rhs  # type: ignore[attr-defined]
     relation.where = tuple(where)  # type: ignore[attr-defined]
-    return rule(
+    ruled = rule(
         heads=tuple(heads) if heads is not None else _root_classes(lhs),
         rhs_heads=tuple(rhs_heads) if rhs_heads is not None else _root_classes(rhs),
         child_heads=tuple(child_heads) if child_heads is not None else _child_classes(_unnamed(lhs)),
         rhs_child_heads=rhs_child_heads,
         identity=isinstance(rhs, p.PatternVar) and any(a is rhs for a in _unnamed(lhs).args),
-        measure=measure if measure is not None else _default_measure(lhs, rhs),
+        measure=measure if measure is not None else default_measure(name, lhs, rhs, choice),
+        choice=choice,
     )(relation)
+    ruled.__doc__ = rule_doc(name, lhs, rhs, tuple(where), ruled.measure, doc, docs)
+    return ruled

@@ -28,7 +28,7 @@ from graph_bridge.context import GraphContext
 from relations.patterns.relation import Relation, RuleIndex
 from relations.arguments import as_variables
 from relations.greedy.fixpoint import normalize_variables, replacements
-from relations.queries.form_search import StructuralKeys
+from graph_bridge.structural_keys import StructuralKeys
 from relations.rules import LOWERING_RULES, rule_index
 from relations.queries.verify import Counterexample, compare_values
 

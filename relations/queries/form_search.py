@@ -3,8 +3,7 @@
 :func:`one_step` gives the forms one relation application away (forward or
 backward, at any node); :func:`equivalent_forms` searches them breadth first,
 fewest applications first, keeping a hash of each form seen
-(:mod:`relations.queries.structural_hashes`, :mod:`relations.queries.progress`).  :class:`StructuralKeys` keys variables so that
-equal keys mean equal graphs.
+(:mod:`graph_bridge.structural_keys`, :mod:`relations.queries.progress`).
 """
 
 from __future__ import annotations
@@ -13,20 +12,18 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-import numpy as np
-from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.basic import Variable
 
 from graph_bridge import in_vocabulary, node_term
 from graph_bridge.context import GraphContext, graph_context
-from graph_bridge.traverse import bottom_up, owned_variables, rebuild
+from graph_bridge.traverse import owned_variables, rebuild
 from relations.greedy.fixpoint import replacements
 from relations.queries.progress import Progress, ProgressReporter, logger
-from relations.queries.structural_hashes import StructuralHashes
+from graph_bridge.structural_keys import StructuralHashes
 from relations.patterns.relation import Relation, RuleIndex
 
 __all__ = [
     "MAX_ANSWERS_PER_STEP",
-    "StructuralKeys",
     "equivalent_forms",
     "one_step",
     "replace_in",
@@ -44,43 +41,6 @@ MAX_FRONTIER = 5_000
 MAX_ANSWERS_PER_STEP = 4
 
 
-class StructuralKeys:
-    """Interned structural keys of variables: equal keys, equal graphs.
-
-    Root variables are keyed by identity, constants by dtype, shape and data,
-    nodes by their Op (props equality) and their inputs' keys.  Keys persist
-    across forms, so a form that shares most of its nodes with the input
-    costs only its new nodes.
-    """
-
-    def __init__(self) -> None:
-        #: ``id(variable)`` -> its key, for every variable keyed so far
-        self.by_var: dict[int, int] = {}
-        #: the variables keyed so far, in the order they were (kept alive: ``by_var`` holds their ids)
-        self.kept: list[Variable] = []
-        self._intern: dict[Any, int] = {}
-
-    def _id(self, k: Any) -> int:
-        found = self._intern.get(k)
-        if found is None:
-            found = self._intern[k] = len(self._intern)
-        return found
-
-    def key(self, root: Variable) -> int:
-        memo = self.by_var
-        for v in bottom_up([root], lambda u: id(u) in memo):
-            node = v.owner
-            if node is None:
-                if isinstance(v, Constant):
-                    data = np.asarray(v.data)
-                    k: Any = ("const", str(v.type), data.dtype.str, data.shape, data.tobytes())
-                else:
-                    k = ("input", id(v))
-            else:
-                k = (node.op, tuple(memo[id(i)] for i in node.inputs), node.outputs.index(v))
-            memo[id(v)] = self._id(k)
-            self.kept.append(v)
-        return memo[id(root)]
 
 
 def replace_in(outputs: Sequence[Variable], old: Variable, new: Variable) -> list[Variable]:
@@ -146,7 +106,7 @@ def equivalent_forms(
     """Breadth-first search: distinct forms, fewest relation applications first.
 
     Keeps the frontier's forms and a 16-byte hash of each form seen
-    (:mod:`relations.queries.structural_hashes`, :mod:`relations.queries.progress`); reports progress every few seconds.
+    (:mod:`graph_bridge.structural_keys`, :mod:`relations.queries.progress`); reports progress every few seconds.
     """
     if limit == 0:
         return

@@ -32,7 +32,7 @@ variables' types, which are the class's; sharing guards
 whether a lift pays is extraction's call (a shared class is paid once).
 
 Every union records why (the rule and the two terms it related, or
-congruence), so :mod:`relations.saturation.proofs` can say how two terms came to be
+congruence), so :mod:`relations.queries.proofs` can say how two terms came to be
 one class.  Saturation stops when an iteration adds nothing (``"saturated"``)
 or at a :class:`Limits` bound; :attr:`EGraph.report` says which.
 """
@@ -57,6 +57,7 @@ from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
 from relations.arguments import as_variables, check_callable, check_count, check_relations
 from relations.saturation import extract as extract_mod
+from relations.saturation.foreign import ForeignRules, ForeignState, RewriterStats, foreign_rules
 from relations.greedy.fixpoint import replacements
 from relations.patterns.relation import Relation, RuleIndex
 from relations.rules import DEFAULT_RULES
@@ -150,6 +151,8 @@ class Report:
     nodes: int = 0
     seconds: float = 0.0
     rules: dict[str, RuleStats] = field(default_factory=dict)
+    #: per foreign rewriter (``rewriters=``): :class:`relations.saturation.foreign.RewriterStats`
+    rewriters: dict[str, RewriterStats] = field(default_factory=dict)
 
     def __str__(self) -> str:
         lines = [
@@ -158,6 +161,14 @@ class Report:
         ]
         for name, s in self.rules.items():
             lines.append(f"  {name}: {s.matches} matches, {s.unions} unions, {s.seconds:.3f} s")
+        idle = 0
+        for name, rs in self.rewriters.items():
+            if rs.calls or rs.errors:
+                lines.append(f"  {name} (rewriter): {rs}")
+            else:
+                idle += 1
+        if idle:
+            lines.append(f"  {idle} more rewriters: tracked no e-node's Op")
         return "\n".join(lines)
 
 
@@ -199,8 +210,11 @@ class EGraph:
     :meth:`prove` answer from it.
     """
 
-    def __init__(self, rules: Sequence[Relation] | None = None) -> None:
+    def __init__(self, rules: Sequence[Relation] | None = None, rewriters: Any = ()) -> None:
         self.index = _rule_index(rules)
+        #: PyTensor node rewriters run at the e-nodes too (:mod:`relations.saturation.foreign`)
+        self.foreign: ForeignRules | None = foreign_rules(rewriters, "rewriters")
+        self._foreign = ForeignState()  # what the foreign rewriters have run on, and built
         self._vars: list[Variable] = []  # term -> its variable
         self._children: list[tuple[int, ...]] = []  # term -> its input terms
         self._parent: list[int] = []  # union-find over terms; a class is named by its root term
@@ -409,6 +423,27 @@ class EGraph:
             elif find(other) != find(p):
                 self._union(other, p, CONGRUENCE)
 
+    def choices(self, t: int, done: set[Any]) -> Iterator[Variable]:
+        """E-node ``t``'s variable, then its choices of input e-nodes (:data:`MATCH_DEPTH` levels down,
+        as the relations are e-matched), each built once; a choice in ``done`` (a set the caller
+        keeps) is skipped, and one given is added to it.  What the foreign rewriters run on."""
+        for key, w in self._variants(t, MATCH_DEPTH, done):
+            if key not in done:
+                done.add(key)
+                yield w
+
+    def relate(self, before: Variable, after: Variable, rule: Any) -> bool:
+        """Add ``after`` and union it with ``before``'s class, justified as ``rule`` run forward on
+        ``before`` (a proof step names it); whether the classes were apart.  Their types must be one
+        (``TypeError`` otherwise)."""
+        b = self._add(before)
+        self._new_gen = self._bgen[b]
+        try:
+            a = self._add(after)
+        finally:
+            self._new_gen = 0
+        return self._union(b, a, (rule, "forward", b))
+
     def union(self, a: Variable, b: Variable) -> bool:
         """Assert that variables ``a`` and ``b`` are equal: their classes become one (``TypeError`` if
         their types differ).  Whether they were apart.  A proof through this union cites it as ``"given"``."""
@@ -493,6 +528,8 @@ class EGraph:
         start = time.perf_counter()
         deadline = None if limits.seconds is None else start + limits.seconds
         report = self.report = Report(rules={getattr(r, "__name__", repr(r)): RuleStats() for r in self.index.rules})
+        if self.foreign is not None:
+            report.rewriters = self.foreign.new_stats()
         self.rebuild()
         # the cyclic collector is paused while the e-graph grows: its passes over the graph's
         # objects (and the e-graph's, all kept) took a quarter of a forward run on a 1,000-node
@@ -516,6 +553,7 @@ class EGraph:
         # the choices matched are forgotten (an e-node's rules run again only where a class
         # below it changes, ``_changed_below``): the e-graph keeps its terms, not its work
         self._done.clear()
+        self._foreign.done.clear()
         self._built.clear()
         log.info("saturate: %s", str(report).splitlines()[0])
         return report
@@ -576,6 +614,11 @@ class EGraph:
                 if self._changed_below(t):
                     self._visited[t] = self._round
                     self._forward_at(t, stats, deadline)
+                    if self.foreign is not None and not self.foreign.run_at(
+                        self, t, report.rewriters, self._foreign, deadline
+                    ):
+                        del self._visited[t]  # not every choice was seen: visit it again
+                        raise _Stop("seconds")
                 if backward and self._bgen[t] < MAX_BACKWARD_DEPTH and t not in self._backward_done:
                     self._backward_done.add(t)
                     self._backward_at(t, stats)
@@ -861,9 +904,19 @@ def saturate(
     backward: bool = True,
     limits: Limits | None = None,
     progress: Callable[[Report], object] | None = None,
+    rewriters: Any = (),
 ) -> EGraph:
     """An :class:`EGraph` of ``graph`` with ``rules`` (default :data:`DEFAULT_RULES`) applied until
     nothing changes or ``limits`` (default :class:`Limits()`) stop it; see :attr:`EGraph.report`.
+
+    ``rewriters``: PyTensor node rewriters run at every e-node too, their
+    inputs chosen among the e-nodes of the child classes (a
+    ``PatternNodeRewriter``, a ``@node_rewriter`` function, an optdb name
+    such as ``"stabilize"``, a ``RewriteDatabase``, or a sequence of these;
+    :func:`relations.saturation.foreign.resolve_rewriters`); what they
+    return is type-checked and unioned, a proof step names the rewriter,
+    and :attr:`Report.rewriters` counts each one's calls, matches, unions,
+    errors and rejected replacements.
 
     ``backward`` also runs each rule from its right side at every e-node
     (the forms that rewrite to it).  ``progress`` (if given) is called with
@@ -875,7 +928,7 @@ def saturate(
         one class: {Sum(ExpandDims(Exp(x))), Sum(Exp(x))}
     """
     progress = check_callable(progress, "progress")
-    egraph = EGraph(rules)
+    egraph = EGraph(rules, rewriters)
     egraph.add(graph)
     egraph.run(limits, backward, progress)
     return egraph

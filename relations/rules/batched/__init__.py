@@ -11,18 +11,24 @@ backward they give the stock node back (``relations.lower``, the compile
 pass).  :func:`dimshuffle_through_blockwiseo` moves a DimShuffle that adds
 the same batch dims to every input of a Blockwise above it, where a
 reduction over those dims sees it (``careduce_added_dimso``).
+
+The table: each rule is one ``rewrite_rule``; a batched node's parts (core
+Op, signature, output index, core ndims, inputs; an RV's generator, size
+and parameters) are tuples and Op props, so its pattern node is the goal
+of :mod:`relations.rules.batched.relations` that reads or builds it
+(:func:`_node`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.random.op import RandomVariable
-from unification import var
 
-from graph_bridge import ExplicitBlockwise, ExplicitRandomVariable, builder_for, ndimo, same_typeo, term
+from graph_bridge import ExplicitBlockwise, ExplicitRandomVariable, ndimo, same_typeo
 from relations.rules.batched.relations import (
     batch_inputso,
     explicit_blockwiseo,
@@ -35,23 +41,43 @@ from relations.rules.batched.relations import (
     stock_rvo,
 )
 from graph_bridge.measures import above, count
-from logic_core.goals import lall_ready
-from logic_core.unifier import eq
-from relations.patterns.relation import rule
+from relations import patterns as p
+from relations.patterns.nodes import CompiledNode
+from relations.patterns.rewrite_rule import rewrite_rule
 from relations.patterns.sharing import movable_eacho
 
 __all__ = ["blockwise_explicito", "dimshuffle_through_blockwiseo", "random_explicito"]
 
-DS = builder_for(DimShuffle)
+def _node(name: str, op_classes: tuple, make: Callable, *parts: Any) -> CompiledNode:
+    """The pattern node whose goal is ``make(out, *parts)`` (a batched node read into its parts, or built)."""
+
+    def goal_of(compiler, out, kids):
+        compiler.goal(make, (out, *parts))
+
+    return CompiledNode(name, (), op_classes, ", ".join(map(str, parts)), goal_of=goal_of)
 
 
-@rule(
-    heads=(Blockwise,),
-    rhs_heads=(ExplicitBlockwise,),
-    measure=count(Blockwise, exact=True, test=stock_batched, text="stock Blockwise with batch dims and two or more inputs"),
+def _stock_broadcasting(out: Any, core: Any, sig: Any, index: Any, cores: Any, inputs: Any) -> Any:
+    """``stock_blockwiseo`` of a node that can broadcast (a batch dim, two or more inputs)."""
+    return stock_blockwiseo(out, core, sig, index, cores, inputs, broadcasting=True)
+
+
+# a Blockwise's core Op, signature, output index, core ndims, stock and explicit inputs, its pattern
+core, sig, index, cores, stock, inputs, pattern = (
+    p.var(n) for n in ("core", "sig", "index", "cores", "stock", "inputs", "pattern")
 )
-def blockwise_explicito(lhs: Any, rhs: Any):
-    """Batch broadcasting moves from ExpandDims and static shapes into the Op.
+# an RV's Op, generator, size and its width, stock and explicit parameters
+rv_op, rng, size, width, params = (p.var(n) for n in ("rv_op", "rng", "size", "width", "params"))
+# a DimShuffle lifted out of a Blockwise: its order and input ndim, the inner Blockwise, its inputs, ndim
+order, k, inner, n = (p.var(n) for n in ("order", "k", "inner", "n"))
+
+blockwise_explicito = rewrite_rule(
+    "blockwise_explicito",
+    _node("stock_blockwise", (Blockwise,), _stock_broadcasting, core, sig, index, cores, stock),
+    _node("explicit_blockwise", (ExplicitBlockwise,), explicit_blockwiseo, core, sig, index, cores, pattern, inputs),
+    where=(batch_inputso(stock, inputs, pattern, cores, None), same_typeo(p.LHS, p.RHS)),
+    measure=count(Blockwise, exact=True, test=stock_batched, text="stock Blockwise with batch dims and two or more inputs"),
+    doc="""Batch broadcasting moves from ExpandDims and static shapes into the Op.
 
     Before::
 
@@ -83,23 +109,16 @@ def blockwise_explicito(lhs: Any, rhs: Any):
     Backward it is ``relations.lower``: the stock Blockwise over the padded
     inputs (with a SpecifyShape or Assert where a replacement refined a
     static shape, so that the stock Op keeps the explicit behaviour).
-    """
-    core, sig, index, cores, stock, inputs, pattern = var(), var(), var(), var(), var(), var(), var()
-    return lall_ready(
-        stock_blockwiseo(lhs, core, sig, index, cores, stock, broadcasting=True),
-        explicit_blockwiseo(rhs, core, sig, index, cores, pattern, inputs),
-        batch_inputso(stock, inputs, pattern, cores, None),
-        same_typeo(lhs, rhs),
-    )
-
-
-@rule(
-    heads=(RandomVariable,),
-    rhs_heads=(ExplicitRandomVariable,),
-    measure=count(RandomVariable, test=stock_rv, text="stock RandomVariable with batch dims and parameters"),
+    """,
 )
-def random_explicito(lhs: Any, rhs: Any):
-    """A random variable's parameter broadcasting moves from ExpandDims into the Op.
+
+random_explicito = rewrite_rule(
+    "random_explicito",
+    _node("stock_rv", (RandomVariable,), stock_rvo, rv_op, index, rng, size, width, stock),
+    _node("explicit_rv", (ExplicitRandomVariable,), explicit_rvo, rv_op, index, rng, size, width, pattern, params),
+    where=(rv_coreso(rv_op, cores), batch_inputso(stock, params, pattern, cores, width), same_typeo(p.LHS, p.RHS)),
+    measure=count(RandomVariable, test=stock_rv, text="stock RandomVariable with batch dims and parameters"),
+    doc="""A random variable's parameter broadcasting moves from ExpandDims into the Op.
 
     Before::
 
@@ -121,25 +140,22 @@ def random_explicito(lhs: Any, rhs: Any):
     an absorbed ExpandDims other nodes use stays for them.
     Backward it is ``relations.lower``: the stock RV over the padded
     parameters (with a SpecifyShape or Assert where a static shape was refined).
-    """
-    rv_op, index, rng, size, width, stock, params, pattern, cores = (var() for _ in range(9))
-    return lall_ready(
-        stock_rvo(lhs, rv_op, index, rng, size, width, stock),
-        explicit_rvo(rhs, rv_op, index, rng, size, width, pattern, params),
-        rv_coreso(rv_op, cores),
-        batch_inputso(stock, params, pattern, cores, width),
-        same_typeo(lhs, rhs),
-    )
-
-
-@rule(
-    heads=(Blockwise,),
-    rhs_heads=(DimShuffle,),
-    child_heads=(DimShuffle,),
-    measure=above(lambda n: isinstance(n.op, DimShuffle), Blockwise, "DimShuffle").keeping(count(DimShuffle)),
+    """,
 )
-def dimshuffle_through_blockwiseo(lhs: Any, rhs: Any):
-    """An ExpandDims adding the same batch dims to every input of a Blockwise moves above it.
+
+dimshuffle_through_blockwiseo = rewrite_rule(
+    "dimshuffle_through_blockwiseo",
+    _node("stock_blockwise", (Blockwise,), stock_blockwiseo, core, sig, None, cores, stock),
+    p.dimshuffle(_node("stock_blockwise", (Blockwise,), stock_blockwiseo, core, sig, None, cores, inner), order, ndim=k),
+    where=(
+        ndimo(p.LHS, n),
+        lifted_batch_dimso(stock, cores, order, k, inner, n),
+        movable_eacho(stock),
+        same_typeo(p.LHS, p.RHS),
+    ),
+    measure=above(lambda node: isinstance(node.op, DimShuffle), Blockwise, "DimShuffle").keeping(count(DimShuffle)),
+    child_heads=(DimShuffle,),
+    doc="""An ExpandDims adding the same batch dims to every input of a Blockwise moves above it.
 
     Before / after (``A`` a ``(None, 3, 3)`` tensor, ``b`` a ``(None, 3)`` matrix)::
 
@@ -155,14 +171,5 @@ def dimshuffle_through_blockwiseo(lhs: Any, rhs: Any):
     Measure: the DimShuffle is one Blockwise closer to the outputs; ``k``
     ExpandDims become one, so their count never grows.
     Backward: ``ExpandDims(Blockwise(A, b))`` gives one ExpandDims per input.
-    """
-    core, sig, cores, ins, order, k, inner, fx, n = (var() for _ in range(9))
-    return lall_ready(
-        stock_blockwiseo(lhs, core, sig, None, cores, ins),
-        ndimo(lhs, n),
-        eq(rhs, term(term(DS, k, order), fx)),
-        stock_blockwiseo(fx, core, sig, None, cores, inner),
-        lifted_batch_dimso(ins, cores, order, k, inner, n),
-        movable_eacho(ins),
-        same_typeo(lhs, rhs),
-    )
+    """,
+)

@@ -1,6 +1,7 @@
 """Explicit broadcast patterns (aesara #933, pytensor #408, JuliaLang #26212): Elemwise without DimShuffles.
 
-The table: one rule relates the stock form of an Elemwise, whose lower-rank
+The table (each rule explained in ``docs/broadcasting.md``, under its
+name): one rule relates the stock form of an Elemwise, whose lower-rank
 inputs are wrapped in ``DimShuffle``s and whose broadcasting is read from
 static shapes, to :class:`graph_bridge.ops.ExplicitElemwise`, whose pattern
 records the broadcasting; one does the same for Alloc.  Forward they
@@ -53,27 +54,8 @@ alloc_explicito = rewrite_rule(
     p.explicit_alloc_of(v, entry, shape),
     where=(alloc_valueo(stock_v, v, entry, shape), same_typeo(p.LHS, p.RHS)),
     measure=count(Alloc, exact=True, text="stock Alloc"),
-    doc="""The broadcasting of an Alloc's value moves from its static shape into the Op.
-
-    Before::
-
-        Alloc(x, n, m)                   # x: (None,)
-        Alloc(ExpandDims{axis=1}(v), n, m)
-
-    After::
-
-        Alloc{x*}(x, n, m)               # x's length must be m, whatever its static shape
-        Alloc{*x}(v, n, m)
-
-    An expanding DimShuffle of the value is absorbed.  Same output type.
-
-    Measure: stock Alloc nodes, -1.
-    Sharing: the node is replaced by one of the same kind; an absorbed
-    DimShuffle other nodes use stays for them.
-    Backward it is ``relations.lower``: the stock Alloc (with a DimShuffle for
-    non-leading new dims, and a SpecifyShape or Assert where a replacement
-    refined the value's static shape).
-    """,
+    doc="The broadcasting of an Alloc's value moves from its static shape into the Op.",
+    docs="broadcasting.md",
 )
 
 
@@ -83,29 +65,8 @@ elemwise_explicito = rewrite_rule(
     p.explicit_elemwise(f, pattern, inputs=inputs),
     where=(stock_inputso(stock, inputs, pattern), same_typeo(p.LHS, p.RHS)),
     measure=count(Elemwise, exact=True, test=_broadcasting_node, text="stock Elemwise (ndim >= 1, two or more inputs)"),
-    doc="""Broadcasting moves from DimShuffles and static shapes into the Op.
-
-    Before::
-
-        add(ExpandDims{axis=0}(x), y)        # x: (), y: (None,)
-        mul(a, b)                            # a: (None,), b: (1,)
-
-    After::
-
-        add{x,*}(x, y)
-        mul{*,1}(a, b)
-
-    Every input DimShuffle that only adds dimensions is absorbed; the pattern
-    says, per input and output dim, ``'x'`` (absent), ``'1'`` (broadcasts) or
-    ``'*'`` (must match).  Same dtype, ndim and broadcastable out.
-
-    Measure: stock Elemwise nodes of ndim >= 1 with two or more inputs, -1.
-    Sharing: the node is replaced by one of the same kind; an absorbed
-    DimShuffle other nodes use stays for them.
-    Backward it is ``relations.lower``: it gives the stock form back (with a
-    SpecifyShape or Assert where a replacement refined a static shape, so
-    that the stock Ops keep the explicit behaviour).
-    """,
+    doc="Broadcasting moves from DimShuffles and static shapes into the Op.",
+    docs="broadcasting.md",
 )
 
 

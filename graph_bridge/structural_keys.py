@@ -1,4 +1,7 @@
-"""Structural hashes of PyTensor variables: equal graphs, equal 16-byte hashes.
+"""Structural keys and hashes of PyTensor variables: equal keys (or 16-byte hashes), equal graphs.
+
+:class:`StructuralKeys` interns a key per variable (what extraction, explanations and
+the queries compare forms by); :class:`StructuralHashes` keeps only hashes.
 
 An open search (``relations.queries.form_search``) keeps, for every form it has
 yielded, a 16-byte structural hash (:class:`StructuralHashes`), never the
@@ -19,7 +22,9 @@ from hashlib import blake2b
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
 
-__all__ = ["StructuralHashes"]
+from graph_bridge.traverse import bottom_up
+
+__all__ = ["StructuralHashes", "StructuralKeys"]
 
 
 class _KeyedRef(weakref.ref):
@@ -103,3 +108,42 @@ class StructuralHashes:
         for o in outputs:
             h.update(self.digest(o))
         return h.digest()
+
+
+class StructuralKeys:
+    """Interned structural keys of variables: equal keys, equal graphs.
+
+    Root variables are keyed by identity, constants by dtype, shape and data,
+    nodes by their Op (props equality) and their inputs' keys.  Keys persist
+    across forms, so a form that shares most of its nodes with the input
+    costs only its new nodes.
+    """
+
+    def __init__(self) -> None:
+        #: ``id(variable)`` -> its key, for every variable keyed so far
+        self.by_var: dict[int, int] = {}
+        #: the variables keyed so far, in the order they were (kept alive: ``by_var`` holds their ids)
+        self.kept: list[Variable] = []
+        self._intern: dict[Any, int] = {}
+
+    def _id(self, k: Any) -> int:
+        found = self._intern.get(k)
+        if found is None:
+            found = self._intern[k] = len(self._intern)
+        return found
+
+    def key(self, root: Variable) -> int:
+        memo = self.by_var
+        for v in bottom_up([root], lambda u: id(u) in memo):
+            node = v.owner
+            if node is None:
+                if isinstance(v, Constant):
+                    data = np.asarray(v.data)
+                    k: Any = ("const", str(v.type), data.dtype.str, data.shape, data.tobytes())
+                else:
+                    k = ("input", id(v))
+            else:
+                k = (node.op, tuple(memo[id(i)] for i in node.inputs), node.outputs.index(v))
+            memo[id(v)] = self._id(k)
+            self.kept.append(v)
+        return memo[id(root)]

@@ -124,6 +124,7 @@ def prove(
     timeout: float | None = None,
     *,
     limits: Limits | None = None,
+    rewriters: Any = (),
 ) -> Proof | None:
     """Steps turning graph ``a`` into graph ``b``, or ``None`` if saturation did not join them.
 
@@ -136,6 +137,9 @@ def prove(
     :meth:`relations.queries.explain.Proof.check`.  ``depth`` is checked and kept
     for the signature's sake; the e-graph's bound is ``limits``.  Graphs
     whose outputs have different types raise ``TypeError`` naming both.
+    ``rewriters``: PyTensor node rewriters run in the e-graph too (as in
+    :func:`relations.saturate`); a step one took names it (``local_log1p``)
+    and re-checks by re-running it on the step's left side.
 
     Before/After::
 
@@ -157,7 +161,7 @@ def prove(
     if timeout is not None:
         seconds = timeout if limits.seconds is None else min(timeout, limits.seconds)
         limits = dataclasses.replace(limits, seconds=seconds)
-    egraph = EGraph(rules)
+    egraph = EGraph(rules, rewriters)
     egraph.add(outs_a)
     egraph.add(outs_b, backward=False)  # expanded backward only if the search from a fails
     steps = prove_in(egraph, outs_a, outs_b)

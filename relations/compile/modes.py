@@ -1,0 +1,77 @@
+"""Compilation modes that apply the rules (``mode``), and rule sets of your own as optdb tags (``register``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pytensor.compile import optdb
+from pytensor.compile.mode import Mode, get_default_mode, get_mode
+from pytensor.graph.basic import Variable
+
+from relations.arguments import check_relations, check_tag
+from relations.compile.registration import register_relational
+from relations.greedy.fixpoint import normalize_variables
+from relations.patterns.relation import Relation, RuleIndex
+
+__all__ = ["mode", "register"]
+
+#: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
+Rules = Sequence[Relation]
+
+
+def register(rules: Rules, tag: str) -> None:
+    """Put ``rules`` in PyTensor's compile pipeline under the ``optdb`` tag ``tag`` (off by default).
+
+    ``pytensor.function(..., mode=get_default_mode().including(tag))`` (or
+    ``compile_kwargs={"mode": ...}`` where a library compiles for you) then
+    normalizes every compiled graph with ``rules`` at the position of the
+    ``relational`` pass, before PyTensor's ``canonicalize``; the toolkit's
+    Ops it builds are lowered by the lowering pass, as for ``relational``.
+    ``rules`` are checked now; a ``tag`` already known to ``optdb`` (a pass's
+    name or a tag) is refused.  As for ``relational``, each rewrite is its
+    own replacement with the rule's name as the reason, so
+    ``config.optimizer_verbose`` prints ``rewrite <rule name> replaces ...``.
+    """
+    rule_set = check_relations(rules, "rules")
+    tag = check_tag(tag)
+    if tag in optdb.__db__:
+        raise ValueError(f"tag {tag!r} is already registered in optdb; choose another name")
+    index = RuleIndex(rule_set)
+
+    def normalize_with_rules(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
+        return normalize_variables(list(outs), index, on_rewrite=on_rewrite, mark=True)
+
+    register_relational(normalize_with_rules, name=tag, reports_steps=True)
+
+
+def mode(*tags: str, base: str | Mode | None = None) -> Mode:
+    """A compilation mode that applies the rules: ``base`` (default: PyTensor's default mode) including ``tags``.
+
+    ``tags`` default to ``("relational",)``; each must be registered in
+    ``optdb`` (``relational``, or a tag of :func:`register`): PyTensor's
+    ``Mode.including`` ignores a tag it does not know, so a typo would
+    compile without the rules, and here it is a ``ValueError`` naming it.
+    Pass the result where a library compiles for you::
+
+        pytensor.function(inputs, outputs, mode=relations.mode())
+        pm.sample(compile_kwargs={"mode": relations.mode()})
+        pm.find_MAP(model=m, compile_kwargs={"mode": relations.mode()})
+
+    ``pytensor.config.change_flags(optimizer_including=...)`` cannot do this:
+    PyTensor reads that flag only at start-up (``PYTENSOR_FLAGS``).
+    """
+    tags = tags or ("relational",)
+    for i, tag in enumerate(tags):
+        if not isinstance(tag, str):
+            raise TypeError(f"tags[{i}] must be a str (an optdb tag), got {type(tag).__name__}")
+        if tag not in optdb.__db__:
+            raise ValueError(f"tags[{i}] = {tag!r} is not registered in optdb (relations.register adds a tag)")
+    if base is None:
+        start = get_default_mode()
+    elif isinstance(base, (str, Mode)):
+        start = get_mode(base)
+    else:
+        raise TypeError(f"base must be a mode name or a Mode, got {type(base).__name__}")
+    return start.including(*tags)
+
