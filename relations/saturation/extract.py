@@ -11,7 +11,8 @@ once).
 - exact: an integer program (SciPy's HiGHS ``milp``): a binary per e-node,
   each root class picks one, a picked e-node's input classes pick one, and
   an order on classes rules out cycles; used when the e-graph has at most
-  :data:`EXACT_MAX_NODES` e-nodes and HiGHS proves the optimum within
+  :data:`EXACT_MAX_NODES` e-nodes (:data:`EXACT_MAX_ACYCLIC` if it has
+  no cycle) and HiGHS proves the optimum within
   :data:`EXACT_SECONDS`;
 - greedy otherwise: each class takes its e-node of least tree cost (a
   fixpoint, bottom-up), then a pass of local improvement tries every other
@@ -38,10 +39,14 @@ from graph_bridge.traverse import clone_over
 from relations.arguments import check_callable, check_count
 from relations.saturation.costs import variable_elements
 
-__all__ = ["EXACT_MAX_NODES", "EXACT_SECONDS", "MAX_FORM_NODES", "Extraction", "extract", "forms"]
+__all__ = ["EXACT_MAX_ACYCLIC", "EXACT_MAX_NODES", "EXACT_SECONDS", "MAX_FORM_NODES", "Extraction", "extract", "forms"]
 
 #: E-nodes up to which the exact integer program is tried.
 EXACT_MAX_NODES = 4000
+#: E-nodes up to which the exact integer program is tried on an e-graph without cycles (no order
+#: constraints: HiGHS solves the 8,000 e-nodes of the generated 10^4-node graph in 0.3-0.5 s, where
+#: the greedy extraction took 1.2 s for a costlier form).
+EXACT_MAX_ACYCLIC = 20_000
 #: Seconds HiGHS is given to prove the optimum.
 EXACT_SECONDS = 2.0
 #: Seconds the greedy extraction's local improvement may take.
@@ -125,8 +130,10 @@ def _extract(egraph: Any, cost: Cost | None, roots: Sequence[Variable] | None, m
     root_classes = _roots(egraph, roots)
     classes, costs = _costs(egraph, cost)
     choice = None
-    if method == "auto" and sum(map(len, classes.values())) <= EXACT_MAX_NODES:
-        choice = _exact(classes, costs, root_classes)
+    size = sum(map(len, classes.values()))
+    scc = _components(classes) if method == "auto" and size <= EXACT_MAX_ACYCLIC else None
+    if scc is not None and (size <= EXACT_MAX_NODES or _acyclic(classes, scc)):
+        choice = _exact(classes, costs, root_classes, scc)
         method = "exact" if choice is not None else method
     if choice is None:
         choice, method = _greedy(classes, costs, root_classes), "greedy"
@@ -233,7 +240,14 @@ def _greedy(classes: dict[int, list], costs: dict[int, float], roots: list[int])
     return choice
 
 
-def _exact(classes: dict[int, list], costs: dict[int, float], roots: list[int]) -> dict[int, Any] | None:
+def _acyclic(classes: dict[int, list], scc: dict[int, int]) -> bool:
+    """Whether no class reads itself through its e-nodes (every component one class, no self-loop)."""
+    return len(set(scc.values())) == len(scc) and not any(c in n.children for c, ms in classes.items() for n in ms)
+
+
+def _exact(
+    classes: dict[int, list], costs: dict[int, float], roots: list[int], scc: dict[int, int] | None = None
+) -> dict[int, Any] | None:
     """The optimal DAG selection by integer programming, or ``None`` (no proof of optimum in time)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
@@ -243,7 +257,7 @@ def _exact(classes: dict[int, list], costs: dict[int, float], roots: list[int]) 
     cls = {c: i for i, c in enumerate(classes)}
     nx, nc = len(nodes), len(classes)
     big = nc + 1
-    scc = _components(classes)
+    scc = _components(classes) if scc is None else scc
     rows, cols, vals, lo, hi = [], [], [], [], []
 
     def row(entries: list[tuple[int, float]], low: float, high: float) -> None:
