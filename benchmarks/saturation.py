@@ -16,6 +16,11 @@ Three tables, from one run:
   ``saturate`` keeps, over what a clone of the graph takes).
 - ``family``: the same for the generated graph family of ``graphs.py`` at
   10^3 and 10^4 nodes (forward, and backward with the default limits).
+- ``listing``: ``forms(limit=2)``, ``forms(limit=10)`` and ``extract`` over the
+  forward saturation's time on chains of 10^3 and 10^4 levels whose every
+  class is on a cycle; and, in a new process, the peak resident memory of
+  ``list(equivalents(pt.stack([a, b]).T, limit=None, depth=2, timeout=30))``
+  for two normal draws (``resource.getrusage``).
 - ``egglog``: on the same terms (the model graphs and the family), three
   rules written in egglog-python 14 (full reduction of a DimShuffle,
   DimShuffle composition, a unary lift through a set) against the same
@@ -148,8 +153,9 @@ def egglog_table(cases: list[tuple[str, object]]) -> None:
     print("the same three rules (full reduction of a DimShuffle, DimShuffle composition, unary lift "
           "through a set) in saturate and in egglog-python 14; saturation + extraction, best of 3")
     print("| graph | nodes | ours (ms) | egglog run+extract (ms) | egglog with translation (ms) "
-          "| ours / egglog | ours / egglog with translation | our e-nodes | egglog e-nodes |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| ours / egglog | ours / egglog with translation | our e-nodes | egglog e-nodes "
+          "| our e-nodes/s | egglog e-nodes/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, new_graph in cases:
         graphs = [new_graph() for _ in range(4)]
         found = {}
@@ -167,15 +173,76 @@ def egglog_table(cases: list[tuple[str, object]]) -> None:
         run_only = found["egglog"]["run"]
         print(
             f"| {name} | {count_nodes(graphs[0])} | {to * 1e3:.1f} | {run_only * 1e3:.1f} | {te * 1e3:.1f} "
-            f"| {to / run_only:.2f} | {to / te:.2f} | {found['ours']} | {found['egglog']['nodes']} |",
+            f"| {to / run_only:.2f} | {to / te:.2f} | {found['ours']} | {found['egglog']['nodes']} "
+            f"| {found['ours'] / to:.0f} | {found['egglog']['nodes'] / run_only:.0f} |",
             flush=True,
         )
+
+
+# -- listing ------------------------------------------------------------------------
+
+
+def _alternating_chain(levels: int):
+    """``exp`` and ``sum(expand_dims(., 0), 0)`` in turn: each level's class is on a cycle."""
+    import pytensor.tensor as pt
+
+    v = pt.vector("x")
+    for _ in range(levels):
+        v = pt.sum(pt.expand_dims(pt.exp(v), 0), 0)
+    return v
+
+
+MEMORY_CASE = """
+import resource, time
+import pytensor.tensor as pt, relations
+a = pt.random.normal(0, 1, size=(3,), return_next_rng=True)[1]
+b = pt.random.normal(0, 1, size=(3,), return_next_rng=True)[1]
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+forms = list(relations.equivalents(pt.stack([a, b]).T, limit=None, depth=2, timeout=30))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(len(forms), time.perf_counter() - t0, base / 1024, peak / 1024)
+"""
+
+
+def listing_table(levels: list[int]) -> None:
+    """``forms(limit=k)`` and ``extract`` against the saturation they follow, on deep chains; and the
+    peak memory of listing every form of two random variables stacked and transposed."""
+    import subprocess
+
+    print("listing on chains of exp and sum(expand_dims(., 0), 0) (forward saturation, no limits); "
+          "forms(limit=k) and extract over saturate's time")
+    print("| levels | e-nodes | saturate (s) | forms(limit=2) (s) | / saturate | forms(limit=10) (s) "
+          "| / saturate | extract (s) | / saturate | method |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n in levels:
+        g = _alternating_chain(n)
+        t0 = time.perf_counter()
+        eg = relations.saturate(g, backward=False, limits=relations.Limits(seconds=None, nodes=None))
+        ts = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        assert len(list(eg.forms(limit=2))) == 2
+        t2 = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        list(eg.forms(limit=10))
+        t10 = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        out = eg.extract()
+        te = time.perf_counter() - t0
+        print(f"| {n} | {eg.report.nodes} | {ts:.2f} | {t2:.2f} | {t2 / ts:.2f} | {t10:.2f} | {t10 / ts:.2f} "
+              f"| {te:.2f} | {te / ts:.2f} | {out.method} |", flush=True)
+    run = subprocess.run([sys.executable, "-c", MEMORY_CASE], capture_output=True, text=True, check=True)
+    count, seconds, base, peak = run.stdout.split()
+    print(f"list(equivalents(pt.stack([a, b]).T, limit=None, depth=2, timeout=30)), a and b normal draws: "
+          f"{count} forms in {float(seconds):.1f} s; peak resident memory {float(peak):.0f} MB "
+          f"(after imports {float(base):.0f} MB; MAX_FORM_NODES bounds the listing)")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--table", choices=["models", "family", "egglog", "all"], default="all")
+    parser.add_argument("--family", action="store_true", help="the egglog table on the generated family only")
+    parser.add_argument("--table", choices=["models", "family", "egglog", "listing", "all"], default="all")
     args = parser.parse_args(argv)
     if pm is None:
         print("PyMC is not installed (pip install -e '.[bench]', Python 3.12): no model tables")
@@ -186,8 +253,10 @@ def main(argv: list[str] | None = None) -> None:
         models_table(names)
     if args.table in ("family", "all"):
         family_table(sizes)
+    if args.table in ("listing", "all"):
+        listing_table([1000] if args.quick else [1000, 10000])
     if args.table in ("egglog", "all"):
-        cases = [(n, lambda n=n: logp_dlogp(MODELS[n]())[1]) for n in names]
+        cases = [] if args.family else [(n, lambda n=n: logp_dlogp(MODELS[n]())[1]) for n in names]
         cases += [(f"family {n}", lambda n=n: pattern_family(n)) for n in sizes]
         egglog_table(cases)
 

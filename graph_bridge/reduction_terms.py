@@ -72,9 +72,13 @@ def reduction_axes(op: Any, ndim: int) -> tuple[int, ...] | None:
 
 
 def reduction_of(v: Variable) -> tuple[CAReduce, tuple[int, ...], Variable] | None:
-    """``(op, axes, input)`` of a stock Sum/Max/Min's output ``v``, else ``None``."""
+    """``(op, axes, input)`` of a stock Sum/Max/Min's output ``v``, else ``None``.
+
+    The Op is read before its input: any other node's first input may be no
+    tensor at all (a RandomVariable's is its generator, which has no ``ndim``).
+    """
     node = v.owner
-    if node is None:
+    if node is None or type(node.op) not in REDUCTIONS:
         return None
     axes = reduction_axes(node.op, node.inputs[0].type.ndim)
     return None if axes is None else (node.op, axes, node.inputs[0])

@@ -8,9 +8,11 @@ is checked where it is used (:func:`check_cost_value`).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import numbers
+import types
 from collections.abc import Iterable, Mapping, Set
 from typing import Any
 
@@ -43,7 +45,8 @@ def check_relations(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:
     Order matters (``normalize`` tries rules in order), so unordered
     collections (``set``, ``frozenset``, a dict's keys) are refused.  Each
     entry must be callable with two positional arguments ``(lhs, rhs)``; an
-    entry whose signature cannot be read (some builtins) is refused too.  A
+    entry whose signature cannot be read, a class and a built-in (C) function such
+    as ``print`` are refused too (from what they are: nothing is called).  A
     rule whose body raises is not caught here: its own exception, with its
     traceback, reaches the caller when the rule runs.
     """
@@ -65,6 +68,12 @@ def check_relations(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:
                 f"{argname}[{i}] must be a relation (a goal constructor), "
                 f"got {type(rel).__name__}"
             )
+        kind = _not_a_goal_constructor(rel)
+        if kind is not None:
+            raise TypeError(
+                f"{argname}[{i}] ({name!r}) is {kind}, not a goal constructor: a relation is a "
+                f"Python function of (lhs, rhs) returning a goal (or relations.rewrite_rule, @relations.rule)"
+            )
         try:
             sig = inspect.signature(rel)
         except (TypeError, ValueError) as exc:
@@ -80,6 +89,19 @@ def check_relations(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:
                 f"its signature is {sig} ({exc})"
             ) from exc
     return out
+
+
+def _not_a_goal_constructor(rel: Any) -> str | None:
+    """What ``rel`` is when it cannot be a goal constructor, read off its kind (never called):
+    a class (calling it builds an instance) or a built-in (C) function or method, such as
+    ``print``; a ``functools.partial`` is judged by what it wraps."""
+    while isinstance(rel, functools.partial):
+        rel = rel.func
+    if isinstance(rel, type):
+        return f"a class ({rel.__name__})"
+    if inspect.isbuiltin(rel) or isinstance(rel, (types.MethodWrapperType, types.WrapperDescriptorType)):
+        return "a built-in function"
+    return None
 
 
 def check_callable(value: Any, argname: str, allow_none: bool = True) -> Any:

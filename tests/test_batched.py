@@ -24,7 +24,7 @@ from graph_bridge import (
     explicit_blockwise,
     explicit_random_variable,
 )
-from helpers import MODE, assert_same_types, backward, check_rewrite, forward, graph_ops, holds, snapshot
+from helpers import MODE, assert_same_types, assert_same_values, backward, check_rewrite, forward, graph_ops, holds, snapshot
 from relations.rules.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:pytensor")
@@ -583,3 +583,27 @@ def test_random_batched_graphs_normalize_and_lower_to_the_same_values(family):
         assert_same_values(drawn.outputs, low, drawn.givens())
 
     check()
+
+
+def test_a_padding_that_also_transposes_is_split_the_transpose_stays():
+    # PyMC's MvNormal logp solves with the Cholesky factor's transpose, padded in one DimShuffle
+    lower, b = pt.matrix("L", shape=(3, 3)), pt.matrix("b", shape=(5, 3))
+    g = pt.linalg.solve_triangular(lower.dimshuffle("x", 1, 0), b, lower=False, b_ndim=1)
+    before = snapshot(g)
+    (rhs,) = forward(blockwise_explicito, g, n=1)
+    assert snapshot(g) == before
+    node = rhs.owner
+    assert isinstance(node.op, ExplicitBlockwise) and node.op.pattern[0] == "x"  # the pad is gone
+    transposed = node.inputs[0].owner
+    assert type(transposed.op) is DimShuffle and transposed.op.new_order == (1, 0)  # the transpose stays
+    assert transposed.inputs[0] is lower and node.inputs[1] is b
+    assert_same_types(g, rhs)
+    assert holds(blockwise_explicito, g, rhs)
+    assert not holds(blockwise_explicito, g, pt.linalg.solve_triangular(lower[None], b, lower=False, b_ndim=1))
+    (back,) = backward(blockwise_explicito, rhs)  # the stock node over the padded transpose
+    assert type(back.owner.op) is Blockwise and back.type == g.type
+    rng = np.random.default_rng(0)
+    values = {lower: np.triu(rng.normal(size=(3, 3))) + 3 * np.eye(3), b: rng.normal(size=(5, 3))}
+    for out in (rhs, back, relations.normalize(g), relations.lower(rhs)):
+        assert_same_types(g, out)
+        assert_same_values(g, out, values)

@@ -39,7 +39,12 @@ def _core_ndim(node, i: int) -> int:
 
 
 def padding(outputs) -> tuple[int, int]:
-    """(batched nodes, their inputs that are an ExpandDims adding a batch dim)."""
+    """(batched nodes, their inputs that are a DimShuffle adding a batch dim).
+
+    An ExpandDims, or a DimShuffle that also permutes the core dims
+    (``order=(x, 1, 0)`` under a ``Blockwise{SolveTriangular}``: the
+    Cholesky factor's transpose, padded, in an MvNormal's logp).
+    """
     nodes = padded = 0
     for node in apply_ancestors(list(outputs)):
         if not isinstance(node.op, BATCHED):
@@ -47,7 +52,7 @@ def padding(outputs) -> tuple[int, int]:
         nodes += 1
         for i, inp in enumerate(node.inputs):
             ds = inp.owner
-            if ds is None or type(ds.op).__name__ != "DimShuffle" or ds.op.drop or ds.op.shuffle != tuple(range(ds.op.input_ndim)):
+            if ds is None or type(ds.op).__name__ != "DimShuffle":
                 continue
             nb = inp.type.ndim - _core_ndim(node, i)
             if "x" in ds.op.new_order[:nb]:

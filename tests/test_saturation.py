@@ -221,10 +221,27 @@ def test_extraction_is_exact_when_small_and_greedy_otherwise(monkeypatch):
     exact = eg.extract()
     assert exact.method == "exact"
     monkeypatch.setattr(extract_mod, "EXACT_MAX_NODES", 0)
+    monkeypatch.setattr(extract_mod, "EXACT_MAX_ACYCLIC", 0)
     greedy = eg.extract()
     assert greedy.method == "greedy"
     assert greedy.cost >= exact.cost
     check_rewrite(g, greedy.result, shapes)
+
+
+def test_extraction_is_exact_on_a_larger_e_graph_without_cycles(monkeypatch):
+    # over EXACT_MAX_NODES, an e-graph without a cycle still gets the integer program
+    g = _site(x) + _site(y)
+    eg = saturate(g, backward=False)
+    monkeypatch.setattr(extract_mod, "EXACT_MAX_NODES", 0)
+    out = eg.extract()
+    assert out.method == "exact"
+    monkeypatch.setattr(extract_mod, "EXACT_MAX_ACYCLIC", 0)
+    assert eg.extract().method == "greedy" and eg.extract().cost >= out.cost
+    check_rewrite(g, out.result, {x: [(3,), (0,), (1,)], y: [(3,), (0,), (1,)]})
+    # sum(expand_dims(exp(x), 0), 0) is exp(x): its class reads itself through the ExpandDims
+    cyclic = saturate(pt.sum(pt.expand_dims(pt.exp(x), 0), 0), backward=False)
+    monkeypatch.setattr(extract_mod, "EXACT_MAX_ACYCLIC", 10**6)
+    assert cyclic.extract().method == "greedy"
 
 
 def test_extraction_pays_a_shared_class_once():

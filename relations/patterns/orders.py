@@ -93,7 +93,7 @@ def reduce_througho(n: Any, order: Any, axes: Any, axes2: Any, order2: Any, max_
     generating and testing a bounded domain: orders from
     :func:`dimshuffle_orders` (identity or up to ``MAX_ADDED_DIMS`` inserted
     dims; no permutations), every non-empty axis subset, inputs of at most
-    ``max_ndim`` dims.
+    ``max_ndim`` dims; and, as forward, nothing for an empty ``axes2``.
     """
 
     def forward(n_w, o, a):
@@ -102,7 +102,7 @@ def reduce_througho(n: Any, order: Any, axes: Any, axes2: Any, order2: Any, max_
             yield a2, o2
 
     def backward(n_w, a2, o2):
-        if n_w > max_ndim:
+        if n_w > max_ndim or not a2:  # as forward: no preimage of a reduction over no axis
             return
         for cand in dimshuffle_orders(n_w):
             width = len(cand)

@@ -8,6 +8,7 @@ Before/After (``equivalents`` of ``sum(expand_dims(exp(x), 0))``)::
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from typing import Any, NamedTuple, TypeVar
@@ -36,6 +37,7 @@ from relations.patterns.relation import Relation
 from relations.queries.progress import Progress
 from relations.rules import rule_index
 from relations.saturation.costs import measured, node_costs, shape_finder
+from relations.saturation import extract as extract_mod
 from relations.saturation.egraph import Limits, Report, saturate
 from relations.saturation.foreign import RewriterSpec, foreign_rules
 
@@ -75,11 +77,14 @@ def equivalents(
     all independent sites step at once; a run saturates forward first, then
     adds the backward steps, and ``depth`` bounds each phase; ``depth=0``
     gives nothing),
-    ``timeout`` bounds its seconds, and ``limits`` (a :class:`Limits`,
+    ``timeout`` bounds the seconds of saturation and listing together, and
+    ``limits`` (a :class:`Limits`,
     default ``Limits(nodes=20_000, iterations=depth, seconds=timeout,
     growth=None)``: ``depth`` bounds the backward steps, not ``growth``)
     its e-nodes too; given both, the smaller bound holds.  ``limit``
-    (``None``: no limit) bounds the forms yielded.  Without ``timeout`` and
+    (``None``: no limit) bounds the forms yielded.  The listing builds at
+    most :data:`relations.saturation.extract.MAX_FORM_NODES` sub-forms (a
+    bound on its memory, about 250 MB), then ends.  Without ``timeout`` and
     a ``limits.seconds`` the order is deterministic.
 
     Every yielded graph is distinct from the input and from each earlier
@@ -140,11 +145,20 @@ def _saturated_forms(
         if progress is not None:
             progress(Progress(forms=0, depth=r.iterations, frontier=r.nodes, elapsed=r.seconds))
 
+    start = time.perf_counter()
     egraph = saturate(outputs, rules, backward=True, limits=limits, progress=report, rewriters=rewriters)
+    seconds = None
+    if limits.seconds is not None:  # the timeout bounds the listing too
+        seconds = limits.seconds - (time.perf_counter() - start)
+        if seconds <= 0:
+            return
     keys = StructuralKeys()
     given = [keys.key(o) for o in outputs]
     produced = 0
-    for form in egraph.forms(limit=None if limit is None else limit + 1, roots=outputs):
+    forms = egraph.forms(
+        limit=None if limit is None else limit + 1, roots=outputs, seconds=seconds, nodes=extract_mod.MAX_FORM_NODES
+    )
+    for form in forms:
         if [keys.key(o) for o in form] == given:
             continue  # the input itself (equal constants are one class: perhaps not the same objects)
         yield same_structure(graph, single, form)

@@ -222,6 +222,10 @@ class EGraph:
         self._bgen: list[int] = []  # backward steps that made the term
         self._term_of: dict[Variable, int] = {}
         self._hashcons: dict[Any, int] = {}  # key -> the canonical term (the e-node)
+        self._head: list[int] = []  # term -> the number of its Op and output index (``_head_of``)
+        self._heads: dict[Any, int] = {}  # (Op, output index) or a leaf's key -> its number
+        self._head_ids: dict[tuple[int, int], int] = {}  # (id of an Op, output index) -> its number
+        self._head_ops: list[Any] = []
         self._members: dict[int, list[int]] = {}  # class -> its e-nodes
         self._type: dict[int, Any] = {}  # class -> its type
         self._dirty = False
@@ -296,15 +300,33 @@ class EGraph:
             stack.extend((i, False) for i in node.inputs if i not in term_of)
         return term_of[root]
 
+    def _head_of(self, v: Variable) -> int:
+        """A number for ``v``'s Op and output index (a leaf: its key), equal for equal Ops: keys of
+        e-nodes are then tuples of ints, hashed without the Ops' props (an Op's hash is read once
+        per Op object)."""
+        node = v.owner
+        if node is None:
+            return self._heads.setdefault(_leaf_key(v), len(self._heads))
+        op = node.op
+        k = (id(op), node.outputs.index(v) if len(node.outputs) > 1 else 0)
+        found = self._head_ids.get(k)
+        if found is None:
+            found = self._heads.setdefault((op, k[1]), len(self._heads))
+            self._head_ids[k] = found
+            self._head_ops.append(op)  # kept alive: its id names it
+        return found
+
     def _new_term(self, v: Variable) -> int:
         node = v.owner
         t = len(self._vars)
+        head = self._head_of(v)
         if node is None:
             children: tuple[int, ...] = ()
-            key = _leaf_key(v)
+            key: Any = (head, ())
         else:
             children = tuple([self._term_of[i] for i in node.inputs])
-            key = (node.op, node.outputs.index(v), tuple([self.find(c) for c in children]))
+            key = (head, tuple([self.find(c) for c in children]))
+        self._head.append(head)
         self._vars.append(v)
         self._children.append(children)
         self._parent.append(t)
@@ -325,12 +347,8 @@ class EGraph:
         return t
 
     def _key(self, t: int) -> Any:
-        v = self._vars[t]
-        node = v.owner
-        if node is None:
-            return _leaf_key(v)
         find = self.find
-        return (node.op, node.outputs.index(v), tuple([find(c) for c in self._children[t]]))
+        return (self._head[t], tuple([find(c) for c in self._children[t]]))
 
     def _union(self, a: int, b: int, why: Any, keep: bool = False) -> bool:
         """Merge the classes of terms ``a`` and ``b`` (``why``: the justification); whether they differed.
@@ -791,9 +809,17 @@ class EGraph:
         """The cheapest form of the roots (DAG-aware); see :func:`relations.saturation.extract.extract`."""
         return extract_mod.extract(self, cost, roots, method)
 
-    def forms(self, limit: int | None = None, roots: Sequence[Variable] | None = None) -> Iterator[Any]:
-        """The distinct forms of the roots, lazily; see :func:`relations.saturation.extract.forms`."""
-        return extract_mod.forms(self, limit, roots)
+    def forms(
+        self,
+        limit: int | None = None,
+        roots: Sequence[Variable] | None = None,
+        *,
+        seconds: float | None = None,
+        nodes: int | None = extract_mod.MAX_FORM_NODES,
+    ) -> Iterator[Any]:
+        """The distinct forms of the roots, lazily, within ``seconds`` and ``nodes`` built; see
+        :func:`relations.saturation.extract.forms`."""
+        return extract_mod.forms(self, limit, roots, seconds=seconds, nodes=nodes)
 
     def structure(self, outputs: list[Variable]) -> Any:
         """``outputs`` in the structure of the graph given to :func:`saturate` (a variable or a list)."""

@@ -11,7 +11,8 @@ once).
 - exact: an integer program (SciPy's HiGHS ``milp``): a binary per e-node,
   each root class picks one, a picked e-node's input classes pick one, and
   an order on classes rules out cycles; used when the e-graph has at most
-  :data:`EXACT_MAX_NODES` e-nodes and HiGHS proves the optimum within
+  :data:`EXACT_MAX_NODES` e-nodes (:data:`EXACT_MAX_ACYCLIC` if it has
+  no cycle) and HiGHS proves the optimum within
   :data:`EXACT_SECONDS`;
 - greedy otherwise: each class takes its e-node of least tree cost (a
   fixpoint, bottom-up), then a pass of local improvement tries every other
@@ -22,11 +23,12 @@ once).
 
 from __future__ import annotations
 
+import gc
 import heapq
 import time
+from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice, product
 from typing import Any
 
 import numpy as np
@@ -36,16 +38,28 @@ from graph_bridge.provenance import mark_rewritten, node_ids
 from graph_bridge.traverse import clone_over
 from relations.arguments import check_callable, check_count
 from relations.saturation.costs import variable_elements
-from graph_bridge.structural_keys import StructuralKeys
 
-__all__ = ["EXACT_MAX_NODES", "EXACT_SECONDS", "Extraction", "extract", "forms"]
+__all__ = ["EXACT_MAX_ACYCLIC", "EXACT_MAX_NODES", "EXACT_SECONDS", "MAX_FORM_NODES", "Extraction", "extract", "forms"]
 
 #: E-nodes up to which the exact integer program is tried.
 EXACT_MAX_NODES = 4000
+#: E-nodes up to which the exact integer program is tried on an e-graph without cycles (no order
+#: constraints: HiGHS solves the 8,000 e-nodes of the generated 10^4-node graph in 0.3-0.5 s, where
+#: the greedy extraction took 1.2 s for a costlier form).
+EXACT_MAX_ACYCLIC = 20_000
 #: Seconds HiGHS is given to prove the optimum.
 EXACT_SECONDS = 2.0
 #: Seconds the greedy extraction's local improvement may take.
 IMPROVE_SECONDS = 1.0
+#: Sub-forms a listing of forms may build (``forms(nodes=...)``, ``relations.equivalents``): each
+#: is at most one new node (about 650 bytes, 1 KB with its bookkeeping), so a listing holds at
+#: most about 250 MB, whatever the caller keeps of it.
+MAX_FORM_NODES = 250_000
+#: The most a cycle of the e-graph is unrolled in a form (heights within its component; see
+#: ``forms``): twice the cycle's classes, less one, up to this.
+CYCLE_UNROLL = 15
+#: Form counts saturate here (an index below it decodes exactly).
+_CAP = 1 << 62
 
 Cost = Callable[[Variable], float]
 
@@ -94,11 +108,32 @@ def extract(
     cost = check_callable(cost, "cost")
     if method not in ("auto", "greedy"):
         raise ValueError(f"method must be 'auto' or 'greedy', got {method!r}")
+    with collector_paused():
+        return _extract(egraph, cost, roots, method)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused (resumed after, if it was on), as ``EGraph.run`` does:
+    a full pass over a saturated e-graph of 10^4 e-nodes and its graph (half a million objects)
+    takes about a second, and extraction only reads them."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _extract(egraph: Any, cost: Cost | None, roots: Sequence[Variable] | None, method: str) -> Extraction:
     root_classes = _roots(egraph, roots)
     classes, costs = _costs(egraph, cost)
     choice = None
-    if method == "auto" and sum(map(len, classes.values())) <= EXACT_MAX_NODES:
-        choice = _exact(classes, costs, root_classes)
+    size = sum(map(len, classes.values()))
+    scc = _components(classes) if method == "auto" and size <= EXACT_MAX_ACYCLIC else None
+    if scc is not None and (size <= EXACT_MAX_NODES or _acyclic(classes, scc)):
+        choice = _exact(classes, costs, root_classes, scc)
         method = "exact" if choice is not None else method
     if choice is None:
         choice, method = _greedy(classes, costs, root_classes), "greedy"
@@ -110,20 +145,42 @@ def extract(
 
 
 def _tree_costs(classes: dict[int, list], costs: dict[int, float]) -> dict[int, tuple[float, Any]]:
-    """Each class's e-node of least tree cost (a fixpoint; classes only reachable through cycles have none)."""
+    """Each class's e-node of least tree cost (classes only reachable through cycles have none).
+
+    A worklist (Knuth's generalization of Dijkstra, egg's extraction by
+    worklist): an e-node is priced once all its input classes are, and a
+    class popped first at a cost is final, since a node never costs less
+    than its inputs (costs are not negative).  Ties keep the e-node met
+    first in the class's order.
+    """
+    users: dict[int, list[tuple[int, Any]]] = {}
+    waiting: dict[int, int] = {}
+    heap: list[tuple[float, int, int, int, Any]] = []
+    seq = 0
+    for c, nodes in classes.items():
+        for i, n in enumerate(nodes):
+            kids = set(n.children)
+            seq += 1
+            if not kids:
+                heap.append((costs[n.term], i, seq, c, n))
+                continue
+            waiting[id(n)] = len(kids)
+            for k in kids:
+                users.setdefault(k, []).append((c, n))
+    heapq.heapify(heap)
+    rank = {id(n): i for ms in classes.values() for i, n in enumerate(ms)}
     best: dict[int, tuple[float, Any]] = {}
-    changed = True
-    while changed:
-        changed = False
-        for c, nodes in classes.items():
-            for n in nodes:
-                if any(k not in best for k in n.children):
-                    continue
-                total = costs[n.term] + sum(best[k][0] for k in set(n.children))
-                old = best.get(c)
-                if old is None or total < old[0] - 1e-12:
-                    best[c] = (total, n)
-                    changed = True
+    while heap:
+        total, _, _, c, n = heapq.heappop(heap)
+        if c in best:
+            continue
+        best[c] = (total, n)
+        for p, m in users.get(c, ()):
+            waiting[id(m)] -= 1
+            if waiting[id(m)] == 0 and p not in best:
+                price = costs[m.term] + sum(best[k][0] for k in set(m.children))
+                seq += 1
+                heapq.heappush(heap, (price, rank[id(m)], seq, p, m))
     return best
 
 
@@ -183,7 +240,14 @@ def _greedy(classes: dict[int, list], costs: dict[int, float], roots: list[int])
     return choice
 
 
-def _exact(classes: dict[int, list], costs: dict[int, float], roots: list[int]) -> dict[int, Any] | None:
+def _acyclic(classes: dict[int, list], scc: dict[int, int]) -> bool:
+    """Whether no class reads itself through its e-nodes (every component one class, no self-loop)."""
+    return len(set(scc.values())) == len(scc) and not any(c in n.children for c, ms in classes.items() for n in ms)
+
+
+def _exact(
+    classes: dict[int, list], costs: dict[int, float], roots: list[int], scc: dict[int, int] | None = None
+) -> dict[int, Any] | None:
     """The optimal DAG selection by integer programming, or ``None`` (no proof of optimum in time)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
@@ -193,7 +257,7 @@ def _exact(classes: dict[int, list], costs: dict[int, float], roots: list[int]) 
     cls = {c: i for i, c in enumerate(classes)}
     nx, nc = len(nodes), len(classes)
     big = nc + 1
-    scc = _components(classes)
+    scc = _components(classes) if scc is None else scc
     rows, cols, vals, lo, hi = [], [], [], [], []
 
     def row(entries: list[tuple[int, float]], low: float, high: float) -> None:
@@ -320,7 +384,14 @@ def _build(egraph: Any, classes: dict, choice: dict[int, Any], roots: list[int])
     return [built[r] for r in roots]
 
 
-def forms(egraph: Any, limit: int | None = None, roots: Sequence[Variable] | None = None) -> Iterator[Any]:
+def forms(
+    egraph: Any,
+    limit: int | None = None,
+    roots: Sequence[Variable] | None = None,
+    *,
+    seconds: float | None = None,
+    nodes: int | None = MAX_FORM_NODES,
+) -> Iterator[Any]:
     """The distinct forms of ``roots`` (default: the graph given to ``saturate``) the e-graph holds, lazily.
 
     The cheapest (by tree cost) first at every class, then the others in
@@ -328,17 +399,31 @@ def forms(egraph: Any, limit: int | None = None, roots: Sequence[Variable] | Non
     earlier ones and has the roots' structure and types.  ``limit`` bounds
     how many (``None``: all there are, where a class on a cycle, such as
     ``a``'s class holding ``neg(neg(a))``, has its forms up to a height
-    bound that unrolls the cycle about once: see :func:`_height_bounds`).  The classes are walked with a work stack, not
-    recursion, so graphs thousands of levels deep are fine.
+    within its cycle that unrolls it about once: see :func:`_budgets`).
+
+    Nothing is listed ahead: the forms of every class are counted (one
+    integer per class and height), and the ``i``-th form is decoded from
+    its index and built bottom-up with a work stack (no recursion, so
+    graphs thousands of levels deep are fine), sharing what earlier forms
+    built; a form costs its new nodes.  Two bounds end the listing early
+    (no error: the forms so far are all valid): ``seconds`` of listing,
+    and ``nodes``, the sub-forms it may materialise (each at most one new
+    node, about a kilobyte; default :data:`MAX_FORM_NODES`; ``None``: no
+    bound), which bounds its memory, including forms the caller keeps.
     """
     limit = check_count(limit, "limit", allow_none=True)
-    root_classes = _roots(egraph, roots)
-    classes, costs = _costs(egraph, None)
-    tree = _tree_costs(classes, costs)
-    for ms in classes.values():
-        ms.sort(key=lambda n: _node_tree_cost(n, tree, costs))
+    nodes = check_count(nodes, "nodes", allow_none=True)
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0):
+        raise ValueError(f"seconds must be a positive number or None, got {seconds!r}")
+    with collector_paused():
+        root_classes = _roots(egraph, roots)
+        classes, costs = _costs(egraph, None)
+        tree = _tree_costs(classes, costs)
+        for ms in classes.values():
+            ms.sort(key=lambda n: _node_tree_cost(n, tree, costs))
     given = egraph.roots if roots is None else list(roots)
-    return _distinct(egraph, classes, root_classes, limit, given, roots is None)
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    return _distinct(egraph, classes, root_classes, limit, given, roots is None, deadline, nodes)
 
 
 def _node_tree_cost(n: Any, tree: dict, costs: dict) -> float:
@@ -347,68 +432,116 @@ def _node_tree_cost(n: Any, tree: dict, costs: dict) -> float:
     return costs[n.term] + sum(tree[k][0] for k in set(n.children))
 
 
+class _Full(Exception):
+    """The listing materialised as many sub-forms as it may (``forms(nodes=...)``)."""
+
+
 def _distinct(
-    egraph: Any, classes: dict, roots: list[int], limit: int | None, given: list[Variable], whole: bool
+    egraph: Any,
+    classes: dict,
+    roots: list[int],
+    limit: int | None,
+    given: list[Variable],
+    whole: bool,
+    deadline: float | None = None,
+    max_nodes: int | None = MAX_FORM_NODES,
 ) -> Iterator[Any]:
-    keys = StructuralKeys()
-    original = node_ids(given)
+    table = _FormTable(classes)
+    keys = [table.root_key(c) for c in roots]
+    if any(k is None for k in keys):
+        return
+    counts = [table.count(k) for k in keys]
+    if not all(counts):
+        return
+    builder = _FormBuilder(table, given, max_nodes)
     seen: set[tuple] = set()
-    cache: dict[tuple, list] = {}
-    bound = _height_bounds(classes)
-    lowest = _min_heights(classes)
     produced = 0
-    cap = None if limit is None else limit
-    per_root = [_class_forms(c, classes, (bound, lowest), cache, cap) for c in roots]
-    for outs in product(*per_root):
-        k = tuple(keys.key(o) for o in outs)
-        if k in seen:
+    for index in _mixed_radix(counts):
+        if deadline is not None and time.perf_counter() > deadline:
+            return
+        try:
+            built = [builder.form(k, i) for k, i in zip(keys, index)]
+        except _Full:
+            return
+        ids = tuple(s for s, _ in built)
+        if ids in seen:
             continue
-        seen.add(k)
-        mark_rewritten(list(outs), given, original)
-        yield egraph.structure(list(outs)) if whole else list(outs)
+        seen.add(ids)
+        outs = [v for _, v in built]
+        yield egraph.structure(outs) if whole else outs
         produced += 1
         if limit is not None and produced >= limit:
             return
 
 
-def _height_bounds(classes: dict[int, list]) -> dict[int, int]:
-    """Each class's bound on the height of its forms (:func:`forms`): a leaf is 0, an e-node one more
-    than its highest input; a class on a cycle (its strongly connected component has more than one
-    class, or an e-node over itself) is bounded by twice its component's size above what leaves the
-    component, so each cycle is unrolled about once.  Iterative, inputs before the classes reading them."""
-    scc = _components(classes)
-    members: dict[int, list[int]] = {}
-    for c, comp in scc.items():
-        members.setdefault(comp, []).append(c)
-    out: dict[int, set[int]] = {comp: set() for comp in members}
-    cyclic: set[int] = set()
+def _mixed_radix(counts: list[int]) -> Iterator[tuple[int, ...]]:
+    """Every index tuple below ``counts``, the last varying fastest (``itertools.product``'s order)."""
+    digits = [0] * len(counts)
+    while True:
+        yield tuple(digits)
+        j = len(digits) - 1
+        while j >= 0:
+            digits[j] += 1
+            if digits[j] < counts[j]:
+                break
+            digits[j] = 0
+            j -= 1
+        if j < 0:
+            return
+
+
+def _budgets(classes: dict[int, list], finite: dict[int, int]) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
+    """How far the forms of each class may unroll a cycle: ``(component, least, budget)`` per class.
+
+    A class's strongly connected component (:func:`_components`) is cyclic
+    when it has more than one class or an e-node over itself.  Heights are
+    counted within a component only (an e-node over classes of lower
+    components only is 0 there; one over classes of its own, one more than
+    their highest), so a deep graph of small cycles has few keys per class.
+    ``least``: a class's least such height (over e-nodes whose inputs all
+    have a finite form, ``finite``: :func:`_min_heights`; Knuth's
+    generalization of Dijkstra); ``budget``: the height its forms may
+    reach, 0 off every cycle, and on one the least heights of its
+    component or ``2 size - 1`` (at most :data:`CYCLE_UNROLL`), whichever is
+    more: each cycle unrolled about once.
+    """
+    comp = _components(classes)
+    size: dict[int, int] = {}
+    for c in comp.values():
+        size[c] = size.get(c, 0) + 1
+    cyclic = {comp[c] for c, ms in classes.items() if size[comp[c]] > 1 or any(c in n.children for n in ms)}
+    users: dict[int, list] = {}
+    waiting: dict[int, int] = {}
+    heap: list[tuple[int, int]] = []
     for c, ms in classes.items():
         for n in ms:
-            for k in n.children:
-                if scc[k] != scc[c]:
-                    out[scc[c]].add(scc[k])
-                elif k == c or len(members[scc[c]]) > 1:
-                    cyclic.add(scc[c])
-    height: dict[int, int] = {}
-    for start in members:
-        stack = [start]
-        while stack:
-            comp = stack[-1]
-            if comp in height:
-                stack.pop()
+            if any(k not in finite for k in n.children):
                 continue
-            missing = [t for t in out[comp] if t not in height]
-            if missing:
-                stack.extend(missing)
+            own = {k for k in n.children if comp[k] == comp[c]}
+            if not own:
+                heap.append((0, c))
                 continue
-            stack.pop()
-            below = max((height[t] for t in out[comp]), default=-1)
-            if comp in cyclic:
-                height[comp] = below + 2 * len(members[comp])
-            else:
-                (c,) = members[comp]
-                height[comp] = max((0 if not n.children else below + 1 for n in classes[c]), default=0)
-    return {c: height[comp] for c, comp in scc.items()}
+            waiting[id(n)] = len(own)
+            for k in own:
+                users.setdefault(k, []).append((c, n))
+    heapq.heapify(heap)
+    least: dict[int, int] = {}
+    while heap:
+        h, c = heapq.heappop(heap)
+        if c in least:
+            continue
+        least[c] = h
+        for p, n in users.get(c, ()):
+            waiting[id(n)] -= 1
+            if waiting[id(n)] == 0 and p not in least:
+                heapq.heappush(heap, (1 + max(least[k] for k in n.children if comp[k] == comp[p]), p))
+    top: dict[int, int] = {}
+    for c, h in least.items():
+        top[comp[c]] = max(top.get(comp[c], 0), h)
+    budget = {
+        c: max(top[comp[c]], min(2 * size[comp[c]] - 1, CYCLE_UNROLL)) if comp[c] in cyclic else 0 for c in least
+    }
+    return comp, least, budget
 
 
 def _min_heights(classes: dict[int, list]) -> dict[int, int]:
@@ -441,50 +574,150 @@ def _min_heights(classes: dict[int, list]) -> dict[int, int]:
     return final
 
 
-def _class_forms(c: int, classes: dict, heights: tuple[dict, dict], cache: dict, cap: int | None) -> list[Variable]:
-    """The forms of class ``c`` (at most ``cap``, if given) of height at most its bound.
+class _FormTable:
+    """The forms of the classes, counted, not listed.
 
-    Iterative (a work stack, not recursion: deep graphs are fine).  The key
-    ``(class, h)`` stands for the forms of height at most ``h``, built once
-    the keys of its e-nodes' input classes at ``h - 1`` are in ``cache``;
-    ``h`` never exceeds the class's bound (``heights[0]``), so a class off
-    every cycle has one key, and an e-node is skipped where an input has no
-    form that low (``heights[1]``: least heights), so a cycle is unrolled
-    only as far as its bound allows above what it reads."""
-    bound, lowest = heights
-    if c not in lowest:
-        return []
-    stack = [(c, bound[c])]
-    while stack:
-        key = stack[-1]
-        if key in cache:
+    A key ``(class, b)`` stands for the forms of the class whose height
+    within its component is at most ``b`` (:func:`_budgets`; a class's
+    root key has its whole budget): for each e-node in the class's order
+    whose inputs of its own component have a form lower than ``b``, that
+    e-node over every combination of its inputs' forms (the last input
+    varying fastest; an input of a lower component at its whole budget,
+    one of its own at ``b - 1``).  Counts saturate at :data:`_CAP`: an
+    index below it decodes exactly."""
+
+    def __init__(self, classes: dict) -> None:
+        self.classes = classes
+        self.finite = _min_heights(classes)
+        self.comp, self.least, self.budget = _budgets(classes, self.finite)
+        #: key -> ((cumulative count, e-node, input keys), ...), and its count
+        self.entries: dict[tuple[int, int], tuple] = {}
+        self.counts: dict[tuple[int, int], int] = {}
+
+    def root_key(self, c: int) -> tuple[int, int] | None:
+        return (c, self.budget[c]) if c in self.budget else None
+
+    def _rows(self, key: tuple[int, int]) -> list[tuple[Any, tuple]]:
+        """The e-nodes of ``key`` and their input keys."""
+        cls, b = key
+        comp, least, budget = self.comp, self.least, self.budget
+        here = comp[cls]
+        rows = []
+        for n in self.classes[cls]:
+            ks = []
+            for k in n.children:
+                if comp[k] != here:
+                    if k not in budget:
+                        break
+                    ks.append((k, budget[k]))
+                elif least.get(k, b) < b:
+                    ks.append((k, b - 1))
+                else:
+                    break
+            else:
+                rows.append((n, tuple(ks)))
+        return rows
+
+    def count(self, root: tuple[int, int]) -> int:
+        """The number of forms of ``root`` (capped), counting every key below it (a work stack)."""
+        counts, entries = self.counts, self.entries
+        stack = [root]
+        pending: dict[tuple[int, int], list] = {}
+        while stack:
+            key = stack[-1]
+            if key in counts:
+                stack.pop()
+                continue
+            rows = pending.get(key)
+            if rows is None:
+                rows = pending[key] = self._rows(key)
+            missing = [sub for _, ks in rows for sub in ks if sub not in counts]
+            if missing:
+                stack.extend(dict.fromkeys(missing))
+                continue
             stack.pop()
-            continue
-        cls, h = key
-        nodes = [n for n in classes[cls] if all(lowest.get(k, h) < h for k in n.children)]
-        subs = [[(k, min(h - 1, bound[k])) for k in n.children] for n in nodes]
-        missing = [sub for ks in subs for sub in ks if sub not in cache]
-        if missing:
-            stack.extend(dict.fromkeys(missing))
-            continue
-        stack.pop()
-        cache[key] = _forms_over(nodes, [[cache[k] for k in ks] for ks in subs], cap)
-    return cache[(c, bound[c])]
+            del pending[key]
+            out, total = [], 0
+            for n, ks in rows:
+                c = 1
+                for k in ks:
+                    c = min(c * counts[k], _CAP)
+                if c:
+                    total = min(total + c, _CAP)
+                    out.append((total, n, ks))
+            counts[key], entries[key] = total, tuple(out)
+        return counts[root]
+
+    def decode(self, key: tuple[int, int], i: int) -> tuple[Any, list[tuple[tuple[int, int], int]]]:
+        """The ``i``-th form of ``key``: its e-node and its inputs' ``(key, index)``."""
+        rows = self.entries[key]
+        r = next(j for j, row in enumerate(rows) if i < row[0])
+        before = rows[r - 1][0] if r else 0
+        _, n, ks = rows[r]
+        j = i - before
+        digits = [0] * len(ks)
+        counts = self.counts
+        for p in range(len(ks) - 1, -1, -1):
+            j, digits[p] = divmod(j, counts[ks[p]])
+        return n, list(zip(ks, digits))
 
 
-def _forms_over(nodes: list, subs: list[list[list[Variable]]], cap: int | None) -> list[Variable]:
-    """The forms of a class: each e-node over every combination of its inputs' forms (at most ``cap``)."""
-    out: list[Variable] = []
-    for n, ins_forms in zip(nodes, subs):
+class _FormBuilder:
+    """Builds decoded forms bottom-up (a work stack), each distinct sub-form once.
+
+    A sub-form is named by its e-node's term and its inputs' sub-form numbers
+    (structurally distinct e-nodes never give one tree: the e-graph is
+    hash-consed), so equal sub-forms reached at two heights are one variable.
+    New nodes are tagged as rewritten (``graph_bridge.provenance``) as they are built."""
+
+    def __init__(self, table: _FormTable, given: list[Variable], max_nodes: int | None) -> None:
+        self.table = table
+        self.max_nodes = max_nodes
+        self.by_item: dict[tuple, int] = {}  # (key, index) -> sub-form number
+        self.numbers: dict[tuple, int] = {}  # (term, input numbers) -> sub-form number
+        self.variables: list[Variable] = []  # sub-form number -> its variable
+        self.marked = node_ids(given)
+
+    def form(self, key: tuple[int, int], i: int) -> tuple[int, Variable]:
+        """The sub-form number and variable of the ``i``-th form of ``key``."""
+        by_item, table = self.by_item, self.table
+        root = (key, i)
+        stack = [root]
+        decoded: dict[tuple, tuple] = {}
+        while stack:
+            item = stack[-1]
+            if item in by_item:
+                stack.pop()
+                continue
+            found = decoded.get(item)
+            if found is None:
+                found = decoded[item] = table.decode(*item)
+            n, subs = found
+            missing = [sub for sub in subs if sub not in by_item]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            by_item[item] = self._number(n, [by_item[sub] for sub in subs])
+        s = by_item[root]
+        return s, self.variables[s]
+
+    def _number(self, n: Any, ins: list[int]) -> int:
+        name = (n.term, tuple(ins))
+        s = self.numbers.get(name)
+        if s is not None:
+            return s
+        if self.max_nodes is not None and len(self.variables) >= self.max_nodes:
+            raise _Full()
         v = n.var
-        if v.owner is None:
-            out.append(v)
-        else:
-            for ins in islice(product(*ins_forms), None if cap is None else max(cap - len(out), 0)):
-                out.append(_over(v, list(ins)))
-        if cap is not None and len(out) >= cap:
-            break
-    return out
+        if v.owner is not None:
+            v = _over(v, [self.variables[k] for k in ins])
+            if id(v.owner) not in self.marked:
+                mark_rewritten([v], (), self.marked)
+                self.marked.add(id(v.owner))
+        s = self.numbers[name] = len(self.variables)
+        self.variables.append(v)
+        return s
 
 
 def _over(v: Variable, ins: list[Variable]) -> Variable:

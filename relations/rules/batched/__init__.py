@@ -89,6 +89,12 @@ blockwise_explicito = rewrite_rule(
         Blockwise{Solve}{*,x}(A, b)
         Blockwise{Dot}{x,*}(m, B)
 
+    A DimShuffle that adds batch dims and permutes the core dims too is split
+    (PyMC's MvNormal logp pads the Cholesky factor's transpose in one)::
+
+        Blockwise{SolveTriangular}(DimShuffle{order=(x, 1, 0)}(L), b)   # L: (3, 3), b: (5, 3)
+        ->  Blockwise{SolveTriangular}{x,*}(Transpose(L), b)
+
     Every input ExpandDims that adds only batch dims is absorbed; the pattern
     says, per input and output batch dim, ``'x'``, ``'1'`` or ``'*'``.  Core
     dims are untouched.  Same output types (each output of a multi-output

@@ -109,15 +109,26 @@ def explicit_blockwiseo(out: Any, core_op: Any, signature: Any, index: Any, core
 
 
 def _absorbed(v: Any, core: int) -> tuple[Any, str]:
-    """The input a batched Op's argument expands (only batch dims added), and its batch entry."""
+    """The input a batched Op's argument pads (batch dims added), and its batch entry.
+
+    A DimShuffle that adds batch dims and also permutes (or drops) dims is
+    split: the batch dims it adds go into the entry, and the rest of it
+    stays as a DimShuffle term over its input (``DimShuffle{order=(x, 1,
+    0)}(L)`` under a ``Blockwise{SolveTriangular}``: ``L.T``, entry ``x``).
+    """
     nb = v.type.ndim - core
-    if is_expansion(v):
-        order = v.owner.op.new_order
+    node = v.owner
+    if node is not None and type(node.op) is DimShuffle and "x" in node.op.new_order[:nb]:
+        order = node.op.new_order
         if "x" not in order[nb:]:
-            inner = v.owner.inputs[0]
-            shape = iter(inner.type.shape)
+            inner = node.inputs[0]
+            rest = tuple(o for o in order if o != "x")
+            static = [inner.type.shape[o] for o in rest]
+            shape = iter(static)
             entry = "".join(MISSING if o == "x" else (BROADCAST if next(shape) == 1 else KEPT) for o in order[:nb])
-            return inner, entry
+            if is_expansion(v):
+                return inner, entry
+            return term(term(DS, inner.type.ndim, rest), inner), entry
     return v, "".join(BROADCAST if s == 1 else KEPT for s in v.type.shape[:nb])
 
 
