@@ -29,7 +29,7 @@ from relations.saturation.egraph import EGraph, Limits
 from relations.greedy.fixpoint import first_rewrite, normalize_variables, normalizer_run
 from relations.patterns.relation import RuleIndex
 from relations.rules import COMPILE_INDEX, COMPILE_RULES, RULESETS
-from relations.compile.sites import site_replacements
+from relations.compile.site_replacements import site_replacements
 
 __all__ = [
     "COMPILE_LIMITS",
@@ -68,7 +68,7 @@ def compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[
 
 def compile_normalize_sites(outs: Sequence[Variable]) -> tuple[list[Variable], list[tuple[Variable, Variable]]]:
     """:func:`compile_normalize`, and the replacements that take the graph to it where rules rewrote it
-    (:func:`relations.compile.sites.site_replacements`: what the passes replace, instead of the outputs)."""
+    (:func:`relations.compile.site_replacements.site_replacements`: what the passes replace, instead of the outputs)."""
     outs = list(outs)
     normal, norm = normalizer_run(outs, COMPILE_INDEX, mark=True)
     return normal, site_replacements(outs, norm.memo, norm.copies)

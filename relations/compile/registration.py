@@ -56,7 +56,7 @@ class RelationalRewriter(GraphRewriter):
     ``sites_fn(outputs)`` (if given, instead of ``normalize_fn`` outside the
     verbose replay) returns the normal form and the pairs ``(old, new)``
     that take the fgraph to it where rules rewrote it
-    (``relations.compile.sites``): those are replaced, readers first, and every
+    (``relations.compile.site_replacements``): those are replaced, readers first, and every
     other node stays as it is; the result is checked against the normal
     form, and on a mismatch the fgraph is reverted and its outputs replaced.
     """

@@ -1,4 +1,4 @@
-"""relations.compile.sites: the compile passes replace only where a rule rewrote the graph."""
+"""relations.compile.site_replacements: the compile passes replace only where a rule rewrote the graph."""
 
 import numpy as np
 import pytensor
