@@ -270,13 +270,9 @@ def test_the_rule_table_check_sees_a_constant_read(tmp_path):
     assert len(_reads_graph_objects(tmp_path / "t.py")) == 2
 
 
-#: Families whose entries still carry their prose in ``doc=`` (not yet moved to a docs page), and why;
-#: a family listed here whose entries all have one-line docs fails the test below (take it off the list).
-PROSE_NOT_MOVED = {
-    "relations.rules.batched": "helpers D and E turn it into a table (issue 38); its prose moves after that",
-    "relations.rules.algebra": "the numerics branch's table (issue 35), written before the prose moved",
-}
 SEE_PAGE = re.compile(r'^See docs/(\S+\.md), "(\w+)"\.$', re.M)
+#: The families of ``relations/rules/`` whose tables are ``rewrite_rule`` entries (each explained on a docs page).
+TABLE_FAMILIES = ("algebra", "batched", "broadcast", "dimshuffle", "join", "lift", "measurable", "reductions")
 
 
 def _pattern_rules(module: str) -> dict[str, object]:
@@ -287,39 +283,31 @@ def _pattern_rules(module: str) -> dict[str, object]:
     return {r.__name__: r for r in found if callable(r) and hasattr(r, "lhs") and hasattr(r, "doc")}
 
 
-def _builtin_pattern_rules() -> dict[str, object]:
-    """Every ``rewrite_rule`` entry reachable from a module of ``relations/rules/``, by name (not the pending families)."""
-    found: dict[str, object] = {}
-    pending: set = set()
+def _builtin_pattern_rules() -> dict[str, dict[str, object]]:
+    """The ``rewrite_rule`` entries of each family module of ``relations/rules/`` (``relations.rules.lift``, ...), by name."""
+    families = {}
     for name in MODULES:
-        if name.startswith("relations.rules"):
-            rules = _pattern_rules(name)
-            (pending if name.startswith(tuple(PROSE_NOT_MOVED)) else found).update(rules)  # type: ignore[arg-type]
-    return {n: r for n, r in found.items() if n not in pending}
-
-
-def test_a_family_whose_prose_moved_is_off_the_pending_list():
-    for family in PROSE_NOT_MOVED:
-        rules = {n: r for m in MODULES if m.startswith(family) for n, r in _pattern_rules(m).items()}
-        if rules:  # a family of hand-written relations has no doc= to move
-            assert any("\n" in (r.doc or "").strip() for r in rules.values()), f"take {family} off PROSE_NOT_MOVED"
+        if name.startswith("relations.rules.") and _pattern_rules(name):
+            families[name.removeprefix("relations.rules.")] = _pattern_rules(name)
+    return families
 
 
 def test_a_table_entry_is_its_sides_its_guards_and_a_one_line_doc():
     """help(rule) gives the rule as Before/After, its guards and its measure; the prose is on the family's page."""
-    rules = _builtin_pattern_rules()
-    assert len(rules) >= 17, sorted(rules)
-    for name, r in rules.items():
-        assert r.doc and "\n" not in r.doc.strip(), f"{name}: doc= must be one line, the prose goes to docs/"
-        text = r.__doc__
-        for part in ("Before::", "After::", "Measure: "):
-            assert part in text, f"{name}: {part!r} missing from its docstring"
-        assert f"    {r.lhs!r}\n" in text and f"    {r.rhs!r}\n" in text, name
-        assert r.measure.stated and f"Measure: {r.measure.text}\n" in text, name
-        [(page, rule_name)] = SEE_PAGE.findall(text)
-        assert rule_name == name
-        lines = (ROOT / "docs" / page).read_text().splitlines()
-        assert any(re.match(rf"#+ .*\b{name}\b", line) for line in lines), f"docs/{page} has no heading {name!r}"
+    families = _builtin_pattern_rules()
+    assert set(TABLE_FAMILIES) <= set(families), sorted(families)
+    for family, rules in families.items():
+        for name, r in rules.items():
+            assert r.doc and "\n" not in r.doc.strip(), f"{family}.{name}: doc= must be one line, the prose goes to docs/"
+            text = r.__doc__
+            for part in ("Before::", "After::", "Measure: "):
+                assert part in text, f"{name}: {part!r} missing from its docstring"
+            assert f"    {r.lhs!r}\n" in text and f"    {r.rhs!r}\n" in text, name
+            assert r.measure.stated and f"Measure: {r.measure.text}\n" in text, name
+            [(page, rule_name)] = SEE_PAGE.findall(text)
+            assert rule_name == name
+            lines = (ROOT / "docs" / page).read_text().splitlines()
+            assert any(re.match(rf"#+ .*\b{name}\b", line) for line in lines), f"docs/{page} has no heading {name!r}"
 
 
 def test_the_table_doc_check_sees_a_long_doc():

@@ -19,6 +19,11 @@ rewrite for: ``exp(x**2) * erfc(x) -> erfcx(x)``, ``log(gamma(x))`` as
 Elemwise (pytensor #2247).  Those change values where the left side
 overflows (their right side is the accurate one, as PyTensor's own
 ``local_log1p`` is); ``relations.verify`` checks them on a finite domain.
+
+The table: each rule is one ``rewrite_rule`` (its two sides, its guards, a
+one-line doc); ``docs/algebra.md`` explains each under its name (examples,
+the values at extreme inputs, the measure, the backward run, the upstream
+reports).
 """
 
 from __future__ import annotations
@@ -95,11 +100,28 @@ def _is_float(v: Variable) -> bool:
     return v.type.dtype.startswith("float")
 
 
-#: Guards: the named inputs are floats (``-1 * a`` of a bool or an unsigned int is not ``neg(a)``).
-FLOAT_A: Callable[..., bool] = lambda a: _is_float(a)  # noqa: E731
-FLOAT_AB: Callable[..., bool] = lambda a, b: _is_float(a) and _is_float(b)  # noqa: E731
-FLOAT_B: Callable[..., bool] = lambda b: _is_float(b)  # noqa: E731
-FLOAT_X: Callable[..., bool] = lambda x: _is_float(x)  # noqa: E731
+# Guards: the named inputs are floats (``-1 * a`` of a bool or an unsigned int is not ``neg(a)``).
+
+
+def float_a(a: Variable) -> bool:
+    """Guard: ``a`` is a float tensor."""
+    return _is_float(a)
+
+
+def floats_ab(a: Variable, b: Variable) -> bool:
+    """Guard: ``a`` and ``b`` are float tensors."""
+    return _is_float(a) and _is_float(b)
+
+
+def float_b(b: Variable) -> bool:
+    """Guard: ``b`` is a float tensor."""
+    return _is_float(b)
+
+
+def float_x(x: Variable) -> bool:
+    """Guard: ``x`` is a float tensor."""
+    return _is_float(x)
+
 
 # --- subtraction and negation ----------------------------------------------------------
 
@@ -107,128 +129,66 @@ mul_minus_one_as_nego = rewrite_rule(
     "mul_minus_one_as_nego",
     p.mul(-1, a),
     p.neg(a),
-    where=(FLOAT_A,),
+    where=(float_a,),
     measure=scalar_count(ps.Mul, "mul"),
     choice=True,
-    doc="""A product with -1 is a negation (pytensor #1476: canonicalize turns ``neg`` into it).
-
-    Before::
-
-        mul(-1, a)
-
-    After::
-
-        neg(a)
-
-    Floats only (``-1 * a`` of an unsigned int wraps around).  Measure: Mul
-    nodes drop by one.  A choice (with :func:`neg_as_mul_minus_oneo`).
-    """,
+    doc="A product with -1 is a negation (pytensor #1476: canonicalize turns ``neg`` into it).",
+    docs="algebra.md",
 )
 
 neg_as_mul_minus_oneo = rewrite_rule(
     "neg_as_mul_minus_oneo",
     p.neg(a),
     p.mul(-1, a),
-    where=(FLOAT_A,),
+    where=(float_a,),
     measure=scalar_count(ps.Neg, "neg"),
     choice=True,
-    doc="""A negation is a product with -1 (the spelling canonicalize gives; pytensor #1476).
-
-    Before::
-
-        neg(a)
-
-    After::
-
-        mul(-1, a)
-
-    Measure: Neg nodes drop by one.  A choice (with :func:`mul_minus_one_as_nego`).
-    """,
+    doc="A negation is a product with -1 (the spelling canonicalize gives; pytensor #1476).",
+    docs="algebra.md",
 )
 
 sub_as_add_nego = rewrite_rule(
     "sub_as_add_nego",
     p.sub(a, b),
     p.add(a, p.neg(b)),
-    where=(FLOAT_AB,),
+    where=(floats_ab,),
     measure=scalar_count(ps.Sub, "sub"),
     choice=True,
-    doc="""A subtraction is an addition of a negation.
-
-    Before::
-
-        sub(a, b)
-
-    After::
-
-        add(a, neg(b))
-
-    Exact in floating point (``a - b`` rounds ``a + (-b)``).  Measure: Sub
-    nodes drop by one.  A choice (with :func:`add_neg_as_subo`).
-    """,
+    doc="A subtraction is an addition of a negation.",
+    docs="algebra.md",
 )
 
 add_neg_as_subo = rewrite_rule(
     "add_neg_as_subo",
     p.add(a, p.neg(b)),
     p.sub(a, b),
-    where=(FLOAT_AB,),
+    where=(floats_ab,),
     measure=scalar_count(ps.Neg, "neg"),
     choice=True,
-    doc="""An addition of a negation is a subtraction (``logdiffexp``'s pattern is a ``sub``).
-
-    Before::
-
-        add(a, neg(b))
-
-    After::
-
-        sub(a, b)
-
-    Measure: Neg nodes drop by one.  A choice (with :func:`sub_as_add_nego`).
-    """,
+    doc="An addition of a negation is a subtraction (``logdiffexp``'s pattern is a ``sub``).",
+    docs="algebra.md",
 )
 
 add_neg_first_as_subo = rewrite_rule(
     "add_neg_first_as_subo",
     p.add(p.neg(b), a),
     p.sub(a, b),
-    where=(FLOAT_AB,),
+    where=(floats_ab,),
     measure=scalar_count(ps.Neg, "neg"),
     choice=True,
-    doc="""An addition of a negation, the negation first, is a subtraction (pytensor #2328: operand order).
-
-    Before::
-
-        add(neg(b), a)
-
-    After::
-
-        sub(a, b)
-
-    Measure: Neg nodes drop by one.
-    """,
+    doc="An addition of a negation, the negation first, is a subtraction (pytensor #2328: operand order).",
+    docs="algebra.md",
 )
 
 neg_subo = rewrite_rule(
     "neg_subo",
     p.neg(p.sub(a, b)),
     p.sub(b, a),
-    where=(FLOAT_AB,),
+    where=(floats_ab,),
     measure=scalar_count(ps.Neg, "neg"),
     choice=True,
-    doc="""A negated subtraction is the subtraction the other way round.
-
-    Before::
-
-        neg(sub(a, b))
-
-    After::
-
-        sub(b, a)
-
-    Exact (``-(a - b)`` and ``b - a`` round alike).  Measure: Neg nodes drop by one.
-    """,
+    doc="A negated subtraction is the subtraction the other way round.",
+    docs="algebra.md",
 )
 
 neg_nego = rewrite_rule(
@@ -237,18 +197,8 @@ neg_nego = rewrite_rule(
     a,
     measure=nodes(),
     choice=True,
-    doc="""Two negations cancel.
-
-    Before::
-
-        neg(neg(a))
-
-    After::
-
-        a
-
-    Measure: nodes drop by two.
-    """,
+    doc="Two negations cancel.",
+    docs="algebra.md",
 )
 
 # --- division and reciprocals ----------------------------------------------------------
@@ -257,108 +207,55 @@ div_as_mul_reciprocalo = rewrite_rule(
     "div_as_mul_reciprocalo",
     p.true_div(a, b),
     p.mul(a, p.reciprocal(b)),
-    where=(FLOAT_AB,),
+    where=(floats_ab,),
     measure=scalar_count(ps.TrueDiv, "true_div"),
     choice=True,
-    doc="""A division is a product with a reciprocal.
-
-    Before::
-
-        true_div(a, b)
-
-    After::
-
-        mul(a, reciprocal(b))
-
-    Not bit-exact (two roundings instead of one; values agree to an ulp),
-    and where ``b`` overflows or is 0 both sides give the same inf, 0 or
-    nan.  Measure: TrueDiv nodes drop by one.  A choice (with
-    :func:`mul_reciprocal_as_divo`).
-    """,
+    doc="A division is a product with a reciprocal.",
+    docs="algebra.md",
 )
 
 mul_reciprocal_as_divo = rewrite_rule(
     "mul_reciprocal_as_divo",
     p.mul(a, p.reciprocal(b)),
     p.true_div(a, b),
-    where=(FLOAT_AB,),
+    where=(floats_ab,),
     measure=scalar_count(ps.Reciprocal, "reciprocal"),
     choice=True,
-    doc="""A product with a reciprocal is a division (``exp(x) / (1 + exp(x))`` is the sigmoid pattern).
-
-    Before::
-
-        mul(a, reciprocal(b))
-
-    After::
-
-        true_div(a, b)
-
-    Measure: Reciprocal nodes drop by one.
-    """,
+    doc="A product with a reciprocal is a division (``exp(x) / (1 + exp(x))`` is the sigmoid pattern).",
+    docs="algebra.md",
 )
 
 one_div_as_reciprocalo = rewrite_rule(
     "one_div_as_reciprocalo",
     p.true_div(1, b),
     p.reciprocal(b),
-    where=(FLOAT_B,),
+    where=(float_b,),
     measure=scalar_count(ps.TrueDiv, "true_div"),
     choice=True,
-    doc="""One over ``b`` is its reciprocal.
-
-    Before::
-
-        true_div(1, b)
-
-    After::
-
-        reciprocal(b)
-
-    Measure: TrueDiv nodes drop by one.  A choice (with :func:`reciprocal_as_one_divo`).
-    """,
+    doc="One over ``b`` is its reciprocal.",
+    docs="algebra.md",
 )
 
 reciprocal_as_one_divo = rewrite_rule(
     "reciprocal_as_one_divo",
     p.reciprocal(b),
     p.true_div(1, b),
-    where=(FLOAT_B,),
+    where=(float_b,),
     measure=scalar_count(ps.Reciprocal, "reciprocal"),
     choice=True,
-    doc="""A reciprocal is one over ``b`` (the form ``local_exp_over_1_plus_exp`` reads).
-
-    Before::
-
-        reciprocal(b)
-
-    After::
-
-        true_div(1, b)
-
-    Measure: Reciprocal nodes drop by one.
-    """,
+    doc="A reciprocal is one over ``b`` (the form ``local_exp_over_1_plus_exp`` reads).",
+    docs="algebra.md",
 )
 
 pow_minus_one_as_reciprocalo = rewrite_rule(
     "pow_minus_one_as_reciprocalo",
     p.pow(a, -1),
     p.reciprocal(a),
-    where=(FLOAT_A,),
+    where=(float_a,),
     measure=scalar_count(ps.Pow, "pow"),
     choice=True,
-    doc="""A power -1 is a reciprocal.
-
-    Before::
-
-        pow(a, -1)
-
-    After::
-
-        reciprocal(a)
-
-    Measure: Pow nodes drop by one.
-    """,
+    doc="A power -1 is a reciprocal.",
+    docs="algebra.md",
 )
 
 # --- exponentials ---------------------------------------------------------------------
@@ -367,70 +264,33 @@ reciprocal_expo = rewrite_rule(
     "reciprocal_expo",
     p.reciprocal(p.exp(a)),
     p.exp(p.neg(a)),
-    where=(FLOAT_A,),
+    where=(float_a,),
     measure=scalar_count(ps.Reciprocal, "reciprocal"),
     choice=True,
-    doc="""The reciprocal of an exponential is the exponential of the negation.
-
-    Before::
-
-        reciprocal(exp(a))
-
-    After::
-
-        exp(neg(a))
-
-    With :func:`neg_nego`, ``1 / exp(-x)`` meets ``exp(x)``, the spelling
-    ``softplus``, ``logsumexp`` and ``logaddexp`` are matched on.  Where
-    ``exp(a)`` overflows the left side is 0 and the right side a
-    subnormal or 0 (the accurate value); elsewhere they agree to an ulp.
-    Measure: Reciprocal nodes drop by one.  A choice (with
-    :func:`exp_neg_as_reciprocalo`).
-    """,
+    doc="The reciprocal of an exponential is the exponential of the negation.",
+    docs="algebra.md",
 )
 
 exp_neg_as_reciprocalo = rewrite_rule(
     "exp_neg_as_reciprocalo",
     p.exp(p.neg(a)),
     p.reciprocal(p.exp(a)),
-    where=(FLOAT_A,),
+    where=(float_a,),
     measure=scalar_count(ps.Neg, "neg"),
     choice=True,
-    doc="""The exponential of a negation is the reciprocal of the exponential.
-
-    Before::
-
-        exp(neg(a))
-
-    After::
-
-        reciprocal(exp(a))
-
-    Measure: Neg nodes drop by one.
-    """,
+    doc="The exponential of a negation is the reciprocal of the exponential.",
+    docs="algebra.md",
 )
 
 mul_exp_as_exp_addo = rewrite_rule(
     "mul_exp_as_exp_addo",
     p.mul(p.exp(a), p.exp(b)),
     p.exp(p.add(a, b)),
-    where=(FLOAT_AB,),
+    where=(floats_ab,),
     measure=scalar_count(ps.Exp, "exp"),
     choice=True,
-    doc="""A product of exponentials is the exponential of the sum (PyTensor specializes it only later).
-
-    Before::
-
-        mul(exp(a), exp(b))
-
-    After::
-
-        exp(add(a, b))
-
-    Where one factor overflows and the other underflows the left side is
-    ``inf * 0 = nan`` and the right side the accurate value; elsewhere they
-    agree to a few ulps.  Measure: Exp nodes drop by one.
-    """,
+    doc="A product of exponentials is the exponential of the sum (PyTensor specializes it only later).",
+    docs="algebra.md",
 )
 
 # --- powers ---------------------------------------------------------------------------
@@ -439,42 +299,22 @@ pow_two_as_sqro = rewrite_rule(
     "pow_two_as_sqro",
     p.pow(a, 2),
     p.sqr(a),
-    where=(FLOAT_A,),
+    where=(float_a,),
     measure=scalar_count(ps.Pow, "pow"),
     choice=True,
-    doc="""A power 2 is a square.
-
-    Before::
-
-        pow(a, 2)
-
-    After::
-
-        sqr(a)
-
-    Measure: Pow nodes drop by one.
-    """,
+    doc="A power 2 is a square.",
+    docs="algebra.md",
 )
 
 mul_self_as_sqro = rewrite_rule(
     "mul_self_as_sqro",
     p.mul(a, a),
     p.sqr(a),
-    where=(FLOAT_A,),
+    where=(float_a,),
     measure=scalar_count(ps.Mul, "mul"),
     choice=True,
-    doc="""A product of a graph with itself is its square.
-
-    Before::
-
-        mul(a, a)
-
-    After::
-
-        sqr(a)
-
-    Measure: Mul nodes drop by one.
-    """,
+    doc="A product of a graph with itself is its square.",
+    docs="algebra.md",
 )
 
 # --- stable forms PyTensor has no rewrite for --------------------------------------------
@@ -483,46 +323,22 @@ exp_sqr_erfc_as_erfcxo = rewrite_rule(
     "exp_sqr_erfc_as_erfcxo",
     p.mul(p.exp(p.sqr(x)), p.erfc(x)),
     p.erfcx(x),
-    where=(FLOAT_X,),
+    where=(float_x,),
     measure=nodes(),
     choice=True,
-    doc="""``exp(x**2) * erfc(x)`` is the scaled complementary error function.
-
-    Before::
-
-        mul(exp(sqr(x)), erfc(x))
-
-    After::
-
-        erfcx(x)
-
-    For ``x`` above about 26.6 (float64) ``exp(x**2)`` overflows and
-    ``erfc(x)`` underflows: the left side is ``inf * 0 = nan``, ``erfcx``
-    is ``1 / (x sqrt(pi))`` to full precision.  Elsewhere the two agree
-    to a few ulps.  PyTensor has no rewrite to ``erfcx``.  Measure: nodes
-    drop by three.
-    """,
+    doc="``exp(x**2) * erfc(x)`` is the scaled complementary error function.",
+    docs="algebra.md",
 )
 
 erfc_exp_sqr_as_erfcxo = rewrite_rule(
     "erfc_exp_sqr_as_erfcxo",
     p.mul(p.erfc(x), p.exp(p.sqr(x))),
     p.erfcx(x),
-    where=(FLOAT_X,),
+    where=(float_x,),
     measure=nodes(),
     choice=True,
-    doc="""``erfc(x) * exp(x**2)`` is the scaled complementary error function (operand order).
-
-    Before::
-
-        mul(erfc(x), exp(sqr(x)))
-
-    After::
-
-        erfcx(x)
-
-    As :func:`exp_sqr_erfc_as_erfcxo`.  Measure: nodes drop by three.
-    """,
+    doc="``erfc(x) * exp(x**2)`` is the scaled complementary error function (operand order).",
+    docs="algebra.md",
 )
 
 
@@ -541,27 +357,11 @@ log_gamma_as_gammalno = rewrite_rule(
     "log_gamma_as_gammalno",
     p.log(p.gamma(x)),
     p.add(p.gammaln(x), p.log(p.sign(p.gamma(x)))),
-    where=(FLOAT_X,),
+    where=(float_x,),
     measure=Measure("Log nodes reading a Gamma", _log_of_gamma),
     choice=True,
-    doc="""``log(gamma(x))`` is ``gammaln(x)`` plus the log of gamma's sign (pytensor #1181).
-
-    Before::
-
-        log(gamma(x))
-
-    After::
-
-        gammaln(x) + log(sign(gamma(x)))
-
-    ``gammaln`` is ``log|gamma|``; the log of the sign is 0 where
-    ``gamma(x) > 0`` and nan where it is negative (or nan, at the poles),
-    as the left side is; where ``gamma`` underflows to 0 both sides are
-    ``-inf``.  Where ``gamma`` overflows (``x > 171.6`` in float64,
-    ``x > 35.04`` in float32) the left side is ``inf`` and the right side
-    the accurate value (the sign of ``inf`` is 1).  Elsewhere they agree
-    to a few ulps.  Measure: Log nodes reading a Gamma drop by one.
-    """,
+    doc="``log(gamma(x))`` is ``gammaln(x)`` plus the log of gamma's sign (pytensor #1181).",
+    docs="algebra.md",
 )
 
 #: Unary scalar ops an upcast moves below: each is computed more accurately in the wider dtype.
@@ -606,25 +406,8 @@ upcast_through_elemwiseo = rewrite_rule(
     where=(upcasto(c, f, x), same_typeo(p.LHS, p.RHS)),
     measure=Measure("pairs (Cast, non-Cast Elemwise below it)", _below_casts),
     choice=True,
-    doc="""An upcast moved below a unary Elemwise: the Elemwise computed in the wider dtype (pytensor #2247).
-
-    Before::
-
-        cast(f(x), float64)        # x float32
-
-    After::
-
-        f(cast(x, float64))
-
-    For ``f`` in :data:`UPCAST_SAFE` (``exp``, ``log``, ``log1p``,
-    ``sigmoid``, ``erfc``, ...).  Not exact: the right side rounds once in
-    the wider dtype, so it is the more accurate; the two agree to
-    float32's rounding wherever ``f(x)`` is finite in float32, and where it
-    overflows there (``exp(100)``) the left side is ``inf``.  A cast
-    inside a float64 ``sum(exp(x))`` otherwise keeps ``logsumexp`` from
-    matching.  Measure: pairs (Cast, non-Cast Elemwise below it) drop by
-    one (``f`` is above the cast now).
-    """,
+    doc="An upcast moved below a unary Elemwise: the Elemwise computed in the wider dtype (pytensor #2247).",
+    docs="algebra.md",
 )
 
 # --- broadcasts of an Elemwise operand ---------------------------------------------------
@@ -720,24 +503,8 @@ elemwise_alloc_lifto = rewrite_rule(
     where=(scalar_or_constanto(bf, sb, v), scalar_or_constanto(af, sa, v), same_typeo(p.LHS, p.RHS)),
     measure=paths_below(_is_alloc_node, "Alloc"),
     choice=True,
-    doc="""An Elemwise moved into the value of a broadcast (``Alloc``, ``broadcast_to``, ``ones * v``).
-
-    Before::
-
-        f(Alloc(v, *shape), s)       # s scalar-like: 0-d, or a 0-d expanded
-
-    After::
-
-        Alloc(f(v, s), *shape)
-
-    ``log(1 + broadcast_to(exp(x), (3, n)))`` then holds
-    ``broadcast_to(log(1 + exp(x)), (3, n))``, where ``softplus`` matches
-    (issue 35's first spelling).  Exact.  Unlike the default rule
-    :func:`relations.rules.lift.elemwise_alloco` the value need not be a scalar
-    and the Alloc may have other readers: the lift can cost more, so it is
-    a choice for saturation.  Measure: the pairs (Alloc, Elemwise above it)
-    drop by one, as for ``elemwise_alloco``.
-    """,
+    doc="An Elemwise moved into the value of a broadcast (``Alloc``, ``broadcast_to``, ``ones * v``).",
+    docs="algebra.md",
 )
 
 def fit_undero(before: Any, after: Any, shape: Any) -> ModedGoal:
@@ -810,23 +577,8 @@ elemwise_alloc_operand_lifto = rewrite_rule(
     where=(fit_undero(bf, af, shape), expanded_too(v, bf, af, ev), same_typeo(p.LHS, p.RHS)),
     measure=paths_below(_is_alloc_node, "Alloc"),
     choice=True,
-    doc="""An Elemwise moved into a broadcast operand whose other operands fit the broadcast's shape.
-
-    Before::
-
-        f(a, Alloc(v, *shape))       # a: at most len(shape) dims
-
-    After::
-
-        Alloc(f(a, v), *shape)
-
-    ``exp(x) / (1 + broadcast_to(exp(x), (3, n)))`` then holds
-    ``broadcast_to(exp(x) / (1 + exp(x)), (3, n))``, where ``sigmoid``
-    matches.  Exact: ``a`` and ``v`` each broadcast to ``shape`` (each
-    dim is 1 or the shape's), so ``f(a, v)`` does too and the Alloc
-    gives the same array; where ``a`` does not fit ``shape`` both sides
-    raise.  Measure: the pairs (Alloc, Elemwise above it) drop by one.
-    """,
+    doc="An Elemwise moved into a broadcast operand whose other operands fit the broadcast's shape.",
+    docs="algebra.md",
 )
 
 
@@ -850,31 +602,20 @@ def is_length(v: Variable) -> bool:
         return False
 
 
+def float_over_length(a: Variable, b: Variable) -> bool:
+    """Guard: ``a`` is a float tensor and ``b`` a length (:func:`is_length`), as a mean divides by."""
+    return _is_float(a) and is_length(b)
+
+
 log_div_by_lengtho = rewrite_rule(
     "log_div_by_lengtho",
     p.log(p.true_div(a, b)),
     p.sub(p.log(a), p.log(b)),
-    where=(lambda a, b: _is_float(a) and is_length(b),),
+    where=(float_over_length,),
     measure=scalar_count(ps.TrueDiv, "true_div"),
     choice=True,
-    doc="""The log of a mean is the log of the sum less the log of the length.
-
-    Before::
-
-        log(a / n)                   # n a length (a Shape entry, cast), as a mean divides by
-
-    After::
-
-        log(a) - log(n)
-
-    ``log(mean(exp(x)))`` then holds ``log(sum(exp(x))) - log(n)``, where
-    ``logsumexp`` matches.  For ``n > 0`` both sides are ``log(a) - log(n)``
-    up to rounding (nan for ``a < 0``, ``-inf`` for ``a = 0``; where ``a``
-    overflows the right side is the accurate one); for ``n = 0`` both
-    are nan or ``-inf - -inf = nan`` alike.  PyTensor's ``local_log_div``
-    splits a division only by a positive constant.  Measure: TrueDiv
-    nodes drop by one.
-    """,
+    doc="The log of a mean is the log of the sum less the log of the length.",
+    docs="algebra.md",
 )
 
 
@@ -884,28 +625,20 @@ def _positive_constant(c: Variable) -> bool:
     return isinstance(s, Constant) and bool(np.all(np.asarray(s.data) > 0))
 
 
+def positive_constant_times_float(c: Variable, a: Variable) -> bool:
+    """Guard: ``c`` is a positive one-element constant and ``a`` a float tensor."""
+    return _is_float(a) and _positive_constant(c)
+
+
 log_mul_positive_consto = rewrite_rule(
     "log_mul_positive_consto",
     p.log(p.mul(c, a)),
     p.add(p.log(c), p.log(a)),
-    where=(lambda c, a: _is_float(a) and _positive_constant(c),),
+    where=(positive_constant_times_float,),
     measure=scalar_count(ps.Mul, "mul"),
     choice=True,
-    doc="""The log of a product with a positive constant is a sum of logs.
-
-    Before::
-
-        log(c * a)                   # c a positive one-element constant
-
-    After::
-
-        log(c) + log(a)
-
-    ``log(3 * sum(exp(x)))`` then holds ``log(3) + log(sum(exp(x)))``.
-    Equal up to rounding for every ``a`` (nan for ``a < 0``, ``-inf`` for
-    0); where ``c * a`` overflows the right side is the accurate one.
-    Measure: Mul nodes drop by one.
-    """,
+    doc="The log of a product with a positive constant is a sum of logs.",
+    docs="algebra.md",
 )
 
 def operand_key(v: Variable) -> tuple:
@@ -941,29 +674,26 @@ def _left_nested(v: Variable) -> int:
     return total
 
 
+def out_of_operand_order(a: Variable, b: Variable) -> bool:
+    """Guard: ``a`` comes after ``b`` in :func:`operand_key` order, and the two have one type (no broadcast moves)."""
+    return operand_key(a) > operand_key(b) and a.type == b.type
+
+
+def floats_of_one_type(a: Variable, b: Variable, x: Variable) -> bool:
+    """Guard: ``a``, ``b`` and ``x`` are float tensors of one type."""
+    return a.type == b.type == x.type and a.type.dtype.startswith("float")
+
+
 def _ordered_swap(name: str, make: Callable[..., Any], what: str) -> Any:
     return rewrite_rule(
         name,
         make(a, b),
         make(b, a),
-        where=(lambda a, b: operand_key(a) > operand_key(b) and a.type == b.type,),
+        where=(out_of_operand_order,),
         measure=Measure("binary Add/Mul nodes whose operands are out of operand_key order", _misordered),
         choice=True,
-        doc=f"""{what} commutes, bounded: the operands are put in :func:`operand_key` order.
-
-    Before::
-
-        {what.lower()}(a, b)          # operand_key(a) > operand_key(b)
-
-    After::
-
-        {what.lower()}(b, a)
-
-    Exact.  Binary nodes only, and only towards the order (of the same
-    type, so no broadcast moves): a pattern written for one operand order
-    meets the other, and the e-graph gains one form per node, not every
-    permutation.  Measure: binary Add/Mul nodes out of order drop by one.
-    """,
+        doc=f"{what} commutes, bounded: the operands are put in :func:`operand_key` order.",
+        docs="algebra.md",
     )
 
 
@@ -976,27 +706,11 @@ def _right_nest(name: str, make: Callable[..., Any], what: str) -> Any:
         name,
         make(make(a, b), x),
         make(a, make(b, x)),
-        where=(lambda a, b, x: a.type == b.type == x.type and a.type.dtype.startswith("float"),),
+        where=(floats_of_one_type,),
         measure=Measure("nodes under the first operand of left-nested binary Add/Mul nodes", _left_nested),
         choice=True,
-        doc=f"""{what} associates, bounded: a left-nested pair of binary nodes is nested to the right.
-
-    Before::
-
-        {what.lower()}({what.lower()}(a, b), c)
-
-    After::
-
-        {what.lower()}(a, {what.lower()}(b, c))
-
-    Floats of one type only.  Equal up to rounding (floating-point
-    {what.lower()} is not associative: the two round differently, and
-    where ``a + b`` overflows and ``b + c`` does not they differ; so it is
-    for saturation, with the rest of the set).  Measure: the nodes under
-    the first operand of each left-nested binary node drop (the root's
-    first operand shrinks from ``a + b`` to ``a``, and ``b + c`` counts
-    at most ``b``).
-    """,
+        doc=f"{what} associates, bounded: a left-nested pair of binary nodes is nested to the right.",
+        docs="algebra.md",
     )
 
 

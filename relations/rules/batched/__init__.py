@@ -12,11 +12,12 @@ pass).  :func:`dimshuffle_through_blockwiseo` moves a DimShuffle that adds
 the same batch dims to every input of a Blockwise above it, where a
 reduction over those dims sees it (``careduce_added_dimso``).
 
-The table: each rule is one ``rewrite_rule``; a batched node's parts (core
-Op, signature, output index, core ndims, inputs; an RV's generator, size
-and parameters) are tuples and Op props, so its pattern node is the goal
-of :mod:`relations.rules.batched.relations` that reads or builds it
-(:func:`_node`).
+The table: each rule is one ``rewrite_rule`` (its two sides, its guards, a
+one-line doc); ``docs/broadcasting.md`` explains each under its name.  A
+batched node's parts (core Op, signature, output index, core ndims,
+inputs; an RV's generator, size and parameters) are tuples and Op props,
+so its pattern node is the goal of :mod:`relations.rules.batched.relations`
+that reads or builds it (:func:`_node`).
 """
 
 from __future__ import annotations
@@ -77,39 +78,8 @@ blockwise_explicito = rewrite_rule(
     _node("explicit_blockwise", (ExplicitBlockwise,), explicit_blockwiseo, core, sig, index, cores, pattern, inputs),
     where=(batch_inputso(stock, inputs, pattern, cores, None), same_typeo(p.LHS, p.RHS)),
     measure=count(Blockwise, exact=True, test=stock_batched, text="stock Blockwise with batch dims and two or more inputs"),
-    doc="""Batch broadcasting moves from ExpandDims and static shapes into the Op.
-
-    Before::
-
-        Blockwise{Solve}(A, ExpandDims{axis=0}(b))       # A: (None, 3, 3), b: (3,)
-        Blockwise{Dot}(ExpandDims{axis=0}(m), B)         # pt.matmul(m, B)
-
-    After::
-
-        Blockwise{Solve}{*,x}(A, b)
-        Blockwise{Dot}{x,*}(m, B)
-
-    A DimShuffle that adds batch dims and permutes the core dims too is split
-    (PyMC's MvNormal logp pads the Cholesky factor's transpose in one)::
-
-        Blockwise{SolveTriangular}(DimShuffle{order=(x, 1, 0)}(L), b)   # L: (3, 3), b: (5, 3)
-        ->  Blockwise{SolveTriangular}{x,*}(Transpose(L), b)
-
-    Every input ExpandDims that adds only batch dims is absorbed; the pattern
-    says, per input and output batch dim, ``'x'``, ``'1'`` or ``'*'``.  Core
-    dims are untouched.  Same output types (each output of a multi-output
-    node: the engine replaces the whole node).
-
-    Only nodes that can broadcast (a batch dim, two or more inputs); the
-    others stay stock, as one-input Elemwise do.
-
-    Measure: stock Blockwise nodes with batch dims and two or more inputs, -1.
-    Sharing: the node is replaced by one of the same kind; an absorbed
-    ExpandDims other nodes use stays for them.
-    Backward it is ``relations.lower``: the stock Blockwise over the padded
-    inputs (with a SpecifyShape or Assert where a replacement refined a
-    static shape, so that the stock Op keeps the explicit behaviour).
-    """,
+    doc="Batch broadcasting moves from ExpandDims and static shapes into the Op.",
+    docs="broadcasting.md",
 )
 
 random_explicito = rewrite_rule(
@@ -118,29 +88,8 @@ random_explicito = rewrite_rule(
     _node("explicit_rv", (ExplicitRandomVariable,), explicit_rvo, rv_op, index, rng, size, width, pattern, params),
     where=(rv_coreso(rv_op, cores), batch_inputso(stock, params, pattern, cores, width), same_typeo(p.LHS, p.RHS)),
     measure=count(RandomVariable, test=stock_rv, text="stock RandomVariable with batch dims and parameters"),
-    doc="""A random variable's parameter broadcasting moves from ExpandDims into the Op.
-
-    Before::
-
-        normal_rv(rng, [4 3], ExpandDims{axes=(0, 1)}(mu), ExpandDims{axis=0}(s))   # mu: (), s: (3,)
-
-    After::
-
-        normal_rv{xx,x*}(rng, [4 3], mu, s)
-
-    Every parameter ExpandDims that adds only batch dims is absorbed.  Both
-    outputs (next rng, draw) keep their types; the draws are the stock
-    draws for the same generator state.  Only not-inplace RVs of the
-    ``(rng, size, *params)`` form.
-
-    Only RVs with parameters and batch dims (the others have nothing to pad).
-
-    Measure: stock RandomVariable nodes with batch dims and parameters, -1.
-    Sharing: the node is replaced by one of the same kind (both outputs);
-    an absorbed ExpandDims other nodes use stays for them.
-    Backward it is ``relations.lower``: the stock RV over the padded
-    parameters (with a SpecifyShape or Assert where a static shape was refined).
-    """,
+    doc="A random variable's parameter broadcasting moves from ExpandDims into the Op.",
+    docs="broadcasting.md",
 )
 
 dimshuffle_through_blockwiseo = rewrite_rule(
@@ -155,21 +104,6 @@ dimshuffle_through_blockwiseo = rewrite_rule(
     ),
     measure=above(lambda node: isinstance(node.op, DimShuffle), Blockwise, "DimShuffle").keeping(count(DimShuffle)),
     child_heads=(DimShuffle,),
-    doc="""An ExpandDims adding the same batch dims to every input of a Blockwise moves above it.
-
-    Before / after (``A`` a ``(None, 3, 3)`` tensor, ``b`` a ``(None, 3)`` matrix)::
-
-        Blockwise{Solve}(ExpandDims{axis=0}(A), ExpandDims{axis=0}(b))
-            ->  ExpandDims{axis=0}(Blockwise{Solve}(A, b))
-
-    A Blockwise computes batch element by batch element, so it commutes
-    with adding the same (length-1) batch dims to all its inputs; above it
-    the ExpandDims meets what it was waiting for: a reduction over those
-    dims (``careduce_added_dimso``), another DimShuffle, or an Elemwise.
-    One-output Blockwise only; each ExpandDims may move (``movable_viewo``).
-
-    Measure: the DimShuffle is one Blockwise closer to the outputs; ``k``
-    ExpandDims become one, so their count never grows.
-    Backward: ``ExpandDims(Blockwise(A, b))`` gives one ExpandDims per input.
-    """,
+    doc="An ExpandDims adding the same batch dims to every input of a Blockwise moves above it.",
+    docs="broadcasting.md",
 )
