@@ -170,3 +170,25 @@ def test_the_bounds_of_a_transformed_censoring_keep_the_output_dtype():
     out = relations.normalize(pt.exp(pt.clip(x, -1, 1)), rules=(M.transform_into_censoringo,))
     assert out.owner is not None and all(i.dtype == "float64" for i in out.owner.inputs)
     np.testing.assert_equal(out.eval({x: 5.0}), np.exp(1.0))
+
+
+def test_a_write_into_zeros_under_a_reduction_rewrites_once():
+    """The join's zero pieces take their lengths from the zero fill, not from the write itself: a
+    piece reading the write's own shape made ``normalize`` rewrite the write for ever (found by the
+    property run on a Sum of a write of a batched solve)."""
+    x1 = pt.matrix("x1", shape=(1, 3))
+    x2 = pt.matrix("x2", shape=(3, 3))
+    b = pt.linalg.solve(pt.expand_dims(x2 + 8 * np.eye(3), 0), x1, b_ndim=1)
+    g = pt.sum(pt.set_subtensor(pt.zeros((2, 3))[1:], b), axis=0)
+    out = relations.normalize(g, relations.RULESETS["measurable"])
+    assert out.type == g.type
+    assert not any(isinstance(n.op, pt.subtensor.IncSubtensor) for n in pytensor.graph.traversal.applys_between([x1, x2], [out]))
+    rng = np.random.default_rng(0)
+    vals = {x1: rng.normal(size=(1, 3)), x2: rng.normal(size=(3, 3))}
+    np.testing.assert_allclose(out.eval(vals, mode="FAST_COMPILE"), g.eval(vals, mode="FAST_COMPILE"))
+
+
+def test_a_write_that_broadcasts_its_value_is_not_a_join():
+    v = pt.vector("v", shape=(1,))
+    g = pt.set_subtensor(pt.zeros((4, 3))[1:2], v[None, :])  # (1, 1) broadcast over the row's 3
+    assert relations.normalize(g, rules=(M.writes_as_joino,)) is g

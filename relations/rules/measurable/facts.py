@@ -384,6 +384,9 @@ def writes_as_join(v: Variable) -> Variable | None:
     value = None if node is None else node.inputs[1]
     if pieces is None or value.ndim != v.ndim or value.type.shape[0] != span[1] - span[0]:
         return None
+    if value.type.broadcastable[1:] != v.type.broadcastable[1:]:
+        return None  # the write broadcasts the value: its pieces would not join
+    base = node.inputs[0]  # the zero pieces' trailing lengths: the base's, never v's (v would read itself)
     out, at = [], 0
     for piece, n in pieces:
         lo, hi = max(span[0], at), min(span[1], at + n)
@@ -392,9 +395,9 @@ def writes_as_join(v: Variable) -> Variable | None:
         elif not _zeros(piece):
             return None  # a write over a piece that is not zeros: not a join of the same pieces
         else:
-            out += [_zero_piece(v, lo - at)] if lo > at else []
+            out += [_zero_piece(base, lo - at)] if lo > at else []
             out += [value] if lo == span[0] else []
-            out += [_zero_piece(v, at + n - hi)] if hi < at + n else []
+            out += [_zero_piece(base, at + n - hi)] if hi < at + n else []
         at += n
     out = [p.astype(v.dtype) for p in out if p.type.shape[0] != 0]
     return out[0] if len(out) == 1 else pt.join(0, *out)
