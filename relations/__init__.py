@@ -24,7 +24,7 @@ from pytensor.graph.fg import FunctionGraph
 from graph_bridge.provenance import has_toolkit_ops, mark_rewritten
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from relations import lang, patterns
-from relations.arguments import as_variables, greedy_rules, same_structure
+from relations.arguments import as_variables, same_structure
 from relations.compile.modes import DEFAULT_TAGS, mode, register
 from relations.compile.passes import cheapest, compile_normalize, compile_normalize_sites
 from relations.compile.pymc_hooks import register_pymc_lowering
@@ -40,7 +40,14 @@ from relations.queries.progress import Progress
 from relations.queries.proofs import prove
 from relations.queries.search import Found, best, equivalents, find, match
 from relations.queries.verify import verify
-from relations.rules import COMPILE_RULES, DEFAULT_RULES, LOWERING_INDEX, LOWERING_RULES, RULESETS, rule_index
+from relations.rules import (
+    COMPILE_RULES,
+    DEFAULT_RULES,
+    LOWERING_INDEX,
+    LOWERING_RULES,
+    RULESETS,
+    greedy_index,
+)
 from relations.rules.broadcast import broadcast_shapeo
 from relations.saturation.egraph import EGraph, Limits, Report, saturate
 from relations.saturation.foreign import resolve_rewriters
@@ -102,7 +109,7 @@ def normalize(graph: Graph, rules: Rules | None = None) -> Graph:
     keeps its dtype, ndim and broadcastable pattern.
     """
     outputs, single = as_variables(graph, "graph")
-    result = normalize_variables(outputs, rule_index(greedy_rules(rules)), mark=True)
+    result = normalize_variables(outputs, greedy_index(rules), mark=True)
     return same_structure(graph, single, result)
 
 

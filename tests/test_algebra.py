@@ -205,3 +205,17 @@ def test_the_rule_set_is_registered_as_choices_for_saturation():
     assert set(algebra) == set(alg.ALGEBRA_RULES)
     assert not set(algebra) & set(relations.DEFAULT_RULES)
     assert not set(algebra) & set(relations.COMPILE_RULES)
+
+
+def test_normalize_and_explain_refuse_the_algebra_by_name_and_best_runs_it():
+    """The algebra's rules undo one another (``neg(a) -> mul(-1, a)`` and back): the greedy pass would not
+    stop, so it refuses them, naming the rule and its set; saturation runs them."""
+    x = pt.dvector("x")
+    g = -x
+    for call in (lambda: relations.normalize(g, relations.RULESETS["algebra"]),
+                 lambda: relations.explain(g, relations.DEFAULT_RULES + relations.RULESETS["algebra"])):
+        with pytest.raises(ValueError, match=r"rules\[\d+\] \('\w+'\) is in RULESETS\['algebra'\]"):
+            call()
+    out = relations.best(g, rules=relations.DEFAULT_RULES + relations.RULESETS["algebra"])
+    assert out.type == g.type
+    np.testing.assert_allclose(out.eval({x: np.array([1.0, -2.0])}, mode="FAST_COMPILE"), [-1.0, 2.0])

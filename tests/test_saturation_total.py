@@ -19,6 +19,7 @@ from pytensor.tensor.random.type import RandomGeneratorType
 from unification import var
 
 import relations
+from relations.rules import greedy_part
 from helpers import all_rules, assert_same_types, assert_same_values, snapshot
 
 x = pt.vector("x")
@@ -93,7 +94,7 @@ def test_every_query_is_total(name, g, givens, rules):
     outs = [eg.extract().result, *eg.forms(limit=3)]
     outs += list(relations.equivalents(g, limit=3, rules=rule_set, timeout=5.0))
     outs.append(relations.best(g, rules=rule_set, limits=LIMITS))
-    normal = relations.normalize(g, rule_set)
+    normal = relations.normalize(g, greedy_part(rule_set))  # normalize refuses the saturation-only rules
     outs.append(normal)
     proof = relations.prove(g, normal, limits=LIMITS)
     assert proof is None or proof.check()

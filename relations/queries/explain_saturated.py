@@ -33,7 +33,7 @@ from relations.arguments import as_variables, check_callable, check_cost_value, 
 from relations.queries import explain as greedy
 from relations.queries.explain import Explanation, Step
 from relations.queries.proofs import prove_in
-from relations.rules import rule_index
+from relations.rules import greedy_index, rule_index
 from relations.saturation.costs import variable_elements
 from relations.saturation.stability import stability_key, stability_node_cost
 from relations.saturation.egraph import EGraph, Limits, Report, saturate
@@ -183,5 +183,6 @@ def explain(
         for name, value in (("limits", limits), ("cost", cost)):
             if value is not None:
                 raise ValueError(f"{name} is used only with rewriters= (the e-graph explanation); got {name}={value!r}")
+        greedy_index(rules)  # refuses what normalize refuses (rules that undo one another), by name
         return greedy.explain(graph, rules, bookkeeping)
     return explain_saturated(graph, rules, rewriters, limits=limits, cost=cost, bookkeeping=bookkeeping)

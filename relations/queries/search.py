@@ -35,7 +35,7 @@ from relations.patterns import Node
 from relations.patterns import match as pattern_match
 from relations.patterns.relation import Relation
 from relations.queries.progress import Progress
-from relations.rules import rule_index
+from relations.rules import greedy_part, rule_index
 from relations.saturation.costs import measured, node_costs, shape_finder
 from relations.saturation import extract as extract_mod
 from relations.saturation.egraph import Limits, Report, saturate
@@ -308,7 +308,7 @@ def best(
 
     egraph = saturate(outputs, rules, backward=True, limits=limits, rewriters=rewriters)
     per_node = node_costs(shape_of=shape_of) if cost is None else None
-    candidates: list[Any] = [same_structure(graph, single, normalize_variables(outputs, rule_index(rules), mark=True)), egraph.extract(cost=per_node, roots=outputs).result]
+    candidates: list[Any] = [same_structure(graph, single, normalize_variables(outputs, rule_index(greedy_part(rules)), mark=True)), egraph.extract(cost=per_node, roots=outputs).result]
     if cost is not None and limit:
         candidates.extend(egraph.forms(limit=limit, roots=outputs))
     best_form, best_cost = graph, cost_fn(outputs)

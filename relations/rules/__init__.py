@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from relations.arguments import check_relations
+from relations.arguments import check_relations, greedy_rules
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
 from relations.rules.broadcast import alloc_explicito, elemwise_explicito
@@ -43,6 +43,8 @@ __all__ = [
     "LOWERING_RULES",
     "RULESETS",
     "SATURATION_ONLY",
+    "greedy_index",
+    "greedy_part",
     "rule_index",
 ]
 
@@ -135,6 +137,35 @@ SATURATION_ONLY: frozenset[str] = frozenset({"algebra"})
 DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
 COMPILE_INDEX = RuleIndex(COMPILE_RULES)
 LOWERING_INDEX = RuleIndex(LOWERING_RULES)
+
+
+def greedy_index(rules: Sequence[Relation] | None) -> RuleIndex:
+    """The index ``normalize`` runs: :func:`rule_index` of ``rules``, once none is a choice rule without a
+    measure (``relations.arguments.greedy_rules``) nor a rule of a :data:`SATURATION_ONLY` set
+    (``ValueError`` naming ``rules[i]`` and its set: such rules undo one another, the greedy pass
+    would not stop)."""
+    if rules is None:
+        return DEFAULT_INDEX
+    rules = greedy_rules(rules)
+    apart = {id(r): name for name in sorted(SATURATION_ONLY) for r in RULESETS.get(name, ())}
+    for i, r in enumerate(rules):
+        if id(r) in apart:
+            raise ValueError(
+                f"rules[{i}] ({r.__name__!r}) is in RULESETS[{apart[id(r)]!r}], whose rules undo one another: "
+                f"normalize would not stop; run it with relations.saturate, best or equivalents"
+            )
+    return rule_index(rules)
+
+
+def greedy_part(rules: Sequence[Relation] | None) -> Sequence[Relation] | None:
+    """``rules`` without those :func:`greedy_index` refuses (what ``best`` normalizes the input with)."""
+    if rules is None:
+        return None
+    apart = {id(r) for name in SATURATION_ONLY for r in RULESETS.get(name, ())}
+    return tuple(
+        r for r in check_relations(rules, "rules")
+        if id(r) not in apart and not (getattr(r, "choice", False) and not r.measure.stated)
+    )
 
 
 def rule_index(rules: Sequence[Relation] | None) -> RuleIndex:
