@@ -51,11 +51,11 @@ from graph_bridge.facts import ndimo
 from graph_bridge.node_relations import DS
 from graph_bridge.terms import TermError, term
 from logic_core.modes import Mode, ModedGoal, moded
-from logic_core.terms import is_term
 from logic_core.unifier import Eq, lreify
 from relations import patterns as p
 from relations.patterns.nodes import CompiledNode
 from relations.patterns.axes import careduce_heado
+from relations.patterns.checks import variables_in
 
 __all__ = [
     "compilable",
@@ -67,8 +67,6 @@ __all__ = [
     "reductiono",
     "side_variables",
 ]
-
-_NULL = ExpressionTuple.null
 
 
 class _NoGraph(Exception):
@@ -274,19 +272,6 @@ def _stock(pattern: Any) -> bool:
     return isinstance(pattern, p.Node) and pattern.term_of is None
 
 
-def _pattern_vars_in(x: Any, out: dict) -> dict:
-    stack = [x]
-    while stack:
-        t = stack.pop()
-        if isinstance(t, Var):
-            out.setdefault(t, None)
-        elif type(t) in (tuple, list):
-            stack.extend(reversed(t))
-        elif is_term(t) and t._evaled_obj is _NULL:
-            stack.extend(reversed(t._tuple))
-    return out
-
-
 def compile_sides(
     lhs: Any, rhs: Any, wanted: Container = ()
 ) -> tuple[list[tuple[Callable, tuple]], list[Var]]:
@@ -300,9 +285,7 @@ def compile_sides(
     c.side(rhs, p.RHS)
     c.head_goals(wanted)
     steps = c.steps + c.implied
-    found: dict = {}
-    for _, args in steps:
-        _pattern_vars_in(args, found)
+    found = dict.fromkeys(v for _, args in steps for v in variables_in(args))
     return steps, [v for v in found if v is not p.LHS and v is not p.RHS]
 
 
@@ -318,9 +301,7 @@ def side_variables(pattern: Any, wanted: Container = ()) -> list[Var]:
     c = _Compiler()
     c.side(pattern, p.LHS)
     c.head_goals(wanted)
-    found: dict = {}
-    for _, args in c.steps + c.implied:
-        _pattern_vars_in(args, found)
+    found = dict.fromkeys(v for _, args in c.steps + c.implied for v in variables_in(args))
     return [v for v in found if v is not p.LHS and v not in c.made]
 
 
