@@ -138,15 +138,17 @@ def affine_form(v: Variable) -> Variable | None:
     return out
 
 
-def _factors(v: Variable, budget: list[int]) -> list[Variable] | None:
+def _operands(v: Variable, kind: type, budget: list[int]) -> list[Variable] | None:
+    """The operands of a tree of ``kind`` (``ps.Mul``, ``ps.Add``) nodes, flattened; ``None`` past
+    ``budget[0]`` nodes (a list, counted down across the walk)."""
     budget[0] -= 1
     if budget[0] < 0:
         return None
-    if _scalar_kind(v) is not ps.Mul:
+    if _scalar_kind(v) is not kind:
         return [v]
     out: list[Variable] = []
     for i in v.owner.inputs:
-        found = _factors(i, budget)
+        found = _operands(i, kind, budget)
         if found is None:
             return None
         out.extend(found)
@@ -157,7 +159,7 @@ def power_form(v: Variable) -> Variable | None:
     """``x * x * x`` (one float leaf, three times or more, nothing else) as ``x ** 3``."""
     if _scalar_kind(v) is not ps.Mul or not v.dtype.startswith("float"):
         return None
-    found = _factors(v, [MAX_AFFINE_NODES])
+    found = _operands(v, ps.Mul, [MAX_AFFINE_NODES])
     if found is None or len(found) < 3 or any(f is not found[0] for f in found):
         return None
     return found[0] ** pt.constant(len(found), dtype="int8")
@@ -175,21 +177,6 @@ def power_as_product(v: Variable) -> Variable | None:
     for _ in range(int(k) - 1):
         out = out * x
     return out
-
-
-def _slice_leaves(v: Variable, budget: list[int]) -> list[Variable] | None:
-    budget[0] -= 1
-    if budget[0] < 0:
-        return None
-    if _scalar_kind(v) is ps.Add:
-        out: list[Variable] = []
-        for i in v.owner.inputs:
-            found = _slice_leaves(i, budget)
-            if found is None:
-                return None
-            out.extend(found)
-        return out
-    return [v]
 
 
 def _element_of(v: Variable) -> tuple[Variable, int] | None:
@@ -213,7 +200,7 @@ def slices_sum(v: Variable) -> Variable | None:
     (``sum(v)`` where they are all of it)."""
     if _scalar_kind(v) is not ps.Add:
         return None
-    leaves = _slice_leaves(v, [MAX_AFFINE_NODES])
+    leaves = _operands(v, ps.Add, [MAX_AFFINE_NODES])
     elems = None if leaves is None else [_element_of(t) for t in leaves]
     if not elems or len(elems) < 2 or any(e is None for e in elems):
         return None
