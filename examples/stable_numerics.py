@@ -1,0 +1,42 @@
+"""Stable numerics on every spelling: PyTensor's stabilizers matched modulo the rules (pytensor #1476, #2328).
+
+``log(1 + exp(x))`` compiles to ``softplus(x)`` in PyTensor's default mode, but
+``log(1 + broadcast_to(exp(x), (3,)))`` or ``log1p(1 / exp(-x))`` do not: the
+stabilizer is a pattern that misses them, and at x = 800 they give inf.
+``relations.mode()`` saturates the region around the ``log`` with the algebra
+rules and PyTensor's own stabilize rewriters, so one of the equal spellings is
+the one the stabilizer matches.
+
+Run: ``python examples/stable_numerics.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+
+import relations
+
+x = pt.dscalar("x")
+SPELLINGS = {
+    "log(1 + exp(x))": pt.log(1 + pt.exp(x)),
+    "log(1 + broadcast_to(exp(x), (3,)))": pt.log(1 + pt.broadcast_to(pt.exp(x), (3,))),
+    "log1p(1 / exp(-x))": pt.log1p(1 / pt.exp(-x)),
+}
+
+
+def main() -> None:
+    print("softplus(800) = 800; each spelling compiled before (stock) and after (relations.mode()):")
+    for name, g in SPELLINGS.items():
+        stock = pytensor.function([x], g)(800.0)
+        ours = pytensor.function([x], g, mode=relations.mode())(800.0)
+        print(f"  {name:40s} stock {np.max(stock):>6}   relations.mode() {np.max(ours):>6}")
+        assert np.allclose(ours, 800.0)
+    print("which rewriter fired on which spelling:")
+    rules = relations.DEFAULT_RULES + relations.RULESETS["algebra"]
+    print(relations.explain(SPELLINGS["log1p(1 / exp(-x))"], rules=rules, rewriters=("stabilize",)))
+
+
+if __name__ == "__main__":
+    main()
