@@ -510,31 +510,13 @@ def _budgets(classes: dict[int, list], finite: dict[int, int]) -> tuple[dict[int
     for c in comp.values():
         size[c] = size.get(c, 0) + 1
     cyclic = {comp[c] for c, ms in classes.items() if size[comp[c]] > 1 or any(c in n.children for n in ms)}
-    users: dict[int, list] = {}
-    waiting: dict[int, int] = {}
-    heap: list[tuple[int, int]] = []
-    for c, ms in classes.items():
-        for n in ms:
-            if any(k not in finite for k in n.children):
-                continue
-            own = {k for k in n.children if comp[k] == comp[c]}
-            if not own:
-                heap.append((0, c))
-                continue
-            waiting[id(n)] = len(own)
-            for k in own:
-                users.setdefault(k, []).append((c, n))
-    heapq.heapify(heap)
-    least: dict[int, int] = {}
-    while heap:
-        h, c = heapq.heappop(heap)
-        if c in least:
-            continue
-        least[c] = h
-        for p, n in users.get(c, ()):
-            waiting[id(n)] -= 1
-            if waiting[id(n)] == 0 and p not in least:
-                heapq.heappush(heap, (1 + max(least[k] for k in n.children if comp[k] == comp[p]), p))
+
+    def own(c: int, n: Any) -> set[int] | None:  # an e-node's inputs in its own component (all finite)
+        if any(k not in finite for k in n.children):
+            return None
+        return {k for k in n.children if comp[k] == comp[c]}
+
+    least = _least_heights(classes, own)
     top: dict[int, int] = {}
     for c, h in least.items():
         top[comp[c]] = max(top.get(comp[c], 0), h)
@@ -546,20 +528,29 @@ def _budgets(classes: dict[int, list], finite: dict[int, int]) -> tuple[dict[int
 
 def _min_heights(classes: dict[int, list]) -> dict[int, int]:
     """Each class's least form height (a leaf 0, an e-node one more than its highest input): a
-    class absent has no finite form.  Knuth's generalization of Dijkstra: a class popped first
-    at a height is final, as an e-node's height never falls below its inputs'."""
+    class absent has no finite form."""
+    return _least_heights(classes, lambda c, n: set(n.children))
+
+
+def _least_heights(classes: dict[int, list], counted: Callable[[int, Any], set[int] | None]) -> dict[int, int]:
+    """Each class's least height, an e-node's being one more than the highest of the input classes
+    ``counted(class, e-node)`` gives (0 if none; ``None``: the e-node is left out).  Knuth's
+    generalization of Dijkstra: a class popped first at a height is final, as an e-node's height
+    never falls below its counted inputs'."""
     users: dict[int, list] = {}
     waiting: dict[int, int] = {}
     heap: list[tuple[int, int]] = []
     for c, ms in classes.items():
         for n in ms:
-            kids = set(n.children)
+            kids = counted(c, n)
+            if kids is None:
+                continue
             if not kids:
                 heap.append((0, c))
                 continue
             waiting[id(n)] = len(kids)
             for k in kids:
-                users.setdefault(k, []).append((c, n))
+                users.setdefault(k, []).append((c, n, kids))
     heapq.heapify(heap)
     final: dict[int, int] = {}
     while heap:
@@ -567,10 +558,10 @@ def _min_heights(classes: dict[int, list]) -> dict[int, int]:
         if c in final:
             continue
         final[c] = h
-        for p, n in users.get(c, ()):
+        for p, n, kids in users.get(c, ()):
             waiting[id(n)] -= 1
             if waiting[id(n)] == 0 and p not in final:
-                heapq.heappush(heap, (1 + max(final[k] for k in n.children), p))
+                heapq.heappush(heap, (1 + max(final[k] for k in kids), p))
     return final
 
 
