@@ -37,7 +37,7 @@ Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytensor.scalar as ps
@@ -49,14 +49,14 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace
 from pytensor.graph.rewriting.basic import GraphRewriter, copy_stack_trace
 from pytensor.tensor.basic import Alloc
-from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.special import LogSoftmax, Softmax
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.traverse import owned_variables
 from relations.rules.algebra import ALGEBRA_RULES, is_length, scalar_form
 from relations.saturation.costs import shape_finder
-from relations.saturation.stability import UNSTABLE, instability, scalar_op_of, shifted, stability_cost, unstable
+from relations.saturation.stability import instability, scalar_op_of, stability_cost
 from relations.saturation.egraph import EGraph, Limits
 
 __all__ = [
@@ -332,15 +332,14 @@ def _cut(roots: Sequence[Variable]) -> tuple[list[Variable], dict[Variable, Vari
                 leaf.name = i.name
                 replace[i] = leaf
                 leaves[leaf] = i
-    # always copies: a stock rewriter run on an e-node may tag its node (``local_log_erfc`` marks the
-    # log it rewrote), and the fgraph's own nodes must reach PyTensor's stabilize untouched
+    # the regions cut at fresh leaves: the e-graph holds the regions only, never the fgraph's nodes
     copies = clone_replace(list(roots), replace=replace)
     return list(copies), leaves
 
 
 def stabilized(outputs: Sequence[Variable], limits: Limits | None = None) -> list[tuple[Variable, Variable]]:
     """The replacements the pass makes in the graph of ``outputs``: ``(root, form)`` for each region root whose
-    extracted form has fewer :data:`UNSTABLE` nodes (``[]``: the graph is left as it came)."""
+    extracted form has fewer unstable nodes (:func:`relations.saturation.stability.instability`) (``[]``: the graph is left as it came)."""
     return _replacements(region_roots(outputs), limits or LIMITS)
 
 
@@ -373,10 +372,7 @@ class StabilizingRewriter(GraphRewriter):
         fgraph.attach_feature(ReplaceValidate())
 
     def apply(self, fgraph: FunctionGraph) -> None:
-        roots = region_roots(fgraph.outputs)
-        if not roots:
-            return
-        pairs = _replacements(roots, LIMITS)
+        pairs = stabilized(fgraph.outputs)
         if pairs:
             fgraph.replace_all_validate(pairs, reason=NAME)
 

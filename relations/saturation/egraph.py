@@ -55,12 +55,12 @@ from graph_bridge import in_vocabulary, node_term
 from graph_bridge.vocabulary import rewrites_whole_node
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
-from relations.arguments import as_variables, check_callable, check_count, check_relations
+from relations.arguments import as_variables, check_callable, check_count
 from relations.saturation import extract as extract_mod
 from relations.saturation.foreign import ForeignRules, ForeignState, RewriterSpec, RewriterStats, foreign_rules
 from relations.greedy.fixpoint import replacements
-from relations.patterns.relation import Relation, RuleIndex
-from relations.rules import DEFAULT_RULES
+from relations.patterns.relation import Relation
+from relations.rules import rule_index
 
 __all__ = [
     "CONGRUENCE",
@@ -185,15 +185,6 @@ class ENode:
     children: tuple[int, ...]
 
 
-_DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)
-
-
-def _rule_index(rules: Sequence[Relation] | None) -> RuleIndex:
-    if rules is None:
-        return _DEFAULT_INDEX
-    return RuleIndex(check_relations(rules, "rules"))
-
-
 def _leaf_key(v: Variable) -> Any:
     """Constants are keyed by type and value (equal constants are one class), other inputs by themselves."""
     if isinstance(v, Constant):
@@ -211,7 +202,7 @@ class EGraph:
     """
 
     def __init__(self, rules: Sequence[Relation] | None = None, rewriters: RewriterSpec = ()) -> None:
-        self.index = _rule_index(rules)
+        self.index = rule_index(rules)
         #: PyTensor node rewriters run at the e-nodes too (:mod:`relations.saturation.foreign`)
         self.foreign: ForeignRules | None = foreign_rules(rewriters, "rewriters")
         self._foreign = ForeignState()  # what the foreign rewriters have run on, and built
