@@ -14,13 +14,14 @@ from typing import Any
 
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.basic import Alloc, Join
-from pytensor.tensor.elemwise import DimShuffle
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from logic_core.modes import Mode, ModedGoal
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, ExplicitAlloc, derive_entry
 from graph_bridge.terms import term_variable
 
 __all__ = [
+    "scalar_op_of",
     "absorb_expansion",
     "alloc_parts",
     "is_expansion",
@@ -151,3 +152,10 @@ def scalar_of(v: Variable) -> Variable | None:
     if node is not None and type(node.op) is DimShuffle and node.inputs[0].type.ndim == 0:
         return node.inputs[0]
     return None
+
+
+def scalar_op_of(node: Any) -> Any:
+    """The scalar Op of an Elemwise node (``None`` for any other node, or none)."""
+    if node is None or not isinstance(node.op, Elemwise):
+        return None
+    return node.op.scalar_op

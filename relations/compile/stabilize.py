@@ -53,10 +53,11 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.special import LogSoftmax, Softmax
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
+from graph_bridge.nodes import scalar_op_of
 from graph_bridge.traverse import owned_variables
 from relations.rules.algebra import ALGEBRA_RULES, is_length, scalar_form
 from relations.saturation.costs import shape_finder
-from relations.saturation.stability import instability, scalar_op_of, stability_cost
+from relations.saturation.stability import instability, stability_cost
 from relations.saturation.egraph import EGraph, Limits
 
 __all__ = [

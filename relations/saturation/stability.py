@@ -16,11 +16,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytensor.scalar as ps
-from pytensor.graph.basic import Apply, Variable
+from pytensor.graph.basic import Variable
 from pytensor.scalar.basic import ScalarMaximum
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.shape import Shape, Shape_i
 
+from graph_bridge.nodes import scalar_op_of
 from relations.rules.algebra import is_length
 from relations.saturation.costs import elements_touched, node_costs, variable_elements
 
@@ -28,7 +29,6 @@ __all__ = [
     "UNSTABLE",
     "UNSTABLE_WEIGHT",
     "instability",
-    "scalar_op_of",
     "shifted",
     "stability_cost",
     "stability_key",
@@ -43,13 +43,6 @@ UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc)
 
 #: Weight of one unstable e-node against the measured cost (seconds): any count dominates.
 UNSTABLE_WEIGHT = 1.0
-
-
-def scalar_op_of(node: Apply | None) -> Any:
-    """The scalar Op of an Elemwise node (``None`` for anything else)."""
-    if node is None or not isinstance(node.op, Elemwise):
-        return None
-    return node.op.scalar_op
 
 
 def unstable(v: Variable) -> bool:

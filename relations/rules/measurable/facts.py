@@ -20,6 +20,8 @@ from pytensor.tensor.reshape import JoinDims, SplitDims
 from pytensor.tensor.shape import Reshape
 from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
 
+from graph_bridge.nodes import scalar_op_of
+
 __all__ = [
     "is_constant",
     "input_paths",
@@ -73,10 +75,8 @@ def _number(v: Variable) -> float | None:
 
 
 def _scalar_kind(v: Variable) -> Any:
-    node = v.owner
-    if node is None or not isinstance(node.op, Elemwise):
-        return None
-    return type(node.op.scalar_op)
+    op = scalar_op_of(v.owner)
+    return None if op is None else type(op)
 
 
 def _affine(v: Variable, budget: list[int]) -> tuple[dict[Variable, float], float] | None:
