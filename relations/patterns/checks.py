@@ -58,9 +58,15 @@ def _gives(goal: Any, bound: set) -> Iterable[Var]:
             yield from left
     elif isinstance(goal, ModedGoal):
         for mode in goal.modes:
-            if mode.plannable and all(v in bound for i in mode.needs for v in variables_in(goal.args[i])):
+            if _ready(goal, mode, bound):
                 for i in (*mode.gives, *[j for js in mode.open.values() for j in js]):
                     yield from variables_in(goal.args[i])
+
+
+def _ready(goal: ModedGoal, mode: Any, bound: set) -> bool:
+    """Whether ``mode`` of ``goal`` can run once the ``bound`` variables are: planned, and the
+    arguments it needs bound."""
+    return mode.plannable and all(v in bound for i in mode.needs for v in variables_in(goal.args[i]))
 
 
 def _fixpoint(goals: Sequence[Any], bound: set) -> set:
@@ -80,10 +86,7 @@ def _runs(goal: Any, bound: set) -> bool:
     if isinstance(goal, Eq):
         return all(v in bound for v in variables_in(goal.u)) or all(v in bound for v in variables_in(goal.v))
     if isinstance(goal, ModedGoal):
-        return any(
-            mode.plannable and all(v in bound for i in mode.needs for v in variables_in(goal.args[i]))
-            for mode in goal.modes
-        )
+        return any(_ready(goal, mode, bound) for mode in goal.modes)
     return True  # another kanren goal: nothing to read off it
 
 
