@@ -39,7 +39,7 @@ import pytensor.tensor as pt
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.replace import clone_replace, graph_replace
 from pytensor.graph.traversal import ancestors, graph_inputs, toposort
-from pytensor.scalar.basic import Clip, Maximum, Minimum, Switch
+from pytensor.scalar.basic import Add, Clip, Maximum, Minimum, Sub, Switch
 from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.random.op import RandomVariable
 from pytensor.compile.sharedvalue import SharedVariable
@@ -197,7 +197,7 @@ def transforms_censoring(var: Variable) -> bool:
             if any(_random(i) for i in node.inputs):
                 censored.update(node.outputs)
         elif ins_censored:
-            if type(node.op.scalar_op).__name__ not in ("Add", "Sub"):
+            if not isinstance(node.op.scalar_op, Add | Sub):
                 return True
             censored.update(node.outputs)
     return False
