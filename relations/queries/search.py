@@ -36,8 +36,8 @@ from relations.patterns import match as pattern_match
 from relations.patterns.relation import Relation
 from relations.queries.progress import Progress
 from relations.rules import greedy_part, rule_index
-from relations.saturation.costs import measured, node_costs, shape_finder
 from relations.saturation import extract as extract_mod
+from relations.saturation.costs import measured, node_costs, shape_finder
 from relations.saturation.egraph import Limits, Report, saturate
 from relations.saturation.foreign import RewriterSpec, foreign_rules
 
@@ -157,7 +157,7 @@ def _saturated_forms(
     produced = 0
     forms = egraph.forms(
         limit=None if limit is None else limit + 1, roots=outputs, seconds=seconds, nodes=extract_mod.MAX_FORM_NODES
-    )
+    )  # the bound read now: relations.saturation.extract.MAX_FORM_NODES is the documented default to set
     for form in forms:
         if [keys.key(o) for o in form] == given:
             continue  # the input itself (equal constants are one class: perhaps not the same objects)
@@ -308,7 +308,8 @@ def best(
 
     egraph = saturate(outputs, rules, backward=True, limits=limits, rewriters=rewriters)
     per_node = node_costs(shape_of=shape_of) if cost is None else None
-    candidates: list[Any] = [same_structure(graph, single, normalize_variables(outputs, rule_index(greedy_part(rules)), mark=True)), egraph.extract(cost=per_node, roots=outputs).result]
+    normal = normalize_variables(outputs, rule_index(greedy_part(rules)), mark=True)
+    candidates: list[Any] = [normal, egraph.extract(cost=per_node, roots=outputs).result]
     if cost is not None and limit:
         candidates.extend(egraph.forms(limit=limit, roots=outputs))
     best_form, best_cost = graph, cost_fn(outputs)
