@@ -51,19 +51,25 @@ __all__ = [
 ]
 
 
-def replacements(rel: Relation, v: Variable, t: Any, backward: bool = False) -> Iterator[Variable]:
+def replacements(
+    rel: Relation, v: Variable, t: Any, backward: bool = False, known: Callable[[Any], bool] | None = None
+) -> Iterator[Variable]:
     """Variables ``rel`` relates ``v`` (viewed as term ``t``) to that may replace it.
 
     Each answer is reified; answers that do not reify, are ``v`` itself, or
-    change the type (dtype, ndim, broadcastable) are skipped.  The
-    relation's compiled plan for the direction runs when it has one
-    (:mod:`relations.greedy.plans`; the same answers, in the same order).
+    change the type (dtype, ndim, broadcastable) are skipped, and so are
+    those ``known(term)`` (if given) says the caller holds already (an
+    e-graph's class: nothing is built for them).  The relation's compiled
+    plan for the direction runs when it has one (:mod:`relations.greedy.plans`;
+    the same answers, in the same order).
     """
     if backward:
         found = _backward_run(rel)(t)
     else:
         found = _forward_run(rel)(t)
     for out in found:
+        if known is not None and known(out):
+            continue
         new = _accepted(out, v)
         if new is not None:
             yield new

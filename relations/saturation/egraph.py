@@ -48,8 +48,10 @@ from itertools import islice, product
 from typing import Any
 
 import numpy as np
+from etuples.core import ExpressionTuple
 from pytensor import config
 from pytensor.graph.basic import Apply, Constant, Variable
+from pytensor.graph.op import Op
 
 from graph_bridge import in_vocabulary, node_term
 from graph_bridge.vocabulary import rewrites_whole_node
@@ -88,6 +90,8 @@ MAX_BACKWARD_ANSWERS = 4
 MAX_BACKWARD_DEPTH = 1
 #: The justification of a union made by congruence (same Op over equal inputs).
 CONGRUENCE = "congruence"
+#: the value of a term not evaluated yet (etuples' marker)
+_NULL = ExpressionTuple.null
 
 
 @dataclass(frozen=True)
@@ -699,7 +703,7 @@ class EGraph:
     def _forward_at(self, t: int, stats: dict[str, RuleStats], deadline: float | None = None) -> None:
         v = self._vars[t]
         node = v.owner
-        if not _rewritable(node):
+        if not _rewritable(node) or not self.index.forward(type(node.op)):
             return
         done = self._done
         deep = self._deep_heads(type(node.op))
@@ -726,7 +730,7 @@ class EGraph:
             if not built:
                 w = self._build(node, w, node.outputs.index(v))
             for rel in rules:
-                self._apply(rel, w, w, "forward", self._bgen[t], stats)
+                self._apply(rel, w, w, "forward", self._bgen[t], stats, t)
 
     def _backward_at(self, t: int, stats: dict[str, RuleStats]) -> None:
         v = self._vars[t]
@@ -741,16 +745,36 @@ class EGraph:
             for rel in rules:
                 self._apply(rel, v, view, "backward", self._bgen[t] + 1, stats)
 
-    def _apply(self, rel: Relation, v: Variable, view: Any, direction: str, gen: int, stats: dict) -> None:
-        """Run ``rel`` on ``v`` (one direction); add each answer and union it with ``v``'s class."""
+    def _apply(
+        self, rel: Relation, v: Variable, view: Any, direction: str, gen: int, stats: dict, at: int | None = None
+    ) -> None:
+        """Run ``rel`` on ``v`` (one direction); add each answer and union it with ``v``'s class.
+
+        ``at``: a term of ``v``'s class (the e-node a choice ``v`` was made at).  Forward, an
+        answer the e-graph holds in that class already is counted and left: no node of it is
+        built, and ``v`` is added only when an answer is new."""
         s = stats[getattr(rel, "__name__", repr(rel))]
         t0 = time.perf_counter()
         backward = direction == "backward"
-        found = replacements(rel, v, view, backward)
+        if backward or at is None:
+            found = replacements(rel, v, view, backward)
+        else:
+            home = self.find(at)
+            held = [0]
+
+            def known(out: Any) -> bool:
+                if self._known_class(out) == home:
+                    held[0] += 1
+                    return True
+                return False
+
+            found = replacements(rel, v, view, backward, known)
         if backward:
             found = islice(found, MAX_BACKWARD_ANSWERS)
         answers = list(found)
         s.seconds += time.perf_counter() - t0
+        if not backward and at is not None:
+            s.matches += held[0]
         if not answers:
             return
         s.matches += len(answers)
@@ -766,6 +790,48 @@ class EGraph:
                     self._union_siblings(v, new, (rel, direction, before))
         finally:
             self._new_gen = 0
+
+    def _known_class(self, out: Any) -> int | None:
+        """The class of answer ``out`` (a term or a variable) if the e-graph holds it already, else
+        ``None``; nothing is added.
+
+        A held variable is looked up; a node the answer made is keyed as an e-node is (its Op's
+        number and its inputs' classes) and found in the hash-cons.  A key made before a union
+        in this iteration may miss (``None``: the answer is then added as any new one)."""
+        if isinstance(out, ExpressionTuple):
+            done = out._evaled_obj
+            if done is _NULL:
+                items = out._tuple
+                return self._known_key(_head_op(items[0]), 0, items[1:])
+            out = done
+        if not isinstance(out, Variable):
+            return None
+        t = self._term_of.get(out)
+        if t is not None:
+            return self.find(t)
+        node = out.owner
+        if node is None:
+            return None
+        k = node.outputs.index(out) if len(node.outputs) > 1 else 0
+        return self._known_key(node.op, k, node.inputs)
+
+    def _known_key(self, op: Op | None, k: int, inputs: Sequence[Any]) -> int | None:
+        """The class of the e-node of ``op`` (output ``k``) over the classes of ``inputs``, if held."""
+        if op is None:
+            return None
+        number = self._head_ids.get((id(op), k))
+        if number is None:
+            number = self._heads.get((op, k))
+            if number is None:
+                return None
+        kids = []
+        for a in inputs:
+            c = self._known_class(a)
+            if c is None:
+                return None
+            kids.append(c)
+        found = self._hashcons.get((number, tuple(kids)))
+        return None if found is None else self.find(found)
 
     def _union_siblings(self, v: Variable, new: Variable, why: Any) -> None:
         """A rule that rewrites a whole multi-output node (``rewrites_whole_node``) answers a node of
@@ -834,6 +900,19 @@ def _reads_changed(rule: Relation, shallow: bool, ins: Sequence[Variable], chang
     if heads is None:
         return shallow
     return any(ins[i].owner is not None and isinstance(ins[i].owner.op, heads) for i in changed)
+
+
+def _head_op(head: Any) -> Op | None:
+    """The Op a term's head stands for (its builder called on its props, as reifying it would), or ``None``."""
+    if isinstance(head, ExpressionTuple):
+        op = head._evaled_obj
+        if op is _NULL:
+            try:
+                op = head.evaled_obj
+            except Exception:
+                return None
+        head = op
+    return head if isinstance(head, Op) else None
 
 
 def _same_term(a: Any, b: int) -> bool:
