@@ -248,16 +248,21 @@ def _acyclic(classes: dict[int, list], scc: dict[int, int]) -> bool:
 def _exact(
     classes: dict[int, list], costs: dict[int, float], roots: list[int], scc: dict[int, int] | None = None
 ) -> dict[int, Any] | None:
-    """The optimal DAG selection by integer programming, or ``None`` (no proof of optimum in time)."""
+    """The optimal DAG selection by integer programming, or ``None`` (no proof of optimum in time).
+
+    The classes every selection reads (:func:`_forced`) are picked before the program is
+    built: it has a binary for each e-node of the other classes only."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
 
-    nodes = [n for ms in classes.values() for n in ms if n.term is not None]
-    col = {id(n): j for j, n in enumerate(nodes)}
-    cls = {c: i for i, c in enumerate(classes)}
-    nx, nc = len(nodes), len(classes)
-    big = nc + 1
     scc = _components(classes) if scc is None else scc
+    forced = _forced(classes, roots, scc)
+    free = [c for c in _reachable(classes, roots) if c not in forced]
+    nodes = [n for c in free for n in classes[c] if n.term is not None]
+    col = {id(n): j for j, n in enumerate(nodes)}
+    cls = {c: i for i, c in enumerate(free)}
+    nx, nc = len(nodes), len(free)
+    big = nc + 1
     rows, cols, vals, lo, hi = [], [], [], [], []
 
     def row(entries: list[tuple[int, float]], low: float, high: float) -> None:
@@ -269,26 +274,29 @@ def _exact(
         lo.append(low)
         hi.append(high)
 
-    for r in set(roots):
+    # a root, or an input of a forced e-node, picks one of its e-nodes
+    needed = {r for r in roots if r not in forced}
+    needed.update(k for c in forced for k in classes[c][0].children if k not in forced)
+    for r in needed:
         row([(col[id(n)], 1.0) for n in classes[r]], 1.0, np.inf)
-    for c, ms in classes.items():
-        for n in ms:
+    for c in free:
+        for n in classes[c]:
             j = col[id(n)]
             for k in set(n.children):
-                if k == c:
+                if k == c or k in forced:
                     continue
                 # picked -> its input class picks one; within a cycle, the input class comes first
                 row([(col[id(m)], 1.0) for m in classes[k]] + [(j, -1.0)], 0.0, np.inf)
                 if scc[c] == scc[k]:
                     row([(nx + cls[c], 1.0), (nx + cls[k], -1.0), (j, -float(big))], 1.0 - big, np.inf)
+    if not lo:
+        return _picked(classes, forced, col, np.zeros(nx, dtype=bool), roots)
     cost_vec = np.array([costs[n.term] for n in nodes] + [0.0] * nc)
-    selfloop = [col[id(n)] for c, ms in classes.items() for n in ms if c in n.children]
+    selfloop = [col[id(n)] for c in free for n in classes[c] if c in n.children]
     upper = np.ones(nx + nc)
     upper[nx:] = nc
     upper[selfloop] = 0.0
     integrality = np.concatenate([np.ones(nx), np.zeros(nc)])
-    if not lo:
-        return _greedy(classes, costs, roots)
     a = coo_matrix((vals, (rows, cols)), shape=(len(lo), nx + nc)).tocsr()
     res = milp(
         cost_vec,
@@ -299,14 +307,54 @@ def _exact(
     )
     if res.status != 0 or res.x is None:
         return None
-    return _picked(classes, col, res.x[:nx] > 0.5, roots)
+    return _picked(classes, forced, col, res.x[:nx] > 0.5, roots)
 
 
-def _picked(classes: dict[int, list], col: dict[int, int], picked: Any, roots: list[int]) -> dict[int, Any] | None:
-    """The selection the integer program's solution ``picked`` (a flag per e-node column) makes, if it reaches the roots."""
-    choice: dict[int, Any] = {}
+def _forced(classes: dict[int, list], roots: list[int], scc: dict[int, int]) -> set[int]:
+    """The classes every selection reads and has one way to pick: a root, or an input of such a
+    class's e-node, that holds one e-node and is on no cycle."""
+    size: dict[int, int] = {}
+    for k in scc.values():
+        size[k] = size.get(k, 0) + 1
+    forced: set[int] = set()
+    stack = list(roots)
+    while stack:
+        c = stack.pop()
+        if c in forced or len(classes[c]) != 1 or size[scc[c]] != 1:
+            continue
+        only = classes[c][0]
+        if c in only.children:
+            continue
+        forced.add(c)
+        stack.extend(only.children)
+    return forced
+
+
+def _reachable(classes: dict[int, list], roots: list[int]) -> list[int]:
+    """The classes some selection may read: the roots and, transitively, every e-node's inputs."""
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        for n in classes[stack.pop()]:
+            for k in n.children:
+                if k not in seen:
+                    seen.add(k)
+                    stack.append(k)
+    return [c for c in classes if c in seen]
+
+
+def _picked(
+    classes: dict[int, list], forced: set[int], col: dict[int, int], picked: Any, roots: list[int]
+) -> dict[int, Any] | None:
+    """The selection the forced classes and the integer program's solution ``picked`` (a flag per
+    e-node column) make, if it reaches the roots."""
+    choice: dict[int, Any] = {c: classes[c][0] for c in forced}
     for c, ms in classes.items():
+        if c in forced:
+            continue
         for n in ms:
+            if id(n) not in col:
+                break
             if picked[col[id(n)]]:
                 choice[c] = n
                 break
