@@ -45,6 +45,7 @@ __all__ = [
     "GraphContext",
     "NoGraphContext",
     "graph_context",
+    "held_type",
     "elementwise_useso",
     "single_useo",
     "use_fact",
@@ -78,6 +79,9 @@ class GraphContext:
         self._other: dict[Variable, int] = {}  # uses not by an Elemwise or a reduction
         #: the variable whose rules are running (the normalizer sets it), or ``None``
         self.asking: Variable | None = None
+        #: ``held_type(term)``: the type of a term a relation built, as the caller knows it without
+        #: building it (an e-graph's class holding it), or ``None``; see :func:`held_type`
+        self.held_type: Callable[[Any], Any] | None = None
         self._refused: dict[Variable, tuple[int, int]] = {}  # guards that said no, and the counts then
         self._refused_at: set[Variable] = set()  # the ``asking`` variables of the refusals
         #: how many Apply nodes the graph given to the constructor has
@@ -220,6 +224,18 @@ def graph_context(graph: Sequence[Variable] | GraphContext) -> Iterator[GraphCon
         yield ctx
     finally:
         _CURRENT.reset(token)
+
+
+def held_type(t: Any) -> Any | None:
+    """The type of term ``t``, a term a relation built, if the running caller holds it already
+    (:attr:`GraphContext.held_type`: saturation answers from the class of its key), else ``None``.
+
+    A type guard reads it instead of building ``t``'s nodes (``same_typeo`` on a rule's right
+    side): an answer the e-graph holds is then never built."""
+    ctx = _CURRENT.get()
+    if ctx is None or ctx.held_type is None or not _built_by_relation(t):
+        return None
+    return ctx.held_type(t)
 
 
 def _built_by_relation(t: Any) -> bool:

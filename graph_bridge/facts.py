@@ -20,6 +20,7 @@ from pytensor.tensor.type import TensorType
 
 from logic_core.goals import NotReady
 from logic_core.modes import Mode, ModedGoal
+from graph_bridge.context import held_type
 from graph_bridge.terms import term_variable
 
 __all__ = ["broadcastableo", "dtypeo", "ndimo", "same_type", "same_typeo", "typeo"]
@@ -64,10 +65,20 @@ def same_typeo(a: Any, b: Any) -> ModedGoal:
     """
 
     def check(ta, tb):
-        va, vb = term_variable(ta), term_variable(tb)
-        return () if va is not None and vb is not None and same_type(va.type, vb.type) else None
+        a, b = _type_of(ta), _type_of(tb)
+        return () if a is not None and b is not None and same_type(a, b) else None
 
     return ModedGoal("same_typeo", (a, b), (Mode((0, 1), (), one=check),), waiting="same_typeo on a non-ground term")
+
+
+def _type_of(t: Any) -> Any | None:
+    """The type of ground term ``t``: as the running caller holds it (``graph_bridge.context.held_type``,
+    nothing built), else its variable's."""
+    typ = held_type(t)
+    if typ is not None:
+        return typ
+    v = term_variable(t)
+    return None if v is None else v.type
 
 
 def typeo(term: Any, typ: Any):

@@ -234,6 +234,8 @@ class EGraph:
         self._parents: dict[int, list[int]] = {}  # class -> e-nodes reading it (congruence repair)
         self._pending: list[int] = []  # e-nodes whose input class was renamed since the last repair
         self._new_gen = 0
+        #: ``id(term) -> (term, its class or None)`` for the answer terms of one rule run (``_known_class``)
+        self._answer_memo: dict[int, tuple[Any, int | None]] = {}
         self._deep: dict[type, tuple] = {}  # Op class -> its forward rules' child_heads (``_deep_heads``)
         #: the outputs given to :func:`saturate` (or the first :meth:`add`)
         self.roots: list[Variable] = []
@@ -532,7 +534,9 @@ class EGraph:
         paused = gc.isenabled()
         gc.disable()
         try:
-            with config.change_flags(traceback__limit=0), graph_context(GraphContext()):
+            context = GraphContext()
+            context.held_type = self._held_type  # a type guard on an answer held reads its class's type
+            with config.change_flags(traceback__limit=0), graph_context(context):
                 # forward to saturation first; then the backward steps, within ``growth``
                 for phase in (False, True) if backward else (False,):
                     max_nodes = limits.nodes
@@ -755,6 +759,7 @@ class EGraph:
         built, and ``v`` is added only when an answer is new."""
         s = stats[getattr(rel, "__name__", repr(rel))]
         t0 = time.perf_counter()
+        self._answer_memo.clear()
         backward = direction == "backward"
         if backward or at is None:
             found = replacements(rel, v, view, backward)
@@ -801,8 +806,14 @@ class EGraph:
         if isinstance(out, ExpressionTuple):
             done = out._evaled_obj
             if done is _NULL:
+                memo = self._answer_memo  # the guards and the answer filter ask of one answer alike
+                hit = memo.get(id(out))
+                if hit is not None and hit[0] is out:
+                    return hit[1]
                 items = out._tuple
-                return self._known_key(_head_op(items[0]), 0, items[1:])
+                found = self._known_key(_head_op(items[0]), 0, items[1:])
+                memo[id(out)] = (out, found)
+                return found
             out = done
         if not isinstance(out, Variable):
             return None
@@ -814,6 +825,11 @@ class EGraph:
             return None
         k = node.outputs.index(out) if len(node.outputs) > 1 else 0
         return self._known_key(node.op, k, node.inputs)
+
+    def _held_type(self, out: Any) -> Any | None:
+        """The type of the class holding answer ``out``, if the e-graph holds it (nothing built)."""
+        c = self._known_class(out)
+        return None if c is None else self._type[c]
 
     def _known_key(self, op: Op | None, k: int, inputs: Sequence[Any]) -> int | None:
         """The class of the e-node of ``op`` (output ``k``) over the classes of ``inputs``, if held."""
