@@ -192,3 +192,17 @@ def test_a_write_that_broadcasts_its_value_is_not_a_join():
     v = pt.vector("v", shape=(1,))
     g = pt.set_subtensor(pt.zeros((4, 3))[1:2], v[None, :])  # (1, 1) broadcast over the row's 3
     assert relations.normalize(g, rules=(M.writes_as_joino,)) is g
+
+
+def test_every_measurable_relation_fails_at_a_node_it_does_not_match():
+    """Run forward at any node (as a kanren run does, with no index choosing the node), a relation
+    fails instead of raising: ``writes_as_joino`` read the value input of a node that is no write
+    (an IndexError at ``exp(x)``, found by recording every rule's answers at every node)."""
+    from graph_bridge import node_term
+    from relations.greedy.fixpoint import replacements
+
+    s = pt.dscalar("s")
+    for g in (pt.exp(s), pt.exp(a3), pt.sum(a3), a3[1:]):
+        for rel in relations.RULESETS["measurable"] + relations.RULESETS["measurable_choices"]:
+            for backward in (False, True):
+                assert all(r.type is not None for r in replacements(rel, g, node_term(g), backward))

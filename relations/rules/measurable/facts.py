@@ -368,8 +368,10 @@ def writes_as_join(v: Variable) -> Variable | None:
     node = v.owner
     span = None if node is None else _written_slice(node)
     pieces = None if span is None else _pieces(node.inputs[0])
-    value = None if node is None else node.inputs[1]
-    if pieces is None or value.ndim != v.ndim or value.type.shape[0] != span[1] - span[0]:
+    if pieces is None:
+        return None
+    value = node.inputs[1]
+    if value.ndim != v.ndim or value.type.shape[0] != span[1] - span[0]:
         return None
     if value.type.broadcastable[1:] != v.type.broadcastable[1:]:
         return None  # the write broadcasts the value: its pieces would not join
