@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from relations.arguments import check_relations, greedy_rules
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
-from relations.rules.broadcast import alloc_explicito, elemwise_explicito
+from relations.rules.broadcast import alloc_explicito, alloc_identityo, elemwise_explicito
 from relations.rules.dimshuffle import (
     careduce_added_dimso,
     careduce_dimshuffle_fullo,
@@ -59,6 +59,8 @@ _DIMSHUFFLE = (
 _JOIN = (careduce_joino,)
 _LIFT = (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco)
 _BROADCAST = (elemwise_explicito, alloc_explicito)
+#: a 0-d Alloc is its value (PyTensor's ``local_useless_alloc``); never run backward by ``lower``
+_ALLOC_IDENTITY = (alloc_identityo,)
 #: Blockwise and RandomVariable (``relations/rules/batched/__init__.py``)
 _BATCHED = (dimshuffle_through_blockwiseo, blockwise_explicito, random_explicito)
 _BATCHED_LOWERING = (blockwise_explicito, random_explicito)
@@ -76,7 +78,7 @@ _CHOICES = (
 _REDUCTIONS_THROUGH = _CHOICES[:4]
 
 #: The rules ``normalize`` applies when given none, in the order it tries them.
-DEFAULT_RULES: tuple = _JOIN + _DIMSHUFFLE + _LIFT + _BROADCAST + _BATCHED
+DEFAULT_RULES: tuple = _JOIN + _DIMSHUFFLE + _ALLOC_IDENTITY + _LIFT + _BROADCAST + _BATCHED
 
 #: The rules ``lower`` runs backward: from the toolkit's Ops to stock PyTensor Ops.
 LOWERING_RULES: tuple = _BROADCAST + _BATCHED_LOWERING

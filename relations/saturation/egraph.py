@@ -54,6 +54,8 @@ from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.op import Op
 
 from graph_bridge import in_vocabulary, node_term
+from graph_bridge.terms import is_variable
+from logic_core.memo import type_check
 from graph_bridge.vocabulary import rewrites_whole_node
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.facts import same_type
@@ -92,6 +94,8 @@ MAX_BACKWARD_DEPTH = 1
 CONGRUENCE = "congruence"
 #: the value of a term not evaluated yet (etuples' marker)
 _NULL = ExpressionTuple.null
+_is_etuple = type_check(ExpressionTuple, "``isinstance(x, ExpressionTuple)``, remembered per type.")
+_is_op = type_check(Op, "``isinstance(x, Op)``, remembered per type.")
 
 
 @dataclass(frozen=True)
@@ -684,15 +688,23 @@ class EGraph:
 
     def _input_choices(self, c: int, depth: int, deep: tuple | None = None) -> Iterator[tuple[Any, Variable]]:
         """The choices for input term ``c``: its own, then the other e-nodes of its class (``depth`` below;
-        only below the e-nodes of a ``deep`` Op class, if given)."""
+        only below the e-nodes of a ``deep`` Op class, if given).  An e-node all of whose inputs are its
+        own class (``Alloc(x)`` of a 0-d ``x``, once ``alloc_identityo`` made it one class with ``x``)
+        is no other choice: a rule would see the class itself through it."""
         vars_ = self._vars
-        for m in (c, *[m for m in self._members[self.find(c)] if m != c]):
+        home = self.find(c)
+        for m in (c, *[m for m in self._members[home] if m != c and not self._loops_on(m, home)]):
             d = depth
             if deep is not None and d:
                 node = vars_[m].owner
                 if node is None or not isinstance(node.op, deep):
                     d = 0
             yield from self._variants(m, d)
+
+    def _loops_on(self, m: int, c: int) -> bool:
+        """Whether e-node ``m`` of class ``c`` reads only ``c`` (a node that is the identity on its class)."""
+        kids = self._children[m]
+        return bool(kids) and all(self.find(k) == c for k in kids)
 
     def _deep_heads(self, op_class: type) -> tuple:
         """The ``child_heads`` of the forward rules of ``op_class`` (the input Ops they read below)."""
@@ -707,8 +719,8 @@ class EGraph:
     def _forward_at(self, t: int, stats: dict[str, RuleStats], deadline: float | None = None) -> None:
         v = self._vars[t]
         node = v.owner
-        if not _rewritable(node) or not self.index.forward(type(node.op)):
-            return
+        if not _rewritable(node) or not self.index.forward(type(node.op)) or self._loops_on(t, self.find(t)):
+            return  # (an identity on its class: its rules would see the class through itself)
         done = self._done
         deep = self._deep_heads(type(node.op))
         for key, w in self._variants(t, MATCH_DEPTH, done, build=False, deep=deep):
@@ -721,7 +733,7 @@ class EGraph:
             # a choice of the input e-nodes only (their own variables below them)
             shallow = w is v or all(type(k) is int for k in key[1])
             # the rule index reads an Op and its inputs: the choice is built only for rules it gives
-            built = isinstance(w, Variable)
+            built = is_variable(w)
             rules = self.index.forward_for(w.owner if built else _View(node.op, w))
             # a rule whose index names no input Op (``child_heads``) reads at most its
             # inputs' own nodes: the choices two levels down would give it nothing new
@@ -803,7 +815,7 @@ class EGraph:
         A held variable is looked up; a node the answer made is keyed as an e-node is (its Op's
         number and its inputs' classes) and found in the hash-cons.  A key made before a union
         in this iteration may miss (``None``: the answer is then added as any new one)."""
-        if isinstance(out, ExpressionTuple):
+        if _is_etuple(out):
             done = out._evaled_obj
             if done is _NULL:
                 memo = self._answer_memo  # the guards and the answer filter ask of one answer alike
@@ -815,7 +827,7 @@ class EGraph:
                 memo[id(out)] = (out, found)
                 return found
             out = done
-        if not isinstance(out, Variable):
+        if not is_variable(out):
             return None
         t = self._term_of.get(out)
         if t is not None:
@@ -920,7 +932,7 @@ def _reads_changed(rule: Relation, shallow: bool, ins: Sequence[Variable], chang
 
 def _head_op(head: Any) -> Op | None:
     """The Op a term's head stands for (its builder called on its props, as reifying it would), or ``None``."""
-    if isinstance(head, ExpressionTuple):
+    if _is_etuple(head):
         op = head._evaled_obj
         if op is _NULL:
             try:
@@ -928,7 +940,7 @@ def _head_op(head: Any) -> Op | None:
             except Exception:
                 return None
         head = op
-    return head if isinstance(head, Op) else None
+    return head if _is_op(head) else None
 
 
 def _same_term(a: Any, b: int) -> bool:

@@ -32,6 +32,7 @@ from relations.patterns.rewrite_rule import rewrite_rule
 __all__ = [
     "MAX_BACKWARD_NDIM",
     "alloc_explicito",
+    "alloc_identityo",
     "broadcast_shapeo",
     "elemwise_explicito",
 ]
@@ -46,6 +47,16 @@ stock, inputs, v, stock_v, shape = p.var("stock"), p.var("inputs"), p.var("v"), 
 def _broadcasting_node(node) -> bool:
     """A node ``elemwise_explicito`` makes explicit: ndim >= 1 and two or more inputs."""
     return node.outputs[0].type.ndim >= 1 and len(node.inputs) >= 2
+
+
+alloc_identityo = rewrite_rule(
+    "alloc_identityo",
+    p.alloc_of(v, ()),
+    v,
+    where=(same_typeo(p.LHS, p.RHS),),
+    doc="An Alloc to no lengths (a 0-d value, a 0-d output) is its value.",
+    docs="broadcasting.md",
+)
 
 
 alloc_explicito = rewrite_rule(
