@@ -44,6 +44,7 @@ from logic_core.terms import is_term
 __all__ = [
     "GraphContext",
     "NoGraphContext",
+    "equal_variables",
     "graph_context",
     "held_type",
     "elementwise_useso",
@@ -82,6 +83,9 @@ class GraphContext:
         #: ``held_type(term)``: the type of a term a relation built, as the caller knows it without
         #: building it (an e-graph's class holding it), or ``None``; see :func:`held_type`
         self.held_type: Callable[[Any], Any] | None = None
+        #: ``equals(variable)``: the variables the caller knows equal to it (an e-graph: its class's
+        #: e-nodes), or ``None`` (only itself); see :func:`equal_variables`
+        self.equals: Callable[[Variable], Sequence[Variable]] | None = None
         self._refused: dict[Variable, tuple[int, int]] = {}  # guards that said no, and the counts then
         self._refused_at: set[Variable] = set()  # the ``asking`` variables of the refusals
         #: how many Apply nodes the graph given to the constructor has
@@ -238,6 +242,18 @@ def held_type(t: Any) -> Any | None:
     return ctx.held_type(t)
 
 
+def equal_variables(v: Variable) -> Sequence[Variable]:
+    """``v`` and the variables the running caller knows equal to it (:attr:`GraphContext.equals`: in
+    saturation, the variables of the e-nodes of ``v``'s class), ``v`` first.
+
+    A guard that asks whether a term *can be* spelled some way (an Alloc of a broadcast value)
+    reads them all, so it answers for the whole class, not for the one e-node chosen."""
+    ctx = _CURRENT.get()
+    if ctx is None or ctx.equals is None:
+        return (v,)
+    return ctx.equals(v)
+
+
 def _built_by_relation(t: Any) -> bool:
     """A term the relation built itself (not a view of an existing variable)."""
     return is_term(t) and t._evaled_obj is ExpressionTuple.null and not is_variable(t)
@@ -265,7 +281,7 @@ def useso(term: Any, n: Any, fact: str = "useso") -> ModedGoal:
         return None
 
     return ModedGoal(fact, (term, n), (Mode((0, 1), (), one=check), Mode((0,), (1,), one=count)),
-                     waiting=f"{fact} on a non-ground term")
+                     waiting=f"{fact} on a non-ground term", reads="class")
 
 
 def _required_context(fact: str) -> GraphContext:
@@ -321,7 +337,8 @@ def use_fact(term: Any, fact: str, test: Callable[[GraphContext, Variable], bool
     def check(t):
         return () if use_holds(t, fact, test) else None
 
-    return ModedGoal(fact, (term,), (Mode((0,), (), one=check),), waiting=f"{fact} on a non-ground term")
+    return ModedGoal(fact, (term,), (Mode((0,), (), one=check),), waiting=f"{fact} on a non-ground term",
+                     reads="class")
 
 
 def elementwise_useso(term: Any):

@@ -36,7 +36,8 @@ def _type_fact(term: Any, value: Any, read: Callable[[Any], Any], name: str) -> 
         except AttributeError:  # not a tensor
             return None
 
-    return ModedGoal(name, (term, value), (Mode((0,), (1,), one=read_fact),), waiting="type fact on a non-ground term")
+    return ModedGoal(name, (term, value), (Mode((0,), (1,), one=read_fact),), waiting="type fact on a non-ground term",
+                     reads="class")
 
 
 def same_type(a: Any, b: Any) -> bool:
@@ -68,7 +69,8 @@ def same_typeo(a: Any, b: Any) -> ModedGoal:
         a, b = _type_of(ta), _type_of(tb)
         return () if a is not None and b is not None and same_type(a, b) else None
 
-    return ModedGoal("same_typeo", (a, b), (Mode((0, 1), (), one=check),), waiting="same_typeo on a non-ground term")
+    return ModedGoal("same_typeo", (a, b), (Mode((0, 1), (), one=check),), waiting="same_typeo on a non-ground term",
+                     reads="class")
 
 
 def _type_of(t: Any) -> Any | None:

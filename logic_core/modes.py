@@ -33,7 +33,7 @@ from logic_core.goals import NotReady
 from logic_core.terms import is_ground
 from logic_core.unifier import lreify, unify
 
-__all__ = ["Mode", "ModedGoal", "always", "moded"]
+__all__ = ["Mode", "ModedGoal", "READS", "always", "moded"]
 
 
 def always(*values: Any) -> bool:
@@ -103,15 +103,27 @@ class Mode:
         return f"Mode(needs={self.needs}, gives={self.gives}, {'one' if self.one is not None else 'run'}={getattr(fn, '__name__', fn)})"
 
 
+#: What a goal may read of its terms (:attr:`ModedGoal.reads`).
+READS = ("structure", "class")
+
+
 class ModedGoal:
     """A goal over ``args`` that runs its first ready :class:`Mode` (see the module docstring)."""
 
-    __slots__ = ("args", "modes", "name", "waiting")
+    __slots__ = ("args", "modes", "name", "reads", "waiting")
 
-    def __init__(self, name: str, args: tuple, modes: Sequence[Mode], waiting: str | None = None) -> None:
+    def __init__(
+        self, name: str, args: tuple, modes: Sequence[Mode], waiting: str | None = None, reads: str = "structure"
+    ) -> None:
+        if reads not in READS:
+            raise ValueError(f"{name}: reads must be one of {READS}, got {reads!r}")
         self.name = name
         self.args = args
         self.modes = tuple(modes)
+        #: what the goal reads of its terms: ``"structure"`` (their nodes, maybe), or ``"class"``
+        #: (only what every equal term shares: its type, its uses, a fact the graph context answers
+        #: for all of them); saturation reads it to know how deep a rule's match looks
+        self.reads = reads
         #: the NotReady message when no mode is ready
         self.waiting = waiting or f"{name} needs " + " or ".join(
             "(" + ", ".join(f"argument {i}" for i in m.needs) + ")" for m in self.modes
@@ -148,9 +160,10 @@ def run_mode(mode: Mode, args: tuple, needed: Sequence[Any], S: Mapping) -> Iter
             yield s
 
 
-def moded(name: str, args: tuple, *modes: Mode, waiting: str | None = None) -> ModedGoal:
+def moded(name: str, args: tuple, *modes: Mode, waiting: str | None = None, reads: str = "structure") -> ModedGoal:
     """The goal named ``name`` over ``args`` with ``modes``, tried in order.
 
-    ``waiting`` is the :class:`NotReady` message when no mode is ready.
+    ``waiting`` is the :class:`NotReady` message when no mode is ready;
+    ``reads``: see :attr:`ModedGoal.reads`.
     """
-    return ModedGoal(name, args, modes, waiting)
+    return ModedGoal(name, args, modes, waiting, reads)

@@ -70,7 +70,7 @@ CASES = {
         {x: [(2,), (1,), (0,)], m: [(3, 2), (1, 1), (2, 0)]},
     ),
     "alloc_explicito": (lambda: pt.alloc(pt.exp(x), n, 3), None),
-    "alloc_identityo": (lambda: pt.alloc(pt.exp(pt.sum(x))) * 2.0, {x: [(0,), (1,), (3,)]}),
+    "alloc_identityo": (lambda: pt.alloc(pt.alloc(pt.exp(c)), n, 3), None),
     "blockwise_explicito": (
         lambda: pt.matmul(m, T),
         {m: [(2, 3), (1, 1), (0, 2)], T: [(4, 3, 2), (1, 1, 1), (2, 2, 0)]},

@@ -459,3 +459,41 @@ def test_forms_of_a_5000_deep_chain_without_recursion():
     assert len(forms) == 2  # the input and the reduction of the expansion; the chain has one form
     assert forms[0].type == g.type and forms[1].type == g.type
     assert {type(f.owner.inputs[0].owner.op).__name__ for f in forms} == {"Elemwise", "DimShuffle"}
+
+
+def test_a_rule_reading_only_its_inputs_nodes_is_matched_over_the_input_classes_alone():
+    """``elemwise_set_subtensoro`` reads the set node under the Elemwise and only class facts below it
+    (types, and whether the base *can be* spelled as an Alloc of a broadcast): saturation varies the
+    set's class's e-nodes, not those below, and the guard asks every e-node of the base's class."""
+    from relations.rules.lift import elemwise_alloco, elemwise_set_subtensoro
+
+    assert elemwise_set_subtensoro.reads_below_inputs is False
+    assert elemwise_alloco.reads_below_inputs is False
+    assert relations.RULESETS["join"][0].reads_below_inputs is True  # a pattern three levels deep
+    base = pt.vector("base", shape=(5,))
+    g = pt.exp(pt.set_subtensor(base[1:3], pt.vector("v", shape=(2,))))
+    eg = EGraph([elemwise_set_subtensoro])
+    eg.add(g)
+    eg.run()
+    lifted = pt.set_subtensor(pt.exp(base)[1:3], pt.exp(g.owner.inputs[0].owner.inputs[1]))
+    assert not eg.same(g, lifted)  # base is no broadcast: the guard refuses
+    # told that base equals zeros(5) (an Alloc of a 0-d value), the lift holds for base's class
+    eg = EGraph([elemwise_set_subtensoro])
+    eg.add(g)
+    eg.union(base, pt.zeros((5,)))
+    eg.run()
+    assert eg.report.rules["elemwise_set_subtensoro"].unions >= 1
+
+
+def test_reads_below_inputs_is_read_off_the_patterns_and_guards():
+    from relations.lang import p, rewrite_rule
+
+    a, b, c = p.var("a"), p.var("b"), p.var("c")
+    typed = rewrite_rule("typed", p.exp(p.log(a)), a, where=(relations.lang.ndimo(a, 1),))
+    assert typed.reads_below_inputs is False  # a type fact on a variable under the child
+    looked = rewrite_rule("looked", p.exp(p.log(a)), a, where=(lambda a: a.owner is None,))
+    assert looked.reads_below_inputs is True  # a predicate may read a's node
+    deep = rewrite_rule("deep", p.exp(p.log(p.exp(a))), p.exp(a))
+    assert deep.reads_below_inputs is True
+    flat = rewrite_rule("flat", p.add(b, c), p.add(c, b), choice=True, where=(lambda b: b.owner is None,))
+    assert flat.reads_below_inputs is False  # b is the root's own input: shallow choices show its nodes

@@ -93,7 +93,7 @@ class CompiledNode:
     """
 
     is_pattern_node = True
-    __slots__ = ("name", "args", "op_classes", "term_of", "goal_of", "text", "shown")
+    __slots__ = ("name", "args", "op_classes", "term_of", "goal_of", "text", "shown", "extra")
 
     def __init__(
         self,
@@ -109,6 +109,9 @@ class CompiledNode:
         self.term_of, self.goal_of = term_of, goal_of
         #: the repr's arguments in the order the ``p.*`` call takes them: an int is ``args[i]``, a str is shown as it is
         self.shown = tuple(shown) if shown is not None else None
+        #: the other pattern arguments its goal takes (index terms, input tuples, props): the
+        #: variables it binds at its own level, besides ``args``
+        self.extra: tuple = ()
 
     def __repr__(self) -> str:
         if self.shown is not None:
@@ -125,7 +128,9 @@ def _goal(name: str, args: Sequence[Any], op_classes: tuple, text: str, make: Ca
     def goal_of(c, out, kids):
         c.goal(make, (out, *kids, *extra))
 
-    return CompiledNode(name, args, op_classes, text, goal_of=goal_of, shown=shown)
+    node = CompiledNode(name, args, op_classes, text, goal_of=goal_of, shown=shown)
+    node.extra = extra
+    return node
 
 
 def _stock_elemwise(out, f, xs, broadcasting):

@@ -33,6 +33,7 @@ def rule(
     identity: bool = False,
     measure: Measure | str,
     choice: bool = False,
+    reads_below_inputs: bool = True,
 ) -> Callable[[Relation], Relation]:
     """Declare a relation a rewrite rule.
 
@@ -58,6 +59,10 @@ def rule(
     ``choice``: the rewrite can make a graph costlier (``RULESETS["choices"]``),
     so a cost model decides whether it pays: saturation runs it; ``normalize``
     runs it only with a stated measure.
+    ``reads_below_inputs``: whether the relation may read the structure below
+    its root's input nodes (their inputs' nodes); ``False`` lets saturation
+    match it over the e-nodes of the input classes only, not of the classes
+    below them (``rewrite_rule`` reads it off the patterns and guards).
     """
     if isinstance(measure, str):
         measure = unstated(measure)
@@ -74,6 +79,7 @@ def rule(
         relation.identity = bool(identity)  # type: ignore[attr-defined]
         relation.measure = measure  # type: ignore[attr-defined]
         relation.choice = bool(choice)  # type: ignore[attr-defined]
+        relation.reads_below_inputs = bool(reads_below_inputs)  # type: ignore[attr-defined]
         return relation
 
     return decorate

@@ -249,6 +249,44 @@ class _Variables:
                 raise ValueError(f"the rule has two distinct variables named {n!r}")
 
 
+def _is_node(pattern: Any) -> bool:
+    return isinstance(pattern, (p.Node, CompiledNode))
+
+
+def _reads_below_inputs(lhs: Any, where: Sequence[Any]) -> bool:
+    """Whether matching ``lhs`` with the guards ``where`` may read below the root's input nodes.
+
+    It may when a child pattern has nodes of its own (three levels), or when a guard that reads
+    structure (not :attr:`logic_core.modes.ModedGoal.reads` ``"class"``: a predicate, an ``eq``,
+    a goal that reads nodes) names a variable bound inside a child pattern.  Saturation varies the
+    e-nodes below an input only for a rule that may (``relations.saturation.egraph``)."""
+    deep: list = []
+    for child in map(_unnamed, _unnamed(lhs).args):
+        if not _is_node(child):
+            continue
+        if any(_is_node(_unnamed(a)) for a in child.args):
+            return True
+        _pattern_vars_in((child.args, getattr(child, "extra", ())), deep)
+    if not deep:
+        return False
+    names = {v.name for v in deep}
+    for g in where:
+        if isinstance(g, ModedGoal):
+            if g.reads != "class" and set(_goal_vars(g)) & set(deep):
+                return True
+        elif isinstance(g, Eq):
+            if set(_goal_vars(g)) & set(deep):
+                return True
+        else:
+            try:
+                params = set(inspect.signature(g).parameters)
+            except (TypeError, ValueError):
+                return True
+            if params & names:
+                return True
+    return False
+
+
 def _unnamed(pattern: Any) -> Any:
     return pattern.node if isinstance(pattern, p.Named) else pattern
 
@@ -456,6 +494,7 @@ def rewrite_rule(
         identity=isinstance(rhs, p.PatternVar) and any(a is rhs for a in _unnamed(lhs).args),
         measure=measure if measure is not None else default_measure(name, lhs, rhs, choice),
         choice=choice,
+        reads_below_inputs=_reads_below_inputs(lhs, where),
     )(relation)
     ruled.__doc__ = rule_doc(name, lhs, rhs, tuple(where), ruled.measure, doc, docs)
     return ruled

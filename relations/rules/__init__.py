@@ -119,7 +119,7 @@ RULESETS: dict[str, tuple] = {
     "dimshuffle": _DIMSHUFFLE,
     "join": _JOIN,
     "lift": _LIFT,
-    "broadcast": _BROADCAST,
+    "broadcast": _ALLOC_IDENTITY + _BROADCAST,
     "batched": _BATCHED,
     "default": DEFAULT_RULES,
     "compile": COMPILE_RULES,

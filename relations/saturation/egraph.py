@@ -17,9 +17,15 @@ classes, :data:`MATCH_DEPTH` levels down (one input changed at a time
 first, then two or more; at most :data:`MAX_CHOICES` choices per e-node;
 a choice is a node built over those e-nodes' own variables, only when the
 rule index gives it a rule, and a rule naming no input Op in its
-``child_heads`` sees the choices one level down only); a plan that reads
-deeper sees the variables those e-nodes were made from.  Each answer is
-added and unioned with the matched class.  With ``backward=True``, once the
+``child_heads``, or reading nothing below its inputs' nodes
+(``reads_below_inputs``), sees the choices one level down only; an e-node
+reading only its own class is no choice); a plan that reads deeper sees the
+variables those e-nodes were made from.  An answer the matched class holds
+already (looked up by its nodes' keys) is counted and left, unbuilt; any
+other is added and unioned with the matched class.  While the rules run,
+the graph context tells guards a built term's class type
+(``GraphContext.held_type``) and a variable's equal e-nodes
+(``GraphContext.equals``).  With ``backward=True``, once the
 forward rules have saturated the e-graph, each rule's backward mode adds, for
 every e-node not itself made by a backward step, up to
 :data:`MAX_BACKWARD_ANSWERS` forms rewriting to it, until the e-graph has
@@ -240,7 +246,11 @@ class EGraph:
         self._new_gen = 0
         #: ``id(term) -> (term, its class or None)`` for the answer terms of one rule run (``_known_class``)
         self._answer_memo: dict[int, tuple[Any, int | None]] = {}
-        self._deep: dict[type, tuple] = {}  # Op class -> its forward rules' child_heads (``_deep_heads``)
+        self._deep: dict[type, tuple] = {}
+        self._guarded: dict[type, bool] = {}  # Op class -> ``_class_guarded``
+        #: class -> the count of changes when it last gained an e-node (``_below_version``)
+        self._version: dict[int, int] = {}
+        self._changes = 0  # Op class -> its forward rules' child_heads (``_deep_heads``)
         #: the outputs given to :func:`saturate` (or the first :meth:`add`)
         self.roots: list[Variable] = []
         self._single = True
@@ -339,6 +349,8 @@ class EGraph:
             self._hashcons[key] = t
             self._members[t] = [t]
             self._stamp[t] = self._round
+            self._changes += 1
+            self._version[t] = self._changes
             parents, find = self._parents, self.find
             for c in set(children):
                 parents.setdefault(find(c), []).append(t)
@@ -378,6 +390,8 @@ class EGraph:
             self._parents.setdefault(ra, []).extend(moved)
             self._pending.extend(moved)
         self._stamp[ra] = self._round
+        self._changes += 1
+        self._version[ra] = self._changes
         del self._members[rb], self._type[rb]
         self._dirty = True
         return True
@@ -540,6 +554,7 @@ class EGraph:
         try:
             context = GraphContext()
             context.held_type = self._held_type  # a type guard on an answer held reads its class's type
+            context.equals = self._equal_variables  # a guard on how a term can be spelled reads its class
             with config.change_flags(traceback__limit=0), graph_context(context):
                 # forward to saturation first; then the backward steps, within ``growth``
                 for phase in (False, True) if backward else (False,):
@@ -701,18 +716,36 @@ class EGraph:
                     d = 0
             yield from self._variants(m, d)
 
+    def _class_guarded(self, op_class: type) -> bool:
+        """Whether a forward rule of ``op_class`` names input Ops (``child_heads``) but reads nothing
+        below their nodes (``reads_below_inputs``): its guards may ask the classes there instead."""
+        found = self._guarded.get(op_class)
+        if found is None:
+            found = self._guarded[op_class] = any(
+                getattr(r, "child_heads", None) is not None and not getattr(r, "reads_below_inputs", True)
+                for r in self.index.forward(op_class)
+            )
+        return found
+
+    def _below_version(self, inputs: Sequence[int]) -> int:
+        """The latest change (:attr:`_version`) of a class read by the e-nodes ``inputs``."""
+        find, version, children = self.find, self._version, self._children
+        return max((version.get(find(g), 0) for m in inputs for g in children[m]), default=0)
+
     def _loops_on(self, m: int, c: int) -> bool:
         """Whether e-node ``m`` of class ``c`` reads only ``c`` (a node that is the identity on its class)."""
         kids = self._children[m]
         return bool(kids) and all(self.find(k) == c for k in kids)
 
     def _deep_heads(self, op_class: type) -> tuple:
-        """The ``child_heads`` of the forward rules of ``op_class`` (the input Ops they read below)."""
+        """The ``child_heads`` of the forward rules of ``op_class`` that read below their inputs' nodes
+        (``reads_below_inputs``): the input Ops whose own inputs' e-nodes are varied too."""
         found = self._deep.get(op_class)
         if found is None:
             heads: list = []
             for r in self.index.forward(op_class):
-                heads.extend(getattr(r, "child_heads", None) or ())
+                if getattr(r, "reads_below_inputs", True):
+                    heads.extend(getattr(r, "child_heads", None) or ())
             found = self._deep[op_class] = tuple(dict.fromkeys(heads))
         return found
 
@@ -723,15 +756,20 @@ class EGraph:
             return  # (an identity on its class: its rules would see the class through itself)
         done = self._done
         deep = self._deep_heads(type(node.op))
+        versioned = self._class_guarded(type(node.op))
         for key, w in self._variants(t, MATCH_DEPTH, done, build=False, deep=deep):
+            # a choice of the input e-nodes only (their own variables below them)
+            shallow = w is v or all(type(k) is int for k in key[1])
+            if versioned and shallow:
+                # a guard may ask the classes below the chosen inputs (``equal_variables``): the
+                # choice is new again once one of them gains an e-node
+                key = (key, self._below_version(self._children[t] if w is v else key[1]))
             if key in done:
                 continue
             if deadline is not None and time.perf_counter() > deadline:
                 del self._visited[t]  # not every choice was seen: visit it again
                 raise _Stop("seconds")
             done.add(key)
-            # a choice of the input e-nodes only (their own variables below them)
-            shallow = w is v or all(type(k) is int for k in key[1])
             # the rule index reads an Op and its inputs: the choice is built only for rules it gives
             built = is_variable(w)
             rules = self.index.forward_for(w.owner if built else _View(node.op, w))
@@ -838,6 +876,14 @@ class EGraph:
         k = node.outputs.index(out) if len(node.outputs) > 1 else 0
         return self._known_key(node.op, k, node.inputs)
 
+    def _equal_variables(self, v: Variable) -> Sequence[Variable]:
+        """``v`` and the variables of the other e-nodes of its class (``v`` alone if the e-graph lacks it)."""
+        t = self._term_of.get(v)
+        if t is None:
+            return (v,)
+        vars_ = self._vars
+        return (v, *[vars_[m] for m in self._members[self.find(t)] if vars_[m] is not v])
+
     def _held_type(self, out: Any) -> Any | None:
         """The type of the class holding answer ``out``, if the e-graph holds it (nothing built)."""
         c = self._known_class(out)
@@ -921,11 +967,12 @@ def _rewritable(node: Apply | None) -> bool:
 
 def _reads_changed(rule: Relation, shallow: bool, ins: Sequence[Variable], changed: list[int]) -> bool:
     """Whether ``rule`` may answer differently on a choice whose inputs at ``changed`` differ from the
-    e-node's own: a rule naming no input Op (``child_heads``) reads its inputs' own nodes only (so only
-    a ``shallow`` choice is new to it); a rule naming some reads through an input of those Ops, so a
-    choice is new to it when a changed input is one."""
+    e-node's own: a rule naming no input Op (``child_heads``), or reading nothing below its inputs'
+    nodes (``reads_below_inputs``), reads its inputs' own nodes only (so only a ``shallow`` choice is
+    new to it); a rule naming some reads through an input of those Ops, so a choice is new to it
+    when a changed input is one."""
     heads = rule.child_heads
-    if heads is None:
+    if heads is None or not getattr(rule, "reads_below_inputs", True):
         return shallow
     return any(ins[i].owner is not None and isinstance(ins[i].owner.op, heads) for i in changed)
 

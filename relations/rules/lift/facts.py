@@ -14,6 +14,7 @@ from pytensor.graph.basic import Variable
 from pytensor.scalar import Cast, ScalarType
 
 from logic_core.modes import Mode, ModedGoal, moded
+from graph_bridge.context import equal_variables
 from graph_bridge.nodes import alloc_parts, scalar_of
 from graph_bridge.terms import elemwise_term, term, term_variable
 
@@ -51,14 +52,20 @@ def _is_tuple(x: Any) -> bool:
 
 
 def _broadcast_like(v: Variable) -> bool:
+    """All of ``v``'s dims broadcast, or ``v`` (or a variable the caller knows equal to it) is an
+    Alloc of such a value."""
     if all(v.type.broadcastable):
         return True
-    parts = alloc_parts(v)
-    return parts is not None and all(parts[0].type.broadcastable)
+    for w in equal_variables(v):
+        parts = alloc_parts(w)
+        if parts is not None and all(parts[0].type.broadcastable):
+            return True
+    return False
 
 
 def broadcast_pieceo(x: Any, value: Any) -> ModedGoal:
-    """Guard: the base or the value is a broadcast (all dims broadcastable, or an Alloc of one)."""
+    """Guard: the base or the value is a broadcast (all dims broadcastable, or an Alloc of one; in
+    saturation, any e-node of its class: ``graph_bridge.context.equal_variables``)."""
 
     def check(xt, ct):
         vx, vc = term_variable(xt), term_variable(ct)
@@ -66,7 +73,8 @@ def broadcast_pieceo(x: Any, value: Any) -> ModedGoal:
             return ()
         return None
 
-    return moded("broadcast_pieceo", (x, value), Mode((0, 1), (), one=check), waiting="broadcast_pieceo needs x and value")
+    return moded("broadcast_pieceo", (x, value), Mode((0, 1), (), one=check), waiting="broadcast_pieceo needs x and value",
+                 reads="class")
 
 
 _CAST_TERMS: dict[str, Any] = {}
@@ -97,6 +105,7 @@ def cast_likeo(value: Any, x: Any, cast_value: Any) -> ModedGoal:
         Mode((0, 1), (2,), one=cast),
         Mode((2,), (0,), one=lambda cv: (cv,)),
         waiting="cast_likeo needs value and x, or cast_value",
+        reads="class",
     )
 
 
@@ -108,4 +117,4 @@ def fully_broadcastableo(t: Any) -> ModedGoal:
         if v is not None and all(v.type.broadcastable):
             yield ()
 
-    return moded("fully broadcastable", (t,), Mode((0,), (), check), waiting="term not known")
+    return moded("fully broadcastable", (t,), Mode((0,), (), check), waiting="term not known", reads="class")
