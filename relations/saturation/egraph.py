@@ -237,8 +237,8 @@ class EGraph:
         self._done: set[Any] = set()  # choices (``_variants``) whose plans have run
         self._built: dict[Any, Variable] = {}  # choice -> its variable
         self._round = 0  # the iteration running (counted over runs)
-        self._stamp: dict[int, int] = {}  # class -> the round it last gained an e-node
         self._visited: dict[int, int] = {}  # e-node -> the round its rules last ran
+        self._revisit: set[int] = set()  # e-nodes a class below which gained an e-node since (``_mark_above``)
         self._backward_done: set[int] = set()
         self._held: set[int] = set()  # terms added not to be expanded backward (``add``)
         self._parents: dict[int, list[int]] = {}  # class -> e-nodes reading it (congruence repair)
@@ -348,7 +348,6 @@ class EGraph:
         if other is None:
             self._hashcons[key] = t
             self._members[t] = [t]
-            self._stamp[t] = self._round
             self._changes += 1
             self._version[t] = self._changes
             parents, find = self._parents, self.find
@@ -389,9 +388,9 @@ class EGraph:
         if moved:  # their keys named rb: only they are stale
             self._parents.setdefault(ra, []).extend(moved)
             self._pending.extend(moved)
-        self._stamp[ra] = self._round
         self._changes += 1
         self._version[ra] = self._changes
+        self._mark_above(ra)
         del self._members[rb], self._type[rb]
         self._dirty = True
         return True
@@ -631,11 +630,12 @@ class EGraph:
                     raise _Stop("nodes")
                 if self._changed_below(t):
                     self._visited[t] = self._round
+                    self._revisit.discard(t)
                     self._forward_at(t, stats, deadline)
                     if self.foreign is not None and not self.foreign.run_at(
                         self, t, report.rewriters, self._foreign, deadline
                     ):
-                        del self._visited[t]  # not every choice was seen: visit it again
+                        self._revisit.add(t)  # not every choice was seen: visit it again
                         raise _Stop("seconds")
                 if backward and self._bgen[t] < MAX_BACKWARD_DEPTH and t not in self._backward_done:
                     self._backward_done.add(t)
@@ -647,18 +647,20 @@ class EGraph:
 
     def _changed_below(self, t: int) -> bool:
         """Whether e-node ``t`` is new, or a class within :data:`MATCH_DEPTH` below it gained an
-        e-node since its rules last ran (else they have seen every choice there is)."""
-        last = self._visited.get(t)
-        if last is None:
-            return True
-        find, stamp, members, children = self.find, self._stamp, self._members, self._children
-        level = {find(c) for c in children[t]}
+        e-node since its rules last ran (:meth:`_mark_above` noted it; else they have seen every
+        choice there is)."""
+        return t not in self._visited or t in self._revisit
+
+    def _mark_above(self, c: int) -> None:
+        """Class ``c`` gained an e-node: the e-nodes within :data:`MATCH_DEPTH` above it are to be
+        visited again (their choices may be new)."""
+        find, parents, revisit = self.find, self._parents, self._revisit
+        level = {c}
         for depth in range(MATCH_DEPTH):
-            if any(stamp.get(c, 0) >= last for c in level):
-                return True
+            above = [p for k in level for p in parents.get(k, ())]
+            revisit.update(above)
             if depth + 1 < MATCH_DEPTH:
-                level = {find(g) for c in level for m in members[c] for g in children[m]}
-        return False
+                level = {find(p) for p in above}
 
     def _variants(
         self, t: int, depth: int, skip: set | None = None, build: bool = True, deep: tuple | None = None
@@ -767,7 +769,7 @@ class EGraph:
             if key in done:
                 continue
             if deadline is not None and time.perf_counter() > deadline:
-                del self._visited[t]  # not every choice was seen: visit it again
+                self._revisit.add(t)  # not every choice was seen: visit it again
                 raise _Stop("seconds")
             done.add(key)
             # the rule index reads an Op and its inputs: the choice is built only for rules it gives
