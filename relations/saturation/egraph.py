@@ -253,6 +253,8 @@ class EGraph:
         self._changes = 0  # Op class -> its forward rules' child_heads (``_deep_heads``)
         #: the outputs given to :func:`saturate` (or the first :meth:`add`)
         self.roots: list[Variable] = []
+        #: the terms of :attr:`roots`' graph are those numbered below this
+        self.given_terms = 0
         self._single = True
         #: the last run's :class:`Report`
         self.report = Report()
@@ -274,7 +276,8 @@ class EGraph:
         ``prove`` aims at, not a start to search from), until :meth:`expand`.
         """
         outputs, single = as_variables(graph, "graph")
-        if not self.roots:
+        first_graph = not self.roots
+        if first_graph:
             self.roots, self._single = list(outputs), single
         first = len(self._vars)
         self._new_gen = 0 if backward else MAX_BACKWARD_DEPTH
@@ -284,6 +287,8 @@ class EGraph:
             self._new_gen = 0
         if not backward:
             self._held.update(range(first, len(self._vars)))
+        if first_graph:
+            self.given_terms = len(self._vars)
         return classes
 
     def expand(self) -> None:

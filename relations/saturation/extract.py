@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from pytensor.graph.basic import Variable
 
-from graph_bridge.provenance import mark_rewritten, node_ids
+from graph_bridge.provenance import TAG, mark_rewritten, node_ids
 from graph_bridge.traverse import clone_over
 from relations.arguments import check_callable, check_count
 from relations.saturation.costs import variable_elements
@@ -137,10 +137,15 @@ def _extract(egraph: Any, cost: Cost | None, roots: Sequence[Variable] | None, m
         method = "exact" if choice is not None else method
     if choice is None:
         choice, method = _greedy(classes, costs, root_classes), "greedy"
-    total = _dag_cost(classes, costs, choice, root_classes)
-    outputs = _build(egraph, classes, choice, root_classes)
-    # the toolkit's Ops in a new form are lowered when it compiles (graph_bridge.provenance)
-    mark_rewritten(outputs, egraph.roots if roots is None else list(roots))
+    order = _reached(choice, root_classes)
+    if order is None:
+        raise RuntimeError("extraction: the selection has a cycle")
+    total = sum(costs[choice[c].term] for c in order)
+    # the toolkit's Ops in a new form are lowered when it compiles (graph_bridge.provenance): the
+    # nodes no term of the saturated graph had are tagged as they are built
+    outputs = _build(choice, root_classes, order, egraph.given_terms if roots is None else None)
+    if roots is not None:
+        mark_rewritten(outputs, list(roots))
     return Extraction(egraph.structure(outputs) if roots is None else outputs, total, method)
 
 
@@ -403,11 +408,11 @@ def _components(classes: dict[int, list]) -> dict[int, int]:
     return comp
 
 
-def _build(egraph: Any, classes: dict, choice: dict[int, Any], roots: list[int]) -> list[Variable]:
-    """The variables of the selection: an e-node whose inputs come out as its own variable's is that variable."""
-    order = _reached(choice, roots)
-    if order is None:
-        raise RuntimeError("extraction: the selection has a cycle")
+def _build(choice: dict[int, Any], roots: list[int], order: list[int], given: int | None = None) -> list[Variable]:
+    """The variables of the selection (``order``: the classes it reads, inputs first): an e-node whose
+    inputs come out as its own variable's is that variable.  With ``given`` (the terms of the graph
+    saturated are those below it), every node of the result that graph lacks is tagged as a
+    rewrite's (``graph_bridge.provenance.TAG``)."""
     built: dict[int, Variable] = {}
     nodes_built: dict[tuple, Any] = {}
     for c in order:  # inputs first
@@ -420,6 +425,8 @@ def _build(egraph: Any, classes: dict, choice: dict[int, Any], roots: list[int])
         ins = [built[k] for k in n.children]
         if all(a is b for a, b in zip(ins, node.inputs)):
             built[c] = v
+            if given is not None and n.term >= given:
+                setattr(node.tag, TAG, True)  # a node a rule made
             continue
         key = (node, tuple(ins))
         new = nodes_built.get(key)
@@ -428,8 +435,23 @@ def _build(egraph: Any, classes: dict, choice: dict[int, Any], roots: list[int])
             if new is None:
                 new = node.clone_with_new_inputs(ins, strict=False)
             nodes_built[key] = new
+            if given is not None:
+                _tag_above(new, ins)
         built[c] = new.outputs[node.outputs.index(v)]
     return [built[r] for r in roots]
+
+
+def _tag_above(node: Any, ins: list[Variable]) -> None:
+    """Tag ``node`` and any node its building put between it and ``ins`` as a rewrite's."""
+    stop = {id(i) for i in ins}
+    stack, seen = [node], set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        setattr(n.tag, TAG, True)
+        stack.extend(i.owner for i in n.inputs if i.owner is not None and id(i) not in stop)
 
 
 def forms(
