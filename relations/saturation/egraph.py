@@ -387,15 +387,18 @@ class EGraph:
         ma, mb = self._members[ra], self._members[rb]
         if len(ma) < len(mb) and not keep:
             ra, rb, ma, mb = rb, ra, mb, ma
+        # a term congruent to an e-node brings none: nothing above it can match anew
+        gained = bool(ma) and bool(mb)
         self._parent[rb] = ra
         ma.extend(mb)
         moved = self._parents.pop(rb, None)
         if moved:  # their keys named rb: only they are stale
             self._parents.setdefault(ra, []).extend(moved)
             self._pending.extend(moved)
-        self._changes += 1
-        self._version[ra] = self._changes
-        self._mark_above(ra)
+        if gained:
+            self._changes += 1
+            self._version[ra] = self._changes
+            self._mark_above(ra)
         del self._members[rb], self._type[rb]
         self._dirty = True
         return True
