@@ -246,11 +246,13 @@ class EGraph:
         self._new_gen = 0
         #: ``id(term) -> (term, its class or None)`` for the answer terms of one rule run (``_known_class``)
         self._answer_memo: dict[int, tuple[Any, int | None]] = {}
-        self._deep: dict[type, tuple] = {}
+        self._deep: dict[type, tuple] = {}  # Op class -> its forward rules' child_heads (``_deep_heads``)
         self._guarded: dict[type, bool] = {}  # Op class -> ``_class_guarded``
-        #: class -> the count of changes when it last gained an e-node (``_below_version``)
+        #: class -> the count of class changes when it last gained an e-node; e-node -> the same
+        #: for the classes it reads (``_below_version``)
         self._version: dict[int, int] = {}
-        self._changes = 0  # Op class -> its forward rules' child_heads (``_deep_heads``)
+        self._below: dict[int, int] = {}
+        self._changes = 0
         #: the outputs given to :func:`saturate` (or the first :meth:`add`)
         self.roots: list[Variable] = []
         #: the terms of :attr:`roots`' graph are those numbered below this
@@ -353,8 +355,6 @@ class EGraph:
         if other is None:
             self._hashcons[key] = t
             self._members[t] = [t]
-            self._changes += 1
-            self._version[t] = self._changes
             parents, find = self._parents, self.find
             for c in set(children):
                 parents.setdefault(find(c), []).append(t)
@@ -396,8 +396,6 @@ class EGraph:
             self._parents.setdefault(ra, []).extend(moved)
             self._pending.extend(moved)
         if gained:
-            self._changes += 1
-            self._version[ra] = self._changes
             self._mark_above(ra)
         del self._members[rb], self._type[rb]
         self._dirty = True
@@ -663,10 +661,16 @@ class EGraph:
         """Class ``c`` gained an e-node: the e-nodes within :data:`MATCH_DEPTH` above it are to be
         visited again (their choices may be new)."""
         find, parents, revisit = self.find, self._parents, self._revisit
+        self._changes += 1
+        tick, below = self._changes, self._below
+        self._version[c] = tick
         level = {c}
         for depth in range(MATCH_DEPTH):
             above = [p for k in level for p in parents.get(k, ())]
             revisit.update(above)
+            if depth == 0:
+                for p in above:
+                    below[p] = tick
             if depth + 1 < MATCH_DEPTH:
                 level = {find(p) for p in above}
 
@@ -737,10 +741,16 @@ class EGraph:
             )
         return found
 
-    def _below_version(self, inputs: Sequence[int]) -> int:
-        """The latest change (:attr:`_version`) of a class read by the e-nodes ``inputs``."""
-        find, version, children = self.find, self._version, self._children
-        return max((version.get(find(g), 0) for m in inputs for g in children[m]), default=0)
+    def _below_version(self, inputs: Sequence[int], own: bool) -> int:
+        """The latest change of a class read by the e-nodes ``inputs`` (:meth:`_mark_above` counts them).
+
+        ``own``: ``inputs`` are an e-node's own input terms, which may be terms congruent to an
+        e-node rather than e-nodes: their inputs' classes are read instead."""
+        if own:
+            find, version, children = self.find, self._version, self._children
+            return max([version.get(find(g), 0) for m in inputs for g in children[m]], default=0)
+        below = self._below
+        return max([below.get(m, 0) for m in inputs], default=0)
 
     def _loops_on(self, m: int, c: int) -> bool:
         """Whether e-node ``m`` of class ``c`` reads only ``c`` (a node that is the identity on its class)."""
@@ -773,7 +783,8 @@ class EGraph:
             if versioned and shallow:
                 # a guard may ask the classes below the chosen inputs (``equal_variables``): the
                 # choice is new again once one of them gains an e-node
-                key = (key, self._below_version(self._children[t] if w is v else key[1]))
+                own = w is v
+                key = (key, self._below_version(self._children[t] if own else key[1], own))
             if key in done:
                 continue
             if deadline is not None and time.perf_counter() > deadline:
