@@ -728,7 +728,10 @@ class EGraph:
                 node = vars_[m].owner
                 if node is None or not isinstance(node.op, deep):
                     d = 0
-            yield from self._variants(m, d)
+            if d:
+                yield from self._variants(m, d)
+            else:
+                yield m, vars_[m]  # (what ``_variants(m, 0)`` gives)
 
     def _class_guarded(self, op_class: type) -> bool:
         """Whether a forward rule of ``op_class`` names input Ops (``child_heads``) but reads nothing
