@@ -256,7 +256,8 @@ def _exact(
     """The optimal DAG selection by integer programming, or ``None`` (no proof of optimum in time).
 
     The classes every selection reads (:func:`_forced`) are picked before the program is
-    built: it has a binary for each e-node of the other classes only."""
+    built: it has a binary for each e-node of the other classes only, and an order variable
+    for each class on a cycle of classes."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
 
@@ -265,8 +266,12 @@ def _exact(
     free = [c for c in _reachable(classes, roots) if c not in forced]
     nodes = [n for c in free for n in classes[c] if n.term is not None]
     col = {id(n): j for j, n in enumerate(nodes)}
-    cls = {c: i for i, c in enumerate(free)}
-    nx, nc = len(nodes), len(free)
+    # an order variable for each class on a cycle of two or more classes
+    size: dict[int, int] = {}
+    for k in scc.values():
+        size[k] = size.get(k, 0) + 1
+    cls = {c: i for i, c in enumerate([c for c in free if size[scc[c]] > 1])}
+    nx, nc = len(nodes), len(cls)
     big = nc + 1
     rows, cols, vals, lo, hi = [], [], [], [], []
 
