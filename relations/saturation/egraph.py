@@ -350,17 +350,21 @@ class EGraph:
         self._parent.append(t)
         self._bgen.append(self._new_gen)
         self._term_of[v] = t
-        self._type[t] = v.type
         other = self._hashcons.get(key)
         if other is None:
+            self._type[t] = v.type
             self._hashcons[key] = t
             self._members[t] = [t]
             parents, find = self._parents, self.find
             for c in set(children):
                 parents.setdefault(find(c), []).append(t)
-        else:  # the same e-node: one class
-            self._members[t] = []
-            self._union(other, t, CONGRUENCE)
+        else:  # the same e-node: ``t`` joins its class (which gains no e-node, so needs no repair)
+            root = self.find(other)
+            self._check_types(self._type[root], v.type, CONGRUENCE)
+            edges = self._edges
+            edges.setdefault(other, []).append((t, CONGRUENCE))
+            edges.setdefault(t, []).append((other, CONGRUENCE))
+            self._parent[t] = root
         return t
 
     def _key(self, t: int) -> Any:
@@ -374,13 +378,7 @@ class EGraph:
         ra, rb = self.find(a), self.find(b)
         if ra == rb:
             return False
-        ta, tb = self._type[ra], self._type[rb]
-        if not same_type(ta, tb):
-            raise TypeError(
-                f"saturation: a union of classes of different types, {ta} and {tb} "
-                f"({why if isinstance(why, str) else getattr(why[0], '__name__', why[0])}): "
-                f"an e-class has one type"
-            )
+        self._check_types(self._type[ra], self._type[rb], why)
         edges = self._edges
         edges.setdefault(a, []).append((b, why))
         edges.setdefault(b, []).append((a, why))
@@ -400,6 +398,15 @@ class EGraph:
         del self._members[rb], self._type[rb]
         self._dirty = True
         return True
+
+    @staticmethod
+    def _check_types(ta: Any, tb: Any, why: Any) -> None:
+        if not same_type(ta, tb):
+            raise TypeError(
+                f"saturation: a union of classes of different types, {ta} and {tb} "
+                f"({why if isinstance(why, str) else getattr(why[0], '__name__', why[0])}): "
+                f"an e-class has one type"
+            )
 
     def rebuild(self) -> None:
         """Restore congruence: classes holding e-nodes of one key are merged, until none are.
