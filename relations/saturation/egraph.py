@@ -246,6 +246,8 @@ class EGraph:
         self._new_gen = 0
         #: ``id(term) -> (term, its class or None)`` for the answer terms of one rule run (``_known_class``)
         self._answer_memo: dict[int, tuple[Any, int | None]] = {}
+        self._home = -1  # the class of the e-node whose rule runs (``_held_at_home``)
+        self._held_answers = 0  # its answers held there already
         self._deep: dict[type, tuple] = {}  # Op class -> its forward rules' child_heads (``_deep_heads``)
         self._guarded: dict[type, bool] = {}  # Op class -> ``_class_guarded``
         #: class -> the count of class changes when it last gained an e-node; e-node -> the same
@@ -807,9 +809,7 @@ class EGraph:
             # a rule whose index names no input Op (``child_heads``) reads at most its
             # inputs' own nodes: the choices two levels down would give it nothing new
             if w is not v:
-                ins = w.owner.inputs if built else w
-                changed = [i for i, (a, b) in enumerate(zip(ins, node.inputs)) if a is not b]
-                rules = [r for r in rules if _reads_changed(r, shallow, ins, changed)]
+                rules = _new_to(rules, shallow, w.owner.inputs if built else w, node.inputs)
             if not rules:
                 continue
             if not built:
@@ -845,22 +845,14 @@ class EGraph:
         if backward or at is None:
             found = replacements(rel, v, view, backward)
         else:
-            home = self.find(at)
-            held = [0]
-
-            def known(out: Any) -> bool:
-                if self._known_class(out) == home:
-                    held[0] += 1
-                    return True
-                return False
-
-            found = replacements(rel, v, view, backward, known)
+            self._home, self._held_answers = self.find(at), 0
+            found = replacements(rel, v, view, backward, self._held_at_home)
         if backward:
             found = islice(found, MAX_BACKWARD_ANSWERS)
         answers = list(found)
         s.seconds += time.perf_counter() - t0
         if not backward and at is not None:
-            s.matches += held[0]
+            s.matches += self._held_answers
         if not answers:
             return
         s.matches += len(answers)
@@ -876,6 +868,13 @@ class EGraph:
                     self._union_siblings(v, new, (rel, direction, before))
         finally:
             self._new_gen = 0
+
+    def _held_at_home(self, out: Any) -> bool:
+        """Whether answer ``out`` is in the class of the e-node being matched (``_home``), counted if so."""
+        if self._known_class(out) == self._home:
+            self._held_answers += 1
+            return True
+        return False
 
     def _known_class(self, out: Any) -> int | None:
         """The class of answer ``out`` (a term or a variable) if the e-graph holds it already, else
@@ -996,16 +995,25 @@ def _rewritable(node: Apply | None) -> bool:
     return len(node.outputs) == 1 or rewrites_whole_node(node.op)
 
 
-def _reads_changed(rule: Relation, shallow: bool, ins: Sequence[Variable], changed: list[int]) -> bool:
-    """Whether ``rule`` may answer differently on a choice whose inputs at ``changed`` differ from the
-    e-node's own: a rule naming no input Op (``child_heads``), or reading nothing below its inputs'
-    nodes (``reads_below_inputs``), reads its inputs' own nodes only (so only a ``shallow`` choice is
-    new to it); a rule naming some reads through an input of those Ops, so a choice is new to it
-    when a changed input is one."""
-    heads = rule.child_heads
-    if heads is None or not getattr(rule, "reads_below_inputs", True):
-        return shallow
-    return any(ins[i].owner is not None and isinstance(ins[i].owner.op, heads) for i in changed)
+def _new_to(rules: Sequence[Relation], shallow: bool, ins: Sequence[Variable], own: Sequence[Variable]) -> list:
+    """The ``rules`` that may answer differently on a choice of inputs ``ins`` than on the e-node's
+    ``own``: a rule naming no input Op (``child_heads``), or reading nothing below its inputs' nodes
+    (``reads_below_inputs``), reads its inputs' own nodes only (so only a ``shallow`` choice is new
+    to it); a rule naming some reads through an input of those Ops, so a choice is new to it when
+    a changed input is one."""
+    kept = []
+    changed = None
+    for rule in rules:
+        heads = rule.child_heads
+        if heads is None or not getattr(rule, "reads_below_inputs", True):
+            if shallow:
+                kept.append(rule)
+            continue
+        if changed is None:
+            changed = [a for a, b in zip(ins, own) if a is not b]
+        if any(a.owner is not None and isinstance(a.owner.op, heads) for a in changed):
+            kept.append(rule)
+    return kept
 
 
 def _head_op(head: Any) -> Op | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from math import isfinite
 import time
 from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
@@ -81,11 +82,13 @@ def _costs(egraph: Any, cost: Cost | None) -> tuple[dict[int, list], dict[int, f
         for n in nodes:
             if n.var.owner is None:
                 costs[n.term] = 0.0
-            else:
-                c = fn(n.var)
+                continue
+            c = fn(n.var)
+            if type(c) is not float or not isfinite(c):  # (the usual answer, checked in line)
                 if isinstance(c, bool) or not isinstance(c, (int, float, np.number)) or not np.isfinite(c):
                     raise TypeError(f"cost must return a finite real number, got {c!r}")
-                costs[n.term] = float(c)
+                c = float(c)
+            costs[n.term] = c
     return classes, costs
 
 
