@@ -44,7 +44,7 @@ from pytensor.tensor.variable import TensorConstant, TensorVariable
 from graph_bridge.flags import CAST_POLICY, FLOATX, TRACEBACK_LIMIT, WARN_FLOAT64, flag
 from logic_core.memo import remember, type_check
 
-__all__ = ["call_op", "is_tensor_variable", "plain_node"]
+__all__ = ["call_op", "is_tensor_variable", "plain_node", "types_key"]
 
 #: (id of the Op, floatX, cast_policy, input types) -> (the Op, the node's Op, its output types)
 _TYPES: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
@@ -129,7 +129,7 @@ def _remembered_node(op: Any, args: list) -> Apply | None:
         elif a.type.ndim != ndim:
             return None  # Elemwise.make_node pads the lower-rank inputs with DimShuffles
     types = tuple([a.type for a in args])
-    flags = (FLOATX.val, CAST_POLICY.val, types)
+    flags = (FLOATX.val, CAST_POLICY.val, types_key(types))
     key = (id(op), *flags)
     hit = _TYPES.get(key)
     if hit is None or hit[0] is not op:
@@ -149,6 +149,23 @@ def _remembered_node(op: Any, args: list) -> Apply | None:
     return node
 
 
+def types_key(types: tuple[Any, ...]) -> tuple:
+    """A cache key for ``types`` that equal tuples of types share, hashed and compared without Python calls.
+
+    A plain ``TensorType`` is its ``(dtype, shape)``: what its ``__eq__``
+    compares and its ``__hash__`` hashes, both Python code that a lookup by
+    the type itself runs once per type (and once per comparison of an equal
+    type that is another object).  Any other type keeps the tuple as it is
+    (its own equality decides); no such key equals one of pairs.
+    """
+    key = []
+    for t in types:
+        if type(t) is not TensorType:
+            return types
+        key.append((t.dtype, t.shape))
+    return tuple(key)
+
+
 def _remembered_alloc(op: Any, args: list) -> Apply | None:
     """What the stock ``Alloc.make_node(value, *shape)`` gives, when every length is a 0-d integer constant.
 
@@ -164,7 +181,7 @@ def _remembered_alloc(op: Any, args: list) -> Apply | None:
         if type(s) is not TensorConstant or s.type.ndim != 0 or s.type.dtype not in integer_dtypes:
             return None
         lengths.append(int(s.data))
-    key = (args[0].type, tuple(lengths))
+    key = (types_key((args[0].type,)), tuple(lengths))
     out_type = _ALLOC_TYPES.get(key)
     if out_type is None:
         node = op.make_node(*args)

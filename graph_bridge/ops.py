@@ -41,7 +41,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType, integer_dtypes
 from pytensor.tensor.variable import TensorConstant, TensorVariable
 
-from graph_bridge.building import is_tensor_variable, plain_node
+from graph_bridge.building import is_tensor_variable, plain_node, types_key
 from graph_bridge.flags import CAST_POLICY, FLOATX
 from graph_bridge.shape_values import folded_value
 from logic_core.memo import remember
@@ -307,7 +307,7 @@ class ExplicitElemwise(_ShapeOp):
         ``config.cast_policy`` (``upcast``), so they are part of the key.
         """
         sop = self.scalar_op
-        key = (id(sop), FLOATX.val, CAST_POLICY.val, self.pattern, types)
+        key = (id(sop), FLOATX.val, CAST_POLICY.val, self.pattern, types_key(types))
         hit = _ELEMWISE_TYPES.get(key)
         if hit is not None and hit[0] is sop:
             return hit[1]
