@@ -209,8 +209,9 @@ class Normalizer:
         #: use counts of the graph being rewritten (built from its outputs), kept exact as it changes
         self.context = context
         self.backward = backward
-        #: per Op class met: ``None`` if no rule can read its nodes, else :data:`_ClassRules`.  Made
-        #: again per normalize (registering an Op class in the vocabulary changes it; rules do not)
+        #: per Op class met: ``None`` if no rule can read its nodes, else :data:`_ClassRules`.  It reads
+        #: the vocabulary (``in_vocabulary``) and the index's rules, which registering an Op class or
+        #: rules changes between calls but not while one normalize runs: so it lives for one Normalizer
         self._by_class: dict[type, _ClassRules | None] = {}
         #: ``id`` of a tuple of rules ``index.forward_for`` gave (kept by the index) -> their runs
         self._runs_by_rules: dict[int, tuple[_Run, ...]] = {}
