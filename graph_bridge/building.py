@@ -10,8 +10,11 @@ the Op and the input types, so :func:`call_op` remembers them per Op and
 input types and builds the node directly.  Reductions and DimShuffles are
 remembered the same way (their types depend on the input type only; a
 reduction's ``make_node`` also resolves its axis and dtypes into a copy of
-the Op, which is remembered too).  Other Ops get their ``make_node`` called
-as ``Op.__call__`` calls it; anything else is called as it is.
+the Op, which is remembered too).  A stock Alloc whose lengths are all
+integer constants is remembered by its value's type and the lengths (its
+output type depends on nothing else; ``make_node`` folds the shape and
+builds a new ``TensorType`` each time).  Other Ops get their ``make_node``
+called as ``Op.__call__`` calls it; anything else is called as it is.
 
 A node whose output types are known is made by :func:`plain_node`: while no
 stack trace is recorded (``traceback__limit=0``, as in ``normalize``) it
@@ -33,19 +36,22 @@ from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
 from pytensor.graph.utils import Scratchpad
 from pytensor.tensor import math as ptm
+from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
-from pytensor.tensor.type import TensorType
-from pytensor.tensor.variable import TensorVariable
+from pytensor.tensor.type import TensorType, integer_dtypes
+from pytensor.tensor.variable import TensorConstant, TensorVariable
 
 from graph_bridge.flags import CAST_POLICY, FLOATX, TRACEBACK_LIMIT, WARN_FLOAT64, flag
 from logic_core.memo import remember, type_check
 
-__all__ = ["call_op", "is_tensor_variable", "plain_node"]
+__all__ = ["call_op", "is_tensor_variable", "plain_node", "types_key"]
 
 #: (id of the Op, floatX, cast_policy, input types) -> (the Op, the node's Op, its output types)
 _TYPES: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
 #: the same keyed by the Op itself (equal props): looked up when the Op object is new
 _TYPES_BY_PROPS: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
+#: (the value's type, the lengths) -> the output type of a stock Alloc of constant lengths
+_ALLOC_TYPES: dict[tuple, TensorType] = {}
 _REDUCTIONS = frozenset(
     c for c in (CAReduce, ptm.Sum, ptm.Prod, ptm.Max, ptm.Min, ptm.All, ptm.Any) if isinstance(c, type)
 )
@@ -61,6 +67,8 @@ def call_op(op: Any, args: list) -> Any:
     node = None
     if how == _REMEMBER and not (type(op) is Elemwise and op.inplace_pattern):
         node = _remembered_node(op, args)
+    elif how == _ALLOC:
+        node = _remembered_alloc(op, args)
     if node is None:
         node = op.make_node(*args)
     # what ``Op.__call__`` returns (no name, no ``return_list``)
@@ -71,8 +79,9 @@ def call_op(op: Any, args: list) -> Any:
 
 
 #: how :func:`call_op` calls an Op of a class: its types remembered, its
-#: ``make_node`` called directly, or the object called
-_REMEMBER, _MAKE_NODE, _CALL = 0, 1, 2
+#: ``make_node`` called directly, or the object called; a stock Alloc's type
+#: remembered by its lengths
+_REMEMBER, _MAKE_NODE, _CALL, _ALLOC = 0, 1, 2, 3
 _HOWS: dict[type, int] = {}
 
 
@@ -90,6 +99,8 @@ def _how(cls: type) -> int:
     """
     if cls is Elemwise or cls is DimShuffle or cls in _REDUCTIONS:
         return _REMEMBER
+    if cls is Alloc:
+        return _ALLOC
     if issubclass(cls, Op) and cls.__call__ is Op.__call__:
         return _MAKE_NODE
     return _CALL
@@ -118,7 +129,7 @@ def _remembered_node(op: Any, args: list) -> Apply | None:
         elif a.type.ndim != ndim:
             return None  # Elemwise.make_node pads the lower-rank inputs with DimShuffles
     types = tuple([a.type for a in args])
-    flags = (FLOATX.val, CAST_POLICY.val, types)
+    flags = (FLOATX.val, CAST_POLICY.val, types_key(types))
     key = (id(op), *flags)
     hit = _TYPES.get(key)
     if hit is None or hit[0] is not op:
@@ -136,6 +147,49 @@ def _remembered_node(op: Any, args: list) -> Apply | None:
         remember(_TYPES, key, found)
         remember(_TYPES_BY_PROPS, (op, *flags), found)
     return node
+
+
+def types_key(types: tuple[Any, ...]) -> tuple:
+    """A cache key for ``types`` that equal tuples of types share, hashed and compared without Python calls.
+
+    A plain ``TensorType`` is its ``(dtype, shape)``: what its ``__eq__``
+    compares and its ``__hash__`` hashes, both Python code that a lookup by
+    the type itself runs once per type (and once per comparison of an equal
+    type that is another object).  Any other type keeps the tuple as it is
+    (its own equality decides); no such key equals one of pairs.
+    """
+    key = []
+    for t in types:
+        if type(t) is not TensorType:
+            return types
+        key.append((t.dtype, t.shape))
+    return tuple(key)
+
+
+def _remembered_alloc(op: Any, args: list) -> Apply | None:
+    """What the stock ``Alloc.make_node(value, *shape)`` gives, when every length is a 0-d integer constant.
+
+    Its output type is then a function of the value's type and the lengths
+    (``infer_static_shape`` reads the constants as they are), remembered
+    once the Op has built one such node that keeps its inputs.  ``None``
+    when a length is not such a constant (the Op folds it: it decides).
+    """
+    if not args or not (is_tensor_variable(args[0]) and type(args[0].type) is TensorType):
+        return None
+    lengths = []
+    for s in args[1:]:
+        if type(s) is not TensorConstant or s.type.ndim != 0 or s.type.dtype not in integer_dtypes:
+            return None
+        lengths.append(int(s.data))
+    key = (types_key((args[0].type,)), tuple(lengths))
+    out_type = _ALLOC_TYPES.get(key)
+    if out_type is None:
+        node = op.make_node(*args)
+        if len(node.inputs) == len(args) and all(a is b for a, b in zip(node.inputs, args)):
+            remember(_ALLOC_TYPES, key, node.outputs[0].type)
+        return node
+    inputs = list(args)
+    return plain_node(op, inputs, (out_type,)) or Apply(op, inputs, [out_type()])
 
 
 def plain_node(op: Any, inputs: list[Variable], out_types: tuple[TensorType, ...]) -> Apply | None:

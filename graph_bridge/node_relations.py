@@ -104,12 +104,26 @@ def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = 
 
 
 def _explicit_term(scalar_op: Any, pattern: tuple) -> Any:
-    """``op_term(ExplicitElemwise(scalar_op, pattern))``, remembered (bounded)."""
+    """``op_term(ExplicitElemwise(scalar_op, pattern))``, remembered (bounded).
+
+    Looked up by the scalar Op object first (its ``__hash__`` is Python code
+    that builds a tuple), then by the scalar Op's value: equal scalar Ops
+    share one term, as they did before the first lookup.
+    """
+    by_id = (id(scalar_op), pattern)
+    hit = _EXPLICIT_TERMS_BY_ID.get(by_id)
+    if hit is not None and hit[0] is scalar_op:
+        return hit[1]
     key = (scalar_op, pattern)
     t = _EXPLICIT_TERMS.get(key)
     if t is None:
         t = remember(_EXPLICIT_TERMS, key, op_term(ExplicitElemwise(scalar_op, pattern)))
+    remember(_EXPLICIT_TERMS_BY_ID, by_id, (scalar_op, t))
     return t
+
+
+#: ``(id(scalar_op), pattern)`` -> (the scalar Op, its term); the entry keeps the Op alive, so its id is not reused
+_EXPLICIT_TERMS_BY_ID: dict[tuple, tuple[Any, Any]] = {}
 
 
 def explicit_elemwiseo(out: Any, scalar_op: Any, pattern: Any, inputs: Any):

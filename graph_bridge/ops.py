@@ -41,10 +41,10 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType, integer_dtypes
 from pytensor.tensor.variable import TensorConstant, TensorVariable
 
-from graph_bridge.building import is_tensor_variable, plain_node
+from graph_bridge.building import is_tensor_variable, plain_node, types_key
 from graph_bridge.flags import CAST_POLICY, FLOATX
 from graph_bridge.shape_values import folded_value
-from logic_core.memo import remember
+from logic_core.memo import remember, type_check
 
 __all__ = [
     "ExplicitAlloc",
@@ -307,7 +307,7 @@ class ExplicitElemwise(_ShapeOp):
         ``config.cast_policy`` (``upcast``), so they are part of the key.
         """
         sop = self.scalar_op
-        key = (id(sop), FLOATX.val, CAST_POLICY.val, self.pattern, types)
+        key = (id(sop), FLOATX.val, CAST_POLICY.val, self.pattern, types_key(types))
         hit = _ELEMWISE_TYPES.get(key)
         if hit is not None and hit[0] is sop:
             return hit[1]
@@ -523,9 +523,12 @@ class ExplicitAlloc(_ShapeOp):
         return [g, *(disconnected_type() for _ in inputs[1:])]
 
 
+_is_tensor_constant = type_check(TensorConstant, "``isinstance(x, TensorConstant)``, cached per type (an ABC check).")
+
+
 def _is_int_constant(s: Any) -> bool:
     """``s`` is a 0-d integer tensor constant: the stock Alloc takes it as it is, its length is its value."""
-    return isinstance(s, TensorConstant) and s.type.ndim == 0 and s.type.dtype in integer_dtypes
+    return _is_tensor_constant(s) and s.type.ndim == 0 and s.type.dtype in integer_dtypes
 
 
 def _static_lengths(shape: Sequence[Any]) -> tuple[int, ...] | None:
@@ -539,9 +542,9 @@ def _static_lengths(shape: Sequence[Any]) -> tuple[int, ...] | None:
     """
     lengths = []
     for s in shape:
-        if not isinstance(s, TensorVariable) or s.type.ndim != 0 or s.type.dtype not in integer_dtypes:
+        if not is_tensor_variable(s) or s.type.ndim != 0 or s.type.dtype not in integer_dtypes:
             return None
-        value = s.data if isinstance(s, TensorConstant) else folded_value(s)
+        value = s.data if _is_tensor_constant(s) else folded_value(s)
         if value is None:
             return None
         lengths.append(int(value))

@@ -15,6 +15,7 @@ from typing import Any
 
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.utils import Scratchpad
+from pytensor.tensor.type import TensorType
 from pytensor.tensor.variable import TensorVariable
 
 from graph_bridge.flags import WARN_FLOAT64
@@ -112,7 +113,7 @@ def clone_over(node: Apply, inputs: Sequence[Variable], same_values: bool = Fals
             continue
         if free is not None and k not in free:
             return None
-        if old.type is not new.type and not old.type == new.type:  # (a Type's != is Python code over ==)
+        if old.type is not new.type and not _same_type(old.type, new.type):
             return None
     if type(node) is not Apply:
         new_node = type(node)(op, inputs, [_cloned(o) for o in node.outputs])
@@ -132,6 +133,13 @@ def clone_over(node: Apply, inputs: Sequence[Variable], same_values: bool = Fals
 
 
 _TYPE_FREE_INPUTS: dict[type, tuple[int, ...]] = {}
+
+
+def _same_type(a: Any, b: Any) -> bool:
+    """``a == b`` for two types: ``TensorType.__eq__`` in line for plain tensor types (a Type's ``!=`` is Python code over ``==``)."""
+    if type(a) is TensorType and type(b) is TensorType:
+        return a.dtype == b.dtype and a.shape == b.shape
+    return a == b
 
 
 def _type_free_inputs() -> dict[type, tuple[int, ...]]:

@@ -103,6 +103,11 @@ def first_rewrite(
 
 #: a rule and the function giving its forward answers for a term
 _Run = tuple[Relation, Callable[[Any], Iterable[Any]]]
+#: what the normalizer runs at the nodes of an Op class: whether ``RuleIndex.forward_for`` picks the
+#: rules per node (by the inputs' Op classes), and the class's forward runs (backward: its rules)
+_ClassRules = tuple[bool, tuple]
+#: ``Normalizer._by_class`` has no entry for the class yet
+_UNSEEN: Any = object()
 
 
 def _forward_runs(rules: Sequence[Relation]) -> tuple[_Run, ...]:
@@ -210,7 +215,12 @@ class Normalizer:
         #: use counts of the graph being rewritten (built from its outputs), kept exact as it changes
         self.context = context
         self.backward = backward
-        self._rules = index.backward if backward else index.forward
+        #: per Op class met: ``None`` if no rule can read its nodes, else :data:`_ClassRules`.  It reads
+        #: the vocabulary (``in_vocabulary``) and the index's rules, which registering an Op class or
+        #: rules changes between calls but not while one normalize runs: so it lives for one Normalizer
+        self._by_class: dict[type, _ClassRules | None] = {}
+        #: ``id`` of a tuple of rules ``index.forward_for`` gave (kept by the index) -> their runs
+        self._runs_by_rules: dict[int, tuple[_Run, ...]] = {}
         # keyed by the variables: a Variable hashes and compares by identity (PyTensor's
         # interned NominalVariable by value, which is the same), cheaper than id(), an
         # audited builtin call that makes a new int, and it keeps the keys alive
@@ -269,7 +279,7 @@ class Normalizer:
         self.rewrites = 0
 
     def _normal(self, root: Variable) -> Variable:
-        memo, doubtful, settled = self.memo, self._doubtful, self._settled
+        memo, doubtful, settled, by_class = self.memo, self._doubtful, self._settled, self._by_class
         # stack items: (variable, variable whose normal form it is or None, inputs pushed)
         stack: list[tuple[Variable, Variable | None, bool]] = [(root, None, False)]
         while stack:
@@ -287,28 +297,28 @@ class Normalizer:
                 continue
             inputs = node.inputs
             if not pushed:
-                missing = [i for i in inputs if i not in memo]
-                if missing:
-                    stack[-1] = (v, alias_of, True)  # the inputs are done when this item is on top again
-                    for i in reversed(missing):
+                top = len(stack)
+                for i in reversed(inputs):
+                    if i not in memo:
                         if i.owner is None:  # a root is its own normal form
                             memo[i] = i
                         else:
                             stack.append((i, None, False))
-                    if stack[-1][0] is not v:
-                        continue
+                if len(stack) > top:
+                    stack[top - 1] = (v, alias_of, True)  # the inputs are done when this item is on top again
+                    continue
             stack.pop()
             new_inputs = [memo[i] for i in inputs]
             new_node = self._rebuilt(node, new_inputs) if any(map(is_not, new_inputs, inputs)) else node
             outputs = new_node.outputs
             out = outputs[0] if len(outputs) == 1 else self._other_outputs(node, outputs, v)
             rewritten = refused = None
-            if (
-                (len(outputs) == 1 or rewrites_whole_node(new_node.op))
-                and (new_node is not node or out not in settled)
-                and in_vocabulary(new_node.op)
-            ):
-                rewritten, refused = self._rewrite(new_node, out)
+            if (len(outputs) == 1 or rewrites_whole_node(new_node.op)) and (new_node is not node or out not in settled):
+                rules = by_class.get(type(new_node.op), _UNSEEN)
+                if rules is _UNSEEN:
+                    rules = self._class_rules(new_node.op)
+                if rules is not None:
+                    rewritten, refused = self._rewrite(new_node, out, rules)
             if rewritten is None:
                 if refused or (doubtful and not doubtful.isdisjoint(new_node.inputs)):
                     doubtful.update(outputs)
@@ -324,20 +334,47 @@ class Normalizer:
             self._applied(v, out, rewritten, alias_of, stack)
         return memo[root]
 
-    def _rewrite(self, node: Any, out: Variable) -> tuple[tuple[Variable, Relation] | None, bool]:
-        """The first rule's rewrite of ``out`` (``node``'s output) or ``None``, and whether a guard refused one."""
-        if self.backward:
-            rules = self._rules(type(node.op))
-        else:
-            rules = self.index.forward_for(node)
-        if not rules:
-            return None, False
+    def _class_rules(self, op: Any) -> _ClassRules | None:
+        """What :meth:`_rewrite` runs at nodes of ``op``'s class (``None``: none), noted in ``_by_class``.
+
+        Forward: the runs of the rules whose left root is of the class, and
+        whether one of them reads the inputs' Op classes too (``child_heads``:
+        then ``index.forward_for`` picks among them per node); backward: the
+        rules themselves.  ``None`` for a class outside the vocabulary (terms
+        do not look inside its nodes) or one no rule reads.
+        """
+        op_class = type(op)
+        found: _ClassRules | None = None
+        if in_vocabulary(op):
+            rules = self.index.backward(op_class) if self.backward else self.index.forward(op_class)
+            if rules:
+                picky = not self.backward and any(getattr(r, "child_heads", None) is not None for r in rules)
+                runs = rules if self.backward or picky else self._runs(rules)
+                found = (picky, runs)
+        self._by_class[op_class] = found
+        return found
+
+    def _rewrite(
+        self, node: Any, out: Variable, rules: _ClassRules
+    ) -> tuple[tuple[Variable, Relation] | None, bool]:
+        """The first rule's rewrite of ``out`` (``node``'s output) or ``None``, and whether a guard refused one.
+
+        ``rules``: what :meth:`_class_rules` noted for the node's Op class.
+        """
+        picky, runs = rules
+        if picky:
+            picked = self.index.forward_for(node)
+            if not picked:
+                return None, False
+            runs = self._runs_by_rules.get(id(picked))
+            if runs is None:
+                runs = self._runs_by_rules[id(picked)] = self._runs(picked)
         context = self.context
         context.asking = out
         if self.backward:
-            rewritten = first_rewrite(out, rules, True)
+            rewritten = first_rewrite(out, runs, True)
         else:
-            rewritten = _first_forward_rewrite(out, self.index.forward_runs.get(rules) or self._runs(rules))
+            rewritten = _first_forward_rewrite(out, runs)
         if rewritten is not None and len(node.outputs) > 1:
             rewritten = _whole_node(node.outputs, out, rewritten)
         return rewritten, rewritten is None and context.refused_at(out)
@@ -355,9 +392,11 @@ class Normalizer:
                 self._done(old_out, new_out)
         return outputs[node.outputs.index(v)]
 
-    def _runs(self, rules: tuple[Relation, ...]) -> tuple:
+    def _runs(self, rules: tuple[Relation, ...]) -> tuple[_Run, ...]:
         """The forward runs of ``rules``, made once per tuple the index gives (``RuleIndex.forward_runs``)."""
-        runs = self.index.forward_runs[rules] = _forward_runs(rules)
+        runs = self.index.forward_runs.get(rules)
+        if runs is None:
+            runs = self.index.forward_runs[rules] = _forward_runs(rules)
         return runs
 
     def _rebuilt(self, node: Any, new_inputs: list[Variable]) -> Any:

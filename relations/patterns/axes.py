@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from etuples.core import ExpressionTuple
 from unification import var
 
 from pytensor.tensor.math import Sum
 
 from graph_bridge import OpBuilder, careduce_builders, op_term, term, term_variable
 from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.terms import is_term
 
 __all__ = ["added_axes_reductiono", "careduce_heado", "careduce_partso", "full_reductiono"]
 
@@ -41,7 +41,7 @@ def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any) -> Mo
             builder = _builder_of(h)
             if builder is None:
                 return None
-            props = h[1:]
+            props = h._tuple[1:]
             return props[builder.prop_names.index("axis")], with_axis(builder, props, slot)
 
         return run
@@ -61,9 +61,14 @@ def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any) -> Mo
 
 
 def _builder_of(h: Any) -> OpBuilder | None:
-    """The CAReduce builder at the root of the head term ``h``, else ``None``."""
-    if isinstance(h, ExpressionTuple) and len(h):
-        b = h[0]
+    """The CAReduce builder at the root of the head term ``h``, else ``None``.
+
+    The term's items are read as its tuple (``ExpressionTuple.__getitem__``,
+    ``__len__`` and the ABC ``isinstance`` are Python code; a slice builds a
+    new etuple): the callers read ``h._tuple`` once this answers.
+    """
+    if is_term(h) and h._tuple:
+        b = h._tuple[0]
         if isinstance(b, OpBuilder) and (any(b is c for c in careduce_builders()) or b in careduce_builders()):
             return b
     return None
@@ -84,7 +89,7 @@ def careduce_partso(head: Any, scalar_op: Any, axis: Any) -> ModedGoal:
         builder = _builder_of(h)
         if builder is None:
             return None
-        props = h[1:]
+        props = h._tuple[1:]
         names = builder.prop_names
         return props[names.index("scalar_op")], props[names.index("axis")]
 
