@@ -699,6 +699,10 @@ class EGraph:
         own = self._children[t]
         if depth == 0 or node is None or not own:
             return
+        if deep == ():  # nothing varied below the inputs: a class of one e-node is no choice
+            members, find = self._members, self.find
+            if all(len(members[find(c)]) == 1 for c in own):
+                return
         options = [_Lazy(self._input_choices(c, depth - 1, deep)) for c in own]
         base = [o.get(0) for o in options]
         k = node.outputs.index(v)
