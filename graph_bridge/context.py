@@ -47,6 +47,7 @@ __all__ = [
     "equal_variables",
     "graph_context",
     "held_type",
+    "witnessed",
     "elementwise_useso",
     "single_useo",
     "use_fact",
@@ -86,6 +87,8 @@ class GraphContext:
         #: ``equals(variable)``: the variables the caller knows equal to it (an e-graph: its class's
         #: e-nodes), or ``None`` (only itself); see :func:`equal_variables`
         self.equals: Callable[[Variable], Sequence[Variable]] | None = None
+        #: ``witness(v, w)``: a guard on ``v`` held through the equal ``w`` (:func:`witnessed`)
+        self.witness: Callable[[Variable, Variable], None] | None = None
         self._refused: dict[Variable, tuple[int, int]] = {}  # guards that said no, and the counts then
         self._refused_at: set[Variable] = set()  # the ``asking`` variables of the refusals
         #: how many Apply nodes the graph given to the constructor has
@@ -247,11 +250,21 @@ def equal_variables(v: Variable) -> Sequence[Variable]:
     saturation, the variables of the e-nodes of ``v``'s class), ``v`` first.
 
     A guard that asks whether a term *can be* spelled some way (an Alloc of a broadcast value)
-    reads them all, so it answers for the whole class, not for the one e-node chosen."""
+    reads them all, so it answers for the whole class, not for the one e-node chosen; one that
+    holds through another variable names it (:func:`witnessed`)."""
     ctx = _CURRENT.get()
     if ctx is None or ctx.equals is None:
         return (v,)
     return ctx.equals(v)
+
+
+def witnessed(v: Variable, w: Variable) -> None:
+    """A guard on ``v`` held through ``w``, one of :func:`equal_variables` of ``v``: the caller
+    (:attr:`GraphContext.witness`) runs the rule again on the term with ``w`` in ``v``'s place, so
+    each step it records holds on its own terms."""
+    ctx = _CURRENT.get()
+    if ctx is not None and ctx.witness is not None and w is not v:
+        ctx.witness(v, w)
 
 
 def _built_by_relation(t: Any) -> bool:

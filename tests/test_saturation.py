@@ -497,3 +497,23 @@ def test_reads_below_inputs_is_read_off_the_patterns_and_guards():
     assert deep.reads_below_inputs is True
     flat = rewrite_rule("flat", p.add(b, c), p.add(c, b), choice=True, where=(lambda b: b.owner is None,))
     assert flat.reads_below_inputs is False  # b is the root's own input: shallow choices show its nodes
+
+
+def test_a_guard_held_through_another_e_node_gives_a_step_that_holds_on_its_own():
+    """``broadcast_pieceo`` holds for the set's base through the Alloc form ``elemwise_alloco`` put in
+    its class: the lift is recorded on the choice with that form in the base's place, so the proof's
+    step re-runs as a check with both sides given (it did not, on the family's graphs, when the
+    step named the base the guard was not asked of)."""
+    from relations.rules.lift import elemwise_alloco, elemwise_set_subtensoro
+
+    s0 = pt.scalar("s0")
+    base = pt.exp(pt.alloc(s0, 5))
+    v = pt.vector("v", shape=(2,))
+    g = pt.log1p(pt.set_subtensor(base[1:3], v))
+    rules = [elemwise_alloco, elemwise_set_subtensoro]
+    eg = saturate(g, rules, backward=False)
+    assert eg.report.rules["elemwise_set_subtensoro"].unions >= 1
+    lifted = pt.set_subtensor(pt.log1p(pt.alloc(pt.exp(s0), 5))[1:3], pt.log1p(v))
+    proof = relations.prove(g, lifted, rules=rules)
+    assert proof is not None and proof.check()
+    assert "elemwise_set_subtensoro" in [step.rule for step in proof]

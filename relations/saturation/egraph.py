@@ -247,6 +247,8 @@ class EGraph:
         #: ``id(term) -> (term, its class or None)`` for the answer terms of one rule run (``_known_class``)
         self._answer_memo: dict[int, tuple[Any, int | None]] = {}
         self._home = -1  # the class of the e-node whose rule runs (``_held_at_home``)
+        #: variable -> the equal variable a guard held through, in one rule run (``_witnessed``)
+        self._witnesses: dict[Variable, Variable] = {}
         self._held_answers = 0  # its answers held there already
         self._deep: dict[type, tuple] = {}  # Op class -> its forward rules' child_heads (``_deep_heads``)
         self._guarded: dict[type, bool] = {}  # Op class -> ``_class_guarded``
@@ -569,6 +571,7 @@ class EGraph:
             context = GraphContext()
             context.held_type = self._held_type  # a type guard on an answer held reads its class's type
             context.equals = self._equal_variables  # a guard on how a term can be spelled reads its class
+            context.witness = self._note_witness  # ... and names the e-node it held through
             with config.change_flags(traceback__limit=0), graph_context(context):
                 # forward to saturation first; then the backward steps, within ``growth``
                 for phase in (False, True) if backward else (False,):
@@ -853,7 +856,14 @@ class EGraph:
             found = replacements(rel, v, view, backward, self._held_at_home)
         if backward:
             found = islice(found, MAX_BACKWARD_ANSWERS)
+        self._witnesses.clear()
         answers = list(found)
+        if self._witnesses and answers and not backward:
+            # a guard held through another e-node of a class below: the rule runs again on the
+            # choice that holds it, so the step recorded holds on its own terms (a proof checks it)
+            v = self._witnessed(v)
+            self._witnesses.clear()
+            answers = list(replacements(rel, v, v, False, None if at is None else self._held_at_home))
         s.seconds += time.perf_counter() - t0
         if not backward and at is not None:
             s.matches += self._held_answers
@@ -872,6 +882,27 @@ class EGraph:
                     self._union_siblings(v, new, (rel, direction, before))
         finally:
             self._new_gen = 0
+
+    def _note_witness(self, v: Variable, w: Variable) -> None:
+        self._witnesses[v] = w
+
+    def _witnessed(self, v: Variable) -> Variable:
+        """Choice ``v`` with each variable a guard held through another's (``_witnesses``) replaced by
+        that one, within :data:`MATCH_DEPTH` levels (a node rebuilt over its new inputs)."""
+        subs = self._witnesses
+
+        def over(u: Variable, depth: int) -> Variable:
+            if u in subs:
+                return subs[u]
+            node = u.owner
+            if node is None or depth == 0:
+                return u
+            ins = [over(i, depth - 1) for i in node.inputs]
+            if all(a is b for a, b in zip(ins, node.inputs)):
+                return u
+            return self._build(node, ins, node.outputs.index(u))
+
+        return over(v, MATCH_DEPTH)
 
     def _held_at_home(self, out: Any) -> bool:
         """Whether answer ``out`` is in the class of the e-node being matched (``_home``), counted if so."""

@@ -14,7 +14,7 @@ from pytensor.graph.basic import Variable
 from pytensor.scalar import Cast, ScalarType
 
 from logic_core.modes import Mode, ModedGoal, moded
-from graph_bridge.context import equal_variables
+from graph_bridge.context import equal_variables, witnessed
 from graph_bridge.nodes import alloc_parts, scalar_of
 from graph_bridge.terms import elemwise_term, term, term_variable
 
@@ -59,6 +59,7 @@ def _broadcast_like(v: Variable) -> bool:
     for w in equal_variables(v):
         parts = alloc_parts(w)
         if parts is not None and all(parts[0].type.broadcastable):
+            witnessed(v, w)
             return True
     return False
 
