@@ -219,3 +219,23 @@ def test_normalize_and_explain_refuse_the_algebra_by_name_and_best_runs_it():
     out = relations.best(g, rules=relations.DEFAULT_RULES + relations.RULESETS["algebra"])
     assert out.type == g.type
     np.testing.assert_allclose(out.eval({x: np.array([1.0, -2.0])}, mode="FAST_COMPILE"), [-1.0, 2.0])
+
+
+def test_the_operand_lift_backward_keeps_an_expansion_the_forward_would_not_make():
+    """Backward from ``alloc(neg(expand_dims(s)), ...)``, ``elemwise_alloc_operand_lifto`` gave
+    ``neg(alloc(s, ...))``: the forward expands a value only up to the other operands' dims (none
+    here), so that pair failed its own check and a saturation proof through it did not check
+    (found by the thorough property run).  Every backward answer now holds as a check, and it
+    keeps the value the forward reads."""
+    s = pt.sum(m)
+    rhs = pt.alloc(pt.neg(pt.expand_dims(s, (0, 1))), 0, 1, 1)
+    answers = backward(alg.elemwise_alloc_operand_lifto, rhs)
+    assert answers
+    for lhs in answers:
+        assert holds(alg.elemwise_alloc_operand_lifto, lhs, rhs)
+        assert lhs.type == rhs.type
+    # with an operand of the expanded dims, the expansion is the forward's and comes off
+    y2 = pt.matrix("y2", shape=(1, 1))
+    rhs2 = pt.alloc(pt.add(pt.expand_dims(s, (0, 1)), y2), 3, 1)
+    for lhs in backward(alg.elemwise_alloc_operand_lifto, rhs2):
+        assert holds(alg.elemwise_alloc_operand_lifto, lhs, rhs2)

@@ -539,13 +539,17 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
             return (vt,)
         return (etuplize(vv.dimshuffle(["x"] * (k - vv.type.ndim) + list(range(vv.type.ndim)))),)
 
-    def unexpand(et: Any) -> Any:
+    def unexpand(b: Any, a: Any, et: Any) -> Any:
+        # the value ``build`` would expand to ``et``: its input, where ``et`` left-expands it to the
+        # most dims of the other operands; else ``et`` itself (which ``build`` leaves as it is)
         ev = term_variable(et)
-        if ev is None:
+        if ev is None or any(term_variable(t) is None for t in (*b, *a)):
             return None
         node = ev.owner
         if node is not None and isinstance(node.op, DimShuffle) and node.op.is_left_expand_dims:
-            return (node.inputs[0],)
+            inner = node.inputs[0]
+            if target(inner, b, a) == ev.type.ndim:
+                return (inner,)
         return (et,)
 
     def check(vt: Any, b: Any, a: Any, et: Any) -> Any:
@@ -555,9 +559,7 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
         want, got = term_variable(built[0]), term_variable(et)
         if got is None or want.type != got.type:
             return None
-        if want is got or (unexpand(et) is not None and term_variable(unexpand(et)[0]) is term_variable(vt)):
-            return ()
-        return None
+        return () if want is got or term_variable(unexpand(b, a, et)[0]) is term_variable(vt) else None
 
     tuples = lambda *ts: all(isinstance(t, tuple) for t in ts[1:3])  # noqa: E731
     return moded(
@@ -565,8 +567,8 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
         (value, before, after, expanded),
         Mode((0, 1, 2, 3), (), one=check, ready=tuples),
         Mode((0, 1, 2), (3,), one=build, ready=tuples),
-        Mode((3,), (0,), one=unexpand),
-        waiting="expanded_too needs value and the other inputs, or the expanded value",
+        Mode((1, 2, 3), (0,), one=unexpand, ready=lambda b, a, et: isinstance(b, tuple) and isinstance(a, tuple)),
+        waiting="expanded_too needs value and the other inputs, or the expanded value and the other inputs",
     )
 
 
