@@ -265,14 +265,12 @@ def _exact(
     from scipy.sparse import coo_matrix
 
     scc = _components(classes) if scc is None else scc
-    forced = _forced(classes, roots, scc)
+    size = _component_sizes(scc)
+    forced = _forced(classes, roots, scc, size)
     free = [c for c in _reachable(classes, roots) if c not in forced]
     nodes = [n for c in free for n in classes[c] if n.term is not None]
     col = {id(n): j for j, n in enumerate(nodes)}
     # an order variable for each class on a cycle of two or more classes
-    size: dict[int, int] = {}
-    for k in scc.values():
-        size[k] = size.get(k, 0) + 1
     cls = {c: i for i, c in enumerate([c for c in free if size[scc[c]] > 1])}
     nx, nc = len(nodes), len(cls)
     big = nc + 1
@@ -323,12 +321,17 @@ def _exact(
     return _picked(classes, forced, col, res.x[:nx] > 0.5, roots)
 
 
-def _forced(classes: dict[int, list], roots: list[int], scc: dict[int, int]) -> set[int]:
-    """The classes every selection reads and has one way to pick: a root, or an input of such a
-    class's e-node, that holds one e-node and is on no cycle."""
+def _component_sizes(scc: dict[int, int]) -> dict[int, int]:
+    """How many classes each strongly connected component (:func:`_components`) holds."""
     size: dict[int, int] = {}
     for k in scc.values():
         size[k] = size.get(k, 0) + 1
+    return size
+
+
+def _forced(classes: dict[int, list], roots: list[int], scc: dict[int, int], size: dict[int, int]) -> set[int]:
+    """The classes every selection reads and has one way to pick: a root, or an input of such a
+    class's e-node, that holds one e-node and is on no cycle (``size``: :func:`_component_sizes`)."""
     forced: set[int] = set()
     stack = list(roots)
     while stack:
@@ -584,9 +587,7 @@ def _budgets(classes: dict[int, list], finite: dict[int, int]) -> tuple[dict[int
     more: each cycle unrolled about once.
     """
     comp = _components(classes)
-    size: dict[int, int] = {}
-    for c in comp.values():
-        size[c] = size.get(c, 0) + 1
+    size = _component_sizes(comp)
     cyclic = {comp[c] for c, ms in classes.items() if size[comp[c]] > 1 or any(c in n.children for n in ms)}
 
     def own(c: int, n: Any) -> set[int] | None:  # an e-node's inputs in its own component (all finite)
