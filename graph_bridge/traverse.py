@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from copy import copy
-from typing import Any
+from typing import Any, TypeVar
 
 from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.utils import Scratchpad
@@ -29,18 +29,24 @@ def node_inputs(v: Variable) -> Sequence[Variable]:
     return node.inputs if node is not None else ()
 
 
+#: an item :func:`bottom_up` walks (a variable, or any hashable the caller's ``inputs`` reads)
+T = TypeVar("T")
+
+
 def bottom_up(
-    roots: Iterable[Variable],
-    done: Callable[[Variable], bool],
-    inputs: Callable[[Variable], Sequence[Variable]] = node_inputs,
-) -> Iterator[Variable]:
+    roots: Iterable[T],
+    done: Callable[[T], bool],
+    inputs: Callable[[T], Sequence[T]] = node_inputs,
+) -> Iterator[T]:
     """Every variable below ``roots`` that is not ``done``, each after its ``inputs``.
 
     Iterative post-order.  The caller records each variable it is given
     (so that ``done`` holds for it) before asking for the next one; a
     variable already ``done`` is neither yielded nor walked below.
     ``inputs`` says what lies below a variable (by default its node's
-    inputs; a walk that treats some nodes as leaves returns none for them).
+    inputs; a walk that treats some nodes as leaves returns none for them),
+    and is asked of every item before it is given.  The items need not be
+    variables: any hashable ``inputs`` walks (an extraction's form keys).
     """
     stack = list(roots)
     while stack:

@@ -36,7 +36,7 @@ import numpy as np
 from pytensor.graph.basic import Variable
 
 from graph_bridge.provenance import TAG, mark_rewritten, node_ids
-from graph_bridge.traverse import clone_over
+from graph_bridge.traverse import bottom_up, clone_over
 from relations.arguments import check_callable, check_count
 from relations.saturation.costs import variable_elements
 
@@ -689,24 +689,19 @@ class _FormTable:
         return rows
 
     def count(self, root: tuple[int, int]) -> int:
-        """The number of forms of ``root`` (capped), counting every key below it (a work stack)."""
+        """The number of forms of ``root`` (capped), counting every key below it first (``bottom_up``)."""
         counts, entries = self.counts, self.entries
-        stack = [root]
-        pending: dict[tuple[int, int], list] = {}
-        while stack:
-            key = stack[-1]
-            if key in counts:
-                stack.pop()
-                continue
-            rows = pending.get(key)
-            if rows is None:
-                rows = pending[key] = self._rows(key)
-            missing = [sub for _, ks in rows for sub in ks if sub not in counts]
-            if missing:
-                stack.extend(dict.fromkeys(missing))
-                continue
-            stack.pop()
-            del pending[key]
+        pending: dict[tuple[int, int], tuple[list, list]] = {}  # key -> its rows, and the keys they read
+
+        def below(key: tuple[int, int]) -> list:
+            found = pending.get(key)
+            if found is None:
+                rows = self._rows(key)
+                found = pending[key] = (rows, [sub for _, ks in rows for sub in ks])
+            return found[1]
+
+        for key in bottom_up([root], counts.__contains__, below):
+            rows = pending.pop(key)[0]  # (bottom_up asks ``below`` of every key before it gives it)
             out, total = [], 0
             for n, ks in rows:
                 c = 1
@@ -752,22 +747,16 @@ class _FormBuilder:
         """The sub-form number and variable of the ``i``-th form of ``key``."""
         by_item, table = self.by_item, self.table
         root = (key, i)
-        stack = [root]
-        decoded: dict[tuple, tuple] = {}
-        while stack:
-            item = stack[-1]
-            if item in by_item:
-                stack.pop()
-                continue
+        decoded: dict[tuple, tuple] = {}  # item -> its e-node and its inputs' items
+
+        def below(item: tuple) -> list:
             found = decoded.get(item)
             if found is None:
                 found = decoded[item] = table.decode(*item)
-            n, subs = found
-            missing = [sub for sub in subs if sub not in by_item]
-            if missing:
-                stack.extend(missing)
-                continue
-            stack.pop()
+            return found[1]
+
+        for item in bottom_up([root], by_item.__contains__, below):
+            n, subs = decoded.pop(item)
             by_item[item] = self._number(n, [by_item[sub] for sub in subs])
         s = by_item[root]
         return s, self.variables[s]
