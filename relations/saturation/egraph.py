@@ -755,7 +755,7 @@ class EGraph:
         found = self._guarded.get(op_class)
         if found is None:
             found = self._guarded[op_class] = any(
-                getattr(r, "child_heads", None) is not None and not getattr(r, "reads_below_inputs", True)
+                getattr(r, "child_heads", None) is not None and not _reads_through_inputs(r)
                 for r in self.index.forward(op_class)
             )
         return found
@@ -783,8 +783,8 @@ class EGraph:
         if found is None:
             heads: list = []
             for r in self.index.forward(op_class):
-                if getattr(r, "reads_below_inputs", True):
-                    heads.extend(getattr(r, "child_heads", None) or ())
+                if _reads_through_inputs(r):
+                    heads.extend(r.child_heads)
             found = self._deep[op_class] = tuple(dict.fromkeys(heads))
         return found
 
@@ -842,20 +842,18 @@ class EGraph:
     ) -> None:
         """Run ``rel`` on ``v`` (one direction); add each answer and union it with ``v``'s class.
 
-        ``at``: a term of ``v``'s class (the e-node a choice ``v`` was made at).  Forward, an
+        ``at`` (forward): a term of ``v``'s class (the e-node a choice ``v`` was made at).  An
         answer the e-graph holds in that class already is counted and left: no node of it is
         built, and ``v`` is added only when an answer is new."""
         s = stats[getattr(rel, "__name__", repr(rel))]
         t0 = time.perf_counter()
         self._answer_memo.clear()
         backward = direction == "backward"
-        if backward or at is None:
-            found = replacements(rel, v, view, backward)
+        if backward:
+            found = islice(replacements(rel, v, view, True), MAX_BACKWARD_ANSWERS)
         else:
             self._home, self._held_answers = self.find(at), 0
-            found = replacements(rel, v, view, backward, self._held_at_home)
-        if backward:
-            found = islice(found, MAX_BACKWARD_ANSWERS)
+            found = replacements(rel, v, view, False, self._held_at_home)
         self._witnesses.clear()
         answers = list(found)
         if self._witnesses and answers and not backward:
@@ -863,9 +861,9 @@ class EGraph:
             # choice that holds it, so the step recorded holds on its own terms (a proof checks it)
             v = self._witnessed(v)
             self._witnesses.clear()
-            answers = list(replacements(rel, v, v, False, None if at is None else self._held_at_home))
+            answers = list(replacements(rel, v, v, False, self._held_at_home))
         s.seconds += time.perf_counter() - t0
-        if not backward and at is not None:
+        if not backward:
             s.matches += self._held_answers
         if not answers:
             return
@@ -1030,6 +1028,12 @@ def _rewritable(node: Apply | None) -> bool:
     return len(node.outputs) == 1 or rewrites_whole_node(node.op)
 
 
+def _reads_through_inputs(rule: Relation) -> bool:
+    """Whether ``rule`` names input Ops (``child_heads``) and may read below their nodes
+    (``reads_below_inputs``): its choices vary the e-nodes under those inputs too."""
+    return getattr(rule, "child_heads", None) is not None and getattr(rule, "reads_below_inputs", True)
+
+
 def _new_to(rules: Sequence[Relation], shallow: bool, ins: Sequence[Variable], own: Sequence[Variable]) -> list:
     """The ``rules`` that may answer differently on a choice of inputs ``ins`` than on the e-node's
     ``own``: a rule naming no input Op (``child_heads``), or reading nothing below its inputs' nodes
@@ -1039,13 +1043,13 @@ def _new_to(rules: Sequence[Relation], shallow: bool, ins: Sequence[Variable], o
     kept = []
     changed = None
     for rule in rules:
-        heads = rule.child_heads
-        if heads is None or not getattr(rule, "reads_below_inputs", True):
+        if not _reads_through_inputs(rule):
             if shallow:
                 kept.append(rule)
             continue
         if changed is None:
             changed = [a for a, b in zip(ins, own) if a is not b]
+        heads = rule.child_heads
         if any(a.owner is not None and isinstance(a.owner.op, heads) for a in changed):
             kept.append(rule)
     return kept
