@@ -252,10 +252,8 @@ class EGraph:
         self._held_answers = 0  # its answers held there already
         self._deep: dict[type, tuple] = {}  # Op class -> its forward rules' child_heads (``_deep_heads``)
         self._guarded: dict[type, bool] = {}  # Op class -> ``_class_guarded``
-        #: class -> the count of class changes when it last gained an e-node; e-node -> the same
-        #: for the classes it reads (``_below_version``)
+        #: class -> the count of class changes when it last gained an e-node (``_below_version``)
         self._version: dict[int, int] = {}
-        self._below: dict[int, int] = {}
         self._changes = 0
         #: the outputs given to :func:`saturate` (or the first :meth:`add`)
         self.roots: list[Variable] = []
@@ -674,15 +672,11 @@ class EGraph:
         visited again (their choices may be new)."""
         find, parents, revisit = self.find, self._parents, self._revisit
         self._changes += 1
-        tick, below = self._changes, self._below
-        self._version[c] = tick
+        self._version[c] = self._changes
         level = {c}
         for depth in range(MATCH_DEPTH):
             above = [p for k in level for p in parents.get(k, ())]
             revisit.update(above)
-            if depth == 0:
-                for p in above:
-                    below[p] = tick
             if depth + 1 < MATCH_DEPTH:
                 level = {find(p) for p in above}
 
@@ -760,16 +754,10 @@ class EGraph:
             )
         return found
 
-    def _below_version(self, inputs: Sequence[int], own: bool) -> int:
-        """The latest change of a class read by the e-nodes ``inputs`` (:meth:`_mark_above` counts them).
-
-        ``own``: ``inputs`` are an e-node's own input terms, which may be terms congruent to an
-        e-node rather than e-nodes: their inputs' classes are read instead."""
-        if own:
-            find, version, children = self.find, self._version, self._children
-            return max([version.get(find(g), 0) for m in inputs for g in children[m]], default=0)
-        below = self._below
-        return max([below.get(m, 0) for m in inputs], default=0)
+    def _below_version(self, inputs: Sequence[int]) -> int:
+        """The latest change (:meth:`_mark_above` counts them) of a class read by the terms ``inputs``."""
+        find, version, children = self.find, self._version, self._children
+        return max([version.get(find(g), 0) for m in inputs for g in children[m]], default=0)
 
     def _loops_on(self, m: int, c: int) -> bool:
         """Whether e-node ``m`` of class ``c`` reads only ``c`` (a node that is the identity on its class)."""
@@ -802,8 +790,7 @@ class EGraph:
             if versioned and shallow:
                 # a guard may ask the classes below the chosen inputs (``equal_variables``): the
                 # choice is new again once one of them gains an e-node
-                own = w is v
-                key = (key, self._below_version(self._children[t] if own else key[1], own))
+                key = (key, self._below_version(self._children[t] if w is v else key[1]))
             if key in done:
                 continue
             if deadline is not None and time.perf_counter() > deadline:
