@@ -219,8 +219,6 @@ class Normalizer:
         #: the vocabulary (``in_vocabulary``) and the index's rules, which registering an Op class or
         #: rules changes between calls but not while one normalize runs: so it lives for one Normalizer
         self._by_class: dict[type, _ClassRules | None] = {}
-        #: ``id`` of a tuple of rules ``index.forward_for`` gave (kept by the index) -> their runs
-        self._runs_by_rules: dict[int, tuple[_Run, ...]] = {}
         # keyed by the variables: a Variable hashes and compares by identity (PyTensor's
         # interned NominalVariable by value, which is the same), cheaper than id(), an
         # audited builtin call that makes a new int, and it keeps the keys alive
@@ -366,9 +364,7 @@ class Normalizer:
             picked = self.index.forward_for(node)
             if not picked:
                 return None, False
-            runs = self._runs_by_rules.get(id(picked))
-            if runs is None:
-                runs = self._runs_by_rules[id(picked)] = self._runs(picked)
+            runs = self._runs(picked)
         context = self.context
         context.asking = out
         if self.backward:
