@@ -446,23 +446,10 @@ def _build(choice: dict[int, Any], roots: list[int], order: list[int], given: in
             if new is None:
                 new = node.clone_with_new_inputs(ins, strict=False)
             nodes_built[key] = new
-            if given is not None:
-                _tag_above(new, ins)
+            if given is not None:  # the node, and any its building put between it and ``ins``
+                mark_rewritten(new.outputs, (), {id(i.owner) for i in ins if i.owner is not None})
         built[c] = new.outputs[node.outputs.index(v)]
     return [built[r] for r in roots]
-
-
-def _tag_above(node: Any, ins: list[Variable]) -> None:
-    """Tag ``node`` and any node its building put between it and ``ins`` as a rewrite's."""
-    stop = {id(i) for i in ins}
-    stack, seen = [node], set()
-    while stack:
-        n = stack.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        setattr(n.tag, TAG, True)
-        stack.extend(i.owner for i in n.inputs if i.owner is not None and id(i) not in stop)
 
 
 def forms(
