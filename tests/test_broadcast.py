@@ -22,7 +22,7 @@ from graph_bridge import (
     explicit_elemwise,
 )
 from helpers import MODE, backward, check_rewrite, forward, graph_ops, holds, snapshot
-from relations.rules.broadcast import alloc_explicito, broadcast_shapeo, elemwise_explicito
+from relations.rules.broadcast import alloc_explicito, alloc_identityo, broadcast_shapeo, elemwise_explicito
 
 x = pt.scalar("x")
 y = pt.vector("y")
@@ -233,6 +233,26 @@ def test_alloc_relation_three_ways():
     check_rewrite(rhs, back, {v: [(3,)], n: [()]})
     assert holds(alloc_explicito, lhs, rhs)
     assert not holds(alloc_explicito, lhs, explicit_alloc(v, n, 3, 2))
+
+
+def test_alloc_identity_three_ways():
+    """An Alloc to no lengths is its value (PyTensor's local_useless_alloc), forward, backward and as a
+    check; one that broadcasts into a length, into the same shape, is left alone."""
+    v = pt.exp(x)
+    lhs = pt.alloc(v)
+    before = snapshot(lhs)
+    (rhs,) = forward(alloc_identityo, lhs)
+    assert rhs is v
+    check_rewrite(lhs, rhs, {x: [(), (), ()]})
+    (back,) = backward(alloc_identityo, v)
+    assert type(back.owner.op) is Alloc and back.owner.inputs == [v]
+    check_rewrite(back, v, {x: [(), ()]})
+    assert holds(alloc_identityo, lhs, v)
+    assert not holds(alloc_identityo, lhs, pt.exp(v))
+    assert snapshot(lhs) == before
+    for kept in (pt.alloc(v, 1), pt.alloc(y, 3), pt.alloc(y, 0)):  # lengths given: no identity
+        assert forward(alloc_identityo, kept) == []
+        assert relations.normalize(kept, rules=(alloc_identityo,)) is kept
 
 
 def test_alloc_refinement_keeps_the_length_check():
