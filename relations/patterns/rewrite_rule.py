@@ -51,6 +51,7 @@ from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.terms import TermError
 from relations import patterns as p
 from relations.patterns.checks import check_guards_bound, default_measure
+from relations.patterns.guards import Guard
 from relations.patterns.compiler import (
     compilable,
     compile_sides,
@@ -169,12 +170,15 @@ def _as_where_goal(g: Any, i: int) -> Any:
 
 
 def _where_goals(where: Any) -> list:
-    """``where``'s clauses, checked, with kanren's ``eq`` read as :func:`logic_core.eq`."""
+    """``where``'s clauses, checked, with kanren's ``eq`` read as :func:`logic_core.eq` (one
+    :class:`~relations.patterns.guards.Guard` alone stands for a tuple of it)."""
+    if isinstance(where, Guard):
+        return [where]
     if callable(where) or not isinstance(where, (tuple, list)):
         raise TypeError(f"where must be a tuple of guards, got {type(where).__name__}")
     out = []
     for i, g in enumerate(where):
-        if isinstance(g, (ModedGoal, Eq)):
+        if isinstance(g, (ModedGoal, Eq, Guard)):
             out.append(g)
         elif not callable(g):
             raise TypeError(f"where[{i}] must be a predicate or a goal, got {type(g).__name__}")
@@ -188,6 +192,15 @@ def _classify_guards(where: list, by_name: dict) -> list[tuple[str, Any, tuple[s
     for i, g in enumerate(where):
         if isinstance(g, (ModedGoal, Eq)):
             out.append(("goal", g, ()))
+            continue
+        if isinstance(g, Guard):
+            unbound = [n for n in g.names if n not in by_name]
+            if unbound:
+                raise ValueError(
+                    f"where[{i}] ({g}) reads {unbound}, which neither side of the rule binds: "
+                    f"the guard could never be tested"
+                )
+            out.append(("predicate", g, g.names))
             continue
         try:
             params = inspect.signature(g).parameters
@@ -276,6 +289,9 @@ def _reads_below_inputs(lhs: Any, where: Sequence[Any]) -> bool:
                 return True
         elif isinstance(g, Eq):
             if set(_goal_vars(g)) & set(deep):
+                return True
+        elif isinstance(g, Guard):
+            if g.reads != "class" and set(g.variables) & set(deep):
                 return True
         else:
             try:
@@ -480,6 +496,8 @@ def rewrite_rule(
     named after it.
     """
     rhs = _checked_sides(name, lhs, rhs)
+    if isinstance(where, Guard):
+        where = (where,)
     relation = _relation_of(name, lhs, rhs, _where_goals(where))
     relation.doc = doc  # type: ignore[attr-defined]
     relation.name = name  # type: ignore[attr-defined]

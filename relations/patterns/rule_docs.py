@@ -34,6 +34,7 @@ from typing import Any
 from logic_core.modes import ModedGoal
 from logic_core.unifier import Eq
 from relations.patterns import PatternVar
+from relations.patterns.guards import Guard
 from relations.patterns.kanren_goals import foreign_goal
 
 __all__ = ["guard_text", "rule_doc"]
@@ -56,6 +57,8 @@ def guard_text(g: Any) -> str:
         return f"{g.name}({', '.join(_arg_text(a) for a in g.args)})"
     if isinstance(g, Eq):
         return f"eq({_arg_text(g.u)}, {_arg_text(g.v)})"
+    if isinstance(g, Guard):
+        return repr(g)
     name = getattr(g, "__name__", None) or type(g).__name__
     try:
         params = ", ".join(inspect.signature(g).parameters)

@@ -1,0 +1,350 @@
+"""Value ranges of PyTensor variables: an interval per variable, read bottom-up from the graph.
+
+The guards of the rule language (:mod:`relations.patterns.guards`:
+``positive(a)``, ``within(x, 0, 1)``, ...) ask what values a sub-graph can
+take, for identities that hold only on part of the line (``log(c * a) =
+log(c) + log(a)`` where ``c > 0``).  :func:`interval_of` answers with an
+:class:`Interval` that contains every value the variable takes, for every
+input: an input is unbounded, a constant is its values' range, and each Op
+the analysis knows maps its inputs' intervals to its output's (interval
+arithmetic in exact real arithmetic: ``exp`` is positive even where the
+float underflows, since an identity's condition is a fact about the real
+function).  An Op it does not know gives the whole line, so a guard that
+reads an unknown range does not hold: a conditional rule is never applied
+where its condition is unknown.  NaN is not tracked (it flows through both
+sides of an identity alike).
+
+Before/After (``interval_of(pt.exp(x) + 1)`` with ``x`` a free vector)::
+
+    x: (-inf, inf)  ->  exp(x): (0, inf)  ->  exp(x) + 1: (1, inf)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytensor.scalar as ps
+from pytensor.graph.basic import Constant, Variable
+from pytensor.tensor.basic import Alloc, Join
+from pytensor.tensor.elemwise import CAReduce, DimShuffle
+from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
+from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
+
+from graph_bridge.traverse import bottom_up
+
+__all__ = ["Interval", "interval_of", "EVERYTHING"]
+
+INF = math.inf
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The real numbers between ``lo`` and ``hi``; ``lo_open`` / ``hi_open`` exclude an end."""
+
+    lo: float = -INF
+    hi: float = INF
+    lo_open: bool = True
+    hi_open: bool = True
+
+    def __repr__(self) -> str:
+        left = "(" if self.lo_open else "["
+        right = ")" if self.hi_open else "]"
+        return f"{left}{self.lo:g}, {self.hi:g}{right}"
+
+    def positive(self) -> bool:
+        """Every value is > 0."""
+        return self.lo > 0 or (self.lo == 0 and self.lo_open)
+
+    def nonnegative(self) -> bool:
+        """Every value is >= 0."""
+        return self.lo >= 0
+
+    def negative(self) -> bool:
+        """Every value is < 0."""
+        return self.hi < 0 or (self.hi == 0 and self.hi_open)
+
+    def nonpositive(self) -> bool:
+        """Every value is <= 0."""
+        return self.hi <= 0
+
+    def nonzero(self) -> bool:
+        """No value is 0."""
+        return self.positive() or self.negative()
+
+    def within(self, lo: float, hi: float) -> bool:
+        """Every value is in ``[lo, hi]``."""
+        return self.lo >= lo and self.hi <= hi
+
+    def join(self, other: Interval) -> Interval:
+        """The smallest interval holding both (the union's hull)."""
+        lo, lo_open = _pick_lo(self, other)
+        hi, hi_open = _pick_hi(self, other)
+        return Interval(lo, hi, lo_open, hi_open)
+
+
+def _pick_lo(a: Interval, b: Interval) -> tuple[float, bool]:
+    if a.lo != b.lo:
+        return (a.lo, a.lo_open) if a.lo < b.lo else (b.lo, b.lo_open)
+    return a.lo, a.lo_open and b.lo_open
+
+
+def _pick_hi(a: Interval, b: Interval) -> tuple[float, bool]:
+    if a.hi != b.hi:
+        return (a.hi, a.hi_open) if a.hi > b.hi else (b.hi, b.hi_open)
+    return a.hi, a.hi_open and b.hi_open
+
+
+#: The whole line: what an unknown value may be.
+EVERYTHING = Interval()
+_POSITIVE = Interval(0.0, INF, True, True)
+_NONNEGATIVE = Interval(0.0, INF, False, True)
+
+
+def _closed(lo: float, hi: float) -> Interval:
+    return Interval(float(lo), float(hi), math.isinf(lo), math.isinf(hi))
+
+
+def _monotone(f: Callable[[float], float], a: Interval, increasing: bool = True) -> Interval:
+    """``f`` of an interval, for an ``f`` monotone on it (ends kept open or closed)."""
+    lo, hi = _safe(f, a.lo), _safe(f, a.hi)
+    if increasing:
+        return Interval(lo, hi, a.lo_open, a.hi_open)
+    return Interval(hi, lo, a.hi_open, a.lo_open)
+
+
+def _safe(f: Callable[[float], float], v: float) -> float:
+    try:
+        return float(f(v))
+    except (OverflowError, ValueError):
+        return INF if v > 0 else -INF
+
+
+def _add(xs: list[Interval]) -> Interval:
+    lo, hi = sum(x.lo for x in xs), sum(x.hi for x in xs)
+    if math.isnan(lo) or math.isnan(hi):
+        return EVERYTHING
+    return Interval(lo, hi, any(x.lo_open for x in xs), any(x.hi_open for x in xs))
+
+
+def _neg(a: Interval) -> Interval:
+    return Interval(-a.hi, -a.lo, a.hi_open, a.lo_open)
+
+
+def _mul2(a: Interval, b: Interval) -> Interval:
+    ends = []
+    for x, xo in ((a.lo, a.lo_open), (a.hi, a.hi_open)):
+        for y, yo in ((b.lo, b.lo_open), (b.hi, b.hi_open)):
+            v = 0.0 if (x == 0 and not xo) or (y == 0 and not yo) else x * y
+            ends.append((0.0 if math.isnan(v) else v, xo or yo))
+    lo = min(ends, key=lambda e: (e[0], e[1]))
+    hi = max(ends, key=lambda e: (e[0], not e[1]))
+    out = Interval(lo[0], hi[0], lo[1], hi[1])
+    # a product of two positives (or two negatives) is positive even when an end is 0 or inf
+    if (a.positive() and b.positive()) or (a.negative() and b.negative()):
+        out = Interval(max(out.lo, 0.0), out.hi, out.lo_open or out.lo <= 0, out.hi_open)
+    return out
+
+
+def _reciprocal(a: Interval) -> Interval:
+    if not a.nonzero():
+        return EVERYTHING
+    lo = 0.0 if math.isinf(a.hi) else 1.0 / a.hi
+    hi = 0.0 if math.isinf(a.lo) else 1.0 / a.lo
+    return Interval(lo, hi, a.hi_open or math.isinf(a.hi), a.lo_open or math.isinf(a.lo))
+
+
+def _sqr(a: Interval) -> Interval:
+    if a.nonnegative():
+        return _mul2(a, a)
+    if a.nonpositive():
+        return _mul2(_neg(a), _neg(a))
+    hi = max(a.lo * a.lo, a.hi * a.hi)
+    return Interval(0.0, hi, False, math.isinf(hi))
+
+
+def _log_like(f: Callable[[float], float], floor: float) -> Callable[[Interval], Interval]:
+    """An increasing function defined above ``floor`` (``log``: 0, ``log1p``: -1)."""
+
+    def transfer(a: Interval) -> Interval:
+        if a.lo < floor or (a.lo == floor and not a.lo_open):
+            a = Interval(floor, a.hi, True, a.hi_open)
+        return _monotone(lambda v: -INF if v == floor else f(v), a)
+
+    return transfer
+
+
+def _bounded(lo: float, hi: float, f: Callable[[float], float], increasing: bool = True) -> Callable[[Interval], Interval]:
+    """A monotone function with values strictly between ``lo`` and ``hi``."""
+
+    def transfer(a: Interval) -> Interval:
+        out = _monotone(f, a, increasing)
+        return Interval(max(out.lo, lo), min(out.hi, hi), out.lo_open or out.lo <= lo, out.hi_open or out.hi >= hi)
+
+    return transfer
+
+
+def _pow(a: Interval, b: Interval) -> Interval:
+    if b.lo == b.hi and not math.isinf(b.lo):
+        e = b.lo
+        if e == 2:
+            return _sqr(a)
+        if a.positive():
+            return _monotone(lambda v: v**e, a, increasing=e >= 0) if e != 0 else _closed(1, 1)
+    if a.positive():
+        return _POSITIVE
+    return EVERYTHING
+
+
+def _switch(c: Interval, a: Interval, b: Interval) -> Interval:
+    return a.join(b)
+
+
+def _max2(xs: list[Interval]) -> Interval:
+    lo = max(xs, key=lambda x: x.lo)
+    hi = max(xs, key=lambda x: x.hi)
+    return Interval(lo.lo, hi.hi, lo.lo_open, hi.hi_open)
+
+
+def _min2(xs: list[Interval]) -> Interval:
+    return _neg(_max2([_neg(x) for x in xs]))
+
+
+def _abs(a: Interval) -> Interval:
+    if a.nonnegative():
+        return a
+    if a.nonpositive():
+        return _neg(a)
+    return Interval(0.0, max(-a.lo, a.hi), False, True)
+
+
+def _sqrt(a: Interval) -> Interval:
+    if a.hi < 0:
+        return EVERYTHING
+    return _monotone(math.sqrt, Interval(max(a.lo, 0.0), a.hi, a.lo_open and a.lo >= 0, a.hi_open))
+
+
+def _sigmoid(v: float) -> float:
+    return 1.0 / (1.0 + math.exp(-v)) if v > -700 else 0.0
+
+
+def _softplus(v: float) -> float:
+    return math.log1p(math.exp(v)) if v < 700 else v
+
+
+_UNARY: dict[type, Callable[[Interval], Interval]] = {
+    ps.Neg: _neg,
+    ps.Identity: lambda a: a,
+    ps.Cast: lambda a: a,
+    ps.Exp: _bounded(0.0, INF, math.exp),
+    ps.Exp2: _bounded(0.0, INF, lambda v: 2.0**v),
+    ps.Expm1: _bounded(-1.0, INF, math.expm1),
+    ps.Log: _log_like(math.log, 0.0),
+    ps.Log2: _log_like(math.log2, 0.0),
+    ps.Log10: _log_like(math.log10, 0.0),
+    ps.Log1p: _log_like(math.log1p, -1.0),
+    ps.Sqrt: _sqrt,
+    ps.Sqr: _sqr,
+    ps.Abs: _abs,
+    ps.Reciprocal: _reciprocal,
+    ps.Sigmoid: _bounded(0.0, 1.0, _sigmoid),
+    ps.Softplus: _bounded(0.0, INF, _softplus),
+    ps.Erf: _bounded(-1.0, 1.0, math.erf),
+    ps.Erfc: _bounded(0.0, 2.0, math.erfc, increasing=False),
+    ps.Erfcx: lambda a: _POSITIVE,
+    ps.Tanh: _bounded(-1.0, 1.0, math.tanh),
+    ps.Sinh: lambda a: _monotone(math.sinh, a),
+    ps.Cosh: lambda a: Interval(1.0, INF, False, True),
+    ps.ArcTan: _bounded(-math.pi / 2, math.pi / 2, math.atan),
+    ps.Gamma: lambda a: _POSITIVE if a.positive() else EVERYTHING,
+    ps.Floor: lambda a: _monotone(math.floor, a),
+    ps.Ceil: lambda a: _monotone(math.ceil, a),
+}
+
+_NARY: dict[type, Callable[[list[Interval]], Interval]] = {
+    ps.Add: _add,
+    ps.Sub: lambda xs: _add([xs[0], _neg(xs[1])]),
+    ps.Mul: lambda xs: _fold(_mul2, xs),
+    ps.TrueDiv: lambda xs: _mul2(xs[0], _reciprocal(xs[1])),
+    ps.Pow: lambda xs: _pow(xs[0], xs[1]),
+    ps.Maximum: _max2,
+    ps.Minimum: _min2,
+    ps.Switch: lambda xs: xs[1].join(xs[2]),
+}
+
+
+def _fold(f: Callable[[Interval, Interval], Interval], xs: list[Interval]) -> Interval:
+    out = xs[0]
+    for x in xs[1:]:
+        out = f(out, x)
+    return out
+
+
+def _constant(v: Constant) -> Interval:
+    data = np.asarray(v.data)
+    if data.size == 0 or data.dtype.kind not in "biuf":
+        return EVERYTHING
+    data = data.astype("float64")
+    if np.isnan(data).any():
+        return EVERYTHING
+    return _closed(float(data.min()), float(data.max()))
+
+
+def _reduction(scalar_op: object, x: Interval) -> Interval:
+    if isinstance(scalar_op, (ps.ScalarMaximum, ps.ScalarMinimum)):
+        return x
+    if isinstance(scalar_op, ps.Add):  # a sum of no element is 0
+        if x.nonnegative():
+            return _NONNEGATIVE
+        if x.nonpositive():
+            return _neg(_NONNEGATIVE)
+    if isinstance(scalar_op, ps.Mul) and x.positive():  # a product of no element is 1
+        return _POSITIVE
+    return EVERYTHING
+
+
+#: Ops whose output holds only values of their first input (views, broadcasts, selections).
+_SAME_AS_FIRST = (DimShuffle, Alloc, Reshape, SpecifyShape, Subtensor, AdvancedSubtensor)
+
+
+def _node_interval(v: Variable, known: dict[Variable, Interval]) -> Interval:
+    node = v.owner
+    if node is None:
+        return _constant(v) if isinstance(v, Constant) else EVERYTHING
+    op = node.op
+    scalar_op = getattr(op, "scalar_op", None)
+    ins = [known.get(i, EVERYTHING) for i in node.inputs]
+    if isinstance(op, CAReduce):
+        return _reduction(scalar_op, ins[0])
+    if scalar_op is not None and len(node.outputs) == 1:
+        unary = _UNARY.get(type(scalar_op))
+        if unary is not None and len(ins) == 1:
+            return unary(ins[0])
+        nary = _NARY.get(type(scalar_op))
+        if nary is not None:
+            return nary(ins)
+        return EVERYTHING
+    if isinstance(op, (Shape, Shape_i)):
+        return _NONNEGATIVE
+    if isinstance(op, _SAME_AS_FIRST) or type(op).__name__ == "ExplicitAlloc":
+        return ins[0]
+    if isinstance(op, Join):  # the axis is an input on PyTensor 3.0, a prop on 3.3
+        pieces = [t for i, t in zip(node.inputs, ins) if i.type.ndim > 0]
+        return _fold(Interval.join, pieces) if pieces else EVERYTHING
+    return EVERYTHING
+
+
+def interval_of(v: Variable) -> Interval:
+    """An :class:`Interval` holding every value ``v`` takes, on every input (the whole line where unknown).
+
+    Read bottom-up over ``v``'s ancestors, each once (no recursion: deep
+    graphs are fine).  ``v`` is not changed.
+    """
+    if not isinstance(v, Variable):
+        raise TypeError(f"v must be a PyTensor variable, got {type(v).__name__}")
+    known: dict[Variable, Interval] = {}
+    for u in bottom_up([v], known.__contains__):
+        known[u] = _node_interval(u, known)
+    return known[v]

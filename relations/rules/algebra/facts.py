@@ -1,0 +1,257 @@
+"""The algebra family's facts: the goals and guards its table reads (``relations/rules/algebra/__init__.py``).
+
+- :func:`upcasto`: a Cast to a wider float over a unary Elemwise of :data:`UPCAST_SAFE`;
+- :func:`scalar_or_constanto`, :func:`fit_undero`, :func:`expanded_too`: the other operands of an
+  Elemwise over a broadcast, as the broadcast lifts read them;
+- guards: :func:`float_over_length` (a mean's divisor), :func:`positive_constant`,
+  :func:`out_of_operand_order` (the bounded commutativity's order, :func:`operand_key`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytensor.scalar as ps
+import pytensor.tensor as pt
+from pytensor.graph.basic import Constant, Variable
+from pytensor.tensor.elemwise import DimShuffle
+from pytensor.tensor.subtensor import Subtensor
+
+from graph_bridge import etuplize
+from graph_bridge.measures import graph_nodes
+from graph_bridge.nodes import scalar_of
+from graph_bridge.terms import term_variable
+from logic_core.modes import Mode, ModedGoal, moded
+from relations.patterns.guards import guard
+
+__all__ = [
+    "UPCAST_SAFE",
+    "expanded_too",
+    "fit_undero",
+    "is_length",
+    "length",
+    "operand_key",
+    "out_of_operand_order",
+    "positive_constant",
+    "scalar_constant",
+    "scalar_form",
+    "scalar_or_constanto",
+    "upcasto",
+]
+
+
+#: Unary scalar ops an upcast moves below: each is computed more accurately in the wider dtype.
+UPCAST_SAFE: tuple[type, ...] = (
+    ps.Exp, ps.Log, ps.Log1p, ps.Expm1, ps.Neg, ps.Abs, ps.Sqr, ps.Sqrt, ps.Erf, ps.Erfc, ps.Erfcx,
+    ps.Gamma, ps.GammaLn, ps.Sigmoid, ps.Softplus, ps.Log1mexp, ps.Tanh, ps.Exp2,
+)
+
+
+def upcasto(cast: Any, op: Any, x_term: Any) -> ModedGoal:
+    """Check: ``cast`` is a Cast from ``x``'s float dtype to a wider float, and ``op`` a scalar op of :data:`UPCAST_SAFE`."""
+
+    def check(ct: Any, ft: Any, xt: Any) -> Any:
+        xv = term_variable(xt)
+        if not (isinstance(ct, ps.Cast) and isinstance(ft, UPCAST_SAFE) and xv is not None):
+            return
+        src, dst = xv.type.dtype, ct.o_type.dtype
+        if src.startswith("float") and dst.startswith("float") and int(dst[5:]) > int(src[5:]):
+            yield ()
+
+    return moded("upcasto", (cast, op, x_term), Mode((0, 1, 2), (), check), waiting="upcasto needs the cast, op and x")
+
+
+def scalar_form(v: Variable) -> Variable | None:
+    """The 0-d form of a scalar-like input: 0-d, a 0-d expanded, or a constant of one element (``[[1.]]``)."""
+    s = scalar_of(v)
+    if s is not None:
+        return s
+    if isinstance(v, Constant) and v.data.size == 1 and all(v.type.broadcastable):
+        return scalar_constant(v.data.reshape(()))
+    return None
+
+
+_SCALARS: dict[tuple[str, bytes], Constant] = {}
+
+
+def scalar_constant(value: np.ndarray) -> Constant:
+    """The 0-d constant of ``value`` (one object per dtype and value: a check re-reads the one a rewrite built)."""
+    key = (value.dtype.str, value.tobytes())
+    if key not in _SCALARS:
+        _SCALARS[key] = pt.constant(value, dtype=value.dtype.name)
+    return _SCALARS[key]
+
+
+def _same_scalar(a: Variable, t: Any) -> bool:
+    """Whether the 0-d form ``a`` is the term ``t``: the same variable, or a constant of the same value and dtype."""
+    b = term_variable(t)
+    if a is b:
+        return True
+    return (
+        isinstance(a, Constant)
+        and isinstance(b, Constant)
+        and a.type == b.type
+        and np.array_equal(a.data, b.data, equal_nan=True)
+    )
+
+
+def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
+    """Every input in ``others`` is scalar-like or a one-element constant; ``scalars`` are their 0-d forms,
+    expanded to ``value``'s ndim (as an Elemwise over ``value`` reads them).
+
+    Canonicalize folds ``1 + broadcast_to(...)``'s ``1`` into a constant
+    ``[[1.]]``, which :func:`relations.rules.lift.lift_facts.scalar_likeo`
+    does not read.  Backward (only ``scalars`` known) they are the inputs.
+    """
+
+    def read(o: Any, vt: Any) -> Any:
+        val = term_variable(vt)
+        if val is None:
+            return None
+        found = []
+        for t in o:
+            u = term_variable(t)
+            s = scalar_form(u) if u is not None else None
+            if s is None:
+                return None
+            found.append(etuplize(s.dimshuffle(["x"] * val.type.ndim)) if val.type.ndim else s)
+        return (tuple(found),)
+
+    def ready(*ts: Any) -> bool:
+        return all(isinstance(t, tuple) for t in ts[:2])
+
+    def check(o: Any, sc: Any, vt: Any) -> Any:
+        found = read(o, vt)
+        if found is None or len(sc) != len(found[0]):
+            return None
+        for want, got in zip(found[0], sc):
+            w, g = term_variable(want), term_variable(got)
+            if g is None or w.type != g.type or not _same_scalar(scalar_form(w), g if g.type.ndim == 0 else scalar_of(g)):
+                return None
+        return ()
+
+    return moded(
+        "scalar_or_constanto",
+        (others, scalars, value),
+        Mode((0, 1, 2), (), ready=ready, one=check),
+        Mode((0, 2), (1,), ready=lambda o, vt: isinstance(o, tuple), one=read),
+        Mode((1,), (0,), ready=ready, one=lambda sc: (sc,)),
+        waiting="scalar_or_constanto needs others and value, or scalars",
+    )
+
+
+def fit_undero(before: Any, after: Any, shape: Any) -> ModedGoal:
+    """Check: every input in ``before`` and ``after`` has at most as many dims as the tuple ``shape``."""
+
+    def check(b: Any, a: Any, sh: Any) -> Any:
+        vs = [term_variable(t) for t in (*b, *a)]
+        if all(v is not None and v.type.ndim <= len(sh) for v in vs):
+            yield ()
+
+    return moded(
+        "fit_undero",
+        (before, after, shape),
+        Mode((0, 1, 2), (), check, ready=lambda b, a, sh: all(isinstance(t, tuple) for t in (b, a, sh))),
+        waiting="fit_undero needs the other inputs and the shape",
+    )
+
+
+def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoal:
+    """``expanded`` is ``value`` with leading broadcast dims up to the most dims of ``before`` and ``after``
+    (as an Elemwise over them reads it); backward, ``value`` is read off ``expanded``."""
+
+    def target(vv: Variable, b: Any, a: Any) -> int:
+        return max([vv.type.ndim] + [term_variable(t).type.ndim for t in (*b, *a)])
+
+    def build(vt: Any, b: Any, a: Any) -> Any:
+        vv = term_variable(vt)
+        if vv is None or any(term_variable(t) is None for t in (*b, *a)):
+            return None
+        k = target(vv, b, a)
+        if k == vv.type.ndim:
+            return (vt,)
+        return (etuplize(vv.dimshuffle(["x"] * (k - vv.type.ndim) + list(range(vv.type.ndim)))),)
+
+    def unexpand(b: Any, a: Any, et: Any) -> Any:
+        # the value ``build`` would expand to ``et``: its input, where ``et`` left-expands it to the
+        # most dims of the other operands; else ``et`` itself (which ``build`` leaves as it is)
+        ev = term_variable(et)
+        if ev is None or any(term_variable(t) is None for t in (*b, *a)):
+            return None
+        node = ev.owner
+        if node is not None and isinstance(node.op, DimShuffle) and node.op.is_left_expand_dims:
+            inner = node.inputs[0]
+            if target(inner, b, a) == ev.type.ndim:
+                return (inner,)
+        return (et,)
+
+    def check(vt: Any, b: Any, a: Any, et: Any) -> Any:
+        built = build(vt, b, a)
+        if built is None:
+            return None
+        want, got = term_variable(built[0]), term_variable(et)
+        if got is None or want.type != got.type:
+            return None
+        return () if want is got or term_variable(unexpand(b, a, et)[0]) is term_variable(vt) else None
+
+    tuples = lambda *ts: all(isinstance(t, tuple) for t in ts[1:3])  # noqa: E731
+    return moded(
+        "expanded_too",
+        (value, before, after, expanded),
+        Mode((0, 1, 2, 3), (), one=check, ready=tuples),
+        Mode((0, 1, 2), (3,), one=build, ready=tuples),
+        Mode((1, 2, 3), (0,), one=unexpand, ready=lambda b, a, et: isinstance(b, tuple) and isinstance(a, tuple)),
+        waiting="expanded_too needs value and the other inputs, or the expanded value and the other inputs",
+    )
+
+
+def is_length(v: Variable) -> bool:
+    """Whether ``v`` is a length (or a product of lengths): a Shape entry, cast or expanded, or a non-negative constant."""
+    from pytensor.tensor.shape import Shape, Shape_i
+
+    while True:
+        if isinstance(v, Constant):
+            return bool(np.all(np.asarray(v.data) >= 0))
+        node = v.owner
+        if node is None:
+            return False
+        if isinstance(node.op, (Shape, Shape_i)):
+            return True
+        if isinstance(node.op, (DimShuffle, Subtensor)) or isinstance(getattr(node.op, "scalar_op", None), ps.Cast):
+            v = node.inputs[0]
+            continue
+        if isinstance(getattr(node.op, "scalar_op", None), ps.Mul):
+            return all(is_length(i) for i in node.inputs)
+        return False
+
+
+def _positive_constant(c: Variable) -> bool:
+    """A positive one-element constant (or a 0-d one, expanded)."""
+    s = scalar_form(c)
+    return isinstance(s, Constant) and bool(np.all(np.asarray(s.data) > 0))
+
+
+def operand_key(v: Variable) -> tuple:
+    """A total order of operands for the commutativity rules: node count, then the Op's and name's text."""
+    owner = v.owner
+    return (len(graph_nodes(v)), str(owner.op) if owner is not None else "", v.name or "", str(v.type))
+
+
+
+@guard
+def length(v: Variable) -> bool:
+    """``v`` is a length (:func:`is_length`), as a mean divides by."""
+    return is_length(v)
+
+
+@guard
+def positive_constant(c: Variable) -> bool:
+    """``c`` is a positive one-element constant (or a 0-d one, expanded)."""
+    return _positive_constant(c)
+
+
+@guard
+def out_of_operand_order(a: Variable, b: Variable) -> bool:
+    """``a`` comes after ``b`` in :func:`operand_key` order, and the two have one type (no broadcast moves)."""
+    return operand_key(a) > operand_key(b) and a.type == b.type
