@@ -14,6 +14,15 @@ also importable from its home module; this is the list to read.
 - goals of your own: :func:`moded`, :class:`Mode` (a mode gives a tuple per
   answer; ``one=`` returns one tuple, ``()`` for a check that holds, or
   ``None`` for no answer), :func:`read_or_build`;
+- families and equalities: :class:`Family` (``fam.equal(name, lhs, rhs, guard, doc)``
+  declares an equality once, run both ways in saturation; ``fam.rewrite``
+  a directed rule), guards over pattern variables (:class:`Guard`,
+  :func:`is_float`, :func:`is_integer`, :func:`same_type_of`,
+  :func:`has_ndim`, :func:`is_scalar`, :func:`is_constant`,
+  :func:`constant_where`, and over value ranges :func:`positive`,
+  :func:`nonnegative`, :func:`negative`, :func:`nonpositive`,
+  :func:`nonzero`, :func:`within`; :func:`guard` makes your own),
+  combined with ``&``, ``|``, ``~``;
 - rules: :func:`rule`, :func:`rewrite_rule` (``choice=True``: a rewrite
   for saturation only, as ``RULESETS["choices"]``), :mod:`p <relations.patterns>`
   (:class:`Reduction`: what ``p.careduce``'s head variable binds),
@@ -51,6 +60,24 @@ from relations import patterns as p
 from relations.patterns import var
 from relations.patterns.props import added_dimso, axes_througho
 from relations.patterns.relation import rule
+from relations.patterns.family import Equality, Family
+from relations.patterns.guards import (
+    Guard,
+    constant_where,
+    guard,
+    has_ndim,
+    is_constant,
+    is_float,
+    is_integer,
+    is_scalar,
+    negative,
+    nonnegative,
+    nonpositive,
+    nonzero,
+    positive,
+    same_type as same_type_of,
+    within,
+)
 from relations.patterns.rewrite_rule import rewrite_rule
 from relations.rules.lift.facts import cast_likeo, fully_broadcastableo, scalar_likeo
 from graph_bridge.measures import above, weighted_operands
@@ -64,6 +91,23 @@ from relations.patterns.sharing import movable_eacho
 lall = lall_ready
 
 __all__ = [
+    "Equality",
+    "Family",
+    "Guard",
+    "constant_where",
+    "guard",
+    "has_ndim",
+    "is_constant",
+    "is_float",
+    "is_integer",
+    "is_scalar",
+    "negative",
+    "nonnegative",
+    "nonpositive",
+    "nonzero",
+    "positive",
+    "same_type_of",
+    "within",
     "Measure",
     "Mode",
     "ModedGoal",

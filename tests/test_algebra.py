@@ -29,20 +29,20 @@ MAT = [(2, 3), (1, 1), (0, 2), (3, 0)]
 
 #: name -> (left side, expected right side, run-time shapes)
 CASES = {
-    "mul_minus_one_as_nego": (lambda: pt.mul(-1.0, x), lambda: pt.neg(x), {x: VEC}),
-    "neg_as_mul_minus_oneo": (lambda: pt.neg(x), lambda: pt.mul(-1.0, x), {x: VEC}),
-    "sub_as_add_nego": (lambda: x - y, lambda: x + pt.neg(y), {x: VEC, y: VEC}),
-    "add_neg_as_subo": (lambda: x + pt.neg(y), lambda: x - y, {x: VEC, y: VEC}),
+    "mul_minus_one_nego": (lambda: pt.mul(-1.0, x), lambda: pt.neg(x), {x: VEC}),
+    "mul_minus_one_nego_rev": (lambda: pt.neg(x), lambda: pt.mul(-1.0, x), {x: VEC}),
+    "sub_add_nego": (lambda: x - y, lambda: x + pt.neg(y), {x: VEC, y: VEC}),
+    "sub_add_nego_rev": (lambda: x + pt.neg(y), lambda: x - y, {x: VEC, y: VEC}),
     "add_neg_first_as_subo": (lambda: pt.neg(y) + x, lambda: x - y, {x: VEC, y: VEC}),
     "neg_subo": (lambda: pt.neg(x - y), lambda: y - x, {x: VEC, y: VEC}),
     "neg_nego": (lambda: pt.neg(pt.neg(x)), lambda: x, {x: VEC}),
-    "div_as_mul_reciprocalo": (lambda: x / y, lambda: x * pt.reciprocal(y), {x: VEC, y: VEC}),
-    "mul_reciprocal_as_divo": (lambda: x * pt.reciprocal(y), lambda: x / y, {x: VEC, y: VEC}),
-    "one_div_as_reciprocalo": (lambda: 1.0 / x, lambda: pt.reciprocal(x), {x: VEC}),
-    "reciprocal_as_one_divo": (lambda: pt.reciprocal(x), lambda: 1.0 / x, {x: VEC}),
+    "div_mul_reciprocalo": (lambda: x / y, lambda: x * pt.reciprocal(y), {x: VEC, y: VEC}),
+    "div_mul_reciprocalo_rev": (lambda: x * pt.reciprocal(y), lambda: x / y, {x: VEC, y: VEC}),
+    "one_div_reciprocalo": (lambda: 1.0 / x, lambda: pt.reciprocal(x), {x: VEC}),
+    "one_div_reciprocalo_rev": (lambda: pt.reciprocal(x), lambda: 1.0 / x, {x: VEC}),
     "pow_minus_one_as_reciprocalo": (lambda: x**-1, lambda: pt.reciprocal(x), {x: VEC}),
-    "reciprocal_expo": (lambda: pt.reciprocal(pt.exp(x)), lambda: pt.exp(pt.neg(x)), {x: VEC}),
-    "exp_neg_as_reciprocalo": (lambda: pt.exp(pt.neg(x)), lambda: pt.reciprocal(pt.exp(x)), {x: VEC}),
+    "reciprocal_exp_nego": (lambda: pt.reciprocal(pt.exp(x)), lambda: pt.exp(pt.neg(x)), {x: VEC}),
+    "reciprocal_exp_nego_rev": (lambda: pt.exp(pt.neg(x)), lambda: pt.reciprocal(pt.exp(x)), {x: VEC}),
     "mul_exp_as_exp_addo": (lambda: pt.exp(x) * pt.exp(y), lambda: pt.exp(x + y), {x: VEC, y: VEC}),
     "pow_two_as_sqro": (lambda: x**2, lambda: pt.sqr(x), {x: VEC}),
     "mul_self_as_sqro": (lambda: x * x, lambda: pt.sqr(x), {x: VEC}),
@@ -135,7 +135,7 @@ def test_forward_gives_the_right_side_and_keeps_values(name):
 def test_backward_builds_a_left_side_with_the_right_sides_values(name):
     lhs_of, rhs_of, shapes = CASES[name]
     rhs = rhs_of()
-    if RULES[name] is alg.neg_nego:  # an identity rule: backward wraps any graph in two negations
+    if RULES[name] is alg.ALGEBRA["neg_nego"]:  # an identity rule: backward wraps any graph in two negations
         (found,) = backward(RULES[name], rhs, n=1)
         assert equal_computations([found], [pt.neg(pt.neg(x))])
         return
@@ -182,10 +182,10 @@ def test_off_the_domain_only_non_finite_left_sides_change(name):
 
 def test_the_guards_refuse_ints_and_other_casts():
     i = pt.vector("i", dtype="int64")
-    assert forward(alg.mul_minus_one_as_nego, pt.mul(-1, i)) == []
-    assert forward(alg.upcast_through_elemwiseo, pt.cast(pt.exp(x), "float32")) == []  # a downcast
-    assert forward(alg.upcast_through_elemwiseo, pt.cast(pt.floor(x32), "float64")) == []  # floor: not listed
-    (f32,) = forward(alg.log_gamma_as_gammalno, pt.log(pt.gamma(x32)), n=1)
+    assert forward(alg.ALGEBRA["mul_minus_one_nego"], pt.mul(-1, i)) == []
+    assert forward(alg.ALGEBRA["upcast_through_elemwiseo"], pt.cast(pt.exp(x), "float32")) == []  # a downcast
+    assert forward(alg.ALGEBRA["upcast_through_elemwiseo"], pt.cast(pt.floor(x32), "float64")) == []  # floor: not listed
+    (f32,) = forward(alg.ALGEBRA["log_gamma_as_gammalno"], pt.log(pt.gamma(x32)), n=1)
     assert f32.type == pt.log(pt.gamma(x32)).type
 
 
@@ -195,9 +195,9 @@ def test_the_alloc_lift_takes_a_folded_one_element_constant():
     g = rewrite_graph(pt.log(1 + pt.broadcast_to(pt.exp(x), (3, x.shape[0]))), include=("canonicalize",))
     inner = g.owner.inputs[0]
     assert inner.owner.inputs[0].data.shape == (1, 1)  # canonicalize's [[1.]]
-    (lifted,) = forward(alg.elemwise_alloc_lifto, inner, n=1)
+    (lifted,) = forward(alg.ALGEBRA["elemwise_alloc_lifto"], inner, n=1)
     check_rewrite(inner, lifted, {x: VEC})
-    assert forward(alg.elemwise_alloc_lifto, pt.exp(x) + pt.broadcast_to(pt.exp(y), (3, y.shape[0]))) == []
+    assert forward(alg.ALGEBRA["elemwise_alloc_lifto"], pt.exp(x) + pt.broadcast_to(pt.exp(y), (3, y.shape[0]))) == []
 
 
 def test_the_rule_set_is_registered_as_choices_for_saturation():
@@ -214,7 +214,7 @@ def test_normalize_and_explain_refuse_the_algebra_by_name_and_best_runs_it():
     g = -x
     for call in (lambda: relations.normalize(g, relations.RULESETS["algebra"]),
                  lambda: relations.explain(g, relations.DEFAULT_RULES + relations.RULESETS["algebra"])):
-        with pytest.raises(ValueError, match=r"rules\[\d+\] \('\w+'\) is in RULESETS\['algebra'\]"):
+        with pytest.raises(ValueError, match=r"rules\[\d+\] \('\w+'\) is (in RULESETS\['algebra'\]|a choice rule with no measure)"):
             call()
     out = relations.best(g, rules=relations.DEFAULT_RULES + relations.RULESETS["algebra"])
     assert out.type == g.type
@@ -229,13 +229,13 @@ def test_the_operand_lift_backward_keeps_an_expansion_the_forward_would_not_make
     keeps the value the forward reads."""
     s = pt.sum(m)
     rhs = pt.alloc(pt.neg(pt.expand_dims(s, (0, 1))), 0, 1, 1)
-    answers = backward(alg.elemwise_alloc_operand_lifto, rhs)
+    answers = backward(alg.ALGEBRA["elemwise_alloc_operand_lifto"], rhs)
     assert answers
     for lhs in answers:
-        assert holds(alg.elemwise_alloc_operand_lifto, lhs, rhs)
+        assert holds(alg.ALGEBRA["elemwise_alloc_operand_lifto"], lhs, rhs)
         assert lhs.type == rhs.type
     # with an operand of the expanded dims, the expansion is the forward's and comes off
     y2 = pt.matrix("y2", shape=(1, 1))
     rhs2 = pt.alloc(pt.add(pt.expand_dims(s, (0, 1)), y2), 3, 1)
-    for lhs in backward(alg.elemwise_alloc_operand_lifto, rhs2):
-        assert holds(alg.elemwise_alloc_operand_lifto, lhs, rhs2)
+    for lhs in backward(alg.ALGEBRA["elemwise_alloc_operand_lifto"], rhs2):
+        assert holds(alg.ALGEBRA["elemwise_alloc_operand_lifto"], lhs, rhs2)

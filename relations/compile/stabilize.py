@@ -55,7 +55,8 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.nodes import scalar_op_of
 from graph_bridge.traverse import owned_variables
-from relations.rules.algebra import ALGEBRA_RULES, is_length, scalar_form
+from relations.rules.algebra import ALGEBRA_RULES
+from relations.rules.algebra.facts import is_length, scalar_form
 from relations.saturation.costs import shape_finder
 from relations.saturation.stability import instability, stability_cost
 from relations.saturation.egraph import EGraph, Limits
@@ -115,7 +116,7 @@ STABILIZE_RULES: tuple = tuple(
     for r in ALGEBRA_RULES
     if r.__name__
     not in {
-        "neg_as_mul_minus_oneo", "reciprocal_as_one_divo", "exp_neg_as_reciprocalo", "sub_as_add_nego",
+        "mul_minus_one_nego_rev", "one_div_reciprocalo_rev", "reciprocal_exp_nego_rev", "sub_add_nego",
         "add_commuteo", "mul_commuteo", "add_associateo", "mul_associateo",
     }
 )

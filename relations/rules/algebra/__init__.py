@@ -1,0 +1,103 @@
+"""The algebra rule set: the spellings of one expression that PyTensor's stabilizers tell apart.
+
+PyTensor's stabilizing rewrites are patterns over one spelling:
+``log1p(neg(exp(x)))`` and not ``log1p(mul(-1, exp(x)))`` (pytensor #1476,
+#1483), ``log(sub(exp(x), exp(y)))`` and not ``log(add(exp(x), mul(-1,
+exp(y))))``.  Canonicalize picks one spelling and "will not uncanonicalize
+some" (pytensor #2328).  The entries here say which spellings are equal, so
+an e-graph holds them all and a stabilizer that matches any one of them
+matches the class.
+
+Every entry is a choice (saturation only: ``RULESETS["algebra"]``,
+``relations.rules.SATURATION_ONLY``, never the greedy ``normalize``): an
+equality (``ALGEBRA.equal``) runs both ways, a rewrite one way.  Three are
+stable forms PyTensor has no rewrite for: ``exp(x**2) * erfc(x) ->
+erfcx(x)``, ``log(gamma(x))`` as ``gammaln(x)`` (pytensor #1181), and an
+upcast moved below a unary Elemwise (pytensor #2247); their right side is
+the accurate one where the left overflows, and ``relations.verify`` checks
+them on a finite domain.  ``docs/algebra.md`` explains each entry under its
+name; the goals and guards the table reads are in ``facts.py`` beside it.
+"""
+
+from __future__ import annotations
+
+from graph_bridge import same_typeo
+from relations import patterns as p
+from relations.patterns.family import Family
+from relations.patterns.guards import is_float, same_type
+from relations.rules.algebra.facts import (
+    expanded_too,
+    fit_undero,
+    length,
+    out_of_operand_order,
+    positive_constant,
+    scalar_or_constanto,
+    upcasto,
+)
+
+__all__ = ["ALGEBRA", "ALGEBRA_RULES"]
+
+a, b, x = p.var("a"), p.var("b"), p.var("x")
+f, c, hole, v, shape = p.var("f"), p.var("c"), p.var("hole"), p.var("v"), p.var("shape")
+bf, af, sb, sa, ev = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa"), p.var("ev")
+floats = is_float(a) & is_float(b)
+
+#: The family: its entries, in the order saturation tries them.
+ALGEBRA = Family("algebra", docs="algebra.md", choice=True)
+eq, rw = ALGEBRA.equal, ALGEBRA.rewrite
+
+# subtraction and negation
+eq("mul_minus_one_nego", p.mul(-1, a), p.neg(a), is_float(a), "A product with -1 is a negation (pytensor #1476).")
+eq("sub_add_nego", p.sub(a, b), p.add(a, p.neg(b)), floats, "A subtraction is an addition of a negation.")
+rw("add_neg_first_as_subo", p.add(p.neg(b), a), p.sub(a, b), floats,
+   "An addition of a negation, the negation first, is a subtraction (pytensor #2328: operand order).")
+rw("neg_subo", p.neg(p.sub(a, b)), p.sub(b, a), floats, "A negated subtraction is the subtraction the other way round.")
+rw("neg_nego", p.neg(p.neg(a)), a, doc="Two negations cancel.")
+# division and reciprocals
+eq("div_mul_reciprocalo", p.true_div(a, b), p.mul(a, p.reciprocal(b)), floats,
+   "A division is a product with a reciprocal (``exp(x) / (1 + exp(x))`` is the sigmoid pattern).")
+eq("one_div_reciprocalo", p.true_div(1, b), p.reciprocal(b), is_float(b), "One over ``b`` is its reciprocal.")
+rw("pow_minus_one_as_reciprocalo", p.pow(a, -1), p.reciprocal(a), is_float(a), "A power -1 is a reciprocal.")
+# exponentials
+eq("reciprocal_exp_nego", p.reciprocal(p.exp(a)), p.exp(p.neg(a)), is_float(a),
+   "The reciprocal of an exponential is the exponential of the negation.")
+rw("mul_exp_as_exp_addo", p.mul(p.exp(a), p.exp(b)), p.exp(p.add(a, b)), floats,
+   "A product of exponentials is the exponential of the sum (PyTensor specializes it only later).")
+# powers
+rw("pow_two_as_sqro", p.pow(a, 2), p.sqr(a), is_float(a), "A power 2 is a square.")
+rw("mul_self_as_sqro", p.mul(a, a), p.sqr(a), is_float(a), "A product of a graph with itself is its square.")
+# stable forms PyTensor has no rewrite for
+rw("exp_sqr_erfc_as_erfcxo", p.mul(p.exp(p.sqr(x)), p.erfc(x)), p.erfcx(x), is_float(x),
+   "``exp(x**2) * erfc(x)`` is the scaled complementary error function.")
+rw("erfc_exp_sqr_as_erfcxo", p.mul(p.erfc(x), p.exp(p.sqr(x))), p.erfcx(x), is_float(x),
+   "``erfc(x) * exp(x**2)`` is the scaled complementary error function (operand order).")
+rw("log_gamma_as_gammalno", p.log(p.gamma(x)), p.add(p.gammaln(x), p.log(p.sign(p.gamma(x)))), is_float(x),
+   "``log(gamma(x))`` is ``gammaln(x)`` plus the log of gamma's sign (pytensor #1181).")
+rw("upcast_through_elemwiseo", p.elemwise(c, p.elemwise(f, x, before=(), after=()), before=(), after=()),
+   p.elemwise(f, p.elemwise(c, x, before=(), after=()), before=(), after=()),
+   (upcasto(c, f, x), same_typeo(p.LHS, p.RHS)),
+   "An upcast moved below a unary Elemwise: the Elemwise computed in the wider dtype (pytensor #2247).")
+# broadcasts of an Elemwise operand
+rw("elemwise_alloc_lifto", p.elemwise(f, p.named(hole, p.alloc_of(v, shape)), before=bf, after=af),
+   p.alloc_of(p.elemwise(f, v, before=sb, after=sa), shape),
+   (scalar_or_constanto(bf, sb, v), scalar_or_constanto(af, sa, v), same_typeo(p.LHS, p.RHS)),
+   "An Elemwise moved into the value of a broadcast (``Alloc``, ``broadcast_to``, ``ones * v``).")
+rw("elemwise_alloc_operand_lifto", p.elemwise(f, p.named(hole, p.alloc_of(v, shape)), before=bf, after=af),
+   p.alloc_of(p.elemwise(f, ev, before=bf, after=af), shape),
+   (fit_undero(bf, af, shape), expanded_too(v, bf, af, ev), same_typeo(p.LHS, p.RHS)),
+   "An Elemwise moved into a broadcast operand whose other operands fit the broadcast's shape.")
+# logarithms of products and quotients
+rw("log_div_by_lengtho", p.log(p.true_div(a, b)), p.sub(p.log(a), p.log(b)), is_float(a) & length(b),
+   "The log of a mean is the log of the sum less the log of the length.")
+rw("log_mul_positive_consto", p.log(p.mul(c, a)), p.add(p.log(c), p.log(a)), is_float(a) & positive_constant(c),
+   "The log of a product with a positive constant is a sum of logs.")
+# commutativity and associativity, bounded (operands put in order; pairs nested to the right)
+rw("add_commuteo", p.add(a, b), p.add(b, a), out_of_operand_order(a, b), "Add commutes, into operand_key order.")
+rw("mul_commuteo", p.mul(a, b), p.mul(b, a), out_of_operand_order(a, b), "Mul commutes, into operand_key order.")
+rw("add_associateo", p.add(p.add(a, b), x), p.add(a, p.add(b, x)), same_type(a, b) & same_type(b, x) & is_float(a),
+   "Add associates: a left-nested pair of binary nodes is nested to the right.")
+rw("mul_associateo", p.mul(p.mul(a, b), x), p.mul(a, p.mul(b, x)), same_type(a, b) & same_type(b, x) & is_float(a),
+   "Mul associates: a left-nested pair of binary nodes is nested to the right.")
+
+#: The algebra relations, in the order saturation tries them.
+ALGEBRA_RULES: tuple = ALGEBRA.rules
