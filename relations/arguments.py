@@ -23,7 +23,8 @@ from pytensor.graph.basic import Variable
 from pytensor.graph.fg import FunctionGraph
 
 from logic_core.terms import is_logic_var
-from relations.patterns import Node
+from relations.patterns import Named, Node
+from relations.patterns.nodes import CompiledNode
 from relations.patterns.relation import Relation
 
 __all__ = [
@@ -130,7 +131,7 @@ def check_cost_value(value: Any, argname: str = "cost") -> float:
 
 def check_pattern(pattern: Any, argname: str = "pattern") -> Any:
     """An etuple pattern, a ``relations.patterns`` pattern or a logic variable; ``TypeError`` otherwise."""
-    if not isinstance(pattern, (ExpressionTuple, Node)) and not is_logic_var(pattern):
+    if not isinstance(pattern, (ExpressionTuple, Node, Named, CompiledNode)) and not is_logic_var(pattern):
         raise TypeError(
             f"{argname} must be an etuple, a relations.patterns pattern (or a logic variable), "
             f"got {type(pattern).__name__}"

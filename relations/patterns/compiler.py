@@ -40,10 +40,11 @@ stand for the two sides.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any
 
 from etuples.core import ExpressionTuple
+from unification import var as fresh_var
 from unification.variable import Var
 
 from graph_bridge import reify
@@ -51,6 +52,7 @@ from graph_bridge.facts import ndimo
 from graph_bridge.node_relations import DS
 from graph_bridge.terms import TermError, term
 from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.goals import lall_ready
 from logic_core.unifier import Eq, lreify
 from relations import patterns as p
 from relations.patterns.nodes import CompiledNode
@@ -312,3 +314,21 @@ def instantiate(steps: Sequence[tuple[Callable, tuple]], rename: dict) -> list:
         values = lreify(args, rename)
         out.append(Eq(*values) if make is Eq else make(*values))
     return out
+
+
+def side_match(pattern: Any, term_: Any) -> Iterator[dict[Var, Any]]:
+    """The bindings of ``pattern``'s variables under which it matches the term ``term_`` (a node
+    pattern of any kind: ``p.exp(x)``, ``p.elemwise(f, hole, before=..., after=...)``, ``p.named``, ...).
+
+    The pattern's compiled steps run as one conjunction with the left side
+    bound to ``term_`` (the caller sets the graph context the use facts read).
+    """
+    c = _Compiler()
+    c.side(pattern, p.LHS)
+    steps = c.steps + c.implied
+    names = [v for v in dict.fromkeys(v for _, args in steps for v in variables_in(args)) if v is not p.LHS]
+    rename: dict = {v: fresh_var() for v in names}
+    rename[p.LHS] = term_
+    wanted = [v for v in names if v not in c.made]
+    for state in lall_ready(*instantiate(steps, rename))({}):
+        yield {v: lreify(rename[v], state) for v in wanted}

@@ -146,6 +146,13 @@ def elemwise(f: Any, hole: Any = None, *, inputs: Any = None, before: Any = None
     """A stock Elemwise of scalar op ``f``: on the tuple ``inputs``, or on ``(*before, hole, *after)``."""
     if (inputs is None) == (hole is None):
         raise TypeError("p.elemwise takes inputs= (all inputs) or a hole pattern with before= and after=")
+    if hole is not None and (before is None or after is None):
+        missing = " and ".join(n for n, v in (("before=", before), ("after=", after)) if v is None)
+        raise TypeError(
+            f"p.elemwise(f, hole) needs {missing}: the inputs on each side of the hole (a tuple of patterns, "
+            f"() for none, or a pattern variable for any); without them it would match no node. For a "
+            f"node of one known Op, write it by name (p.exp(x), p.add(a, b), ...)"
+        )
     if inputs is not None:
         return _goal("elemwise", (), (Elemwise,), f"{f}, inputs={inputs}", _stock_elemwise, f, inputs, broadcasting)
     return _goal("elemwise", (hole,), (Elemwise,), f"{f}, before={before}, after={after}", _elemwise_hole,

@@ -17,7 +17,7 @@ from etuples.core import ExpressionTuple
 from pytensor.graph.basic import Variable, equal_computations
 from unification import unify
 
-from graph_bridge import etuplize
+from graph_bridge import etuplize, graph_context
 from graph_bridge.structural_keys import StructuralKeys
 from graph_bridge.traverse import owned_variables
 from logic_core.terms import is_ground
@@ -31,7 +31,9 @@ from relations.arguments import (
     same_structure,
 )
 from relations.greedy.fixpoint import normalize_variables
-from relations.patterns import Node
+from relations.patterns import Named, Node
+from relations.patterns.compiler import side_match
+from relations.patterns.nodes import CompiledNode
 from relations.patterns import match as pattern_match
 from relations.patterns.relation import Relation
 from relations.queries.progress import Progress
@@ -201,6 +203,10 @@ def match(
 
 def _bindings(pattern: Any, v: Variable) -> dict[Any, Any] | None:
     """What ``pattern`` (an etuple or a ``relations.patterns`` pattern) binds when it matches ``v``."""
+    if isinstance(pattern, (CompiledNode, Named)):
+        with graph_context([v]):
+            found = next(side_match(pattern, etuplize(v)), None)
+        return None if found is None else {k: _evaluated(b) for k, b in found.items()}
     s = pattern_match(pattern, v) if isinstance(pattern, Node) else unify(pattern, etuplize(v), {})
     if s is False or s is None:
         return None
@@ -241,7 +247,7 @@ def find(graph: Graph, pattern: Any) -> Iterator[Found]:
 
     >>> import pytensor.tensor as pt
     >>> from unification import var
-    >>> from graph_bridge import etuplize
+    >>> from graph_bridge import etuplize, graph_context
     >>> x = pt.vector("x")
     >>> a = var()
     >>> [f.bindings[a].name for f in find(pt.sum(pt.exp(x)) + 1, etuplize(pt.exp)(a))]
