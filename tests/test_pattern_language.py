@@ -273,3 +273,21 @@ def test_newcomer_exp_neg_is_a_choice_rule_that_keeps_values():
     assert g.same(y, pt.reciprocal(pt.exp(v)))
     assert relations.verify(_sum_mul_scalar()) is None
     np.testing.assert_allclose(out.eval({v: np.array([0.5, -2.0])}, mode="FAST_COMPILE"), np.exp([-0.5, 2.0]))
+
+
+def test_an_elemwise_hole_without_its_neighbours_is_refused_and_match_takes_every_pattern():
+    """``p.elemwise(f, hole)`` alone matched nothing, silently; ``match`` refused ``p.elemwise`` patterns."""
+    import pytensor.tensor as pt
+
+    import relations
+    from relations import patterns as p
+
+    f, x = p.var("f"), p.var("x")
+    with pytest.raises(TypeError, match=r"p.elemwise\(f, hole\) needs before= and after="):
+        p.elemwise(f, p.neg(x))
+    with pytest.raises(TypeError, match=r"needs after="):
+        p.elemwise(f, p.neg(x), before=())
+    m = pt.matrix("m")
+    [answer] = relations.match(pt.exp(-m), p.elemwise(f, p.neg(x), before=(), after=()))
+    assert answer[x] is m and type(answer[f]).__name__ == "Exp"
+    assert list(relations.match(pt.exp(m), p.elemwise(f, p.neg(x), before=(), after=()), depth=0)) == []
