@@ -55,7 +55,10 @@ def _answers_of(one: Callable[..., tuple | None]) -> Callable[..., Iterable[tupl
 class Mode:
     """One way to run a goal: from the ``needs`` arguments, ``run`` yields the ``gives`` ones.
 
-    ``needs`` and ``gives`` are argument positions.  ``run(*needed)`` gets
+    ``needs`` and ``gives`` name arguments: by the names of the goal's
+    arguments when :func:`moded` is given them as a dict
+    (``Mode(needs=("value", "before"), gives=("expanded",), one=build)``),
+    else by position.  ``run(*needed)`` gets
     the needed arguments' values (reified, ground) and yields one tuple of
     values per answer, in ``gives`` order (an empty tuple for a check).
     The mode runs when every needed value is ground and ``ready(*needed)``
@@ -78,8 +81,8 @@ class Mode:
 
     def __init__(
         self,
-        needs: Sequence[int],
-        gives: Sequence[int],
+        needs: Sequence[int | str],
+        gives: Sequence[int | str],
         run: Callable[..., Iterable[tuple]] | None = None,
         ready: Callable[..., bool] = always,
         open: Mapping[int, Sequence[int]] | None = None,
@@ -90,8 +93,8 @@ class Mode:
             raise TypeError("Mode takes one of run (all answers) and one (at most one answer)")
         if one is not None and isgeneratorfunction(one):
             raise TypeError(f"Mode: one must return its answer or None, and {one.__name__} is a generator function")
-        self.needs = tuple(needs)
-        self.gives = tuple(gives)
+        self.needs: tuple = tuple(needs)
+        self.gives: tuple = tuple(gives)
         self.one = one
         self.run = run if run is not None else _answers_of(one)
         self.ready = ready
@@ -101,6 +104,24 @@ class Mode:
     def __repr__(self) -> str:
         fn = self.one if self.one is not None else self.run
         return f"Mode(needs={self.needs}, gives={self.gives}, {'one' if self.one is not None else 'run'}={getattr(fn, '__name__', fn)})"
+
+    def at(self, names: Sequence[str], goal: str) -> Mode:
+        """This mode with its argument names (``needs``, ``gives``, ``open``) read as positions in ``names``."""
+
+        def position(a: int | str) -> int:
+            if isinstance(a, int):
+                return a
+            try:
+                return names.index(a)
+            except ValueError:
+                raise ValueError(f"{goal}: a mode names {a!r}, which is not one of its arguments {tuple(names)}") from None
+
+        out = Mode.__new__(Mode)
+        out.needs = tuple(position(a) for a in self.needs)
+        out.gives = tuple(position(a) for a in self.gives)
+        out.one, out.run, out.ready, out.plannable = self.one, self.run, self.ready, self.plannable
+        out.open = {position(k): tuple(position(a) for a in v) for k, v in self.open.items()}
+        return out
 
 
 #: What a goal may read of its terms (:attr:`ModedGoal.reads`).
@@ -160,10 +181,29 @@ def run_mode(mode: Mode, args: tuple, needed: Sequence[Any], S: Mapping) -> Iter
             yield s
 
 
-def moded(name: str, args: tuple, *modes: Mode, waiting: str | None = None, reads: str = "structure") -> ModedGoal:
+def moded(
+    name: str, args: tuple | Mapping[str, Any], *modes: Mode, waiting: str | None = None, reads: str = "structure"
+) -> ModedGoal:
     """The goal named ``name`` over ``args`` with ``modes``, tried in order.
 
-    ``waiting`` is the :class:`NotReady` message when no mode is ready;
-    ``reads``: see :attr:`ModedGoal.reads`.
+    ``args`` is a tuple, or a dict from argument names to terms; with names,
+    each mode says what it needs and gives by name, and the message of a
+    goal that waits names them::
+
+        moded("expanded_too", {"value": v, "before": b, "after": a, "expanded": e},
+              Mode(needs=("value", "before", "after"), gives=("expanded",), one=build),
+              Mode(needs=("before", "after", "expanded"), gives=("value",), one=unexpand))
+
+    ``waiting`` is the :class:`NotReady` message when no mode is ready
+    (default: the needs of each mode); ``reads``: see :attr:`ModedGoal.reads`.
     """
+    if isinstance(args, Mapping):
+        names = list(args)
+        if waiting is None:
+            waiting = f"{name} needs " + " or ".join(
+                "(" + ", ".join(str(a) for a in m.needs) + ")" for m in modes
+            )
+        return ModedGoal(name, tuple(args.values()), [m.at(names, name) for m in modes], waiting, reads)
+    if any(isinstance(a, str) for m in modes for a in (*m.needs, *m.gives)):
+        raise TypeError(f"{name}: its modes name arguments, so args must be a dict from those names to terms")
     return ModedGoal(name, args, modes, waiting, reads)
