@@ -40,6 +40,7 @@ from relations.queries.progress import Progress
 from relations.queries.proofs import prove
 from relations.queries.search import Found, best, equivalents, find, match
 from relations.queries.verify import verify
+from relations.queries.why_not import WhyNot, why_not
 from relations.rules import (
     COMPILE_RULES,
     DEFAULT_RULES,
@@ -88,6 +89,8 @@ __all__ = [
     "rule",
     "saturate",
     "verify",
+    "why_not",
+    "WhyNot",
 ]
 
 #: The package's version (the one in ``setup.cfg``).

@@ -33,6 +33,7 @@ from relations.arguments import as_variables, check_callable, check_cost_value, 
 from relations.queries import explain as greedy
 from relations.queries.explain import Explanation, Step
 from relations.queries.proofs import prove_in
+from relations.queries.why_not import closest_rewriters
 from relations.rules import greedy_index, rule_index
 from relations.saturation.costs import variable_elements
 from relations.saturation.stability import stability_key, stability_node_cost
@@ -65,6 +66,9 @@ class SaturatedExplanation(Explanation):
         self.report = report
         self.before = before
         self.after = after
+        #: when no form is better (or, under the default cost, no unstable spelling fewer): the
+        #: rewriters that came closest, each with what it was missing (``relations.why_not``)
+        self.closest: list = []
 
     def format(self, bookkeeping: bool | None = None) -> str:
         """The header (saturation, costs), then the steps; ``bookkeeping`` as for :meth:`Explanation.format`."""
@@ -79,6 +83,8 @@ class SaturatedExplanation(Explanation):
             lines.append("no form is better under the cost: the result is the input")
         else:
             lines.append(super().format(bookkeeping))
+        for name, attempt in self.closest:
+            lines.append(f"closest: {name} at {attempt}".replace("\n", "\n  "))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -141,10 +147,14 @@ def explain_saturated(
     steps = prove_in(egraph, outputs, result)
     if steps is None:  # an extracted form is in the input's classes by construction
         raise RuntimeError("explain: the extracted form is not in the input's classes")
-    return SaturatedExplanation(
+    explanation = SaturatedExplanation(
         graph, same_structure(graph, single, result), steps, egraph.report, keys[0], keys[chosen],
         bookkeeping=bool(bookkeeping),
     )
+    unstable = isinstance(keys[0], tuple) and keys[chosen][0] >= keys[0][0] > 0
+    if rewriters and (not steps or unstable):  # nothing better, or no unstable spelling fewer
+        explanation.closest = closest_rewriters(egraph, rewriters)
+    return explanation
 
 
 def explain(
