@@ -22,8 +22,9 @@ Before/After (``interval_of(pt.exp(x) + 1)`` with ``x`` a free vector)::
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytensor.scalar as ps
@@ -35,7 +36,7 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.traverse import bottom_up
 
-__all__ = ["Interval", "interval_of", "EVERYTHING"]
+__all__ = ["EVERYTHING", "Interval", "constant_interval", "interval_of", "op_interval"]
 
 INF = math.inf
 
@@ -309,31 +310,44 @@ def _reduction(scalar_op: object, x: Interval) -> Interval:
 _SAME_AS_FIRST = (DimShuffle, Alloc, Reshape, SpecifyShape, Subtensor, AdvancedSubtensor)
 
 
-def _node_interval(v: Variable, known: dict[Variable, Interval]) -> Interval:
-    node = v.owner
-    if node is None:
-        return _constant(v) if isinstance(v, Constant) else EVERYTHING
-    op = node.op
+def op_interval(op: Any, ins: Sequence[Interval], ndims: Sequence[int] | None = None) -> Interval:
+    """The interval of the output of ``op`` over inputs of intervals ``ins`` (``ndims``: the inputs'
+    ndims, which tell a Join's axis input from its pieces on PyTensor 3.0); the whole line where unknown.
+
+    One transfer function per Op, for the graph walk here and for an e-graph's class analysis alike.
+    """
     scalar_op = getattr(op, "scalar_op", None)
-    ins = [known.get(i, EVERYTHING) for i in node.inputs]
     if isinstance(op, CAReduce):
         return _reduction(scalar_op, ins[0])
-    if scalar_op is not None and len(node.outputs) == 1:
+    if scalar_op is not None:
         unary = _UNARY.get(type(scalar_op))
         if unary is not None and len(ins) == 1:
             return unary(ins[0])
         nary = _NARY.get(type(scalar_op))
-        if nary is not None:
-            return nary(ins)
-        return EVERYTHING
+        return nary(list(ins)) if nary is not None else EVERYTHING
     if isinstance(op, (Shape, Shape_i)):
         return _NONNEGATIVE
     if isinstance(op, _SAME_AS_FIRST) or type(op).__name__ == "ExplicitAlloc":
         return ins[0]
     if isinstance(op, Join):  # the axis is an input on PyTensor 3.0, a prop on 3.3
-        pieces = [t for i, t in zip(node.inputs, ins) if i.type.ndim > 0]
+        pieces = [t for k, t in enumerate(ins) if ndims is None or ndims[k] > 0]
         return _fold(Interval.join, pieces) if pieces else EVERYTHING
     return EVERYTHING
+
+
+def constant_interval(v: Constant) -> Interval:
+    """The range of a constant's values (the whole line when it is empty or not a number)."""
+    return _constant(v)
+
+
+def _node_interval(v: Variable, known: dict[Variable, Interval]) -> Interval:
+    node = v.owner
+    if node is None:
+        return _constant(v) if isinstance(v, Constant) else EVERYTHING
+    if len(node.outputs) != 1:
+        return EVERYTHING
+    ins = [known.get(i, EVERYTHING) for i in node.inputs]
+    return op_interval(node.op, ins, [i.type.ndim for i in node.inputs])
 
 
 def interval_of(v: Variable) -> Interval:
