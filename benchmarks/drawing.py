@@ -23,7 +23,9 @@ import sys
 import time
 import warnings
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -50,7 +52,7 @@ def _svg_counts(svg: str) -> tuple[int, int, int]:
     )
 
 
-def _best(fn, rounds: int) -> tuple[float, object]:
+def _best(fn: Callable[[], Any], rounds: int) -> tuple[float, Any]:
     times, out = [], None
     for _ in range(rounds):
         t0 = time.perf_counter()

@@ -38,7 +38,8 @@ def egraph_and_explanation() -> None:
     _write("explanation.svg", e.draw())
     s = relations.explain(pt.log(1 + pt.exp(x)), rewriters=("stabilize",))
     _write("explanation_stabilize.svg", s.draw())
-    y = relations.normalize(pt.alloc(x, 3, x.shape[0]) * 2 + pt.constant(np.arange(3.0)))
+    value = pt.as_tensor_variable(pt.alloc(x, 3, x.shape[0]))
+    y = relations.normalize(value * 2 + pt.constant(np.arange(3.0)))
     _write("graph.svg", relations.draw(y))
 
 

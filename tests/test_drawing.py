@@ -45,7 +45,9 @@ def _texts(g: ET.Element) -> list[str]:
 
 
 def _title(g: ET.Element) -> str:
-    return g.find(f"{SVG}title").text
+    title = g.find(f"{SVG}title")
+    assert title is not None and title.text is not None
+    return title.text
 
 
 def _sum_of_expand_dims():
@@ -71,7 +73,9 @@ def _logp_like(n: int = 6):
     xs = [pt.vector(f"x{i}") for i in range(n)]
     mu, sigma = pt.scalar("mu"), pt.scalar("sigma")
     logp = sum(pt.sum(-0.5 * ((x - mu) / sigma) ** 2 - pt.log(sigma) - 0.5 * np.log(2 * np.pi)) for x in xs)
-    return [logp, *pytensor.grad(logp, [mu, sigma, *xs])]
+    grads = pytensor.grad(logp, [mu, sigma, *xs])
+    assert isinstance(grads, list)
+    return [logp, *grads]
 
 
 # -- the DOT source ---------------------------------------------------------------------------
@@ -162,7 +166,9 @@ def _folded_counts(svg: str) -> int:
     for box in _groups(svg, "node"):
         if "folded" in _classes(box):
             [text] = _texts(box)
-            total += int(re.match(r"(\d+) class", text).group(1))
+            found = re.match(r"(\d+) class", text)
+            assert found is not None, text
+            total += int(found.group(1))
     return total
 
 

@@ -290,6 +290,7 @@ def _edges(dot: Dot, layout: _Layout, entry: dict[int, str]) -> None:
         for n in layout.members(c)[0]:
             chosen = layout.chosen.get(c) == n.term
             for k in n.children:
+                attrs: dict[str, object]
                 if k in entry:
                     head, attrs = entry[k], ({"lhead": f"cluster_{k}"} if k != c else {})
                     if chosen and k in layout.chosen:
@@ -305,6 +306,13 @@ def _edges(dot: Dot, layout: _Layout, entry: dict[int, str]) -> None:
                 if k in entry and (f"fold{r}", entry[k]) not in seen:
                     seen.add((f"fold{r}", entry[k]))
                     dot.edge(f"fold{r}", entry[k], lhead=f"cluster_{k}", color=FOLD_COLOR, style="dashed")
+
+
+def _positive(value: Any, argname: str) -> int:
+    count = int(check_count(value, argname) or 0)
+    if count < 1:
+        raise ValueError(f"{argname} must be a positive integer, got {value!r}")
+    return count
 
 
 def draw_egraph(
@@ -326,11 +334,11 @@ def draw_egraph(
     ``FOLD_BOXES + per_class``), ``per_class`` the e-nodes drawn per class.
     The e-graph is read, never changed (an extraction adds nothing to it).
     """
-    per_class = max(1, check_count(per_class, "per_class"))
-    max_boxes = check_count(max_boxes, "max_boxes")
+    per_class = _positive(per_class, "per_class")
+    max_boxes = _positive(max_boxes, "max_boxes")
     if max_boxes < FOLD_BOXES + per_class:
         raise ValueError(f"max_boxes must be at least {FOLD_BOXES + per_class} (FOLD_BOXES + per_class), got {max_boxes}")
-    radius = check_count(radius, "radius")
+    radius = int(check_count(radius, "radius") or 0)
     if isinstance(around, bool) or not (around is None or isinstance(around, (int, Variable))):
         raise TypeError(f"around must be a variable of the e-graph or a class number, got {type(around).__name__}")
     classes = egraph.classes()
