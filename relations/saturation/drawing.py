@@ -345,7 +345,10 @@ def draw_egraph(
     chosen: dict[int, int] = {}
     if form is not False:
         form = egraph.extract().result if form is None else form
-        chosen = chosen_enodes(egraph, as_variables(form, "form")[0], classes)
+        outputs = as_variables(form, "form")[0]
+        if len(outputs) != len(egraph.roots):
+            raise ValueError(f"form must be a form of the e-graph's {len(egraph.roots)} outputs, got {len(outputs)}")
+        chosen = chosen_enodes(egraph, outputs, classes)
     options = {"around": around, "radius": radius, "max_boxes": max_boxes, "per_class": per_class}
     layout = _Layout(egraph, classes, chosen, options)
     dot = Dot("egraph", compound="true", rankdir="TB", nodesep=0.2, ranksep=0.35)
