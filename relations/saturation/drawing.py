@@ -295,10 +295,12 @@ def _edges(dot: Dot, layout: _Layout, entry: dict[int, str]) -> None:
                     head, attrs = entry[k], ({"lhead": f"cluster_{k}"} if k != c else {})
                     if chosen and k in layout.chosen:
                         attrs.update({"color": MARK_COLOR, "penwidth": 2.0, "class": "chosen"})
-                else:
-                    head, attrs = f"fold{layout.region[k]}", {"color": FOLD_COLOR, "style": "dashed"}
-                if (f"e{n.term}", head) not in seen:
-                    seen.add((f"e{n.term}", head))
+                else:  # one edge from the class to a folded region, however many of its e-nodes read it
+                    head = f"fold{layout.region[k]}"
+                    attrs = {"color": FOLD_COLOR, "style": "dashed", "ltail": f"cluster_{c}"}
+                key = (f"e{n.term}" if k in entry else f"c{c}", head)
+                if key not in seen:
+                    seen.add(key)
                     dot.edge(f"e{n.term}", head, **attrs)
     for c, r in layout.region.items():
         for n in layout.classes[c]:
