@@ -18,8 +18,11 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from helpers import snapshot
+from strategies import graphs
 
 import relations
 from graph_bridge import dot as dot_module
@@ -245,6 +248,17 @@ def test_without_dot_svg_names_the_extra_and_dot_still_works(monkeypatch):
     assert "Sum{axes=None}" in eg.to_dot()
 
 
+def test_the_dot_program_named_by_relations_dot_is_used(monkeypatch, tmp_path):
+    real = find_dot()
+    assert real is not None, "the test extra installs graphviz-pure"
+    wrapper = tmp_path / "my-dot"
+    wrapper.write_text(f'#!/bin/sh\necho "<!-- through my-dot -->" \nexec "{real}" "$@" | tail -n +2\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("RELATIONS_DOT", str(wrapper))
+    assert find_dot() == str(wrapper)
+    assert render_svg("digraph { a }").startswith("<!-- through my-dot -->")
+
+
 def test_a_dot_program_named_that_is_not_there_is_not_found(monkeypatch):
     monkeypatch.setenv("RELATIONS_DOT", "/nonexistent/dot")
     assert find_dot() is None
@@ -358,3 +372,34 @@ def test_a_deep_graph_folds_below_depth():
     d = draw_graph(y, depth=2)
     assert d.dot().count("Exp\\n") == 3 and "1 inputs not drawn" in d.dot()
     assert isinstance(relations.draw([y, x]), Drawing)
+
+
+# -- drawn graphs -------------------------------------------------------------------------------------------
+
+#: Examples of the property below in the fast profile (each saturates, extracts and lays out a drawing).
+DRAWN_EXAMPLES = 40
+
+
+@settings(
+    max_examples=min(settings().max_examples, DRAWN_EXAMPLES), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(graphs(max_nodes=6, family=None), st.sampled_from([FOLD_BOXES + 1 + 6, MAX_BOXES]))
+def test_any_drawn_egraph_draws_within_its_bound_with_its_extracted_form(drawn, max_boxes):
+    before = snapshot(*drawn.outputs)
+    eg = relations.saturate(drawn.outputs, limits=relations.Limits(nodes=2_000, iterations=4, seconds=2.0))
+    size = eg.size
+    form = eg.extract().result
+    outputs = form if isinstance(form, list) else [form]
+    chosen = chosen_enodes(eg, outputs)
+    form_vars = {id(v) for v in pytensor.graph.traversal.ancestors(outputs)}
+    assert len(chosen) == len(form_vars), drawn.describe()  # every node of the form found, one per class
+    svg = eg.draw(form=form, max_boxes=max_boxes).svg()
+    boxes = _groups(svg, "node")
+    clusters = _groups(svg, "cluster")
+    assert len(boxes) <= max_boxes, drawn.describe()
+    assert len(clusters) + _folded_counts(svg) == size[0], drawn.describe()
+    shown = {int(c.get("id").removeprefix("class_")) for c in clusters}
+    red = {b.get("id") for b in boxes if "chosen" in _classes(b)}
+    assert red == {f"enode_{t}" for c, t in chosen.items() if c in shown}, drawn.describe()
+    assert snapshot(*drawn.outputs) == before and eg.size == size, drawn.describe()
