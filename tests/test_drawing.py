@@ -279,6 +279,13 @@ def test_jupyter_gets_svg():
     assert "boxes" in repr(relations.draw(g))
 
 
+def test_a_drawing_saves_its_svg_or_its_source(tmp_path):
+    x, g = _sum_of_expand_dims()
+    picture = relations.draw(g)
+    assert ET.parse(picture.save(tmp_path / "g.svg")).getroot().tag == f"{SVG}svg"
+    assert picture.save(tmp_path / "g.gv").read_text() == picture.dot()
+
+
 # -- explanations ------------------------------------------------------------------------------------
 
 
