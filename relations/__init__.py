@@ -34,6 +34,7 @@ from relations.compile.workarounds import install_merge_alloc_fix, protect, prot
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, rule
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.queries.drawing import draw
 from relations.queries.explain import Explanation, Proof, Step
 from relations.queries.explain_saturated import SaturatedExplanation, explain
 from relations.queries.progress import Progress
@@ -72,6 +73,7 @@ __all__ = [
     "SaturatedExplanation",
     "Step",
     "broadcast_shapeo",
+    "draw",
     "equivalents",
     "explain",
     "find",

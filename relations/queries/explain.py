@@ -279,6 +279,20 @@ class Explanation:
         rules = ", ".join(f"{r} x{n}" for r, n in self.counts.items())
         return f"Explanation({len(self.steps)} steps: {rules})"
 
+    def draw(self, **options: Any) -> Any:
+        """A picture of the steps (``.dot()``, ``.svg()``); see :func:`relations.queries.drawing.draw_explanation`."""
+        from relations.queries.drawing import draw_explanation
+
+        return draw_explanation(self, **options)
+
+    def to_dot(self, **options: Any) -> str:
+        """The Graphviz source of :meth:`draw`'s picture."""
+        return self.draw(**options).dot()
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of the steps (``None`` without a ``dot`` program: the text is shown)."""
+        return self.draw()._repr_svg_()
+
 
 def _counts(steps: Sequence[Step]) -> dict[str, int]:
     counts: dict[str, int] = {}

@@ -1002,6 +1002,21 @@ class EGraph:
         :func:`relations.saturation.extract.forms`."""
         return extract_mod.forms(self, limit, roots, seconds=seconds, nodes=nodes)
 
+    def draw(self, form: Any = None, **options: Any) -> Any:
+        """A picture of the e-graph, the extracted form highlighted, folded to 60 boxes; ``.dot()``, ``.svg()``;
+        see :func:`relations.saturation.drawing.draw_egraph` (``form``, ``around``, ``radius``, ``max_boxes``)."""
+        from relations.saturation.drawing import draw_egraph
+
+        return draw_egraph(self, form, **options)
+
+    def to_dot(self, **options: Any) -> str:
+        """The Graphviz source of :meth:`draw`'s picture."""
+        return self.draw(**options).dot()
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of the e-graph (``None`` without a ``dot`` program: the text is shown)."""
+        return self.draw()._repr_svg_()
+
     def structure(self, outputs: list[Variable]) -> Any:
         """``outputs`` in the structure of the graph given to :func:`saturate` (a variable or a list)."""
         return outputs[0] if self._single and len(outputs) == 1 else list(outputs)
