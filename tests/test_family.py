@@ -79,3 +79,15 @@ def test_the_algebra_table_is_one_line_entries_of_one_family():
     for name in equalities:  # each reversed relation is its equality's sides swapped
         there, back = ALGEBRA[name.removesuffix("_rev")], ALGEBRA[name]
         assert repr(there.lhs) == repr(back.rhs) and repr(there.rhs) == repr(back.lhs)
+
+
+def test_a_direction_states_the_measure_its_patterns_give_else_runs_in_saturation_only():
+    fam = _family()
+    assert fam["sub_add_neg"].measure.stated and fam["sub_add_neg"].measure.text == "Sub nodes"
+    assert fam["sub_add_neg_rev"].measure.text == "Add nodes"
+    logs = Family("logs")
+    logs.equal("log_recip", p.log(p.reciprocal(a)), p.neg(p.log(a)), positive(a), "Log of a reciprocal.")
+    assert not logs["log_recip"].measure.stated  # log(reciprocal(a)) -> neg(log(a)) builds a Log
+    assert logs["log_recip_rev"].measure.text == "Neg nodes"
+    with pytest.raises(ValueError, match="'log_recip'"):
+        relations.normalize(pt.log(pt.reciprocal(pt.exp(x))), logs.rules)

@@ -26,10 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import pytensor.tensor as pt
+
+from graph_bridge.measures import Measure, count
+from relations import patterns as p
 from relations.patterns.guards import Guard
 from relations.patterns.rewrite_rule import rewrite_rule
 
-__all__ = ["Equality", "Family", "REVERSED"]
+__all__ = ["REVERSED", "Equality", "Family", "root_count"]
 
 #: The suffix of the name of an equality's right-to-left relation.
 REVERSED = "_rev"
@@ -52,6 +56,43 @@ class Equality:
 
 def _guards(where: Guard | Sequence[Any]) -> tuple:
     return (where,) if isinstance(where, Guard) else tuple(where)
+
+
+def _scalar_op_class(pattern: Any) -> type | None:
+    """The scalar Op class of an Elemwise pattern node (``p.mul(...)``: ``Mul``), else ``None``."""
+    if isinstance(pattern, p.Named):
+        pattern = pattern.node
+    if isinstance(pattern, p.Node) and pattern.name in p.ELEMWISE:
+        return type(getattr(pt, pattern.name).scalar_op)
+    return None
+
+
+def _nodes(pattern: Any) -> list[Any]:
+    out, stack = [], [pattern]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, p.Named):
+            t = t.node
+        if isinstance(t, p.Node):
+            out.append(t)
+            stack.extend(t.args)
+    return out
+
+
+def root_count(lhs: Any, rhs: Any) -> Measure | None:
+    """The measure a rule ``lhs -> rhs`` decreases by its patterns alone, if there is one: the count of
+    Elemwise nodes of the left root's scalar Op when the right side builds none (the root is replaced
+    wherever it is used, and nothing of its kind is made), else ``None``."""
+    cls = _scalar_op_class(lhs)
+    if cls is None or any(_scalar_op_class(n) is cls for n in _nodes(rhs)):
+        return None
+    return count(test=lambda node: isinstance(getattr(node.op, "scalar_op", None), cls), text=cls.__name__)
+
+
+def _measure(lhs: Any, rhs: Any, given: Any) -> Any:
+    """``given``, else :func:`root_count`, else ``None`` (:func:`rewrite_rule`'s default: a choice states none,
+    and runs in saturation only)."""
+    return given if given is not None else root_count(lhs, rhs)
 
 
 class Family:
@@ -97,12 +138,16 @@ class Family:
         self._rules.append(relation)
         return relation
 
-    def equal(self, name: str, lhs: Any, rhs: Any, where: Guard | Sequence[Any] = (), doc: str | None = None) -> Equality:
+    def equal(self, name: str, lhs: Any, rhs: Any, where: Guard | Sequence[Any] = (), doc: str | None = None,
+              measures: tuple[Any, Any] | None = None) -> Equality:
         """``lhs`` and ``rhs`` are equal where ``where`` holds: the relations ``name`` and ``name_rev``.
 
         Both are choices (saturation only); ``where`` must be testable from
         either side alone (its variables occur in both sides, or a goal
-        computes them), else the backward relation is refused.
+        computes them), else the backward relation is refused.  A direction
+        states the measure it decreases when its patterns give one (the
+        count of its left root's Op, :func:`root_count`) or
+        ``measures=(forward, backward)`` does; saturation needs none.
         """
         if not hasattr(rhs, "op_classes") and not hasattr(rhs, "node"):
             raise TypeError(
@@ -110,17 +155,22 @@ class Family:
                 f"side is a variable or a constant runs one way only: declare it with rewrite(...)"
             )
         guards = _guards(where)
-        there = rewrite_rule(name, lhs, rhs, where=guards, doc=doc, docs=self.docs, choice=True)
-        back = rewrite_rule(name + REVERSED, rhs, lhs, where=guards, doc=doc, docs=self.docs, choice=True)
-        back.docs_heading = name  # type: ignore[attr-defined]
+        given = measures if measures is not None else (None, None)
+        there = rewrite_rule(name, lhs, rhs, where=guards, doc=doc, docs=self.docs, choice=True,
+                             measure=_measure(lhs, rhs, given[0]))
+        back = rewrite_rule(name + REVERSED, rhs, lhs, where=guards, doc=doc, docs=self.docs, choice=True,
+                            measure=_measure(rhs, lhs, given[1]))
         self._add(there)
         self._add(back)
         return Equality(name, there, back)
 
     def rewrite(self, name: str, lhs: Any, rhs: Any, where: Guard | Sequence[Any] = (), doc: str | None = None,
                 **options: Any) -> Callable:
-        """A directed rule ``lhs -> rhs`` with the family's defaults (``options`` as :func:`rewrite_rule`'s)."""
+        """A directed rule ``lhs -> rhs`` with the family's defaults (``options`` as :func:`rewrite_rule`'s);
+        without a measure, the one its patterns give (:func:`root_count`), else :func:`rewrite_rule`'s default."""
         options.setdefault("choice", self.choice)
         if self.measure is not None:
             options.setdefault("measure", self.measure)
+        if options.get("measure") is None and p.pattern_nodes(rhs) >= p.pattern_nodes(lhs):
+            options["measure"] = root_count(lhs, rhs)
         return self._add(rewrite_rule(name, lhs, rhs, where=_guards(where), doc=doc, docs=self.docs, **options))

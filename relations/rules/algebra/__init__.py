@@ -26,6 +26,14 @@ from relations import patterns as p
 from relations.patterns.family import Family
 from relations.patterns.guards import is_float, same_type
 from relations.rules.algebra.facts import (
+    ALLOC_PATHS,
+    BELOW_CASTS,
+    DIVISIONS,
+    LEFT_NESTED,
+    LOG_OF_GAMMA,
+    MISORDERED,
+    NEGATIONS,
+    PRODUCTS,
     expanded_too,
     fit_undero,
     length,
@@ -60,7 +68,7 @@ eq("one_div_reciprocalo", p.true_div(1, b), p.reciprocal(b), is_float(b), "One o
 rw("pow_minus_one_as_reciprocalo", p.pow(a, -1), p.reciprocal(a), is_float(a), "A power -1 is a reciprocal.")
 # exponentials
 eq("reciprocal_exp_nego", p.reciprocal(p.exp(a)), p.exp(p.neg(a)), is_float(a),
-   "The reciprocal of an exponential is the exponential of the negation.")
+   "The reciprocal of an exponential is the exponential of the negation.", measures=(None, NEGATIONS))
 rw("mul_exp_as_exp_addo", p.mul(p.exp(a), p.exp(b)), p.exp(p.add(a, b)), floats,
    "A product of exponentials is the exponential of the sum (PyTensor specializes it only later).")
 # powers
@@ -72,32 +80,35 @@ rw("exp_sqr_erfc_as_erfcxo", p.mul(p.exp(p.sqr(x)), p.erfc(x)), p.erfcx(x), is_f
 rw("erfc_exp_sqr_as_erfcxo", p.mul(p.erfc(x), p.exp(p.sqr(x))), p.erfcx(x), is_float(x),
    "``erfc(x) * exp(x**2)`` is the scaled complementary error function (operand order).")
 rw("log_gamma_as_gammalno", p.log(p.gamma(x)), p.add(p.gammaln(x), p.log(p.sign(p.gamma(x)))), is_float(x),
-   "``log(gamma(x))`` is ``gammaln(x)`` plus the log of gamma's sign (pytensor #1181).")
+   "``log(gamma(x))`` is ``gammaln(x)`` plus the log of gamma's sign (pytensor #1181).", measure=LOG_OF_GAMMA)
 rw("upcast_through_elemwiseo", p.elemwise(c, p.elemwise(f, x, before=(), after=()), before=(), after=()),
    p.elemwise(f, p.elemwise(c, x, before=(), after=()), before=(), after=()),
    (upcasto(c, f, x), same_typeo(p.LHS, p.RHS)),
-   "An upcast moved below a unary Elemwise: the Elemwise computed in the wider dtype (pytensor #2247).")
+   "An upcast moved below a unary Elemwise: the Elemwise computed in the wider dtype (pytensor #2247).",
+   measure=BELOW_CASTS)
 # broadcasts of an Elemwise operand
 rw("elemwise_alloc_lifto", p.elemwise(f, p.named(hole, p.alloc_of(v, shape)), before=bf, after=af),
    p.alloc_of(p.elemwise(f, v, before=sb, after=sa), shape),
    (scalar_or_constanto(bf, sb, v), scalar_or_constanto(af, sa, v), same_typeo(p.LHS, p.RHS)),
-   "An Elemwise moved into the value of a broadcast (``Alloc``, ``broadcast_to``, ``ones * v``).")
+   "An Elemwise moved into the value of a broadcast (``Alloc``, ``broadcast_to``, ``ones * v``).", measure=ALLOC_PATHS)
 rw("elemwise_alloc_operand_lifto", p.elemwise(f, p.named(hole, p.alloc_of(v, shape)), before=bf, after=af),
    p.alloc_of(p.elemwise(f, ev, before=bf, after=af), shape),
    (fit_undero(bf, af, shape), expanded_too(v, bf, af, ev), same_typeo(p.LHS, p.RHS)),
-   "An Elemwise moved into a broadcast operand whose other operands fit the broadcast's shape.")
+   "An Elemwise moved into a broadcast operand whose other operands fit the broadcast's shape.", measure=ALLOC_PATHS)
 # logarithms of products and quotients
 rw("log_div_by_lengtho", p.log(p.true_div(a, b)), p.sub(p.log(a), p.log(b)), is_float(a) & length(b),
-   "The log of a mean is the log of the sum less the log of the length.")
+   "The log of a mean is the log of the sum less the log of the length.", measure=DIVISIONS)
 rw("log_mul_positive_consto", p.log(p.mul(c, a)), p.add(p.log(c), p.log(a)), is_float(a) & positive_constant(c),
-   "The log of a product with a positive constant is a sum of logs.")
+   "The log of a product with a positive constant is a sum of logs.", measure=PRODUCTS)
 # commutativity and associativity, bounded (operands put in order; pairs nested to the right)
-rw("add_commuteo", p.add(a, b), p.add(b, a), out_of_operand_order(a, b), "Add commutes, into operand_key order.")
-rw("mul_commuteo", p.mul(a, b), p.mul(b, a), out_of_operand_order(a, b), "Mul commutes, into operand_key order.")
+rw("add_commuteo", p.add(a, b), p.add(b, a), out_of_operand_order(a, b), "Add commutes, into operand_key order.",
+   measure=MISORDERED)
+rw("mul_commuteo", p.mul(a, b), p.mul(b, a), out_of_operand_order(a, b), "Mul commutes, into operand_key order.",
+   measure=MISORDERED)
 rw("add_associateo", p.add(p.add(a, b), x), p.add(a, p.add(b, x)), same_type(a, b) & same_type(b, x) & is_float(a),
-   "Add associates: a left-nested pair of binary nodes is nested to the right.")
+   "Add associates: a left-nested pair of binary nodes is nested to the right.", measure=LEFT_NESTED)
 rw("mul_associateo", p.mul(p.mul(a, b), x), p.mul(a, p.mul(b, x)), same_type(a, b) & same_type(b, x) & is_float(a),
-   "Mul associates: a left-nested pair of binary nodes is nested to the right.")
+   "Mul associates: a left-nested pair of binary nodes is nested to the right.", measure=LEFT_NESTED)
 
 #: The algebra relations, in the order saturation tries them.
 ALGEBRA_RULES: tuple = ALGEBRA.rules

@@ -15,12 +15,15 @@ import numpy as np
 import pytensor.scalar as ps
 import pytensor.tensor as pt
 from pytensor.graph.basic import Constant, Variable
-from pytensor.tensor.elemwise import DimShuffle
+from pytensor.graph.traversal import ancestors
+from pytensor.tensor.basic import Alloc
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.subtensor import Subtensor
 
 from graph_bridge import etuplize
-from graph_bridge.measures import graph_nodes
+from graph_bridge.measures import Measure, count, graph_nodes, paths_below
 from graph_bridge.nodes import scalar_of
+from graph_bridge.ops import ExplicitAlloc
 from graph_bridge.terms import term_variable
 from logic_core.modes import Mode, ModedGoal, moded
 from relations.patterns.guards import guard
@@ -255,3 +258,83 @@ def positive_constant(c: Variable) -> bool:
 def out_of_operand_order(a: Variable, b: Variable) -> bool:
     """``a`` comes after ``b`` in :func:`operand_key` order, and the two have one type (no broadcast moves)."""
     return operand_key(a) > operand_key(b) and a.type == b.type
+
+
+# --- the measures of the entries whose patterns give none ---------------------------------------
+
+
+def scalar_count(cls: type, text: str) -> Measure:
+    """The number of Elemwise nodes (stock or explicit-broadcast) whose scalar op is a ``cls``."""
+    return count(test=lambda node: isinstance(getattr(node.op, "scalar_op", None), cls), text=text)
+
+
+def log_of_gamma(v: Variable) -> int:
+    """The Log nodes reading a Gamma (``log_gamma_as_gammalno``'s measure)."""
+    return sum(
+        1
+        for n in graph_nodes(v)
+        if isinstance(n.op, Elemwise)
+        and isinstance(n.op.scalar_op, ps.Log)
+        and n.inputs[0].owner is not None
+        and isinstance(getattr(n.inputs[0].owner.op, "scalar_op", None), ps.Gamma)
+    )
+
+
+def _is_cast(node: Any) -> bool:
+    return isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, ps.Cast)
+
+
+def below_casts(v: Variable) -> int:
+    """Pairs (Cast, non-Cast Elemwise below it) (``upcast_through_elemwiseo``'s measure)."""
+    total = 0
+    for n in graph_nodes(v):
+        if _is_cast(n):
+            total += sum(
+                1 for u in ancestors(n.inputs) if u.owner is not None and isinstance(u.owner.op, Elemwise) and not _is_cast(u.owner)
+            )
+    return total
+
+
+def is_alloc_node(node: Any) -> bool:
+    """Whether ``node`` is an Alloc, stock or explicit (the broadcast lifts' measure counts paths below one)."""
+    return type(node.op) in (Alloc, ExplicitAlloc)
+
+
+def misordered(v: Variable) -> int:
+    """Binary Add/Mul nodes whose operands are out of :func:`operand_key` order (the commutativity's measure)."""
+    return sum(
+        1
+        for n in graph_nodes(v)
+        if isinstance(getattr(n.op, "scalar_op", None), (ps.Add, ps.Mul))
+        and len(n.inputs) == 2
+        and operand_key(n.inputs[0]) > operand_key(n.inputs[1])
+    )
+
+
+def left_nested(v: Variable) -> int:
+    """The nodes below the first operand of each binary Add/Mul whose first operand is one of its own."""
+    total = 0
+    for n in graph_nodes(v):
+        op = getattr(n.op, "scalar_op", None)
+        left = n.inputs[0].owner if n.inputs else None
+        if (
+            isinstance(op, (ps.Add, ps.Mul))
+            and len(n.inputs) == 2
+            and left is not None
+            and getattr(left.op, "scalar_op", None) == op
+            and len(left.inputs) == 2
+        ):
+            total += len(graph_nodes(n.inputs[0]))
+    return total
+
+
+
+#: The measures the table names (the entries whose patterns give none: ``relations.patterns.family.root_count``).
+LOG_OF_GAMMA = Measure("Log nodes reading a Gamma", log_of_gamma)
+BELOW_CASTS = Measure("pairs (Cast, non-Cast Elemwise below it)", below_casts)
+ALLOC_PATHS = paths_below(is_alloc_node, "Alloc")
+MISORDERED = Measure("binary Add/Mul nodes whose operands are out of operand_key order", misordered)
+LEFT_NESTED = Measure("nodes under the first operand of left-nested binary Add/Mul nodes", left_nested)
+NEGATIONS = scalar_count(ps.Neg, "neg")
+DIVISIONS = scalar_count(ps.TrueDiv, "true_div")
+PRODUCTS = scalar_count(ps.Mul, "mul")
