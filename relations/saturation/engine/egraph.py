@@ -1,0 +1,398 @@
+"""The e-graph: union-find, hash-cons, per-class parents, deferred rebuild, types, proof forest.
+
+An e-node is a plain tuple ``(op id, child class id, ...)``: no PyTensor node is built for it.
+An op id interns an Op with the number of inputs and the output index (``(op, nin, out)``);
+a leaf (an input variable, or a constant: constants with equal type and data are one leaf)
+is an op id of arity 0.  The type of a class is the one its first e-node has, inferred once
+per (op id, input type ids) with ``op.make_node`` over dummy inputs and remembered.
+
+Storage, indexed by class id (an int; a class id is also the id of the e-node that made it):
+``parent`` (union-find), ``nodes`` (its e-nodes), ``parents`` (e-nodes using it), ``ctype``
+(its type id) and ``data`` (its analysis, :mod:`.analysis`).  ``hashcons`` maps every live,
+canonical e-node to its root class; ``stamp`` to the clock tick at which its row was last
+(re)written; ``tables[op id]`` lists rows ``(e-node)`` with ``ticks[op id]`` their ticks, in
+tick order, for semi-naive matching (:mod:`.query`).
+
+Rebuilding is egg's: a union moves the smaller class's e-nodes to the larger (their rows are
+re-stamped: their output column changed) and queues the smaller class's parents; ``rebuild``
+re-canonicalizes only those queued parents, merging congruent ones, until none are left.
+No pass re-keys every e-node.  Every union records why (``unions``: ``(a, b, reason)`` with
+``reason`` a rule's ``(name, substitution)`` or ``("congruence", e-node)``); :meth:`explain`
+reads a path back.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.traversal import toposort
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+
+from relations.saturation.engine.analysis import Analysis
+
+__all__ = ["CONGRUENCE", "EGraph"]
+
+#: The reason name recorded for a union made by congruence closure.
+CONGRUENCE = "congruence"
+
+
+def _is_left_padding(node: Any) -> bool:
+    """Whether ``node`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front)."""
+    if node is None or type(node.op) is not DimShuffle:
+        return False
+    order = node.op.new_order
+    k = len(order) - node.inputs[0].type.ndim
+    return k >= 0 and all(o == "x" for o in order[:k]) and list(order[k:]) == list(range(len(order) - k))
+
+
+class EGraph:
+    """An e-graph over interned Ops; see the module docstring for its storage."""
+
+    def __init__(self, analysis: Analysis | None = None) -> None:
+        self.parent: list[int] = []
+        self.nodes: list[Any] = []
+        self.parents: list[Any] = []
+        self.ctype: list[int] = []
+        self.data: list[Any] = []
+        self.hashcons: dict[tuple, int] = {}
+        self.stamp: dict[tuple, int] = {}
+        self.tables: list[list[tuple]] = []
+        self.ticks: list[list[int]] = []
+        self.dead: list[int] = []
+        self.ops: list[Any] = []
+        self.op_ids: dict[Any, int] = {}
+        self.leaf: dict[int, Variable] = {}
+        self.types: list[Any] = []
+        self.type_ids: dict[Any, int] = {}
+        self.type_key: list[Any] = []
+        self.infer_cache: dict[tuple, int] = {}
+        self.clock = 0
+        self.pending: list[tuple] = []
+        self.analysis_pending: list[tuple] = []
+        self.touched: set[int] = set()
+        self.unions: list[tuple[int, int, Any]] = []
+        self.merged = 0
+        self.analysis = analysis if analysis is not None else Analysis()
+        self.transfer: list[Any] = []
+        self.const_watchers: list[tuple[Any, set]] = []
+
+    # -- interning ---------------------------------------------------------------------
+
+    def type_id(self, t: Any) -> int:
+        """The int standing for type ``t`` (interned)."""
+        tid = self.type_ids.get(t)
+        if tid is None:
+            tid = self.type_ids[t] = len(self.types)
+            self.types.append(t)
+            dtype, bc = getattr(t, "dtype", None), getattr(t, "broadcastable", None)
+            self.type_key.append((dtype, bc) if dtype is not None else t)
+        return tid
+
+    def _new_op(self, key: Any, value: Any) -> int:
+        oid = self.op_ids[key] = len(self.ops)
+        self.ops.append(value)
+        self.tables.append([])
+        self.ticks.append([])
+        self.dead.append(0)
+        self.transfer.append(None if value[0] == "leaf" else self.analysis.transfer_for(value[1]))
+        return oid
+
+    def op_id(self, op: Any, nin: int, out: int = 0) -> int:
+        """The op id of output ``out`` of ``op`` applied to ``nin`` inputs."""
+        key = (op, nin, out)
+        oid = self.op_ids.get(key)
+        return oid if oid is not None else self._new_op(key, ("op", op, nin, out))
+
+    def leaf_op(self, v: Variable) -> int:
+        """The op id of the leaf ``v`` (constants of equal type and data share one)."""
+        key: Any = ("const", v.type, v.data.tobytes()) if isinstance(v, Constant) else ("var", id(v), v)
+        oid = self.op_ids.get(key)
+        if oid is None:
+            oid = self._new_op(key, ("leaf", v))
+            self.leaf[oid] = v
+            if isinstance(v, Constant):
+                for const, ops in self.const_watchers:
+                    if const.matches(v):
+                        ops.add(oid)
+        return oid
+
+    def const_ops(self, const: Any) -> set[int]:
+        """The op ids of the constant leaves ``const`` (a ``p.const``) matches, kept up to date."""
+        for c, ops in self.const_watchers:
+            if c is const:
+                return ops
+        ops = {oid for oid, v in self.leaf.items() if isinstance(v, Constant) and const.matches(v)}
+        self.const_watchers.append((const, ops))
+        return ops
+
+    def infer(self, oid: int, kids: Sequence[int]) -> int:
+        """The type id of op ``oid`` over classes ``kids`` (-1 if the Op refuses those types)."""
+        key = (oid, *[self.ctype[k] for k in kids])
+        tid = self.infer_cache.get(key)
+        if tid is None:
+            _, op, _, out = self.ops[oid]
+            try:
+                dummies = [self.types[t]() for t in key[1:]]
+                tid = self.type_id(op.make_node(*dummies).outputs[out].type)
+            except (TypeError, ValueError, NotImplementedError):
+                tid = -1
+            self.infer_cache[key] = tid
+        return tid
+
+    # -- adding ------------------------------------------------------------------------
+
+    def _new_class(self, enode: tuple, tid: int, data: Any) -> int:
+        c = len(self.parent)
+        self.parent.append(c)
+        self.nodes.append([enode])
+        self.parents.append([])
+        self.ctype.append(tid)
+        self.data.append(data)
+        self._insert(enode, c)
+        return c
+
+    def _insert(self, enode: tuple, c: int) -> None:
+        """``enode`` (canonical, new) is live in root class ``c``: its row is written now."""
+        clock = self.clock
+        self.hashcons[enode] = c
+        self.stamp[enode] = clock
+        op = enode[0]
+        self.tables[op].append(enode)
+        self.ticks[op].append(clock)
+        parents = self.parents
+        for k in set(enode[1:]):
+            parents[k].append(enode)
+
+    def add(self, oid: int, kids: Sequence[int]) -> int:
+        """The class of e-node ``oid(kids)`` (kids canonicalized), added if new; -1 if ill-typed."""
+        find = self.find
+        enode = (oid, *[find(k) for k in kids])
+        c = self.hashcons.get(enode)
+        if c is not None:
+            return c
+        tid = self.infer(oid, enode[1:])
+        if tid < 0:
+            return -1
+        tf = self.transfer[oid]
+        data = tf(self, enode, tid) if tf is not None else None
+        c = self._new_class(enode, tid, data)
+        if data is not None:
+            self.analysis.modify(self, c)
+        return c
+
+    def add_leaf(self, v: Variable) -> int:
+        """The class of the leaf ``v``."""
+        oid = self.leaf_op(v)
+        enode = (oid,)
+        c = self.hashcons.get(enode)
+        if c is not None:
+            return self.find(c)
+        data = self.analysis.leaf(v) if isinstance(v, Constant) else None
+        return self._new_class(enode, self.type_id(v.type), data)
+
+    def add_graph(self, outputs: Iterable[Variable]) -> list[int]:
+        """Add the graph of ``outputs`` (read as is; an Elemwise's broadcasting DimShuffles read through).
+
+        Returns the class of each output."""
+        outputs = list(outputs)
+        cls: dict[Variable, int] = {}
+
+        def class_of(v: Variable, under_elemwise: bool) -> int:
+            if under_elemwise and _is_left_padding(v.owner):
+                return class_of(v.owner.inputs[0], True)
+            c = cls.get(v)
+            return c if c is not None else cls.setdefault(v, self.add_leaf(v))
+
+        for node in toposort(outputs):
+            elem = isinstance(node.op, Elemwise)
+            kids = [class_of(i, elem) for i in node.inputs]
+            for j, out in enumerate(node.outputs):
+                c = self.add(self.op_id(node.op, len(kids), j), kids)
+                if c < 0:
+                    raise TypeError(f"outputs: node {node} could not be typed over its input classes")
+                cls[out] = c
+        return [self.find(class_of(o, False)) for o in outputs]
+
+    # -- union-find and rebuild --------------------------------------------------------
+
+    def find(self, c: int) -> int:
+        """The root of class ``c`` (path halving)."""
+        parent = self.parent
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    def same_type(self, a: int, b: int) -> bool:
+        """Whether classes ``a`` and ``b`` have the same dtype and broadcastable pattern (ndim included)."""
+        key = self.type_key
+        return key[self.ctype[a]] == key[self.ctype[b]]
+
+    def union(self, a: int, b: int, reason: Any) -> bool:
+        """Merge the classes of ``a`` and ``b`` (same dtype/broadcastable), recording ``reason``.
+
+        Returns whether they were two classes.  Rebuild before matching again."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        if not self.same_type(ra, rb):
+            raise TypeError(f"b: class {b} has type {self.types[self.ctype[rb]]}, class {a} has "
+                            f"{self.types[self.ctype[ra]]}")
+        if len(self.nodes[ra]) < len(self.nodes[rb]):
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        self.merged += 1
+        self.unions.append((a, b, reason))
+        self._move_nodes(rb, ra)
+        moved = self.parents[rb]
+        self.pending.extend(moved)
+        self.parents[ra].extend(moved)
+        self.parents[rb] = None
+        self.touched.add(ra)
+        da, db = self.data[ra], self.data[rb]
+        self.data[rb] = None
+        if da is not db:
+            merged = self.analysis.merge(da, db)
+            if merged != da or merged != db:
+                self.data[ra] = merged
+                self.analysis_pending.extend(self.parents[ra])
+                self.analysis.modify(self, ra)
+        return True
+
+    def _move_nodes(self, src: int, dst: int) -> None:
+        """The live e-nodes of ``src`` join ``dst``; their rows are re-stamped (output column changed)."""
+        stamp, hashcons, tables, ticks, dead = self.stamp, self.hashcons, self.tables, self.ticks, self.dead
+        clock = self.clock
+        keep = self.nodes[dst]
+        for n in self.nodes[src]:
+            s = stamp.get(n)
+            if s is None or hashcons[n] != src:
+                continue
+            hashcons[n] = dst
+            keep.append(n)
+            if s != clock:
+                stamp[n] = clock
+                tables[n[0]].append(n)
+                ticks[n[0]].append(clock)
+                dead[n[0]] += 1
+        self.nodes[src] = None
+
+    def _repair(self, p: tuple) -> None:
+        """Re-canonicalize the queued e-node ``p``: re-insert it, or merge it with its congruent twin."""
+        hashcons = self.hashcons
+        c = hashcons.get(p)
+        if c is None:
+            return
+        find = self.find
+        q = (p[0], *[find(k) for k in p[1:]])
+        if q == p:
+            return
+        del hashcons[p]
+        del self.stamp[p]
+        self.dead[p[0]] += 1
+        twin = hashcons.get(q)
+        if twin is not None:
+            self.union(twin, c, (CONGRUENCE, q))
+        else:
+            self._insert(q, c)
+            self.nodes[c].append(q)
+            self.touched.add(c)
+
+    def rebuild(self) -> None:
+        """Restore the invariants: every live e-node canonical, congruence closed, analyses up to date."""
+        while self.pending or self.analysis_pending:
+            while self.pending:
+                todo, self.pending = self.pending, []
+                for p in todo:
+                    self._repair(p)
+            if self.analysis_pending:
+                todo, self.analysis_pending = self.analysis_pending, []
+                for p in dict.fromkeys(todo):
+                    self._reanalyze(p)
+        self._compact()
+
+    def _reanalyze(self, p: tuple) -> None:
+        c = self.hashcons.get(p)
+        tf = self.transfer[p[0]]
+        if c is None or tf is None:
+            return
+        old = self.data[c]
+        new = self.analysis.merge(old, tf(self, p, self.ctype[c]))
+        if new != old:
+            self.data[c] = new
+            self.analysis_pending.extend(self.parents[c])
+            self.analysis.modify(self, c)
+
+    def _compact(self) -> None:
+        """Drop stale entries of the classes touched since the last rebuild, and of tables half dead."""
+        stamp, hashcons = self.stamp, self.hashcons
+        for c in self.touched:
+            if self.parent[c] != c:
+                continue
+            self.nodes[c] = [n for n in self.nodes[c] if n in stamp and hashcons[n] == c]
+            self.parents[c] = list(dict.fromkeys(n for n in self.parents[c] if n in stamp))
+        self.touched = set()
+        for op, table in enumerate(self.tables):
+            if self.dead[op] * 2 > len(table) > 64:
+                ticks = self.ticks[op]
+                rows = [(n, t) for n, t in zip(table, ticks) if stamp.get(n) == t]
+                self.tables[op] = [n for n, _ in rows]
+                self.ticks[op] = [t for _, t in rows]
+                self.dead[op] = 0
+
+    # -- reading -----------------------------------------------------------------------
+
+    def rows_since(self, oid: int, tick: int) -> int:
+        """The index of the first row of op ``oid``'s table written at ``tick`` or later."""
+        return bisect_left(self.ticks[oid], tick)
+
+    @property
+    def n_nodes(self) -> int:
+        """Live e-nodes (leaves included)."""
+        return len(self.hashcons)
+
+    @property
+    def n_classes(self) -> int:
+        """Classes (roots of the union-find)."""
+        return len(self.parent) - self.merged
+
+    def class_nodes(self, c: int) -> list[tuple]:
+        """The live e-nodes of class ``c``."""
+        c = self.find(c)
+        return [n for n in self.nodes[c] if self.hashcons.get(n) == c]
+
+    def type_of(self, c: int) -> Any:
+        """The PyTensor type of class ``c``."""
+        return self.types[self.ctype[self.find(c)]]
+
+    def explain(self, a: int, b: int) -> list[tuple[int, int, Any]] | None:
+        """The unions linking the e-nodes that made classes ``a`` and ``b``: ``[(x, y, reason), ...]``.
+
+        ``None`` if they are not equal; ``[]`` if ``a == b``."""
+        if self.find(a) != self.find(b):
+            return None
+        adj: dict[int, list] = {}
+        for x, y, why in self.unions:
+            adj.setdefault(x, []).append((y, why))
+            adj.setdefault(y, []).append((x, why))
+        back: dict[int, Any] = {a: None}
+        queue = deque([a])
+        while queue:
+            x = queue.popleft()
+            if x == b:
+                break
+            for y, why in adj.get(x, ()):
+                if y not in back:
+                    back[y] = (x, why)
+                    queue.append(y)
+        path = []
+        x = b
+        while back.get(x) is not None:
+            prev, why = back[x]
+            path.append((prev, x, why))
+            x = prev
+        return path[::-1]
