@@ -241,10 +241,56 @@ FOLD: dict[str, Callable] = {
 }
 
 
+_TINY: dict[Any, float] = {}
+
+
 def _tiny(dtype: str | None) -> float:
-    if dtype is None or np.dtype(dtype).kind != "f":
-        return 0.0
-    return float(np.nextafter(np.zeros((), dtype), np.ones((), dtype)))
+    """The smallest positive subnormal of ``dtype`` (0 for non-floats)."""
+    t = _TINY.get(dtype)
+    if t is None:
+        t = 0.0
+        if dtype is not None and np.dtype(dtype).kind == "f":
+            t = float(np.nextafter(np.zeros((), dtype), np.ones((), dtype)))
+        _TINY[dtype] = t
+    return t
+
+
+def _kids(eg: Any, enode: tuple, fold: Callable | None, tid: int) -> tuple[list, float, tuple | None, bool]:
+    kids = [eg.data[eg.find(k)] for k in enode[1:]]
+    t = eg.types[tid]
+    if fold is not None and all(d is not None and d[3] is not None for d in kids):
+        return kids, 0.0, _folded(fold, kids, t), True
+    return kids, _tiny(getattr(t, "dtype", None)), None, False
+
+
+def _unary_transfer(name: str) -> Callable:
+    fold, fn = FOLD.get(name), UNARY[name]
+
+    def transfer(eg: Any, enode: tuple, tid: int) -> tuple | None:
+        kids, tiny, folded, done = _kids(eg, enode, fold, tid)
+        if done:
+            return folded
+        if kids[0] is None:
+            return fn(TOP, tiny) if name in UNARY_FROM_TOP else None
+        return fn(kids[0], tiny)
+
+    return transfer
+
+
+def _binary_transfer(name: str) -> Callable:
+    fold = FOLD.get(name)
+
+    def transfer(eg: Any, enode: tuple, tid: int) -> tuple | None:
+        if len(enode) != 3:
+            return None
+        kids, tiny, folded, done = _kids(eg, enode, fold, tid)
+        if done:
+            return folded
+        if kids[0] is None or kids[1] is None:
+            return None
+        return _binary(name, kids[0], kids[1], tiny)
+
+    return transfer
 
 
 class Analysis:
@@ -266,32 +312,20 @@ class Analysis:
             return a
         return _make(sign, lo, hi, a[3] if a[3] is not None else b[3])
 
-    def transfer_for(self, op: Any) -> Callable | None:
-        """``transfer(eg, enode, tid)``: the data of an e-node of ``op`` from its children's (``None``: unknown Op)."""
+    def transfer_for(self, op: Any) -> tuple[Callable | None, bool]:
+        """``(transfer, strict)``: ``transfer(eg, enode, tid)`` gives the data of an e-node of ``op`` from its
+        children's (``None``: an Op the analysis does not know); ``strict``: it knows nothing when a
+        child's data is unknown (the e-graph then does not call it)."""
         if isinstance(op, DimShuffle):
-            return _through
+            return _through, True
         if not isinstance(op, Elemwise):
-            return None
+            return None, True
         name = type(op.scalar_op).__name__
-        if name not in UNARY and name not in BINARY:
-            return None
-        fold = FOLD.get(name)
-
-        def transfer(eg: Any, enode: tuple, tid: int) -> tuple | None:
-            kids = [eg.data[eg.find(k)] for k in enode[1:]]
-            tiny = _tiny(getattr(eg.types[tid], "dtype", None))
-            if fold is not None and all(d is not None and d[3] is not None for d in kids):
-                return _folded(fold, kids, eg.types[tid])
-            if name in UNARY and len(kids) == 1:
-                d = kids[0]
-                if d is None:
-                    return UNARY[name](TOP, tiny) if name in UNARY_FROM_TOP else None
-                return UNARY[name](d, tiny)
-            if name in BINARY and len(kids) == 2 and kids[0] is not None and kids[1] is not None:
-                return _binary(name, kids[0], kids[1], tiny)
-            return None
-
-        return transfer
+        if name in UNARY:
+            return _unary_transfer(name), name not in UNARY_FROM_TOP
+        if name in BINARY:
+            return _binary_transfer(name), True
+        return None, True
 
     def modify(self, eg: Any, c: int) -> None:
         """Add a constant leaf to class ``c`` when its value is known, small and of the class's type."""

@@ -9,9 +9,11 @@ per (op id, input type ids) with ``op.make_node`` over dummy inputs and remember
 Storage, indexed by class id (an int; a class id is also the id of the e-node that made it):
 ``parent`` (union-find), ``nodes`` (its e-nodes), ``parents`` (e-nodes using it), ``ctype``
 (its type id) and ``data`` (its analysis, :mod:`.analysis`).  ``hashcons`` maps every live,
-canonical e-node to its root class; ``stamp`` to the clock tick at which its row was last
-(re)written; ``tables[op id]`` lists rows ``(e-node)`` with ``ticks[op id]`` their ticks, in
-tick order, for semi-naive matching (:mod:`.query`).
+canonical e-node to ``root class << TICK_BITS | tick``, the tick being the clock at which its
+row was last (re)written (one dict for both: an e-node costs one entry); ``tables[op id]``
+lists the rows (e-nodes) in tick order and ``marks[t][op id]`` is the index of the first row
+written at tick ``t`` or later, for semi-naive matching (:mod:`.query`).  A table keeps stale
+rows (an e-node re-canonicalized or re-stamped) until it is half stale, then it is compacted.
 
 Rebuilding is egg's: a union moves the smaller class's e-nodes to the larger (their rows are
 re-stamped: their output column changed) and queues the smaller class's parents; ``rebuild``
@@ -34,10 +36,13 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from relations.saturation.engine.analysis import Analysis
 
-__all__ = ["CONGRUENCE", "EGraph"]
+__all__ = ["CONGRUENCE", "EGraph", "TICK_BITS", "TICK_MASK"]
 
 #: The reason name recorded for a union made by congruence closure.
 CONGRUENCE = "congruence"
+#: Bits of a hash-cons value holding the tick (the class id is above them).
+TICK_BITS = 24
+TICK_MASK = (1 << TICK_BITS) - 1
 
 
 def _is_left_padding(node: Any) -> bool:
@@ -59,9 +64,8 @@ class EGraph:
         self.ctype: list[int] = []
         self.data: list[Any] = []
         self.hashcons: dict[tuple, int] = {}
-        self.stamp: dict[tuple, int] = {}
         self.tables: list[list[tuple]] = []
-        self.ticks: list[list[int]] = []
+        self.marks: list[list[int]] = [[]]
         self.dead: list[int] = []
         self.ops: list[Any] = []
         self.op_ids: dict[Any, int] = {}
@@ -78,6 +82,8 @@ class EGraph:
         self.merged = 0
         self.analysis = analysis if analysis is not None else Analysis()
         self.transfer: list[Any] = []
+        #: per op id: whether its transfer knows nothing when a child's data is unknown
+        self.strict: list[bool] = []
         self.const_watchers: list[tuple[Any, set]] = []
 
     # -- interning ---------------------------------------------------------------------
@@ -96,9 +102,10 @@ class EGraph:
         oid = self.op_ids[key] = len(self.ops)
         self.ops.append(value)
         self.tables.append([])
-        self.ticks.append([])
         self.dead.append(0)
-        self.transfer.append(None if value[0] == "leaf" else self.analysis.transfer_for(value[1]))
+        tf, strict = (None, True) if value[0] == "leaf" else self.analysis.transfer_for(value[1])
+        self.transfer.append(tf)
+        self.strict.append(strict)
         return oid
 
     def op_id(self, op: Any, nin: int, out: int = 0) -> int:
@@ -157,12 +164,8 @@ class EGraph:
 
     def _insert(self, enode: tuple, c: int) -> None:
         """``enode`` (canonical, new) is live in root class ``c``: its row is written now."""
-        clock = self.clock
-        self.hashcons[enode] = c
-        self.stamp[enode] = clock
-        op = enode[0]
-        self.tables[op].append(enode)
-        self.ticks[op].append(clock)
+        self.hashcons[enode] = (c << TICK_BITS) | self.clock
+        self.tables[enode[0]].append(enode)
         parents = self.parents
         for k in set(enode[1:]):
             parents[k].append(enode)
@@ -171,26 +174,85 @@ class EGraph:
         """The class of e-node ``oid(kids)`` (kids canonicalized), added if new; -1 if ill-typed."""
         find = self.find
         enode = (oid, *[find(k) for k in kids])
-        c = self.hashcons.get(enode)
-        if c is not None:
-            return c
-        tid = self.infer(oid, enode[1:])
+        v = self.hashcons.get(enode)
+        if v is not None:
+            return v >> TICK_BITS
+        return self._add_new(enode, self.infer(oid, enode[1:]))
+
+    def add2(self, oid: int, a: int, b: int) -> int:
+        """:meth:`add` for two children (the hot path of right-hand sides)."""
+        parent = self.parent
+        if parent[a] != a:
+            a = self.find(a)
+        if parent[b] != b:
+            b = self.find(b)
+        enode = (oid, a, b)
+        v = self.hashcons.get(enode)
+        if v is not None:
+            return v >> TICK_BITS
+        ctype = self.ctype
+        tid = self.infer_cache.get((oid, ctype[a], ctype[b]))
+        if tid is None:
+            tid = self.infer(oid, (a, b))
+        return self._add_new(enode, tid)
+
+    def add1(self, oid: int, a: int) -> int:
+        """:meth:`add` for one child."""
+        if self.parent[a] != a:
+            a = self.find(a)
+        enode = (oid, a)
+        v = self.hashcons.get(enode)
+        if v is not None:
+            return v >> TICK_BITS
+        tid = self.infer_cache.get((oid, self.ctype[a]))
+        if tid is None:
+            tid = self.infer(oid, (a,))
+        return self._add_new(enode, tid)
+
+    def _add_new(self, enode: tuple, tid: int) -> int:
+        """A new class holding the new canonical ``enode`` of type ``tid`` (-1: ill-typed, nothing added)."""
         if tid < 0:
             return -1
+        oid = enode[0]
+        parent = self.parent
+        c = len(parent)
+        parent.append(c)
+        self.nodes.append([enode])
+        parents = self.parents
+        parents.append([])
+        self.ctype.append(tid)
+        self.data.append(None)
+        self.hashcons[enode] = (c << TICK_BITS) | self.clock
+        self.tables[oid].append(enode)
+        if len(enode) == 3:
+            a, b = enode[1], enode[2]
+            parents[a].append(enode)
+            if a != b:
+                parents[b].append(enode)
+        else:
+            for k in set(enode[1:]):
+                parents[k].append(enode)
         tf = self.transfer[oid]
-        data = tf(self, enode, tid) if tf is not None else None
-        c = self._new_class(enode, tid, data)
-        if data is not None:
-            self.analysis.modify(self, c)
+        if tf is not None:
+            self._analyze_new(enode, c, tid, tf)
         return c
+
+    def _analyze_new(self, enode: tuple, c: int, tid: int, tf: Any) -> None:
+        kd = self.data
+        if self.strict[enode[0]] and any(kd[k] is None for k in enode[1:]):
+            return
+        data = tf(self, enode, tid)
+        if data is not None:
+            kd[c] = data
+            self.analysis.modify(self, c)
 
     def add_leaf(self, v: Variable) -> int:
         """The class of the leaf ``v``."""
         oid = self.leaf_op(v)
         enode = (oid,)
-        c = self.hashcons.get(enode)
-        if c is not None:
-            return self.find(c)
+        known = self.hashcons.get(enode)
+        if known is not None:
+            return self.find(known >> TICK_BITS)
         data = self.analysis.leaf(v) if isinstance(v, Constant) else None
         return self._new_class(enode, self.type_id(v.type), data)
 
@@ -265,38 +327,37 @@ class EGraph:
 
     def _move_nodes(self, src: int, dst: int) -> None:
         """The live e-nodes of ``src`` join ``dst``; their rows are re-stamped (output column changed)."""
-        stamp, hashcons, tables, ticks, dead = self.stamp, self.hashcons, self.tables, self.ticks, self.dead
+        hashcons, tables, dead = self.hashcons, self.tables, self.dead
         clock = self.clock
+        value = (dst << TICK_BITS) | clock
         keep = self.nodes[dst]
         for n in self.nodes[src]:
-            s = stamp.get(n)
-            if s is None or hashcons[n] != src:
+            v = hashcons.get(n)
+            if v is None or v >> TICK_BITS != src:
                 continue
-            hashcons[n] = dst
+            hashcons[n] = value
             keep.append(n)
-            if s != clock:
-                stamp[n] = clock
+            if v & TICK_MASK != clock:
                 tables[n[0]].append(n)
-                ticks[n[0]].append(clock)
                 dead[n[0]] += 1
         self.nodes[src] = None
 
     def _repair(self, p: tuple) -> None:
         """Re-canonicalize the queued e-node ``p``: re-insert it, or merge it with its congruent twin."""
         hashcons = self.hashcons
-        c = hashcons.get(p)
-        if c is None:
+        v = hashcons.get(p)
+        if v is None:
             return
         find = self.find
         q = (p[0], *[find(k) for k in p[1:]])
         if q == p:
             return
+        c = v >> TICK_BITS
         del hashcons[p]
-        del self.stamp[p]
         self.dead[p[0]] += 1
         twin = hashcons.get(q)
         if twin is not None:
-            self.union(twin, c, (CONGRUENCE, q))
+            self.union(twin >> TICK_BITS, c, (CONGRUENCE, q))
         else:
             self._insert(q, c)
             self.nodes[c].append(q)
@@ -316,10 +377,11 @@ class EGraph:
         self._compact()
 
     def _reanalyze(self, p: tuple) -> None:
-        c = self.hashcons.get(p)
+        v = self.hashcons.get(p)
         tf = self.transfer[p[0]]
-        if c is None or tf is None:
+        if v is None or tf is None:
             return
+        c = v >> TICK_BITS
         old = self.data[c]
         new = self.analysis.merge(old, tf(self, p, self.ctype[c]))
         if new != old:
@@ -328,27 +390,48 @@ class EGraph:
             self.analysis.modify(self, c)
 
     def _compact(self) -> None:
-        """Drop stale entries of the classes touched since the last rebuild, and of tables half dead."""
-        stamp, hashcons = self.stamp, self.hashcons
+        """Drop stale entries of the classes touched since the last rebuild, and of tables half stale."""
+        hashcons = self.hashcons
         for c in self.touched:
             if self.parent[c] != c:
                 continue
-            self.nodes[c] = [n for n in self.nodes[c] if n in stamp and hashcons[n] == c]
-            self.parents[c] = list(dict.fromkeys(n for n in self.parents[c] if n in stamp))
+            self.nodes[c] = [n for n in self.nodes[c] if hashcons.get(n, -1) >> TICK_BITS == c]
+            self.parents[c] = list(dict.fromkeys(n for n in self.parents[c] if n in hashcons))
         self.touched = set()
         for op, table in enumerate(self.tables):
             if self.dead[op] * 2 > len(table) > 64:
-                ticks = self.ticks[op]
-                rows = [(n, t) for n, t in zip(table, ticks) if stamp.get(n) == t]
-                self.tables[op] = [n for n, _ in rows]
-                self.ticks[op] = [t for _, t in rows]
-                self.dead[op] = 0
+                self._compact_table(op)
+
+    def _compact_table(self, op: int) -> None:
+        """Keep each live e-node's latest row only (rows stay in tick order); recompute the marks."""
+        hashcons, seen, rows = self.hashcons, set(), []
+        for n in reversed(self.tables[op]):
+            if n not in seen and n in hashcons:
+                seen.add(n)
+                rows.append(n)
+        rows.reverse()
+        self.tables[op] = rows
+        self.dead[op] = 0
+        ticks = [hashcons[n] & TICK_MASK for n in rows]
+        for t, mark in enumerate(self.marks):
+            if op < len(mark):
+                mark[op] = bisect_left(ticks, t)
+
+    def advance(self) -> None:
+        """Move the clock on: rows written from now on are newer than every row so far."""
+        self.clock += 1
+        if self.clock > TICK_MASK:
+            raise OverflowError(f"more than {TICK_MASK} ticks")
+        self.marks.append([len(t) for t in self.tables])
 
     # -- reading -----------------------------------------------------------------------
 
     def rows_since(self, oid: int, tick: int) -> int:
         """The index of the first row of op ``oid``'s table written at ``tick`` or later."""
-        return bisect_left(self.ticks[oid], tick)
+        if tick >= len(self.marks):
+            return len(self.tables[oid])
+        mark = self.marks[tick]
+        return mark[oid] if oid < len(mark) else 0
 
     @property
     def n_nodes(self) -> int:
@@ -363,7 +446,12 @@ class EGraph:
     def class_nodes(self, c: int) -> list[tuple]:
         """The live e-nodes of class ``c``."""
         c = self.find(c)
-        return [n for n in self.nodes[c] if self.hashcons.get(n) == c]
+        return [n for n in self.nodes[c] if self.hashcons.get(n, -1) >> TICK_BITS == c]
+
+    def class_of(self, enode: tuple) -> int | None:
+        """The class of a live e-node (``None`` if it is not one)."""
+        v = self.hashcons.get(enode)
+        return None if v is None else v >> TICK_BITS
 
     def type_of(self, c: int) -> Any:
         """The PyTensor type of class ``c``."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from pytensor.graph.basic import Variable
 
-from relations.saturation.engine.egraph import EGraph
+from relations.saturation.engine.egraph import TICK_BITS, EGraph
 
 __all__ = ["best_nodes", "extract"]
 
@@ -21,7 +21,7 @@ __all__ = ["best_nodes", "extract"]
 def best_nodes(eg: EGraph) -> dict[int, tuple[float, tuple]]:
     """For every root class, ``(tree cost, cheapest e-node)``."""
     best: dict[int, tuple[float, tuple]] = {}
-    live = [(n, c) for n, c in eg.hashcons.items()]
+    live = [(n, v >> TICK_BITS) for n, v in eg.hashcons.items()]
     changed = True
     while changed:
         changed = False

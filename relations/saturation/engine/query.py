@@ -12,7 +12,8 @@ start at a *pivot* atom's table, then walk the tree from it, down through ``node
 the parent's Op with the class at that slot).  Semi-naive: every row carries the clock tick
 at which it was last written (a new e-node, a re-canonicalized one, or one whose class was
 merged: its output column changed); a match is new when one of its rows is newer than the
-rule's last search ``L``.  Variant ``i`` takes atom ``i``'s rows from tick ``L`` on, atoms
+rule's last search ``L`` (a row is stale, and skipped, when its e-node is no longer live; an
+e-node whose current tick is ``L`` or later is new, at whichever of its rows).  Variant ``i`` takes atom ``i``'s rows from tick ``L`` on, atoms
 before ``i`` older than ``L`` and atoms after ``i`` any: the variants are disjoint and
 together give exactly the matches with at least one new row, each starting from the new
 rows of its pivot.  Nothing is capped.  Guards are callables ``guard(eg, binding)`` over the
@@ -33,7 +34,7 @@ from typing import Any
 from pytensor.tensor.elemwise import Elemwise
 
 from relations import patterns as p
-from relations.saturation.engine.egraph import EGraph
+from relations.saturation.engine.egraph import TICK_BITS, TICK_MASK, EGraph
 
 __all__ = ["BoundRule", "QueryRule", "UnsupportedRule", "query_rule"]
 
@@ -174,12 +175,13 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
     if how == "pivot":
         src.emit(f"for op in {ops}:")
         src.depth += 1
-        src.emit("table = tables[op]; tk = ticks[op]")
+        src.emit("table = tables[op]")
         src.emit("for r in range(eg.rows_since(op, L), len(table)):")
         src.depth += 1
         src.emit(f"n{j} = table[r]")
-        src.emit(f"if stamp.get(n{j}) != tk[r]: continue")
-        src.emit(f"c{j} = hc[n{j}]")
+        src.emit(f"v = hc.get(n{j})")
+        src.emit("if v is None or v & MASK < L: continue")
+        src.emit(f"c{j} = v >> BITS")
     else:
         if how == "down":
             src.emit(f"c{j} = n{frm}[{slot + 1}]")
@@ -191,11 +193,11 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
             src.emit(f"for n{j} in parents[c{frm}]:")
             src.depth += 1
             src.emit(f"if n{j}[0] != {ops} or n{j}[{slot + 1}] != c{frm}: continue")
-        src.emit(f"t = stamp.get(n{j})")
-        tick = _tick_test(j, pivot, "t")
-        src.emit(f"if t is None{' or ' + tick if tick else ''}: continue")
+        src.emit(f"v = hc.get(n{j})")
+        tick = _tick_test(j, pivot, "v & MASK")
+        src.emit(f"if v is None{' or ' + tick if tick else ''}: continue")
         if how == "up":
-            src.emit(f"c{j} = hc[n{j}]")
+            src.emit(f"c{j} = v >> BITS")
     for s, (kind, x) in enumerate(rule.atoms[j].slots):
         if kind == "var":
             if x in bound:
@@ -211,8 +213,7 @@ def search_source(rule: QueryRule, pivot: int) -> str:
     A match is ``(root class, class of each variable...)``, variables in ``rule.vars`` order."""
     src = _Source()
     src.lines.append("def search(eg, L, out):")
-    src.emit("stamp = eg.stamp; hc = eg.hashcons; nodes = eg.nodes; parents = eg.parents")
-    src.emit("tables = eg.tables; ticks = eg.ticks")
+    src.emit("hc = eg.hashcons; nodes = eg.nodes; parents = eg.parents; tables = eg.tables")
     bound: set = set()
     for step in _visit_order(rule, pivot):
         _emit_visit(src, rule, step, pivot, bound)
@@ -221,8 +222,19 @@ def search_source(rule: QueryRule, pivot: int) -> str:
 
 
 def _build_source(rule: QueryRule) -> tuple[str, dict]:
-    """The source of ``build(eg, m) -> class of the right side`` (-1 when ill-typed), and its constants."""
-    lines = ["def build(eg, m):", "    add = eg.add"]
+    """The source of ``apply(eg, matches, guarded)``: build each match's right side, merge it with the root.
+
+    Returns ``(unions, refused)``; also the constants the source names.  Guards run through
+    ``guarded(eg, m)`` when the rule has any."""
+    lines = [
+        "def apply(eg, matches, guarded):",
+        "    add = eg.add; add1 = eg.add1; add2 = eg.add2; union = eg.union",
+        "    ctype = eg.ctype; tkey = eg.type_key",
+        "    unions = refused = 0",
+        "    for m in matches:",
+    ]
+    if rule.guards:
+        lines.append("        if not guarded(eg, m): refused += 1; continue")
     consts: dict[str, Any] = {}
     counter = [0]
 
@@ -232,20 +244,28 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         if isinstance(pat, p.Const):
             name = f"K{len(consts)}"
             consts[name] = pat
-            return f"const_class(eg, {name}, ({''.join(s + ', ' for s in siblings)}))"
+            counter[0] += 1
+            t = f"t{counter[0]}"
+            lines.append(f"        {t} = const_class(eg, {name}, ({''.join(x + ', ' for x in siblings)}))")
+            return t
         kids = [a for a in pat.args if not isinstance(a, p.Const)]
         kid_names = [emit(a, []) for a in kids]
-        args = []
-        for a in pat.args:
-            args.append(emit(a, kid_names) if isinstance(a, p.Const) else kid_names[kids.index(a)])
+        args = [emit(a, kid_names) if isinstance(a, p.Const) else kid_names[kids.index(a)] for a in pat.args]
         counter[0] += 1
         t = f"t{counter[0]}"
-        lines.append(f"    {t} = add(OP{id(pat)}, ({''.join(x + ', ' for x in args)}))")
-        lines.append(f"    if {t} < 0: return -1")
+        if len(args) in (1, 2):
+            lines.append(f"        {t} = add{len(args)}(OP{id(pat)}, {', '.join(args)})")
+        else:
+            lines.append(f"        {t} = add(OP{id(pat)}, ({''.join(x + ', ' for x in args)}))")
+        lines.append(f"        if {t} < 0: refused += 1; continue")
         return t
 
     result = emit(rule.rhs, [])
-    lines.append(f"    return {result}")
+    lines += [
+        f"        if tkey[ctype[m[0]]] != tkey[ctype[{result}]]: refused += 1; continue",
+        f"        if union(m[0], {result}, (NAME, m)): unions += 1",
+        "    return unions, refused",
+    ]
     return "\n".join(lines), consts
 
 
@@ -271,7 +291,7 @@ class BoundRule:
 
     def __init__(self, rule: QueryRule, eg: EGraph) -> None:
         self.rule, self.eg, self.name = rule, eg, rule.name
-        names: dict[str, Any] = {"const_class": const_class}
+        names: dict[str, Any] = {"const_class": const_class, "BITS": TICK_BITS, "MASK": TICK_MASK}
         for j, atom in enumerate(rule.atoms):
             if atom.kind == "op":
                 names[f"OPS{j}"] = eg.op_id(atom.pattern.make, len(atom.pattern.args))
@@ -285,10 +305,10 @@ class BoundRule:
             exec(compile(search_source(rule, pivot), f"<search {rule.name} #{pivot}>", "exec"), env)
             self.searchers.append(env["search"])
         source, consts = _build_source(rule)
-        env = dict(names, **consts)
+        env = dict(names, **consts, NAME=rule.name)
         _rhs_ops(rule.rhs, eg, env)
-        exec(compile(source, f"<build {rule.name}>", "exec"), env)
-        self.build = env["build"]
+        exec(compile(source, f"<apply {rule.name}>", "exec"), env)
+        self._apply = env["apply"]
         self.var_names = [str(v) for v in rule.vars]
 
     def search(self, since: int) -> list[tuple[int, ...]]:
@@ -298,23 +318,14 @@ class BoundRule:
             s(self.eg, since, out)
         return list(dict.fromkeys(out))
 
+    def guarded(self, eg: EGraph, m: tuple[int, ...]) -> bool:
+        """Whether every guard holds of match ``m``."""
+        binding = dict(zip(self.var_names, m[1:]))
+        return all(g(eg, binding) for g in self.rule.guards)
+
     def apply(self, matches: list[tuple[int, ...]]) -> tuple[int, int]:
         """Build each match's right side and merge it with the match's root.
 
         Returns ``(unions made, matches refused)`` (refused: a guard failed, or the right side
         is ill-typed or of another dtype/broadcastable than the left)."""
-        eg, build, guards, name = self.eg, self.build, self.rule.guards, self.name
-        unions = refused = 0
-        for m in matches:
-            if guards:
-                binding = dict(zip(self.var_names, m[1:]))
-                if not all(g(eg, binding) for g in guards):
-                    refused += 1
-                    continue
-            c = build(eg, m)
-            if c < 0 or not eg.same_type(m[0], c):
-                refused += 1
-                continue
-            if eg.union(m[0], c, (name, m)):
-                unions += 1
-        return unions, refused
+        return self._apply(self.eg, matches, self.guarded)

@@ -14,6 +14,7 @@ while rules are banned, the bans are lifted and the run goes on (egg's ``can_sto
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -158,7 +159,7 @@ class Runner:
         t0 = time.perf_counter()
         before = eg.n_nodes
         found, counts, banned = self._search(iteration)
-        eg.clock += 1
+        eg.advance()
         unions: dict[str, int] = {}
         stop = None
         for rule, matches in found:
@@ -173,7 +174,19 @@ class Runner:
         return changed or bool(banned), stop or self._over(start)
 
     def run(self) -> Report:
-        """Run until saturated or a limit; the :class:`Report` names which."""
+        """Run until saturated or a limit; the :class:`Report` names which.
+
+        The cyclic garbage collector is paused during the run (the e-graph makes no cycles; its
+        passes over the millions of tuples it holds cost more than the run)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run()
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _run(self) -> Report:
         start = time.perf_counter()
         eg, lim = self.eg, self.limits
         eg.rebuild()
