@@ -21,7 +21,9 @@ import pytensor.tensor as pt
 from egglog import EGraph, Expr, StringLike, i64Like, rewrite, ruleset, vars_
 
 from relations import patterns as p
-from relations.saturation import engine
+from relations.saturation.engine.egraph import EGraph as QueryEGraph
+from relations.saturation.engine.query import QueryRule
+from relations.saturation.engine.runner import Limits, Runner
 
 __all__ = ["Num", "RULES", "egglog_iterations", "engine_iterations", "poly", "query_rules"]
 
@@ -56,18 +58,18 @@ RULES = ruleset(
 )
 
 
-def query_rules() -> list[engine.QueryRule]:
+def query_rules() -> list[QueryRule]:
     """The same 8 rules as patterns for the query engine."""
     a, b, c = p.var("a"), p.var("b"), p.var("c")
     return [
-        engine.QueryRule("add_comm", p.add(a, b), p.add(b, a)),
-        engine.QueryRule("mul_comm", p.mul(a, b), p.mul(b, a)),
-        engine.QueryRule("add_assoc", p.add(a, p.add(b, c)), p.add(p.add(a, b), c)),
-        engine.QueryRule("mul_assoc", p.mul(a, p.mul(b, c)), p.mul(p.mul(a, b), c)),
-        engine.QueryRule("distribute", p.mul(a, p.add(b, c)), p.add(p.mul(a, b), p.mul(a, c))),
-        engine.QueryRule("factor", p.add(p.mul(a, b), p.mul(a, c)), p.mul(a, p.add(b, c))),
-        engine.QueryRule("sub_to_add", p.sub(a, b), p.add(a, p.neg(b))),
-        engine.QueryRule("add_to_sub", p.add(a, p.neg(b)), p.sub(a, b)),
+        QueryRule("add_comm", p.add(a, b), p.add(b, a)),
+        QueryRule("mul_comm", p.mul(a, b), p.mul(b, a)),
+        QueryRule("add_assoc", p.add(a, p.add(b, c)), p.add(p.add(a, b), c)),
+        QueryRule("mul_assoc", p.mul(a, p.mul(b, c)), p.mul(p.mul(a, b), c)),
+        QueryRule("distribute", p.mul(a, p.add(b, c)), p.add(p.mul(a, b), p.mul(a, c))),
+        QueryRule("factor", p.add(p.mul(a, b), p.mul(a, c)), p.mul(a, p.add(b, c))),
+        QueryRule("sub_to_add", p.sub(a, b), p.add(a, p.neg(b))),
+        QueryRule("add_to_sub", p.add(a, p.neg(b)), p.sub(a, b)),
     ]
 
 
@@ -96,9 +98,9 @@ def egglog_iterations(n: int, k: int) -> list[tuple[int, float]]:
 
 def engine_iterations(n: int, k: int, rules: list | None = None) -> tuple[list[tuple[int, float]], Any]:
     """``(e-nodes, seconds)`` after each of ``k`` iterations of the query engine on ``poly(n)``; and the runner."""
-    eg = engine.EGraph()
+    eg = QueryEGraph()
     eg.add_graph([poly(n, pt.dscalar, 2)])
-    runner = engine.Runner(eg, rules or query_rules(), engine.Limits(iterations=k, nodes=None, seconds=None))
+    runner = Runner(eg, rules or query_rules(), Limits(iterations=k, nodes=None, seconds=None))
     gc.collect()
     report = runner.run()
     return [(it.nodes, it.seconds) for it in report.iterations], runner

@@ -12,27 +12,7 @@ Rooms, as egg has them:
   :class:`Report`;
 - :mod:`.extract`: a bottom-up tree-cost extractor that reifies the chosen form to PyTensor.
 
-Only plain pattern rules (``p.var``, ``p.const`` and the scalar Elemwise builders ``p.add``,
+Import from the modules (``from relations.saturation.engine.runner import Runner``): a name
+has one home.  Only plain pattern rules (``p.var``, ``p.const`` and the scalar Elemwise builders ``p.add``,
 ``p.exp``, ...) run here; rules with goal nodes or ``where=`` goals are refused by name.
 """
-
-from relations.saturation.engine.analysis import nonnegative, nonzero, positive
-from relations.saturation.engine.egraph import EGraph
-from relations.saturation.engine.extract import extract
-from relations.saturation.engine.query import QueryRule, UnsupportedRule, query_rule
-from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
-
-__all__ = [
-    "BackoffScheduler",
-    "EGraph",
-    "Limits",
-    "QueryRule",
-    "Report",
-    "Runner",
-    "UnsupportedRule",
-    "extract",
-    "nonnegative",
-    "nonzero",
-    "positive",
-    "query_rule",
-]

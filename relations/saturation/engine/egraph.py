@@ -180,21 +180,40 @@ class EGraph:
         return self._add_new(enode, self.infer(oid, enode[1:]))
 
     def add2(self, oid: int, a: int, b: int) -> int:
-        """:meth:`add` for two children (the hot path of right-hand sides)."""
+        """:meth:`add` for two children (the hot path of right-hand sides; :meth:`_add_new` inlined)."""
         parent = self.parent
         if parent[a] != a:
             a = self.find(a)
         if parent[b] != b:
             b = self.find(b)
         enode = (oid, a, b)
-        v = self.hashcons.get(enode)
+        hashcons = self.hashcons
+        v = hashcons.get(enode)
         if v is not None:
             return v >> TICK_BITS
         ctype = self.ctype
         tid = self.infer_cache.get((oid, ctype[a], ctype[b]))
         if tid is None:
             tid = self.infer(oid, (a, b))
-        return self._add_new(enode, tid)
+        if tid < 0:
+            return -1
+        c = len(parent)
+        parent.append(c)
+        self.nodes.append([enode])
+        parents = self.parents
+        parents.append([])
+        ctype.append(tid)
+        data = self.data
+        data.append(None)
+        hashcons[enode] = (c << TICK_BITS) | self.clock
+        self.tables[oid].append(enode)
+        parents[a].append(enode)
+        if a != b:
+            parents[b].append(enode)
+        tf = self.transfer[oid]
+        if tf is not None and (not self.strict[oid] or (data[a] is not None and data[b] is not None)):
+            self._analyze_new(enode, c, tid, tf)
+        return c
 
     def add1(self, oid: int, a: int) -> int:
         """:meth:`add` for one child."""
@@ -233,14 +252,13 @@ class EGraph:
             for k in set(enode[1:]):
                 parents[k].append(enode)
         tf = self.transfer[oid]
-        if tf is not None:
+        if tf is not None and (not self.strict[oid] or all(self.data[k] is not None for k in enode[1:])):
             self._analyze_new(enode, c, tid, tf)
         return c
 
     def _analyze_new(self, enode: tuple, c: int, tid: int, tf: Any) -> None:
+        """The data of the new class ``c`` from its e-node (``modify`` may fold it to a constant)."""
         kd = self.data
-        if self.strict[enode[0]] and any(kd[k] is None for k in enode[1:]):
-            return
         data = tf(self, enode, tid)
         if data is not None:
             kd[c] = data

@@ -9,7 +9,7 @@ dimensions as it broadcasts).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pytensor.graph.basic import Variable
 
@@ -18,15 +18,15 @@ from relations.saturation.engine.egraph import TICK_BITS, EGraph
 __all__ = ["best_nodes", "extract"]
 
 
-def best_nodes(eg: EGraph) -> dict[int, tuple[float, tuple]]:
-    """For every root class, ``(tree cost, cheapest e-node)``."""
+def best_nodes(eg: EGraph, node_cost: Callable[[tuple], float] | None = None) -> dict[int, tuple[float, tuple]]:
+    """For every root class, ``(tree cost, cheapest e-node)``; an e-node costs ``node_cost(e-node)`` (default 1)."""
     best: dict[int, tuple[float, tuple]] = {}
     live = [(n, v >> TICK_BITS) for n, v in eg.hashcons.items()]
     changed = True
     while changed:
         changed = False
         for n, c in live:
-            cost = 1.0
+            cost = 1.0 if node_cost is None else node_cost(n)
             for k in n[1:]:
                 b = best.get(eg.find(k))
                 if b is None:
@@ -40,9 +40,11 @@ def best_nodes(eg: EGraph) -> dict[int, tuple[float, tuple]]:
     return best
 
 
-def extract(eg: EGraph, classes: Sequence[int]) -> list[Variable]:
-    """The cheapest tree of each class of ``classes`` as a PyTensor variable (shared classes built once)."""
-    best = best_nodes(eg)
+def extract(eg: EGraph, classes: Sequence[int], node_cost: Callable[[tuple], float] | None = None) -> list[Variable]:
+    """The cheapest tree of each class of ``classes`` as a PyTensor variable (shared classes built once).
+
+    ``node_cost(e-node)``: the cost of one e-node (positive; default 1: the tree's size)."""
+    best = best_nodes(eg, node_cost)
     built: dict[int, Variable] = {}
 
     def build(c: int) -> Variable:
