@@ -88,11 +88,16 @@ def egglog_iterations(n: int, k: int) -> list[tuple[int, float]]:
     eg = EGraph()
     eg.let("e", poly(n, Num.var, Num(2)))
     out = []
-    for _ in range(k):
-        t0 = time.perf_counter()
-        eg.run(RULES)
-        dt = time.perf_counter() - t0
-        out.append((sum(size for _, size in eg.all_function_sizes()), dt))
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(k):
+            t0 = time.process_time()
+            eg.run(RULES)
+            dt = time.process_time() - t0
+            out.append((sum(size for _, size in eg.all_function_sizes()), dt))
+    finally:
+        gc.enable()
     return out
 
 
@@ -101,6 +106,16 @@ def engine_iterations(n: int, k: int, rules: list | None = None) -> tuple[list[t
     eg = QueryEGraph()
     eg.add_graph([poly(n, pt.dscalar, 2)])
     runner = Runner(eg, rules or query_rules(), Limits(iterations=k, nodes=None, seconds=None))
+    out = []
     gc.collect()
-    report = runner.run()
-    return [(it.nodes, it.seconds) for it in report.iterations], runner
+    gc.disable()
+    try:
+        eg.rebuild()
+        start = time.perf_counter()
+        for i in range(k):
+            t0 = time.process_time()
+            runner.step(i, start)
+            out.append((eg.n_nodes, time.process_time() - t0))
+    finally:
+        gc.enable()
+    return out, runner

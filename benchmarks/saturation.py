@@ -33,7 +33,8 @@ Three tables, from one run:
   (``benchmarks/egglog_algebra.py``) in egglog-python 14 and in the query engine
   (``relations.saturation.engine``), per iteration k = 1..8: e-nodes of both (counted alike:
   leaves too), seconds of the iteration (best of the rounds, the engines interleaved),
-  e-nodes added per second, and seconds per e-node added, ours over egglog's; then the
+  e-nodes added per second, and seconds per e-node added, ours over egglog's (CPU seconds,
+  ``time.process_time``: see ``egglog_algebra.py``); then the
   memory the query engine's e-graph holds per e-node at 10^5 e-nodes (``tracemalloc``).
 
 ``--quick`` runs three models and the 10^3 graph only (and the algebra table up to 10^4 e-nodes).
@@ -259,7 +260,8 @@ def algebra_table(cases: list[tuple[int, int, int]]) -> None:
     from egglog_algebra import egglog_iterations, engine_iterations
 
     print("issue 42's 8 algebra rules on poly(n), egglog-python 14 against relations.saturation.engine "
-          "(search all rules on the clean e-graph, apply, rebuild; no scheduler); per iteration, best of the rounds")
+          "(search all rules on the clean e-graph, apply, rebuild; no scheduler); per iteration, CPU seconds, "
+          "best of the rounds")
     print("| expression | k | egglog e-nodes | our e-nodes | difference | egglog iteration (ms) | ours (ms) "
           "| egglog e-nodes/s | our e-nodes/s | our s per e-node / egglog's |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from pytensor.tensor.elemwise import Elemwise
@@ -175,10 +176,8 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
     if how == "pivot":
         src.emit(f"for op in {ops}:")
         src.depth += 1
-        src.emit("table = tables[op]")
-        src.emit("for r in range(eg.rows_since(op, L), len(table)):")
+        src.emit(f"for n{j} in islice(tables[op], eg.rows_since(op, L), None):")
         src.depth += 1
-        src.emit(f"n{j} = table[r]")
         src.emit(f"v = hc.get(n{j})")
         src.emit("if v is None or v & MASK < L: continue")
         src.emit(f"c{j} = v >> BITS")
@@ -229,7 +228,7 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
     lines = [
         "def apply(eg, matches, guarded):",
         "    add = eg.add; add1 = eg.add1; add2 = eg.add2; union = eg.union",
-        "    ctype = eg.ctype; tkey = eg.type_key",
+        "    ctype = eg.ctype; tkey = eg.type_key; hc = eg.hashcons",
         "    unions = refused = 0",
         "    for m in matches:",
     ]
@@ -254,7 +253,11 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         counter[0] += 1
         t = f"t{counter[0]}"
         if len(args) in (1, 2):
-            lines.append(f"        {t} = add{len(args)}(OP{id(pat)}, {', '.join(args)})")
+            # the hash-cons hit inlined (its class is a root, or equal to one: unions in this loop
+            # re-point moved e-nodes); a miss (or a non-canonical key) goes through add1/add2
+            key = f"(OP{id(pat)}, {', '.join(args)}{',' if len(args) == 1 else ''})"
+            lines.append(f"        v = hc.get({key})")
+            lines.append(f"        {t} = v >> BITS if v is not None else add{len(args)}(OP{id(pat)}, {', '.join(args)})")
         else:
             lines.append(f"        {t} = add(OP{id(pat)}, ({''.join(x + ', ' for x in args)}))")
         lines.append(f"        if {t} < 0: refused += 1; continue")
@@ -263,7 +266,7 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
     result = emit(rule.rhs, [])
     lines += [
         f"        if tkey[ctype[m[0]]] != tkey[ctype[{result}]]: refused += 1; continue",
-        f"        if union(m[0], {result}, (NAME, m)): unions += 1",
+        f"        if {result} != m[0] and union(m[0], {result}, (NAME, m)): unions += 1",
         "    return unions, refused",
     ]
     return "\n".join(lines), consts
@@ -291,7 +294,7 @@ class BoundRule:
 
     def __init__(self, rule: QueryRule, eg: EGraph) -> None:
         self.rule, self.eg, self.name = rule, eg, rule.name
-        names: dict[str, Any] = {"const_class": const_class, "BITS": TICK_BITS, "MASK": TICK_MASK}
+        names: dict[str, Any] = {"const_class": const_class, "BITS": TICK_BITS, "MASK": TICK_MASK, "islice": islice}
         for j, atom in enumerate(rule.atoms):
             if atom.kind == "op":
                 names[f"OPS{j}"] = eg.op_id(atom.pattern.make, len(atom.pattern.args))
