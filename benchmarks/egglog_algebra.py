@@ -25,7 +25,7 @@ from relations.saturation.engine.egraph import EGraph as QueryEGraph
 from relations.saturation.engine.query import QueryRule
 from relations.saturation.engine.runner import Limits, Runner
 
-__all__ = ["Num", "RULES", "egglog_iterations", "engine_iterations", "poly", "query_rules"]
+__all__ = ["RULES", "Num", "egglog_iterations", "engine_iterations", "poly", "query_rules"]
 
 
 class Num(Expr):

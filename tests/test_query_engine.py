@@ -124,7 +124,7 @@ def _forms(eg, root, rng: random.Random, count: int):
     yield extract(eg, [root])[0]
     for _ in range(count - 1):
         weights: dict = {}
-        yield extract(eg, [root], lambda n: weights.setdefault(n, rng.uniform(0.5, 2.0)))[0]
+        yield extract(eg, [root], lambda n, w=weights: w.setdefault(n, rng.uniform(0.5, 2.0)))[0]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

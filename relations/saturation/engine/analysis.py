@@ -33,8 +33,21 @@ from pytensor.tensor import constant
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 __all__ = [
-    "Analysis", "FOLD_SIZE", "NEG", "NEGATIVE", "NONNEGATIVE", "NONPOSITIVE", "NONZERO", "POS", "POSITIVE",
-    "UNKNOWN", "ZERO", "nonnegative", "nonzero", "positive", "sign_of",
+    "FOLD_SIZE",
+    "NEG",
+    "NEGATIVE",
+    "NONNEGATIVE",
+    "NONPOSITIVE",
+    "NONZERO",
+    "POS",
+    "POSITIVE",
+    "UNKNOWN",
+    "ZERO",
+    "Analysis",
+    "nonnegative",
+    "nonzero",
+    "positive",
+    "sign_of",
 ]
 
 NEG, ZERO, POS = 1, 2, 4
@@ -105,7 +118,7 @@ def _widen(lo: float, hi: float, tiny: float) -> tuple[float, float]:
 
 def _make(sign: int, lo: float, hi: float, const: Any = None) -> tuple | None:
     """Normalized data: sign and interval refine each other; ``None`` when nothing is known."""
-    if lo != lo or hi != hi:
+    if math.isnan(lo) or math.isnan(hi):
         lo, hi = -INF, INF
     if not sign & NEG:
         lo = max(lo, 0.0)
@@ -215,12 +228,12 @@ def _binary_bounds(name: str, a: tuple, b: tuple) -> tuple[float, float]:
             lo, hi = lo1 - hi2, hi1 - lo2
         elif name == "Mul":
             ps = [x * y for x in (lo1, hi1) for y in (lo2, hi2)]
-            if any(p != p for p in ps):
+            if any(math.isnan(x) for x in ps):
                 return -INF, INF
             lo, hi = min(ps), max(ps)
         else:
             return -INF, INF
-    return (lo if lo == lo else -INF), (hi if hi == hi else INF)
+    return (-INF if math.isnan(lo) else lo), (INF if math.isnan(hi) else hi)
 
 
 def _binary(name: str, a: tuple, b: tuple, tiny: float) -> tuple | None:

@@ -36,7 +36,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from relations.saturation.engine.analysis import Analysis
 
-__all__ = ["CONGRUENCE", "EGraph", "TICK_BITS", "TICK_MASK"]
+__all__ = ["CONGRUENCE", "TICK_BITS", "TICK_MASK", "EGraph"]
 
 #: The reason name recorded for a union made by congruence closure.
 CONGRUENCE = "congruence"
@@ -74,10 +74,14 @@ class EGraph:
         self.type_ids: dict[Any, int] = {}
         self.type_key: list[Any] = []
         self.infer_cache: dict[tuple, int] = {}
+        #: constants right-hand sides build, by (pattern, sibling type ids)
+        self.const_cache: dict[tuple, Variable] = {}
         self.clock = 0
         self.pending: list[tuple] = []
         self.analysis_pending: list[tuple] = []
         self.touched: set[int] = set()
+        #: per class: the length of its nodes and parents lists when last compacted
+        self.compacted: dict[int, int] = {}
         self.unions: list[tuple[int, int, Any]] = []
         self.merged = 0
         self.analysis = analysis if analysis is not None else Analysis()
@@ -408,13 +412,18 @@ class EGraph:
             self.analysis.modify(self, c)
 
     def _compact(self) -> None:
-        """Drop stale entries of the classes touched since the last rebuild, and of tables half stale."""
-        hashcons = self.hashcons
+        """Drop stale entries of the touched classes' lists that doubled since their last compaction,
+        and of tables half stale (amortized: each entry is dropped once, a live one copied O(1) times)."""
+        hashcons, compacted = self.hashcons, self.compacted
         for c in self.touched:
             if self.parent[c] != c:
                 continue
-            self.nodes[c] = [n for n in self.nodes[c] if hashcons.get(n, -1) >> TICK_BITS == c]
-            self.parents[c] = list(dict.fromkeys(n for n in self.parents[c] if n in hashcons))
+            nodes, parents = self.nodes[c], self.parents[c]
+            if len(nodes) + len(parents) <= 2 * compacted.get(c, 4):
+                continue
+            nodes = self.nodes[c] = [n for n in nodes if hashcons.get(n, -1) >> TICK_BITS == c]
+            parents = self.parents[c] = list(dict.fromkeys(n for n in parents if n in hashcons))
+            compacted[c] = len(nodes) + len(parents)
         self.touched = set()
         for op, table in enumerate(self.tables):
             if self.dead[op] * 2 > len(table) > 64:

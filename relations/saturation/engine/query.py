@@ -275,10 +275,9 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
 def const_class(eg: EGraph, const: Any, siblings: tuple[int, ...]) -> int:
     """The class of the constant leaf ``const`` builds beside the classes ``siblings`` (their dtype)."""
     key = (id(const), *[eg.ctype[eg.find(s)] for s in siblings])
-    leaf = eg.infer_cache.get(key)
+    leaf = eg.const_cache.get(key)
     if leaf is None:
-        leaf = const.build([eg.types[t]() for t in key[1:]])
-        eg.infer_cache[key] = leaf
+        leaf = eg.const_cache[key] = const.build([eg.types[t]() for t in key[1:]])
     return eg.add_leaf(leaf)
 
 
@@ -305,12 +304,13 @@ class BoundRule:
             env = dict(names)
             if rule.atoms[pivot].kind == "op":
                 env[f"OPS{pivot}"] = (env[f"OPS{pivot}"],)
-            exec(compile(search_source(rule, pivot), f"<search {rule.name} #{pivot}>", "exec"), env)
+            code = compile(search_source(rule, pivot), f"<search {rule.name} #{pivot}>", "exec")
+            exec(code, env)  # noqa: S102 - source generated from the rule's own patterns
             self.searchers.append(env["search"])
         source, consts = _build_source(rule)
         env = dict(names, **consts, NAME=rule.name)
         _rhs_ops(rule.rhs, eg, env)
-        exec(compile(source, f"<apply {rule.name}>", "exec"), env)
+        exec(compile(source, f"<apply {rule.name}>", "exec"), env)  # noqa: S102 - generated, as above
         self._apply = env["apply"]
         self.var_names = [str(v) for v in rule.vars]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from relations.saturation.engine.egraph import EGraph
 from relations.saturation.engine.query import BoundRule, QueryRule
 
-__all__ = ["BackoffScheduler", "Limits", "Report", "Runner", "STOP_REASONS"]
+__all__ = ["STOP_REASONS", "BackoffScheduler", "Limits", "Report", "Runner"]
 
 #: The stop reasons a :class:`Report` names.
 STOP_REASONS = ("saturated", "iteration limit", "node limit", "time limit")
