@@ -326,26 +326,36 @@ class EGraph:
         if not self.same_type(ra, rb):
             raise TypeError(f"b: class {b} has type {self.types[self.ctype[rb]]}, class {a} has "
                             f"{self.types[self.ctype[ra]]}")
-        if len(self.nodes[ra]) < len(self.nodes[rb]):
+        self.merge(ra, rb, a, b, reason)
+        return True
+
+    def merge(self, ra: int, rb: int, a: int, b: int, reason: Any) -> None:
+        """:meth:`union` of two distinct roots ``ra`` and ``rb`` of one type (the caller checked), for ``a`` and ``b``."""
+        nodes = self.nodes
+        if len(nodes[ra]) < len(nodes[rb]):
             ra, rb = rb, ra
         self.parent[rb] = ra
         self.merged += 1
         self.unions.append((a, b, reason))
         self._move_nodes(rb, ra)
-        moved = self.parents[rb]
+        parents = self.parents
+        moved = parents[rb]
         self.pending.extend(moved)
-        self.parents[ra].extend(moved)
-        self.parents[rb] = None
+        parents[ra].extend(moved)
+        parents[rb] = None
         self.touched.add(ra)
-        da, db = self.data[ra], self.data[rb]
-        self.data[rb] = None
+        data = self.data
+        da, db = data[ra], data[rb]
         if da is not db:
-            merged = self.analysis.merge(da, db)
-            if merged != da or merged != db:
-                self.data[ra] = merged
-                self.analysis_pending.extend(self.parents[ra])
-                self.analysis.modify(self, ra)
-        return True
+            data[rb] = None
+            self._merge_data(ra, da, db)
+
+    def _merge_data(self, ra: int, da: Any, db: Any) -> None:
+        merged = self.analysis.merge(da, db)
+        if merged != da or merged != db:
+            self.data[ra] = merged
+            self.analysis_pending.extend(self.parents[ra])
+            self.analysis.modify(self, ra)
 
     def _move_nodes(self, src: int, dst: int) -> None:
         """The live e-nodes of ``src`` join ``dst``; their rows are re-stamped (output column changed)."""
@@ -371,7 +381,7 @@ class EGraph:
         if v is None:
             return
         find = self.find
-        q = (p[0], *[find(k) for k in p[1:]])
+        q = (p[0], find(p[1]), find(p[2])) if len(p) == 3 else (p[0], *[find(k) for k in p[1:]])
         if q == p:
             return
         c = v >> TICK_BITS

@@ -227,7 +227,7 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
     ``guarded(eg, m)`` when the rule has any."""
     lines = [
         "def apply(eg, matches, guarded):",
-        "    add = eg.add; add1 = eg.add1; add2 = eg.add2; union = eg.union",
+        "    add = eg.add; add1 = eg.add1; add2 = eg.add2; merge = eg.merge; find = eg.find; parent = eg.parent",
         "    ctype = eg.ctype; tkey = eg.type_key; hc = eg.hashcons",
         "    unions = refused = 0",
         "    for m in matches:",
@@ -265,8 +265,14 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
 
     result = emit(rule.rhs, [])
     lines += [
-        f"        if tkey[ctype[m[0]]] != tkey[ctype[{result}]]: refused += 1; continue",
-        f"        if {result} != m[0] and union(m[0], {result}, (NAME, m)): unions += 1",
+        "        r = m[0]",
+        "        if parent[r] != r: r = find(r)",
+        f"        t = {result}",
+        "        if parent[t] != t: t = find(t)",
+        "        if r == t: continue",
+        "        if tkey[ctype[r]] != tkey[ctype[t]]: refused += 1; continue",
+        "        merge(r, t, m[0], t, (NAME, m))",
+        "        unions += 1",
         "    return unions, refused",
     ]
     return "\n".join(lines), consts
