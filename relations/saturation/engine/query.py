@@ -312,7 +312,8 @@ class BoundRule:
                 env[f"OPS{pivot}"] = (env[f"OPS{pivot}"],)
             code = compile(search_source(rule, pivot), f"<search {rule.name} #{pivot}>", "exec")
             exec(code, env)  # noqa: S102 - source generated from the rule's own patterns
-            self.searchers.append(env["search"])
+            ups = any(how == "up" for _, how, _, _ in _visit_order(rule, pivot))
+            self.searchers.append((env["search"], ups))
         source, consts = _build_source(rule)
         env = dict(names, **consts, NAME=rule.name)
         _rhs_ops(rule.rhs, eg, env)
@@ -321,11 +322,22 @@ class BoundRule:
         self.var_names = [str(v) for v in rule.vars]
 
     def search(self, since: int) -> list[tuple[int, ...]]:
-        """The matches with a row written at tick ``since`` or later (all of them for ``since=0``), deduplicated."""
+        """The matches with a row written at tick ``since`` or later (all of them for ``since=0``), each once.
+
+        A match (its substitution) fixes every row of a tree pattern in a congruence-closed
+        e-graph, and the variants are disjoint, so a variant repeats a match only by visiting a
+        row twice: a parents list holding an e-node twice (until compacted), or a pivot range
+        spanning several ticks (an e-node re-stamped at two of them).  Only those are deduplicated."""
         out: list = []
-        for s in self.searchers:
-            s(self.eg, since, out)
-        return list(dict.fromkeys(out))
+        several_ticks = since < self.eg.clock
+        for search, ups in self.searchers:
+            if ups or several_ticks:
+                found: list = []
+                search(self.eg, since, found)
+                out.extend(dict.fromkeys(found))
+            else:
+                search(self.eg, since, out)
+        return out
 
     def guarded(self, eg: EGraph, m: tuple[int, ...]) -> bool:
         """Whether every guard holds of match ``m``."""
