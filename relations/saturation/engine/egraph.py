@@ -374,6 +374,18 @@ class EGraph:
                 dead[n[0]] += 1
         self.nodes[src] = None
 
+    def _repair_all(self, todo: list[tuple]) -> None:
+        """:meth:`_repair` of each queued e-node; the canonical and the dead ones skipped inline."""
+        hashcons, parent, repair = self.hashcons, self.parent, self._repair
+        for p in todo:
+            if p not in hashcons:
+                continue
+            if len(p) == 3:
+                a, b = p[1], p[2]
+                if parent[a] == a and parent[b] == b:
+                    continue
+            repair(p)
+
     def _repair(self, p: tuple) -> None:
         """Re-canonicalize the queued e-node ``p``: re-insert it, or merge it with its congruent twin."""
         hashcons = self.hashcons
@@ -400,8 +412,7 @@ class EGraph:
         while self.pending or self.analysis_pending:
             while self.pending:
                 todo, self.pending = self.pending, []
-                for p in todo:
-                    self._repair(p)
+                self._repair_all(todo)
             if self.analysis_pending:
                 todo, self.analysis_pending = self.analysis_pending, []
                 for p in dict.fromkeys(todo):
