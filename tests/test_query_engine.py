@@ -13,7 +13,7 @@ import pytest
 import relations
 from relations import patterns as p
 from relations.saturation.engine.analysis import NEG, POS, ZERO, positive
-from relations.saturation.engine.egraph import TICK_BITS, EGraph
+from relations.saturation.engine.egraph import CLASS_SHIFT, EGraph
 from relations.saturation.engine.extract import extract
 from relations.saturation.engine.query import QueryRule, UnsupportedRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler, Limits, Runner
@@ -60,7 +60,7 @@ def _values(ins, outs, n: int, rng: np.random.Generator, low: float = -3.0, high
 def check_invariants(eg: EGraph) -> None:
     """Hash-cons canonical (so congruence closed), every live e-node in its class's list and its children's parents."""
     for n, v in eg.hashcons.items():
-        cls = v >> TICK_BITS
+        cls = v >> CLASS_SHIFT
         assert eg.find(cls) == cls, f"{n} maps to a non-root class"
         assert all(eg.find(k) == k for k in n[1:]), f"{n} is not canonical"
         assert n in eg.nodes[cls]
@@ -68,7 +68,7 @@ def check_invariants(eg: EGraph) -> None:
             assert n in eg.parents[k]
     live_per_class: dict[int, int] = {}
     for v in eg.hashcons.values():
-        live_per_class[v >> TICK_BITS] = live_per_class.get(v >> TICK_BITS, 0) + 1
+        live_per_class[v >> CLASS_SHIFT] = live_per_class.get(v >> CLASS_SHIFT, 0) + 1
     assert len(live_per_class) == eg.n_classes
 
 
@@ -82,10 +82,10 @@ def _label(eg: EGraph, oid: int) -> tuple:
 
 def _signature(eg: EGraph) -> list:
     """The e-graph up to class and op ids: per class, the sorted ops of its e-nodes, with its children's sizes."""
-    sizes = {c: len(eg.class_nodes(c)) for c in {v >> TICK_BITS for v in eg.hashcons.values()}}
+    sizes = {c: len(eg.class_nodes(c)) for c in {v >> CLASS_SHIFT for v in eg.hashcons.values()}}
     per_class: dict[int, list] = {}
     for n, v in eg.hashcons.items():
-        per_class.setdefault(v >> TICK_BITS, []).append((_label(eg, n[0]), tuple(sizes[k] for k in n[1:])))
+        per_class.setdefault(v >> CLASS_SHIFT, []).append((_label(eg, n[0]), tuple(sizes[k] for k in n[1:])))
     return sorted(tuple(sorted(x)) for x in per_class.values())
 
 

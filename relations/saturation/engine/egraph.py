@@ -9,8 +9,10 @@ per (op id, input type ids) with ``op.make_node`` over dummy inputs and remember
 Storage, indexed by class id (an int; a class id is also the id of the e-node that made it):
 ``parent`` (union-find), ``nodes`` (its e-nodes), ``parents`` (e-nodes using it), ``ctype``
 (its type id) and ``data`` (its analysis, :mod:`.analysis`).  ``hashcons`` maps every live,
-canonical e-node to ``root class << TICK_BITS | tick``, the tick being the clock at which its
-row was last (re)written (one dict for both: an e-node costs one entry); ``tables[op id]``
+canonical e-node to ``root class << CLASS_SHIFT | in tick << TICK_BITS | tick``: the tick is the
+clock at which its row was last (re)written, the in tick the clock at which its tuple was
+(a new or re-canonicalized e-node; a merge of its class re-stamps the tick only).  One dict
+holds all three: an e-node costs one entry; ``tables[op id]``
 lists the rows (e-nodes) in tick order and ``marks[t][op id]`` is the index of the first row
 written at tick ``t`` or later, for semi-naive matching (:mod:`.query`).  A table keeps stale
 rows (an e-node re-canonicalized or re-stamped) until it is half stale, then it is compacted.
@@ -36,13 +38,17 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from relations.saturation.engine.analysis import Analysis
 
-__all__ = ["CONGRUENCE", "TICK_BITS", "TICK_MASK", "EGraph"]
+__all__ = ["CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph"]
 
 #: The reason name recorded for a union made by congruence closure.
 CONGRUENCE = "congruence"
 #: Bits of a hash-cons value holding the tick (the class id is above them).
 TICK_BITS = 24
 TICK_MASK = (1 << TICK_BITS) - 1
+#: The bits of a hash-cons value holding the input tick (when the e-node's own tuple was written).
+IN_FIELD = TICK_MASK << TICK_BITS
+#: A hash-cons value's class id sits above both ticks: ``class << CLASS_SHIFT | in tick << TICK_BITS | tick``.
+CLASS_SHIFT = 2 * TICK_BITS
 
 
 def _is_left_padding(node: Any) -> bool:
@@ -77,6 +83,8 @@ class EGraph:
         #: constants right-hand sides build, by (pattern, sibling type ids)
         self.const_cache: dict[tuple, Variable] = {}
         self.clock = 0
+        #: both ticks at the current clock, as a hash-cons value's low bits
+        self.now = 0
         self.pending: list[tuple] = []
         self.analysis_pending: list[tuple] = []
         self.touched: set[int] = set()
@@ -168,7 +176,7 @@ class EGraph:
 
     def _insert(self, enode: tuple, c: int) -> None:
         """``enode`` (canonical, new) is live in root class ``c``: its row is written now."""
-        self.hashcons[enode] = (c << TICK_BITS) | self.clock
+        self.hashcons[enode] = (c << CLASS_SHIFT) | self.now
         self.tables[enode[0]].append(enode)
         parents = self.parents
         for k in set(enode[1:]):
@@ -180,7 +188,7 @@ class EGraph:
         enode = (oid, *[find(k) for k in kids])
         v = self.hashcons.get(enode)
         if v is not None:
-            return v >> TICK_BITS
+            return v >> CLASS_SHIFT
         return self._add_new(enode, self.infer(oid, enode[1:]))
 
     def add2(self, oid: int, a: int, b: int) -> int:
@@ -194,7 +202,7 @@ class EGraph:
         hashcons = self.hashcons
         v = hashcons.get(enode)
         if v is not None:
-            return v >> TICK_BITS
+            return v >> CLASS_SHIFT
         ctype = self.ctype
         tid = self.infer_cache.get((oid, ctype[a], ctype[b]))
         if tid is None:
@@ -209,7 +217,7 @@ class EGraph:
         ctype.append(tid)
         data = self.data
         data.append(None)
-        hashcons[enode] = (c << TICK_BITS) | self.clock
+        hashcons[enode] = (c << CLASS_SHIFT) | self.now
         self.tables[oid].append(enode)
         parents[a].append(enode)
         if a != b:
@@ -226,7 +234,7 @@ class EGraph:
         enode = (oid, a)
         v = self.hashcons.get(enode)
         if v is not None:
-            return v >> TICK_BITS
+            return v >> CLASS_SHIFT
         tid = self.infer_cache.get((oid, self.ctype[a]))
         if tid is None:
             tid = self.infer(oid, (a,))
@@ -245,7 +253,7 @@ class EGraph:
         parents.append([])
         self.ctype.append(tid)
         self.data.append(None)
-        self.hashcons[enode] = (c << TICK_BITS) | self.clock
+        self.hashcons[enode] = (c << CLASS_SHIFT) | self.now
         self.tables[oid].append(enode)
         if len(enode) == 3:
             a, b = enode[1], enode[2]
@@ -274,7 +282,7 @@ class EGraph:
         enode = (oid,)
         known = self.hashcons.get(enode)
         if known is not None:
-            return self.find(known >> TICK_BITS)
+            return self.find(known >> CLASS_SHIFT)
         data = self.analysis.leaf(v) if isinstance(v, Constant) else None
         return self._new_class(enode, self.type_id(v.type), data)
 
@@ -361,13 +369,13 @@ class EGraph:
         """The live e-nodes of ``src`` join ``dst``; their rows are re-stamped (output column changed)."""
         hashcons, tables, dead = self.hashcons, self.tables, self.dead
         clock = self.clock
-        value = (dst << TICK_BITS) | clock
+        moved = (dst << CLASS_SHIFT) | clock
         keep = self.nodes[dst]
         for n in self.nodes[src]:
             v = hashcons.get(n)
-            if v is None or v >> TICK_BITS != src:
+            if v is None or v >> CLASS_SHIFT != src:
                 continue
-            hashcons[n] = value
+            hashcons[n] = moved | (v & IN_FIELD)
             keep.append(n)
             if v & TICK_MASK != clock:
                 tables[n[0]].append(n)
@@ -396,12 +404,12 @@ class EGraph:
         q = (p[0], find(p[1]), find(p[2])) if len(p) == 3 else (p[0], *[find(k) for k in p[1:]])
         if q == p:
             return
-        c = v >> TICK_BITS
+        c = v >> CLASS_SHIFT
         del hashcons[p]
         self.dead[p[0]] += 1
         twin = hashcons.get(q)
         if twin is not None:
-            self.union(twin >> TICK_BITS, c, (CONGRUENCE, q))
+            self.union(twin >> CLASS_SHIFT, c, (CONGRUENCE, q))
         else:
             self._insert(q, c)
             self.nodes[c].append(q)
@@ -424,7 +432,7 @@ class EGraph:
         tf = self.transfer[p[0]]
         if v is None or tf is None:
             return
-        c = v >> TICK_BITS
+        c = v >> CLASS_SHIFT
         old = self.data[c]
         new = self.analysis.merge(old, tf(self, p, self.ctype[c]))
         if new != old:
@@ -442,7 +450,7 @@ class EGraph:
             nodes, parents = self.nodes[c], self.parents[c]
             if len(nodes) + len(parents) <= 2 * compacted.get(c, 4):
                 continue
-            nodes = self.nodes[c] = [n for n in nodes if hashcons.get(n, -1) >> TICK_BITS == c]
+            nodes = self.nodes[c] = [n for n in nodes if hashcons.get(n, -1) >> CLASS_SHIFT == c]
             parents = self.parents[c] = list(dict.fromkeys(n for n in parents if n in hashcons))
             compacted[c] = len(nodes) + len(parents)
         self.touched = set()
@@ -470,6 +478,7 @@ class EGraph:
         self.clock += 1
         if self.clock > TICK_MASK:
             raise OverflowError(f"more than {TICK_MASK} ticks")
+        self.now = (self.clock << TICK_BITS) | self.clock
         self.marks.append([len(t) for t in self.tables])
 
     # -- reading -----------------------------------------------------------------------
@@ -494,12 +503,12 @@ class EGraph:
     def class_nodes(self, c: int) -> list[tuple]:
         """The live e-nodes of class ``c``."""
         c = self.find(c)
-        return [n for n in self.nodes[c] if self.hashcons.get(n, -1) >> TICK_BITS == c]
+        return [n for n in self.nodes[c] if self.hashcons.get(n, -1) >> CLASS_SHIFT == c]
 
     def class_of(self, enode: tuple) -> int | None:
         """The class of a live e-node (``None`` if it is not one)."""
         v = self.hashcons.get(enode)
-        return None if v is None else v >> TICK_BITS
+        return None if v is None else v >> CLASS_SHIFT
 
     def type_of(self, c: int) -> Any:
         """The PyTensor type of class ``c``."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from pytensor.graph.basic import Variable
 
-from relations.saturation.engine.egraph import TICK_BITS, EGraph
+from relations.saturation.engine.egraph import CLASS_SHIFT, EGraph
 
 __all__ = ["best_nodes", "extract"]
 
@@ -21,7 +21,7 @@ __all__ = ["best_nodes", "extract"]
 def best_nodes(eg: EGraph, node_cost: Callable[[tuple], float] | None = None) -> dict[int, tuple[float, tuple]]:
     """For every root class, ``(tree cost, cheapest e-node)``; an e-node costs ``node_cost(e-node)`` (default 1)."""
     best: dict[int, tuple[float, tuple]] = {}
-    live = [(n, v >> TICK_BITS) for n, v in eg.hashcons.items()]
+    live = [(n, v >> CLASS_SHIFT) for n, v in eg.hashcons.items()]
     changed = True
     while changed:
         changed = False

@@ -35,7 +35,7 @@ from typing import Any
 from pytensor.tensor.elemwise import Elemwise
 
 from relations import patterns as p
-from relations.saturation.engine.egraph import TICK_BITS, TICK_MASK, EGraph
+from relations.saturation.engine.egraph import CLASS_SHIFT, TICK_BITS, TICK_MASK, EGraph
 
 __all__ = ["BoundRule", "QueryRule", "UnsupportedRule", "query_rule"]
 
@@ -155,6 +155,12 @@ def _visit_order(rule: QueryRule, pivot: int) -> list[tuple[int, str, int, int]]
     return order
 
 
+def _tick_of(j: int) -> str:
+    """The tick that makes atom ``j``'s row new: the root atom's output class joins nothing, so
+    only its tuple's tick counts (a merge of its class repeats matches already applied)."""
+    return "(v >> INS) & MASK" if j == 0 else "v & MASK"
+
+
 def _tick_test(j: int, pivot: int, t: str) -> str | None:
     if j == pivot:
         return f"{t} < L"  # the pivot is new (its rows come from tick L on)
@@ -179,7 +185,7 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
         src.emit(f"for n{j} in islice(tables[op], eg.rows_since(op, L), None):")
         src.depth += 1
         src.emit(f"v = hc.get(n{j})")
-        src.emit("if v is None or v & MASK < L: continue")
+        src.emit(f"if v is None or {_tick_of(j)} < L: continue")
         src.emit(f"c{j} = v >> BITS")
     else:
         if how == "down":
@@ -193,7 +199,7 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
             src.depth += 1
             src.emit(f"if n{j}[0] != {ops} or n{j}[{slot + 1}] != c{frm}: continue")
         src.emit(f"v = hc.get(n{j})")
-        tick = _tick_test(j, pivot, "v & MASK")
+        tick = _tick_test(j, pivot, _tick_of(j))
         src.emit(f"if v is None{' or ' + tick if tick else ''}: continue")
         if how == "up":
             src.emit(f"c{j} = v >> BITS")
@@ -299,7 +305,7 @@ class BoundRule:
 
     def __init__(self, rule: QueryRule, eg: EGraph) -> None:
         self.rule, self.eg, self.name = rule, eg, rule.name
-        names: dict[str, Any] = {"const_class": const_class, "BITS": TICK_BITS, "MASK": TICK_MASK, "islice": islice}
+        names: dict[str, Any] = {"const_class": const_class, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK, "islice": islice}
         for j, atom in enumerate(rule.atoms):
             if atom.kind == "op":
                 names[f"OPS{j}"] = eg.op_id(atom.pattern.make, len(atom.pattern.args))
