@@ -281,3 +281,14 @@ def test_ill_typed_right_sides_are_refused():
     (root,) = eg.add_graph([x * 0.0])
     Runner(eg, [zero], Limits(iterations=3, nodes=None, seconds=None)).run()
     assert all(len(n) == 3 for n in eg.class_nodes(root))
+
+
+def test_graph_nodes_keep_their_own_types():
+    x = pt.vector("x")
+    g = pt.exp(pt.alloc(x[0], 3)) + pt.alloc(x[1], 4)[:3]  # Alloc's static shape comes from a constant's value
+    eg = EGraph()
+    (root,) = eg.add_graph([g])
+    out = extract(eg, [root])[0]
+    assert eg.type_of(root) == g.type and out.type == g.type
+    want, got = _values([x], [g, out], 5, np.random.default_rng(1))
+    np.testing.assert_allclose(got, want)

@@ -182,14 +182,17 @@ class EGraph:
         for k in set(enode[1:]):
             parents[k].append(enode)
 
-    def add(self, oid: int, kids: Sequence[int]) -> int:
-        """The class of e-node ``oid(kids)`` (kids canonicalized), added if new; -1 if ill-typed."""
+    def add(self, oid: int, kids: Sequence[int], tid: int | None = None) -> int:
+        """The class of e-node ``oid(kids)`` (kids canonicalized), added if new; -1 if ill-typed.
+
+        ``tid``: the e-node's type id when known (a graph's own node); else it is inferred from the
+        Op and the children's types (:meth:`infer`)."""
         find = self.find
         enode = (oid, *[find(k) for k in kids])
         v = self.hashcons.get(enode)
         if v is not None:
             return v >> CLASS_SHIFT
-        return self._add_new(enode, self.infer(oid, enode[1:]))
+        return self._add_new(enode, self.infer(oid, enode[1:]) if tid is None else tid)
 
     def add2(self, oid: int, a: int, b: int) -> int:
         """:meth:`add` for two children (the hot path of right-hand sides; :meth:`_add_new` inlined)."""
@@ -289,6 +292,8 @@ class EGraph:
     def add_graph(self, outputs: Iterable[Variable]) -> list[int]:
         """Add the graph of ``outputs`` (read as is; an Elemwise's broadcasting DimShuffles read through).
 
+        Each class takes its node's own type (only right-hand sides' e-nodes have theirs inferred,
+        and the query engine builds scalar Elemwise nodes only, whose type their inputs' types fix).
         Returns the class of each output."""
         outputs = list(outputs)
         cls: dict[Variable, int] = {}
@@ -303,10 +308,8 @@ class EGraph:
             elem = isinstance(node.op, Elemwise)
             kids = [class_of(i, elem) for i in node.inputs]
             for j, out in enumerate(node.outputs):
-                c = self.add(self.op_id(node.op, len(kids), j), kids)
-                if c < 0:
-                    raise TypeError(f"outputs: node {node} could not be typed over its input classes")
-                cls[out] = c
+                # the node's own type: an Op may read its constant inputs' values (Alloc's shape)
+                cls[out] = self.add(self.op_id(node.op, len(kids), j), kids, self.type_id(out.type))
         return [self.find(class_of(o, False)) for o in outputs]
 
     # -- union-find and rebuild --------------------------------------------------------
