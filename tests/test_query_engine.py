@@ -279,8 +279,9 @@ def test_ill_typed_right_sides_are_refused():
     zero = QueryRule("times_zero", p.mul(a, p.const(0.0)), p.const(0.0))  # a 0-d 0 for a vector: refused
     eg = EGraph()
     (root,) = eg.add_graph([x * 0.0])
-    Runner(eg, [zero], Limits(iterations=3, nodes=None, seconds=None)).run()
+    report = Runner(eg, [zero], Limits(iterations=3, nodes=None, seconds=None)).run()
     assert all(len(n) == 3 for n in eg.class_nodes(root))
+    assert report.iterations[0].refused == {"times_zero": 1} and report.stop == "saturated"
 
 
 def test_graph_nodes_keep_their_own_types():

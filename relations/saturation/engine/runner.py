@@ -85,7 +85,9 @@ class BackoffScheduler:
 
 @dataclass
 class Iteration:
-    """One iteration: e-nodes and classes after it, matches and unions per rule, banned rules, seconds."""
+    """One iteration: e-nodes and classes after it, matches, unions and refused matches per rule
+    (a guard failed, or the right side was ill-typed or of another dtype/broadcastable), banned
+    rules, seconds."""
 
     nodes: int
     classes: int
@@ -93,6 +95,7 @@ class Iteration:
     unions: dict[str, int]
     banned: list[str]
     seconds: float
+    refused: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -161,16 +164,17 @@ class Runner:
         found, counts, banned = self._search(iteration)
         eg.advance()
         unions: dict[str, int] = {}
+        refused: dict[str, int] = {}
         stop = None
         for rule, matches in found:
-            unions[rule.name], _ = rule.apply(matches)
+            unions[rule.name], refused[rule.name] = rule.apply(matches)
             stop = self._over(start)
             if stop:
                 break
         eg.rebuild()
         changed = eg.n_nodes != before or any(unions.values())
         self.report.iterations.append(
-            Iteration(eg.n_nodes, eg.n_classes, counts, unions, banned, time.perf_counter() - t0))
+            Iteration(eg.n_nodes, eg.n_classes, counts, unions, banned, time.perf_counter() - t0, refused))
         return changed or bool(banned), stop or self._over(start)
 
     def run(self) -> Report:
