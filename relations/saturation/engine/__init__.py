@@ -27,5 +27,5 @@ guards read Python analyses, and unions must carry the rule and substitution for
 of which would need Python callbacks per match (or a second pass that cannot undo a union).
 The price is speed: on ``benchmarks/saturation.py --table algebra`` the e-node counts equal
 egglog's at every iteration, and the CPU time per e-node is 4-10x egglog's at 10^3-10^5 e-nodes
-(about 4x in instructions, callgrind); memory is about 740 bytes per e-node at 1.4 * 10^5.
+(4-4.5x in instructions on poly(2), callgrind); memory is about 740 bytes per e-node at 1.4 * 10^5.
 """
