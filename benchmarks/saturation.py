@@ -28,7 +28,16 @@ Three tables, from one run:
   extraction, ours over egglog's, best of 3.  egglog's time is given with
   and without translating the PyTensor graph into its terms.
 
-``--quick`` runs three models and the 10^3 graph only.
+- ``algebra``: issue 42's 8 algebra rules (commutativity and associativity of ``add`` and
+  ``mul``, distributivity both ways, ``a - b`` and ``a + -b`` both ways) on ``poly(n)``
+  (``benchmarks/egglog_algebra.py``) in egglog-python 14 and in the query engine
+  (``relations.saturation.engine``), per iteration k = 1..8: e-nodes of both (counted alike:
+  leaves too), seconds of the iteration (best of the rounds, the engines interleaved),
+  e-nodes added per second, and seconds per e-node added, ours over egglog's (CPU seconds,
+  ``time.process_time``: see ``egglog_algebra.py``); then the
+  memory the query engine's e-graph holds per e-node at 10^5 e-nodes (``tracemalloc``).
+
+``--quick`` runs three models and the 10^3 graph only (and the algebra table up to 10^4 e-nodes).
 """
 
 from __future__ import annotations
@@ -238,12 +247,70 @@ def listing_table(levels: list[int]) -> None:
           f"(after imports {float(base):.0f} MB; MAX_FORM_NODES bounds the listing)")
 
 
+# -- algebra (issue 42) ---------------------------------------------------------------
+
+
+def _best_iterations(runs: list[list[tuple[int, float]]]) -> list[tuple[int, float]]:
+    """Per iteration: the e-nodes (the same in every run) and the least seconds over the runs."""
+    return [(its[0][0], min(t for _, t in its)) for its in zip(*runs)]
+
+
+def algebra_table(cases: list[tuple[int, int, int]]) -> None:
+    """Both engines on ``poly(n)`` for ``k`` iterations (``rounds`` interleaved runs each), one row per iteration."""
+    from egglog_algebra import egglog_iterations, engine_iterations
+
+    print("issue 42's 8 algebra rules on poly(n), egglog-python 14 against relations.saturation.engine "
+          "(search all rules on the clean e-graph, apply, rebuild; no scheduler); per iteration, CPU seconds, "
+          "best of the rounds")
+    print("| expression | k | egglog e-nodes | our e-nodes | difference | egglog iteration (ms) | ours (ms) "
+          "| egglog e-nodes/s | our e-nodes/s | our s per e-node / egglog's |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n, k, rounds in cases:
+        theirs: list = []
+        ours: list = []
+        for _ in range(rounds):
+            gc.collect()
+            theirs.append(egglog_iterations(n, k))
+            ours.append(engine_iterations(n, k)[0])
+        te, to = _best_iterations(theirs), _best_iterations(ours)
+        prev_e = prev_o = 0
+        for i, ((ne, se), (no, so)) in enumerate(zip(te, to), start=1):
+            rate_e, rate_o = (ne - prev_e) / se, (no - prev_o) / so
+            ratio = rate_e / rate_o if rate_o > 0 else float("nan")
+            print(f"| poly({n}) | {i} | {ne} | {no} | {100 * (no - ne) / ne:+.1f}% | {se * 1e3:.2f} | {so * 1e3:.2f} "
+                  f"| {rate_e:,.0f} | {rate_o:,.0f} | {ratio:.1f} |", flush=True)
+            prev_e, prev_o = ne, no
+
+
+def algebra_memory(n: int, k: int) -> None:
+    """Bytes the query engine's e-graph holds per e-node after ``k`` iterations on ``poly(n)`` (tracemalloc)."""
+    from egglog_algebra import engine_iterations
+
+    engine_iterations(1, 3)  # warm the caches (rule compilation, type inference) before measuring
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    its, runner = engine_iterations(n, k)
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    nodes = runner.eg.n_nodes
+    print(f"memory: poly({n}), {k} iterations: {nodes:,} e-nodes, {held / 2**20:.1f} MiB held by the e-graph "
+          f"and its runner, {held / nodes:.0f} bytes per e-node (tracemalloc)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--family", action="store_true", help="the egglog table on the generated family only")
-    parser.add_argument("--table", choices=["models", "family", "egglog", "listing", "all"], default="all")
+    parser.add_argument("--table", choices=["models", "family", "egglog", "listing", "algebra", "all"],
+                        default="all")
     args = parser.parse_args(argv)
+    if args.table in ("algebra", "all"):
+        algebra_table([(1, 8, 3), (2, 8, 3)] if args.quick else [(1, 8, 5), (2, 8, 3), (3, 7, 2)])
+        algebra_memory(2, 8) if args.quick else algebra_memory(3, 7)
+        if args.table == "algebra":
+            return
     if pm is None:
         print("PyMC is not installed (pip install -e '.[bench]', Python 3.12): no model tables")
         return

@@ -1,0 +1,546 @@
+"""The e-graph: union-find, hash-cons, per-class parents, deferred rebuild, types, proof forest.
+
+An e-node is a plain tuple ``(op id, child class id, ...)``: no PyTensor node is built for it.
+An op id interns an Op with the number of inputs and the output index (``(op, nin, out)``);
+a leaf (an input variable, or a constant: constants with equal type and data are one leaf)
+is an op id of arity 0.  The type of a class is the one its first e-node has, inferred once
+per (op id, input type ids) with ``op.make_node`` over dummy inputs and remembered.
+
+Storage, indexed by class id (an int; a class id is also the id of the e-node that made it):
+``parent`` (union-find), ``nodes`` (its e-nodes), ``parents`` (e-nodes using it), ``ctype``
+(its type id) and ``data`` (its analysis, :mod:`.analysis`).  ``hashcons`` maps every live,
+canonical e-node to ``root class << CLASS_SHIFT | in tick << TICK_BITS | tick``: the tick is the
+clock at which its row was last (re)written, the in tick the clock at which its tuple was
+(a new or re-canonicalized e-node; a merge of its class re-stamps the tick only).  One dict
+holds all three: an e-node costs one entry; ``tables[op id]``
+lists the rows (e-nodes) in tick order and ``marks[t][op id]`` is the index of the first row
+written at tick ``t`` or later, for semi-naive matching (:mod:`.query`).  A table keeps stale
+rows (an e-node re-canonicalized or re-stamped) until it is half stale, then it is compacted.
+
+Rebuilding is egg's: a union moves the smaller class's e-nodes to the larger (their rows are
+re-stamped: their output column changed) and queues the smaller class's parents; ``rebuild``
+re-canonicalizes only those queued parents, merging congruent ones, until none are left.
+No pass re-keys every e-node.  Every union records why (``unions``: ``(a, b, reason)`` with
+``reason`` a rule's ``(name, substitution)`` or ``("congruence", e-node)``); :meth:`explain`
+reads a path back.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.traversal import toposort
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
+
+from relations.saturation.engine.analysis import Analysis
+
+__all__ = ["CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph"]
+
+#: The reason name recorded for a union made by congruence closure.
+CONGRUENCE = "congruence"
+#: Bits of a hash-cons value holding the tick (the class id is above them).
+TICK_BITS = 24
+TICK_MASK = (1 << TICK_BITS) - 1
+#: The bits of a hash-cons value holding the input tick (when the e-node's own tuple was written).
+IN_FIELD = TICK_MASK << TICK_BITS
+#: A hash-cons value's class id sits above both ticks: ``class << CLASS_SHIFT | in tick << TICK_BITS | tick``.
+CLASS_SHIFT = 2 * TICK_BITS
+
+
+def _is_left_padding(node: Any) -> bool:
+    """Whether ``node`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front)."""
+    if node is None or type(node.op) is not DimShuffle:
+        return False
+    order = node.op.new_order
+    k = len(order) - node.inputs[0].type.ndim
+    return k >= 0 and all(o == "x" for o in order[:k]) and list(order[k:]) == list(range(len(order) - k))
+
+
+class EGraph:
+    """An e-graph over interned Ops; see the module docstring for its storage."""
+
+    def __init__(self, analysis: Analysis | None = None) -> None:
+        self.parent: list[int] = []
+        self.nodes: list[Any] = []
+        self.parents: list[Any] = []
+        self.ctype: list[int] = []
+        self.data: list[Any] = []
+        self.hashcons: dict[tuple, int] = {}
+        self.tables: list[list[tuple]] = []
+        self.marks: list[list[int]] = [[]]
+        self.dead: list[int] = []
+        self.ops: list[Any] = []
+        self.op_ids: dict[Any, int] = {}
+        self.leaf: dict[int, Variable] = {}
+        self.types: list[Any] = []
+        self.type_ids: dict[Any, int] = {}
+        self.type_key: list[Any] = []
+        self.infer_cache: dict[tuple, int] = {}
+        #: constants right-hand sides build, by (pattern, sibling type ids)
+        self.const_cache: dict[tuple, Variable] = {}
+        self.clock = 0
+        #: both ticks at the current clock, as a hash-cons value's low bits
+        self.now = 0
+        self.pending: list[tuple] = []
+        self.analysis_pending: list[tuple] = []
+        self.touched: set[int] = set()
+        #: per class: the length of its nodes and parents lists when last compacted
+        self.compacted: dict[int, int] = {}
+        self.unions: list[tuple[int, int, Any]] = []
+        self.merged = 0
+        self.analysis = analysis if analysis is not None else Analysis()
+        self.transfer: list[Any] = []
+        #: per op id: whether its transfer knows nothing when a child's data is unknown
+        self.strict: list[bool] = []
+        self.const_watchers: list[tuple[Any, set]] = []
+
+    # -- interning ---------------------------------------------------------------------
+
+    def type_id(self, t: Any) -> int:
+        """The int standing for type ``t`` (interned)."""
+        tid = self.type_ids.get(t)
+        if tid is None:
+            tid = self.type_ids[t] = len(self.types)
+            self.types.append(t)
+            dtype, bc = getattr(t, "dtype", None), getattr(t, "broadcastable", None)
+            self.type_key.append((dtype, bc) if dtype is not None else t)
+        return tid
+
+    def _new_op(self, key: Any, value: Any) -> int:
+        oid = self.op_ids[key] = len(self.ops)
+        self.ops.append(value)
+        self.tables.append([])
+        self.dead.append(0)
+        tf, strict = (None, True) if value[0] == "leaf" else self.analysis.transfer_for(value[1])
+        self.transfer.append(tf)
+        self.strict.append(strict)
+        return oid
+
+    def op_id(self, op: Any, nin: int, out: int = 0) -> int:
+        """The op id of output ``out`` of ``op`` applied to ``nin`` inputs."""
+        key = (op, nin, out)
+        oid = self.op_ids.get(key)
+        return oid if oid is not None else self._new_op(key, ("op", op, nin, out))
+
+    def leaf_op(self, v: Variable) -> int:
+        """The op id of the leaf ``v`` (constants of equal type and data share one)."""
+        key: Any = ("const", v.type, v.data.tobytes()) if isinstance(v, Constant) else ("var", id(v), v)
+        oid = self.op_ids.get(key)
+        if oid is None:
+            oid = self._new_op(key, ("leaf", v))
+            self.leaf[oid] = v
+            if isinstance(v, Constant):
+                for const, ops in self.const_watchers:
+                    if const.matches(v):
+                        ops.add(oid)
+        return oid
+
+    def const_ops(self, const: Any) -> set[int]:
+        """The op ids of the constant leaves ``const`` (a ``p.const``) matches, kept up to date."""
+        for c, ops in self.const_watchers:
+            if c is const:
+                return ops
+        ops = {oid for oid, v in self.leaf.items() if isinstance(v, Constant) and const.matches(v)}
+        self.const_watchers.append((const, ops))
+        return ops
+
+    def infer(self, oid: int, kids: Sequence[int]) -> int:
+        """The type id of op ``oid`` over classes ``kids`` (-1 if the Op refuses those types)."""
+        key = (oid, *[self.ctype[k] for k in kids])
+        tid = self.infer_cache.get(key)
+        if tid is None:
+            _, op, _, out = self.ops[oid]
+            try:
+                dummies = [self.types[t]() for t in key[1:]]
+                tid = self.type_id(op.make_node(*dummies).outputs[out].type)
+            except (TypeError, ValueError, NotImplementedError):
+                tid = -1
+            self.infer_cache[key] = tid
+        return tid
+
+    # -- adding ------------------------------------------------------------------------
+
+    def _new_class(self, enode: tuple, tid: int, data: Any) -> int:
+        c = len(self.parent)
+        self.parent.append(c)
+        self.nodes.append([enode])
+        self.parents.append([])
+        self.ctype.append(tid)
+        self.data.append(data)
+        self._insert(enode, c)
+        return c
+
+    def _insert(self, enode: tuple, c: int) -> None:
+        """``enode`` (canonical, new) is live in root class ``c``: its row is written now."""
+        self.hashcons[enode] = (c << CLASS_SHIFT) | self.now
+        self.tables[enode[0]].append(enode)
+        parents = self.parents
+        for k in set(enode[1:]):
+            parents[k].append(enode)
+
+    def add(self, oid: int, kids: Sequence[int], tid: int | None = None) -> int:
+        """The class of e-node ``oid(kids)`` (kids canonicalized), added if new; -1 if ill-typed.
+
+        ``tid``: the e-node's type id when known (a graph's own node); else it is inferred from the
+        Op and the children's types (:meth:`infer`)."""
+        find = self.find
+        enode = (oid, *[find(k) for k in kids])
+        v = self.hashcons.get(enode)
+        if v is not None:
+            return v >> CLASS_SHIFT
+        return self._add_new(enode, self.infer(oid, enode[1:]) if tid is None else tid)
+
+    def add2(self, oid: int, a: int, b: int) -> int:
+        """:meth:`add` for two children (the hot path of right-hand sides; :meth:`_add_new` inlined)."""
+        parent = self.parent
+        if parent[a] != a:
+            a = self.find(a)
+        if parent[b] != b:
+            b = self.find(b)
+        enode = (oid, a, b)
+        hashcons = self.hashcons
+        v = hashcons.get(enode)
+        if v is not None:
+            return v >> CLASS_SHIFT
+        ctype = self.ctype
+        tid = self.infer_cache.get((oid, ctype[a], ctype[b]))
+        if tid is None:
+            tid = self.infer(oid, (a, b))
+        if tid < 0:
+            return -1
+        c = len(parent)
+        parent.append(c)
+        self.nodes.append([enode])
+        parents = self.parents
+        parents.append([])
+        ctype.append(tid)
+        data = self.data
+        data.append(None)
+        hashcons[enode] = (c << CLASS_SHIFT) | self.now
+        self.tables[oid].append(enode)
+        parents[a].append(enode)
+        if a != b:
+            parents[b].append(enode)
+        tf = self.transfer[oid]
+        if tf is not None and (not self.strict[oid] or (data[a] is not None and data[b] is not None)):
+            self._analyze_new(enode, c, tid, tf)
+        return c
+
+    def add1(self, oid: int, a: int) -> int:
+        """:meth:`add` for one child."""
+        if self.parent[a] != a:
+            a = self.find(a)
+        enode = (oid, a)
+        v = self.hashcons.get(enode)
+        if v is not None:
+            return v >> CLASS_SHIFT
+        tid = self.infer_cache.get((oid, self.ctype[a]))
+        if tid is None:
+            tid = self.infer(oid, (a,))
+        return self._add_new(enode, tid)
+
+    def _add_new(self, enode: tuple, tid: int) -> int:
+        """A new class holding the new canonical ``enode`` of type ``tid`` (-1: ill-typed, nothing added)."""
+        if tid < 0:
+            return -1
+        oid = enode[0]
+        parent = self.parent
+        c = len(parent)
+        parent.append(c)
+        self.nodes.append([enode])
+        parents = self.parents
+        parents.append([])
+        self.ctype.append(tid)
+        self.data.append(None)
+        self.hashcons[enode] = (c << CLASS_SHIFT) | self.now
+        self.tables[oid].append(enode)
+        if len(enode) == 3:
+            a, b = enode[1], enode[2]
+            parents[a].append(enode)
+            if a != b:
+                parents[b].append(enode)
+        else:
+            for k in set(enode[1:]):
+                parents[k].append(enode)
+        tf = self.transfer[oid]
+        if tf is not None and (not self.strict[oid] or all(self.data[k] is not None for k in enode[1:])):
+            self._analyze_new(enode, c, tid, tf)
+        return c
+
+    def _analyze_new(self, enode: tuple, c: int, tid: int, tf: Any) -> None:
+        """The data of the new class ``c`` from its e-node (``modify`` may fold it to a constant)."""
+        kd = self.data
+        data = tf(self, enode, tid)
+        if data is not None:
+            kd[c] = data
+            self.analysis.modify(self, c)
+
+    def add_leaf(self, v: Variable) -> int:
+        """The class of the leaf ``v``."""
+        oid = self.leaf_op(v)
+        enode = (oid,)
+        known = self.hashcons.get(enode)
+        if known is not None:
+            return self.find(known >> CLASS_SHIFT)
+        data = self.analysis.leaf(v) if isinstance(v, Constant) else None
+        return self._new_class(enode, self.type_id(v.type), data)
+
+    def add_graph(self, outputs: Iterable[Variable]) -> list[int]:
+        """Add the graph of ``outputs`` (read as is; an Elemwise's broadcasting DimShuffles read through).
+
+        Each class takes its node's own type (only right-hand sides' e-nodes have theirs inferred,
+        and the query engine builds scalar Elemwise nodes only, whose type their inputs' types fix).
+        Returns the class of each output."""
+        outputs = list(outputs)
+        cls: dict[Variable, int] = {}
+
+        def class_of(v: Variable, under_elemwise: bool) -> int:
+            if under_elemwise and _is_left_padding(v.owner):
+                return class_of(v.owner.inputs[0], True)
+            c = cls.get(v)
+            return c if c is not None else cls.setdefault(v, self.add_leaf(v))
+
+        for node in toposort(outputs):
+            elem = isinstance(node.op, Elemwise)
+            kids = [class_of(i, elem) for i in node.inputs]
+            for j, out in enumerate(node.outputs):
+                # the node's own type: an Op may read its constant inputs' values (Alloc's shape)
+                cls[out] = self.add(self.op_id(node.op, len(kids), j), kids, self.type_id(out.type))
+        return [self.find(class_of(o, False)) for o in outputs]
+
+    # -- union-find and rebuild --------------------------------------------------------
+
+    def find(self, c: int) -> int:
+        """The root of class ``c`` (path halving)."""
+        parent = self.parent
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    def same_type(self, a: int, b: int) -> bool:
+        """Whether classes ``a`` and ``b`` have the same dtype and broadcastable pattern (ndim included)."""
+        key = self.type_key
+        return key[self.ctype[a]] == key[self.ctype[b]]
+
+    def union(self, a: int, b: int, reason: Any) -> bool:
+        """Merge the classes of ``a`` and ``b`` (same dtype/broadcastable), recording ``reason``.
+
+        Returns whether they were two classes.  Rebuild before matching again."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        if not self.same_type(ra, rb):
+            raise TypeError(f"b: class {b} has type {self.types[self.ctype[rb]]}, class {a} has "
+                            f"{self.types[self.ctype[ra]]}")
+        self.merge(ra, rb, a, b, reason)
+        return True
+
+    def merge(self, ra: int, rb: int, a: int, b: int, reason: Any) -> None:
+        """:meth:`union` of two distinct roots ``ra`` and ``rb`` of one type (the caller checked), for ``a`` and ``b``."""
+        nodes = self.nodes
+        if len(nodes[ra]) < len(nodes[rb]):
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        self.merged += 1
+        self.unions.append((a, b, reason))
+        self._move_nodes(rb, ra)
+        parents = self.parents
+        moved = parents[rb]
+        self.pending.extend(moved)
+        parents[ra].extend(moved)
+        parents[rb] = None
+        self.touched.add(ra)
+        data = self.data
+        da, db = data[ra], data[rb]
+        if da is not db:
+            data[rb] = None
+            self._merge_data(ra, da, db)
+
+    def _merge_data(self, ra: int, da: Any, db: Any) -> None:
+        merged = self.analysis.merge(da, db)
+        if merged != da or merged != db:
+            self.data[ra] = merged
+            self.analysis_pending.extend(self.parents[ra])
+            self.analysis.modify(self, ra)
+
+    def _move_nodes(self, src: int, dst: int) -> None:
+        """The live e-nodes of ``src`` join ``dst``; their rows are re-stamped (output column changed)."""
+        hashcons, tables, dead = self.hashcons, self.tables, self.dead
+        clock = self.clock
+        moved = (dst << CLASS_SHIFT) | clock
+        keep = self.nodes[dst]
+        for n in self.nodes[src]:
+            v = hashcons.get(n)
+            if v is None or v >> CLASS_SHIFT != src:
+                continue
+            hashcons[n] = moved | (v & IN_FIELD)
+            keep.append(n)
+            if v & TICK_MASK != clock:
+                tables[n[0]].append(n)
+                dead[n[0]] += 1
+        self.nodes[src] = None
+
+    def _repair_all(self, todo: list[tuple]) -> None:
+        """:meth:`_repair` of each queued e-node; the canonical and the dead ones skipped inline."""
+        hashcons, parent, repair = self.hashcons, self.parent, self._repair
+        for p in todo:
+            if p not in hashcons:
+                continue
+            if len(p) == 3:
+                a, b = p[1], p[2]
+                if parent[a] == a and parent[b] == b:
+                    continue
+            repair(p)
+
+    def _repair(self, p: tuple) -> None:
+        """Re-canonicalize the queued e-node ``p``: re-insert it, or merge it with its congruent twin."""
+        hashcons = self.hashcons
+        v = hashcons.get(p)
+        if v is None:
+            return
+        find = self.find
+        q = (p[0], find(p[1]), find(p[2])) if len(p) == 3 else (p[0], *[find(k) for k in p[1:]])
+        if q == p:
+            return
+        c = v >> CLASS_SHIFT
+        del hashcons[p]
+        self.dead[p[0]] += 1
+        twin = hashcons.get(q)
+        if twin is not None:
+            self.union(twin >> CLASS_SHIFT, c, (CONGRUENCE, q))
+        else:
+            self._insert(q, c)
+            self.nodes[c].append(q)
+            self.touched.add(c)
+
+    def rebuild(self) -> None:
+        """Restore the invariants: every live e-node canonical, congruence closed, analyses up to date."""
+        while self.pending or self.analysis_pending:
+            while self.pending:
+                todo, self.pending = self.pending, []
+                self._repair_all(todo)
+            if self.analysis_pending:
+                todo, self.analysis_pending = self.analysis_pending, []
+                for p in dict.fromkeys(todo):
+                    self._reanalyze(p)
+        self._compact()
+
+    def _reanalyze(self, p: tuple) -> None:
+        v = self.hashcons.get(p)
+        tf = self.transfer[p[0]]
+        if v is None or tf is None:
+            return
+        c = v >> CLASS_SHIFT
+        old = self.data[c]
+        new = self.analysis.merge(old, tf(self, p, self.ctype[c]))
+        if new != old:
+            self.data[c] = new
+            self.analysis_pending.extend(self.parents[c])
+            self.analysis.modify(self, c)
+
+    def _compact(self) -> None:
+        """Drop stale entries of the touched classes' lists that doubled since their last compaction,
+        and of tables half stale (amortized: each entry is dropped once, a live one copied O(1) times)."""
+        hashcons, compacted = self.hashcons, self.compacted
+        for c in self.touched:
+            if self.parent[c] != c:
+                continue
+            nodes, parents = self.nodes[c], self.parents[c]
+            if len(nodes) + len(parents) <= 2 * compacted.get(c, 4):
+                continue
+            nodes = self.nodes[c] = [n for n in nodes if hashcons.get(n, -1) >> CLASS_SHIFT == c]
+            parents = self.parents[c] = list(dict.fromkeys(n for n in parents if n in hashcons))
+            compacted[c] = len(nodes) + len(parents)
+        self.touched = set()
+        for op, table in enumerate(self.tables):
+            if self.dead[op] * 2 > len(table) > 64:
+                self._compact_table(op)
+
+    def _compact_table(self, op: int) -> None:
+        """Keep each live e-node's latest row only (rows stay in tick order); recompute the marks."""
+        hashcons, seen, rows = self.hashcons, set(), []
+        for n in reversed(self.tables[op]):
+            if n not in seen and n in hashcons:
+                seen.add(n)
+                rows.append(n)
+        rows.reverse()
+        self.tables[op] = rows
+        self.dead[op] = 0
+        ticks = [hashcons[n] & TICK_MASK for n in rows]
+        for t, mark in enumerate(self.marks):
+            if op < len(mark):
+                mark[op] = bisect_left(ticks, t)
+
+    def advance(self) -> None:
+        """Move the clock on: rows written from now on are newer than every row so far."""
+        self.clock += 1
+        if self.clock > TICK_MASK:
+            raise OverflowError(f"more than {TICK_MASK} ticks")
+        self.now = (self.clock << TICK_BITS) | self.clock
+        self.marks.append([len(t) for t in self.tables])
+
+    # -- reading -----------------------------------------------------------------------
+
+    def rows_since(self, oid: int, tick: int) -> int:
+        """The index of the first row of op ``oid``'s table written at ``tick`` or later."""
+        if tick >= len(self.marks):
+            return len(self.tables[oid])
+        mark = self.marks[tick]
+        return mark[oid] if oid < len(mark) else 0
+
+    @property
+    def n_nodes(self) -> int:
+        """Live e-nodes (leaves included)."""
+        return len(self.hashcons)
+
+    @property
+    def n_classes(self) -> int:
+        """Classes (roots of the union-find)."""
+        return len(self.parent) - self.merged
+
+    def class_nodes(self, c: int) -> list[tuple]:
+        """The live e-nodes of class ``c``."""
+        c = self.find(c)
+        return [n for n in self.nodes[c] if self.hashcons.get(n, -1) >> CLASS_SHIFT == c]
+
+    def class_of(self, enode: tuple) -> int | None:
+        """The class of a live e-node (``None`` if it is not one)."""
+        v = self.hashcons.get(enode)
+        return None if v is None else v >> CLASS_SHIFT
+
+    def type_of(self, c: int) -> Any:
+        """The PyTensor type of class ``c``."""
+        return self.types[self.ctype[self.find(c)]]
+
+    def explain(self, a: int, b: int) -> list[tuple[int, int, Any]] | None:
+        """The unions linking the e-nodes that made classes ``a`` and ``b``: ``[(x, y, reason), ...]``.
+
+        ``None`` if they are not equal; ``[]`` if ``a == b``."""
+        if self.find(a) != self.find(b):
+            return None
+        adj: dict[int, list] = {}
+        for x, y, why in self.unions:
+            adj.setdefault(x, []).append((y, why))
+            adj.setdefault(y, []).append((x, why))
+        back: dict[int, Any] = {a: None}
+        queue = deque([a])
+        while queue:
+            x = queue.popleft()
+            if x == b:
+                break
+            for y, why in adj.get(x, ()):
+                if y not in back:
+                    back[y] = (x, why)
+                    queue.append(y)
+        path = []
+        x = b
+        while back.get(x) is not None:
+            prev, why = back[x]
+            path.append((prev, x, why))
+            x = prev
+        return path[::-1]

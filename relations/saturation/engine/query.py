@@ -1,0 +1,358 @@
+"""E-matching as conjunctive queries: a rule's left side compiled once, answered semi-naively.
+
+A left-hand pattern (``p.var``, ``p.const`` and the scalar Elemwise builders ``p.add``,
+``p.exp``, ...) is a tree of *atoms*: one per node (a row ``(op, child classes...)`` of that
+Op's table, with its output class) and one per constant (a row of a constant leaf's table
+whose value the ``p.const`` matches).  A match is one row per atom such that a child slot
+equals the child atom's output class and the slots of one variable are equal.
+
+The join is answered by backtracking, generated as Python source once per rule and e-graph:
+start at a *pivot* atom's table, then walk the tree from it, down through ``nodes[class]``
+(the class's e-nodes of the child's Op) and up through ``parents[class]`` (the e-nodes of
+the parent's Op with the class at that slot).  Semi-naive: every row carries the clock tick
+at which it was last written (a new e-node, a re-canonicalized one, or one whose class was
+merged: its output column changed); a match is new when one of its rows is newer than the
+rule's last search ``L`` (a row is stale, and skipped, when its e-node is no longer live; an
+e-node whose current tick is ``L`` or later is new, at whichever of its rows).  Variant ``i`` takes atom ``i``'s rows from tick ``L`` on, atoms
+before ``i`` older than ``L`` and atoms after ``i`` any: the variants are disjoint and
+together give exactly the matches with at least one new row, each starting from the new
+rows of its pivot.  Nothing is capped.  Guards are callables ``guard(eg, binding)`` over the
+classes bound to the variables' names (and the analyses, :mod:`.analysis`).
+
+Rules whose sides hold anything else (goal nodes such as ``p.reduce``,
+``p.elemwise(f, inputs=xs)``, ``p.named``, nodes with props such as ``p.sum``, ``where=``
+goals) are refused with :class:`UnsupportedRule` naming the rule: they keep running in
+:mod:`relations.saturation.egraph`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
+
+from pytensor.tensor.elemwise import Elemwise
+
+from relations import patterns as p
+from relations.saturation.engine.egraph import CLASS_SHIFT, TICK_BITS, TICK_MASK, EGraph
+
+__all__ = ["BoundRule", "QueryRule", "UnsupportedRule", "query_rule"]
+
+
+class UnsupportedRule(ValueError):
+    """A rule the query engine cannot run (its message names the rule and the part)."""
+
+
+@dataclass
+class _Atom:
+    kind: str  # "op" or "const"
+    pattern: Any
+    parent: tuple[int, int] | None  # (atom index, slot)
+    slots: list[tuple[str, int]] = field(default_factory=list)  # ("var", var index) | ("atom", atom index)
+
+
+def _elemwise_op(node: Any, rule: str, side: str) -> Elemwise:
+    if getattr(node, "is_pattern_node", False) and not isinstance(node, p.Node):
+        raise UnsupportedRule(f"rule {rule!r}: {side} holds the goal node {node!r}; the query engine runs plain "
+                              f"pattern trees only (the rule keeps running in relations.saturate)")
+    if isinstance(node, p.Named):
+        raise UnsupportedRule(f"rule {rule!r}: {side} holds p.named(...), a name for where= goals")
+    if not isinstance(node, p.Node) or not isinstance(node.make, Elemwise) or node.props:
+        raise UnsupportedRule(f"rule {rule!r}: {side} node {node!r} is not a scalar Elemwise pattern "
+                              f"(p.add, p.exp, ...); the query engine runs those only")
+    return node.make
+
+
+class QueryRule:
+    """A rule for the query engine: ``name``, ``lhs`` and ``rhs`` patterns, ``guards``.
+
+    ``guards`` are callables ``guard(eg, binding) -> bool``, ``binding`` the classes bound to the
+    variables' names (:func:`.analysis.positive` ...).  Raises :class:`UnsupportedRule` for sides
+    that are not plain pattern trees."""
+
+    def __init__(self, name: str, lhs: Any, rhs: Any, guards: Sequence[Callable] = ()) -> None:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a non-empty string, got {name!r}")
+        self.name, self.lhs, self.rhs = name, lhs, p.as_pattern(rhs, "rhs")
+        self.guards = tuple(guards)
+        for g in self.guards:
+            if not callable(g):
+                raise TypeError(f"guards: {g!r} of rule {name!r} is not callable")
+        self.vars: list[Any] = []
+        self.atoms: list[_Atom] = []
+        _elemwise_op(lhs, name, "lhs")
+        self._atom(lhs, None)
+        self._check_rhs(self.rhs)
+
+    def _atom(self, pat: Any, parent: tuple[int, int] | None) -> int:
+        i = len(self.atoms)
+        if isinstance(pat, p.Const):
+            self.atoms.append(_Atom("const", pat, parent))
+            return i
+        _elemwise_op(pat, self.name, "lhs")
+        atom = _Atom("op", pat, parent)
+        self.atoms.append(atom)
+        for s, a in enumerate(pat.args):
+            if isinstance(a, p.PatternVar):
+                if a not in self.vars:
+                    self.vars.append(a)
+                atom.slots.append(("var", self.vars.index(a)))
+            else:
+                atom.slots.append(("atom", self._atom(a, (i, s))))
+        return i
+
+    def _check_rhs(self, pat: Any) -> None:
+        if isinstance(pat, p.PatternVar):
+            if pat not in self.vars:
+                raise UnsupportedRule(f"rule {self.name!r}: rhs variable {pat} does not occur in lhs")
+        elif not isinstance(pat, p.Const):
+            _elemwise_op(pat, self.name, "rhs")
+            for a in pat.args:
+                self._check_rhs(a)
+
+    def bind(self, eg: EGraph) -> BoundRule:
+        """The rule's searchers and builder, generated for the op ids of ``eg``."""
+        return BoundRule(self, eg)
+
+    def __repr__(self) -> str:
+        return f"QueryRule({self.name!r}: {self.lhs!r} -> {self.rhs!r})"
+
+
+def query_rule(rel: Any, guards: Sequence[Callable] = ()) -> QueryRule:
+    """The :class:`QueryRule` of a :func:`relations.rewrite_rule` relation (its ``name``, ``lhs``, ``rhs``).
+
+    Its ``where=`` clauses are predicates over PyTensor graphs or goals, which the query engine does
+    not run: a rule with any is refused (state guards over classes as ``guards=`` instead)."""
+    name = getattr(rel, "name", None)
+    if name is None or not hasattr(rel, "lhs"):
+        raise TypeError(f"rel must be a rewrite_rule relation (with name, lhs, rhs), got {rel!r}")
+    if getattr(rel, "where", ()):
+        raise UnsupportedRule(f"rule {name!r}: where= clauses run on PyTensor graphs; give the query engine "
+                              f"guards= over classes instead")
+    return QueryRule(name, rel.lhs, rel.rhs, guards)
+
+
+# -- code generation ---------------------------------------------------------------------
+
+
+def _visit_order(rule: QueryRule, pivot: int) -> list[tuple[int, str, int, int]]:
+    """``(atom, how, from atom, slot)`` in BFS order from the pivot; ``how`` is "down" or "up"."""
+    order = [(pivot, "pivot", -1, -1)]
+    seen = {pivot}
+    k = 0
+    while k < len(order):
+        j = order[k][0]
+        atom = rule.atoms[j]
+        for s, (kind, x) in enumerate(atom.slots):
+            if kind == "atom" and x not in seen:
+                seen.add(x)
+                order.append((x, "down", j, s))
+        if atom.parent is not None and atom.parent[0] not in seen:
+            seen.add(atom.parent[0])
+            order.append((atom.parent[0], "up", j, atom.parent[1]))
+        k += 1
+    return order
+
+
+def _tick_of(j: int) -> str:
+    """The tick that makes atom ``j``'s row new: the root atom's output class joins nothing, so
+    only its tuple's tick counts (a merge of its class repeats matches already applied)."""
+    return "(v >> INS) & MASK" if j == 0 else "v & MASK"
+
+
+def _tick_test(j: int, pivot: int, t: str) -> str | None:
+    if j == pivot:
+        return f"{t} < L"  # the pivot is new (its rows come from tick L on)
+    return f"{t} >= L" if j < pivot else None
+
+
+class _Source:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 1
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+
+def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], pivot: int, bound: set) -> None:
+    j, how, frm, slot = step
+    ops = f"OPS{j}"
+    if how == "pivot":
+        src.emit(f"for op in {ops}:")
+        src.depth += 1
+        src.emit(f"for n{j} in islice(tables[op], eg.rows_since(op, L), None):")
+        src.depth += 1
+        src.emit(f"v = hc.get(n{j})")
+        src.emit(f"if v is None or {_tick_of(j)} < L: continue")
+        src.emit(f"c{j} = v >> BITS")
+    else:
+        if how == "down":
+            src.emit(f"c{j} = n{frm}[{slot + 1}]")
+            src.emit(f"for n{j} in nodes[c{j}]:")
+            src.depth += 1
+            test = f"n{j}[0] != {ops}" if rule.atoms[j].kind == "op" else f"n{j}[0] not in {ops}"
+            src.emit(f"if {test}: continue")
+        else:
+            src.emit(f"for n{j} in parents[c{frm}]:")
+            src.depth += 1
+            src.emit(f"if n{j}[0] != {ops} or n{j}[{slot + 1}] != c{frm}: continue")
+        src.emit(f"v = hc.get(n{j})")
+        tick = _tick_test(j, pivot, _tick_of(j))
+        src.emit(f"if v is None{' or ' + tick if tick else ''}: continue")
+        if how == "up":
+            src.emit(f"c{j} = v >> BITS")
+    for s, (kind, x) in enumerate(rule.atoms[j].slots):
+        if kind == "var":
+            if x in bound:
+                src.emit(f"if n{j}[{s + 1}] != v{x}: continue")
+            else:
+                bound.add(x)
+                src.emit(f"v{x} = n{j}[{s + 1}]")
+
+
+def search_source(rule: QueryRule, pivot: int) -> str:
+    """The Python source of variant ``pivot`` of ``rule``'s search: ``search(eg, L) -> list of matches``.
+
+    A match is ``(root class, class of each variable...)``, variables in ``rule.vars`` order."""
+    src = _Source()
+    src.lines.append("def search(eg, L, out):")
+    src.emit("hc = eg.hashcons; nodes = eg.nodes; parents = eg.parents; tables = eg.tables")
+    bound: set = set()
+    for step in _visit_order(rule, pivot):
+        _emit_visit(src, rule, step, pivot, bound)
+    src.emit(f"out.append((c0, {''.join(f'v{x}, ' for x in range(len(rule.vars)))}))")
+    return "\n".join(src.lines)
+
+
+def _build_source(rule: QueryRule) -> tuple[str, dict]:
+    """The source of ``apply(eg, matches, guarded)``: build each match's right side, merge it with the root.
+
+    Returns ``(unions, refused)``; also the constants the source names.  Guards run through
+    ``guarded(eg, m)`` when the rule has any."""
+    lines = [
+        "def apply(eg, matches, guarded):",
+        "    add = eg.add; add1 = eg.add1; add2 = eg.add2; merge = eg.merge; find = eg.find; parent = eg.parent",
+        "    ctype = eg.ctype; tkey = eg.type_key; hc = eg.hashcons",
+        "    unions = refused = 0",
+        "    for m in matches:",
+    ]
+    if rule.guards:
+        lines.append("        if not guarded(eg, m): refused += 1; continue")
+    consts: dict[str, Any] = {}
+    counter = [0]
+
+    def emit(pat: Any, siblings: list[str]) -> str:
+        if isinstance(pat, p.PatternVar):
+            return f"m[{rule.vars.index(pat) + 1}]"
+        if isinstance(pat, p.Const):
+            name = f"K{len(consts)}"
+            consts[name] = pat
+            counter[0] += 1
+            t = f"t{counter[0]}"
+            lines.append(f"        {t} = const_class(eg, {name}, ({''.join(x + ', ' for x in siblings)}))")
+            return t
+        kids = [a for a in pat.args if not isinstance(a, p.Const)]
+        kid_names = [emit(a, []) for a in kids]
+        args = [emit(a, kid_names) if isinstance(a, p.Const) else kid_names[kids.index(a)] for a in pat.args]
+        counter[0] += 1
+        t = f"t{counter[0]}"
+        if len(args) in (1, 2):
+            # the hash-cons hit inlined (its class is a root, or equal to one: unions in this loop
+            # re-point moved e-nodes); a miss (or a non-canonical key) goes through add1/add2
+            key = f"(OP{id(pat)}, {', '.join(args)}{',' if len(args) == 1 else ''})"
+            lines.append(f"        v = hc.get({key})")
+            lines.append(f"        {t} = v >> BITS if v is not None else add{len(args)}(OP{id(pat)}, {', '.join(args)})")
+        else:
+            lines.append(f"        {t} = add(OP{id(pat)}, ({''.join(x + ', ' for x in args)}))")
+        lines.append(f"        if {t} < 0: refused += 1; continue")
+        return t
+
+    result = emit(rule.rhs, [])
+    lines += [
+        "        r = m[0]",
+        "        if parent[r] != r: r = find(r)",
+        f"        t = {result}",
+        "        if parent[t] != t: t = find(t)",
+        "        if r == t: continue",
+        "        if tkey[ctype[r]] != tkey[ctype[t]]: refused += 1; continue",
+        "        merge(r, t, m[0], t, (NAME, m))",
+        "        unions += 1",
+        "    return unions, refused",
+    ]
+    return "\n".join(lines), consts
+
+
+def const_class(eg: EGraph, const: Any, siblings: tuple[int, ...]) -> int:
+    """The class of the constant leaf ``const`` builds beside the classes ``siblings`` (their dtype)."""
+    key = (id(const), *[eg.ctype[eg.find(s)] for s in siblings])
+    leaf = eg.const_cache.get(key)
+    if leaf is None:
+        leaf = eg.const_cache[key] = const.build([eg.types[t]() for t in key[1:]])
+    return eg.add_leaf(leaf)
+
+
+def _rhs_ops(pat: Any, eg: EGraph, names: dict) -> None:
+    if isinstance(pat, p.Node):
+        names[f"OP{id(pat)}"] = eg.op_id(pat.make, len(pat.args))
+        for a in pat.args:
+            _rhs_ops(a, eg, names)
+
+
+class BoundRule:
+    """A :class:`QueryRule` compiled for one e-graph: ``search(L)`` and ``apply(matches)``."""
+
+    def __init__(self, rule: QueryRule, eg: EGraph) -> None:
+        self.rule, self.eg, self.name = rule, eg, rule.name
+        names: dict[str, Any] = {"const_class": const_class, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK, "islice": islice}
+        for j, atom in enumerate(rule.atoms):
+            if atom.kind == "op":
+                names[f"OPS{j}"] = eg.op_id(atom.pattern.make, len(atom.pattern.args))
+            else:
+                names[f"OPS{j}"] = eg.const_ops(atom.pattern)
+        self.searchers = []
+        for pivot in range(len(rule.atoms)):
+            env = dict(names)
+            if rule.atoms[pivot].kind == "op":
+                env[f"OPS{pivot}"] = (env[f"OPS{pivot}"],)
+            code = compile(search_source(rule, pivot), f"<search {rule.name} #{pivot}>", "exec")
+            exec(code, env)  # noqa: S102 - source generated from the rule's own patterns
+            ups = any(how == "up" for _, how, _, _ in _visit_order(rule, pivot))
+            self.searchers.append((env["search"], ups))
+        source, consts = _build_source(rule)
+        env = dict(names, **consts, NAME=rule.name)
+        _rhs_ops(rule.rhs, eg, env)
+        exec(compile(source, f"<apply {rule.name}>", "exec"), env)  # noqa: S102 - generated, as above
+        self._apply = env["apply"]
+        self.var_names = [str(v) for v in rule.vars]
+
+    def search(self, since: int) -> list[tuple[int, ...]]:
+        """The matches with a row written at tick ``since`` or later (all of them for ``since=0``), each once.
+
+        A match (its substitution) fixes every row of a tree pattern in a congruence-closed
+        e-graph, and the variants are disjoint, so a variant repeats a match only by visiting a
+        row twice: a parents list holding an e-node twice (until compacted), or a pivot range
+        spanning several ticks (an e-node re-stamped at two of them).  Only those are deduplicated."""
+        out: list = []
+        several_ticks = since < self.eg.clock
+        for search, ups in self.searchers:
+            if ups or several_ticks:
+                found: list = []
+                search(self.eg, since, found)
+                out.extend(dict.fromkeys(found))
+            else:
+                search(self.eg, since, out)
+        return out
+
+    def guarded(self, eg: EGraph, m: tuple[int, ...]) -> bool:
+        """Whether every guard holds of match ``m``."""
+        binding = dict(zip(self.var_names, m[1:]))
+        return all(g(eg, binding) for g in self.rule.guards)
+
+    def apply(self, matches: list[tuple[int, ...]]) -> tuple[int, int]:
+        """Build each match's right side and merge it with the match's root.
+
+        Returns ``(unions made, matches refused)`` (refused: a guard failed, or the right side
+        is ill-typed or of another dtype/broadcastable than the left)."""
+        return self._apply(self.eg, matches, self.guarded)
