@@ -229,9 +229,14 @@ def combine(f: Any, parts: Any) -> CompiledNode:
     return _goal("combine", (), (Elemwise,), f"{f}, parts={parts}", _combine, f, parts)
 
 
-def reduce(head: Any, x: Any) -> CompiledNode:  # noqa: A001 - the reduction of ``x``
-    """Any CAReduce of ``x``; ``head`` is its whole Op term (axes, dtypes), for ``where=`` goals."""
-    return CompiledNode("reduce", (x,), (CAReduce,), f"head={head}", term_of=lambda c, kids: term(head, kids[0]),
+def reduce(head: Any, x: Any, of: Sequence[type] = (CAReduce,)) -> CompiledNode:  # noqa: A001 - the reduction of ``x``
+    """A CAReduce of ``x`` (of the classes ``of``: ``of=(Sum, Max, Min)``; any by default); ``head`` is its
+    whole Op term (axes, dtypes), for ``where=`` goals.  ``of`` is where the rule is indexed."""
+    classes = tuple(of)
+    if not classes or not all(isinstance(c, type) and issubclass(c, CAReduce) for c in classes):
+        raise TypeError(f"of must be CAReduce classes (Sum, Max, ...), got {of!r}")
+    text = f"head={head}" if classes == (CAReduce,) else f"head={head}, of={'|'.join(c.__name__ for c in classes)}"
+    return CompiledNode("reduce", (x,), classes, text, term_of=lambda c, kids: term(head, kids[0]),
                         shown=(str(head), 0))
 
 

@@ -67,7 +67,7 @@ def _is_set(node) -> bool:
 
 sum_factor_broadcasto = rewrite_rule(
     "sum_factor_broadcasto",
-    p.reduce(h, p.named(x, p.elemwise_operands(f, xs, es))),
+    p.reduce(h, p.named(x, p.elemwise_operands(f, xs, es)), of=(Sum,)),
     p.elemwise_first(f, p.reduce(h, kept), out),
     where=(
         dtypeo(p.LHS, d),
@@ -76,7 +76,6 @@ sum_factor_broadcasto = rewrite_rule(
         same_typeo(p.LHS, p.RHS),
     ),
     measure=weighted_operands(),
-    heads=(Sum,),
     rhs_heads=(Elemwise,),
     choice=True,
     doc="A Sum takes out the Mul operands broadcast along its axes, and a Neg: a choice.",
@@ -85,7 +84,7 @@ sum_factor_broadcasto = rewrite_rule(
 
 sum_count_broadcasto = rewrite_rule(
     "sum_count_broadcasto",
-    p.reduce(h, p.named(x, p.elemwise_operands(f, xs, es))),
+    p.reduce(h, p.named(x, p.elemwise_operands(f, xs, es)), of=(Sum,)),
     p.elemwise_or_one(f, parts),
     where=(
         dtypeo(p.LHS, d),
@@ -95,7 +94,6 @@ sum_count_broadcasto = rewrite_rule(
         same_typeo(p.LHS, p.RHS),
     ),
     measure=weighted_operands(),
-    heads=(Sum,),
     choice=True,
     doc="A Sum of an Add or Sub counts the operands broadcast along its axes N times: a choice.",
     docs="reductions.md",
@@ -103,11 +101,10 @@ sum_count_broadcasto = rewrite_rule(
 
 reduce_alloco = rewrite_rule(
     "reduce_alloco",
-    p.reduce(h, p.named(x, p.alloc_of(value, shape))),
+    p.reduce(h, p.named(x, p.alloc_of(value, shape)), of=(Sum, Max, Min)),
     p.maybe_alloc(w, lengths),
     where=(dtypeo(p.LHS, d), alloc_reductiono(h, x, d, value, shape, w, lengths), same_typeo(p.LHS, p.RHS)),
     measure=count(CAReduce),
-    heads=(Sum, Max, Min),
     rhs_heads=(Alloc, Elemwise),
     choice=True,
     doc="A reduction of an Alloc along axes where its value is broadcast reads the value: a choice.",
@@ -116,7 +113,7 @@ reduce_alloco = rewrite_rule(
 
 reduce_writeso = rewrite_rule(
     "reduce_writeso",
-    p.reduce(h, p.set_at(p.named(base, p.alloc_of(fill, shape)), idx, written, op=sh)),
+    p.reduce(h, p.set_at(p.named(base, p.alloc_of(fill, shape)), idx, written, op=sh), of=(Sum, Max, Min)),
     p.elemwise_or_one(f, parts),
     where=(
         dtypeo(p.LHS, d),
@@ -124,7 +121,6 @@ reduce_writeso = rewrite_rule(
         same_typeo(p.LHS, p.RHS),
     ),
     measure=count(*SET_CLASSES, exact=True, test=_is_set, text="set"),
-    heads=(Sum, Max, Min),
     choice=True,
     doc="A full reduction of writes into a constant fill reads the fill and the written values: a choice.",
     docs="reductions.md",
