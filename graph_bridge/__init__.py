@@ -14,7 +14,7 @@ from graph_bridge.context import (
     single_useo,
     useso,
 )
-from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_typeo, typeo
+from graph_bridge.type_facts import broadcastableo, dtypeo, ndimo, same_typeo, typeo
 from graph_bridge.terms import (
     OutputOf,
     Term,

@@ -3,7 +3,7 @@
 Each is a moded goal ``kindo(out, *parts)``: known ``out`` (a ground term)
 reads the node's parts off its PyTensor variable; known parts build the
 node's term.  The rules of ``relations/`` reach PyTensor nodes only through
-these readers, the type facts (:mod:`graph_bridge.facts`) and the node facts
+these readers, the type facts (:mod:`graph_bridge.type_facts`) and the node facts
 (:mod:`graph_bridge.nodes`); the pattern nodes of :mod:`relations.patterns`
 (``p.elemwise(f, inputs=xs)``, ``p.alloc(v, shape=sh)``, ...) compile to them.
 """
@@ -20,7 +20,7 @@ from unification import var
 
 from logic_core.unifier import unify, walk
 from logic_core.memo import remember
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, join_parts, read_or_build
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, entry_order
 from graph_bridge.reduction_terms import dimshuffled, elemwise_like, operand_entries

@@ -1,6 +1,6 @@
 """Reading a reduction and its operands, and building the terms the reductions-through rules put above it.
 
-The relations of :mod:`relations.rules.reductions.facts` (what the rules of
+The relations of :mod:`relations.rules.reductions.reduction_goals` (what the rules of
 ``relations.rules.reductions`` ask) and the node relations
 ``elemwise_operandso`` / ``elemwise_firsto`` of
 :mod:`graph_bridge.node_relations` share these:

@@ -3,7 +3,7 @@
 :class:`StructuralKeys` interns a key per variable (what extraction, explanations and
 the queries compare forms by); :class:`StructuralHashes` keeps only hashes.
 
-An open search (``relations.queries.form_search``) keeps, for every form it has
+An open search (the test baseline ``tests/form_search.py``) keeps, for every form it has
 yielded, a 16-byte structural hash (:class:`StructuralHashes`), never the
 form itself: about 100 bytes (a 16-byte hash in a set) per distinct form.
 The hashes of sub-graphs are cached only while their variables are alive

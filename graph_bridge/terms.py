@@ -29,7 +29,7 @@ from graph_bridge.building import call_op
 from graph_bridge.traverse import bottom_up
 from graph_bridge.vocabulary import builder_of, in_vocabulary
 from logic_core.memo import remember, type_check
-from logic_core.terms import is_ground, is_logic_var, is_term
+from logic_core.term_kinds import is_ground, is_logic_var, is_term
 
 __all__ = [
     "OutputOf",

@@ -1,7 +1,7 @@
 """Facts that read constants' values (``Constant.data``) and Op props, as goals rules call.
 
 The rules of ``relations/`` do not read PyTensor constants themselves; they
-call these checks (and :mod:`graph_bridge.facts` for types):
+call these checks (and :mod:`graph_bridge.type_facts` for types):
 
 - :func:`zero_fillo`: a term is zeros (a constant of zeros, or an Alloc of one);
 - :func:`unique_indiceso`: the indices of a set or inc never name one element twice;
@@ -17,7 +17,7 @@ import numpy as np
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor import subtensor as pts
 
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts
 from graph_bridge.terms import op_term, term_variable
 from graph_bridge.vocabulary import builder_for

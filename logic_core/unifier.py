@@ -25,8 +25,8 @@ from unification.core import reify as _generic_reify
 from unification.core import unify as _generic_unify
 
 from logic_core.memo import type_check
-from logic_core.terms import is_logic_var as is_var
-from logic_core.terms import is_term
+from logic_core.term_kinds import is_logic_var as is_var
+from logic_core.term_kinds import is_term
 
 __all__ = ["Eq", "eq", "install_views", "lreify", "unify", "unify_into", "walk"]
 

@@ -25,7 +25,7 @@ from graph_bridge.provenance import has_toolkit_ops, mark_rewritten
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from relations import lang, patterns
 from relations.arguments import as_variables, same_structure
-from relations.compile.modes import DEFAULT_TAGS, mode, register
+from relations.compile.compile_modes import DEFAULT_TAGS, mode, register
 from relations.compile.passes import cheapest, compile_normalize, compile_normalize_sites
 from relations.compile.pymc_hooks import register_pymc_lowering
 from relations.compile.registration import register_lowering, register_node_lowering, register_relational
@@ -34,8 +34,8 @@ from relations.compile.workarounds import install_merge_alloc_fix, protect, prot
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, rule
 from relations.patterns.rewrite_rule import rewrite_rule
-from relations.queries.explain import Explanation, Proof, Step
-from relations.queries.explain_saturated import SaturatedExplanation, explain
+from relations.queries.explanations import Explanation, Proof, SaturatedExplanation, Step
+from relations.queries.explain import explain
 from relations.queries.progress import Progress
 from relations.queries.proofs import prove
 from relations.queries.search import Found, best, equivalents, find, match

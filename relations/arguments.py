@@ -22,7 +22,7 @@ from etuples.core import ExpressionTuple
 from pytensor.graph.basic import Variable
 from pytensor.graph.fg import FunctionGraph
 
-from logic_core.terms import is_logic_var
+from logic_core.term_kinds import is_logic_var
 from relations.patterns import Node
 from relations.patterns.relation import Relation
 

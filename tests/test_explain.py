@@ -14,7 +14,7 @@ from helpers import assert_same_values, check_rewrite, snapshot
 from relations import DEFAULT_RULES, Explanation, Proof, Step
 from relations.rules.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo
 from relations import patterns as p, rewrite_rule
-from relations.queries.explain import follows, is_bookkeeping
+from relations.queries.explanations import follows, is_bookkeeping
 from relations.queries.verify import Counterexample
 from graph_bridge.structural_keys import StructuralKeys
 

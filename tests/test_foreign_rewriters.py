@@ -29,7 +29,7 @@ from helpers import assert_close, assert_same_types, check_rewrite, require_pymc
 import relations
 from graph_bridge import node_term
 from relations.patterns.relation import answers
-from relations.queries.explain import Step
+from relations.queries.explanations import Step
 from relations.saturation.costs import elements_touched
 from relations.saturation.foreign import (
     MAX_LOGGED_ERRORS,

@@ -1,4 +1,4 @@
-"""The compiled forward mode (``relations.greedy.plans``) gives the relation's own answers.
+"""The compiled forward mode (``relations.patterns.plans``) gives the relation's own answers.
 
 ``normalize`` runs each rule's forward mode as a plan made once from the
 relation; these tests run the plan and the relation itself (``lall_ready``)
@@ -23,9 +23,9 @@ from graph_bridge import node_term
 from graph_bridge.context import graph_context
 from logic_core.goals import lall_ready
 from logic_core.unifier import eq
-from logic_core.modes import Mode, moded
+from logic_core.moded import Mode, moded
 from relations.patterns.relation import answers
-from relations.greedy.plans import Uncompilable, backward_matcher, compile_backward, compile_forward, forward_matcher
+from relations.patterns.plans import Uncompilable, backward_matcher, compile_backward, compile_forward, forward_matcher
 from relations.patterns.relation import RuleIndex
 from helpers import all_rules
 from strategies import Drawn, graphs

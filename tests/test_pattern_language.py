@@ -192,7 +192,7 @@ def test_goal_guard_on_the_reduction_variable_runs():
 
 
 def test_lang_holds_the_facts_rules_use():
-    from relations.rules.lift.facts import scalar_likeo
+    from relations.rules.lift.operand_goals import scalar_likeo
 
     assert lang.scalar_likeo is scalar_likeo and lang.weighted_operands is weighted_operands
     for name in ("scalar_likeo", "weighted_operands", "valid_ordero", "forward_matcher", "Reduction", "above"):

@@ -19,7 +19,7 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle
 
 import relations
 from relations import lang
-from relations.greedy.plans import RuleError, forward_matcher
+from relations.patterns.plans import RuleError, forward_matcher
 from relations.lang import p
 
 x, ax, r, o, ax2, o2 = (p.var(n) for n in ("x", "ax", "r", "o", "ax2", "o2"))

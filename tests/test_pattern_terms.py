@@ -16,7 +16,7 @@ from graph_bridge.node_relations import DS
 from helpers import backward, check_rewrite, forward, holds
 from relations import patterns as p
 from relations.rules.dimshuffle import careduce_dimshuffle_fullo
-from relations.greedy.plans import forward_matcher
+from relations.patterns.plans import forward_matcher
 from relations.patterns.orders import compose_orderso, identity_ordero, valid_ordero
 from relations.patterns.axes import full_reductiono
 from relations.patterns.relation import rule
@@ -114,7 +114,7 @@ def test_named_sub_pattern_reaches_where_goals():
     seen = []
 
     def spy(t):
-        from logic_core.modes import Mode, moded
+        from logic_core.moded import Mode, moded
 
         return moded("spy", (t,), Mode((0,), (), one=lambda v: seen.append(v) or ()))
 

@@ -338,7 +338,7 @@ class TestQueriesAndCompile:
     def test_a_lift_through_a_shared_set_is_a_form_of_the_egraph_not_of_the_search(self):
         # the breadth-first search keeps the use guards: no form lifts through the shared set;
         # the e-graph (equivalents) has the lift, and extraction (best) weighs it
-        from relations.queries.form_search import equivalent_forms
+        from form_search import equivalent_forms
 
         params, L = lkj_factor(3)
         outs = [pt.sqr(L), L]

@@ -343,7 +343,7 @@ def test_same_type_is_class_dtype_ndim_and_broadcastable_not_static_lengths():
     from pytensor.scalar import ScalarType
     from pytensor.tensor.type import TensorType
 
-    from graph_bridge.facts import same_type
+    from graph_bridge.type_facts import same_type
 
     t = TensorType("float64", shape=(None, 3))
     assert same_type(t, t) and same_type(t, TensorType("float64", shape=(None, 3)))

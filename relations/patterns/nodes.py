@@ -42,7 +42,7 @@ from typing import Any
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
-from graph_bridge.facts import ndimo
+from graph_bridge.type_facts import ndimo
 from graph_bridge.node_relations import (
     SET_CLASSES,
     alloco,

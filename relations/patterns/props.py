@@ -20,7 +20,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 from graph_bridge.terms import term_variable
 from relations.patterns.orders import MAX_ADDED_DIMS, dimshuffle_orders, reduce_through
 

@@ -17,7 +17,7 @@ from pytensor.graph.op import Op
 
 from logic_core.unifier import lreify
 from graph_bridge.measures import Measure, unstated
-from logic_core.terms import is_ground
+from logic_core.term_kinds import is_ground
 
 __all__ = ["RuleIndex", "answers", "rule"]
 
@@ -89,7 +89,7 @@ def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> I
     """The ground answers ``rhs`` (or ``lhs`` if ``backward``) of ``relation(lhs, rhs)``, lazily.
 
     The relation run as it is (``lall_ready`` choosing goals and modes at
-    every state); ``relations.greedy.plans`` plans the forward mode once.
+    every state); ``relations.patterns.plans`` plans the forward mode once.
     """
     goal = relation(lhs, rhs)
     if not callable(goal):

@@ -13,7 +13,7 @@ Prop variables (``p.sum(x, axis=ax)``) bind the props a side's node has;
 facts, :mod:`relations.patterns.props`, ``eq``) may compute variables the
 other side uses, in whichever direction is ground.  Every part is a moded
 goal or ``eq`` in one ``lall_ready``, so the forward planner
-(:mod:`relations.greedy.plans`) compiles the rule.
+(:mod:`relations.patterns.plans`) compiles the rule.
 
 Two kinds of rule come out.  When every node of both sides has a term
 template or a goal (``p.dimshuffle``, ``p.careduce(r, ...)``, the nodes of
@@ -44,10 +44,10 @@ from unification import var as fresh_var
 from unification.variable import Var
 
 from graph_bridge import reify
-from logic_core.terms import is_ground, is_term
+from logic_core.term_kinds import is_ground, is_term
 from logic_core.goals import Conj, lall_ready
 from logic_core.unifier import Eq, lreify
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 from graph_bridge.terms import TermError
 from relations import patterns as p
 from relations.patterns.checks import check_guards_bound, default_measure
@@ -257,7 +257,7 @@ def _reads_below_inputs(lhs: Any, where: Sequence[Any]) -> bool:
     """Whether matching ``lhs`` with the guards ``where`` may read below the root's input nodes.
 
     It may when a child pattern has nodes of its own (three levels), or when a guard that reads
-    structure (not :attr:`logic_core.modes.ModedGoal.reads` ``"class"``: a predicate, an ``eq``,
+    structure (not :attr:`logic_core.moded.ModedGoal.reads` ``"class"``: a predicate, an ``eq``,
     a goal that reads nodes) names a variable bound inside a child pattern.  Saturation varies the
     e-nodes below an input only for a rule that may (``relations.saturation.egraph``)."""
     deep: list = []

@@ -20,7 +20,7 @@ from unification import unify
 from graph_bridge import etuplize
 from graph_bridge.structural_keys import StructuralKeys
 from graph_bridge.traverse import owned_variables
-from logic_core.terms import is_ground
+from logic_core.term_kinds import is_ground
 from relations.arguments import (
     as_variables,
     check_callable,
@@ -99,7 +99,7 @@ def equivalents(
 
     (Until this release ``equivalents`` was a breadth-first search over
     whole-graph forms, ``depth`` its steps; that search is still
-    :func:`relations.queries.form_search.equivalent_forms`.)
+    ``equivalent_forms`` of ``tests/form_search.py``.)
 
     Before/After (``sum(expand_dims(exp(x), 0))``)::
 

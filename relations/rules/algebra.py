@@ -45,7 +45,7 @@ from graph_bridge.nodes import scalar_of
 from graph_bridge.measures import Measure, count, graph_nodes, nodes, paths_below
 from graph_bridge.ops import ExplicitAlloc
 from graph_bridge.terms import term_variable
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 from relations import patterns as p
 from relations.patterns.rewrite_rule import rewrite_rule
 

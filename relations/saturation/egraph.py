@@ -6,11 +6,11 @@ equality), its output index and the classes of its inputs; terms of one key
 are one e-node (hash-consing), and two classes holding terms of one key are
 one class (congruence), restored by :meth:`EGraph.rebuild` once per
 iteration (egg's deferred rebuilding).  Every class has one PyTensor type
-(``graph_bridge.facts.same_type``); a union of two classes of different
+(``graph_bridge.type_facts.same_type``); a union of two classes of different
 types is a bug in a rule and raises ``TypeError`` naming both.
 
 The relations drive it, as they are; no rule is written twice.  Each rule's
-forward mode is its compiled plan (``relations.greedy.plans``), which reads a
+forward mode is its compiled plan (``relations.patterns.plans``), which reads a
 variable's one-level view.  E-matching: at an e-node the plan runs on
 variables of that e-node whose inputs range over the e-nodes of the input
 classes, :data:`MATCH_DEPTH` levels down (one input changed at a time
@@ -64,7 +64,7 @@ from graph_bridge.terms import is_variable
 from logic_core.memo import type_check
 from graph_bridge.vocabulary import rewrites_whole_node
 from graph_bridge.context import GraphContext, graph_context
-from graph_bridge.facts import same_type
+from graph_bridge.type_facts import same_type
 from relations.arguments import as_variables, check_callable, check_count
 from relations.saturation import extract as extract_mod
 from relations.saturation.foreign import ForeignRules, ForeignState, RewriterSpec, RewriterStats, foreign_rules

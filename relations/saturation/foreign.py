@@ -85,8 +85,8 @@ from graph_bridge import (
     ExplicitRandomVariable,
     term_variable,
 )
-from graph_bridge.facts import same_type
-from logic_core.terms import is_logic_var
+from graph_bridge.type_facts import same_type
+from logic_core.term_kinds import is_logic_var
 from logic_core.unifier import unify, walk
 
 __all__ = [

@@ -16,7 +16,7 @@ The table: each rule is one ``rewrite_rule`` (its two sides, its guards, a
 one-line doc); ``docs/broadcasting.md`` explains each under its name.  A
 batched node's parts (core Op, signature, output index, core ndims,
 inputs; an RV's generator, size and parameters) are tuples and Op props,
-so its pattern node is the goal of :mod:`relations.rules.batched.relations`
+so its pattern node is the goal of :mod:`relations.rules.batched.batch_goals`
 that reads or builds it (:func:`_node`).
 """
 
@@ -30,7 +30,7 @@ from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.random.op import RandomVariable
 
 from graph_bridge import ExplicitBlockwise, ExplicitRandomVariable, ndimo, same_typeo
-from relations.rules.batched.relations import (
+from relations.rules.batched.batch_goals import (
     batch_inputso,
     explicit_blockwiseo,
     explicit_rvo,

@@ -12,7 +12,7 @@ from typing import Any
 import pytensor.scalar as ps
 from unification import var
 
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 from graph_bridge.terms import term, term_variable
 
 __all__ = ["WITH_IDENTITY", "join_axis_reductiono", "pieces_safeo", "reduce_eacho"]

@@ -16,13 +16,13 @@ from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.random.op import RandomVariable
 
 from graph_bridge.explicit_blockwise import ExplicitBlockwise, NodeOutputs
-from relations.rules.broadcast.terms import expand_term, kept_lengths
+from relations.rules.broadcast.stock_terms import expand_term, kept_lengths
 from graph_bridge.nodes import is_expansion, read_or_build
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, output_static_shape
 from graph_bridge.random_variables import ExplicitRandomVariable, size_length
 from graph_bridge.terms import OutputOf, op_term, term, term_variable
 from graph_bridge.vocabulary import builder_for
-from logic_core.modes import Mode, moded
+from logic_core.moded import Mode, moded
 
 __all__ = [
     "batch_inputso",

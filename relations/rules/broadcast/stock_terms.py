@@ -19,7 +19,7 @@ from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.math import eq as pt_eq
 from pytensor.tensor.shape import Shape_i, specify_shape
 
-from logic_core.modes import Mode, moded
+from logic_core.moded import Mode, moded
 from graph_bridge.nodes import absorb_expansion
 from graph_bridge.ops import (
     BROADCAST,

@@ -13,7 +13,7 @@ from typing import Any
 from pytensor.graph.basic import Variable
 from pytensor.scalar import Cast, ScalarType
 
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 from graph_bridge.context import equal_variables, witnessed
 from graph_bridge.nodes import alloc_parts, scalar_of
 from graph_bridge.terms import elemwise_term, term, term_variable

@@ -2,7 +2,7 @@
 
 ``lall_ready`` decides at every node again which goal can run next (a goal
 that is not ready raises :class:`~logic_core.goals.NotReady` and waits) and each
-:class:`~logic_core.modes.ModedGoal` looks for its ready mode again.  When
+:class:`~logic_core.moded.ModedGoal` looks for its ready mode again.  When
 the left side is known those choices are the same at every node, so
 :func:`compile_forward` makes them once, from the relation itself:
 
@@ -68,11 +68,11 @@ from unification import var
 from graph_bridge.dispatch import VIEWED_CLASSES, head_views
 from graph_bridge.logic_views import view_items
 from logic_core.goals import Conj
-from logic_core.terms import is_logic_var as is_var
+from logic_core.term_kinds import is_logic_var as is_var
 from logic_core.unifier import Eq, lreify, unify_into
-from logic_core.modes import Mode, ModedGoal, always
+from logic_core.moded import Mode, ModedGoal, always
 from graph_bridge.terms import Term, term
-from logic_core.terms import is_ground, is_term
+from logic_core.term_kinds import is_ground, is_term
 from relations.patterns.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction, kanren_conjuncts
 from relations.patterns.relation import Relation, answers
 

@@ -1,4 +1,4 @@
-"""Bounded breadth-first search over the forms a rule set relates a graph to.
+"""Test support: a bounded breadth-first search over the forms a rule set relates a graph to.
 
 :func:`one_step` gives the forms one relation application away (forward or
 backward, at any node); :func:`equivalent_forms` searches them breadth first,
@@ -132,7 +132,7 @@ def equivalent_forms(
                     truncated = True
                     logger.info(
                         "equivalents: more than %d forms at depth %d; later ones are "
-                        "yielded but not expanded (relations.queries.form_search.MAX_FRONTIER)",
+                        "yielded but not expanded (form_search.MAX_FRONTIER)",
                         MAX_FRONTIER,
                         level + 1,
                     )

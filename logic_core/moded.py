@@ -10,7 +10,7 @@ arguments are ready and unifies what it gives, or waits
 (:class:`~logic_core.NotReady`) when none is; a mode that gives
 arguments already known checks them, so the same goal is also a check.
 
-Because the modes are data, ``relations.greedy.plans`` can compile a relation
+Because the modes are data, ``relations.patterns.plans`` can compile a relation
 for one mode of its own (left side known): it orders the goals once and
 picks each goal's mode once, where ``lall_ready`` finds both again at
 every node.
@@ -30,7 +30,7 @@ from inspect import isgeneratorfunction
 from typing import Any
 
 from logic_core.goals import NotReady
-from logic_core.terms import is_ground
+from logic_core.term_kinds import is_ground
 from logic_core.unifier import lreify, unify
 
 __all__ = ["Mode", "ModedGoal", "READS", "always", "moded"]
