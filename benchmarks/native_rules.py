@@ -76,10 +76,10 @@ from pytensor.scalar import Cast, ScalarType
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
-from graph_bridge.type_facts import same_type
 from graph_bridge.node_relations import SET_CLASSES
 from graph_bridge.nodes import join_parts, scalar_of
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, derive_entry
+from graph_bridge.type_facts import same_type
 from graph_bridge.value_facts import indices_unique, is_zeros
 
 __all__ = [

@@ -4,6 +4,8 @@
 (its facts are moded goals), and ``relations`` builds on both.
 """
 
+from pytensor.tensor.elemwise import Elemwise
+
 from graph_bridge import dispatch as _dispatch  # noqa: F401  (registrations)
 from graph_bridge import logic_views as _views  # noqa: F401  (installs the term views in the logic core)
 from graph_bridge.context import (
@@ -14,7 +16,7 @@ from graph_bridge.context import (
     single_useo,
     useso,
 )
-from graph_bridge.type_facts import broadcastableo, dtypeo, ndimo, same_typeo, typeo
+from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc, explicit_elemwise
 from graph_bridge.terms import (
     OutputOf,
     Term,
@@ -27,18 +29,18 @@ from graph_bridge.terms import (
     term,
     term_variable,
 )
+from graph_bridge.type_facts import broadcastableo, dtypeo, ndimo, same_typeo, typeo
 from graph_bridge.vocabulary import (
     OpBuilder,
     builder_for,
     careduce_builders,
     in_vocabulary,
     register_op_class,
+    register_op_family,
+    register_stock_classes,
+    register_whole_node_class,
     vocabulary,
 )
-from graph_bridge.vocabulary import register_op_family, register_stock_classes, register_whole_node_class
-
-from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc, explicit_elemwise
-from pytensor.tensor.elemwise import Elemwise
 
 register_stock_classes()
 register_op_class(ExplicitElemwise)
@@ -46,10 +48,11 @@ register_op_class(ExplicitAlloc)
 _dispatch.register_head_view(Elemwise, ExplicitElemwise, ("scalar_op",))
 
 # batched Ops: Blockwise and every RandomVariable class, and their explicit forms
-from graph_bridge.explicit_blockwise import ExplicitBlockwise, explicit_blockwise  # noqa: E402
-from graph_bridge.random_variables import ExplicitRandomVariable, explicit_random_variable  # noqa: E402
 from pytensor.tensor.blockwise import Blockwise  # noqa: E402
 from pytensor.tensor.random.op import RandomVariable  # noqa: E402
+
+from graph_bridge.explicit_blockwise import ExplicitBlockwise, explicit_blockwise  # noqa: E402
+from graph_bridge.random_variables import ExplicitRandomVariable, explicit_random_variable  # noqa: E402
 
 register_op_class(Blockwise)
 register_op_family(RandomVariable)

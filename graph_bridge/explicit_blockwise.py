@@ -43,7 +43,6 @@ from pytensor.tensor.shape import Shape_i
 from pytensor.tensor.type import TensorType, tensor
 from pytensor.tensor.utils import _parse_gufunc_signature
 
-from logic_core.memo import remember
 from graph_bridge.ops import (
     BROADCAST,
     KEPT,
@@ -55,6 +54,7 @@ from graph_bridge.ops import (
     entry_order,
     output_static_shape,
 )
+from logic_core.memo import remember
 
 __all__ = [
     "ExplicitBlockwise",
@@ -164,7 +164,9 @@ def check_broadcast_dims(who: str, entry: str, shape: Sequence[int]) -> None:
             raise ValueError(broadcast_error(who, d, False, shape[_own_axis(entry, d)]))
 
 
-def check_kept_dims(who: str, pattern: Sequence[str], shapes: Sequence[Sequence[int]], fixed: Sequence[int] | None) -> None:
+def check_kept_dims(
+    who: str, pattern: Sequence[str], shapes: Sequence[Sequence[int]], fixed: Sequence[int] | None
+) -> None:
     """Raise when ``'*'`` batch dims of the values disagree with each other (or with ``fixed`` lengths)."""
     for d in range(len(pattern[0]) if pattern else 0):
         want = None if fixed is None else int(fixed[d])
@@ -271,7 +273,7 @@ class ExplicitBlockwise(Op):
             return hit
         batch = output_static_shape(self.pattern, self.batch_shapes(types)) if self.batch_ndim else ()
         core_inputs = [
-            tensor(dtype=t.dtype, shape=t.shape[t.ndim - len(sig):]) for t, sig in zip(types, self.inputs_sig)
+            tensor(dtype=t.dtype, shape=t.shape[t.ndim - len(sig) :]) for t, sig in zip(types, self.inputs_sig)
         ]
         core = self.core_op.make_node(*core_inputs)
         out = tuple(TensorType(o.type.dtype, shape=(*batch, *o.type.shape)) for o in core.outputs)
@@ -281,7 +283,7 @@ class ExplicitBlockwise(Op):
         """Types of the expanded inputs the stock Blockwise sees (``'*'`` batch dims of unknown length)."""
         out = []
         for entry, inp, sig in zip(self.pattern, inputs, self.inputs_sig):
-            core = inp.type.shape[inp.type.ndim - len(sig):]
+            core = inp.type.shape[inp.type.ndim - len(sig) :]
             batch = tuple(None if c == KEPT else 1 for c in entry)
             out.append(TensorType(inp.type.dtype, shape=(*batch, *core)))
         return out
@@ -311,7 +313,7 @@ class ExplicitBlockwise(Op):
             batch.append(input_shapes[i][_own_axis(self.pattern[i], d)])
         core_dims: dict[str, Any] = {}
         for shape, sig in zip(input_shapes, self.inputs_sig):
-            for name, dim in zip(sig, shape[len(shape) - len(sig):]):
+            for name, dim in zip(sig, shape[len(shape) - len(sig) :]):
                 core_dims.setdefault(name, dim)
         shapes = []
         for out, sig in zip(node.outputs, self.outputs_sig):
@@ -356,9 +358,7 @@ def explicit_blockwise(core_op: Op, *inputs: Any, signature: str | None = None) 
     return node.outputs[0] if len(node.outputs) == 1 else list(node.outputs)
 
 
-def vectorized_pattern(
-    pattern: tuple[str, ...], old: Sequence[Variable], new: Sequence[Variable]
-) -> tuple[str, ...]:
+def vectorized_pattern(pattern: tuple[str, ...], old: Sequence[Variable], new: Sequence[Variable]) -> tuple[str, ...]:
     """``pattern`` with the leading dims ``vectorize_graph`` adds to some inputs in front.
 
     An input ``new[i]`` with ``e`` more dims than ``old[i]`` gets its ``e``

@@ -16,9 +16,9 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
-from logic_core.moded import Mode, ModedGoal
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, ExplicitAlloc, derive_entry
 from graph_bridge.terms import term_variable
+from logic_core.moded import Mode, ModedGoal
 
 __all__ = [
     "scalar_op_of",

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
 from hashlib import blake2b
+from typing import Any
 
 import numpy as np
 from pytensor.graph.basic import Constant, Variable

@@ -17,8 +17,8 @@ Before / after::
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from operator import attrgetter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from etuples.core import ExpressionTuple, InvalidExpression, KwdPair, trampoline_eval
@@ -29,7 +29,7 @@ from graph_bridge.building import call_op
 from graph_bridge.traverse import bottom_up
 from graph_bridge.vocabulary import builder_of, in_vocabulary
 from logic_core.memo import remember, type_check
-from logic_core.term_kinds import is_ground, is_logic_var, is_term
+from logic_core.term_kinds import is_ground, is_term
 
 __all__ = [
     "OutputOf",

@@ -142,7 +142,10 @@ _TYPE_FREE_INPUTS: dict[type, tuple[int, ...]] = {}
 
 
 def _same_type(a: Any, b: Any) -> bool:
-    """``a == b`` for two types: ``TensorType.__eq__`` in line for plain tensor types (a Type's ``!=`` is Python code over ``==``)."""
+    """``a == b`` for two types: ``TensorType.__eq__`` in line for plain tensor types.
+
+    (A Type's ``!=`` is Python code over ``==``.)
+    """
     if type(a) is TensorType and type(b) is TensorType:
         return a.dtype == b.dtype and a.shape == b.shape
     return a == b

@@ -17,10 +17,10 @@ import numpy as np
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor import subtensor as pts
 
-from logic_core.moded import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts
 from graph_bridge.terms import op_term, term_variable
 from graph_bridge.vocabulary import builder_for
+from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = ["indices_unique", "is_zeros", "one_roundingo", "set_heado", "unique_indiceso", "zero_fillo"]
 

@@ -100,7 +100,8 @@ class Mode:
 
     def __repr__(self) -> str:
         fn = self.one if self.one is not None else self.run
-        return f"Mode(needs={self.needs}, gives={self.gives}, {'one' if self.one is not None else 'run'}={getattr(fn, '__name__', fn)})"
+        kind = "one" if self.one is not None else "run"
+        return f"Mode(needs={self.needs}, gives={self.gives}, {kind}={getattr(fn, '__name__', fn)})"
 
 
 #: What a goal may read of its terms (:attr:`ModedGoal.reads`).

@@ -32,8 +32,8 @@ from relations.compile.lowering import lower
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, rule
 from relations.patterns.rewrite_rule import rewrite_rule
-from relations.queries.explanations import Explanation, Proof, SaturatedExplanation, Step
 from relations.queries.explain import explain
+from relations.queries.explanations import Explanation, Proof, SaturatedExplanation, Step
 from relations.queries.progress import Progress
 from relations.queries.proofs import prove
 from relations.queries.search import Found, best, equivalents, find, match

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 from etuples.core import ExpressionTuple
-
 from pytensor.graph.basic import Variable
 from pytensor.graph.fg import FunctionGraph
 

@@ -16,11 +16,11 @@ from pytensor.graph.basic import Variable
 
 from graph_bridge import in_vocabulary, node_term
 from graph_bridge.context import GraphContext, graph_context
+from graph_bridge.structural_keys import StructuralHashes
 from graph_bridge.traverse import owned_variables, rebuild
 from relations.greedy.fixpoint import replacements
-from relations.queries.progress import Progress, ProgressReporter, logger
-from graph_bridge.structural_keys import StructuralHashes
 from relations.patterns.relation import Relation, RuleIndex
+from relations.queries.progress import Progress, ProgressReporter, logger
 
 __all__ = [
     "MAX_ANSWERS_PER_STEP",

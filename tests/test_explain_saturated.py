@@ -17,16 +17,15 @@ from pytensor.graph.basic import equal_computations
 from pytensor.scalar import Log1p, Softplus
 from pytensor.tensor.basic import Alloc
 
-from helpers import assert_same_types, check_rewrite, snapshot
-
 import relations
+from helpers import assert_same_types, check_rewrite, snapshot
 from relations import Explanation, SaturatedExplanation
 from relations.queries.explain import explain_normal_form
 from relations.queries.explanations import Step, follows, is_bookkeeping
 from relations.saturation.costs import variable_elements
-from relations.saturation.stability import instability, stability_key, stability_node_cost, unstable
 from relations.saturation.egraph import EGraph
 from relations.saturation.foreign import ForeignRewriter
+from relations.saturation.stability import instability, stability_key, stability_node_cost, unstable
 
 FAST = "FAST_COMPILE"  # no stabilize pass: the input's own spelling is what runs
 

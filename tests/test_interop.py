@@ -10,6 +10,7 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 from etuples import etuple
+from hypothesis import HealthCheck, given, settings
 from pytensor.compile.mode import Mode
 from pytensor.graph.basic import Variable, equal_computations
 from pytensor.graph.replace import clone_replace
@@ -23,7 +24,6 @@ from graph_bridge import etuplize
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc
 from graph_bridge.provenance import TAG, is_touched
 from helpers import snapshot
-from hypothesis import HealthCheck, given, settings
 from strategies import graphs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -290,8 +290,8 @@ def test_structural_hashes_forget_dead_variables():
 
 def test_open_search_keeps_hashes_and_caps_its_frontier(monkeypatch):
     import form_search
-    from relations.queries import progress
     from form_search import equivalent_forms
+    from relations.queries import progress
     from relations.rules import DEFAULT_INDEX
 
     monkeypatch.setattr(form_search, "MAX_FRONTIER", 5)
@@ -309,8 +309,8 @@ def test_open_search_keeps_hashes_and_caps_its_frontier(monkeypatch):
 
 
 def test_progress_is_logged(monkeypatch, caplog):
-    from relations.queries import progress
     from form_search import equivalent_forms
+    from relations.queries import progress
     from relations.rules import DEFAULT_INDEX
 
     monkeypatch.setattr(progress, "PROGRESS_SECONDS", 0.0)

@@ -12,6 +12,9 @@ from unification import var
 
 from graph_bridge import etuplize, op_term, reify
 from graph_bridge.node_relations import elemwise_firsto, elemwise_operandso, elemwise_or_oneo, maybe_alloco
+from graph_bridge.reduction_terms import operand_entries
+from helpers import check_rewrite
+from logic_core.goals import NotReady
 from relations.rules.reductions.reduction_goals import (
     alloc_reductiono,
     count_broadcasto,
@@ -19,9 +22,6 @@ from relations.rules.reductions.reduction_goals import (
     fill_writeso,
     sum_dtype_safeo,
 )
-from graph_bridge.reduction_terms import operand_entries
-from helpers import check_rewrite
-from logic_core.goals import NotReady
 
 m = pt.matrix("m")
 r = pt.matrix("r", shape=(1, None))

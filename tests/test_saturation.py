@@ -354,8 +354,8 @@ def test_prove_through_a_backward_step_checks():
 def test_a_proof_that_does_not_hold_fails_its_check():
     eg = EGraph()
     eg.union(pt.exp(x), pt.log(x))
-    from relations.queries.proofs import prove_in
     from relations.queries.explanations import Proof
+    from relations.queries.proofs import prove_in
 
     steps = prove_in(eg, [pt.exp(x) + 1], [pt.log(x) + 1])
     assert [st.rule for st in steps] == ["given"]

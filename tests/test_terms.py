@@ -206,8 +206,8 @@ def test_deep_chain_no_recursion_error():
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning:pytensor")
 def test_opaque_ops_are_atoms():
-    from pytensor.raise_op import Assert
     from pytensor.compile.builders import OpFromGraph
+    from pytensor.raise_op import Assert
 
     a = Assert("positive")(x, pt.all(x > 0))
     ofg = OpFromGraph([x], [x * 2])(x)

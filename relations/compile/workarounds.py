@@ -67,7 +67,14 @@ from pytensor.tensor.elemwise import CAReduce, Elemwise
 from graph_bridge.provenance import is_touched
 from graph_bridge.traverse import clone_over, owned_variables, rebuild
 
-__all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "install_merge_alloc_fix", "nodes_have_hazards", "protect", "protect_in_place"]
+__all__ = [
+    "BOOL_EXTREMA_HAZARD",
+    "has_hazards",
+    "install_merge_alloc_fix",
+    "nodes_have_hazards",
+    "protect",
+    "protect_in_place",
+]
 
 #: scalar op classes each canonicalizer flattens together
 _GROUPS = (
@@ -148,11 +155,7 @@ def _hazards(var: Variable) -> list[int]:
     if g is None:
         return []
     dtype = var.type.dtype
-    return [
-        i
-        for i, inp in enumerate(var.owner.inputs)
-        if _group(inp) == g and inp.type.dtype != dtype
-    ]
+    return [i for i, inp in enumerate(var.owner.inputs) if _group(inp) == g and inp.type.dtype != dtype]
 
 
 def _hazardous(v: Variable) -> bool:

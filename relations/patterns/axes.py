@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from unification import var
-
 from pytensor.tensor.math import Sum
+from unification import var
 
 from graph_bridge import OpBuilder, careduce_builders, op_term, term, term_variable
 from logic_core.moded import Mode, ModedGoal, moded

@@ -47,15 +47,15 @@ from etuples.core import ExpressionTuple
 from unification.variable import Var
 
 from graph_bridge import reify
-from graph_bridge.type_facts import ndimo
 from graph_bridge.node_relations import DS
 from graph_bridge.terms import TermError, term
+from graph_bridge.type_facts import ndimo
 from logic_core.moded import Mode, ModedGoal, moded
 from logic_core.unifier import Eq, lreify
 from relations import patterns as p
-from relations.patterns.nodes import CompiledNode
 from relations.patterns.axes import careduce_heado
 from relations.patterns.checks import variables_in
+from relations.patterns.nodes import CompiledNode
 
 __all__ = [
     "compilable",

@@ -19,6 +19,7 @@ from typing import Any
 from kanren import core as _kanren
 
 from logic_core.unifier import Eq
+
 __all__ = ["LALL_MESSAGE", "foreign_goal", "kanren_conjunction", "kanren_conjuncts"]
 
 _EQ_CODE = _kanren.eq(None, None).__code__

@@ -67,12 +67,12 @@ from unification import var
 
 from graph_bridge.dispatch import VIEWED_CLASSES, head_views
 from graph_bridge.logic_views import view_items
+from graph_bridge.terms import Term, term
 from logic_core.goals import Conj
+from logic_core.moded import Mode, ModedGoal, always
+from logic_core.term_kinds import is_ground, is_term
 from logic_core.term_kinds import is_logic_var as is_var
 from logic_core.unifier import Eq, lreify, unify_into
-from logic_core.moded import Mode, ModedGoal, always
-from graph_bridge.terms import Term, term
-from logic_core.term_kinds import is_ground, is_term
 from relations.patterns.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction, kanren_conjuncts
 from relations.patterns.relation import Relation, answers
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from pytensor.graph.op import Op
 
-from logic_core.unifier import lreify
 from graph_bridge.measures import Measure, unstated
 from logic_core.term_kinds import is_ground
+from logic_core.unifier import lreify
 
 __all__ = ["RuleIndex", "answers", "rule"]
 

@@ -44,11 +44,11 @@ from unification import var as fresh_var
 from unification.variable import Var
 
 from graph_bridge import reify
-from logic_core.term_kinds import is_ground, is_term
-from logic_core.goals import Conj, lall_ready
-from logic_core.unifier import Eq, lreify
-from logic_core.moded import Mode, ModedGoal, moded
 from graph_bridge.terms import TermError
+from logic_core.goals import Conj, lall_ready
+from logic_core.moded import Mode, ModedGoal, moded
+from logic_core.term_kinds import is_ground, is_term
+from logic_core.unifier import Eq, lreify
 from relations import patterns as p
 from relations.patterns.checks import check_guards_bound, default_measure
 from relations.patterns.compiler import (
@@ -465,7 +465,8 @@ def rewrite_rule(
     has (the backward index of saturation); ``heads`` and ``rhs_heads``
     narrow the Op classes read off the roots (``p.reduce(h, x)`` is any
     CAReduce; ``heads=(Sum,)`` indexes the rule at Sum nodes only).  A rule whose right side is an
-    input of the left root (``x`` of ``p.dimshuffle(x, o)``) is an identity rule (:func:`relations.rule`'s ``identity``): saturation does not
+    input of the left root (``x`` of ``p.dimshuffle(x, o)``) is an identity rule
+    (:func:`relations.rule`'s ``identity``): saturation does not
     run it backward.
 
     Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::

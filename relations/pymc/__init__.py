@@ -30,29 +30,28 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import pymc
+import pymc.logprob as _logprob_package
+import pymc.logprob.basic as _basic_module
 import pytensor
 import pytensor.tensor as pt
+from pymc.distributions.distribution import SymbolicRandomVariable
+from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.replace import clone_replace, graph_replace
 from pytensor.graph.traversal import ancestors, graph_inputs, toposort
 from pytensor.scalar.basic import Add, Clip, Maximum, Minimum, Sub, Switch
 from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.random.op import RandomVariable
-from pytensor.compile.sharedvalue import SharedVariable
 
-import pymc.logprob.basic as _basic_module
-import pymc.logprob as _logprob_package
-import pymc
-from pymc.distributions.distribution import SymbolicRandomVariable
-
-from relations.saturation.foreign import RewriterSpec
-from relations.saturation.egraph import Limits, saturate
 from graph_bridge.structural_keys import StructuralKeys
 from relations.rules.measurable import MEASURABLE_RULES
+from relations.saturation.egraph import Limits, saturate
+from relations.saturation.foreign import RewriterSpec
 
 __all__ = [
     "CHECK_DRAWS",
@@ -204,11 +203,18 @@ def transforms_censoring(var: Variable) -> bool:
 
 
 def _random(v: Variable) -> bool:
-    return any(a.owner is not None and isinstance(a.owner.op, RandomVariable | SymbolicRandomVariable) for a in ancestors([v]))
+    random = (RandomVariable, SymbolicRandomVariable)
+    return any(a.owner is not None and isinstance(a.owner.op, random) for a in ancestors([v]))
 
 
 def logp(
-    var: Variable, value: Any, warn_rvs: bool = True, *, check: bool | None = None, rewriters: RewriterSpec = (), **kwargs: Any
+    var: Variable,
+    value: Any,
+    warn_rvs: bool = True,
+    *,
+    check: bool | None = None,
+    rewriters: RewriterSpec = (),
+    **kwargs: Any,
 ) -> Variable:
     """The log-density of ``var`` at ``value``: ``pm.logp``'s, derived from an equal form where stock fails.
 
@@ -260,9 +266,7 @@ def _derived_logp(
 
 
 def _free_inputs(graphs: Sequence[Variable]) -> list[Variable]:
-    return [
-        v for v in graph_inputs(graphs) if not isinstance(v, Constant | SharedVariable) and v.owner is None
-    ]
+    return [v for v in graph_inputs(graphs) if not isinstance(v, Constant | SharedVariable) and v.owner is None]
 
 
 def _fill(v: Variable, rng: np.random.Generator) -> np.ndarray:
@@ -274,7 +278,9 @@ def _fill(v: Variable, rng: np.random.Generator) -> np.ndarray:
     return rng.uniform(0.5, 1.5, size=shape).astype(v.type.dtype)
 
 
-def cross_check(var: Variable, value: Variable, derived: Sequence[tuple[Variable, Variable]], draws: int | None = None) -> None:
+def cross_check(
+    var: Variable, value: Variable, derived: Sequence[tuple[Variable, Variable]], draws: int | None = None
+) -> None:
     """Raise :class:`DensityMismatch` where the densities of the first two ``(form, logp)`` pairs
     differ at draws of ``var`` (the other inputs drawn once, positive; a point that neither can
     evaluate is skipped)."""
@@ -316,7 +322,9 @@ def _values_at(var: Variable, value: Variable, point: dict, draws: int) -> list[
     return [np.asarray(d, dtype=value.type.dtype) for d in drawn]
 
 
-def conditional_logp(rv_values: dict, warn_rvs: bool = True, ir_rewriter: Any = None, extra_rewrites: Any = None, **kwargs: Any) -> dict:
+def conditional_logp(
+    rv_values: dict, warn_rvs: bool = True, ir_rewriter: Any = None, extra_rewrites: Any = None, **kwargs: Any
+) -> dict:
     """``pymc.logprob.conditional_logp``, with a variable stock cannot derive replaced by an equal form.
 
     Stock first; where it fails, each valued variable whose own logp (the other valued variables

@@ -38,9 +38,9 @@ from relations.queries.explanations import Explanation, SaturatedExplanation, St
 from relations.queries.proofs import prove_in
 from relations.rules import greedy_index, rule_index
 from relations.saturation.costs import variable_elements
-from relations.saturation.stability import stability_key, stability_node_cost
 from relations.saturation.egraph import EGraph, Limits, saturate
 from relations.saturation.foreign import RewriterSpec, foreign_rules
+from relations.saturation.stability import stability_key, stability_node_cost
 
 __all__ = ["explain", "explain_normal_form", "explain_saturated"]
 

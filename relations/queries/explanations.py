@@ -1,4 +1,6 @@
-"""The records of a rewrite: its steps (``Step``), an explanation (``Explanation``) and a proof (``Proof``), that re-check themselves.
+"""The records of a rewrite that re-check themselves: its steps (``Step``), an explanation, a proof.
+
+:class:`Step`, :class:`Explanation`, :class:`SaturatedExplanation`, :class:`Proof`.
 
 Every step is a relation between two PyTensor sub-graphs, so it can be
 re-checked with both sides given (:meth:`Step.holds`), and a list of steps
@@ -16,8 +18,8 @@ Before/After (``explain`` of ``sum(expand_dims(exp(x), 0))``)::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import islice
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import pytensor
@@ -25,12 +27,12 @@ from pytensor.graph.basic import Variable
 
 from graph_bridge import graph_context, node_term
 from graph_bridge.context import GraphContext
-from relations.patterns.relation import Relation, RuleIndex
+from graph_bridge.structural_keys import StructuralKeys
 from relations.arguments import as_variables
 from relations.greedy.fixpoint import replacements
-from graph_bridge.structural_keys import StructuralKeys
-from relations.rules import LOWERING_RULES
+from relations.patterns.relation import Relation
 from relations.queries.verify import Counterexample, compare_values
+from relations.rules import LOWERING_RULES
 from relations.saturation.egraph import Report
 from relations.saturation.foreign import ForeignRewriter
 
@@ -114,9 +116,7 @@ class Step:
         if isinstance(self.relation, ForeignRewriter):
             arrow += " (PyTensor rewriter)"
         return (
-            f"{self.rule}{arrow}\n"
-            f"  Before:\n{_indent(_dprint(self.before))}\n"
-            f"  After:\n{_indent(_dprint(self.after))}"
+            f"{self.rule}{arrow}\n  Before:\n{_indent(_dprint(self.before))}\n  After:\n{_indent(_dprint(self.after))}"
         )
 
 
@@ -303,7 +303,9 @@ def _format(steps: Sequence[Step], bookkeeping: bool) -> str:
             span = f"{run[0]}" if len(run) == 1 else f"{run[0]}-{run[-1]}"
             folded = _counts([steps[i - 1] for i in run])
             rules = ", ".join(f"{r} x{n}" for r, n in folded.items())
-            lines.append(f"{span}. bookkeeping: {rules} (explicit broadcasting; explain(..., bookkeeping=True) prints them)")
+            lines.append(
+                f"{span}. bookkeeping: {rules} (explicit broadcasting; explain(..., bookkeeping=True) prints them)"
+            )
             run.clear()
 
     for i, s in enumerate(steps, 1):
@@ -352,7 +354,13 @@ class SaturatedExplanation(Explanation):
     """
 
     def __init__(
-        self, graph: Any, result: Any, steps: list[Step], report: Report, before: Any, after: Any,
+        self,
+        graph: Any,
+        result: Any,
+        steps: list[Step],
+        report: Report,
+        before: Any,
+        after: Any,
         bookkeeping: bool = False,
     ) -> None:
         super().__init__(graph, result, steps, bookkeeping=bookkeeping)
@@ -381,8 +389,5 @@ class SaturatedExplanation(Explanation):
 
 def _costs_line(before: Any, after: Any) -> str:
     if isinstance(before, tuple):
-        return (
-            f"unstable spellings {before[0]} -> {after[0]}, "
-            f"elements touched {before[1]:g} -> {after[1]:g}"
-        )
+        return f"unstable spellings {before[0]} -> {after[0]}, elements touched {before[1]:g} -> {after[1]:g}"
     return f"cost {before:g} -> {after:g}"

@@ -26,11 +26,11 @@ from typing import Any
 from pytensor.graph.basic import Variable
 
 from graph_bridge.type_facts import same_type
-from relations.saturation.foreign import RewriterSpec
 from relations.arguments import as_variables, check_count, check_timeout
-from relations.saturation.egraph import CONGRUENCE, EGraph, Limits
-from relations.queries.explanations import Proof, Step
 from relations.patterns.relation import Relation
+from relations.queries.explanations import Proof, Step
+from relations.saturation.egraph import CONGRUENCE, EGraph, Limits
+from relations.saturation.foreign import RewriterSpec
 
 __all__ = ["explain_union", "prove", "prove_in"]
 

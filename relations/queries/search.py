@@ -24,8 +24,8 @@ from logic_core.term_kinds import is_ground
 from relations.arguments import (
     as_variables,
     check_callable,
-    check_count,
     check_cost_value,
+    check_count,
     check_pattern,
     check_timeout,
     same_structure,

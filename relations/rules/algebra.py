@@ -41,8 +41,8 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.subtensor import Subtensor
 
 from graph_bridge import etuplize, same_typeo
-from graph_bridge.nodes import scalar_of
 from graph_bridge.measures import Measure, count, graph_nodes, nodes, paths_below
+from graph_bridge.nodes import scalar_of
 from graph_bridge.ops import ExplicitAlloc
 from graph_bridge.terms import term_variable
 from logic_core.moded import Mode, ModedGoal, moded
@@ -372,7 +372,10 @@ UPCAST_SAFE: tuple[type, ...] = (
 
 
 def upcasto(cast: Any, op: Any, x_term: Any) -> ModedGoal:
-    """Check: ``cast`` is a Cast from ``x``'s float dtype to a wider float, and ``op`` a scalar op of :data:`UPCAST_SAFE`."""
+    """Check: ``cast`` is a Cast from ``x``'s float dtype to a wider float.
+
+    And ``op`` a scalar op of :data:`UPCAST_SAFE`.
+    """
 
     def check(ct: Any, ft: Any, xt: Any) -> Any:
         xv = term_variable(xt)
@@ -394,7 +397,9 @@ def _below_casts(v: Variable) -> int:
     for n in graph_nodes(v):
         if _is_cast(n):
             total += sum(
-                1 for u in ancestors(n.inputs) if u.owner is not None and isinstance(u.owner.op, Elemwise) and not _is_cast(u.owner)
+                1
+                for u in ancestors(n.inputs)
+                if u.owner is not None and isinstance(u.owner.op, Elemwise) and not _is_cast(u.owner)
             )
     return total
 
@@ -482,7 +487,11 @@ def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
             return None
         for want, got in zip(found[0], sc):
             w, g = term_variable(want), term_variable(got)
-            if g is None or w.type != g.type or not _same_scalar(scalar_form(w), g if g.type.ndim == 0 else scalar_of(g)):
+            if (
+                g is None
+                or w.type != g.type
+                or not _same_scalar(scalar_form(w), g if g.type.ndim == 0 else scalar_of(g))
+            ):
                 return None
         return ()
 
@@ -506,6 +515,7 @@ elemwise_alloc_lifto = rewrite_rule(
     doc="An Elemwise moved into the value of a broadcast (``Alloc``, ``broadcast_to``, ``ones * v``).",
     docs="algebra.md",
 )
+
 
 def fit_undero(before: Any, after: Any, shape: Any) -> ModedGoal:
     """Check: every input in ``before`` and ``after`` has at most as many dims as the tuple ``shape``."""
@@ -585,7 +595,10 @@ elemwise_alloc_operand_lifto = rewrite_rule(
 
 
 def is_length(v: Variable) -> bool:
-    """Whether ``v`` is a length (or a product of lengths): a Shape entry, cast or expanded, or a non-negative constant."""
+    """Whether ``v`` is a length (or a product of lengths).
+
+    A Shape entry, cast or expanded, or a non-negative constant.
+    """
     from pytensor.tensor.shape import Shape, Shape_i
 
     while True:
@@ -642,6 +655,7 @@ log_mul_positive_consto = rewrite_rule(
     doc="The log of a product with a positive constant is a sum of logs.",
     docs="algebra.md",
 )
+
 
 def operand_key(v: Variable) -> tuple:
     """A total order of operands for the commutativity rules: node count, then the Op's and name's text."""

@@ -152,7 +152,7 @@ class CostTable:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "CostTable":
+    def from_json(cls, data: Mapping[str, Any]) -> CostTable:
         return cls(
             data["entries"], data["default"], data.get("about", ""), data.get("call", (0.0, 0.0)), data.get("memory")
         )

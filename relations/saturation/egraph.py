@@ -60,17 +60,17 @@ from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.op import Op
 
 from graph_bridge import in_vocabulary, node_term
-from graph_bridge.terms import is_variable
-from logic_core.memo import type_check
-from graph_bridge.vocabulary import rewrites_whole_node
 from graph_bridge.context import GraphContext, graph_context
+from graph_bridge.terms import is_variable
 from graph_bridge.type_facts import same_type
+from graph_bridge.vocabulary import rewrites_whole_node
+from logic_core.memo import type_check
 from relations.arguments import as_variables, check_callable, check_count
-from relations.saturation import extract as extract_mod
-from relations.saturation.foreign import ForeignRules, ForeignState, RewriterSpec, RewriterStats, foreign_rules
 from relations.greedy.fixpoint import replacements
 from relations.patterns.relation import Relation
 from relations.rules import rule_index
+from relations.saturation import extract as extract_mod
+from relations.saturation.foreign import ForeignRules, ForeignState, RewriterSpec, RewriterStats, foreign_rules
 
 __all__ = [
     "CONGRUENCE",

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import gc
 import heapq
-from math import isfinite
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from math import isfinite
 from typing import Any
 
 import numpy as np
@@ -378,7 +378,10 @@ def _picked(
 
 
 def _components(classes: dict[int, list]) -> dict[int, int]:
-    """Each class's strongly connected component in the graph of classes and their e-nodes' inputs (Tarjan, iterative)."""
+    """Each class's strongly connected component in the graph of classes and their e-nodes' inputs.
+
+    Tarjan's algorithm, iterative.
+    """
     succ = {c: sorted({k for n in ms for k in n.children}) for c, ms in classes.items()}
     index: dict[int, int] = {}
     low: dict[int, int] = {}
@@ -586,9 +589,7 @@ def _budgets(classes: dict[int, list], finite: dict[int, int]) -> tuple[dict[int
     top: dict[int, int] = {}
     for c, h in least.items():
         top[comp[c]] = max(top.get(comp[c], 0), h)
-    budget = {
-        c: max(top[comp[c]], min(2 * size[comp[c]] - 1, CYCLE_UNROLL)) if comp[c] in cyclic else 0 for c in least
-    }
+    budget = {c: max(top[comp[c]], min(2 * size[comp[c]] - 1, CYCLE_UNROLL)) if comp[c] in cyclic else 0 for c in least}
     return comp, least, budget
 
 

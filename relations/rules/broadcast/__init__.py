@@ -21,13 +21,13 @@ from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import Elemwise
 
 from graph_bridge import same_typeo
+from graph_bridge.measures import count
 from logic_core.goals import NotReady
 from logic_core.term_kinds import is_ground
-from relations.rules.broadcast.stock_terms import alloc_valueo, stock_inputso
 from logic_core.unifier import eq, lreify
-from graph_bridge.measures import count
 from relations import patterns as p
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.rules.broadcast.stock_terms import alloc_valueo, stock_inputso
 
 __all__ = [
     "MAX_BACKWARD_NDIM",

@@ -12,8 +12,8 @@ from typing import Any
 import pytensor.scalar as ps
 from unification import var
 
-from logic_core.moded import Mode, ModedGoal, moded
 from graph_bridge.terms import term, term_variable
+from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = ["WITH_IDENTITY", "join_axis_reductiono", "pieces_safeo", "reduce_eacho"]
 

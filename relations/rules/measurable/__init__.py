@@ -47,7 +47,6 @@ from collections.abc import Callable
 from typing import Any
 
 from pytensor.graph.basic import Variable
-
 from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.reshape import JoinDims, SplitDims
@@ -56,14 +55,14 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, IncSubtensor
 
 from graph_bridge import etuplize, register_op_class
 from graph_bridge.measures import Measure, above, count, elemwise_above, weighted_operands
-from relations.rules.lift.operand_goals import scalar_likeo
 from graph_bridge.terms import term_variable
 from logic_core.moded import Mode, moded
 from relations import patterns as p
-from relations.rules import dimshuffle
 from relations.patterns.relation import rule
-from relations.rules.measurable import rewrites
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.rules import dimshuffle
+from relations.rules.lift.operand_goals import scalar_likeo
+from relations.rules.measurable import rewrites
 
 __all__ = [
     "MEASURABLE_CHOICES",

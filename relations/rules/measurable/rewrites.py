@@ -213,7 +213,10 @@ def slices_sum(v: Variable) -> Variable | None:
 
 
 def sum_as_slices(v: Variable) -> Variable | None:
-    """Backward of :func:`slices_sum`: ``sum(v)`` of a vector of static length ``2..MAX_UNROLLED`` as ``v[0] + v[1] + ...``."""
+    """Backward of :func:`slices_sum`: ``sum(v)`` of a vector as ``v[0] + v[1] + ...``.
+
+    ``v`` of static length ``2..MAX_UNROLLED``.
+    """
     node = v.owner
     if node is None or type(node.op).__name__ != "Sum" or node.inputs[0].ndim != 1:
         return None
@@ -405,6 +408,7 @@ def join_as_writes(v: Variable) -> Variable | None:
     start = v.type.shape[0] - n
     return pt.set_subtensor(pt.join(0, *first, _zero_piece(last, n))[start:], last)
 
+
 def _scaled_leaf(v: Variable) -> tuple[Variable, float] | None:
     """``(x, k)`` where ``v`` is ``x * k`` (or ``k * x``), ``k`` a number and ``x`` not a constant."""
     if _scalar_kind(v) is not ps.Mul or len(v.owner.inputs) != 2:
@@ -574,8 +578,12 @@ def censoring_of_transforms(v: Variable) -> Variable | None:
     if any(f is None for f in found):
         return None
     kind, _, c, pos = found[0]
-    same_c = [f[2] is None and c is None or (f[2] is not None and c is not None and np.array_equal(
-        constant_value(f[2]), constant_value(c))) for f in found]
+    same_c = [
+        f[2] is None
+        and c is None
+        or (f[2] is not None and c is not None and np.array_equal(constant_value(f[2]), constant_value(c)))
+        for f in found
+    ]
     if any(f[0] is not kind or f[3] != pos for f in found) or not all(same_c):
         return None
     out = _apply(kind, v.owner.op(*[f[1] for f in found]), c, pos)

@@ -35,6 +35,8 @@ from pytensor.tensor.math import Max, Min, Sum
 from graph_bridge import dtypeo, same_typeo
 from graph_bridge.measures import count, weighted_operands
 from graph_bridge.node_relations import SET_CLASSES
+from relations import patterns as p
+from relations.patterns.rewrite_rule import rewrite_rule
 from relations.rules.reductions.reduction_goals import (
     alloc_reductiono,
     count_broadcasto,
@@ -42,8 +44,6 @@ from relations.rules.reductions.reduction_goals import (
     fill_writeso,
     sum_dtype_safeo,
 )
-from relations import patterns as p
-from relations.patterns.rewrite_rule import rewrite_rule
 
 __all__ = [
     "reduce_alloco",

@@ -39,7 +39,6 @@ from graph_bridge.reduction_terms import (
     count_constant,
     dropped,
     elemwise_like,
-    expanded,
     reduced_length,
     reduction_axes,
     reduction_of,
