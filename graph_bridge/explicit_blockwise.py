@@ -43,6 +43,7 @@ from pytensor.tensor.shape import Shape_i
 from pytensor.tensor.type import TensorType, tensor
 from pytensor.tensor.utils import _parse_gufunc_signature
 
+from graph_bridge.building import single_output
 from graph_bridge.ops import (
     BROADCAST,
     KEPT,
@@ -75,7 +76,7 @@ __all__ = [
 _TAKES_FGRAPH = "fgraph" in inspect.signature(Blockwise.infer_shape).parameters
 
 
-def infer_shape_method(cls: type) -> type:
+def infer_shape_method(cls: type[Any]) -> type[Any]:
     """Give ``cls`` an ``infer_shape`` of the installed PyTensor's signature, calling ``cls._shapes``.
 
     PyTensor 3.3 dropped the ``fgraph`` parameter of ``Op.infer_shape``.
@@ -86,8 +87,8 @@ def infer_shape_method(cls: type) -> type:
             return self._shapes(node, input_shapes)
 
     else:
-
-        def infer_shape(self, node, input_shapes):
+        # the signature of the installed PyTensor's infer_shape (3.0 passes fgraph, 3.3 does not)
+        def infer_shape(self, node, input_shapes):  # type: ignore[misc]
             return self._shapes(node, input_shapes)
 
     cls.infer_shape = infer_shape
@@ -186,7 +187,7 @@ def expand_batch(x: Variable, entry: str) -> Variable:
 
     core = x.type.ndim - (len(entry) - entry.count(MISSING))
     full = entry + KEPT * core
-    e = DimShuffle(input_ndim=x.type.ndim, new_order=entry_order(full))(x) if MISSING in entry else x
+    e = single_output(DimShuffle(input_ndim=x.type.ndim, new_order=entry_order(full)), x) if MISSING in entry else x
     ones = [d for d, c in enumerate(entry) if c == BROADCAST and e.type.shape[d] != 1]
     return specify_broadcastable(e, *ones) if ones else e
 
@@ -202,7 +203,7 @@ def drop_missing(g: Variable, entry: str) -> Variable:
     unknown = [d for d in missing if g.type.shape[d] != 1]
     if unknown:
         g = specify_broadcastable(g, *unknown)
-    return g.dimshuffle(*[d for d in range(g.type.ndim) if d not in missing])
+    return as_tensor_variable(g).dimshuffle(*[d for d in range(g.type.ndim) if d not in missing])
 
 
 _TYPES: dict[tuple, tuple[TensorType, ...]] = {}
@@ -259,11 +260,11 @@ class ExplicitBlockwise(Op):
     def make_node(self, *inputs: Any) -> Apply:
         if len(inputs) != len(self.inputs_sig):
             raise TypeError(f"{self} takes {len(self.inputs_sig)} inputs, got {len(inputs)}")
-        inputs = [as_tensor_variable(i) for i in inputs]
-        types = tuple(i.type for i in inputs)
+        ins = [as_tensor_variable(i) for i in inputs]
+        types = tuple(i.type for i in ins)
         pattern = fit_batch_pattern(self.pattern, self.batch_shapes(types))
         op = self if pattern == self.pattern else type(self)(self.core_op, self.signature, pattern)
-        return Apply(op, inputs, [t() for t in op.output_types(types)])
+        return Apply(op, ins, [t() for t in op.output_types(types)])
 
     def output_types(self, types: Sequence[TensorType]) -> tuple[TensorType, ...]:
         """Output types on inputs of ``types``: batch shape from the pattern, core from the core Op (remembered)."""
@@ -317,7 +318,7 @@ class ExplicitBlockwise(Op):
                 core_dims.setdefault(name, dim)
         shapes = []
         for out, sig in zip(node.outputs, self.outputs_sig):
-            core = []
+            core: list[Any] = []
             for k, name in enumerate(sig):
                 static = out.type.shape[nb + k]
                 if static is not None:
@@ -351,10 +352,10 @@ def explicit_blockwise(core_op: Op, *inputs: Any, signature: str | None = None) 
     signature = signature or getattr(core_op, "gufunc_signature", None)
     if signature is None:
         raise ValueError(f"signature not given, and core_op {core_op} has no gufunc_signature")
-    inputs = [as_tensor_variable(i) for i in inputs]
+    ins = [as_tensor_variable(i) for i in inputs]
     ins_sig, _ = _parse_gufunc_signature(signature)
-    shapes = [i.type.shape[: i.type.ndim - len(s)] for i, s in zip(inputs, ins_sig)]
-    node = ExplicitBlockwise(core_op, signature, batch_entries(shapes)).make_node(*inputs)
+    shapes = [i.type.shape[: i.type.ndim - len(s)] for i, s in zip(ins, ins_sig)]
+    node = ExplicitBlockwise(core_op, signature, batch_entries(shapes)).make_node(*ins)
     return node.outputs[0] if len(node.outputs) == 1 else list(node.outputs)
 
 
@@ -403,7 +404,8 @@ def _vectorize_explicit_alloc(op: ExplicitAlloc, node: Apply, value: Variable, *
     if k <= 0 or any(s.type.ndim != 0 for s in shape):
         return vectorize_node_fallback(op, node, value, *shape)
     entry = derive_entry(value.type.shape[:k], k) + op.entry
-    return ExplicitAlloc(entry).make_node(value, *[value.shape[i] for i in range(k)], *shape)
+    lengths = as_tensor_variable(value).shape
+    return ExplicitAlloc(entry).make_node(value, *[lengths[i] for i in range(k)], *shape)
 
 
 class NodeOutputs:

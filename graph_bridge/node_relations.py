@@ -337,8 +337,8 @@ def combineo(scalar_op: Any, parts: Any, out: Any):
 
 
 def _statically_joinable(pieces: tuple, axis: int) -> bool:
-    vs = [term_variable(x) for x in pieces]
-    if len(vs) < 2 or any(v is None or v.type.ndim <= axis for v in vs):
+    vs = [v for x in pieces if (v := term_variable(x)) is not None]
+    if len(vs) < 2 or len(vs) < len(pieces) or any(v.type.ndim <= axis for v in vs):
         return False
     if len({v.type.ndim for v in vs}) != 1:
         return False

@@ -102,7 +102,7 @@ def join_parts(v: Variable) -> tuple[int, tuple] | None:
     if node is None or type(node.op) is not Join:
         return None
     if "axis" in getattr(node.op, "__props__", ()):  # pytensor >= 3.3
-        axis, pieces = node.op.axis, tuple(node.inputs)
+        axis, pieces = getattr(node.op, "axis"), tuple(node.inputs)  # a prop of 3.3's Join only: read by name
     else:  # the axis is the first input
         a = node.inputs[0]
         if not isinstance(a, Constant):

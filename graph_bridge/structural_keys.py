@@ -32,6 +32,7 @@ class _KeyedRef(weakref.ref):
     """A weak reference that knows its memo key (cheaper than a closure per variable)."""
 
     __slots__ = ("key",)
+    key: int
 
     def __new__(cls, obj: Variable, callback: Callable, key: int) -> _KeyedRef:
         self = super().__new__(cls, obj, callback)
@@ -39,7 +40,8 @@ class _KeyedRef(weakref.ref):
         return self
 
     def __init__(self, obj: Variable, callback: Callable, key: int) -> None:
-        super().__init__(obj, callback)
+        # typeshed declares no weakref.ref.__init__; ref.__init__(obj, callback) is there at run time
+        super().__init__(obj, callback)  # type: ignore[call-arg]
 
 
 class StructuralHashes:

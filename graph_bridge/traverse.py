@@ -36,7 +36,7 @@ T = TypeVar("T")
 def bottom_up(
     roots: Iterable[T],
     done: Callable[[T], bool],
-    inputs: Callable[[T], Sequence[T]] = node_inputs,
+    inputs: Callable[[Any], Sequence[Any]] = node_inputs,
 ) -> Iterator[T]:
     """Every variable below ``roots`` that is not ``done``, each after its ``inputs``.
 
@@ -167,7 +167,7 @@ _OWN_CLONE, _INIT, _PLAIN_TENSOR, _PLAIN = 0, 1, 2, 3
 _CLONE_KINDS: dict[type, int] = {}
 
 
-def _clone_kind(cls: type) -> int:
+def _clone_kind(cls: type[Variable]) -> int:
     if cls.clone is not Variable.clone:
         return _OWN_CLONE
     if cls.__init__ is Variable.__init__:

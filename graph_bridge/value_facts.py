@@ -43,7 +43,7 @@ def indices_unique(op, idx: tuple) -> bool:
     if any(a.dtype == bool for a in arrays):
         return False
     try:
-        arrays = np.broadcast_arrays(*arrays)
+        arrays = list(np.broadcast_arrays(*arrays))
     except ValueError:
         return False
     flat = np.stack([a.ravel() for a in arrays], axis=1) if arrays else np.empty((0, 0))

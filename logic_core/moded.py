@@ -86,14 +86,19 @@ class Mode:
         plannable: bool = True,
         one: Callable[..., tuple | None] | None = None,
     ) -> None:
-        if (run is None) == (one is None):
-            raise TypeError("Mode takes one of run (all answers) and one (at most one answer)")
-        if one is not None and isgeneratorfunction(one):
-            raise TypeError(f"Mode: one must return its answer or None, and {one.__name__} is a generator function")
+        either = "Mode takes one of run (all answers) and one (at most one answer)"
+        if run is None:
+            if one is None:
+                raise TypeError(either)
+            if isgeneratorfunction(one):
+                raise TypeError(f"Mode: one must return its answer or None, and {one.__name__} is a generator function")
+            run = _answers_of(one)
+        elif one is not None:
+            raise TypeError(either)
         self.needs = tuple(needs)
         self.gives = tuple(gives)
         self.one = one
-        self.run = run if run is not None else _answers_of(one)
+        self.run = run
         self.ready = ready
         self.open = dict(open or {})
         self.plannable = plannable

@@ -99,7 +99,7 @@ class RelationalRewriter(GraphRewriter):
             if steps and self._replayed(fgraph, steps, new):
                 if all(a is b for a, b in zip(new, final)):
                     return
-                outs, reason = list(fgraph.outputs), self.name + "_extract"
+                outs, reason = list(fgraph.outputs), f"{self.name}_extract"
         else:
             sites = None
             if self.sites_fn is not None:

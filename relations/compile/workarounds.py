@@ -64,6 +64,7 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.tensor.basic import Alloc, alloc, cast, constant
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
+from graph_bridge.building import single_output
 from graph_bridge.provenance import is_touched
 from graph_bridge.traverse import clone_over, owned_variables, rebuild
 
@@ -250,7 +251,7 @@ def merge_alloc_with_unit_lengths(stock_fn):
         if inner is not None and isinstance(inner.op, Alloc):
             lengths = _unit_lengths_as_constants(inner)
             if lengths is not None and fgraph is not None and is_touched(fgraph.apply_nodes):
-                node = alloc(alloc(inner.inputs[0], *lengths), *node.inputs[1:]).owner
+                node = single_output(alloc, single_output(alloc, inner.inputs[0], *lengths), *node.inputs[1:]).owner
         return stock_fn(fgraph, node)
 
     merge_alloc.stock_fn = stock_fn

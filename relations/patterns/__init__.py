@@ -68,10 +68,12 @@ from typing import Any
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.op import Op
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from unification.variable import Var
 
 from graph_bridge import ExplicitAlloc, ExplicitElemwise, builder_for, explicit_alloc, term_variable
+from graph_bridge.building import single_output
 from graph_bridge.nodes import absorb_expansion, is_expansion
 from graph_bridge.ops import derive_entry
 from relations.patterns.nodes import (
@@ -289,7 +291,7 @@ class Node:
         self,
         name: str,
         args: Sequence[Any],
-        make: Callable[..., Variable],
+        make: Callable[..., Any],
         op_classes: tuple[type, ...],
         positions: Callable[[Any], Sequence[int] | None],
         rebuild_check: bool,
@@ -458,6 +460,8 @@ def _bind(binding: dict, var: Any, value: Any, same: Callable[[Any, Any], bool])
 
 def _match_props(pat: Node, node: Any, binding: dict) -> dict | None:
     """The props ``pat`` reads off ``node``, with its prop variables bound in ``binding``; ``None``: no match."""
+    if pat.read_props is None:  # a node without props (Node refuses props without read_props)
+        return {}
     found = pat.read_props(node)
     if found is None:
         return None
@@ -699,11 +703,11 @@ class Reduction:
     def __init__(self, op: CAReduce) -> None:
         self.builder = builder_for(type(op))
         self._slot = self.builder.prop_names.index("axis")
-        props = list(op._props())
+        props = list(op._props())  # type: ignore[attr-defined]  # made by PyTensor's MetaType (__props__)
         props[self._slot] = None
         self.props = tuple(props)
 
-    def op(self, axis: Any) -> CAReduce:
+    def op(self, axis: Any) -> Op:
         """This reduction along ``axis`` (a tuple of ints, or ``None`` for every axis)."""
         props = list(self.props)
         props[self._slot] = axis
@@ -740,7 +744,7 @@ def _make_reduction(x: Variable, op: Any, axis: Any) -> Variable:
         return pt.sum(x, axis=axis)
     if type(op) is not Reduction:
         raise TypeError(f"op must be a Reduction (what p.careduce binds), got {type(op).__name__}")
-    return op.op(axis)(x)
+    return single_output(op.op(axis), x)
 
 
 def careduce(op: Any, a: Any, axis: Any = None) -> Node:
@@ -777,7 +781,7 @@ def _read_order(node: Any) -> dict | None:
 def _make_dimshuffle(x: Variable, order: Any) -> Variable:
     if order is DEFAULT:
         order = tuple(range(x.type.ndim))
-    return DimShuffle(input_ndim=x.type.ndim, new_order=tuple(order))(x)
+    return single_output(DimShuffle(input_ndim=x.type.ndim, new_order=tuple(order)), x)
 
 
 def _check_order(order: Any) -> tuple:
@@ -929,6 +933,13 @@ ELEMWISE: tuple[str, ...] = tuple(
 )
 for _name in ELEMWISE:
     globals()[_name] = _elemwise_builder(_name, getattr(pt, _name))
+
+
+def __getattr__(name: str) -> Callable[..., Node]:
+    """Called only for a name the module lacks: the scalar Elemwise builders (``p.exp``, ``p.mul``, ...,
+    :data:`ELEMWISE`) are set at import from ``pytensor.tensor``, so this tells type checkers that
+    ``p.<name>`` is a builder of a :class:`Node`; at run time any other name is missing."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 __all__ += [
     "LHS", "RHS", "Named", "named",
     "alloc_of", "combine", "elemwise", "elemwise_first", "elemwise_operands", "elemwise_or_one",

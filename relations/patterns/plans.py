@@ -471,7 +471,7 @@ _PLAIN = frozenset({int, str, bool, float, type(None)})
 def _viewed_class(pattern: Any) -> type | None:
     """The Op class of ``pattern``'s head builder, for which ``head_views`` may answer; else ``None``."""
     head = pattern._tuple[0] if pattern._tuple else None
-    builder = head._tuple[0] if is_term(head) and head._tuple else None
+    builder = head._tuple[0] if head is not None and is_term(head) and head._tuple else None
     return getattr(builder, "op_class", None)
 
 

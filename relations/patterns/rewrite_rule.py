@@ -36,7 +36,7 @@ states no measure, unless it is a choice rule (``choice=True``).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from etuples.core import ExpressionTuple
@@ -184,11 +184,12 @@ def _where_goals(where: Any) -> list:
 
 
 def _classify_guards(where: list, by_name: dict) -> list[tuple[str, Any, tuple[str, ...]]]:
-    out = []
+    out: list[tuple[str, Any, tuple[str, ...]]] = []
     for i, g in enumerate(where):
         if isinstance(g, (ModedGoal, Eq)):
             out.append(("goal", g, ()))
             continue
+        params: Mapping[str, inspect.Parameter]
         try:
             params = inspect.signature(g).parameters
         except (TypeError, ValueError):
@@ -315,7 +316,7 @@ def _relation(name: str, lhs: Any, rhs: Any, guards: list, variables: _Variables
 
 def _check_bound(name: str, side_goals: list, guards: list, by_name: dict) -> None:
     """Refuse a guard over a variable nothing binds forward (:func:`relations.patterns.checks.check_guards_bound`)."""
-    clauses = []
+    clauses: list[tuple[int, Any, Sequence[Any]]] = []
     for i, (kind, g, names) in enumerate(guards):
         if kind == "predicate":
             clauses.append((i, None, [by_name[n] for n in names]))
@@ -497,5 +498,5 @@ def rewrite_rule(
         choice=choice,
         reads_below_inputs=_reads_below_inputs(lhs, where),
     )(relation)
-    ruled.__doc__ = rule_doc(name, lhs, rhs, tuple(where), ruled.measure, doc, docs)
+    ruled.__doc__ = rule_doc(name, lhs, rhs, tuple(where), getattr(ruled, "measure"), doc, docs)  # set by rule()
     return ruled

@@ -234,7 +234,7 @@ def logp(
     if check not in (None, True, False):
         raise TypeError(f"check must be True, False or None, got {check!r}")
     if not isinstance(value, Variable):
-        value = pt.as_tensor_variable(value, dtype=var.dtype)
+        value = pt.as_tensor_variable(value, dtype=var.type.dtype)
     try:
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
     except STOCK_FAILURES as err:

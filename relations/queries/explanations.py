@@ -121,7 +121,7 @@ class Step:
 
 
 def _dprint(v: Variable, depth: int = 4) -> str:
-    return pytensor.dprint(v, file="str", depth=depth, print_type=False).rstrip("\n")
+    return str(pytensor.dprint(v, file="str", depth=depth, print_type=False)).rstrip("\n")  # file="str": the text
 
 
 def _indent(text: str, by: str = "    ") -> str:

@@ -51,8 +51,8 @@ def _path(egraph: EGraph, a: int, b: int) -> list[tuple[int, int, Any]]:
         raise ValueError("explain_union: the two terms are not in one class")
     path = []
     w = b
-    while came[w] is not None:
-        u, why = came[w]
+    while (step := came[w]) is not None:
+        u, why = step
         path.append((u, w, why))
         w = u
     path.reverse()

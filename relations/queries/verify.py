@@ -44,6 +44,7 @@ from pytensor.graph.traversal import ancestors, explicit_graph_inputs
 from pytensor.tensor.elemwise import DimShuffle
 
 from graph_bridge import GraphContext, builder_for, graph_context, node_term
+from graph_bridge.building import single_output
 from graph_bridge.vocabulary import rewrites_whole_node
 from relations import patterns as p
 from relations.arguments import check_relations as check_rules
@@ -88,11 +89,10 @@ class Counterexample:
         lines.append(_hanging("  before gives ", _show_value(self.before_value)))
         lines.append(_hanging("  after gives  ", _show_value(self.after_value)))
         if self.index is not None:
-            lines.extend(self._at_index())
+            lines.extend(self._at_index(self.index))
         return "\n".join(lines)
 
-    def _at_index(self) -> list[str]:
-        i = self.index
+    def _at_index(self, i: tuple[int, ...]) -> list[str]:
         b, a = np.asarray(self.before_value)[i], np.asarray(self.after_value)[i]
         lines = [f"  first difference at index {list(i)}: before gives {b}, after gives {a}"]
         shape = np.shape(self.before_value)
@@ -110,7 +110,7 @@ class Counterexample:
 
 
 def _show(v: Variable) -> str:
-    text = pytensor.dprint(v, file="str", print_type=False)
+    text = str(pytensor.dprint(v, file="str", print_type=False))  # file="str": the text itself
     return text.strip().replace("\n", "\n          ")
 
 
@@ -170,8 +170,9 @@ def verify(
     check_rules((rule,), "rule")
     if isinstance(examples, bool) or not isinstance(examples, int) or examples < 1:
         raise ValueError(f"examples must be a positive integer, got {examples!r}")
-    pattern_rule = isinstance(getattr(rule, "lhs", None), p.Node)
-    known = [v.name for v in p.pattern_vars(rule.lhs)] if pattern_rule else None
+    lhs = getattr(rule, "lhs", None)  # a rewrite_rule's left pattern
+    pattern_rule = isinstance(lhs, p.Node)
+    known = [v.name for v in p.pattern_vars(lhs)] if pattern_rule else None
     checks = Checks.make(mode, domain, rtol, atol, known)
     rng = np.random.default_rng(seed)
     sources: list[Iterator[tuple[Variable, int]]] = []
@@ -257,7 +258,8 @@ class Checks:
             if tol is not None and (isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0):
                 raise ValueError(f"{name} must be a non-negative number, got {tol!r}")
         return cls(
-            Mode(linker="py", optimizer=None) if mode is None else mode,
+            # optimizer=None: no rewriting (PyTensor's annotation omits the None its Mode accepts)
+            Mode(linker="py", optimizer=None) if mode is None else mode,  # type: ignore[arg-type]
             _check_domain(domain, known),
             rtol,
             atol,
@@ -297,7 +299,7 @@ def _check_graphs(graphs: Iterable[Variable]) -> list[Variable]:
 
 
 def _key(v: Variable) -> str:
-    return pytensor.dprint(v, file="str", print_type=True)
+    return str(pytensor.dprint(v, file="str", print_type=True))  # file="str": the text itself
 
 
 def _rewrites(rule: Callable, graph: Variable) -> Iterator[tuple[str, Variable, Variable]]:
@@ -335,7 +337,7 @@ def _random_type(rng: np.random.Generator, length: int, ndim: int | None = None,
 
 
 def _pattern_instances(rule: Callable, rng: np.random.Generator, n: int) -> Iterator[tuple[Variable, int]]:
-    lhs = rule.lhs
+    lhs = getattr(rule, "lhs")  # a rewrite_rule's left pattern (rule is typed as any relation)
     pvars = p.pattern_vars(lhs)
     prop_keys = p.prop_keys(lhs)
     for _ in range(n):
@@ -411,7 +413,7 @@ def _dimshuffle(rng: np.random.Generator, x: Variable) -> Variable:
         order.remove(ones[0])
     if rng.random() < 0.6:
         order.insert(int(rng.integers(0, len(order) + 1)), "x")
-    return builder_for(DimShuffle)(nd, tuple(order))(x)
+    return single_output(builder_for(DimShuffle)(nd, tuple(order)), x)
 
 
 #: How often each step of ``_random_graph`` is drawn (reductions of joins and
@@ -553,7 +555,9 @@ _STEPS = {
 # -- comparing ---------------------------------------------------------------------
 
 
-def _random_value(v: Variable, length: int, rng: np.random.Generator, domain: Domain | None = None) -> np.ndarray:
+def _random_value(
+    v: Variable, length: int, rng: np.random.Generator, domain: Domain | None = None
+) -> np.ndarray | np.random.Generator:
     if not hasattr(v.type, "dtype"):  # a random generator input: one seeded from ``rng`` (both sides copy it)
         return np.random.default_rng(int(rng.integers(0, 2**31)))
     shape = tuple(length if s is None else s for s in v.type.shape)
@@ -574,7 +578,7 @@ def _pool(dtype: str, domain: Domain | None) -> np.ndarray:
         pool = pool[np.abs(pool) <= 3]
     elif domain == "positive":
         pool = pool[pool > 0]
-    elif domain is not None:
+    elif isinstance(domain, tuple):
         lo, hi = domain
         if floating:
             inner = lo + (hi - lo) * np.array([0.1, 0.25, 0.5, 0.75, 0.9])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from relations.arguments import check_relations, greedy_rules
-from relations.patterns.relation import Relation, RuleIndex
+from relations.patterns.relation import Relation, RuleIndex, unmeasured_choice
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
 from relations.rules.broadcast import alloc_explicito, alloc_identityo, elemwise_explicito
@@ -170,7 +170,7 @@ def greedy_part(rules: Sequence[Relation] | None) -> Sequence[Relation] | None:
     return tuple(
         r
         for r in check_relations(rules, "rules")
-        if id(r) not in apart and not (getattr(r, "choice", False) and not r.measure.stated)
+        if id(r) not in apart and not unmeasured_choice(r)
     )
 
 

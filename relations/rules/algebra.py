@@ -443,7 +443,7 @@ def scalar_constant(value: np.ndarray) -> Constant:
     return _SCALARS[key]
 
 
-def _same_scalar(a: Variable, t: Any) -> bool:
+def _same_scalar(a: Variable | None, t: Any) -> bool:
     """Whether the 0-d form ``a`` is the term ``t``: the same variable, or a constant of the same value and dtype."""
     b = term_variable(t)
     if a is b:
@@ -475,7 +475,7 @@ def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
             s = scalar_form(u) if u is not None else None
             if s is None:
                 return None
-            found.append(etuplize(s.dimshuffle(["x"] * val.type.ndim)) if val.type.ndim else s)
+            found.append(etuplize(pt.as_tensor_variable(s).dimshuffle(["x"] * val.type.ndim)) if val.type.ndim else s)
         return (tuple(found),)
 
     def ready(*ts: Any) -> bool:
@@ -489,6 +489,7 @@ def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
             w, g = term_variable(want), term_variable(got)
             if (
                 g is None
+                or w is None
                 or w.type != g.type
                 or not _same_scalar(scalar_form(w), g if g.type.ndim == 0 else scalar_of(g))
             ):
@@ -538,7 +539,7 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
     (as an Elemwise over them reads it); backward, ``value`` is read off ``expanded``."""
 
     def target(vv: Variable, b: Any, a: Any) -> int:
-        return max([vv.type.ndim] + [term_variable(t).type.ndim for t in (*b, *a)])
+        return max([vv.type.ndim] + [v.type.ndim for t in (*b, *a) if (v := term_variable(t)) is not None])
 
     def build(vt: Any, b: Any, a: Any) -> Any:
         vv = term_variable(vt)
@@ -547,7 +548,8 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
         k = target(vv, b, a)
         if k == vv.type.ndim:
             return (vt,)
-        return (etuplize(vv.dimshuffle(["x"] * (k - vv.type.ndim) + list(range(vv.type.ndim)))),)
+        order = ["x"] * (k - vv.type.ndim) + list(range(vv.type.ndim))
+        return (etuplize(pt.as_tensor_variable(vv).dimshuffle(order)),)
 
     def unexpand(b: Any, a: Any, et: Any) -> Any:
         # the value ``build`` would expand to ``et``: its input, where ``et`` left-expands it to the
@@ -567,7 +569,7 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
         if built is None:
             return None
         want, got = term_variable(built[0]), term_variable(et)
-        if got is None or want.type != got.type:
+        if got is None or want is None or want.type != got.type:
             return None
         return () if want is got or term_variable(unexpand(b, a, et)[0]) is term_variable(vt) else None
 

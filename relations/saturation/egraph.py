@@ -67,7 +67,7 @@ from graph_bridge.vocabulary import rewrites_whole_node
 from logic_core.memo import type_check
 from relations.arguments import as_variables, check_callable, check_count
 from relations.greedy.fixpoint import replacements
-from relations.patterns.relation import Relation
+from relations.patterns.relation import Relation, child_heads
 from relations.rules import rule_index
 from relations.saturation import extract as extract_mod
 from relations.saturation.foreign import ForeignRules, ForeignState, RewriterSpec, RewriterStats, foreign_rules
@@ -772,7 +772,7 @@ class EGraph:
             heads: list = []
             for r in self.index.forward(op_class):
                 if _reads_through_inputs(r):
-                    heads.extend(r.child_heads)
+                    heads.extend(child_heads(r))
             found = self._deep[op_class] = tuple(dict.fromkeys(heads))
         return found
 
@@ -799,7 +799,7 @@ class EGraph:
             done.add(key)
             # the rule index reads an Op and its inputs: the choice is built only for rules it gives
             built = is_variable(w)
-            rules = self.index.forward_for(w.owner if built else _View(node.op, w))
+            rules: Sequence[Relation] = self.index.forward_for(w.owner if built else _View(node.op, w))
             # a rule whose index names no input Op (``child_heads``) reads at most its
             # inputs' own nodes: the choices two levels down would give it nothing new
             if w is not v:
@@ -836,9 +836,12 @@ class EGraph:
         t0 = time.perf_counter()
         self._answer_memo.clear()
         backward = direction == "backward"
+        found: Iterator[Variable]
         if backward:
             found = islice(replacements(rel, v, view, True), MAX_BACKWARD_ANSWERS)
         else:
+            if at is None:
+                raise TypeError("_apply: a forward application names the e-node it matched (at=)")
             self._home, self._held_answers = self.find(at), 0
             found = replacements(rel, v, view, False, self._held_at_home)
         self._witnesses.clear()
@@ -1036,7 +1039,7 @@ def _new_to(rules: Sequence[Relation], shallow: bool, ins: Sequence[Variable], o
             continue
         if changed is None:
             changed = [a for a, b in zip(ins, own) if a is not b]
-        heads = rule.child_heads
+        heads = child_heads(rule)
         if any(a.owner is not None and isinstance(a.owner.op, heads) for a in changed):
             kept.append(rule)
     return kept
@@ -1102,9 +1105,9 @@ def _combinations(options: list[_Lazy], base: list[Any]) -> Iterator[list[Any]]:
             j += 1
     if len(options) < 2:
         return
-    for combo in product(*[o.all() for o in options]):
-        if sum(a is not b for a, b in zip(combo, base)) >= 2:
-            yield list(combo)
+    for picked in product(*[o.all() for o in options]):
+        if sum(a is not b for a, b in zip(picked, base)) >= 2:
+            yield list(picked)
 
 
 def saturate(

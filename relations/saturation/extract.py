@@ -274,6 +274,8 @@ def _exact(
     cls = {c: i for i, c in enumerate([c for c in free if size[scc[c]] > 1])}
     nx, nc = len(nodes), len(cls)
     big = nc + 1
+    lo: list[float]
+    hi: list[float]
     rows, cols, vals, lo, hi = [], [], [], [], []
 
     def row(entries: list[tuple[int, float]], low: float, high: float) -> None:
@@ -518,8 +520,8 @@ def _distinct(
     max_nodes: int | None = MAX_FORM_NODES,
 ) -> Iterator[Any]:
     table = _FormTable(classes)
-    keys = [table.root_key(c) for c in roots]
-    if any(k is None for k in keys):
+    keys = [k for c in roots if (k := table.root_key(c)) is not None]
+    if len(keys) < len(roots):
         return
     counts = [table.count(k) for k in keys]
     if not all(counts):

@@ -311,7 +311,7 @@ def _shared_batch_expansion(vs: list, cores: tuple[int, ...]) -> tuple[tuple[int
             return None
         positions = mine
         inner.append(v.owner.inputs[0])
-    return positions, tuple(inner)
+    return None if positions is None else (positions, tuple(inner))
 
 
 def lifted_batch_dimso(ins: Any, cores: Any, order: Any, in_ndim: Any, inner: Any, out_ndim: Any):

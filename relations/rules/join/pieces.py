@@ -29,7 +29,7 @@ def reduce_eacho(head: Any, pieces: Any, reduced: Any) -> ModedGoal:
     not reduce that sub-graph twice.
     """
 
-    def forward(h, p):
+    def forward(h: Any, p: Any) -> tuple:
         made: dict[int, Any] = {}
         return (tuple(made.setdefault(id(x), term(h, x)) for x in p),)
 

@@ -402,7 +402,7 @@ def _moded_side(fn: Callable[[Variable], Variable | None]) -> Callable[[Any], tu
     def one(t: Any) -> tuple | None:
         v = term_variable(t)
         new = None if v is None else fn(v)
-        return None if new is None or new.type != v.type else (etuplize(new),)
+        return None if v is None or new is None or new.type != v.type else (etuplize(new),)
 
     one.__name__ = fn.__name__
     return one
