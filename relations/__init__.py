@@ -18,14 +18,11 @@ once here (a second call registers nothing).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
-
-from pytensor.graph.basic import Variable
 
 from graph_bridge.provenance import mark_rewritten
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from relations import lang, patterns
-from relations.arguments import as_variables, same_structure
+from relations.arguments import Graph, as_variables, same_structure
 from relations.compile.compile_modes import DEFAULT_TAGS, mode, register
 from relations.compile.defaults import register_all
 from relations.compile.lowering import lower
@@ -90,9 +87,6 @@ __all__ = [
 #: The package's version (the one in ``setup.cfg``).
 __version__ = "0.1.0"
 
-#: What the public calls take as ``graph``: a variable, or a list or tuple of
-#: them; each call returns the same structure.
-Graph = TypeVar("Graph", Variable, list[Variable], tuple[Variable, ...])
 #: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
 Rules = Sequence[Relation]
 

@@ -14,7 +14,7 @@ import math
 import numbers
 import types
 from collections.abc import Iterable, Mapping, Set
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 from etuples.core import ExpressionTuple
@@ -36,6 +36,10 @@ __all__ = [
     "check_timeout",
     "greedy_rules",
 ]
+
+#: What the public calls take as ``graph``: a variable, or a list or tuple of
+#: them; each call returns the same structure.
+Graph = TypeVar("Graph", Variable, list[Variable], tuple[Variable, ...])
 
 
 def check_relations(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from pytensor.graph.basic import Variable
 from pytensor.graph.fg import FunctionGraph
 
 from graph_bridge.provenance import has_toolkit_ops
-from relations.arguments import as_variables, same_structure
+from relations.arguments import Graph, as_variables, same_structure
 from relations.compile.workarounds import protect, protect_in_place
 from relations.greedy.fixpoint import normalize_variables
 from relations.rules import LOWERING_INDEX
@@ -17,7 +16,7 @@ from relations.rules import LOWERING_INDEX
 __all__ = ["lower", "lower_outputs", "protect_compiled"]
 
 
-def lower(graph: Any) -> Any:
+def lower(graph: Graph) -> Graph:
     """The graph with every Op the toolkit adds replaced by stock PyTensor Ops.
 
     This is :data:`relations.LOWERING_RULES` run backward (right side known), at every
