@@ -32,9 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 warnings.filterwarnings("ignore", category=FutureWarning)
 warnings.filterwarnings("ignore", category=UserWarning)
 
+from graphs import count_nodes  # noqa: E402
+
 import relations  # noqa: E402
 from graph_bridge.dot import find_dot, render_svg  # noqa: E402
-from graphs import count_nodes  # noqa: E402
 from pymc_models import MODELS, logp_dlogp, pm, selected  # noqa: E402  (tests/pymc_models.py)
 
 QUICK = ["eight schools", "NormalMixture", "MvStudentT batched means"]

@@ -25,11 +25,11 @@ import time
 from typing import Any
 
 import numpy as np
+import pytensor.tensor.subtensor as pts
 from egglog import EGraph, Expr, PyObject, String, StringLike, Vec, rewrite, ruleset, var, vars_
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import toposort
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
-import pytensor.tensor.subtensor as pts
 
 __all__ = ["RULES", "T", "egglog_run", "terms"]
 

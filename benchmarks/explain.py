@@ -29,15 +29,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 warnings.filterwarnings("ignore", category=FutureWarning)
 
+from graphs import count_nodes, pattern_family  # noqa: E402
 from pytensor.graph.fg import FunctionGraph  # noqa: E402
 from pytensor.graph.traversal import explicit_graph_inputs  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 import relations  # noqa: E402
 import relations.greedy.fixpoint as search  # noqa: E402
 from relations.compile.registration import RelationalRewriter  # noqa: E402
-from graphs import count_nodes, pattern_family  # noqa: E402
 from relations.rules import DEFAULT_INDEX  # noqa: E402
-from timing import median_seconds  # noqa: E402
 
 
 def without_trace_copy(outs):

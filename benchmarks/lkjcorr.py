@@ -12,9 +12,9 @@ import time
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
+from sum_of_join import median_call_seconds
 
 import relations
-from sum_of_join import median_call_seconds
 
 
 def lkj_logp_term(n: int):

@@ -51,11 +51,10 @@ warnings.filterwarnings("ignore", category=UserWarning)
 import numpy as np  # noqa: E402
 import pytensor  # noqa: E402
 from pytensor.compile.mode import get_default_mode  # noqa: E402
+from timing import best_seconds, interleaved_seconds  # noqa: E402
 
 import relations  # noqa: E402,F401  (registers the relational tag)
-
-from pymc_models import MODELS, logp_dlogp, point_values, pm, selected  # noqa: E402  (tests/pymc_models.py)
-from timing import best_seconds, interleaved_seconds  # noqa: E402
+from pymc_models import MODELS, logp_dlogp, pm, point_values, selected  # noqa: E402  (tests/pymc_models.py)
 
 
 def interleaved(fa, fb, args, repeats: int, min_time: float = 0.05) -> tuple[list[float], list[float]]:
@@ -132,7 +131,7 @@ class _PassClock:
         self.seconds = 0.0
         self._rewriters = [next(iter(optdb.__db__[tag if t == "relational" else t])) for t in OWN_PASSES]
 
-    def __enter__(self) -> "_PassClock":
+    def __enter__(self) -> _PassClock:
         for rw in self._rewriters:
             plain = rw.apply
 

@@ -34,7 +34,7 @@ Faithfulness notes (what the relational engine does that is mirrored here):
   the set and Alloc lifts need one client, a moved DimShuffle one client or
   only Elemwise/reduction clients (``graph_bridge.context``).
 * A replacement must have the old output's dtype, ndim and broadcastable
-  pattern (``graph_bridge.facts.same_type``), else the rule does not apply.
+  pattern (``graph_bridge.type_facts.same_type``), else the rule does not apply.
 * Ops with changed props are rebuilt the way ``graph_bridge.OpBuilder``
   does (constructor keywords from ``__props__``, checked afterwards), so a
   class whose constructor cannot reproduce the props is skipped, as there.
@@ -76,10 +76,10 @@ from pytensor.scalar import Cast, ScalarType
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
-from graph_bridge.facts import same_type
 from graph_bridge.node_relations import SET_CLASSES
 from graph_bridge.nodes import join_parts, scalar_of
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, derive_entry
+from graph_bridge.type_facts import same_type
 from graph_bridge.value_facts import indices_unique, is_zeros
 
 __all__ = [

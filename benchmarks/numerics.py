@@ -102,9 +102,9 @@ def _pass_clock() -> list:
 def models_table(rounds: int) -> None:
     import time
 
-    from pytensor.compile.mode import get_default_mode
     from pytensor.compile.aliasing import add_supervisor_to_fgraph
     from pytensor.compile.io import In
+    from pytensor.compile.mode import get_default_mode
     from pytensor.graph.fg import FunctionGraph
 
     from pymc_models import MODELS, logp_dlogp

@@ -44,8 +44,7 @@ from pytensor.compile.mode import Mode, get_default_mode  # noqa: E402
 from pytensor.graph.basic import Apply  # noqa: E402
 
 import relations  # noqa: E402,F401  (registers the relational tag; not included here)
-
-from pymc_models import MODELS, logp_dlogp, point_values, pm, selected  # noqa: E402  (tests/pymc_models.py)
+from pymc_models import MODELS, logp_dlogp, pm, point_values, selected  # noqa: E402  (tests/pymc_models.py)
 
 #: Op class names -> the rule families that rewrite such nodes
 RULES_TOUCHING = {

@@ -21,7 +21,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
 

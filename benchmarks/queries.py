@@ -17,10 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import relations  # noqa: E402
 from graphs import count_nodes, pattern_family  # noqa: E402
-from graph_bridge.structural_keys import StructuralKeys  # noqa: E402
 from timing import median_seconds  # noqa: E402
+
+import relations  # noqa: E402
+from graph_bridge.structural_keys import StructuralKeys  # noqa: E402
 
 
 def small_pattern_graph():

@@ -38,16 +38,16 @@ warnings.filterwarnings("ignore", category=FutureWarning)
 import numpy as np  # noqa: E402
 import pytensor  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
-from pytensor.graph.fg import FunctionGraph  # noqa: E402
-from pytensor.graph.rewriting.basic import MergeOptimizer  # noqa: E402
-from pytensor.graph.rewriting.utils import rewrite_graph  # noqa: E402
-
-import relations  # noqa: E402
 from graphs import count_nodes, op_counts, pattern_family  # noqa: E402
 from lkjcorr import lkj_logp_term  # noqa: E402
 from native_rules import native_normalize  # noqa: E402
+from pytensor.graph.fg import FunctionGraph  # noqa: E402
+from pytensor.graph.rewriting.basic import MergeOptimizer  # noqa: E402
+from pytensor.graph.rewriting.utils import rewrite_graph  # noqa: E402
 from sum_of_join import median_call_seconds  # noqa: E402
 from timing import median_seconds  # noqa: E402
+
+import relations  # noqa: E402
 
 
 def canonicalize(outputs):

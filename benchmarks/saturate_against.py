@@ -33,9 +33,11 @@ def worker(names: list[str], repeats: int) -> None:
     """Print one JSON line per (model, rule set, backward): best seconds and the e-graph's figures."""
     warnings.filterwarnings("ignore")
     sys.path.insert(0, str(Path.cwd() / "tests"))
-    import relations
-    from pymc_models import MODELS as BUILDERS, logp_dlogp
     from timing import call_seconds
+
+    import relations
+    from pymc_models import MODELS as BUILDERS
+    from pymc_models import logp_dlogp
 
     sets = {
         "default": list(relations.DEFAULT_RULES),

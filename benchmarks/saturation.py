@@ -56,16 +56,16 @@ warnings.filterwarnings("ignore", category=FutureWarning)
 warnings.filterwarnings("ignore", category=UserWarning)
 
 import pytensor  # noqa: E402
+from graphs import count_nodes, pattern_family  # noqa: E402
 from pytensor.graph.basic import clone  # noqa: E402
 from pytensor.graph.rewriting.utils import rewrite_graph  # noqa: E402
+from timing import interleaved_seconds  # noqa: E402
 
 import relations  # noqa: E402
-from graphs import count_nodes, pattern_family  # noqa: E402
 from pymc_models import MODELS, logp_dlogp, pm  # noqa: E402  (tests/pymc_models.py)
-from relations.saturation.costs import measured  # noqa: E402
 from relations.rules.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo  # noqa: E402
 from relations.rules.lift import elemwise_set_subtensoro  # noqa: E402
-from timing import interleaved_seconds  # noqa: E402
+from relations.saturation.costs import measured  # noqa: E402
 
 #: the three rules both engines run in the egglog table
 THREE_RULES = (careduce_dimshuffle_fullo, dimshuffle_composeo, elemwise_set_subtensoro)

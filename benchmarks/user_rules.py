@@ -24,14 +24,14 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.rewriting.basic import in2out, node_rewriter
 from pytensor.graph.traversal import explicit_graph_inputs
 from pytensor.tensor.elemwise import Elemwise
+from timing import median_seconds  # benchmarks/timing.py (the script's own folder)
 from unification import var
 
 import relations
 from graph_bridge import etuplize, ndimo, term
+from logic_core.goals import lall_ready
 from logic_core.unifier import eq
 from relations import patterns as p
-from logic_core.goals import lall_ready
-from timing import median_seconds  # benchmarks/timing.py (the script's own folder)
 
 a = p.var("a")
 PATTERN_RULES = (

@@ -12,7 +12,6 @@ import pytensor.tensor as pt
 import relations
 
 
-
 def lkjcorr_sqr(n: int):
     """``(params, sqr(L))`` for the LKJCorr Cholesky factor ``L`` of size ``n``."""
     params = pt.vector("params")

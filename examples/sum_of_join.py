@@ -1,4 +1,6 @@
-"""The sum of a join (pytensor #2132 / PR #2130): Sum(Join(0, ExpandDims(a), ExpandDims(b), ExpandDims(c))) -> Sum(a) + Sum(b) + Sum(c).
+"""The sum of a join (pytensor #2132 / PR #2130):
+
+    Sum(Join(0, ExpandDims(a), ExpandDims(b), ExpandDims(c))) -> Sum(a) + Sum(b) + Sum(c)
 
 The reduction-of-join relation splits the Sum over the pieces; the
 full-reduction relation then drops each ExpandDims the Sum does not see.

@@ -4,8 +4,6 @@
 (its facts are moded goals), and ``relations`` builds on both.
 """
 
-from graph_bridge import dispatch as _dispatch  # noqa: F401  (registrations)
-from graph_bridge import logic_views as _views  # noqa: F401  (installs the term views in the logic core)
 from graph_bridge.context import (
     GraphContext,
     NoGraphContext,
@@ -14,7 +12,10 @@ from graph_bridge.context import (
     single_useo,
     useso,
 )
-from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_typeo, typeo
+from graph_bridge.explicit_blockwise import ExplicitBlockwise, explicit_blockwise
+from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc, explicit_elemwise
+from graph_bridge.random_variables import ExplicitRandomVariable, explicit_random_variable
+from graph_bridge.standard_vocabulary import register_standard_vocabulary
 from graph_bridge.terms import (
     OutputOf,
     Term,
@@ -27,37 +28,21 @@ from graph_bridge.terms import (
     term,
     term_variable,
 )
+from graph_bridge.type_facts import broadcastableo, dtypeo, ndimo, same_typeo, typeo
 from graph_bridge.vocabulary import (
     OpBuilder,
     builder_for,
     careduce_builders,
     in_vocabulary,
     register_op_class,
+    register_op_family,
+    register_stock_classes,
+    register_whole_node_class,
     vocabulary,
 )
-from graph_bridge.vocabulary import register_op_family, register_stock_classes, register_whole_node_class
 
-from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc, explicit_elemwise
-from pytensor.tensor.elemwise import Elemwise
-
-register_stock_classes()
-register_op_class(ExplicitElemwise)
-register_op_class(ExplicitAlloc)
-_dispatch.register_head_view(Elemwise, ExplicitElemwise, ("scalar_op",))
-
-# batched Ops: Blockwise and every RandomVariable class, and their explicit forms
-from graph_bridge.explicit_blockwise import ExplicitBlockwise, explicit_blockwise  # noqa: E402
-from graph_bridge.random_variables import ExplicitRandomVariable, explicit_random_variable  # noqa: E402
-from pytensor.tensor.blockwise import Blockwise  # noqa: E402
-from pytensor.tensor.random.op import RandomVariable  # noqa: E402
-
-register_op_class(Blockwise)
-register_op_family(RandomVariable)
-register_op_class(ExplicitBlockwise)
-register_op_class(ExplicitRandomVariable)
-_dispatch.register_head_view(Blockwise, ExplicitBlockwise, ("core_op", "signature"))
-for _cls in (Blockwise, ExplicitBlockwise, RandomVariable, ExplicitRandomVariable):
-    register_whole_node_class(_cls)
+# the stock classes, the explicit Ops and the batched Ops (graph_bridge.standard_vocabulary): once
+register_standard_vocabulary()
 
 __all__ = [
     "GraphContext",
@@ -91,6 +76,9 @@ __all__ = [
     "op_term",
     "reify",
     "register_op_class",
+    "register_op_family",
+    "register_stock_classes",
+    "register_whole_node_class",
     "term",
     "term_variable",
     "typeo",

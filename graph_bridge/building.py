@@ -44,7 +44,7 @@ from pytensor.tensor.variable import TensorConstant, TensorVariable
 from graph_bridge.flags import CAST_POLICY, FLOATX, TRACEBACK_LIMIT, WARN_FLOAT64, flag
 from logic_core.memo import remember, type_check
 
-__all__ = ["call_op", "is_tensor_variable", "plain_node", "types_key"]
+__all__ = ["call_op", "is_tensor_variable", "plain_node", "single_output", "types_key"]
 
 #: (id of the Op, floatX, cast_policy, input types) -> (the Op, the node's Op, its output types)
 _TYPES: dict[tuple, tuple[Any, Any, tuple[TensorType, ...]]] = {}
@@ -55,6 +55,17 @@ _ALLOC_TYPES: dict[tuple, TensorType] = {}
 _REDUCTIONS = frozenset(
     c for c in (CAReduce, ptm.Sum, ptm.Prod, ptm.Max, ptm.Min, ptm.All, ptm.Any) if isinstance(c, type)
 )
+
+
+def single_output(op: Op, *inputs: Any) -> Variable:
+    """``op(*inputs)`` for an Op of one output: that output (PyTensor types the call as a variable or a list).
+
+    Raises ``TypeError`` naming ``op`` if the node it makes has several outputs.
+    """
+    out = op(*inputs)
+    if isinstance(out, list):
+        raise TypeError(f"op must make one output, {op} made {len(out)}")
+    return out
 
 
 def call_op(op: Any, args: list) -> Any:

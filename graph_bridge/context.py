@@ -35,11 +35,11 @@ from etuples.core import ExpressionTuple
 from pytensor.graph.basic import Apply, Variable
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
-from logic_core.memo import type_check
-from logic_core.modes import Mode, ModedGoal
 from graph_bridge.ops import ExplicitElemwise
 from graph_bridge.terms import is_variable, term_variable
-from logic_core.terms import is_term
+from logic_core.memo import type_check
+from logic_core.moded import Mode, ModedGoal
+from logic_core.term_kinds import is_term
 
 __all__ = [
     "GraphContext",

@@ -19,8 +19,8 @@ from etuples.core import ExpressionTuple
 from unification.core import _unify
 
 from graph_bridge.terms import Term
-from logic_core.terms import is_term
 from graph_bridge.vocabulary import builder_of, on_register
+from logic_core.term_kinds import is_term
 
 for _name in ("pytensor.graph.rewriting.unify", "pytensor.graph.rewriting.kanren"):
     try:

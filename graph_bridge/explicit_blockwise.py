@@ -43,7 +43,7 @@ from pytensor.tensor.shape import Shape_i
 from pytensor.tensor.type import TensorType, tensor
 from pytensor.tensor.utils import _parse_gufunc_signature
 
-from logic_core.memo import remember
+from graph_bridge.building import single_output
 from graph_bridge.ops import (
     BROADCAST,
     KEPT,
@@ -55,6 +55,7 @@ from graph_bridge.ops import (
     entry_order,
     output_static_shape,
 )
+from logic_core.memo import remember
 
 __all__ = [
     "ExplicitBlockwise",
@@ -75,7 +76,7 @@ __all__ = [
 _TAKES_FGRAPH = "fgraph" in inspect.signature(Blockwise.infer_shape).parameters
 
 
-def infer_shape_method(cls: type) -> type:
+def infer_shape_method(cls: type[Any]) -> type[Any]:
     """Give ``cls`` an ``infer_shape`` of the installed PyTensor's signature, calling ``cls._shapes``.
 
     PyTensor 3.3 dropped the ``fgraph`` parameter of ``Op.infer_shape``.
@@ -86,8 +87,8 @@ def infer_shape_method(cls: type) -> type:
             return self._shapes(node, input_shapes)
 
     else:
-
-        def infer_shape(self, node, input_shapes):
+        # the signature of the installed PyTensor's infer_shape (3.0 passes fgraph, 3.3 does not)
+        def infer_shape(self, node, input_shapes):  # type: ignore[misc]
             return self._shapes(node, input_shapes)
 
     cls.infer_shape = infer_shape
@@ -164,7 +165,9 @@ def check_broadcast_dims(who: str, entry: str, shape: Sequence[int]) -> None:
             raise ValueError(broadcast_error(who, d, False, shape[_own_axis(entry, d)]))
 
 
-def check_kept_dims(who: str, pattern: Sequence[str], shapes: Sequence[Sequence[int]], fixed: Sequence[int] | None) -> None:
+def check_kept_dims(
+    who: str, pattern: Sequence[str], shapes: Sequence[Sequence[int]], fixed: Sequence[int] | None
+) -> None:
     """Raise when ``'*'`` batch dims of the values disagree with each other (or with ``fixed`` lengths)."""
     for d in range(len(pattern[0]) if pattern else 0):
         want = None if fixed is None else int(fixed[d])
@@ -184,7 +187,7 @@ def expand_batch(x: Variable, entry: str) -> Variable:
 
     core = x.type.ndim - (len(entry) - entry.count(MISSING))
     full = entry + KEPT * core
-    e = DimShuffle(input_ndim=x.type.ndim, new_order=entry_order(full))(x) if MISSING in entry else x
+    e = single_output(DimShuffle(input_ndim=x.type.ndim, new_order=entry_order(full)), x) if MISSING in entry else x
     ones = [d for d, c in enumerate(entry) if c == BROADCAST and e.type.shape[d] != 1]
     return specify_broadcastable(e, *ones) if ones else e
 
@@ -200,7 +203,7 @@ def drop_missing(g: Variable, entry: str) -> Variable:
     unknown = [d for d in missing if g.type.shape[d] != 1]
     if unknown:
         g = specify_broadcastable(g, *unknown)
-    return g.dimshuffle(*[d for d in range(g.type.ndim) if d not in missing])
+    return as_tensor_variable(g).dimshuffle(*[d for d in range(g.type.ndim) if d not in missing])
 
 
 _TYPES: dict[tuple, tuple[TensorType, ...]] = {}
@@ -257,11 +260,11 @@ class ExplicitBlockwise(Op):
     def make_node(self, *inputs: Any) -> Apply:
         if len(inputs) != len(self.inputs_sig):
             raise TypeError(f"{self} takes {len(self.inputs_sig)} inputs, got {len(inputs)}")
-        inputs = [as_tensor_variable(i) for i in inputs]
-        types = tuple(i.type for i in inputs)
+        ins = [as_tensor_variable(i) for i in inputs]
+        types = tuple(i.type for i in ins)
         pattern = fit_batch_pattern(self.pattern, self.batch_shapes(types))
         op = self if pattern == self.pattern else type(self)(self.core_op, self.signature, pattern)
-        return Apply(op, inputs, [t() for t in op.output_types(types)])
+        return Apply(op, ins, [t() for t in op.output_types(types)])
 
     def output_types(self, types: Sequence[TensorType]) -> tuple[TensorType, ...]:
         """Output types on inputs of ``types``: batch shape from the pattern, core from the core Op (remembered)."""
@@ -271,7 +274,7 @@ class ExplicitBlockwise(Op):
             return hit
         batch = output_static_shape(self.pattern, self.batch_shapes(types)) if self.batch_ndim else ()
         core_inputs = [
-            tensor(dtype=t.dtype, shape=t.shape[t.ndim - len(sig):]) for t, sig in zip(types, self.inputs_sig)
+            tensor(dtype=t.dtype, shape=t.shape[t.ndim - len(sig) :]) for t, sig in zip(types, self.inputs_sig)
         ]
         core = self.core_op.make_node(*core_inputs)
         out = tuple(TensorType(o.type.dtype, shape=(*batch, *o.type.shape)) for o in core.outputs)
@@ -281,7 +284,7 @@ class ExplicitBlockwise(Op):
         """Types of the expanded inputs the stock Blockwise sees (``'*'`` batch dims of unknown length)."""
         out = []
         for entry, inp, sig in zip(self.pattern, inputs, self.inputs_sig):
-            core = inp.type.shape[inp.type.ndim - len(sig):]
+            core = inp.type.shape[inp.type.ndim - len(sig) :]
             batch = tuple(None if c == KEPT else 1 for c in entry)
             out.append(TensorType(inp.type.dtype, shape=(*batch, *core)))
         return out
@@ -311,11 +314,11 @@ class ExplicitBlockwise(Op):
             batch.append(input_shapes[i][_own_axis(self.pattern[i], d)])
         core_dims: dict[str, Any] = {}
         for shape, sig in zip(input_shapes, self.inputs_sig):
-            for name, dim in zip(sig, shape[len(shape) - len(sig):]):
+            for name, dim in zip(sig, shape[len(shape) - len(sig) :]):
                 core_dims.setdefault(name, dim)
         shapes = []
         for out, sig in zip(node.outputs, self.outputs_sig):
-            core = []
+            core: list[Any] = []
             for k, name in enumerate(sig):
                 static = out.type.shape[nb + k]
                 if static is not None:
@@ -349,16 +352,14 @@ def explicit_blockwise(core_op: Op, *inputs: Any, signature: str | None = None) 
     signature = signature or getattr(core_op, "gufunc_signature", None)
     if signature is None:
         raise ValueError(f"signature not given, and core_op {core_op} has no gufunc_signature")
-    inputs = [as_tensor_variable(i) for i in inputs]
+    ins = [as_tensor_variable(i) for i in inputs]
     ins_sig, _ = _parse_gufunc_signature(signature)
-    shapes = [i.type.shape[: i.type.ndim - len(s)] for i, s in zip(inputs, ins_sig)]
-    node = ExplicitBlockwise(core_op, signature, batch_entries(shapes)).make_node(*inputs)
+    shapes = [i.type.shape[: i.type.ndim - len(s)] for i, s in zip(ins, ins_sig)]
+    node = ExplicitBlockwise(core_op, signature, batch_entries(shapes)).make_node(*ins)
     return node.outputs[0] if len(node.outputs) == 1 else list(node.outputs)
 
 
-def vectorized_pattern(
-    pattern: tuple[str, ...], old: Sequence[Variable], new: Sequence[Variable]
-) -> tuple[str, ...]:
+def vectorized_pattern(pattern: tuple[str, ...], old: Sequence[Variable], new: Sequence[Variable]) -> tuple[str, ...]:
     """``pattern`` with the leading dims ``vectorize_graph`` adds to some inputs in front.
 
     An input ``new[i]`` with ``e`` more dims than ``old[i]`` gets its ``e``
@@ -403,7 +404,8 @@ def _vectorize_explicit_alloc(op: ExplicitAlloc, node: Apply, value: Variable, *
     if k <= 0 or any(s.type.ndim != 0 for s in shape):
         return vectorize_node_fallback(op, node, value, *shape)
     entry = derive_entry(value.type.shape[:k], k) + op.entry
-    return ExplicitAlloc(entry).make_node(value, *[value.shape[i] for i in range(k)], *shape)
+    lengths = as_tensor_variable(value).shape
+    return ExplicitAlloc(entry).make_node(value, *[lengths[i] for i in range(k)], *shape)
 
 
 class NodeOutputs:

@@ -69,7 +69,8 @@ def leaf_label(v: Variable) -> str:
 
 
 def node_label(v: Variable) -> str:
-    """The Op of ``v``'s node as ``dprint`` prints it (``.k`` for output ``k`` of several); a leaf's :func:`leaf_label`."""
+    """The Op of ``v``'s node as ``dprint`` prints it (``.k`` for output ``k`` of several);
+    a leaf's :func:`leaf_label`."""
     node = v.owner
     if node is None:
         return leaf_label(v)

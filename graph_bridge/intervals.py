@@ -177,7 +177,9 @@ def _log_like(f: Callable[[float], float], floor: float) -> Callable[[Interval],
     return transfer
 
 
-def _bounded(lo: float, hi: float, f: Callable[[float], float], increasing: bool = True) -> Callable[[Interval], Interval]:
+def _bounded(
+    lo: float, hi: float, f: Callable[[float], float], increasing: bool = True
+) -> Callable[[Interval], Interval]:
     """A monotone function with values strictly between ``lo`` and ``hi``."""
 
     def transfer(a: Interval) -> Interval:

@@ -19,7 +19,7 @@ from pytensor.graph.op import Op
 from graph_bridge.dispatch import head_views
 from graph_bridge.terms import Term, is_variable, node_term, op_term
 from graph_bridge.vocabulary import in_vocabulary
-from logic_core.terms import is_term
+from logic_core.term_kinds import is_term
 from logic_core.unifier import install_views
 
 __all__ = ["term_view", "view_items"]

@@ -31,7 +31,17 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from graph_bridge.ops import ExplicitElemwise
 from graph_bridge.traverse import owned_variables
 
-__all__ = ["Measure", "above", "below", "weighted_operands", "count", "elemwise_above", "nodes", "paths_below", "unstated"]
+__all__ = [
+    "Measure",
+    "above",
+    "below",
+    "weighted_operands",
+    "count",
+    "elemwise_above",
+    "nodes",
+    "paths_below",
+    "unstated",
+]
 
 
 def graph_nodes(v: Variable) -> list:
@@ -95,12 +105,12 @@ def _name(classes: tuple, text: str | None) -> str:
     return text or ("/".join(c.__name__ for c in classes) if classes else "all")
 
 
-def count(*classes: type, exact: bool = False, test: Callable[[Any], bool] | None = None, text: str | None = None) -> Measure:
+def count(
+    *classes: type, exact: bool = False, test: Callable[[Any], bool] | None = None, text: str | None = None
+) -> Measure:
     """The number of nodes whose Op is an instance of ``classes`` (of exactly one, ``exact``) and passes ``test``."""
     accepts = _matches(classes, exact, test)
-    return Measure(
-        f"{_name(classes, text)} nodes", lambda v: sum(1 for n in graph_nodes(v) if accepts(n))
-    )
+    return Measure(f"{_name(classes, text)} nodes", lambda v: sum(1 for n in graph_nodes(v) if accepts(n)))
 
 
 def nodes() -> Measure:
@@ -183,6 +193,7 @@ def weighted_operands() -> Measure:
     weight drops by 8x, and what the rewrite adds (a Mul by a length) stays
     below that.
     """
+
     def of(v: Variable) -> int:
         found = graph_nodes(v)
         clients: dict[Any, list] = {}

@@ -3,7 +3,7 @@
 Each is a moded goal ``kindo(out, *parts)``: known ``out`` (a ground term)
 reads the node's parts off its PyTensor variable; known parts build the
 node's term.  The rules of ``relations/`` reach PyTensor nodes only through
-these readers, the type facts (:mod:`graph_bridge.facts`) and the node facts
+these readers, the type facts (:mod:`graph_bridge.type_facts`) and the node facts
 (:mod:`graph_bridge.nodes`); the pattern nodes of :mod:`relations.patterns`
 (``p.elemwise(f, inputs=xs)``, ``p.alloc(v, shape=sh)``, ...) compile to them.
 """
@@ -18,14 +18,14 @@ from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from unification import var
 
-from logic_core.unifier import unify, walk
-from logic_core.memo import remember
-from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts, join_parts, read_or_build
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, entry_order
 from graph_bridge.reduction_terms import dimshuffled, elemwise_like, operand_entries
 from graph_bridge.terms import elemwise_term, op_term, term, term_variable
 from graph_bridge.vocabulary import builder_for
+from logic_core.memo import remember
+from logic_core.moded import Mode, ModedGoal, moded
+from logic_core.unifier import unify, walk
 
 __all__ = [
     "ALLOC",
@@ -223,7 +223,8 @@ def subtensor_updateo(out: Any, x: Any, value: Any, idx: Any, head: Any, set_mod
         px, pv, pi, ph = p
         return term(ph, px, pv, *pi)
 
-    return read_or_build(out, (x, value, idx, head), read, ready, build, "subtensor_updateo needs out or its parts", single=True)
+    parts = (x, value, idx, head)
+    return read_or_build(out, parts, read, ready, build, "subtensor_updateo needs out or its parts", single=True)
 
 
 def elemwise_holeo(out: Any, scalar_op: Any, before: Any, hole: Any, after: Any):
@@ -243,7 +244,9 @@ def elemwise_holeo(out: Any, scalar_op: Any, before: Any, hole: Any, after: Any)
         sop, b, h, a = p
         return term(elemwise_term(sop), *b, h, *a)
 
-    return read_or_build(out, (scalar_op, before, hole, after), read, ready, build, "elemwise_holeo needs out or its parts")
+    return read_or_build(
+        out, (scalar_op, before, hole, after), read, ready, build, "elemwise_holeo needs out or its parts"
+    )
 
 
 def alloco(out: Any, value: Any, shape: Any):
@@ -322,14 +325,20 @@ def combineo(scalar_op: Any, parts: Any, out: Any):
         return built
 
     return read_or_build(
-        out, (scalar_op, parts), read, ready, build, "combineo needs scalar_op and parts, or out", build_first=True,
+        out,
+        (scalar_op, parts),
+        read,
+        ready,
+        build,
+        "combineo needs scalar_op and parts, or out",
+        build_first=True,
         single=True,
     )
 
 
 def _statically_joinable(pieces: tuple, axis: int) -> bool:
-    vs = [term_variable(x) for x in pieces]
-    if len(vs) < 2 or any(v is None or v.type.ndim <= axis for v in vs):
+    vs = [v for x in pieces if (v := term_variable(x)) is not None]
+    if len(vs) < 2 or len(vs) < len(pieces) or any(v.type.ndim <= axis for v in vs):
         return False
     if len({v.type.ndim for v in vs}) != 1:
         return False
@@ -462,8 +471,13 @@ def elemwise_operandso(out: Any, scalar_op: Any, inputs: Any, entries: Any):
         return term(elemwise_term(sop), *parts)
 
     return read_or_build(
-        out, (scalar_op, inputs, entries), operand_entries, ready, build,
-        "elemwise_operandso needs out, or scalar_op, inputs and entries", single=True,
+        out,
+        (scalar_op, inputs, entries),
+        operand_entries,
+        ready,
+        build,
+        "elemwise_operandso needs out, or scalar_op, inputs and entries",
+        single=True,
     )
 
 
@@ -490,8 +504,13 @@ def elemwise_firsto(out: Any, scalar_op: Any, first: Any, rest: Any):
         return elemwise_like(sop, x, *xs)
 
     return read_or_build(
-        out, (scalar_op, first, rest), _first_and_rest, ready, build,
-        "elemwise_firsto needs out, or scalar_op, first and rest", single=True,
+        out,
+        (scalar_op, first, rest),
+        _first_and_rest,
+        ready,
+        build,
+        "elemwise_firsto needs out, or scalar_op, first and rest",
+        single=True,
     )
 
 

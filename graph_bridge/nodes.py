@@ -16,9 +16,9 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
-from logic_core.modes import Mode, ModedGoal
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, ExplicitAlloc, derive_entry
 from graph_bridge.terms import term_variable
+from logic_core.moded import Mode, ModedGoal
 
 __all__ = [
     "scalar_op_of",
@@ -102,7 +102,7 @@ def join_parts(v: Variable) -> tuple[int, tuple] | None:
     if node is None or type(node.op) is not Join:
         return None
     if "axis" in getattr(node.op, "__props__", ()):  # pytensor >= 3.3
-        axis, pieces = node.op.axis, tuple(node.inputs)
+        axis, pieces = getattr(node.op, "axis"), tuple(node.inputs)  # a prop of 3.3's Join only: read by name
     else:  # the axis is the first input
         a = node.inputs[0]
         if not isinstance(a, Constant):

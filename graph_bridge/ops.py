@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pytensor.graph.basic import Apply, Variable
@@ -41,7 +41,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType, integer_dtypes
 from pytensor.tensor.variable import TensorConstant, TensorVariable
 
-from graph_bridge.building import is_tensor_variable, plain_node, types_key
+from graph_bridge.building import is_tensor_variable, plain_node, single_output, types_key
 from graph_bridge.flags import CAST_POLICY, FLOATX
 from graph_bridge.shape_values import folded_value
 from logic_core.memo import remember, type_check
@@ -80,9 +80,9 @@ def derive_entry(static_shape: Sequence[int | None], out_ndim: int) -> str:
 _ENTRIES: dict[tuple, str] = {}
 
 
-def entry_order(entry: str) -> tuple[int | str, ...]:
+def entry_order(entry: str) -> tuple[int | Literal["x"], ...]:
     """The ``DimShuffle`` order that puts an input's dims where ``entry`` says."""
-    order: list[int | str] = []
+    order: list[int | Literal["x"]] = []
     i = 0
     for c in entry:
         if c == MISSING:
@@ -231,8 +231,8 @@ class _ShapeOp(Op):
             return self._infer_shape(node, input_shapes)
 
     else:
-
-        def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):
+        # the signature of the installed PyTensor's infer_shape (3.0 passes fgraph, 3.3 does not)
+        def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]):  # type: ignore[misc]
             return self._infer_shape(node, input_shapes)
 
 
@@ -290,15 +290,15 @@ class ExplicitElemwise(_ShapeOp):
         return tuple(entries)
 
     def make_node(self, *inputs: Any) -> Apply:
-        inputs = [_as_tensor(i) for i in inputs]
-        types = tuple([i.type for i in inputs])
+        ins = [_as_tensor(i) for i in inputs]
+        types = tuple([i.type for i in ins])
         if tuple([t.ndim for t in types]) == self._kept_ranks:
             op = self  # every input keeps its entry: _pattern_for returns self.pattern
         else:
-            pattern = self._pattern_for(inputs)
+            pattern = self._pattern_for(ins)
             op = self if pattern == self.pattern else type(self)(self.scalar_op, pattern)
         out_types = op._output_types(types)
-        return plain_node(op, inputs, out_types) or Apply(op, inputs, [t() for t in out_types])
+        return plain_node(op, ins, out_types) or Apply(op, ins, [t() for t in out_types])
 
     def _output_types(self, types: tuple[TensorType, ...]) -> tuple[TensorType, ...]:
         """The output types of this Op on inputs of ``types``, remembered (see ``_ELEMWISE_TYPES``).
@@ -452,7 +452,8 @@ class ExplicitAlloc(_ShapeOp):
     def __str__(self) -> str:
         return f"Alloc{{{self.entry}}}"
 
-    def make_node(self, value: Any, *shape: Any) -> Apply:
+    # named parameters, as PyTensor's own Alloc.make_node(value, *shape) has (Op.make_node takes *inputs)
+    def make_node(self, value: Any, *shape: Any) -> Apply:  # type: ignore[override]
         value = _as_tensor(value)
         if len(shape) != len(self.entry):
             raise TypeError(f"{self} takes {len(self.entry)} shape inputs, got {len(shape)}")
@@ -485,7 +486,7 @@ class ExplicitAlloc(_ShapeOp):
     def stock_value_shape(self, static_shape: Sequence[int | None]) -> tuple[int | None, ...]:
         """Static shape of the value the stock Alloc sees after lowering."""
         it = iter(static_shape)
-        out = []
+        out: list[int | None] = []
         for c in self.entry:
             if c == MISSING:
                 out.append(1)
@@ -516,7 +517,7 @@ class ExplicitAlloc(_ShapeOp):
     ) -> list[Variable]:
         from pytensor.gradient import disconnected_type
 
-        (gz,) = output_grads
+        gz = as_tensor_variable(output_grads[0])  # the gradient itself: a tensor variable already
         summed = [d for d, c in enumerate(self.entry) if c != KEPT]
         g = gz.sum(axis=summed, keepdims=True) if summed else gz
         g = g.dimshuffle(*(d for d, c in enumerate(self.entry) if c != MISSING))
@@ -554,4 +555,4 @@ def _static_lengths(shape: Sequence[Any]) -> tuple[int, ...] | None:
 def explicit_alloc(value: Any, *shape: Any) -> Variable:
     """``Alloc(value, *shape)`` with the value's broadcasting read from its type, made explicit."""
     value = as_tensor_variable(value)
-    return ExplicitAlloc(derive_entry(value.type.shape, len(shape)))(value, *shape)
+    return single_output(ExplicitAlloc(derive_entry(value.type.shape, len(shape))), value, *shape)

@@ -101,7 +101,7 @@ class ExplicitRandomVariable(RNGConsumerOp):
         return self.rv_op.ndims_params
 
     @property
-    def dtype(self) -> str:
+    def dtype(self) -> str | None:
         return self.rv_op.dtype
 
     def rng_param(self, node: Apply) -> Variable:
@@ -125,17 +125,18 @@ class ExplicitRandomVariable(RNGConsumerOp):
             out.append(p.type.shape[: p.type.ndim - nd])
         return out
 
-    def make_node(self, rng: Any, size: Any, *params: Any) -> Apply:
+    # named parameters, as PyTensor's own RandomVariable.make_node(rng, size, *dist_params) has
+    def make_node(self, rng: Any, size: Any, *params: Any) -> Apply:  # type: ignore[override]
         if len(params) != len(self.pattern):
             raise TypeError(f"{self} takes {len(self.pattern)} parameters, got {len(params)}")
         if not isinstance(getattr(rng, "type", None), RandomType):
             raise TypeError(f"rng of {self} must be a random generator variable, got {rng!r}")
         size = normalize_size_param(size)
-        params = [as_tensor_variable(p) for p in params]
-        pattern = fit_batch_pattern(self.pattern, self.batch_shapes(params), size_length(size))
+        tensors = [as_tensor_variable(p) for p in params]
+        pattern = fit_batch_pattern(self.pattern, self.batch_shapes(tensors), size_length(size))
         op = self if pattern == self.pattern else type(self)(self.rv_op, pattern)
-        stock = op.rv_op.make_node(rng, size, *[t() for t in op.stock_types(params)])
-        return Apply(op, [rng, size, *params], [rng.type(), stock.outputs[1].type()])
+        stock = op.rv_op.make_node(rng, size, *[t() for t in op.stock_types(tensors)])
+        return Apply(op, [rng, size, *tensors], [rng.type(), stock.outputs[1].type()])
 
     def stock_types(self, params: Sequence[Variable]) -> list[TensorType]:
         """Types of the expanded parameters the stock RV sees (a ``'*'`` dim of static 1: unknown)."""
@@ -170,7 +171,8 @@ class ExplicitRandomVariable(RNGConsumerOp):
         _, size, *params = node.inputs
         expanded = [expand_batch(p, e) for p, e in zip(params, self.pattern)]
         shapes = [expanded_value_shape(e, tuple(s)) for e, s in zip(self.pattern, input_shapes[2:])]
-        shape = self.rv_op._infer_shape(size, expanded, param_shapes=shapes)
+        # PyTensor types these as tensor variables and tuples of variables; they are (and the lengths may be ints)
+        shape = self.rv_op._infer_shape(size, expanded, param_shapes=shapes)  # type: ignore[arg-type]
         return [None, list(shape)]
 
     def pullback(
@@ -182,10 +184,10 @@ class ExplicitRandomVariable(RNGConsumerOp):
 def explicit_random_variable(rv_op: RandomVariable, rng: Variable, size: Any, *params: Any) -> Variable:
     """The draw of ``rv_op(*params, size=size, rng=rng)`` with its parameters' broadcasting made explicit."""
     size = normalize_size_param(size)
-    params = [as_tensor_variable(p) for p in params]
-    shapes = [p.type.shape[: p.type.ndim - nd] for p, nd in zip(params, rv_op.ndims_params)]
+    tensors = [as_tensor_variable(p) for p in params]
+    shapes = [p.type.shape[: p.type.ndim - nd] for p, nd in zip(tensors, rv_op.ndims_params)]
     pattern = batch_entries(shapes, size_length(size))
-    return ExplicitRandomVariable(rv_op, pattern).make_node(rng, size, *params).outputs[1]
+    return ExplicitRandomVariable(rv_op, pattern).make_node(rng, size, *tensors).outputs[1]
 
 
 @_vectorize_node.register(ExplicitRandomVariable)
@@ -201,6 +203,6 @@ def _vectorize_explicit_rv(op: ExplicitRandomVariable, node: Apply, rng, size, *
             extra = p.type.ndim - o.type.ndim
             lead.append((1,) * (k - extra) + tuple(p.shape[i] for i in range(extra)))
         new = broadcast_shape(*lead, arrays_are_shapes=True)
-        size = concatenate([as_tensor_variable(new).astype(size.dtype), size])
+        size = concatenate([as_tensor_variable(new).astype(size.type.dtype), size])
     pattern = vectorized_pattern(op.pattern, node.inputs[2:], params)
     return type(op)(op.rv_op, pattern).make_node(rng, size, *params)

@@ -35,6 +35,7 @@ def _rederived(v: Variable, inputs: list[Variable]) -> Apply | None:
 
 def _rederived_batched(v: Variable, op, inputs: list[Variable]) -> Apply | None:
     """A batched explicit node with the pattern derived from its inputs' static batch shapes."""
+    new_op: ExplicitBlockwise | ExplicitRandomVariable
     if isinstance(op, ExplicitBlockwise):
         shapes = op.batch_shapes([i.type for i in inputs])
         pattern = batch_entries(shapes)

@@ -1,6 +1,6 @@
 """Reading a reduction and its operands, and building the terms the reductions-through rules put above it.
 
-The relations of :mod:`relations.rules.reductions.facts` (what the rules of
+The relations of :mod:`relations.rules.reductions.reduction_goals` (what the rules of
 ``relations.rules.reductions`` ask) and the node relations
 ``elemwise_operandso`` / ``elemwise_firsto`` of
 :mod:`graph_bridge.node_relations` share these:
@@ -28,6 +28,7 @@ from pytensor.tensor.basic import constant
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import Max, Min, Sum
 
+from graph_bridge.building import single_output
 from graph_bridge.nodes import absorb_expansion, scalar_of
 from graph_bridge.ops import BROADCAST, MISSING, ExplicitElemwise, entry_order
 from graph_bridge.terms import elemwise_term, op_term, term, term_variable
@@ -155,7 +156,7 @@ def cast_to(t: Any, v: Variable, dtype: str) -> Any:
 
 def with_axis(op: CAReduce, axis: Any) -> Any:
     """The term of ``op`` reducing along ``axis`` (every other prop kept)."""
-    props = dict(op._props_dict())
+    props = dict(op._props_dict())  # type: ignore[attr-defined]  # made by PyTensor's MetaType (__props__)
     props["axis"] = axis
     builder = builder_for(type(op))
     return op_term(builder(*(props[p] for p in builder.prop_names)))
@@ -197,25 +198,27 @@ def alloc_entry(value: Variable, ndim: int) -> str:
 
 def uncast(s: Variable) -> Variable | None:
     """The integer 0-d variable a Cast of it gives (a length cast to the value's dtype), else ``None``."""
-    s = scalar_of(s)
-    node = s.owner if s is not None else None
-    if s is None:
+    found = scalar_of(s)
+    if found is None:
         return None
+    node = found.owner
     if node is not None and type(node.op) is Elemwise and isinstance(node.op.scalar_op, Cast):
-        s = node.inputs[0]
-    return s if s.type.ndim == 0 and s.type.dtype.startswith(("int", "uint")) else None
+        found = node.inputs[0]
+    return found if found.type.ndim == 0 and found.type.dtype.startswith(("int", "uint")) else None
 
 
+# the one-index set and read (PyTensor 3.0; 3.3 folds them into the advanced ones)
 _SET1 = getattr(pts, "AdvancedIncSubtensor1", None)
+_GET1: Any = getattr(pts, "AdvancedSubtensor1", None)
 
 
 def written_region(op: Any, x: Variable, idx: tuple) -> Variable | None:
     """``x[idx]``: the elements the set/inc ``op`` writes into ``x`` at ``idx``, for their static shape."""
     try:
         if type(op) is pts.IncSubtensor:
-            return pts.Subtensor(op.idx_list)(x, *idx)
+            return single_output(pts.Subtensor(op.idx_list), x, *idx)
         if _SET1 is not None and type(op) is _SET1:
-            return pts.AdvancedSubtensor1()(x, *idx)
+            return _GET1()(x, *idx)
         return pts.advanced_subtensor(x, *idx)
     except Exception:  # noqa: BLE001 - an index the reader cannot rebuild: no rewrite
         return None

@@ -3,7 +3,7 @@
 :class:`StructuralKeys` interns a key per variable (what extraction, explanations and
 the queries compare forms by); :class:`StructuralHashes` keeps only hashes.
 
-An open search (``relations.queries.form_search``) keeps, for every form it has
+An open search (the test baseline ``tests/form_search.py``) keeps, for every form it has
 yielded, a 16-byte structural hash (:class:`StructuralHashes`), never the
 form itself: about 100 bytes (a 16-byte hash in a set) per distinct form.
 The hashes of sub-graphs are cached only while their variables are alive
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
 from hashlib import blake2b
+from typing import Any
 
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
@@ -32,6 +32,7 @@ class _KeyedRef(weakref.ref):
     """A weak reference that knows its memo key (cheaper than a closure per variable)."""
 
     __slots__ = ("key",)
+    key: int
 
     def __new__(cls, obj: Variable, callback: Callable, key: int) -> _KeyedRef:
         self = super().__new__(cls, obj, callback)
@@ -39,7 +40,8 @@ class _KeyedRef(weakref.ref):
         return self
 
     def __init__(self, obj: Variable, callback: Callable, key: int) -> None:
-        super().__init__(obj, callback)
+        # typeshed declares no weakref.ref.__init__; ref.__init__(obj, callback) is there at run time
+        super().__init__(obj, callback)  # type: ignore[call-arg]
 
 
 class StructuralHashes:

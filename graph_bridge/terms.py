@@ -17,8 +17,8 @@ Before / after::
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from operator import attrgetter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from etuples.core import ExpressionTuple, InvalidExpression, KwdPair, trampoline_eval
@@ -29,7 +29,7 @@ from graph_bridge.building import call_op
 from graph_bridge.traverse import bottom_up
 from graph_bridge.vocabulary import builder_of, in_vocabulary
 from logic_core.memo import remember, type_check
-from logic_core.terms import is_ground, is_logic_var, is_term
+from logic_core.term_kinds import is_ground, is_term
 
 __all__ = [
     "OutputOf",
@@ -43,6 +43,10 @@ __all__ = [
     "reify",
     "term_variable",
 ]
+
+
+#: What a term compares equal to, item by item: a tuple or an etuple (``__eq__``).
+_SEQUENCES: tuple[type[Any], ...] = (tuple, ExpressionTuple)
 
 
 class TermError(ValueError):
@@ -88,7 +92,7 @@ class Term(ExpressionTuple):
         if not isinstance(other, (tuple, ExpressionTuple)):
             return NotImplemented
         seen: set[tuple[int, int]] = set()
-        stack = [(self, other)]
+        stack: list[tuple[Any, Any]] = [(self, other)]
         keep = []
         while stack:
             a, b = stack.pop()
@@ -97,7 +101,7 @@ class Term(ExpressionTuple):
             a_seq = is_term(a)
             b_seq = is_term(b)
             if a_seq or b_seq:
-                if not (isinstance(a, (tuple, ExpressionTuple)) and isinstance(b, (tuple, ExpressionTuple))):
+                if not (isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES)):
                     return False
                 key = (id(a), id(b))
                 if key in seen:
@@ -126,7 +130,7 @@ class Term(ExpressionTuple):
         return eq if eq is NotImplemented else not eq
 
     @property
-    def evaled_obj(self):
+    def evaled_obj(self) -> Any:
         """The value of this term: its head called on its evaluated arguments (cached).
 
         Evaluated iteratively, children first (deep terms do not recurse);
@@ -144,8 +148,9 @@ class Term(ExpressionTuple):
                 continue
             # one pass: the values of evaluated Term children and atoms; the
             # children still to evaluate; anything else takes the general step
-            values: list | None = []
+            values: list = []
             waiting = []
+            special = False
             for a in t._tuple:
                 cls = type(a)
                 if cls is Term:
@@ -155,10 +160,10 @@ class Term(ExpressionTuple):
                     values.append(v)
                     continue
                 if _special(a):
-                    values = None
+                    special = True
                     break
                 values.append(a)
-            if values is None:
+            if special:
                 _general_step(t, stack)
                 continue
             if waiting:
@@ -305,8 +310,9 @@ _GENERATED_PROPS = "MetaType.__new__.<locals>._props"
 def _props_getter(cls: type) -> Callable[[Op], tuple]:
     """``cls._props``: the tuple of the ``__props__`` attributes; an ``attrgetter`` when PyTensor wrote it."""
     names = getattr(cls, "__props__", ())
-    if getattr(cls._props, "__qualname__", None) != _GENERATED_PROPS or not names:
-        return cls._props
+    props = getattr(cls, "_props")  # made by PyTensor's MetaType for a class with __props__
+    if getattr(props, "__qualname__", None) != _GENERATED_PROPS or not names:
+        return props
     if len(names) == 1:
         one = attrgetter(names[0])
         return lambda op: (one(op),)

@@ -36,7 +36,7 @@ T = TypeVar("T")
 def bottom_up(
     roots: Iterable[T],
     done: Callable[[T], bool],
-    inputs: Callable[[T], Sequence[T]] = node_inputs,
+    inputs: Callable[[Any], Sequence[Any]] = node_inputs,
 ) -> Iterator[T]:
     """Every variable below ``roots`` that is not ``done``, each after its ``inputs``.
 
@@ -142,7 +142,10 @@ _TYPE_FREE_INPUTS: dict[type, tuple[int, ...]] = {}
 
 
 def _same_type(a: Any, b: Any) -> bool:
-    """``a == b`` for two types: ``TensorType.__eq__`` in line for plain tensor types (a Type's ``!=`` is Python code over ``==``)."""
+    """``a == b`` for two types: ``TensorType.__eq__`` in line for plain tensor types.
+
+    (A Type's ``!=`` is Python code over ``==``.)
+    """
     if type(a) is TensorType and type(b) is TensorType:
         return a.dtype == b.dtype and a.shape == b.shape
     return a == b
@@ -164,7 +167,7 @@ _OWN_CLONE, _INIT, _PLAIN_TENSOR, _PLAIN = 0, 1, 2, 3
 _CLONE_KINDS: dict[type, int] = {}
 
 
-def _clone_kind(cls: type) -> int:
+def _clone_kind(cls: type[Variable]) -> int:
     if cls.clone is not Variable.clone:
         return _OWN_CLONE
     if cls.__init__ is Variable.__init__:

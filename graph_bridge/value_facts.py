@@ -1,7 +1,7 @@
 """Facts that read constants' values (``Constant.data``) and Op props, as goals rules call.
 
 The rules of ``relations/`` do not read PyTensor constants themselves; they
-call these checks (and :mod:`graph_bridge.facts` for types):
+call these checks (and :mod:`graph_bridge.type_facts` for types):
 
 - :func:`zero_fillo`: a term is zeros (a constant of zeros, or an Alloc of one);
 - :func:`unique_indiceso`: the indices of a set or inc never name one element twice;
@@ -17,10 +17,10 @@ import numpy as np
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor import subtensor as pts
 
-from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.nodes import alloc_parts
 from graph_bridge.terms import op_term, term_variable
 from graph_bridge.vocabulary import builder_for
+from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = ["indices_unique", "is_zeros", "one_roundingo", "set_heado", "unique_indiceso", "zero_fillo"]
 
@@ -43,7 +43,7 @@ def indices_unique(op, idx: tuple) -> bool:
     if any(a.dtype == bool for a in arrays):
         return False
     try:
-        arrays = np.broadcast_arrays(*arrays)
+        arrays = list(np.broadcast_arrays(*arrays))
     except ValueError:
         return False
     flat = np.stack([a.ravel() for a in arrays], axis=1) if arrays else np.empty((0, 0))

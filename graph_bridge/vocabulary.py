@@ -89,7 +89,8 @@ class OpBuilder:
         if found is not None:
             return found
         op = cls(**kwargs)
-        built = op._props() if self.prop_names else ()
+        # _props is made by PyTensor's MetaType for each Op class with __props__ (not in Op's own stub)
+        built = op._props() if self.prop_names else ()  # type: ignore[attr-defined]
         for name, want, got in zip(self.prop_names, props, built):
             if not _same_prop(want, got):
                 raise ValueError(
@@ -220,7 +221,7 @@ def vocabulary() -> tuple[type[Op], ...]:
     return tuple(_BUILDERS)
 
 
-def _subclasses(cls: type) -> Iterator[type]:
+def _subclasses(cls: type[Any]) -> Iterator[type[Any]]:
     for sub in cls.__subclasses__():
         yield sub
         yield from _subclasses(sub)

@@ -9,17 +9,17 @@ written over both.
 - :mod:`logic_core.unifier`: ``walk``, ``lreify``, ``unify``, ``unify_into``, ``eq``.
 - :mod:`logic_core.goals`: ``lall_ready`` (a conjunction whose goals wait
   with :class:`NotReady` until their inputs are ground) and ``Conj``.
-- :mod:`logic_core.modes`: :class:`Mode` and :class:`ModedGoal`: one goal
+- :mod:`logic_core.moded`: :class:`Mode` and :class:`ModedGoal`: one goal
   definition that runs in every direction and that the forward planner compiles.
-- :mod:`logic_core.terms`: ``is_term``, ``is_logic_var``, ``is_ground``.
+- :mod:`logic_core.term_kinds`: ``is_term``, ``is_logic_var``, ``is_ground``.
 - :mod:`logic_core.memo`: the bounded caches the fast paths share.
 
 Rule authors import these names from ``relations.lang``.
 """
 
 from logic_core.goals import Conj, NotReady, lall_ready
-from logic_core.modes import Mode, ModedGoal, always, moded
-from logic_core.terms import is_ground, is_logic_var, is_term
+from logic_core.moded import Mode, ModedGoal, always, moded
+from logic_core.term_kinds import is_ground, is_logic_var, is_term
 from logic_core.unifier import Eq, eq, lreify, unify, unify_into, walk
 
 __all__ = [

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 __all__ = ["LIMIT", "TypeAnswers", "remember", "type_check"]
 
@@ -37,7 +36,15 @@ class TypeAnswers(dict):
         return found
 
 
-def type_check(classes: type | tuple[type, ...], doc: str) -> Callable[[Any], bool]:
+class TypeCheck(Protocol):
+    """What :func:`type_check` returns: the check, with its :class:`TypeAnswers` as ``by_type``."""
+
+    by_type: TypeAnswers
+
+    def __call__(self, x: Any, /) -> bool: ...
+
+
+def type_check(classes: type | tuple[type, ...], doc: str) -> TypeCheck:
     """``lambda x: isinstance(x, classes)``, the answer remembered per type of ``x``.
 
     ``isinstance`` against an ABC (PyTensor's ``Variable``, etuples'
@@ -52,5 +59,5 @@ def type_check(classes: type | tuple[type, ...], doc: str) -> Callable[[Any], bo
         return answers[type(x)]
 
     check.__doc__ = doc
-    check.by_type = answers  # type: ignore[attr-defined]
-    return check
+    check.by_type = answers  # type: ignore[attr-defined]  # a function attribute: TypeCheck declares it
+    return cast(TypeCheck, check)  # the function, with by_type set just above

@@ -18,15 +18,15 @@ rebuild) it tells the core once with :func:`install_views`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from etuples.core import ExpressionTuple
 from unification.core import reify as _generic_reify
 from unification.core import unify as _generic_unify
 
 from logic_core.memo import type_check
-from logic_core.terms import is_logic_var as is_var
-from logic_core.terms import is_term
+from logic_core.term_kinds import is_logic_var as is_var
+from logic_core.term_kinds import is_term
 
 __all__ = ["Eq", "eq", "install_views", "lreify", "unify", "unify_into", "walk"]
 
@@ -48,7 +48,7 @@ _is_atom = type_check(_BASE_ATOMS, "Whether ``x`` is an atom of the terms (cache
 _by_value: tuple[type, ...] = ()
 _term_view: Callable[[Any], Any] = _no_view
 _head_views: Callable[[Any, Any], Any] = _no_views
-_term_class: type | None = None
+_term_class: type[Any] | None = None
 
 
 def install_views(
@@ -104,7 +104,7 @@ def lreify(x: Any, S: Mapping) -> Any:
     return _generic_reify(x, S)
 
 
-def unify(u: Any, v: Any, S: Mapping) -> Mapping | bool:
+def unify(u: Any, v: Any, S: Mapping) -> Mapping | Literal[False]:
     """``unification.unify(u, v, S)`` with fast paths for variables, identity and tuples.
 
     The new state is one copy of ``S`` that every binding goes into.

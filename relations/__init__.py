@@ -11,32 +11,27 @@ Importing this package registers the default rule set in PyTensor's
 the toolkit's Ops (on in every mode, and inside PyTensor's ``canonicalize``,
 ``stabilize`` and ``specialize`` databases).  Both act only on graphs the
 toolkit touched: any other graph compiles and rewrites as without this package.
+The registrations are :func:`relations.compile.defaults.register_all`, called
+once here (a second call registers nothing).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
 
-from pytensor.graph.basic import Variable
-from pytensor.graph.fg import FunctionGraph
-
-from graph_bridge.provenance import has_toolkit_ops, mark_rewritten
+from graph_bridge.provenance import mark_rewritten
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from relations import lang, patterns
-from relations.arguments import as_variables, same_structure
-from relations.compile.modes import DEFAULT_TAGS, mode, register
-from relations.compile.passes import cheapest, compile_normalize, compile_normalize_sites
-from relations.compile.pymc_hooks import register_pymc_lowering
-from relations.compile.registration import register_lowering, register_node_lowering, register_relational
-from relations.compile.stabilize import register_stabilizing
-from relations.compile.workarounds import install_merge_alloc_fix, protect, protect_in_place
+from relations.arguments import Graph, as_variables, same_structure
+from relations.compile.compile_modes import DEFAULT_TAGS, mode, register
+from relations.compile.defaults import register_all
+from relations.compile.lowering import lower
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, rule
 from relations.patterns.rewrite_rule import rewrite_rule
 from relations.queries.drawing import draw
-from relations.queries.explain import Explanation, Proof, Step
-from relations.queries.explain_saturated import SaturatedExplanation, explain
+from relations.queries.explain import explain
+from relations.queries.explanations import Explanation, Proof, SaturatedExplanation, Step
 from relations.queries.progress import Progress
 from relations.queries.proofs import prove
 from relations.queries.search import Found, best, equivalents, find, match
@@ -45,7 +40,6 @@ from relations.queries.why_not import WhyNot, why_not
 from relations.rules import (
     COMPILE_RULES,
     DEFAULT_RULES,
-    LOWERING_INDEX,
     LOWERING_RULES,
     RULESETS,
     greedy_index,
@@ -98,9 +92,6 @@ __all__ = [
 #: The package's version (the one in ``setup.cfg``).
 __version__ = "0.1.0"
 
-#: What the public calls take as ``graph``: a variable, or a list or tuple of
-#: them; each call returns the same structure.
-Graph = TypeVar("Graph", Variable, list[Variable], tuple[Variable, ...])
 #: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
 Rules = Sequence[Relation]
 
@@ -116,23 +107,6 @@ def normalize(graph: Graph, rules: Rules | None = None) -> Graph:
     outputs, single = as_variables(graph, "graph")
     result = normalize_variables(outputs, greedy_index(rules), mark=True)
     return same_structure(graph, single, result)
-
-
-def lower(graph: Graph) -> Graph:
-    """The graph with every Op the toolkit adds replaced by stock PyTensor Ops.
-
-    This is :data:`LOWERING_RULES` run backward (right side known), at every
-    node, bottom-up.  ``lower(normalize(g))`` has only stock Ops and computes
-    what ``g`` computes; PyTensor's compilation runs it by itself (an
-    ``optdb`` pass before ``canonicalize``), so explicit graphs compile as
-    they are.  Last, :func:`relations.compile.workarounds.protect` restates bool
-    ``add``/``mul`` as ``or``/``and`` and casts narrower add/mul chains, which
-    PyTensor's canonicalizer and Numba's fused kernels would otherwise
-    compute wrongly once a rewrite has put them next to each other.
-    """
-    outputs, single = as_variables(graph, "graph")
-    lowered = normalize_variables(outputs, LOWERING_INDEX, backward=True)
-    return same_structure(graph, single, protect(lowered))
 
 
 def rebroadcast(graph: Graph) -> Graph:
@@ -156,24 +130,5 @@ def rebroadcast(graph: Graph) -> Graph:
     return same_structure(graph, single, result)
 
 
-# ``relational``: the greedy normal form, then saturation with the choices and extraction under the
-# measured cost (relations.compile.passes); ``relational_normalize``: the greedy normal form only
-register_relational(compile_normalize, reports_steps=True, refine_fn=cheapest, sites_fn=compile_normalize_sites)
-register_relational(
-    compile_normalize, name="relational_normalize", reports_steps=True, sites_fn=compile_normalize_sites
-)
-def _protect_compiled(fgraph: FunctionGraph) -> bool:
-    """The lowering pass on an fgraph without a toolkit Op (the graphs of the ``relational`` pass):
-    only :func:`lower`'s restatements, node by node (no rebuild, no backward normalize)."""
-    if has_toolkit_ops(fgraph.apply_nodes):
-        return False
-    protect_in_place(fgraph)
-    return True
-
-
-register_lowering(lambda outs: lower(list(outs)), in_place=_protect_compiled)
-# ``relational_stabilize``: PyTensor's stabilizers matched on every spelling of the regions around
-# log/exp/sigmoid/softmax/erf/gamma heads (relations.compile.stabilize), right before ``stabilize``
-register_stabilizing()
-install_merge_alloc_fix()
-register_pymc_lowering(register_node_lowering(lambda outs: lower(list(outs))))
+# the passes in optdb (relations.compile.defaults): once, whatever imports this package again
+register_all()

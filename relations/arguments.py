@@ -14,18 +14,17 @@ import math
 import numbers
 import types
 from collections.abc import Iterable, Mapping, Set
-from typing import Any
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 from etuples.core import ExpressionTuple
-
 from pytensor.graph.basic import Variable
 from pytensor.graph.fg import FunctionGraph
 
-from logic_core.terms import is_logic_var
+from logic_core.term_kinds import is_logic_var
 from relations.patterns import Named, Node
 from relations.patterns.nodes import CompiledNode
-from relations.patterns.relation import Relation
+from relations.patterns.relation import Relation, unmeasured_choice
 
 __all__ = [
     "as_variables",
@@ -38,6 +37,10 @@ __all__ = [
     "check_timeout",
     "greedy_rules",
 ]
+
+#: What the public calls take as ``graph``: a variable, or a list or tuple of
+#: them; each call returns the same structure.
+Graph = TypeVar("Graph", Variable, list[Variable], tuple[Variable, ...])
 
 
 def check_relations(rules: Any, argname: str = "rules") -> tuple[Relation, ...]:
@@ -153,7 +156,7 @@ def greedy_rules(rules: Any) -> Any:
     that states no measure may rewrite for ever: it runs in saturation only.
     """
     for i, r in enumerate(check_relations(rules, "rules") if rules is not None else ()):
-        if getattr(r, "choice", False) and not r.measure.stated:
+        if unmeasured_choice(r):
             raise ValueError(
                 f"rules[{i}] ({r.__name__!r}) is a choice rule with no measure: normalize would not stop; "
                 f"run it with relations.saturate, best or equivalents, or give it a measure="
@@ -182,6 +185,12 @@ def as_variables(graph: Any, argname: str = "graph") -> tuple[list[Variable], bo
         f"{argname} must be a PyTensor Variable or a list of them, "
         f"got {type(graph).__name__}"
     )
+
+
+@overload
+def check_count(value: Any, argname: str, allow_none: Literal[False] = False) -> int: ...
+@overload
+def check_count(value: Any, argname: str, allow_none: bool) -> int | None: ...
 
 
 def check_count(value: Any, argname: str, allow_none: bool = False) -> int | None:

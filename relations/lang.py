@@ -48,18 +48,16 @@ also importable from its home module; this is the list to read.
 from __future__ import annotations
 
 from graph_bridge.context import graph_context, single_useo, useso
-from relations.patterns.sharing import movable_viewo
-from graph_bridge.facts import broadcastableo, dtypeo, ndimo, same_type, same_typeo, typeo
-from logic_core.goals import NotReady, lall_ready
-from logic_core.unifier import eq
-from graph_bridge.measures import Measure, below, count, elemwise_above, nodes, paths_below
-from logic_core.modes import Mode, ModedGoal, moded
+from graph_bridge.measures import Measure, above, below, count, elemwise_above, nodes, paths_below, weighted_operands
 from graph_bridge.nodes import alloc_parts, is_expansion, join_parts, read_or_build, scalar_of
 from graph_bridge.terms import elemwise_term, node_term, op_term, term, term_variable
+from graph_bridge.type_facts import broadcastableo, dtypeo, ndimo, same_type, same_typeo, typeo
+from logic_core.goals import NotReady, lall_ready
+from logic_core.moded import Mode, ModedGoal, moded
+from logic_core.unifier import eq
 from relations import patterns as p
-from relations.patterns import var
-from relations.patterns.props import added_dimso, axes_througho
-from relations.patterns.relation import rule
+from relations.patterns import Reduction, var
+from relations.patterns.axes import careduce_heado, careduce_partso, full_reductiono
 from relations.patterns.family import Equality, Family
 from relations.patterns.guards import (
     Guard,
@@ -75,17 +73,18 @@ from relations.patterns.guards import (
     nonpositive,
     nonzero,
     positive,
-    same_type as same_type_of,
     within,
 )
-from relations.patterns.rewrite_rule import rewrite_rule
-from relations.rules.lift.facts import cast_likeo, fully_broadcastableo, scalar_likeo
-from graph_bridge.measures import above, weighted_operands
-from relations.greedy.plans import backward_matcher, forward_matcher
+from relations.patterns.guards import (
+    same_type as same_type_of,
+)
 from relations.patterns.orders import valid_ordero
-from relations.patterns import Reduction
-from relations.patterns.axes import careduce_heado, careduce_partso, full_reductiono
-from relations.patterns.sharing import movable_eacho
+from relations.patterns.plans import backward_matcher, forward_matcher
+from relations.patterns.props import added_dimso, axes_througho
+from relations.patterns.relation import rule
+from relations.patterns.rewrite_rule import rewrite_rule
+from relations.patterns.sharing import movable_eacho, movable_viewo
+from relations.rules.lift.operand_goals import cast_likeo, fully_broadcastableo, scalar_likeo
 
 #: The conjunction of a rule's goals (``lall_ready``): each goal runs once its inputs are bound.
 lall = lall_ready

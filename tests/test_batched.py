@@ -24,7 +24,17 @@ from graph_bridge import (
     explicit_blockwise,
     explicit_random_variable,
 )
-from helpers import MODE, assert_same_types, assert_same_values, backward, check_rewrite, forward, graph_ops, holds, snapshot
+from helpers import (
+    MODE,
+    assert_same_types,
+    assert_same_values,
+    backward,
+    check_rewrite,
+    forward,
+    graph_ops,
+    holds,
+    snapshot,
+)
 from relations.rules.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:pytensor")

@@ -11,9 +11,9 @@ from pytensor.graph.rewriting.basic import check_stack_trace
 
 import relations
 from graph_bridge.traverse import owned_variables
+from helpers import snapshot
 from relations.compile import passes as cp
 from relations.saturation.costs import measured, node_costs, shape_finder
-from helpers import snapshot
 from test_rewrite_reporting import relational_rewriter, run_pass, user_lines
 
 THIS_FILE = os.path.basename(__file__)
@@ -100,7 +100,7 @@ def test_the_extracted_nodes_keep_the_users_stack_trace():
 
 
 def test_under_optimizer_verbose_the_extraction_is_its_own_reason(capsys):
-    x, m, s = pt.vector("x"), pt.matrix("m"), pt.scalar("s")
+    m, s = pt.matrix("m"), pt.scalar("s")
     g = pt.exp(m).T.T.sum(axis=0).sum() + pt.sum(pt.alloc(pt.exp(s), 300, 200))
     fg, reasons = run_pass([m, s], [g], verbose=True)
     assert {"dimshuffle_composeo", "dimshuffle_identityo"} <= set(reasons)

@@ -7,10 +7,10 @@ import pytest
 
 import relations
 from relations.saturation.costs import (
-    MAX_FOLDED_SIZE,
     DEFAULT_LENGTH,
-    Fusion,
+    MAX_FOLDED_SIZE,
     CostTable,
+    Fusion,
     elements_touched,
     load_table,
     measured,

@@ -21,15 +21,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import snapshot
-from strategies import graphs
-
 import relations
 from graph_bridge import dot as dot_module
 from graph_bridge.dot import DotNotFound, Drawing, find_dot, quote, render_svg
 from graph_bridge.graph_drawing import draw_graph, node_label, type_label
+from helpers import snapshot
 from relations.queries.drawing import draw_explanation
-from relations.saturation.drawing import FOLD_BOXES, MAX_BOXES, chosen_enodes, draw_egraph
+from relations.saturation.drawing import FOLD_BOXES, MAX_BOXES, chosen_enodes
+from strategies import graphs
 
 SVG = "{http://www.w3.org/2000/svg}"
 

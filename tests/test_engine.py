@@ -169,8 +169,8 @@ def test_backward_rules_for_a_node_are_those_its_op_and_its_inputs_ops_allow():
     # at a node reading one
     from graph_bridge import node_term
     from relations.greedy.fixpoint import replacements
-    from relations.rules.join import careduce_joino
     from relations.patterns.relation import RuleIndex
+    from relations.rules.join import careduce_joino
 
     index = RuleIndex(relations.DEFAULT_RULES)
     y = pt.vector("y")
@@ -196,8 +196,8 @@ def test_identity_rules_are_not_run_backward_in_the_egraph():
     # run backward, dimshuffle_identityo wraps any term in an identity DimShuffle over itself: a
     # cycle the e-graph holds already; the rule says so (identity=True) and saturation skips it
     from graph_bridge import node_term
-    from relations.rules.dimshuffle import dimshuffle_identityo
     from relations.greedy.fixpoint import replacements
+    from relations.rules.dimshuffle import dimshuffle_identityo
 
     g = pt.exp(x)
     (wrapped, *_) = replacements(dimshuffle_identityo, g, node_term(g), True)

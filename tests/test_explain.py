@@ -6,17 +6,16 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
-from pytensor.graph.basic import equal_computations
 from pytensor.tensor.elemwise import DimShuffle
 
 import relations
-from helpers import assert_same_values, check_rewrite, snapshot
-from relations import DEFAULT_RULES, Explanation, Proof, Step
-from relations.rules.dimshuffle import careduce_dimshuffle_fullo, dimshuffle_composeo
-from relations import patterns as p, rewrite_rule
-from relations.queries.explain import follows, is_bookkeeping
-from relations.queries.verify import Counterexample
 from graph_bridge.structural_keys import StructuralKeys
+from helpers import assert_same_values, check_rewrite, snapshot
+from relations import DEFAULT_RULES, Explanation, Proof, Step, rewrite_rule
+from relations import patterns as p
+from relations.queries.explanations import follows, is_bookkeeping
+from relations.queries.verify import Counterexample
+from relations.rules.dimshuffle import dimshuffle_composeo
 
 x = pt.vector("x")
 y = pt.vector("y")

@@ -22,14 +22,12 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.rewriting.basic import MergeOptimizer, PatternNodeRewriter, in2out, node_rewriter
 from pytensor.graph.rewriting.utils import rewrite_graph
 from unification import var as logic_var
-from pytensor.tensor.elemwise import Elemwise
-
-from helpers import assert_close, assert_same_types, check_rewrite, require_pymc, snapshot
 
 import relations
 from graph_bridge import node_term
+from helpers import assert_close, assert_same_types, check_rewrite, require_pymc, snapshot
 from relations.patterns.relation import answers
-from relations.queries.explain import Step
+from relations.queries.explanations import Step
 from relations.saturation.costs import elements_touched
 from relations.saturation.foreign import (
     MAX_LOGGED_ERRORS,

@@ -1,4 +1,4 @@
-"""The compiled forward mode (``relations.greedy.plans``) gives the relation's own answers.
+"""The compiled forward mode (``relations.patterns.plans``) gives the relation's own answers.
 
 ``normalize`` runs each rule's forward mode as a plan made once from the
 relation; these tests run the plan and the relation itself (``lall_ready``)
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import pytensor.tensor as pt
 import pytest
 from hypothesis import HealthCheck, given, settings
 from kanren import conde
@@ -17,18 +18,17 @@ from pytensor.graph.basic import Variable, equal_computations
 from pytensor.graph.traversal import apply_ancestors
 from unification import var
 
-import pytensor.tensor as pt
 import relations
 from graph_bridge import node_term
 from graph_bridge.context import graph_context
-from logic_core.goals import lall_ready
-from logic_core.unifier import eq
-from logic_core.modes import Mode, moded
-from relations.patterns.relation import answers
-from relations.greedy.plans import Uncompilable, backward_matcher, compile_backward, compile_forward, forward_matcher
-from relations.patterns.relation import RuleIndex
 from helpers import all_rules
+from logic_core.goals import lall_ready
+from logic_core.moded import Mode, moded
+from logic_core.unifier import eq
+from relations.patterns.plans import Uncompilable, backward_matcher, compile_backward, compile_forward, forward_matcher
+from relations.patterns.relation import RuleIndex, answers
 from strategies import Drawn, graphs
+
 
 def test_every_rule_of_every_rule_set_is_planned():
     rules = all_rules()
@@ -146,12 +146,10 @@ def _same(planned: list, plain: list) -> bool:
 
 
 def _pattern_rules():
-    from relations import patterns as p
-    from relations import rewrite_rule
-
     from pytensor.tensor.elemwise import CAReduce, DimShuffle
 
-    from relations import lang
+    from relations import lang, rewrite_rule
+    from relations import patterns as p
 
     a, b = p.var("a"), p.var("b")
     r, o, ax, ax2, o2 = (p.var(n) for n in ("r", "o", "ax", "ax2", "o2"))
@@ -171,9 +169,9 @@ def _pattern_rules():
 
 
 def test_pattern_rules_are_planned_and_an_opaque_goal_guard_is_not():
-    from graph_bridge import dtypeo
     from kanren import membero
 
+    from graph_bridge import dtypeo
     from relations import patterns as p
     from relations import rewrite_rule
 

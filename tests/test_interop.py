@@ -10,6 +10,7 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 from etuples import etuple
+from hypothesis import HealthCheck, given, settings
 from pytensor.compile.mode import Mode
 from pytensor.graph.basic import Variable, equal_computations
 from pytensor.graph.replace import clone_replace
@@ -23,7 +24,6 @@ from graph_bridge import etuplize
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, explicit_alloc
 from graph_bridge.provenance import TAG, is_touched
 from helpers import snapshot
-from hypothesis import HealthCheck, given, settings
 from strategies import graphs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -289,15 +289,16 @@ def test_structural_hashes_forget_dead_variables():
 
 
 def test_open_search_keeps_hashes_and_caps_its_frontier(monkeypatch):
-    from relations.queries import form_search, progress
-    from relations.queries.form_search import equivalent_forms
+    import form_search
+    from form_search import equivalent_forms
+    from relations.queries import progress
     from relations.rules import DEFAULT_INDEX
 
     monkeypatch.setattr(form_search, "MAX_FRONTIER", 5)
     monkeypatch.setattr(progress, "PROGRESS_SECONDS", 0.0)
     reports = []
     g = pt.sum(pt.exp(x) * y)
-    # the breadth-first search (relations.queries.form_search); equivalents answers from an e-graph
+    # the breadth-first search (form_search); equivalents answers from an e-graph
     forms = [f[0] for f in equivalent_forms([g], DEFAULT_INDEX, 60, 10**6, None, reports.append)]
     assert len(forms) == 60
     assert all(isinstance(r, relations.Progress) for r in reports) and reports
@@ -308,8 +309,8 @@ def test_open_search_keeps_hashes_and_caps_its_frontier(monkeypatch):
 
 
 def test_progress_is_logged(monkeypatch, caplog):
+    from form_search import equivalent_forms
     from relations.queries import progress
-    from relations.queries.form_search import equivalent_forms
     from relations.rules import DEFAULT_INDEX
 
     monkeypatch.setattr(progress, "PROGRESS_SECONDS", 0.0)

@@ -7,7 +7,6 @@ from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce
 
 import relations
-
 from helpers import backward, check_rewrite, forward, holds
 from relations.rules.join import careduce_joino
 from test_dimshuffle import REDUCTIONS, VEC_SHAPES, a, b, c

@@ -210,7 +210,8 @@ def test_each_layer_imports_first_on_its_own(first):
 
 
 #: Modules whose purpose is to gather names for their readers (the public API, the rule authors' namespace, ``p``).
-NAMESPACES = {"relations", "graph_bridge", "logic_core", "relations.lang", "relations.patterns"}
+#: ``relations.pymc`` is the namespace of the PyMC calls (``import relations.pymc as rpm``).
+NAMESPACES = {"relations", "graph_bridge", "logic_core", "relations.lang", "relations.patterns", "relations.pymc"}
 
 
 def _reexports(name: str, path: Path) -> list[str]:

@@ -21,9 +21,9 @@ from pytensor.tensor.elemwise import Elemwise
 
 import relations
 from graph_bridge.measures import Measure, count, nodes
+from helpers import all_rules
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import RuleIndex
-from helpers import all_rules
 from strategies import Drawn, graphs
 
 

@@ -6,9 +6,7 @@ from kanren import run
 from unification import var
 
 from graph_bridge import etuplize, reify, term
-from logic_core import NotReady
-from logic_core.goals import lall_ready
-from logic_core.unifier import eq
+from graph_bridge.node_relations import alloco, elemwise_holeo, joino
 from graph_bridge.nodes import (
     absorb_expansion,
     alloc_parts,
@@ -18,8 +16,9 @@ from graph_bridge.nodes import (
     scalar_of,
 )
 from graph_bridge.ops import explicit_alloc
-from graph_bridge.node_relations import joino
-from graph_bridge.node_relations import alloco, elemwise_holeo
+from logic_core import NotReady
+from logic_core.goals import lall_ready
+from logic_core.unifier import eq
 
 
 def _exp_goal(out, x, build_first=False, calls=None):

@@ -17,13 +17,13 @@ import re
 import numpy as np
 import pytensor.tensor as pt
 import pytest
-from helpers import backward, check_rewrite, forward, holds, snapshot
 from pytensor.graph.basic import equal_computations
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import Sum
 
 import relations
 from graph_bridge.measures import weighted_operands
+from helpers import backward, check_rewrite, forward, holds, snapshot
 from relations import lang
 from relations.lang import p, rewrite_rule
 
@@ -123,7 +123,7 @@ def test_lambda_guard_beside_a_compiled_node():
 
 
 def test_lambda_guard_over_a_head_and_props_of_compiled_nodes():
-    h, r_, o, ax = p.var("h"), p.var("r"), p.var("o"), p.var("ax")
+    h, r_, o = p.var("h"), p.var("r"), p.var("o")
     seen = {}
 
     def guard(h):
@@ -155,7 +155,7 @@ def test_lambda_guard_over_a_head_and_props_of_compiled_nodes():
 
 
 def test_goal_guard_on_the_reduction_variable_runs():
-    r_, ax, o = p.var("r"), p.var("ax"), p.var("o")
+    r_, o = p.var("r"), p.var("o")
     seen = []
 
     def only_sums(r):
@@ -192,7 +192,7 @@ def test_goal_guard_on_the_reduction_variable_runs():
 
 
 def test_lang_holds_the_facts_rules_use():
-    from relations.rules.lift.facts import scalar_likeo
+    from relations.rules.lift.operand_goals import scalar_likeo
 
     assert lang.scalar_likeo is scalar_likeo and lang.weighted_operands is weighted_operands
     for name in ("scalar_likeo", "weighted_operands", "valid_ordero", "forward_matcher", "Reduction", "above"):
@@ -223,7 +223,7 @@ def test_guard_over_a_variable_the_left_side_never_binds_is_refused():
     v = pt.vector("v")
     assert forward(ok, -(-v)) == [v] and forward(ok, -(-pt.matrix("m"))) == []
     # compiled sides: the reduction variable is bound; a guard on a variable only the right side has is not
-    h, h2 = p.var("h"), p.var("h2")
+    h = p.var("h")  # the guard names h2, a variable no side has
     with pytest.raises(TypeError, match=r"where\[0\] takes \('h2',\)"):
         rewrite_rule("r", p.reduce(h, p.neg(a)), p.neg(p.reduce(h, a)), where=(lambda h2: True,), choice=True)
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import kanren
 import pytensor.tensor as pt
 import pytest
-from helpers import backward, check_rewrite, forward, holds, snapshot
 from pytensor.graph.basic import equal_computations
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
 
 import relations
+from helpers import backward, check_rewrite, forward, holds, snapshot
 from relations import lang
-from relations.greedy.plans import RuleError, forward_matcher
 from relations.lang import p
+from relations.patterns.plans import RuleError, forward_matcher
 
 x, ax, r, o, ax2, o2 = (p.var(n) for n in ("x", "ax", "r", "o", "ax2", "o2"))
 

@@ -9,18 +9,18 @@ from unification import var
 
 import relations
 from graph_bridge import etuplize, graph_context, ndimo, reify, same_typeo, term
-from logic_core.goals import lall_ready
-from logic_core.unifier import eq
 from graph_bridge.measures import count
 from graph_bridge.node_relations import DS
 from helpers import backward, check_rewrite, forward, holds
+from logic_core.goals import lall_ready
+from logic_core.unifier import eq
 from relations import patterns as p
-from relations.rules.dimshuffle import careduce_dimshuffle_fullo
-from relations.greedy.plans import forward_matcher
-from relations.patterns.orders import compose_orderso, identity_ordero, valid_ordero
 from relations.patterns.axes import full_reductiono
+from relations.patterns.orders import compose_orderso, identity_ordero, valid_ordero
+from relations.patterns.plans import forward_matcher
 from relations.patterns.relation import rule
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.rules.dimshuffle import careduce_dimshuffle_fullo
 
 m = pt.matrix("m")
 x, o, o1, o2, c, n, r = (p.var(k) for k in ("x", "o", "o1", "o2", "c", "n", "r"))
@@ -114,7 +114,7 @@ def test_named_sub_pattern_reaches_where_goals():
     seen = []
 
     def spy(t):
-        from logic_core.modes import Mode, moded
+        from logic_core.moded import Mode, moded
 
         return moded("spy", (t,), Mode((0,), (), one=lambda v: seen.append(v) or ()))
 

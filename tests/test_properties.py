@@ -17,11 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import relations
-from relations.rules import DEFAULT_INDEX
 from graph_bridge import ExplicitAlloc, ExplicitElemwise
-from relations.compile.workarounds import protect
 from helpers import (
-    structure,
     MODE,
     assert_close,
     assert_no_kind_grows,
@@ -29,8 +26,11 @@ from helpers import (
     assert_same_values,
     graph_ops,
     snapshot,
+    structure,
     whole_passes,
 )
+from relations.compile.workarounds import protect
+from relations.rules import DEFAULT_INDEX
 from strategies import Drawn, graphs
 
 pytestmark = pytest.mark.slow
@@ -91,6 +91,7 @@ def test_normalize_never_duplicates_a_node(drawn: Drawn):
 def test_later_passes_give_what_whole_new_passes_give(drawn: Drawn):
     """After the first pass, ``normalize`` walks only what a loosened use guard can change."""
     from pytensor.graph.basic import equal_computations
+
     from graph_bridge.traverse import count_nodes
 
     normal = relations.normalize(drawn.outputs)

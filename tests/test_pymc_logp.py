@@ -17,8 +17,9 @@ Every case of :data:`CORPUS` has a density written independently of PyMC
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,9 +30,7 @@ import pytensor  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
 from scipy import stats  # noqa: E402
 
-import relations  # noqa: E402
 import relations.pymc as rpm  # noqa: E402
-from relations.rules import measurable as M  # noqa: E402
 
 N = pm.Normal.dist
 npdf = stats.norm.logpdf

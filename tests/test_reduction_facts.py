@@ -1,4 +1,4 @@
-"""The relations over a reduction's parts (``relations.rules.reductions.facts``) and the node relations the
+"""The relations over a reduction's parts (``relations.rules.reductions.reduction_goals``) and the node relations the
 reductions-through rules read and build with: each run forward, backward, and as a check."""
 
 import numpy as np
@@ -12,16 +12,16 @@ from unification import var
 
 from graph_bridge import etuplize, op_term, reify
 from graph_bridge.node_relations import elemwise_firsto, elemwise_operandso, elemwise_or_oneo, maybe_alloco
-from relations.rules.reductions.facts import (
+from graph_bridge.reduction_terms import operand_entries
+from helpers import check_rewrite
+from logic_core.goals import NotReady
+from relations.rules.reductions.reduction_goals import (
     alloc_reductiono,
     count_broadcasto,
     factor_broadcasto,
     fill_writeso,
     sum_dtype_safeo,
 )
-from graph_bridge.reduction_terms import operand_entries
-from helpers import check_rewrite
-from logic_core.goals import NotReady
 
 m = pt.matrix("m")
 r = pt.matrix("r", shape=(1, None))

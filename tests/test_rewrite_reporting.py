@@ -1,5 +1,7 @@
 """PyTensor fidelity: stack traces kept, rewrites named where PyTensor prints or records them."""
 
+import os
+
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
@@ -15,8 +17,6 @@ from pytensor.graph.traversal import ancestors, explicit_graph_inputs
 import relations
 from relations.compile import registration as rewriters
 from test_explain import CASES
-
-import os
 
 THIS_FILE = os.path.basename(__file__)
 #: files of the engine: a trace naming them points at the toolkit, not at the user's line

@@ -3,7 +3,8 @@
 import pytest
 
 from graph_bridge import ndimo
-from relations import patterns as p, rewrite_rule
+from relations import patterns as p
+from relations import rewrite_rule
 from relations.rules.dimshuffle import careduce_dimshuffle_fullo
 from relations.rules.lift import elemwise_alloco
 

@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import relations
-from relations.rules import greedy_part
 from helpers import all_rules, assert_same_types, assert_same_values, snapshot
+from relations.rules import greedy_part
 from strategies import Drawn, graphs
 
 #: Examples per property in the fast profile (about 10-20 s each here).

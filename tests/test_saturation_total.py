@@ -19,8 +19,8 @@ from pytensor.tensor.random.type import RandomGeneratorType
 from unification import var
 
 import relations
-from relations.rules import greedy_part
 from helpers import all_rules, assert_same_types, assert_same_values, snapshot
+from relations.rules import greedy_part
 
 x = pt.vector("x")
 m = pt.matrix("m")

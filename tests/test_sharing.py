@@ -23,7 +23,6 @@ from pytensor.tensor.subtensor import AdvancedIncSubtensor, IncSubtensor
 from unification import var
 
 import relations
-from relations.rules import DEFAULT_INDEX
 from graph_bridge import (
     ExplicitAlloc,
     GraphContext,
@@ -33,13 +32,14 @@ from graph_bridge import (
     single_useo,
     useso,
 )
+from graph_bridge.traverse import count_nodes, owned_variables
 from helpers import assert_no_kind_grows, backward, check_rewrite, forward, holds, snapshot, whole_passes
+from relations.greedy import fixpoint as engine
+from relations.greedy.fixpoint import Normalizer
+from relations.rules import DEFAULT_INDEX
 from relations.rules.dimshuffle import careduce_dimshuffle_partialo
 from relations.rules.lift import elemwise_alloco, elemwise_set_subtensoro
-from graph_bridge.traverse import count_nodes, owned_variables
-from relations.greedy import fixpoint as engine
 from relations.saturation.costs import elements_touched
-from relations.greedy.fixpoint import Normalizer
 
 
 def lkj_factor(n: int):
@@ -338,7 +338,7 @@ class TestQueriesAndCompile:
     def test_a_lift_through_a_shared_set_is_a_form_of_the_egraph_not_of_the_search(self):
         # the breadth-first search keeps the use guards: no form lifts through the shared set;
         # the e-graph (equivalents) has the lift, and extraction (best) weighs it
-        from relations.queries.form_search import equivalent_forms
+        from form_search import equivalent_forms
 
         params, L = lkj_factor(3)
         outs = [pt.sqr(L), L]

@@ -8,11 +8,10 @@ from pytensor.compile import optdb
 from pytensor.graph.basic import equal_computations
 from pytensor.graph.fg import FunctionGraph
 
-import relations
 from graph_bridge.provenance import TAG
-from relations.compile.registration import RelationalRewriter
-from relations.compile.passes import compile_normalize, compile_normalize_sites
 from helpers import snapshot
+from relations.compile.passes import compile_normalize, compile_normalize_sites
+from relations.compile.registration import RelationalRewriter
 
 x = pt.matrix("x")
 y = pt.vector("y")

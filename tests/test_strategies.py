@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from pytensor.graph.basic import Apply
 from pytensor.graph.traversal import ancestors
-from pytensor.tensor.basic import Alloc, Join, MakeVector
 from pytensor.tensor import subtensor
+from pytensor.tensor.basic import Alloc, Join, MakeVector
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor, Subtensor
 

@@ -206,8 +206,8 @@ def test_deep_chain_no_recursion_error():
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning:pytensor")
 def test_opaque_ops_are_atoms():
-    from pytensor.raise_op import Assert
     from pytensor.compile.builders import OpFromGraph
+    from pytensor.raise_op import Assert
 
     a = Assert("positive")(x, pt.all(x > 0))
     ofg = OpFromGraph([x], [x * 2])(x)
@@ -343,7 +343,7 @@ def test_same_type_is_class_dtype_ndim_and_broadcastable_not_static_lengths():
     from pytensor.scalar import ScalarType
     from pytensor.tensor.type import TensorType
 
-    from graph_bridge.facts import same_type
+    from graph_bridge.type_facts import same_type
 
     t = TensorType("float64", shape=(None, 3))
     assert same_type(t, t) and same_type(t, TensorType("float64", shape=(None, 3)))

@@ -3,9 +3,9 @@
 import sys
 
 import numpy as np
-import pytest
 import pytensor
 import pytensor.tensor as pt
+import pytest
 
 import relations
 from graph_bridge.traverse import bottom_up, clone_over, count_nodes, owned_variables, rebuild

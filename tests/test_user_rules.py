@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytensor.tensor as pt
 import pytest
-from helpers import backward, check_rewrite, forward, holds, snapshot
 from kanren import lall, run
 from pytensor.graph.basic import equal_computations
 from unification import var
 
 import relations
 from graph_bridge import ExplicitAlloc, etuplize, ndimo, reify
-from relations import RULESETS, patterns as p, rewrite_rule
+from helpers import backward, check_rewrite, forward, holds, snapshot
+from relations import RULESETS, rewrite_rule
+from relations import patterns as p
 
 
 @pytest.fixture

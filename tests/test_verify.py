@@ -8,7 +8,8 @@ import pytest
 from pytensor.graph.basic import Variable
 
 import relations
-from relations import patterns as p, rewrite_rule, rule, verify
+from relations import patterns as p
+from relations import rewrite_rule, rule, verify
 from relations.queries.verify import Counterexample
 
 

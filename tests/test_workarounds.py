@@ -8,8 +8,8 @@ from pytensor.compile.mode import Mode
 from pytensor.graph.traversal import explicit_graph_inputs
 from pytensor.tensor.subtensor import IncSubtensor
 
-from relations.compile.workarounds import has_hazards, protect
 from helpers import snapshot
+from relations.compile.workarounds import has_hazards, protect
 
 REFERENCE = Mode(linker="py", optimizer=None)  # PyTensor's definition: perform, no rewrites
 

@@ -24,12 +24,12 @@ from pytensor.graph.basic import Variable
 
 from graph_bridge.context import GraphContext, graph_context
 from graph_bridge.traverse import owned_variables
-from relations.saturation.costs import measured, node_costs, shape_finder
-from relations.saturation.egraph import EGraph, Limits
+from relations.compile.site_replacements import site_replacements
 from relations.greedy.fixpoint import first_rewrite, normalize_variables, normalizer_run
 from relations.patterns.relation import RuleIndex
 from relations.rules import COMPILE_INDEX, COMPILE_RULES, RULESETS
-from relations.compile.site_replacements import site_replacements
+from relations.saturation.costs import measured, node_costs, shape_finder
+from relations.saturation.egraph import EGraph, Limits
 
 __all__ = [
     "COMPILE_LIMITS",
@@ -62,7 +62,10 @@ _CHOICES_INDEX = RuleIndex(RULESETS["choices"])
 
 
 def compile_normalize(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
-    """What ``relational_normalize`` applies (and ``relational`` starts from): ``normalize`` with :data:`COMPILE_RULES`."""
+    """What ``relational_normalize`` applies (and ``relational`` starts from).
+
+    That is ``normalize`` with :data:`COMPILE_RULES`.
+    """
     return normalize_variables(list(outs), COMPILE_INDEX, on_rewrite=on_rewrite, mark=True)
 
 

@@ -34,7 +34,8 @@ class RelationalRewriter(GraphRewriter):
     """Replace a FunctionGraph's outputs by ``normalize_fn(outputs)`` (then ``refine_fn``), at once.
 
     The outputs are replaced in one ``replace_all_validate`` whose reason is
-    ``name`` (with ``sites_fn``, only the rewritten variables: see below).  With ``reports_steps`` and ``config.optimizer_verbose`` on,
+    ``name`` (with ``sites_fn``, only the rewritten variables: see below).  With ``reports_steps`` and
+    ``config.optimizer_verbose`` on,
     ``normalize_fn(outputs, on_rewrite=callback)`` reports each rewrite as
     ``callback(rule, before, after)``, and each one is applied to the
     FunctionGraph as its own ``fgraph.replace`` whose ``reason`` is the
@@ -98,7 +99,7 @@ class RelationalRewriter(GraphRewriter):
             if steps and self._replayed(fgraph, steps, new):
                 if all(a is b for a, b in zip(new, final)):
                     return
-                outs, reason = list(fgraph.outputs), self.name + "_extract"
+                outs, reason = list(fgraph.outputs), f"{self.name}_extract"
         else:
             sites = None
             if self.sites_fn is not None:
@@ -109,11 +110,7 @@ class RelationalRewriter(GraphRewriter):
             if sites is not None and all(a is b for a, b in zip(new, final)):
                 if self._sites_replaced(fgraph, sites, final):
                     return
-        pairs = [
-            (o, o.type.filter_variable(n) if n.type != o.type else n)
-            for o, n in zip(outs, final)
-            if o is not n
-        ]
+        pairs = [(o, o.type.filter_variable(n) if n.type != o.type else n) for o, n in zip(outs, final) if o is not n]
         if pairs:
             fgraph.replace_all_validate(pairs, reason=reason)
 
@@ -139,7 +136,9 @@ class RelationalRewriter(GraphRewriter):
         return False
 
     @staticmethod
-    def _replayed(fgraph: FunctionGraph, steps: Sequence[tuple[Any, Variable, Variable]], new: Sequence[Variable]) -> bool:
+    def _replayed(
+        fgraph: FunctionGraph, steps: Sequence[tuple[Any, Variable, Variable]], new: Sequence[Variable]
+    ) -> bool:
         """Whether ``steps`` replayed onto ``fgraph`` give ``new`` (else the fgraph is reverted)."""
         chk = fgraph.checkpoint()
         try:
@@ -232,7 +231,9 @@ def replay_steps(
         fgraph.replace(b, converted, reason=getattr(rule, "__name__", str(rule)))
         for old, new in siblings:  # a rule that rewrote a whole multi-output node
             if old in in_fg:
-                fgraph.replace(old, old.type.filter_variable(new, allow_convert=True), reason=getattr(rule, "__name__", str(rule)))
+                fgraph.replace(
+                    old, old.type.filter_variable(new, allow_convert=True), reason=getattr(rule, "__name__", str(rule))
+                )
     fgraph.validate()
     for i, n in enumerate(outputs):
         if fgraph.outputs[i] is not to_fg(n):

@@ -58,8 +58,8 @@ from graph_bridge.traverse import owned_variables
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.facts import is_length, scalar_form
 from relations.saturation.costs import shape_finder
-from relations.saturation.stability import instability, stability_cost
 from relations.saturation.egraph import EGraph, Limits
+from relations.saturation.stability import instability, stability_cost
 
 __all__ = [
     "HEADS",
@@ -341,7 +341,8 @@ def _cut(roots: Sequence[Variable]) -> tuple[list[Variable], dict[Variable, Vari
 
 def stabilized(outputs: Sequence[Variable], limits: Limits | None = None) -> list[tuple[Variable, Variable]]:
     """The replacements the pass makes in the graph of ``outputs``: ``(root, form)`` for each region root whose
-    extracted form has fewer unstable nodes (:func:`relations.saturation.stability.instability`) (``[]``: the graph is left as it came)."""
+    extracted form has fewer unstable nodes (:func:`relations.saturation.stability.instability`)
+    (``[]``: the graph is left as it came)."""
     return _replacements(region_roots(outputs), limits or LIMITS)
 
 

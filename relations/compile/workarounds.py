@@ -64,10 +64,18 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.tensor.basic import Alloc, alloc, cast, constant
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
+from graph_bridge.building import single_output
 from graph_bridge.provenance import is_touched
 from graph_bridge.traverse import clone_over, owned_variables, rebuild
 
-__all__ = ["BOOL_EXTREMA_HAZARD", "has_hazards", "install_merge_alloc_fix", "nodes_have_hazards", "protect", "protect_in_place"]
+__all__ = [
+    "BOOL_EXTREMA_HAZARD",
+    "has_hazards",
+    "install_merge_alloc_fix",
+    "nodes_have_hazards",
+    "protect",
+    "protect_in_place",
+]
 
 #: scalar op classes each canonicalizer flattens together
 _GROUPS = (
@@ -148,11 +156,7 @@ def _hazards(var: Variable) -> list[int]:
     if g is None:
         return []
     dtype = var.type.dtype
-    return [
-        i
-        for i, inp in enumerate(var.owner.inputs)
-        if _group(inp) == g and inp.type.dtype != dtype
-    ]
+    return [i for i, inp in enumerate(var.owner.inputs) if _group(inp) == g and inp.type.dtype != dtype]
 
 
 def _hazardous(v: Variable) -> bool:
@@ -247,7 +251,7 @@ def merge_alloc_with_unit_lengths(stock_fn):
         if inner is not None and isinstance(inner.op, Alloc):
             lengths = _unit_lengths_as_constants(inner)
             if lengths is not None and fgraph is not None and is_touched(fgraph.apply_nodes):
-                node = alloc(alloc(inner.inputs[0], *lengths), *node.inputs[1:]).owner
+                node = single_output(alloc, single_output(alloc, inner.inputs[0], *lengths), *node.inputs[1:]).owner
         return stock_fn(fgraph, node)
 
     merge_alloc.stock_fn = stock_fn

@@ -16,8 +16,8 @@ from __future__ import annotations
 import gc
 import logging
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from operator import is_not
 from typing import Any
 
@@ -27,11 +27,11 @@ from unification import var
 
 from graph_bridge import TermError, in_vocabulary, node_term, reify
 from graph_bridge.context import GraphContext, graph_context
-from graph_bridge.facts import same_type
 from graph_bridge.provenance import TAG
 from graph_bridge.traverse import clone_over, tag_dict
+from graph_bridge.type_facts import same_type
 from graph_bridge.vocabulary import rewrites_whole_node
-from relations.greedy.plans import backward_matcher, forward_matcher
+from relations.patterns.plans import backward_matcher, forward_matcher
 from relations.patterns.relation import Relation, RuleIndex, answers
 
 #: ``logging.getLogger("relations")``: each rewrite, and one summary per normalize, at DEBUG.
@@ -60,7 +60,7 @@ def replacements(
     change the type (dtype, ndim, broadcastable) are skipped, and so are
     those ``known(term)`` (if given) says the caller holds already (an
     e-graph's class: nothing is built for them).  The relation's compiled
-    plan for the direction runs when it has one (:mod:`relations.greedy.plans`;
+    plan for the direction runs when it has one (:mod:`relations.patterns.plans`;
     the same answers, in the same order).
     """
     if backward:
@@ -414,7 +414,10 @@ class Normalizer:
         return new_node
 
     def _applied(self, v: Variable, out: Variable, rewritten: tuple, alias_of: Variable | None, stack: list) -> None:
-        """Take the rewrite ``rewritten`` (new variable, rule) of ``out`` (``v``'s node rebuilt), and stack its normalization."""
+        """Take the rewrite ``rewritten`` (new variable, rule) of ``out`` (``v``'s node rebuilt).
+
+        And stack its normalization.
+        """
         self.rewrites += 1
         self.context.replace(out, rewritten[0])
         if self.budget is not None and self.rewrites > self.budget:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytensor.tensor.math import Sum
 from unification import var
 
-from pytensor.tensor.math import Sum
-
 from graph_bridge import OpBuilder, careduce_builders, op_term, term, term_variable
-from logic_core.modes import Mode, ModedGoal, moded
-from logic_core.terms import is_term
+from logic_core.moded import Mode, ModedGoal, moded
+from logic_core.term_kinds import is_term
 
 __all__ = ["added_axes_reductiono", "careduce_heado", "careduce_partso", "full_reductiono"]
 

@@ -23,8 +23,8 @@ from etuples.core import ExpressionTuple
 from unification.variable import Var
 
 from graph_bridge.measures import Measure, nodes, unstated
-from logic_core.modes import ModedGoal
-from logic_core.terms import is_term
+from logic_core.moded import ModedGoal
+from logic_core.term_kinds import is_term
 from logic_core.unifier import Eq
 from relations import patterns as p
 

@@ -14,7 +14,7 @@ by hand::
         *where,                                       # the rule's where= goals
     )
 
-so the forward planner (:mod:`relations.greedy.plans`) compiles it into the plan
+so the forward planner (:mod:`relations.patterns.plans`) compiles it into the plan
 it makes of the hand-written one, and backward runs and checks run the same
 goals.  The parts, in this order:
 
@@ -48,16 +48,16 @@ from unification import var as fresh_var
 from unification.variable import Var
 
 from graph_bridge import reify
-from graph_bridge.facts import ndimo
 from graph_bridge.node_relations import DS
 from graph_bridge.terms import TermError, term
-from logic_core.modes import Mode, ModedGoal, moded
+from graph_bridge.type_facts import ndimo
 from logic_core.goals import lall_ready
+from logic_core.moded import Mode, ModedGoal, moded
 from logic_core.unifier import Eq, lreify
 from relations import patterns as p
-from relations.patterns.nodes import CompiledNode
 from relations.patterns.axes import careduce_heado
 from relations.patterns.checks import variables_in
+from relations.patterns.nodes import CompiledNode
 
 __all__ = [
     "compilable",

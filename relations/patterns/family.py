@@ -42,7 +42,7 @@ REVERSED = "_rev"
 class Equality:
     """Two relations from one declaration: :attr:`forward` (lhs -> rhs) and :attr:`backward` (rhs -> lhs)."""
 
-    def __init__(self, name: str, forward: Callable, backward: Callable) -> None:
+    def __init__(self, name: str, forward: Any, backward: Any) -> None:
         self.name = name
         self.forward = forward
         self.backward = backward

@@ -104,7 +104,9 @@ class Guard:
 
 def _as_guard(other: Any, op: str) -> Guard:
     if not isinstance(other, Guard):
-        raise TypeError(f"the right operand of {op} must be a Guard (is_float(a), positive(c), ...), got {type(other).__name__}")
+        raise TypeError(
+            f"the right operand of {op} must be a Guard (is_float(a), positive(c), ...), got {type(other).__name__}"
+        )
     return other
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from kanren import core as _kanren
 
 from logic_core.unifier import Eq
+
 __all__ = ["LALL_MESSAGE", "foreign_goal", "kanren_conjunction", "kanren_conjuncts"]
 
 _EQ_CODE = _kanren.eq(None, None).__code__
@@ -35,7 +36,7 @@ def foreign_goal(goal: Any) -> Eq | None:
     """``goal`` as the logic core's :class:`~logic_core.Eq` when it is a ``kanren.eq``, else ``None``."""
     if getattr(goal, "__code__", None) is not _EQ_CODE:
         return None
-    cells = dict(zip(goal.__code__.co_freevars, (c.cell_contents for c in goal.__closure__)))
+    cells = dict(zip(goal.__code__.co_freevars, (c.cell_contents for c in goal.__closure__ or ())))
     return Eq(cells["u"], cells["v"])
 
 
@@ -48,6 +49,6 @@ def kanren_conjuncts(goal: Any) -> tuple | None:
     """The goals of a ``kanren.lall`` (in order) when they are a tuple or list, else ``None``."""
     if not kanren_conjunction(goal):
         return None
-    cells = dict(zip(goal.__code__.co_freevars, (c.cell_contents for c in goal.__closure__)))
+    cells = dict(zip(goal.__code__.co_freevars, (c.cell_contents for c in goal.__closure__ or ())))
     goals = cells.get("goals")
-    return tuple(goals) if type(goals) in (tuple, list) else None
+    return tuple(goals) if goals is not None and type(goals) in (tuple, list) else None

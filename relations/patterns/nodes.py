@@ -42,7 +42,6 @@ from typing import Any
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
-from graph_bridge.facts import ndimo
 from graph_bridge.node_relations import (
     SET_CLASSES,
     alloco,
@@ -62,6 +61,7 @@ from graph_bridge.node_relations import (
 )
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise
 from graph_bridge.terms import term
+from graph_bridge.type_facts import ndimo
 
 __all__ = [
     "CompiledNode",

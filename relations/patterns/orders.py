@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = [
     "MAX_ADDED_DIMS",

@@ -20,8 +20,8 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.terms import term_variable
+from logic_core.moded import Mode, ModedGoal, moded
 from relations.patterns.orders import MAX_ADDED_DIMS, dimshuffle_orders, reduce_through
 
 __all__ = ["added_dimso", "axes_througho"]
@@ -83,7 +83,12 @@ def added_dimso(order: Any, axes: Any, rest: Any, max_added: int = MAX_ADDED_DIM
     """
 
     def drop(o, a):
-        if type(o) is not tuple or type(a) is not tuple or not a or not all(isinstance(j, int) and 0 <= j < len(o) and o[j] == "x" for j in a):
+        if (
+            type(o) is not tuple
+            or type(a) is not tuple
+            or not a
+            or not all(isinstance(j, int) and 0 <= j < len(o) and o[j] == "x" for j in a)
+        ):
             return None
         return (tuple(d for j, d in enumerate(o) if j not in a),)
 

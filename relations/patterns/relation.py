@@ -15,13 +15,23 @@ from typing import Any
 
 from pytensor.graph.op import Op
 
-from logic_core.unifier import lreify
 from graph_bridge.measures import Measure, unstated
-from logic_core.terms import is_ground
+from logic_core.term_kinds import is_ground
+from logic_core.unifier import lreify
 
-__all__ = ["RuleIndex", "answers", "rule"]
+__all__ = ["RuleIndex", "answers", "child_heads", "rule", "unmeasured_choice"]
 
 Relation = Callable[[Any, Any], Callable]
+
+
+def child_heads(relation: Relation) -> tuple[type[Op], ...]:
+    """The Op classes :func:`rule` says an input of the left root is an output of (``()``: none said)."""
+    return getattr(relation, "child_heads", None) or ()
+
+
+def unmeasured_choice(relation: Relation) -> bool:
+    """Whether ``relation`` is a choice rule (``rule(choice=True)``) whose measure is only described."""
+    return bool(getattr(relation, "choice", False)) and not getattr(relation, "measure").stated
 
 
 def rule(
@@ -89,7 +99,7 @@ def answers(relation: Relation, lhs: Any, rhs: Any, backward: bool = False) -> I
     """The ground answers ``rhs`` (or ``lhs`` if ``backward``) of ``relation(lhs, rhs)``, lazily.
 
     The relation run as it is (``lall_ready`` choosing goals and modes at
-    every state); ``relations.greedy.plans`` plans the forward mode once.
+    every state); ``relations.patterns.plans`` plans the forward mode once.
     """
     goal = relation(lhs, rhs)
     if not callable(goal):
@@ -155,8 +165,7 @@ class RuleIndex:
             found = self._forward_by_children[key] = tuple(
                 r
                 for r in rules
-                if getattr(r, "child_heads", None) is None
-                or any(issubclass(c, r.child_heads) for c in children)
+                if getattr(r, "child_heads", None) is None or any(issubclass(c, child_heads(r)) for c in children)
             )
         return found
 
@@ -177,7 +186,6 @@ class RuleIndex:
             found = self._backward_by_children[key] = tuple(
                 r
                 for r in self.backward(op_class)
-                if getattr(r, "rhs_child_heads", None) is None
-                or any(issubclass(c, r.rhs_child_heads) for c in children)
+                if (heads := getattr(r, "rhs_child_heads", None)) is None or any(issubclass(c, heads) for c in children)
             )
         return found

@@ -13,7 +13,7 @@ Prop variables (``p.sum(x, axis=ax)``) bind the props a side's node has;
 facts, :mod:`relations.patterns.props`, ``eq``) may compute variables the
 other side uses, in whichever direction is ground.  Every part is a moded
 goal or ``eq`` in one ``lall_ready``, so the forward planner
-(:mod:`relations.greedy.plans`) compiles the rule.
+(:mod:`relations.patterns.plans`) compiles the rule.
 
 Two kinds of rule come out.  When every node of both sides has a term
 template or a goal (``p.dimshuffle``, ``p.careduce(r, ...)``, the nodes of
@@ -36,7 +36,7 @@ states no measure, unless it is a choice rule (``choice=True``).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from etuples.core import ExpressionTuple
@@ -44,14 +44,13 @@ from unification import var as fresh_var
 from unification.variable import Var
 
 from graph_bridge import reify
-from logic_core.terms import is_ground, is_term
-from logic_core.goals import Conj, lall_ready
-from logic_core.unifier import Eq, lreify
-from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.terms import TermError
+from logic_core.goals import Conj, lall_ready
+from logic_core.moded import Mode, ModedGoal, moded
+from logic_core.term_kinds import is_ground, is_term
+from logic_core.unifier import Eq, lreify
 from relations import patterns as p
 from relations.patterns.checks import check_guards_bound, default_measure
-from relations.patterns.guards import Guard
 from relations.patterns.compiler import (
     compilable,
     compile_sides,
@@ -61,6 +60,7 @@ from relations.patterns.compiler import (
     pattern_goal,
     side_variables,
 )
+from relations.patterns.guards import Guard
 from relations.patterns.kanren_goals import foreign_goal, kanren_conjunction
 from relations.patterns.nodes import CompiledNode
 from relations.patterns.relation import rule
@@ -188,7 +188,7 @@ def _where_goals(where: Any) -> list:
 
 
 def _classify_guards(where: list, by_name: dict) -> list[tuple[str, Any, tuple[str, ...]]]:
-    out = []
+    out: list[tuple[str, Any, tuple[str, ...]]] = []
     for i, g in enumerate(where):
         if isinstance(g, (ModedGoal, Eq)):
             out.append(("goal", g, ()))
@@ -202,6 +202,7 @@ def _classify_guards(where: list, by_name: dict) -> list[tuple[str, Any, tuple[s
                 )
             out.append(("predicate", g, g.names))
             continue
+        params: Mapping[str, inspect.Parameter]
         try:
             params = inspect.signature(g).parameters
         except (TypeError, ValueError):
@@ -270,7 +271,7 @@ def _reads_below_inputs(lhs: Any, where: Sequence[Any]) -> bool:
     """Whether matching ``lhs`` with the guards ``where`` may read below the root's input nodes.
 
     It may when a child pattern has nodes of its own (three levels), or when a guard that reads
-    structure (not :attr:`logic_core.modes.ModedGoal.reads` ``"class"``: a predicate, an ``eq``,
+    structure (not :attr:`logic_core.moded.ModedGoal.reads` ``"class"``: a predicate, an ``eq``,
     a goal that reads nodes) names a variable bound inside a child pattern.  Saturation varies the
     e-nodes below an input only for a rule that may (``relations.saturation.egraph``)."""
     deep: list = []
@@ -331,7 +332,7 @@ def _relation(name: str, lhs: Any, rhs: Any, guards: list, variables: _Variables
 
 def _check_bound(name: str, side_goals: list, guards: list, by_name: dict) -> None:
     """Refuse a guard over a variable nothing binds forward (:func:`relations.patterns.checks.check_guards_bound`)."""
-    clauses = []
+    clauses: list[tuple[int, Any, Sequence[Any]]] = []
     for i, (kind, g, names) in enumerate(guards):
         if kind == "predicate":
             clauses.append((i, None, [by_name[n] for n in names]))
@@ -481,7 +482,8 @@ def rewrite_rule(
     has (the backward index of saturation); ``heads`` and ``rhs_heads``
     narrow the Op classes read off the roots (``p.reduce(h, x)`` is any
     CAReduce; ``heads=(Sum,)`` indexes the rule at Sum nodes only).  A rule whose right side is an
-    input of the left root (``x`` of ``p.dimshuffle(x, o)``) is an identity rule (:func:`relations.rule`'s ``identity``): saturation does not
+    input of the left root (``x`` of ``p.dimshuffle(x, o)``) is an identity rule
+    (:func:`relations.rule`'s ``identity``): saturation does not
     run it backward.
 
     Before/After (``rewrite_rule("neg_neg", p.neg(p.neg(a)), a)``)::
@@ -514,5 +516,5 @@ def rewrite_rule(
         choice=choice,
         reads_below_inputs=_reads_below_inputs(lhs, where),
     )(relation)
-    ruled.__doc__ = rule_doc(name, lhs, rhs, tuple(where), ruled.measure, doc, docs)
+    ruled.__doc__ = rule_doc(name, lhs, rhs, tuple(where), getattr(ruled, "measure"), doc, docs)  # set by rule()
     return ruled

@@ -31,7 +31,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from logic_core.modes import ModedGoal
+from logic_core.moded import ModedGoal
 from logic_core.unifier import Eq
 from relations.patterns import PatternVar
 from relations.patterns.guards import Guard

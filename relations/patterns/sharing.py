@@ -16,7 +16,7 @@ from typing import Any
 from pytensor.graph.basic import Variable
 
 from graph_bridge.context import GraphContext, use_fact, use_holds
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = ["movable", "movable_eacho", "movable_viewo"]
 

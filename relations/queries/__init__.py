@@ -1,1 +1,4 @@
-"""The user-facing queries and checks behind the public calls: explanations, value tests, the form search, progress reports."""
+"""The user-facing queries and checks behind the public calls.
+
+Explanations, value tests, the form search, progress reports.
+"""

@@ -1,361 +1,52 @@
-"""Why: which rules fired (``explain``), and the steps of a proof (``Step``, ``Proof``) that re-check themselves.
+"""``explain``: which rules (and PyTensor rewriters) fired on which sub-graphs, as re-checkable steps.
 
-Every step is a relation between two PyTensor sub-graphs, so it can be
-re-checked with both sides given (:meth:`Step.holds`), and a list of steps
-must make the graph it starts from equal to its result (:func:`follows`,
-congruence closure): a proof is checked by both, without trusting the
-search that found it.
+Without ``rewriters=`` :func:`explain` is :func:`explain_normal_form`: the
+greedy normal form (:func:`relations.normalize`), each rewrite recorded.
+With ``rewriters=`` given, :func:`explain` saturates the graph with the
+rules and PyTensor's node rewriters (:mod:`relations.saturation.foreign`:
+a rewriter runs on every spelling the rules put in a class), extracts the
+best form under a cost that prefers numerically stable Ops (default
+:func:`relations.saturation.stability.stability_key`: fewer ``exp``/``log``/
+``gamma``/``erfc`` nodes first, then fewer elements), and gives the
+chain of rule and rewriter applications from the input to that form
+(:func:`relations.queries.proofs.prove_in`).  The steps re-check
+themselves as every explanation's do: a rule's relation re-run with both
+sides given, a rewriter re-run on the step's left side, and congruence
+closure from the input to the result (:mod:`relations.queries.explanations`
+holds the records: :class:`Step`, :class:`Explanation`, :class:`SaturatedExplanation`).
 
-Before/After (``explain`` of ``sum(expand_dims(exp(x), 0))``)::
+Before/After (``explain(log(1 + sum(expand_dims(exp(x), 0))), rewriters=("stabilize",))``)::
 
-    careduce_dimshuffle_fullo
-      Before: Sum{axes=None}(ExpandDims{axis=0}(Exp(x)))
-      After:  Sum{axes=None}(Exp(x))
+    1. local_log1p (PyTensor rewriter)
+         Log(Add(1, Sum(ExpandDims(Exp(x)))))  ->  Log1p(Sum(ExpandDims(Exp(x))))
+    2. careduce_dimshuffle_fullo
+         Sum(ExpandDims(Exp(x)))  ->  Sum(Exp(x))
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import islice
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
-import pytensor
 from pytensor.graph.basic import Variable
 
-from graph_bridge import graph_context, node_term
-from graph_bridge.context import GraphContext
+from graph_bridge.traverse import owned_variables
+from relations.arguments import as_variables, check_callable, check_cost_value, same_structure
+from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, RuleIndex
-from relations.arguments import as_variables
-from relations.greedy.fixpoint import normalize_variables, replacements
-from graph_bridge.structural_keys import StructuralKeys
-from relations.rules import LOWERING_RULES, rule_index
-from relations.queries.verify import Counterexample, compare_values
-from relations.saturation.foreign import ForeignRewriter
+from relations.queries.explanations import Explanation, SaturatedExplanation, Step
+from relations.queries.proofs import prove_in
+from relations.queries.why_not import closest_rewriters
+from relations.rules import greedy_index, rule_index
+from relations.saturation.costs import variable_elements
+from relations.saturation.egraph import EGraph, Limits, saturate
+from relations.saturation.foreign import RewriterSpec, foreign_rules
+from relations.saturation.stability import stability_key, stability_node_cost
 
-#: answers of a relation run from the left side that :meth:`Step.holds` compares
-MAX_ANSWERS_CHECKED = 16
+__all__ = ["explain", "explain_normal_form", "explain_saturated"]
 
-__all__ = ["Explanation", "Proof", "Step", "explain", "follows", "is_bookkeeping"]
-
-
-@dataclass(frozen=True, eq=False)
-class Step:
-    """One relation application: ``before`` (a sub-graph) became ``after``.
-
-    ``direction`` is ``"forward"`` when ``relation(before, after)`` holds and
-    ``"backward"`` when ``relation(after, before)`` holds (the rule run from
-    its right side).  ``graph`` holds the outputs of the graph the step was
-    taken in (the context a rule may ask about).
-    """
-
-    rule: str
-    relation: Relation = field(repr=False)
-    before: Variable
-    after: Variable
-    direction: str = "forward"
-    graph: tuple[Variable, ...] = field(default=(), repr=False)
-
-    def holds(self) -> bool:
-        """Whether the relation relates the two sides, re-run with both given.
-
-        The relation runs on one-level views of both sides; unification
-        expands each side only as deep as the rule's patterns ask.  A right
-        side that a relation states as a term but PyTensor builds otherwise
-        (an Elemwise expands a 0-d input when its node is built, as in
-        ``elemwise_set_subtensoro``) does not unify back with that term; then
-        the relation is run from the left side and its reified answers are
-        compared with the right side structurally.
-
-        Use guards (``graph_bridge.single_useo``) hold here (an empty
-        ``GraphContext``: every variable has one use), as in the e-graph: they
-        decide where a rule pays (copying a shared sub-graph), not whether its
-        two sides are equal.
-        """
-        lhs, rhs = (self.before, self.after)
-        if self.direction == "backward":
-            lhs, rhs = rhs, lhs
-        try:
-            with graph_context(GraphContext()):
-                for _ in self.relation(node_term(lhs), node_term(rhs))({}):
-                    return True
-                keys = StructuralKeys()
-                wanted = keys.key(rhs)
-                answers = replacements(self.relation, lhs, node_term(lhs))
-                return any(keys.key(a) == wanted for a in islice(answers, MAX_ANSWERS_CHECKED))
-        except Exception:  # noqa: BLE001 - a relation that cannot decide does not hold
-            return False
-
-    def agrees(self, seed: int = 0, **options: Any) -> Counterexample | None:
-        """Whether both sides give the same values: ``None``, or where they differ.
-
-        Both sides are evaluated on random inputs as :func:`relations.verify`
-        does (lengths 2, 0 and 1; ``options`` are
-        :func:`relations.queries.verify.compare_values`'s: ``domain``, ``rtol``,
-        ``atol``, ``mode``).  :meth:`holds` says the step is an application of
-        its rule; this says the rule is true here, on these inputs.
-        """
-        return compare_values(self.before, self.after, self.rule, self.direction, seed, **options)
-
-    def reversed(self) -> Step:
-        """The same equality read the other way (``after`` becomes ``before``)."""
-        return Step(
-            self.rule,
-            self.relation,
-            self.after,
-            self.before,
-            "forward" if self.direction == "backward" else "backward",
-            self.graph,
-        )
-
-    def __str__(self) -> str:
-        arrow = "" if self.direction == "forward" else " (backward)"
-        if isinstance(self.relation, ForeignRewriter):
-            arrow += " (PyTensor rewriter)"
-        return (
-            f"{self.rule}{arrow}\n"
-            f"  Before:\n{_indent(_dprint(self.before))}\n"
-            f"  After:\n{_indent(_dprint(self.after))}"
-        )
-
-
-def _dprint(v: Variable, depth: int = 4) -> str:
-    return pytensor.dprint(v, file="str", depth=depth, print_type=False).rstrip("\n")
-
-
-def _indent(text: str, by: str = "    ") -> str:
-    return "\n".join(by + line for line in text.splitlines())
-
-
-def _structure(graph: Any, single: bool, result: list) -> Any:
-    if single:
-        return result[0]
-    return type(graph)(result) if isinstance(graph, tuple) else result
-
-
-def follows(graph: Any, steps: Sequence[Step], target: Any) -> bool:
-    """Whether the equalities ``before == after`` of ``steps`` make ``graph`` equal ``target``.
-
-    Congruence closure over structural classes: sub-graphs are first merged
-    when structurally equal (same Op, same inputs, same constants); each
-    step merges its two sides; an Op applied to equal inputs gives equal
-    outputs, which merges more.  ``True`` when every output of ``graph``
-    ends in the class of the matching output of ``target``.  This is sound
-    when every step holds (:meth:`Step.holds`), whatever the order of the
-    steps; it costs about one pass over all the nodes involved.
-    """
-    outs, _ = as_variables(graph, "graph")
-    goal, _ = as_variables(target, "target")
-    if len(outs) != len(goal):
-        return False
-    keys = StructuralKeys()
-    for v in [*outs, *goal, *(v for s in steps for v in (s.before, s.after))]:
-        keys.key(v)
-    by_var = keys.by_var
-    closure = _Closure(_node_table(keys))
-    closure.merge((by_var[id(s.before)], by_var[id(s.after)]) for s in steps)
-    return all(closure.find(by_var[id(a)]) == closure.find(by_var[id(b)]) for a, b in zip(outs, goal))
-
-
-def _node_table(keys: StructuralKeys) -> dict[int, tuple[Any, int, tuple[int, ...]]]:
-    """Structural key -> (op, output index, input keys), for every node ``keys`` has seen."""
-    nodes: dict[int, tuple[Any, int, tuple[int, ...]]] = {}
-    by_var = keys.by_var
-    for v in keys.kept:
-        node = v.owner
-        if node is not None:
-            k = by_var[id(v)]
-            if k not in nodes:
-                ins = tuple(by_var[id(i)] for i in node.inputs)
-                nodes[k] = (node.op, node.outputs.index(v), ins)
-    return nodes
-
-
-class _Closure:
-    """Congruence closure over ``nodes`` (key -> (op, output index, input keys)): a union-find
-    whose merges propagate to nodes applying one Op to merged inputs."""
-
-    def __init__(self, nodes: dict[int, tuple[Any, int, tuple[int, ...]]]) -> None:
-        self.nodes = nodes
-        self.parent: dict[int, int] = {}
-        self.uses: dict[int, list[int]] = {}
-        for k, (_, _, ins) in nodes.items():
-            for i in ins:
-                self.uses.setdefault(i, []).append(k)
-        self.table: dict[Any, int] = {}
-        self.pending: list[tuple[int, int]] = []
-        for k in nodes:
-            self._insert(k)
-
-    def find(self, a: int) -> int:
-        parent = self.parent
-        root = a
-        while parent.get(root, root) != root:
-            root = parent[root]
-        while a != root:  # path compression
-            parent[a], a = root, parent.get(a, a)
-        return root
-
-    def _insert(self, k: int) -> None:
-        op, idx, ins = self.nodes[k]
-        sig = (op, idx, tuple(self.find(i) for i in ins))
-        other = self.table.get(sig)
-        if other is None:
-            self.table[sig] = k
-        elif self.find(other) != self.find(k):
-            self.pending.append((other, k))
-
-    def merge(self, pairs: Any) -> None:
-        """Merge each pair's classes, and every pair of nodes that becomes congruent."""
-        self.pending.extend(pairs)
-        uses = self.uses
-        while self.pending:
-            a, b = self.pending.pop()
-            ra, rb = self.find(a), self.find(b)
-            if ra == rb:
-                continue
-            if len(uses.get(ra, ())) < len(uses.get(rb, ())):
-                ra, rb = rb, ra
-            self.parent[rb] = ra
-            moved = uses.pop(rb, [])
-            uses.setdefault(ra, []).extend(moved)
-            for k in moved:
-                self._insert(k)
-
-
-class Explanation:
-    """What ``normalize`` did: its ``result``, and the ``steps`` it applied, in order.
-
-    ``str(explanation)`` opens with the number of steps per rule
-    (:attr:`counts`), then prints each step's rule and a short Before/After
-    ``dprint``; runs of bookkeeping steps (the explicit-broadcast rules of
-    :data:`relations.LOWERING_RULES`, which only restate how an Op
-    broadcasts and which ``lower`` undoes) are folded into one line each
-    unless ``bookkeeping`` is true (:meth:`format` takes it too).
-    :meth:`check` re-checks every step, and that together they make the
-    input equal to the result.
-    """
-
-    def __init__(self, graph: Any, result: Any, steps: list[Step], bookkeeping: bool = False) -> None:
-        self.graph = graph
-        self.result = result
-        self.steps = steps
-        self.bookkeeping = bookkeeping
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """Steps per rule name, the rules in the order they first fired."""
-        return _counts(self.steps)
-
-    def check(self, values: bool = False, seed: int = 0, **options: Any) -> bool:
-        """Whether the steps are a proof that the input equals :attr:`result`.
-
-        Always: every step is an application of its rule (:meth:`Step.holds`,
-        the relation re-run with both sides given) and the steps together make
-        the input graph equal to the result (:func:`follows`).  That trusts
-        the rules: a wrong rule applied correctly passes.  With ``values=True``
-        every step's two sides are also evaluated on random inputs
-        (:meth:`Step.agrees`; ``seed`` and ``options`` as there), which finds
-        a rule that is wrong where it was applied, as :func:`relations.verify`
-        does for a rule on its own.
-        """
-        return _checked(self.graph, self.steps, self.result, values, seed, options)
-
-    def __len__(self) -> int:
-        return len(self.steps)
-
-    def format(self, bookkeeping: bool | None = None) -> str:
-        """The text ``str()`` gives; ``bookkeeping`` (default: the explanation's own) prints every step."""
-        if not self.steps:
-            return "no rewrite applies (the graph is in normal form)"
-        if bookkeeping is None:
-            bookkeeping = self.bookkeeping
-        return _format(self.steps, bookkeeping)
-
-    def __str__(self) -> str:
-        return self.format()
-
-    def __repr__(self) -> str:
-        rules = ", ".join(f"{r} x{n}" for r, n in self.counts.items())
-        return f"Explanation({len(self.steps)} steps: {rules})"
-
-    def draw(self, **options: Any) -> Any:
-        """A picture of the steps (``.dot()``, ``.svg()``); see :func:`relations.queries.drawing.draw_explanation`."""
-        from relations.queries.drawing import draw_explanation
-
-        return draw_explanation(self, **options)
-
-    def to_dot(self, **options: Any) -> str:
-        """The Graphviz source of :meth:`draw`'s picture."""
-        return self.draw(**options).dot()
-
-    def _repr_svg_(self) -> str | None:
-        """Jupyter's picture of the steps (``None`` without a ``dot`` program: the text is shown)."""
-        return self.draw()._repr_svg_()
-
-
-def _counts(steps: Sequence[Step]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for s in steps:
-        counts[s.rule] = counts.get(s.rule, 0) + 1
-    return counts
-
-
-def _checked(graph: Any, steps: Sequence[Step], result: Any, values: bool, seed: int, options: dict) -> bool:
-    if not (all(s.holds() for s in steps) and follows(graph, steps, result)):
-        return False
-    return not values or all(s.agrees(seed, **options) is None for s in steps)
-
-
-def is_bookkeeping(step: Step) -> bool:
-    """Whether ``step`` only restates broadcasting (a rule of :data:`relations.LOWERING_RULES`)."""
-    return step.relation in LOWERING_RULES
-
-
-def _format(steps: Sequence[Step], bookkeeping: bool) -> str:
-    counts = _counts(steps)
-    lines = [f"{len(steps)} steps: " + ", ".join(f"{r} x{n}" for r, n in counts.items())]
-    run: list[int] = []
-
-    def fold() -> None:
-        if run:
-            span = f"{run[0]}" if len(run) == 1 else f"{run[0]}-{run[-1]}"
-            folded = _counts([steps[i - 1] for i in run])
-            rules = ", ".join(f"{r} x{n}" for r, n in folded.items())
-            lines.append(f"{span}. bookkeeping: {rules} (explicit broadcasting; explain(..., bookkeeping=True) prints them)")
-            run.clear()
-
-    for i, s in enumerate(steps, 1):
-        if not bookkeeping and is_bookkeeping(s):
-            run.append(i)
-            continue
-        fold()
-        lines.append(f"{i}. {s}")
-    fold()
-    return "\n".join(lines)
-
-
-class Proof(list):
-    """Steps turning graph ``a`` into graph ``b``; a list of :class:`Step`.
-
-    An empty proof means ``a`` and ``b`` are already structurally equal.
-    """
-
-    def __init__(self, a: Any, b: Any, steps: Sequence[Step]) -> None:
-        super().__init__(steps)
-        self.a = a
-        self.b = b
-
-    def check(self, values: bool = False, seed: int = 0, **options: Any) -> bool:
-        """True only if every step holds with both sides given, and the steps
-        make ``a`` equal to ``b`` (:func:`follows`); with ``values=True`` also
-        every step's sides agree on random inputs (as :meth:`Explanation.check`)."""
-        return _checked(self.a, list(self), self.b, values, seed, options)
-
-    def __str__(self) -> str:
-        if not self:
-            return "the graphs are structurally equal"
-        return "\n".join(f"{i}. {s}" for i, s in enumerate(self, 1))
+#: A cost per e-node, as ``EGraph.extract`` takes it: the variable an e-node computes -> a number.
+NodeCost = Callable[[Variable], float]
 
 
 def _explained(outputs: list[Variable], index: RuleIndex) -> tuple[list[Variable], list[Step]]:
@@ -372,7 +63,7 @@ def _name(rel: Any) -> str:
     return getattr(rel, "__name__", repr(rel))
 
 
-def explain(graph: Any, rules: Any = None, bookkeeping: bool = False) -> Explanation:
+def explain_normal_form(graph: Any, rules: Any = None, bookkeeping: bool = False) -> Explanation:
     """Normalize ``graph`` and say how: the rules that fired, on which sub-graphs, in order.
 
     ``.result`` is what ``normalize(graph, rules)`` returns (same structure);
@@ -384,7 +75,7 @@ def explain(graph: Any, rules: Any = None, bookkeeping: bool = False) -> Explana
     ``normalize`` itself records nothing and is not slowed down.
 
     ``relations.explain`` is this without ``rewriters=``; with them it
-    answers from an e-graph (:mod:`relations.queries.explain_saturated`).
+    answers from an e-graph (:func:`explain_saturated`).
 
     Before/After::
 
@@ -393,4 +84,102 @@ def explain(graph: Any, rules: Any = None, bookkeeping: bool = False) -> Explana
     """
     outputs, single = as_variables(graph, "graph")
     result, steps = _explained(outputs, rule_index(rules))
-    return Explanation(graph, _structure(graph, single, result), steps, bookkeeping=bool(bookkeeping))
+    return Explanation(graph, same_structure(graph, single, result), steps, bookkeeping=bool(bookkeeping))
+
+
+def _ranking(egraph: EGraph, cost: NodeCost | None) -> tuple[NodeCost, Callable[[Sequence[Variable]], Any]]:
+    """The cost per e-node extraction minimizes, and the key candidate forms are ranked by."""
+    if cost is None:
+        scale = 1.0 + sum(variable_elements(n.var) for ns in egraph.classes().values() for n in ns if n.var.owner)
+        return stability_node_cost(scale), stability_key
+
+    def total(outputs: Sequence[Variable]) -> float:
+        return float(sum(check_cost_value(cost(v), "cost") for v in owned_variables(outputs)))
+
+    return cost, total
+
+
+def explain_saturated(
+    graph: Any,
+    rules: Any = None,
+    rewriters: RewriterSpec = (),
+    *,
+    limits: Limits | None = None,
+    cost: NodeCost | None = None,
+    bookkeeping: bool = False,
+) -> SaturatedExplanation:
+    """The e-graph explanation of :func:`explain` (``rewriters`` given); see the module docstring.
+
+    ``graph`` is saturated forward and backward (:func:`relations.saturate`,
+    ``limits`` default :class:`relations.Limits()`); the candidates are the
+    input and the extracted forms (exact and greedy extraction, ``cost``
+    per e-node); the one of least cost wins, the input on a tie, so the
+    result is never costlier than the input.  The steps are the proof that
+    joins the input's classes to the result's.
+    """
+    outputs, single = as_variables(graph, "graph")
+    rule_index(rules)  # checks ``rules`` before any work
+    foreign_rules(rewriters, "rewriters")
+    if limits is not None and not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a relations.Limits, got {type(limits).__name__}")
+    cost = check_callable(cost, "cost")
+    egraph = saturate(outputs, rules, backward=True, limits=limits, rewriters=rewriters)
+    per_node, key = _ranking(egraph, cost)
+    candidates = [outputs]
+    for method in ("auto", "greedy"):
+        candidates.append(list(egraph.extract(cost=per_node, roots=outputs, method=method).result))
+    keys = [key(c) for c in candidates]
+    chosen = min(range(len(candidates)), key=keys.__getitem__)  # the first of least cost: the input on a tie
+    result = candidates[chosen]
+    steps = prove_in(egraph, outputs, result)
+    if steps is None:  # an extracted form is in the input's classes by construction
+        raise RuntimeError("explain: the extracted form is not in the input's classes")
+    explanation = SaturatedExplanation(
+        graph, same_structure(graph, single, result), steps, egraph.report, keys[0], keys[chosen],
+        bookkeeping=bool(bookkeeping),
+    )
+    unstable = isinstance(keys[0], tuple) and keys[chosen][0] >= keys[0][0] > 0
+    if rewriters and (not steps or unstable):  # nothing better, or no unstable spelling fewer
+        explanation.closest = closest_rewriters(egraph, rewriters)
+    return explanation
+
+
+def explain(
+    graph: Any,
+    rules: Any = None,
+    bookkeeping: bool = False,
+    *,
+    rewriters: RewriterSpec | None = None,
+    limits: Limits | None = None,
+    cost: NodeCost | None = None,
+) -> Explanation:
+    """Say how ``graph`` is rewritten: the rules (and PyTensor rewriters) that fired, on which sub-graphs, in order.
+
+    Without ``rewriters`` (``None``): normalize ``graph`` as
+    :func:`relations.normalize` does and record each rewrite
+    (:func:`explain_normal_form`; ``limits`` and ``cost`` are
+    refused).  With ``rewriters`` (PyTensor node rewriters as
+    :func:`relations.saturate` takes them: ``("stabilize",)``, a
+    ``NodeRewriter``, ...; ``()`` for the rules alone): answer from an
+    e-graph (:func:`explain_saturated`): saturate with ``rules`` (default
+    :data:`relations.DEFAULT_RULES`) and the rewriters within ``limits``,
+    take the form of least ``cost`` (a cost per e-node, as
+    ``EGraph.extract`` takes; default: fewest unstable spellings, then
+    fewest elements, :func:`relations.saturation.stability.stability_key`),
+    and give the steps from the input to it; a step a rewriter took names
+    it.  Either way ``.result``, ``.steps``, ``.counts`` and ``.check()``
+    are as documented on :class:`Explanation`.
+
+    Before/After::
+
+        explain(log(1 + exp(x)), rewriters=("stabilize",)).steps
+        -> [local_log1p: Log(Add(1, Exp(x))) -> Log1p(Exp(x)),
+            local_log1p_plusminus_exp: Log1p(Exp(x)) -> Softplus(x)]
+    """
+    if rewriters is None:
+        for name, value in (("limits", limits), ("cost", cost)):
+            if value is not None:
+                raise ValueError(f"{name} is used only with rewriters= (the e-graph explanation); got {name}={value!r}")
+        greedy_index(rules)  # refuses what normalize refuses (rules that undo one another), by name
+        return explain_normal_form(graph, rules, bookkeeping)
+    return explain_saturated(graph, rules, rewriters, limits=limits, cost=cost, bookkeeping=bookkeeping)

@@ -6,8 +6,8 @@ backward on a term, giving the other; or congruence (one Op over inputs of
 one class each).  The edges form a tree per class (a union joins two
 classes), so two terms of one class have one path between them.  Its rule
 edges are the proof's steps; a congruence edge asks, recursively, why each
-pair of inputs is equal.  The steps are :class:`relations.queries.explain.Step` s:
-:meth:`relations.queries.explain.Proof.check` re-runs each rule as a check (both
+pair of inputs is equal.  The steps are :class:`relations.queries.explanations.Step` s:
+:meth:`relations.queries.explanations.Proof.check` re-runs each rule as a check (both
 sides given) and re-derives, by congruence closure, that they make one
 graph equal to the other, trusting nothing of the e-graph.
 
@@ -25,12 +25,12 @@ from typing import Any
 
 from pytensor.graph.basic import Variable
 
-from graph_bridge.facts import same_type
-from relations.saturation.foreign import RewriterSpec
+from graph_bridge.type_facts import same_type
 from relations.arguments import as_variables, check_count, check_timeout
-from relations.saturation.egraph import CONGRUENCE, EGraph, Limits
-from relations.queries.explain import Proof, Step
 from relations.patterns.relation import Relation
+from relations.queries.explanations import Proof, Step
+from relations.saturation.egraph import CONGRUENCE, EGraph, Limits
+from relations.saturation.foreign import RewriterSpec
 
 __all__ = ["explain_union", "prove", "prove_in"]
 
@@ -51,8 +51,8 @@ def _path(egraph: EGraph, a: int, b: int) -> list[tuple[int, int, Any]]:
         raise ValueError("explain_union: the two terms are not in one class")
     path = []
     w = b
-    while came[w] is not None:
-        u, why = came[w]
+    while (step := came[w]) is not None:
+        u, why = step
         path.append((u, w, why))
         w = u
     path.reverse()
@@ -63,7 +63,7 @@ def explain_union(egraph: EGraph, a: int, b: int) -> list[Step]:
     """The rule steps that turn term ``a`` into term ``b`` (of one class), in order along the way.
 
     A step taken against the direction its rule fired is given reversed
-    (:meth:`relations.queries.explain.Step.reversed`).  Iterative (deep graphs need
+    (:meth:`relations.queries.explanations.Step.reversed`).  Iterative (deep graphs need
     no recursion); each pair of terms is explained once.  A union asserted
     with :meth:`EGraph.union` is cited as a step of rule ``"given"``, which
     no check re-derives.
@@ -135,7 +135,7 @@ def prove(
     (default :class:`relations.Limits`; ``timeout`` seconds, if given,
     bounds each run too) stop it; the proof is the chain of rule
     applications that joined them (:func:`explain_union`), and passes
-    :meth:`relations.queries.explain.Proof.check`.  ``depth`` is checked and kept
+    :meth:`relations.queries.explanations.Proof.check`.  ``depth`` is checked and kept
     for the signature's sake; the e-graph's bound is ``limits``.  Graphs
     whose outputs have different types raise ``TypeError`` naming both.
     ``rewriters``: PyTensor node rewriters run in the e-graph too (as in

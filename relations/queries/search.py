@@ -20,21 +20,21 @@ from unification import unify
 from graph_bridge import etuplize, graph_context
 from graph_bridge.structural_keys import StructuralKeys
 from graph_bridge.traverse import owned_variables
-from logic_core.terms import is_ground
+from logic_core.term_kinds import is_ground
 from relations.arguments import (
     as_variables,
     check_callable,
-    check_count,
     check_cost_value,
+    check_count,
     check_pattern,
     check_timeout,
     same_structure,
 )
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns import Named, Node
+from relations.patterns import match as pattern_match
 from relations.patterns.compiler import side_match
 from relations.patterns.nodes import CompiledNode
-from relations.patterns import match as pattern_match
 from relations.patterns.relation import Relation
 from relations.queries.progress import Progress
 from relations.rules import greedy_part, rule_index
@@ -101,7 +101,7 @@ def equivalents(
 
     (Until this release ``equivalents`` was a breadth-first search over
     whole-graph forms, ``depth`` its steps; that search is still
-    :func:`relations.queries.form_search.equivalent_forms`.)
+    ``equivalent_forms`` of ``tests/form_search.py``.)
 
     Before/After (``sum(expand_dims(exp(x), 0))``)::
 

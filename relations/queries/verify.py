@@ -29,9 +29,9 @@ infinities must match), is a counterexample.
 from __future__ import annotations
 
 import warnings
-from itertools import chain, islice
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain, islice
 from typing import Any
 
 import numpy as np
@@ -41,10 +41,10 @@ import pytensor.tensor.math as ptm
 from pytensor.compile.mode import Mode
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import ancestors, explicit_graph_inputs
-
 from pytensor.tensor.elemwise import DimShuffle
 
 from graph_bridge import GraphContext, builder_for, graph_context, node_term
+from graph_bridge.building import single_output
 from graph_bridge.vocabulary import rewrites_whole_node
 from relations import patterns as p
 from relations.arguments import check_relations as check_rules
@@ -89,11 +89,10 @@ class Counterexample:
         lines.append(_hanging("  before gives ", _show_value(self.before_value)))
         lines.append(_hanging("  after gives  ", _show_value(self.after_value)))
         if self.index is not None:
-            lines.extend(self._at_index())
+            lines.extend(self._at_index(self.index))
         return "\n".join(lines)
 
-    def _at_index(self) -> list[str]:
-        i = self.index
+    def _at_index(self, i: tuple[int, ...]) -> list[str]:
         b, a = np.asarray(self.before_value)[i], np.asarray(self.after_value)[i]
         lines = [f"  first difference at index {list(i)}: before gives {b}, after gives {a}"]
         shape = np.shape(self.before_value)
@@ -111,7 +110,7 @@ class Counterexample:
 
 
 def _show(v: Variable) -> str:
-    text = pytensor.dprint(v, file="str", print_type=False)
+    text = str(pytensor.dprint(v, file="str", print_type=False))  # file="str": the text itself
     return text.strip().replace("\n", "\n          ")
 
 
@@ -171,13 +170,14 @@ def verify(
     check_rules((rule,), "rule")
     if isinstance(examples, bool) or not isinstance(examples, int) or examples < 1:
         raise ValueError(f"examples must be a positive integer, got {examples!r}")
-    pattern_rule = isinstance(getattr(rule, "lhs", None), p.Node)
-    known = [v.name for v in p.pattern_vars(rule.lhs)] if pattern_rule else None
+    lhs = getattr(rule, "lhs", None)  # a rewrite_rule's left pattern
+    pattern_rule = isinstance(lhs, p.Node)
+    known = [v.name for v in p.pattern_vars(lhs)] if pattern_rule else None
     checks = Checks.make(mode, domain, rtol, atol, known)
     rng = np.random.default_rng(seed)
     sources: list[Iterator[tuple[Variable, int]]] = []
     if graphs is not None:
-        sources.append(((g, int(rng.integers(0, 4))) for g in _check_graphs(graphs)))
+        sources.append((g, int(rng.integers(0, 4))) for g in _check_graphs(graphs))
     if pattern_rule:
         sources.append(_pattern_instances(rule, rng, examples))
         try:
@@ -192,7 +192,9 @@ def verify(
     return _search(rule, chain.from_iterable(sources), rng, checks)
 
 
-def _search(rule: Callable, instances: Iterable[tuple[Variable, int]], rng: np.random.Generator, checks: Checks) -> Counterexample | None:
+def _search(
+    rule: Callable, instances: Iterable[tuple[Variable, int]], rng: np.random.Generator, checks: Checks
+) -> Counterexample | None:
     """The first counterexample among the rewrites of ``instances``, or ``None``; an error if none rewrote."""
     name = getattr(rule, "__name__", repr(rule))
     tried = 0
@@ -208,10 +210,7 @@ def _search(rule: Callable, instances: Iterable[tuple[Variable, int]], rng: np.r
             if found is not None:
                 return Counterexample(name, direction, before, after, *found)
     if tried == 0:
-        raise ValueError(
-            f"verify: rule {name!r} applied to none of the drawn graphs; pass graphs=[...] "
-            f"it applies to"
-        )
+        raise ValueError(f"verify: rule {name!r} applied to none of the drawn graphs; pass graphs=[...] it applies to")
     return None
 
 
@@ -256,12 +255,11 @@ class Checks:
     def make(cls, mode: Any, domain: Any, rtol: Any, atol: Any, known: list[str] | None) -> Checks:
         """Checked arguments; ``known``: the input names ``domain`` may use (``None``: any)."""
         for name, tol in (("rtol", rtol), ("atol", atol)):
-            if tol is not None and (
-                isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0
-            ):
+            if tol is not None and (isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0):
                 raise ValueError(f"{name} must be a non-negative number, got {tol!r}")
         return cls(
-            Mode(linker="py", optimizer=None) if mode is None else mode,
+            # optimizer=None: no rewriting (PyTensor's annotation omits the None its Mode accepts)
+            Mode(linker="py", optimizer=None) if mode is None else mode,  # type: ignore[arg-type]
             _check_domain(domain, known),
             rtol,
             atol,
@@ -279,15 +277,15 @@ def _check_domain(domain: Any, known: list[str] | None) -> dict[str, Domain]:
             raise TypeError(f"domain keys must be input names (str), got {name!r}")
         if known is not None and name not in known:
             raise ValueError(f"domain names {name!r}, which is not an input of the rule; its inputs are {known}")
-        if isinstance(d, tuple) and len(d) == 2 and all(
-            isinstance(b, (int, float)) and not isinstance(b, bool) and np.isfinite(b) for b in d
+        if (
+            isinstance(d, tuple)
+            and len(d) == 2
+            and all(isinstance(b, (int, float)) and not isinstance(b, bool) and np.isfinite(b) for b in d)
         ):
             if d[0] > d[1]:
                 raise ValueError(f"domain[{name!r}] = {d!r}: the interval's low end is above its high end")
         elif d not in DOMAINS:
-            raise ValueError(
-                f"domain[{name!r}] must be one of {DOMAINS} or a finite interval (lo, hi), got {d!r}"
-            )
+            raise ValueError(f"domain[{name!r}] must be one of {DOMAINS} or a finite interval (lo, hi), got {d!r}")
         out[name] = d
     return out
 
@@ -301,7 +299,7 @@ def _check_graphs(graphs: Iterable[Variable]) -> list[Variable]:
 
 
 def _key(v: Variable) -> str:
-    return pytensor.dprint(v, file="str", print_type=True)
+    return str(pytensor.dprint(v, file="str", print_type=True))  # file="str": the text itself
 
 
 def _rewrites(rule: Callable, graph: Variable) -> Iterator[tuple[str, Variable, Variable]]:
@@ -320,8 +318,7 @@ def _rewrites(rule: Callable, graph: Variable) -> Iterator[tuple[str, Variable, 
         except Exception as exc:
             # normalize would raise the same on this graph: that is a bug of the rule too
             raise RuntimeError(
-                f"verify: rule {getattr(rule, '__name__', rule)!r} raised "
-                f"{type(exc).__name__}: {exc} on\n{_show(v)}"
+                f"verify: rule {getattr(rule, '__name__', rule)!r} raised {type(exc).__name__}: {exc} on\n{_show(v)}"
             ) from exc
         if found is not None:
             yield "forward", v, found[0]
@@ -335,14 +332,12 @@ def _rewrites(rule: Callable, graph: Variable) -> Iterator[tuple[str, Variable, 
 def _random_type(rng: np.random.Generator, length: int, ndim: int | None = None, dtype: str | None = None):
     dtype = dtype or str(rng.choice(DTYPES, p=[0.35, 0.25, 0.2, 0.1, 0.1]))
     ndim = int(rng.integers(0, 4)) if ndim is None else ndim
-    shape = tuple(
-        [None, 1, length][int(rng.integers(0, 3 if length >= 2 else 2))] for _ in range(ndim)
-    )
+    shape = tuple([None, 1, length][int(rng.integers(0, 3 if length >= 2 else 2))] for _ in range(ndim))
     return pt.tensor(dtype=dtype, shape=shape)
 
 
 def _pattern_instances(rule: Callable, rng: np.random.Generator, n: int) -> Iterator[tuple[Variable, int]]:
-    lhs = rule.lhs
+    lhs = getattr(rule, "lhs")  # a rewrite_rule's left pattern (rule is typed as any relation)
     pvars = p.pattern_vars(lhs)
     prop_keys = p.prop_keys(lhs)
     for _ in range(n):
@@ -352,9 +347,7 @@ def _pattern_instances(rule: Callable, rng: np.random.Generator, n: int) -> Iter
         dtype = str(rng.choice(DTYPES, p=[0.35, 0.25, 0.2, 0.1, 0.1]))
         binding = {}
         for i, v in enumerate(pvars):
-            t = _random_type(
-                rng, length, ndim if rng.random() < 0.7 else None, dtype if same_dtype else None
-            )
+            t = _random_type(rng, length, ndim if rng.random() < 0.7 else None, dtype if same_dtype else None)
             t.name = getattr(v, "name", None) or f"x{i}"
             binding[v] = t
         props = {v: _random_prop(rng, key, ndim) for v, key in prop_keys.items()}
@@ -420,7 +413,7 @@ def _dimshuffle(rng: np.random.Generator, x: Variable) -> Variable:
         order.remove(ones[0])
     if rng.random() < 0.6:
         order.insert(int(rng.integers(0, len(order) + 1)), "x")
-    return builder_for(DimShuffle)(nd, tuple(order))(x)
+    return single_output(builder_for(DimShuffle)(nd, tuple(order)), x)
 
 
 #: How often each step of ``_random_graph`` is drawn (reductions of joins and
@@ -435,7 +428,12 @@ def _random_graph(rng: np.random.Generator, length: int) -> Variable:
     inputs = [x]
 
     def other(like: Variable) -> Variable:
-        y = _random_type(rng, length, ndim=int(rng.integers(0, like.type.ndim + 1)), dtype=like.type.dtype if rng.random() < 0.6 else None)
+        y = _random_type(
+            rng,
+            length,
+            ndim=int(rng.integers(0, like.type.ndim + 1)),
+            dtype=like.type.dtype if rng.random() < 0.6 else None,
+        )
         y.name = "xyzuvw"[len(inputs)] if len(inputs) < 6 else f"x{len(inputs)}"
         inputs.append(y)
         return y
@@ -557,7 +555,9 @@ _STEPS = {
 # -- comparing ---------------------------------------------------------------------
 
 
-def _random_value(v: Variable, length: int, rng: np.random.Generator, domain: Domain | None = None) -> np.ndarray:
+def _random_value(
+    v: Variable, length: int, rng: np.random.Generator, domain: Domain | None = None
+) -> np.ndarray | np.random.Generator:
     if not hasattr(v.type, "dtype"):  # a random generator input: one seeded from ``rng`` (both sides copy it)
         return np.random.default_rng(int(rng.integers(0, 2**31)))
     shape = tuple(length if s is None else s for s in v.type.shape)
@@ -578,7 +578,7 @@ def _pool(dtype: str, domain: Domain | None) -> np.ndarray:
         pool = pool[np.abs(pool) <= 3]
     elif domain == "positive":
         pool = pool[pool > 0]
-    elif domain is not None:
+    elif isinstance(domain, tuple):
         lo, hi = domain
         if floating:
             inner = lo + (hi - lo) * np.array([0.1, 0.25, 0.5, 0.75, 0.9])
@@ -629,9 +629,7 @@ def _first_difference(x: Any, y: Any, rtol: float | None = None, atol: float | N
 
 def _compare(before: Variable, after: Variable, length: int, rng: np.random.Generator, checks: Checks):
     """``(inputs, before value, after value, first differing index)`` where they disagree, or ``None``."""
-    inputs = [
-        v for v in explicit_graph_inputs([before, after]) if not isinstance(v, Constant)
-    ]
+    inputs = [v for v in explicit_graph_inputs([before, after]) if not isinstance(v, Constant)]
     fb, fa = (_compiled(g, inputs, checks.mode) for g in (before, after))
 
     def trial(run_length):

@@ -160,7 +160,8 @@ def _target(target: Any) -> tuple[str, Any, tuple, NodeRewriter | None]:
     """``(text, pattern or None, guards, function rewriter or None)`` for a target."""
     target = getattr(target, "rewriter", target)  # a ForeignRewriter: the PyTensor rewriter it runs
     if isinstance(target, NodeRewriter) and str(target) in KNOWN_PATTERNS:
-        return f"rewriter {target} (its spelling: {KNOWN_PATTERNS[str(target)]!r})", KNOWN_PATTERNS[str(target)], (), None
+        known = KNOWN_PATTERNS[str(target)]
+        return f"rewriter {target} (its spelling: {known!r})", known, (), None
     if isinstance(target, (p.Node, p.Named, CompiledNode)):
         return repr(target), target, (), None
     if callable(target) and hasattr(target, "lhs") and hasattr(target, "where"):
@@ -246,8 +247,8 @@ class _Matcher:
         return best
 
     def _goal_node(self, pat: CompiledNode, c: int) -> tuple[int, str | None, str | None, dict]:
-        from relations.patterns.compiler import side_match
         from graph_bridge import etuplize, graph_context
+        from relations.patterns.compiler import side_match
 
         for e in self.classes[c]:
             with graph_context([e.var]):
@@ -261,7 +262,8 @@ class _Matcher:
         bound = p.match(pat.with_args(holes), e.var)
         if bound is None:
             return None
-        total, missing, kind, bindings = 1, None, None, {}
+        total, missing, kind = 1, None, None
+        bindings: dict = {}
         for h, a in zip(holes, pat.args):
             child = self.egraph.class_of(bound[h])
             n, miss, k, b = self.match(a, child)
@@ -337,6 +339,11 @@ def why_not_in(egraph: EGraph, target: Any, closest: int = 3) -> WhyNot:
     return WhyNot(text, attempts[:closest], stop, stop.startswith("saturated"), egraph)
 
 
+def _is(op: Any, tracked: Any) -> bool:
+    """Whether ``op`` is what a rewriter tracks: that Op, or an instance of that Op class."""
+    return bool(op == tracked or (isinstance(tracked, type) and isinstance(op, tracked)))
+
+
 def _tracked(matcher: _Matcher, op: Any, function: NodeRewriter | None) -> list[Attempt]:
     """The classes holding an Op ``op`` (or one a function rewriter tracks), and what the rewriter returned."""
     tracks = list(function.tracks() or ()) if function is not None else [op]
@@ -344,18 +351,21 @@ def _tracked(matcher: _Matcher, op: Any, function: NodeRewriter | None) -> list[
     for c, enodes in matcher.classes.items():
         for e in enodes:
             node = e.var.owner
-            if node is None or not any(node.op == t or (isinstance(t, type) and isinstance(node.op, t)) for t in tracks):
+            if node is None or not any(_is(node.op, t) for t in tracks):
                 continue
             if function is None:
                 out.append(Attempt(c, _text(e.var), 1, 1, None))
                 break
             try:
-                result = function.transform(None, node)
+                result = function.transform(None, node)  # type: ignore[arg-type]  # no graph: an e-node has none
             except Exception as exc:  # noqa: BLE001 - a rewriter that raises is reported, as saturation counts it
                 result, why = None, f"it raised {type(exc).__name__}: {exc}"
             else:
                 why = "it returned no replacement here"
-            out.append(Attempt(c, _text(e.var), 1 if result else 0, 1, None if result else why, None if result else "rewriter"))
+            if result:
+                out.append(Attempt(c, _text(e.var), 1, 1, None))
+            else:
+                out.append(Attempt(c, _text(e.var), 0, 1, why, "rewriter"))
             break
     return out
 

@@ -1,4 +1,4 @@
-"""The rule families, one module or folder each, and the named rule sets: ``RULESETS["dimshuffle"]``, ``RULESETS["default"]``, ...
+"""The rule families, one module or folder each, and the named rule sets.
 
 Named rule sets: ``RULESETS["dimshuffle"]``, ``RULESETS["default"]``, ...
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from relations.arguments import check_relations, greedy_rules
+from relations.patterns.relation import Relation, RuleIndex, unmeasured_choice
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.batched import blockwise_explicito, dimshuffle_through_blockwiseo, random_explicito
 from relations.rules.broadcast import alloc_explicito, alloc_identityo, elemwise_explicito
@@ -24,15 +25,19 @@ from relations.rules.dimshuffle import (
     dimshuffle_through_elemwiseo,
 )
 from relations.rules.join import careduce_joino
+from relations.rules.lift import (
+    elemwise_alloco,
+    elemwise_set_shared_subtensoro,
+    elemwise_set_subtensoro,
+    inc_zeros_as_seto,
+)
 from relations.rules.measurable import MEASURABLE_CHOICES, MEASURABLE_RULES
-from relations.rules.lift import elemwise_alloco, elemwise_set_shared_subtensoro, elemwise_set_subtensoro, inc_zeros_as_seto
 from relations.rules.reductions import (
     reduce_alloco,
     reduce_writeso,
     sum_count_broadcasto,
     sum_factor_broadcasto,
 )
-from relations.patterns.relation import Relation, RuleIndex
 
 __all__ = [
     "COMPILE_INDEX",
@@ -100,9 +105,7 @@ LOWERING_RULES: tuple = _BROADCAST + _BATCHED_LOWERING
 COMPILE_RULES: tuple = tuple(
     r
     for r in DEFAULT_RULES
-    if r is not dimshuffle_through_elemwiseo
-    and r is not dimshuffle_through_blockwiseo
-    and r not in LOWERING_RULES
+    if r is not dimshuffle_through_elemwiseo and r is not dimshuffle_through_blockwiseo and r not in LOWERING_RULES
 )
 
 #: Rule sets by name.  ``"default"`` is :data:`DEFAULT_RULES` (what
@@ -165,8 +168,9 @@ def greedy_part(rules: Sequence[Relation] | None) -> Sequence[Relation] | None:
         return None
     apart = {id(r) for name in SATURATION_ONLY for r in RULESETS.get(name, ())}
     return tuple(
-        r for r in check_relations(rules, "rules")
-        if id(r) not in apart and not (getattr(r, "choice", False) and not r.measure.stated)
+        r
+        for r in check_relations(rules, "rules")
+        if id(r) not in apart and not unmeasured_choice(r)
     )
 
 

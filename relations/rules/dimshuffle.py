@@ -16,13 +16,20 @@ from __future__ import annotations
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
 
 from graph_bridge import ndimo, same_typeo
-from relations.patterns.sharing import movable_eacho, movable_viewo
 from graph_bridge.measures import below, count, elemwise_above, nodes
 from graph_bridge.node_relations import shuffled_inputso
 from relations import patterns as p
-from relations.patterns.orders import axes_tupleo, compose_orderso, identity_ordero, lengtho, reduce_througho, valid_ordero
 from relations.patterns.axes import added_axes_reductiono
+from relations.patterns.orders import (
+    axes_tupleo,
+    compose_orderso,
+    identity_ordero,
+    lengtho,
+    reduce_througho,
+    valid_ordero,
+)
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.patterns.sharing import movable_eacho, movable_viewo
 
 __all__ = [
     "careduce_added_dimso",

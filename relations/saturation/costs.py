@@ -152,7 +152,7 @@ class CostTable:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "CostTable":
+    def from_json(cls, data: Mapping[str, Any]) -> CostTable:
         return cls(
             data["entries"], data["default"], data.get("about", ""), data.get("call", (0.0, 0.0)), data.get("memory")
         )
@@ -488,9 +488,8 @@ class _Shapes:
         self.known: dict[Variable, tuple[int, ...] | None] = {v: tuple(int(d) for d in s) for v, s in sizes.items()}
 
     def of(self, v: Variable) -> tuple[int, ...] | None:
-        found = self.known.get(v, False)
-        if found is not False:
-            return found
+        if v in self.known:
+            return self.known[v]
         stack = [v]
         while stack:  # the inputs first, iteratively (deep graphs)
             top = stack[-1]
@@ -542,7 +541,7 @@ class _Shapes:
             shape = out_shapes[node.outputs.index(v)]
         except Exception:  # noqa: BLE001 - an Op without (or with a failing) infer_shape: no answer
             return None
-        found = []
+        found: list[int | None] = []
         for d in shape:
             try:
                 found.append(int(get_underlying_scalar_constant_value(d)))

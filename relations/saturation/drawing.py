@@ -204,7 +204,9 @@ def _class_named(egraph: Any, around: Variable | int, classes: dict[int, list]) 
             return held[id(around)]
         if any(v is around for v in ancestors(egraph.roots)):
             return egraph.class_of(around)  # a variable of the graph given: held already
-        raise ValueError("around must be a variable of the e-graph (of its graph or an e-node's), got one it does not hold")
+        raise ValueError(
+            "around must be a variable of the e-graph (of its graph or an e-node's), got one it does not hold"
+        )
     if around >= 0:
         try:
             c = egraph.find(around)
@@ -278,7 +280,8 @@ def _region_boxes(dot: Dot, layout: _Layout) -> None:
         counts[r][0] += 1
         counts[r][1] += len(layout.classes[c])
     for r, (n_classes, n_nodes) in sorted(counts.items()):
-        label = f"{n_classes} classes, {n_nodes} e-nodes folded" if n_classes > 1 else f"1 class, {n_nodes} e-nodes folded"
+        classes = f"{n_classes} classes" if n_classes > 1 else "1 class"
+        label = f"{classes}, {n_nodes} e-nodes folded"
         dot.node(f"fold{r}", label=label, shape="folder", color=FOLD_COLOR, fontcolor=FOLD_COLOR,
                  id=f"fold_{r}", **{"class": "folded"})
 
@@ -339,7 +342,9 @@ def draw_egraph(
     per_class = _positive(per_class, "per_class")
     max_boxes = _positive(max_boxes, "max_boxes")
     if max_boxes < FOLD_BOXES + per_class:
-        raise ValueError(f"max_boxes must be at least {FOLD_BOXES + per_class} (FOLD_BOXES + per_class), got {max_boxes}")
+        raise ValueError(
+            f"max_boxes must be at least {FOLD_BOXES + per_class} (FOLD_BOXES + per_class), got {max_boxes}"
+        )
     radius = int(check_count(radius, "radius") or 0)
     if isinstance(around, bool) or not (around is None or isinstance(around, (int, Variable))):
         raise TypeError(f"around must be a variable of the e-graph or a class number, got {type(around).__name__}")

@@ -6,11 +6,11 @@ equality), its output index and the classes of its inputs; terms of one key
 are one e-node (hash-consing), and two classes holding terms of one key are
 one class (congruence), restored by :meth:`EGraph.rebuild` once per
 iteration (egg's deferred rebuilding).  Every class has one PyTensor type
-(``graph_bridge.facts.same_type``); a union of two classes of different
+(``graph_bridge.type_facts.same_type``); a union of two classes of different
 types is a bug in a rule and raises ``TypeError`` naming both.
 
 The relations drive it, as they are; no rule is written twice.  Each rule's
-forward mode is its compiled plan (``relations.greedy.plans``), which reads a
+forward mode is its compiled plan (``relations.patterns.plans``), which reads a
 variable's one-level view.  E-matching: at an e-node the plan runs on
 variables of that e-node whose inputs range over the e-nodes of the input
 classes, :data:`MATCH_DEPTH` levels down (one input changed at a time
@@ -60,17 +60,17 @@ from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.op import Op
 
 from graph_bridge import in_vocabulary, node_term
-from graph_bridge.terms import is_variable
-from logic_core.memo import type_check
-from graph_bridge.vocabulary import rewrites_whole_node
 from graph_bridge.context import GraphContext, graph_context
-from graph_bridge.facts import same_type
+from graph_bridge.terms import is_variable
+from graph_bridge.type_facts import same_type
+from graph_bridge.vocabulary import rewrites_whole_node
+from logic_core.memo import type_check
 from relations.arguments import as_variables, check_callable, check_count
+from relations.greedy.fixpoint import replacements
+from relations.patterns.relation import Relation, child_heads
+from relations.rules import rule_index
 from relations.saturation import extract as extract_mod
 from relations.saturation.foreign import ForeignRules, ForeignState, RewriterSpec, RewriterStats, foreign_rules
-from relations.greedy.fixpoint import replacements
-from relations.patterns.relation import Relation
-from relations.rules import rule_index
 
 __all__ = [
     "CONGRUENCE",
@@ -772,7 +772,7 @@ class EGraph:
             heads: list = []
             for r in self.index.forward(op_class):
                 if _reads_through_inputs(r):
-                    heads.extend(r.child_heads)
+                    heads.extend(child_heads(r))
             found = self._deep[op_class] = tuple(dict.fromkeys(heads))
         return found
 
@@ -799,7 +799,7 @@ class EGraph:
             done.add(key)
             # the rule index reads an Op and its inputs: the choice is built only for rules it gives
             built = is_variable(w)
-            rules = self.index.forward_for(w.owner if built else _View(node.op, w))
+            rules: Sequence[Relation] = self.index.forward_for(w.owner if built else _View(node.op, w))
             # a rule whose index names no input Op (``child_heads``) reads at most its
             # inputs' own nodes: the choices two levels down would give it nothing new
             if w is not v:
@@ -836,9 +836,12 @@ class EGraph:
         t0 = time.perf_counter()
         self._answer_memo.clear()
         backward = direction == "backward"
+        found: Iterator[Variable]
         if backward:
             found = islice(replacements(rel, v, view, True), MAX_BACKWARD_ANSWERS)
         else:
+            if at is None:
+                raise TypeError("_apply: a forward application names the e-node it matched (at=)")
             self._home, self._held_answers = self.find(at), 0
             found = replacements(rel, v, view, False, self._held_at_home)
         self._witnesses.clear()
@@ -1051,7 +1054,7 @@ def _new_to(rules: Sequence[Relation], shallow: bool, ins: Sequence[Variable], o
             continue
         if changed is None:
             changed = [a for a, b in zip(ins, own) if a is not b]
-        heads = rule.child_heads
+        heads = child_heads(rule)
         if any(a.owner is not None and isinstance(a.owner.op, heads) for a in changed):
             kept.append(rule)
     return kept
@@ -1117,9 +1120,9 @@ def _combinations(options: list[_Lazy], base: list[Any]) -> Iterator[list[Any]]:
             j += 1
     if len(options) < 2:
         return
-    for combo in product(*[o.all() for o in options]):
-        if sum(a is not b for a, b in zip(combo, base)) >= 2:
-            yield list(combo)
+    for picked in product(*[o.all() for o in options]):
+        if sum(a is not b for a, b in zip(picked, base)) >= 2:
+            yield list(picked)
 
 
 def saturate(

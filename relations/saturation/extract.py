@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import gc
 import heapq
-from math import isfinite
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from math import isfinite
 from typing import Any
 
 import numpy as np
@@ -274,6 +274,8 @@ def _exact(
     cls = {c: i for i, c in enumerate([c for c in free if size[scc[c]] > 1])}
     nx, nc = len(nodes), len(cls)
     big = nc + 1
+    lo: list[float]
+    hi: list[float]
     rows, cols, vals, lo, hi = [], [], [], [], []
 
     def row(entries: list[tuple[int, float]], low: float, high: float) -> None:
@@ -378,7 +380,10 @@ def _picked(
 
 
 def _components(classes: dict[int, list]) -> dict[int, int]:
-    """Each class's strongly connected component in the graph of classes and their e-nodes' inputs (Tarjan, iterative)."""
+    """Each class's strongly connected component in the graph of classes and their e-nodes' inputs.
+
+    Tarjan's algorithm, iterative.
+    """
     succ = {c: sorted({k for n in ms for k in n.children}) for c, ms in classes.items()}
     index: dict[int, int] = {}
     low: dict[int, int] = {}
@@ -515,8 +520,8 @@ def _distinct(
     max_nodes: int | None = MAX_FORM_NODES,
 ) -> Iterator[Any]:
     table = _FormTable(classes)
-    keys = [table.root_key(c) for c in roots]
-    if any(k is None for k in keys):
+    keys = [k for c in roots if (k := table.root_key(c)) is not None]
+    if len(keys) < len(roots):
         return
     counts = [table.count(k) for k in keys]
     if not all(counts):
@@ -586,9 +591,7 @@ def _budgets(classes: dict[int, list], finite: dict[int, int]) -> tuple[dict[int
     top: dict[int, int] = {}
     for c, h in least.items():
         top[comp[c]] = max(top.get(comp[c], 0), h)
-    budget = {
-        c: max(top[comp[c]], min(2 * size[comp[c]] - 1, CYCLE_UNROLL)) if comp[c] in cyclic else 0 for c in least
-    }
+    budget = {c: max(top[comp[c]], min(2 * size[comp[c]] - 1, CYCLE_UNROLL)) if comp[c] in cyclic else 0 for c in least}
     return comp, least, budget
 
 

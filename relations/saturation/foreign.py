@@ -85,8 +85,8 @@ from graph_bridge import (
     ExplicitRandomVariable,
     term_variable,
 )
-from graph_bridge.facts import same_type
-from logic_core.terms import is_logic_var
+from graph_bridge.type_facts import same_type
+from logic_core.term_kinds import is_logic_var
 from logic_core.unifier import unify, walk
 
 __all__ = [
@@ -653,7 +653,8 @@ class ForeignRules:
         self._order = {id(r): i for i, r in enumerate(self.rewriters)}
         self._tracker = OpToRewriterTracker()
         for r in self.rewriters:
-            self._tracker.add_tracker(r)
+            # a ForeignRewriter is tracked as a NodeRewriter is: add_tracker reads only its tracks()
+            self._tracker.add_tracker(r)  # type: ignore[arg-type]
         self._by_op: dict[Any, tuple[ForeignRewriter, ...]] = {}
 
     def new_stats(self) -> dict[str, RewriterStats]:

@@ -25,7 +25,7 @@ from graph_bridge.measures import Measure, count, graph_nodes, paths_below
 from graph_bridge.nodes import scalar_of
 from graph_bridge.ops import ExplicitAlloc
 from graph_bridge.terms import term_variable
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 from relations.patterns.guards import guard
 
 __all__ = [
@@ -52,7 +52,8 @@ UPCAST_SAFE: tuple[type, ...] = (
 
 
 def upcasto(cast: Any, op: Any, x_term: Any) -> ModedGoal:
-    """Check: ``cast`` is a Cast from ``x``'s float dtype to a wider float, and ``op`` a scalar op of :data:`UPCAST_SAFE`."""
+    """Check: ``cast`` is a Cast from ``x``'s float dtype to a wider float, and ``op`` a scalar op
+    of :data:`UPCAST_SAFE`."""
 
     def check(ct: Any, ft: Any, xt: Any) -> Any:
         xv = term_variable(xt)
@@ -86,7 +87,7 @@ def scalar_constant(value: np.ndarray) -> Constant:
     return _SCALARS[key]
 
 
-def _same_scalar(a: Variable, t: Any) -> bool:
+def _same_scalar(a: Variable | None, t: Any) -> bool:
     """Whether the 0-d form ``a`` is the term ``t``: the same variable, or a constant of the same value and dtype."""
     b = term_variable(t)
     if a is b:
@@ -118,7 +119,7 @@ def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
             s = scalar_form(u) if u is not None else None
             if s is None:
                 return None
-            found.append(etuplize(s.dimshuffle(["x"] * val.type.ndim)) if val.type.ndim else s)
+            found.append(etuplize(pt.as_tensor_variable(s).dimshuffle(["x"] * val.type.ndim)) if val.type.ndim else s)
         return (tuple(found),)
 
     def ready(*ts: Any) -> bool:
@@ -130,7 +131,9 @@ def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
             return None
         for want, got in zip(found[0], sc):
             w, g = term_variable(want), term_variable(got)
-            if g is None or w.type != g.type or not _same_scalar(scalar_form(w), g if g.type.ndim == 0 else scalar_of(g)):
+            if g is None or w is None or w.type != g.type:
+                return None
+            if not _same_scalar(scalar_form(w), g if g.type.ndim == 0 else scalar_of(g)):
                 return None
         return ()
 
@@ -165,7 +168,7 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
     (as an Elemwise over them reads it); backward, ``value`` is read off ``expanded``."""
 
     def target(vv: Variable, b: Any, a: Any) -> int:
-        return max([vv.type.ndim] + [term_variable(t).type.ndim for t in (*b, *a)])
+        return max([vv.type.ndim] + [v.type.ndim for t in (*b, *a) if (v := term_variable(t)) is not None])
 
     def build(vt: Any, b: Any, a: Any) -> Any:
         vv = term_variable(vt)
@@ -174,7 +177,8 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
         k = target(vv, b, a)
         if k == vv.type.ndim:
             return (vt,)
-        return (etuplize(vv.dimshuffle(["x"] * (k - vv.type.ndim) + list(range(vv.type.ndim)))),)
+        order = ["x"] * (k - vv.type.ndim) + list(range(vv.type.ndim))
+        return (etuplize(pt.as_tensor_variable(vv).dimshuffle(order)),)
 
     def unexpand(b: Any, a: Any, et: Any) -> Any:
         # the value ``build`` would expand to ``et``: its input, where ``et`` left-expands it to the
@@ -194,7 +198,7 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
         if built is None:
             return None
         want, got = term_variable(built[0]), term_variable(et)
-        if got is None or want.type != got.type:
+        if got is None or want is None or want.type != got.type:
             return None
         return () if want is got or term_variable(unexpand(b, a, et)[0]) is term_variable(vt) else None
 
@@ -210,7 +214,8 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
 
 
 def is_length(v: Variable) -> bool:
-    """Whether ``v`` is a length (or a product of lengths): a Shape entry, cast or expanded, or a non-negative constant."""
+    """Whether ``v`` is a length (or a product of lengths): a Shape entry, cast or expanded,
+    or a non-negative constant."""
     from pytensor.tensor.shape import Shape, Shape_i
 
     while True:
@@ -290,7 +295,9 @@ def below_casts(v: Variable) -> int:
     for n in graph_nodes(v):
         if _is_cast(n):
             total += sum(
-                1 for u in ancestors(n.inputs) if u.owner is not None and isinstance(u.owner.op, Elemwise) and not _is_cast(u.owner)
+                1
+                for u in ancestors(n.inputs)
+                if u.owner is not None and isinstance(u.owner.op, Elemwise) and not _is_cast(u.owner)
             )
     return total
 

@@ -16,7 +16,7 @@ The table: each rule is one ``rewrite_rule`` (its two sides, its guards, a
 one-line doc); ``docs/broadcasting.md`` explains each under its name.  A
 batched node's parts (core Op, signature, output index, core ndims,
 inputs; an RV's generator, size and parameters) are tuples and Op props,
-so its pattern node is the goal of :mod:`relations.rules.batched.relations`
+so its pattern node is the goal of :mod:`relations.rules.batched.batch_goals`
 that reads or builds it (:func:`_node`).
 """
 
@@ -30,7 +30,12 @@ from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.random.op import RandomVariable
 
 from graph_bridge import ExplicitBlockwise, ExplicitRandomVariable, ndimo, same_typeo
-from relations.rules.batched.relations import (
+from graph_bridge.measures import above, count
+from relations import patterns as p
+from relations.patterns.nodes import CompiledNode
+from relations.patterns.rewrite_rule import rewrite_rule
+from relations.patterns.sharing import movable_eacho
+from relations.rules.batched.batch_goals import (
     batch_inputso,
     explicit_blockwiseo,
     explicit_rvo,
@@ -41,11 +46,6 @@ from relations.rules.batched.relations import (
     stock_rv,
     stock_rvo,
 )
-from graph_bridge.measures import above, count
-from relations import patterns as p
-from relations.patterns.nodes import CompiledNode
-from relations.patterns.rewrite_rule import rewrite_rule
-from relations.patterns.sharing import movable_eacho
 
 __all__ = ["blockwise_explicito", "dimshuffle_through_blockwiseo", "random_explicito"]
 
@@ -77,7 +77,9 @@ blockwise_explicito = rewrite_rule(
     _node("stock_blockwise", (Blockwise,), _stock_broadcasting, core, sig, index, cores, stock),
     _node("explicit_blockwise", (ExplicitBlockwise,), explicit_blockwiseo, core, sig, index, cores, pattern, inputs),
     where=(batch_inputso(stock, inputs, pattern, cores, None), same_typeo(p.LHS, p.RHS)),
-    measure=count(Blockwise, exact=True, test=stock_batched, text="stock Blockwise with batch dims and two or more inputs"),
+    measure=count(
+        Blockwise, exact=True, test=stock_batched, text="stock Blockwise with batch dims and two or more inputs"
+    ),
     doc="Batch broadcasting moves from ExpandDims and static shapes into the Op.",
     docs="broadcasting.md",
 )
@@ -95,7 +97,9 @@ random_explicito = rewrite_rule(
 dimshuffle_through_blockwiseo = rewrite_rule(
     "dimshuffle_through_blockwiseo",
     _node("stock_blockwise", (Blockwise,), stock_blockwiseo, core, sig, None, cores, stock),
-    p.dimshuffle(_node("stock_blockwise", (Blockwise,), stock_blockwiseo, core, sig, None, cores, inner), order, ndim=k),
+    p.dimshuffle(
+        _node("stock_blockwise", (Blockwise,), stock_blockwiseo, core, sig, None, cores, inner), order, ndim=k
+    ),
     where=(
         ndimo(p.LHS, n),
         lifted_batch_dimso(stock, cores, order, k, inner, n),

@@ -7,7 +7,7 @@ static shapes, to :class:`graph_bridge.ops.ExplicitElemwise`, whose pattern
 records the broadcasting; one does the same for Alloc.  Forward they
 normalize (absorb the expanding DimShuffles, fix the pattern); backward they
 lower (``relations.lower``) to stock Ops that PyTensor's backends know.  The
-stock terms and run-time checks are :mod:`relations.rules.broadcast.terms`.
+stock terms and run-time checks are :mod:`relations.rules.broadcast.stock_terms`.
 :func:`broadcast_shapeo` is the numpy broadcasting rule itself, as a
 relation over broadcastable patterns.
 """
@@ -21,13 +21,13 @@ from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import Elemwise
 
 from graph_bridge import same_typeo
-from logic_core.goals import NotReady
-from logic_core.terms import is_ground
-from relations.rules.broadcast.terms import alloc_valueo, stock_inputso
-from logic_core.unifier import eq, lreify
 from graph_bridge.measures import count
+from logic_core.goals import NotReady
+from logic_core.term_kinds import is_ground
+from logic_core.unifier import eq, lreify
 from relations import patterns as p
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.rules.broadcast.stock_terms import alloc_valueo, stock_inputso
 
 __all__ = [
     "MAX_BACKWARD_NDIM",

@@ -16,13 +16,21 @@ from graph_bridge import same_typeo
 from graph_bridge.measures import count
 from graph_bridge.value_facts import one_roundingo
 from relations import patterns as p
-from relations.rules.join.pieces import join_axis_reductiono, pieces_safeo, reduce_eacho
 from relations.patterns.axes import careduce_partso
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.rules.join.pieces import join_axis_reductiono, pieces_safeo, reduce_eacho
 
 __all__ = ["careduce_joino"]
 
-h, j, k, pieces, ax, f, reduced = p.var("h"), p.var("j"), p.var("k"), p.var("pieces"), p.var("ax"), p.var("f"), p.var("reduced")
+h, j, k, pieces, ax, f, reduced = (
+    p.var("h"),
+    p.var("j"),
+    p.var("k"),
+    p.var("pieces"),
+    p.var("ax"),
+    p.var("f"),
+    p.var("reduced"),
+)
 
 careduce_joino = rewrite_rule(
     "careduce_joino",

@@ -12,8 +12,8 @@ from typing import Any
 import pytensor.scalar as ps
 from unification import var
 
-from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.terms import term, term_variable
+from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = ["WITH_IDENTITY", "join_axis_reductiono", "pieces_safeo", "reduce_eacho"]
 
@@ -29,7 +29,7 @@ def reduce_eacho(head: Any, pieces: Any, reduced: Any) -> ModedGoal:
     not reduce that sub-graph twice.
     """
 
-    def forward(h, p):
+    def forward(h: Any, p: Any) -> tuple:
         made: dict[int, Any] = {}
         return (tuple(made.setdefault(id(x), term(h, x)) for x in p),)
 

@@ -8,7 +8,7 @@ of a scalar (``zeros(n, n)``) the next rule moves it into the Alloc, so
 The table: each rule is one ``rewrite_rule`` (its two sides, its guards, a
 one-line doc); ``docs/lift.md`` explains each under its name.  ``p.elemwise(f, hole,
 before=b, after=a)`` is ``f(*b, hole, *a)``; the facts about the other
-inputs and the set's parts are :mod:`relations.rules.lift.facts` and
+inputs and the set's parts are :mod:`relations.rules.lift.operand_goals` and
 :mod:`graph_bridge.value_facts` (the constants' values).
 """
 
@@ -18,13 +18,13 @@ from pytensor.tensor.basic import Alloc
 
 from graph_bridge import same_typeo
 from graph_bridge.context import single_useo
-from relations.rules.lift.facts import cast_likeo, broadcast_pieceo, fully_broadcastableo, scalar_likeo
 from graph_bridge.measures import count, paths_below
 from graph_bridge.node_relations import SET_CLASSES
 from graph_bridge.ops import ExplicitAlloc
 from graph_bridge.value_facts import set_heado, unique_indiceso, zero_fillo
 from relations import patterns as p
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.rules.lift.operand_goals import broadcast_pieceo, cast_likeo, fully_broadcastableo, scalar_likeo
 
 __all__ = [
     "elemwise_alloco",

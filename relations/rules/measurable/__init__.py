@@ -15,7 +15,7 @@ they are not, PyMC derived one wrongly: the cross-check says so).
 
 The table, by kind (``rewrite_rule`` entries, then relations that read a
 whole sub-graph, :func:`computed_rule` over the readers of
-:mod:`relations.rules.measurable.facts`):
+:mod:`relations.rules.measurable.rewrites`):
 
 - affine arithmetic: ``x + x``, ``3*x - x``, ``3*x + x``, ``x - 3*x``,
   ``x * x``; any affine tree reading one variable twice (``x - x/2``,
@@ -47,7 +47,6 @@ from collections.abc import Callable
 from typing import Any
 
 from pytensor.graph.basic import Variable
-
 from pytensor.tensor.basic import Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.reshape import JoinDims, SplitDims
@@ -56,14 +55,14 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, IncSubtensor
 
 from graph_bridge import etuplize, register_op_class
 from graph_bridge.measures import Measure, above, count, elemwise_above, weighted_operands
-from relations.rules.lift.facts import scalar_likeo
 from graph_bridge.terms import term_variable
-from logic_core.modes import Mode, moded
+from logic_core.moded import Mode, moded
 from relations import patterns as p
-from relations.rules import dimshuffle
 from relations.patterns.relation import rule
-from relations.rules.measurable import facts
 from relations.patterns.rewrite_rule import rewrite_rule
+from relations.rules import dimshuffle
+from relations.rules.lift.operand_goals import scalar_likeo
+from relations.rules.measurable import rewrites
 
 __all__ = [
     "MEASURABLE_CHOICES",
@@ -109,11 +108,11 @@ a, b, c, c0, x, lo, hi, ax = (p.var(n) for n in ("a", "b", "c", "c0", "x", "lo",
 
 
 #: Reads of one term collected into one: ``x + x`` reads ``x`` by two paths, ``x * 2`` by one.
-READS = Measure("paths from the output to its non-constant inputs", facts.input_paths)
+READS = Measure("paths from the output to its non-constant inputs", rewrites.input_paths)
 
 
 #: A transform moved inside a censoring: the pairs (Clip, Elemwise above it) drop by one.
-ABOVE_CLIP = elemwise_above(facts.is_clip, "Clip")
+ABOVE_CLIP = elemwise_above(rewrites.is_clip, "Clip")
 
 
 def _is_float(v: Any) -> bool:
@@ -222,7 +221,7 @@ exp_powo = rewrite_rule(
     p.pow(p.exp(a), b),
     p.exp(p.mul(a, b)),
     where=(float_a,),
-    measure=count(Elemwise, test=facts.pow_of_exp, text="Pow of an Exp"),
+    measure=count(Elemwise, test=rewrites.pow_of_exp, text="Pow of an Exp"),
     doc="A power of an exponential is the exponential of the product.",
     docs="measurable.md",
 )
@@ -282,7 +281,7 @@ switch_as_clip_geo = rewrite_rule(
     "switch_as_clip_geo",
     p.switch(p.gt(x, hi), hi, p.maximum(x, lo)),
     p.clip(x, lo, hi),
-    where=(float_x, facts.ordered_bounds),
+    where=(float_x, rewrites.ordered_bounds),
     doc="A ``where`` above a ``maximum`` is a ``clip``, for constant bounds with ``lo <= hi``.",
     docs="measurable.md",
 )
@@ -365,7 +364,7 @@ clip_of_mul_posto = rewrite_rule(
     "clip_of_mul_posto",
     p.mul(p.clip(x, lo, hi), c),
     p.clip(p.mul(x, c), p.mul(lo, c), p.mul(hi, c)),
-    where=(bounds_like, facts.positive_constant),
+    where=(bounds_like, rewrites.positive_constant),
     measure=ABOVE_CLIP,
     doc="A censored variable scaled by a positive constant is a censored scaling.",
     docs="measurable.md",
@@ -375,7 +374,7 @@ clip_of_add_consto = rewrite_rule(
     "clip_of_add_consto",
     p.add(p.clip(x, lo, hi), c),
     p.clip(p.add(x, c), p.add(lo, c), p.add(hi, c)),
-    where=(bounds_like, facts.is_constant),
+    where=(bounds_like, rewrites.is_constant),
     measure=ABOVE_CLIP,
     doc="A shifted censored variable is a censored shift.",
     docs="measurable.md",
@@ -392,7 +391,7 @@ mixture_as_switcho = rewrite_rule(
     docs="measurable.md",
 )
 
-# -- relations over a whole sub-graph (a Python reader each way: relations.rules.measurable.facts) ---
+# -- relations over a whole sub-graph (a Python reader each way: relations.rules.measurable.rewrites) ---
 
 # the Ops these relations rewrite at, so the e-graph runs rules there (PyMC's Reshape, JoinDims, SplitDims)
 for _op_class in (Reshape, JoinDims, SplitDims):
@@ -403,7 +402,7 @@ def _moded_side(fn: Callable[[Variable], Variable | None]) -> Callable[[Any], tu
     def one(t: Any) -> tuple | None:
         v = term_variable(t)
         new = None if v is None else fn(v)
-        return None if new is None or new.type != v.type else (etuplize(new),)
+        return None if v is None or new is None or new.type != v.type else (etuplize(new),)
 
     one.__name__ = fn.__name__
     return one
@@ -437,8 +436,8 @@ def computed_rule(
 
 affine_collecto = computed_rule(
     "affine_collecto",
-    facts.affine_form,
-    facts.affine_as_sum,
+    rewrites.affine_form,
+    rewrites.affine_as_sum,
     heads=(Elemwise,),
     rhs_heads=(Elemwise,),
     measure=READS,
@@ -462,8 +461,8 @@ affine_collecto = computed_rule(
 
 power_collecto = computed_rule(
     "power_collecto",
-    facts.power_form,
-    facts.power_as_product,
+    rewrites.power_form,
+    rewrites.power_as_product,
     heads=(Elemwise,),
     rhs_heads=(Elemwise,),
     measure=READS,
@@ -484,8 +483,8 @@ power_collecto = computed_rule(
 
 slices_sumo = computed_rule(
     "slices_sumo",
-    facts.slices_sum,
-    facts.sum_as_slices,
+    rewrites.slices_sum,
+    rewrites.sum_as_slices,
     heads=(Elemwise,),
     rhs_heads=(CAReduce,),
     measure=READS,
@@ -507,8 +506,8 @@ slices_sumo = computed_rule(
 
 sum_shiftedo = computed_rule(
     "sum_shiftedo",
-    facts.scaled_as_sum,
-    facts.sum_as_scaled,
+    rewrites.scaled_as_sum,
+    rewrites.sum_as_scaled,
     heads=(CAReduce,),
     rhs_heads=(Elemwise,),
     measure=weighted_operands(),
@@ -529,8 +528,8 @@ sum_shiftedo = computed_rule(
 
 transpose_joino = computed_rule(
     "transpose_joino",
-    facts.transpose_of_join,
-    facts.join_of_transposes,
+    rewrites.transpose_of_join,
+    rewrites.join_of_transposes,
     heads=(DimShuffle,),
     rhs_heads=(Join,),
     measure=above(lambda n: isinstance(n.op, Join), DimShuffle, "Join"),
@@ -552,8 +551,8 @@ transpose_joino = computed_rule(
 
 reshape_as_dimso = computed_rule(
     "reshape_as_dimso",
-    facts.reshape_as_dims,
-    facts.join_dims_as_reshape,
+    rewrites.reshape_as_dims,
+    rewrites.join_dims_as_reshape,
     heads=(Reshape,),
     rhs_heads=(JoinDims, SplitDims),
     measure=count(Reshape),
@@ -575,8 +574,8 @@ reshape_as_dimso = computed_rule(
 
 writes_as_joino = computed_rule(
     "writes_as_joino",
-    facts.writes_as_join,
-    facts.join_as_writes,
+    rewrites.writes_as_join,
+    rewrites.join_as_writes,
     heads=(IncSubtensor,),
     rhs_heads=(Join,),
     measure=count(IncSubtensor, test=lambda n: n.op.set_instead_of_inc, text="set"),
@@ -601,8 +600,8 @@ writes_as_joino = computed_rule(
 
 index_mixture_as_switcho = computed_rule(
     "index_mixture_as_switcho",
-    facts.index_mixture_as_switch,
-    facts.switch_as_index_mixture,
+    rewrites.index_mixture_as_switch,
+    rewrites.switch_as_index_mixture,
     heads=(AdvancedSubtensor,),
     rhs_heads=(Elemwise,),
     measure=count(AdvancedSubtensor),
@@ -626,11 +625,11 @@ index_mixture_as_switcho = computed_rule(
 
 transform_into_censoringo = computed_rule(
     "transform_into_censoringo",
-    facts.transform_into_censoring,
-    facts.censoring_of_transforms,
+    rewrites.transform_into_censoring,
+    rewrites.censoring_of_transforms,
     heads=(Elemwise,),
     rhs_heads=(Elemwise,),
-    measure=elemwise_above(facts.is_censoring, "Clip/Maximum/Minimum"),
+    measure=elemwise_above(rewrites.is_censoring, "Clip/Maximum/Minimum"),
     doc="""An increasing transform of a censored variable is a censored transform.
 
     Before::

@@ -23,7 +23,7 @@ reductions the rule reads), ``p.elemwise_operands(f, xs, es)`` an Elemwise
 read as its operands and their broadcast entries; the relations between the
 parts of the two sides (which operands leave the Sum, the counted lengths,
 the Alloc's value, the fill and the written values) are
-:mod:`relations.rules.reductions.facts`.
+:mod:`relations.rules.reductions.reduction_goals`.
 """
 
 from __future__ import annotations
@@ -35,15 +35,15 @@ from pytensor.tensor.math import Max, Min, Sum
 from graph_bridge import dtypeo, same_typeo
 from graph_bridge.measures import count, weighted_operands
 from graph_bridge.node_relations import SET_CLASSES
-from relations.rules.reductions.facts import (
+from relations import patterns as p
+from relations.patterns.rewrite_rule import rewrite_rule
+from relations.rules.reductions.reduction_goals import (
     alloc_reductiono,
     count_broadcasto,
     factor_broadcasto,
     fill_writeso,
     sum_dtype_safeo,
 )
-from relations import patterns as p
-from relations.patterns.rewrite_rule import rewrite_rule
 
 __all__ = [
     "reduce_alloco",

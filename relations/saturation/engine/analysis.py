@@ -197,8 +197,12 @@ def _softplus(x: float) -> float:
     return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
 
 
-_keep = (lambda s: s)
-_NONNEG_SIGN = (lambda s: NONNEGATIVE)
+def _keep(s: int) -> int:
+    return s
+
+
+def _NONNEG_SIGN(s: int) -> int:  # noqa: N802 - read as the constant sign it gives
+    return NONNEGATIVE
 UNARY: dict[str, Callable] = {
     "Neg": _unary(_neg_sign, lambda lo, hi: (-hi, -lo)),
     "Exp": _unary(_NONNEG_SIGN, _mono(_safe(math.exp, -746.0, 0.0))),

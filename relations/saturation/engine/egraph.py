@@ -341,7 +341,8 @@ class EGraph:
         return True
 
     def merge(self, ra: int, rb: int, a: int, b: int, reason: Any) -> None:
-        """:meth:`union` of two distinct roots ``ra`` and ``rb`` of one type (the caller checked), for ``a`` and ``b``."""
+        """:meth:`union` of two distinct roots ``ra`` and ``rb`` of one type (the caller checked),
+        for ``a`` and ``b``."""
         nodes = self.nodes
         if len(nodes[ra]) < len(nodes[rb]):
             ra, rb = rb, ra

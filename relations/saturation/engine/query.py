@@ -13,7 +13,8 @@ the parent's Op with the class at that slot).  Semi-naive: every row carries the
 at which it was last written (a new e-node, a re-canonicalized one, or one whose class was
 merged: its output column changed); a match is new when one of its rows is newer than the
 rule's last search ``L`` (a row is stale, and skipped, when its e-node is no longer live; an
-e-node whose current tick is ``L`` or later is new, at whichever of its rows).  Variant ``i`` takes atom ``i``'s rows from tick ``L`` on, atoms
+e-node whose current tick is ``L`` or later is new, at whichever of its rows).  Variant ``i``
+takes atom ``i``'s rows from tick ``L`` on, atoms
 before ``i`` older than ``L`` and atoms after ``i`` any: the variants are disjoint and
 together give exactly the matches with at least one new row, each starting from the new
 rows of its pivot.  Nothing is capped.  Guards are callables ``guard(eg, binding)`` over the
@@ -263,7 +264,8 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
             # re-point moved e-nodes); a miss (or a non-canonical key) goes through add1/add2
             key = f"(OP{id(pat)}, {', '.join(args)}{',' if len(args) == 1 else ''})"
             lines.append(f"        v = hc.get({key})")
-            lines.append(f"        {t} = v >> BITS if v is not None else add{len(args)}(OP{id(pat)}, {', '.join(args)})")
+            made = f"add{len(args)}(OP{id(pat)}, {', '.join(args)})"
+            lines.append(f"        {t} = v >> BITS if v is not None else {made}")
         else:
             lines.append(f"        {t} = add(OP{id(pat)}, ({''.join(x + ', ' for x in args)}))")
         lines.append(f"        if {t} < 0: refused += 1; continue")
@@ -305,7 +307,9 @@ class BoundRule:
 
     def __init__(self, rule: QueryRule, eg: EGraph) -> None:
         self.rule, self.eg, self.name = rule, eg, rule.name
-        names: dict[str, Any] = {"const_class": const_class, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK, "islice": islice}
+        names: dict[str, Any] = {
+            "const_class": const_class, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK, "islice": islice,
+        }
         for j, atom in enumerate(rule.atoms):
             if atom.kind == "op":
                 names[f"OPS{j}"] = eg.op_id(atom.pattern.make, len(atom.pattern.args))

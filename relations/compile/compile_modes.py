@@ -11,9 +11,9 @@ from pytensor.graph.basic import Variable
 
 from relations.arguments import check_relations, check_tag
 from relations.compile.registration import register_relational
+from relations.compile.stabilize import NAME as STABILIZE_TAG
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, RuleIndex
-from relations.compile.stabilize import NAME as STABILIZE_TAG
 
 __all__ = ["DEFAULT_TAGS", "mode", "register"]
 

@@ -10,7 +10,7 @@ arguments are ready and unifies what it gives, or waits
 (:class:`~logic_core.NotReady`) when none is; a mode that gives
 arguments already known checks them, so the same goal is also a check.
 
-Because the modes are data, ``relations.greedy.plans`` can compile a relation
+Because the modes are data, ``relations.patterns.plans`` can compile a relation
 for one mode of its own (left side known): it orders the goals once and
 picks each goal's mode once, where ``lall_ready`` finds both again at
 every node.
@@ -30,7 +30,7 @@ from inspect import isgeneratorfunction
 from typing import Any
 
 from logic_core.goals import NotReady
-from logic_core.terms import is_ground
+from logic_core.term_kinds import is_ground
 from logic_core.unifier import lreify, unify
 
 __all__ = ["Mode", "ModedGoal", "READS", "always", "moded"]
@@ -89,21 +89,27 @@ class Mode:
         plannable: bool = True,
         one: Callable[..., tuple | None] | None = None,
     ) -> None:
-        if (run is None) == (one is None):
-            raise TypeError("Mode takes one of run (all answers) and one (at most one answer)")
-        if one is not None and isgeneratorfunction(one):
-            raise TypeError(f"Mode: one must return its answer or None, and {one.__name__} is a generator function")
+        either = "Mode takes one of run (all answers) and one (at most one answer)"
+        if run is None:
+            if one is None:
+                raise TypeError(either)
+            if isgeneratorfunction(one):
+                raise TypeError(f"Mode: one must return its answer or None, and {one.__name__} is a generator function")
+            run = _answers_of(one)
+        elif one is not None:
+            raise TypeError(either)
         self.needs: tuple = tuple(needs)
         self.gives: tuple = tuple(gives)
         self.one = one
-        self.run = run if run is not None else _answers_of(one)
+        self.run = run
         self.ready = ready
         self.open = dict(open or {})
         self.plannable = plannable
 
     def __repr__(self) -> str:
         fn = self.one if self.one is not None else self.run
-        return f"Mode(needs={self.needs}, gives={self.gives}, {'one' if self.one is not None else 'run'}={getattr(fn, '__name__', fn)})"
+        kind = "one" if self.one is not None else "run"
+        return f"Mode(needs={self.needs}, gives={self.gives}, {kind}={getattr(fn, '__name__', fn)})"
 
     def at(self, names: Sequence[str], goal: str) -> Mode:
         """This mode with its argument names (``needs``, ``gives``, ``open``) read as positions in ``names``."""
@@ -114,7 +120,9 @@ class Mode:
             try:
                 return names.index(a)
             except ValueError:
-                raise ValueError(f"{goal}: a mode names {a!r}, which is not one of its arguments {tuple(names)}") from None
+                raise ValueError(
+                    f"{goal}: a mode names {a!r}, which is not one of its arguments {tuple(names)}"
+                ) from None
 
         out = Mode.__new__(Mode)
         out.needs = tuple(position(a) for a in self.needs)

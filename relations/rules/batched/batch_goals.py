@@ -16,13 +16,13 @@ from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.random.op import RandomVariable
 
 from graph_bridge.explicit_blockwise import ExplicitBlockwise, NodeOutputs
-from relations.rules.broadcast.terms import expand_term, kept_lengths
 from graph_bridge.nodes import is_expansion, read_or_build
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, output_static_shape
 from graph_bridge.random_variables import ExplicitRandomVariable, size_length
 from graph_bridge.terms import OutputOf, op_term, term, term_variable
 from graph_bridge.vocabulary import builder_for
-from logic_core.modes import Mode, moded
+from logic_core.moded import Mode, moded
+from relations.rules.broadcast.stock_terms import expand_term, kept_lengths
 
 __all__ = [
     "batch_inputso",
@@ -57,7 +57,9 @@ def core_ndims_of(op: Any) -> tuple[int, ...]:
 def stock_blockwiseo(
     out: Any, core_op: Any, signature: Any, index: Any, core_ndims: Any, inputs: Any, broadcasting: bool = False
 ):
-    """``out`` is output ``index`` (``None``: the only one) of a stock, not-inplace ``Blockwise(core_op, signature)(*inputs)``.
+    """``out`` is output ``index`` (``None``: the only one) of a stock Blockwise.
+
+    A not-inplace ``Blockwise(core_op, signature)(*inputs)``.
 
     ``broadcasting``: only nodes that can broadcast (two or more inputs, a
     batch dim) are read.
@@ -80,8 +82,13 @@ def stock_blockwiseo(
         return pick_output(idx, term(op_term(Blockwise(core, sig)), *ins))
 
     return read_or_build(
-        out, (core_op, signature, index, core_ndims, inputs), read, ready, build,
-        "stock_blockwiseo needs out, or core_op, signature, index and inputs", single=True,
+        out,
+        (core_op, signature, index, core_ndims, inputs),
+        read,
+        ready,
+        build,
+        "stock_blockwiseo needs out, or core_op, signature, index and inputs",
+        single=True,
     )
 
 
@@ -103,8 +110,13 @@ def explicit_blockwiseo(out: Any, core_op: Any, signature: Any, index: Any, core
         return pick_output(idx, term(op_term(ExplicitBlockwise(core, sig, pat)), *ins))
 
     return read_or_build(
-        out, (core_op, signature, index, core_ndims, pattern, inputs), read, ready, build,
-        "explicit_blockwiseo needs out, or core_op, signature, index, pattern and inputs", single=True,
+        out,
+        (core_op, signature, index, core_ndims, pattern, inputs),
+        read,
+        ready,
+        build,
+        "explicit_blockwiseo needs out, or core_op, signature, index, pattern and inputs",
+        single=True,
     )
 
 
@@ -164,7 +176,9 @@ def batch_inputso(stock: Any, inputs: Any, pattern: Any, core_ndims: Any, width:
         lengths = kept_lengths(pat, vs)
         return (
             tuple(
-                expand_term(v, e + KEPT * c, lengths, (*out_shape, *(None,) * c), who=f"input {i} of an explicit batched Op")
+                expand_term(
+                    v, e + KEPT * c, lengths, (*out_shape, *(None,) * c), who=f"input {i} of an explicit batched Op"
+                )
                 for i, (v, e, c) in enumerate(zip(vs, pat, cores))
             ),
         )
@@ -234,8 +248,13 @@ def stock_rvo(out: Any, rv_op: Any, index: Any, rng: Any, size: Any, width: Any,
         return term(OutputOf(idx), term(NodeOutputs(op), r, s, *ps))
 
     return read_or_build(
-        out, (rv_op, index, rng, size, width, params), read, ready, build,
-        "stock_rvo needs out, or rv_op, index, rng, size and params", single=True,
+        out,
+        (rv_op, index, rng, size, width, params),
+        read,
+        ready,
+        build,
+        "stock_rvo needs out, or rv_op, index, rng, size and params",
+        single=True,
     )
 
 
@@ -257,15 +276,22 @@ def explicit_rvo(out: Any, rv_op: Any, index: Any, rng: Any, size: Any, width: A
         return term(OutputOf(idx), term(op_term(ExplicitRandomVariable(op, pat)), r, s, *ps))
 
     return read_or_build(
-        out, (rv_op, index, rng, size, width, pattern, params), read, ready, build,
-        "explicit_rvo needs out, or rv_op, index, rng, size, pattern and params", single=True,
+        out,
+        (rv_op, index, rng, size, width, pattern, params),
+        read,
+        ready,
+        build,
+        "explicit_rvo needs out, or rv_op, index, rng, size, pattern and params",
+        single=True,
     )
 
 
 def rv_coreso(rv_op: Any, cores: Any):
     """``cores`` are the core ndims of ``rv_op``'s parameters."""
     return moded(
-        "rv cores", (rv_op, cores), Mode((0,), (1,), one=lambda op: (tuple(op.ndims_params),)),
+        "rv cores",
+        (rv_op, cores),
+        Mode((0,), (1,), one=lambda op: (tuple(op.ndims_params),)),
     )
 
 
@@ -285,7 +311,7 @@ def _shared_batch_expansion(vs: list, cores: tuple[int, ...]) -> tuple[tuple[int
             return None
         positions = mine
         inner.append(v.owner.inputs[0])
-    return positions, tuple(inner)
+    return None if positions is None else (positions, tuple(inner))
 
 
 def lifted_batch_dimso(ins: Any, cores: Any, order: Any, in_ndim: Any, inner: Any, out_ndim: Any):

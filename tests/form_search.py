@@ -1,4 +1,4 @@
-"""Bounded breadth-first search over the forms a rule set relates a graph to.
+"""Test support: a bounded breadth-first search over the forms a rule set relates a graph to.
 
 :func:`one_step` gives the forms one relation application away (forward or
 backward, at any node); :func:`equivalent_forms` searches them breadth first,
@@ -16,11 +16,11 @@ from pytensor.graph.basic import Variable
 
 from graph_bridge import in_vocabulary, node_term
 from graph_bridge.context import GraphContext, graph_context
+from graph_bridge.structural_keys import StructuralHashes
 from graph_bridge.traverse import owned_variables, rebuild
 from relations.greedy.fixpoint import replacements
-from relations.queries.progress import Progress, ProgressReporter, logger
-from graph_bridge.structural_keys import StructuralHashes
 from relations.patterns.relation import Relation, RuleIndex
+from relations.queries.progress import Progress, ProgressReporter, logger
 
 __all__ = [
     "MAX_ANSWERS_PER_STEP",
@@ -132,7 +132,7 @@ def equivalent_forms(
                     truncated = True
                     logger.info(
                         "equivalents: more than %d forms at depth %d; later ones are "
-                        "yielded but not expanded (relations.queries.form_search.MAX_FRONTIER)",
+                        "yielded but not expanded (form_search.MAX_FRONTIER)",
                         MAX_FRONTIER,
                         level + 1,
                     )

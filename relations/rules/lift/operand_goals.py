@@ -13,10 +13,10 @@ from typing import Any
 from pytensor.graph.basic import Variable
 from pytensor.scalar import Cast, ScalarType
 
-from logic_core.modes import Mode, ModedGoal, moded
 from graph_bridge.context import equal_variables, witnessed
 from graph_bridge.nodes import alloc_parts, scalar_of
 from graph_bridge.terms import elemwise_term, term, term_variable
+from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = ["cast_likeo", "broadcast_pieceo", "fully_broadcastableo", "scalar_likeo"]
 
@@ -74,8 +74,13 @@ def broadcast_pieceo(x: Any, value: Any) -> ModedGoal:
             return ()
         return None
 
-    return moded("broadcast_pieceo", (x, value), Mode((0, 1), (), one=check), waiting="broadcast_pieceo needs x and value",
-                 reads="class")
+    return moded(
+        "broadcast_pieceo",
+        (x, value),
+        Mode((0, 1), (), one=check),
+        waiting="broadcast_pieceo needs x and value",
+        reads="class",
+    )
 
 
 _CAST_TERMS: dict[str, Any] = {}

@@ -8,6 +8,7 @@ a right side is exactly equal to its left side wherever both evaluate.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -87,8 +88,9 @@ def _affine(v: Variable, budget: list[int]) -> tuple[dict[Variable, float], floa
     c = _number(v)
     if c is not None:
         return {}, c
-    kind, ins = _scalar_kind(v), v.owner.inputs if v.owner is not None else ()
-    parts = None
+    kind = _scalar_kind(v)
+    ins: Sequence[Variable] = v.owner.inputs if v.owner is not None else ()
+    parts: list[tuple[tuple[dict[Variable, float], float] | None, float]] | None = None
     if kind is ps.Add:
         parts = [(_affine(i, budget), 1.0) for i in ins]
     elif kind is ps.Sub:
@@ -96,17 +98,18 @@ def _affine(v: Variable, budget: list[int]) -> tuple[dict[Variable, float], floa
     elif kind is ps.Neg:
         parts = [(_affine(ins[0], budget), -1.0)]
     elif kind is ps.Mul and sum(_number(i) is None for i in ins) == 1:
-        scale = float(np.prod([_number(i) for i in ins if _number(i) is not None]))
+        scale = float(np.prod([n for i in ins if (n := _number(i)) is not None]))
         parts = [(_affine(next(i for i in ins if _number(i) is None), budget), scale)]
-    elif kind is ps.TrueDiv and _number(ins[1]) not in (None, 0.0):
-        parts = [(_affine(ins[0], budget), 1.0 / _number(ins[1]))]
+    elif kind is ps.TrueDiv and (d := _number(ins[1])) is not None and d != 0.0:
+        parts = [(_affine(ins[0], budget), 1.0 / d)]
     if parts is None:
         return {v: 1.0}, 0.0
-    if any(p is None for p, _ in parts):
+    found = [(p, s) for p, s in parts if p is not None]
+    if len(found) < len(parts):
         return None
     coefs: dict[Variable, float] = {}
     offset = 0.0
-    for (cs, m), s in parts:
+    for (cs, m), s in found:
         offset += s * m
         for t, k in cs.items():
             coefs[t] = coefs.get(t, 0.0) + s * k
@@ -124,17 +127,17 @@ def _leaf_uses(v: Variable, leaf: Variable) -> int:
 def affine_form(v: Variable) -> Variable | None:
     """``x + x``, ``3*x - x``, ``x - x/2``, ``x/2 + x/2``, ... (one float leaf read twice or more)
     as ``x * k + m`` (``x * k`` where ``m`` is 0)."""
-    if _scalar_kind(v) not in (ps.Add, ps.Sub, ps.Mul, ps.Neg, ps.TrueDiv) or not v.dtype.startswith("float"):
+    if _scalar_kind(v) not in (ps.Add, ps.Sub, ps.Mul, ps.Neg, ps.TrueDiv) or not v.type.dtype.startswith("float"):
         return None
     found = _affine(v, [MAX_AFFINE_NODES])
     if found is None or len(found[0]) != 1:
         return None
     [(leaf, k)] = found[0].items()
-    if k == 0.0 or _leaf_uses(v, leaf) < 2 or not leaf.dtype.startswith("float"):
+    if k == 0.0 or _leaf_uses(v, leaf) < 2 or not leaf.type.dtype.startswith("float"):
         return None
-    out = leaf * pt.constant(k, dtype=leaf.dtype)
+    out = leaf * pt.constant(k, dtype=leaf.type.dtype)
     if found[1] != 0.0:
-        out = out + pt.constant(found[1], dtype=leaf.dtype)
+        out = out + pt.constant(found[1], dtype=leaf.type.dtype)
     return out
 
 
@@ -157,7 +160,7 @@ def _operands(v: Variable, kind: type, budget: list[int]) -> list[Variable] | No
 
 def power_form(v: Variable) -> Variable | None:
     """``x * x * x`` (one float leaf, three times or more, nothing else) as ``x ** 3``."""
-    if _scalar_kind(v) is not ps.Mul or not v.dtype.startswith("float"):
+    if _scalar_kind(v) is not ps.Mul or not v.type.dtype.startswith("float"):
         return None
     found = _operands(v, ps.Mul, [MAX_AFFINE_NODES])
     if found is None or len(found) < 3 or any(f is not found[0] for f in found):
@@ -201,25 +204,28 @@ def slices_sum(v: Variable) -> Variable | None:
     if _scalar_kind(v) is not ps.Add:
         return None
     leaves = _operands(v, ps.Add, [MAX_AFFINE_NODES])
-    elems = None if leaves is None else [_element_of(t) for t in leaves]
-    if not elems or len(elems) < 2 or any(e is None for e in elems):
+    elems = [] if leaves is None else [e for t in leaves if (e := _element_of(t)) is not None]
+    if leaves is None or len(elems) < 2 or len(elems) < len(leaves):
         return None
-    base = elems[0][0]
+    base = pt.as_tensor_variable(elems[0][0])
     idx = sorted(i for _, i in elems)
     if any(b is not base for b, _ in elems) or idx != list(range(idx[0], idx[0] + len(idx))):
         return None
     part = base if len(idx) == base.type.shape[0] else base[idx[0] : idx[-1] + 1]
-    return pt.sum(part).astype(v.dtype)
+    return pt.sum(part).astype(v.type.dtype)
 
 
 def sum_as_slices(v: Variable) -> Variable | None:
-    """Backward of :func:`slices_sum`: ``sum(v)`` of a vector of static length ``2..MAX_UNROLLED`` as ``v[0] + v[1] + ...``."""
+    """Backward of :func:`slices_sum`: ``sum(v)`` of a vector as ``v[0] + v[1] + ...``.
+
+    ``v`` of static length ``2..MAX_UNROLLED``.
+    """
     node = v.owner
     if node is None or type(node.op).__name__ != "Sum" or node.inputs[0].ndim != 1:
         return None
     base = node.inputs[0]
     n = base.type.shape[0]
-    if n is None or not 2 <= n <= MAX_UNROLLED or base.dtype != v.dtype:
+    if n is None or not 2 <= n <= MAX_UNROLLED or base.dtype != v.type.dtype:
         return None
     out = base[0]
     for i in range(1, n):
@@ -240,9 +246,9 @@ def scaled_as_sum(v: Variable) -> Variable | None:
     if k is None:
         x, c = c, x
         k = _number(c)
-    if k is None or x.type != inner.type or not v.dtype.startswith("float"):
+    if k is None or x.type != inner.type or not v.type.dtype.startswith("float"):
         return None
-    return pt.sum(x) + pt.constant(k * int(np.prod(inner.type.shape)), dtype=v.dtype)
+    return pt.sum(x) + pt.constant(k * int(np.prod(inner.type.shape)), dtype=v.type.dtype)
 
 
 def _join_parts(v: Variable) -> tuple[int, list[Variable]] | None:
@@ -257,7 +263,7 @@ def _join_parts(v: Variable) -> tuple[int, list[Variable]] | None:
         if k is None:
             return None
         axis = int(k)
-    return axis % v.ndim, pieces
+    return axis % v.type.ndim, pieces
 
 
 def _permutation(v: Variable) -> tuple[int, ...] | None:
@@ -267,27 +273,27 @@ def _permutation(v: Variable) -> tuple[int, ...] | None:
     order = tuple(node.op.new_order)
     if "x" in order or sorted(order) != list(range(node.inputs[0].ndim)) or order == tuple(sorted(order)):
         return None
-    return order
+    return tuple(int(d) for d in order)
 
 
 def transpose_of_join(v: Variable) -> Variable | None:
     """``join(k, a, b).T`` (any permutation) as ``join(order.index(k), a.T, b.T)`` (pymc #6360)."""
     order = _permutation(v)
-    parts = None if order is None else _join_parts(v.owner.inputs[0])
-    if parts is None:
+    parts = None if order is None or v.owner is None else _join_parts(v.owner.inputs[0])
+    if order is None or parts is None:
         return None
     k, pieces = parts
-    return pt.join(order.index(k), *[p.dimshuffle(order) for p in pieces])
+    return pt.join(order.index(k), *[pt.as_tensor_variable(p).dimshuffle(order) for p in pieces])
 
 
 def join_of_transposes(v: Variable) -> Variable | None:
     """Backward of :func:`transpose_of_join`: a join of pieces all permuted alike as the permuted join."""
     parts = _join_parts(v)
     orders = [] if parts is None else [_permutation(p) for p in parts[1]]
-    if not orders or orders[0] is None or any(o != orders[0] for o in orders):
+    order = orders[0] if orders else None
+    if parts is None or order is None or any(o != order for o in orders):
         return None
     k, pieces = parts
-    order = orders[0]
     return pt.join(order[k], *[p.owner.inputs[0] for p in pieces]).dimshuffle(order)
 
 
@@ -354,12 +360,13 @@ def _pieces(base: Variable) -> list[tuple[Variable, int]] | None:
         pieces = [base]
     else:
         return None
-    lengths = [p.type.shape[0] if p.ndim else None for p in pieces]
-    return None if None in lengths else list(zip(pieces, lengths))
+    lengths = [p.type.shape[0] if p.type.ndim else None for p in pieces]
+    known = [n for n in lengths if n is not None]
+    return None if len(known) < len(lengths) else list(zip(pieces, known))
 
 
 def _zero_piece(like: Variable, n: int) -> Variable:
-    return pt.zeros((n, *like.shape[1:]), dtype=like.dtype)
+    return pt.zeros((n, *pt.as_tensor_variable(like).shape[1:]), dtype=like.type.dtype)
 
 
 def writes_as_join(v: Variable) -> Variable | None:
@@ -367,11 +374,11 @@ def writes_as_join(v: Variable) -> Variable | None:
     (pymc #7553): the written slice replaces the zero fill it covers."""
     node = v.owner
     span = None if node is None else _written_slice(node)
-    pieces = None if span is None else _pieces(node.inputs[0])
-    if pieces is None:
+    pieces = None if node is None or span is None else _pieces(node.inputs[0])
+    if node is None or span is None or pieces is None:
         return None
     value = node.inputs[1]
-    if value.ndim != v.ndim or value.type.shape[0] != span[1] - span[0]:
+    if value.ndim != v.type.ndim or value.type.shape[0] != span[1] - span[0]:
         return None
     if value.type.broadcastable[1:] != v.type.broadcastable[1:]:
         return None  # the write broadcasts the value: its pieces would not join
@@ -388,7 +395,7 @@ def writes_as_join(v: Variable) -> Variable | None:
             out += [value] if lo == span[0] else []
             out += [_zero_piece(base, at + n - hi)] if hi < at + n else []
         at += n
-    out = [p.astype(v.dtype) for p in out if p.type.shape[0] != 0]
+    out = [pt.cast(p, v.type.dtype) for p in out if p.type.shape[0] != 0]
     return out[0] if len(out) == 1 else pt.join(0, *out)
 
 
@@ -404,6 +411,7 @@ def join_as_writes(v: Variable) -> Variable | None:
         return None
     start = v.type.shape[0] - n
     return pt.set_subtensor(pt.join(0, *first, _zero_piece(last, n))[start:], last)
+
 
 def _scaled_leaf(v: Variable) -> tuple[Variable, float] | None:
     """``(x, k)`` where ``v`` is ``x * k`` (or ``k * x``), ``k`` a number and ``x`` not a constant."""
@@ -424,10 +432,10 @@ def affine_as_sum(v: Variable) -> Variable | None:
     if _scalar_kind(v) is ps.Add and len(v.owner.inputs) == 2 and _number(v.owner.inputs[1]) is not None:
         v, offset = v.owner.inputs
     found = _scaled_leaf(v)
-    if found is None or not found[0].dtype.startswith("float") or found[1] == 1.0:
+    if found is None or not found[0].type.dtype.startswith("float") or found[1] == 1.0:
         return None
     x, k = found
-    out = x + x * pt.constant(k - 1.0, dtype=x.dtype)
+    out = x + x * pt.constant(k - 1.0, dtype=x.type.dtype)
     return out if offset is None else out + offset
 
 
@@ -438,7 +446,7 @@ def sum_as_scaled(v: Variable) -> Variable | None:
     s, c = v.owner.inputs
     k = _number(c)
     node = s.owner
-    if k is None or node is None or type(node.op).__name__ != "Sum" or not v.dtype.startswith("float"):
+    if k is None or node is None or type(node.op).__name__ != "Sum" or not v.type.dtype.startswith("float"):
         return None
     x = node.inputs[0]
     if None in x.type.shape or node.op.axis not in (None, tuple(range(x.ndim))):
@@ -480,18 +488,19 @@ def index_mixture_as_switch(v: Variable) -> Variable | None:
     length ``n`` as ``switch(eq(i % 2, 0), a, b)`` (a chain of switches for more components):
     element ``j`` is component ``i[j]``'s element ``j`` (pymc #6398)."""
     node = v.owner
-    if node is None or type(node.op).__name__ != "AdvancedSubtensor" or v.ndim != 1:
+    if node is None or type(node.op).__name__ != "AdvancedSubtensor" or v.type.ndim != 1:
         return None
     found = _stacked(node.inputs[0])
     idx = indices_from_subtensor(node.inputs[1:], node.op.idx_list)
-    if found is None or len(idx) != 2 or not all(isinstance(i, Variable) for i in idx):
+    variables = [i for i in idx if isinstance(i, Variable)]
+    if found is None or len(idx) != 2 or len(variables) != 2:
         return None
     axis, comps = found
-    which, positions = (idx[0], idx[1]) if axis == 0 else (idx[1], idx[0])
+    which, positions = (variables[0], variables[1]) if axis == 0 else (variables[1], variables[0])
     n = _arange_length(positions)
-    if n is None or which.ndim > 1 or not which.dtype.startswith(("int", "uint")):
+    if n is None or which.type.ndim > 1 or not which.type.dtype.startswith(("int", "uint")):
         return None
-    if any(c.ndim != 1 or c.type.shape[0] != n or c.dtype != v.dtype for c in comps):
+    if any(c.type.ndim != 1 or c.type.shape[0] != n or c.type.dtype != v.type.dtype for c in comps):
         return None
     k = len(comps)
     out = comps[-1]
@@ -512,7 +521,7 @@ def switch_as_index_mixture(v: Variable) -> Variable | None:
     if _scalar_kind(mod) is not ps.Mod or _number(mod.owner.inputs[1]) != 2.0:
         return None
     which = mod.owner.inputs[0]
-    n = v.type.shape[0] if v.ndim == 1 else None
+    n = v.type.shape[0] if v.type.ndim == 1 else None
     if n is None or which.ndim != 1 or a.type != v.type or b.type != v.type:
         return None
     return pt.stack([a, b])[which, pt.arange(n)]
@@ -526,7 +535,7 @@ def _increasing(v: Variable) -> tuple[Any, Variable, Variable | None, int] | Non
     """``(scalar op, operand, constant, position)`` where ``v`` is an increasing transform of one
     operand: ``exp(x)``, ``x * c`` / ``c * x`` (``c > 0``), ``x + c`` / ``c + x``, ``x - c``."""
     kind = _scalar_kind(v)
-    ins = v.owner.inputs if kind is not None else ()
+    ins: Sequence[Variable] = v.owner.inputs if kind is not None and v.owner is not None else ()
     if kind is ps.Exp:
         return kind, ins[0], None, 0
     if kind not in (ps.Mul, ps.Add, ps.Sub) or len(ins) != 2:
@@ -553,14 +562,14 @@ def transform_into_censoring(v: Variable) -> Variable | None:
     """``f(clip(x, lo, hi))`` (or of ``maximum``/``minimum``), ``f`` increasing, as
     ``clip(f(x), f(lo), f(hi))``: the censored points of the right side are points of the
     transformed variable, where PyMC's derivation of the left side adds a Jacobian term."""
-    found = _increasing(v) if v.dtype.startswith("float") else None
+    found = _increasing(v) if v.type.dtype.startswith("float") else None
     if found is None or _scalar_kind(found[1]) not in CENSORINGS:
         return None
     kind, censored, c, pos = found
     op = censored.owner.op
     # each input cast to the output's dtype first: exp of an int8 bound would be a float32 bound,
     # not the float64 point the transformed variable reaches
-    ins = [i if i.dtype == v.dtype else pt.cast(i, v.dtype) for i in censored.owner.inputs]
+    ins = [i if i.dtype == v.type.dtype else pt.cast(i, v.type.dtype) for i in censored.owner.inputs]
     out = op(*[_apply(kind, i, c, pos) for i in ins])
     return out if out.type == v.type else None
 
@@ -570,15 +579,21 @@ def censoring_of_transforms(v: Variable) -> Variable | None:
     same increasing ``f`` (same Op, same constant), as ``f(clip(x, lo, hi))``."""
     if _scalar_kind(v) not in CENSORINGS:
         return None
-    found = [_increasing(i) for i in v.owner.inputs]
-    if any(f is None for f in found):
+    node = v.owner
+    found = [] if node is None else [f for i in node.inputs if (f := _increasing(i)) is not None]
+    if node is None or not found or len(found) < len(node.inputs):
         return None
     kind, _, c, pos = found[0]
-    same_c = [f[2] is None and c is None or (f[2] is not None and c is not None and np.array_equal(
-        constant_value(f[2]), constant_value(c))) for f in found]
+    value_c = np.asarray(None if c is None else constant_value(c))
+    same_c = [
+        f[2] is None
+        and c is None
+        or (f[2] is not None and c is not None and np.array_equal(np.asarray(constant_value(f[2])), value_c))
+        for f in found
+    ]
     if any(f[0] is not kind or f[3] != pos for f in found) or not all(same_c):
         return None
-    out = _apply(kind, v.owner.op(*[f[1] for f in found]), c, pos)
+    out = _apply(kind, node.op(*[f[1] for f in found]), c, pos)
     return out if out.type == v.type else None
 
 

@@ -2,7 +2,7 @@
 
 ``lall_ready`` decides at every node again which goal can run next (a goal
 that is not ready raises :class:`~logic_core.goals.NotReady` and waits) and each
-:class:`~logic_core.modes.ModedGoal` looks for its ready mode again.  When
+:class:`~logic_core.moded.ModedGoal` looks for its ready mode again.  When
 the left side is known those choices are the same at every node, so
 :func:`compile_forward` makes them once, from the relation itself:
 
@@ -67,12 +67,12 @@ from unification import var
 
 from graph_bridge.dispatch import VIEWED_CLASSES, head_views
 from graph_bridge.logic_views import view_items
-from logic_core.goals import Conj
-from logic_core.terms import is_logic_var as is_var
-from logic_core.unifier import Eq, lreify, unify_into
-from logic_core.modes import Mode, ModedGoal, always
 from graph_bridge.terms import Term, term
-from logic_core.terms import is_ground, is_term
+from logic_core.goals import Conj
+from logic_core.moded import Mode, ModedGoal, always
+from logic_core.term_kinds import is_ground, is_term
+from logic_core.term_kinds import is_logic_var as is_var
+from logic_core.unifier import Eq, lreify, unify_into
 from relations.patterns.kanren_goals import LALL_MESSAGE, foreign_goal, kanren_conjunction, kanren_conjuncts
 from relations.patterns.relation import Relation, answers
 
@@ -471,7 +471,7 @@ _PLAIN = frozenset({int, str, bool, float, type(None)})
 def _viewed_class(pattern: Any) -> type | None:
     """The Op class of ``pattern``'s head builder, for which ``head_views`` may answer; else ``None``."""
     head = pattern._tuple[0] if pattern._tuple else None
-    builder = head._tuple[0] if is_term(head) and head._tuple else None
+    builder = head._tuple[0] if head is not None and is_term(head) and head._tuple else None
     return getattr(builder, "op_class", None)
 
 

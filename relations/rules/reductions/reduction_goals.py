@@ -39,7 +39,6 @@ from graph_bridge.reduction_terms import (
     count_constant,
     dropped,
     elemwise_like,
-    expanded,
     reduced_length,
     reduction_axes,
     reduction_of,
@@ -49,7 +48,7 @@ from graph_bridge.reduction_terms import (
 )
 from graph_bridge.terms import op_term, term, term_variable
 from graph_bridge.value_facts import indices_unique
-from logic_core.modes import Mode, ModedGoal, moded
+from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = [
     "COMBINE",

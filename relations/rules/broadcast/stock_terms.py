@@ -19,7 +19,6 @@ from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.math import eq as pt_eq
 from pytensor.tensor.shape import Shape_i, specify_shape
 
-from logic_core.modes import Mode, moded
 from graph_bridge.nodes import absorb_expansion
 from graph_bridge.ops import (
     BROADCAST,
@@ -32,6 +31,7 @@ from graph_bridge.ops import (
 )
 from graph_bridge.terms import op_term, term, term_variable
 from graph_bridge.vocabulary import builder_for
+from logic_core.moded import Mode, moded
 
 __all__ = ["alloc_valueo", "expand_term", "kept_lengths", "stock_inputso"]
 

@@ -18,10 +18,9 @@ from typing import Any
 
 from pytensor.tensor.type import TensorType
 
-from logic_core.goals import NotReady
-from logic_core.modes import Mode, ModedGoal
 from graph_bridge.context import held_type
 from graph_bridge.terms import term_variable
+from logic_core.moded import Mode, ModedGoal
 
 __all__ = ["broadcastableo", "dtypeo", "ndimo", "same_type", "same_typeo", "typeo"]
 

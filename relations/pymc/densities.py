@@ -1,0 +1,429 @@
+"""PyMC's log-density modulo the rules: :func:`logp` derives equivalent spellings, and cross-checks them.
+
+PyMC derives a density only where a graph matches one of its measurable
+rewrites: ``pm.logp(2 * x, v)`` derives, ``pm.logp(x + x, v)`` fails with
+"Logprob method not implemented for Add" (pymc #6371, #6398, #6360, #7553,
+#8363; aeppl #177: "those types of graphs are equivalent for the purpose of
+logprobs").  :func:`logp` has ``pm.logp``'s signature.  Stock derivation
+runs first, at no extra cost where it works; where it fails, the graph is
+saturated with the ``measurable`` rule set
+(:data:`relations.rules.measurable.MEASURABLE_RULES`) and stock derivation
+is tried on the e-graph's forms, the cheapest first, within
+:data:`FORMS` forms and :data:`SECONDS` seconds.  The first form that
+derives gives the density; where a second one derives too, both densities
+are evaluated at draws of the variable and must agree
+(:class:`DensityMismatch` names both forms otherwise).  Where nothing
+derives, :class:`NotDerivable` lists the forms tried (pymc #6691).
+
+Valued variables are respected (pymc #6917): in :func:`conditional_logp`
+every valued variable other than the one derived is a leaf of its e-graph
+(a placeholder of its type), so no rewrite moves or merges across it; a
+variable rewritten is rebuilt over the rewritten forms of the valued
+variables it reads.
+
+:func:`install` makes ``pm.logp``, a model's logp (``model.logp()``, through
+``pymc.logprob.basic.conditional_logp``) and ``pm.CustomDist(dist=...)``
+go through these; :func:`uninstall` restores PyMC's own functions exactly.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pymc
+import pymc.logprob as _logprob_package
+import pymc.logprob.basic as _basic_module
+import pytensor
+import pytensor.tensor as pt
+from pymc.distributions.distribution import SymbolicRandomVariable
+from pytensor.compile.sharedvalue import SharedVariable
+from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.replace import clone_replace, graph_replace
+from pytensor.graph.traversal import ancestors, graph_inputs, toposort
+from pytensor.scalar.basic import Add, Clip, Maximum, Minimum, Sub, Switch
+from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.random.op import RandomVariable
+
+from graph_bridge.structural_keys import StructuralKeys
+from relations.rules.measurable import MEASURABLE_RULES
+from relations.saturation.egraph import Limits, saturate
+from relations.saturation.foreign import RewriterSpec
+
+__all__ = [
+    "CHECK_DRAWS",
+    "DensityMismatch",
+    "FORMS",
+    "NotDerivable",
+    "RISKY_FORMS",
+    "SECONDS",
+    "STOCK",
+    "STOCK_FAILURES",
+    "conditional_logp",
+    "cross_check",
+    "describe",
+    "derivable_forms",
+    "install",
+    "installed",
+    "transforms_censoring",
+    "logp",
+    "uninstall",
+]
+
+log = logging.getLogger("relations.pymc")
+
+#: Forms of the e-graph tried, the cheapest first, before :class:`NotDerivable`.
+FORMS = 24
+#: Seconds of saturation and derivation attempts, per variable.
+SECONDS = 5.0
+#: Draws of the variable at which two derived densities are compared.
+CHECK_DRAWS = 16
+#: Forms derived and compared with the first where a graph transforms a censored variable (two
+#: wrong spellings could agree with each other; the censored form is among the first few).
+RISKY_FORMS = 3
+#: The e-graph's bounds (forward saturation of the measurable rules).
+LIMITS = Limits(nodes=4000, iterations=8, seconds=2.0, growth=None)
+#: What a stock derivation that could not match raises ("Logprob method not implemented for Add",
+#: "could not be derived"; NotImplementedError is a RuntimeError): only these send a graph to the rules,
+#: so any other error (a value of the wrong type, ...) is PyMC's own, unchanged.
+STOCK_FAILURES = (RuntimeError,)
+#: What an attempt on one of the e-graph's forms may raise and still leave the next form to try.
+DERIVATION_ERRORS = (RuntimeError, ValueError, TypeError)
+
+#: PyMC's own functions, read when this module is imported (before any :func:`install`).
+STOCK = {"logp": _basic_module.logp, "conditional_logp": _basic_module.conditional_logp}
+_PATCHES: list[tuple[Any, str, Any]] = []  # (module, attribute, the object it held)
+
+
+class NotDerivable(NotImplementedError):
+    """No form of the graph derives: the message lists the forms tried and why each failed (pymc #6691)."""
+
+
+class DensityMismatch(ValueError):
+    """Two forms of one graph derive densities that differ at a draw: PyMC derived one wrongly."""
+
+
+def describe(var: Variable, depth: int = 6) -> str:
+    """A one-line formula of ``var`` (Ops and their inputs, ``depth`` levels; RVs by their Op's name)."""
+    node = var.owner
+    if isinstance(var, Constant):
+        data = np.asarray(var.data)
+        return str(data.item()) if data.size == 1 else f"const{data.shape}"
+    if node is None:
+        return var.name or f"<{var.type}>"
+    op = node.op
+    if isinstance(op, RandomVariable | SymbolicRandomVariable):
+        return var.name or getattr(op, "name", None) or type(op).__name__
+    name = str(op.scalar_op) if isinstance(op, Elemwise) else str(op)
+    if depth == 0:
+        return f"{name}(...)"
+    args = [describe(i, depth - 1) for i in node.inputs if not isinstance(i, SharedVariable)]
+    return f"{name}({', '.join(args)})"
+
+
+def _inlined(var: Variable) -> Variable:
+    """``var`` with every SymbolicRandomVariable PyMC inlines for its logp (``CustomDist(dist=...)``)
+    replaced by its inner graph, so the rules see the graph PyMC derives from."""
+    replace = {}
+    for node in toposort([var]):
+        op = node.op
+        if isinstance(op, SymbolicRandomVariable) and getattr(op, "inline_logprob", False):
+            outs = op.fgraph.bind(node.inputs)
+            replace.update({o: n for o, n in zip(node.outputs, outs) if o.type == n.type})
+    if not replace:
+        return var
+    return graph_replace(var, replace, strict=False)
+
+
+def derivable_forms(
+    var: Variable,
+    value: Variable,
+    want: int = 2,
+    forms: int | None = None,
+    seconds: float | None = None,
+    rewriters: RewriterSpec = (),
+    **kwargs: Any,
+) -> tuple[list[tuple[Variable, Variable]], list[tuple[str, str]]]:
+    """Forms of ``var`` (other than ``var`` itself) whose stock logp derives: ``(form, logp)`` pairs,
+    at most ``want``, and the forms tried that did not derive, as ``(formula, error)``.
+
+    The graph is saturated forward with :data:`MEASURABLE_RULES` within :data:`LIMITS`; the
+    e-graph's forms come cheapest first, at most ``forms`` (default :data:`FORMS`), within
+    ``seconds`` (default :data:`SECONDS`).  Random variables and other leaves stay themselves.
+    ``rewriters``: PyTensor node rewriters run on the e-nodes too (``saturate``'s ``rewriters=``,
+    an optdb name such as ``"canonicalize"``); none by default, as stock derivation runs PyMC's
+    own canonicalization on every form it is given.
+    """
+    forms = FORMS if forms is None else forms
+    deadline = time.perf_counter() + (SECONDS if seconds is None else seconds)
+    graph = _inlined(var)
+    egraph = saturate(graph, rules=MEASURABLE_RULES, backward=False, limits=LIMITS, rewriters=rewriters)
+    keys = StructuralKeys()
+    given = keys.key(var)
+    derived: list[tuple[Variable, Variable]] = []
+    failed: list[tuple[str, str]] = []
+    for form in egraph.forms(limit=forms):
+        if time.perf_counter() > deadline or len(derived) >= want:
+            break
+        if keys.key(form) == given:
+            continue
+        try:
+            derived.append((form, _stock_logp(form, value, **kwargs)))
+        except DERIVATION_ERRORS as err:
+            failed.append((describe(form), f"{type(err).__name__}: {str(err).splitlines()[0][:120]}"))
+    log.info("measurable forms of %s: %d derive, %d fail", describe(var), len(derived), len(failed))
+    return derived, failed
+
+
+def _stock_logp(var: Variable, value: Variable, **kwargs: Any) -> Variable:
+    kwargs.setdefault("warn_rvs", False)
+    return STOCK["logp"](var, value, **kwargs)
+
+
+def transforms_censoring(var: Variable) -> bool:
+    """Whether ``var`` transforms a censored random variable with a Jacobian term (a scaling, an exp):
+    stock derivation adds that term at the censored points too (a wrong value; the issue's two cases).
+    A shift (Add, Sub) has none."""
+    censored = set()
+    for node in toposort([var]):
+        if not isinstance(node.op, Elemwise):
+            continue
+        ins_censored = any(i in censored for i in node.inputs)
+        if isinstance(node.op.scalar_op, Clip | Maximum | Minimum | Switch):
+            if any(_random(i) for i in node.inputs):
+                censored.update(node.outputs)
+        elif ins_censored:
+            if not isinstance(node.op.scalar_op, Add | Sub):
+                return True
+            censored.update(node.outputs)
+    return False
+
+
+def _random(v: Variable) -> bool:
+    random = (RandomVariable, SymbolicRandomVariable)
+    return any(a.owner is not None and isinstance(a.owner.op, random) for a in ancestors([v]))
+
+
+def logp(
+    var: Variable,
+    value: Any,
+    warn_rvs: bool = True,
+    *,
+    check: bool | None = None,
+    rewriters: RewriterSpec = (),
+    **kwargs: Any,
+) -> Variable:
+    """The log-density of ``var`` at ``value``: ``pm.logp``'s, derived from an equal form where stock fails.
+
+    ``check``: ``True`` compares the densities of two derived forms (stock's included) at
+    :data:`CHECK_DRAWS` draws, raising :class:`DensityMismatch` where they differ; ``None``
+    (default) does so where stock fails and a second form derives, and where ``var`` transforms a
+    censored variable (stock PyMC's Jacobian at the censored points); ``False`` never.
+    ``rewriters``: PyTensor node rewriters for the e-graph too (:func:`derivable_forms`).
+    Other keywords go to ``pm.logp``.  :class:`NotDerivable` lists the forms tried.
+
+    Before/After (``x = pm.Normal.dist()``)::
+
+        logp(x + x, v)   ->   pm.logp(x * 2, v)
+    """
+    if not isinstance(var, Variable):
+        raise TypeError(f"var must be a PyTensor Variable, got {type(var).__name__}")
+    if check not in (None, True, False):
+        raise TypeError(f"check must be True, False or None, got {check!r}")
+    if not isinstance(value, Variable):
+        value = pt.as_tensor_variable(value, dtype=var.type.dtype)
+    try:
+        stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
+    except STOCK_FAILURES as err:
+        return _derived_logp(var, value, err, check, rewriters, **kwargs)
+    risky = check is not False and transforms_censoring(var)
+    if check or risky:
+        derived, _ = derivable_forms(var, value, want=RISKY_FORMS if risky else 1, rewriters=rewriters, **kwargs)
+        for other in derived:
+            cross_check(var, value, [(var, stock), other])
+    return stock
+
+
+def _derived_logp(
+    var: Variable, value: Variable, err: Exception, check: bool | None, rewriters: RewriterSpec, **kwargs: Any
+) -> Variable:
+    want = 1 if check is False else RISKY_FORMS if transforms_censoring(var) else 2
+    derived, failed = derivable_forms(var, value, want=want, rewriters=rewriters, **kwargs)
+    if not derived:
+        tried = "\n".join(f"  {f}: {e}" for f, e in failed) or "  (the rules give no other form)"
+        raise NotDerivable(
+            f"the logp of {describe(var)} could not be derived ({type(err).__name__}: "
+            f"{str(err).splitlines()[0]}), nor from any of its {len(failed)} equivalent forms tried "
+            f"(relations.rules.measurable):\n{tried}"
+        ) from err
+    if check is not False:
+        for other in derived[1:]:
+            cross_check(var, value, [derived[0], other])
+    return derived[0][1]
+
+
+def _free_inputs(graphs: Sequence[Variable]) -> list[Variable]:
+    return [v for v in graph_inputs(graphs) if not isinstance(v, Constant | SharedVariable) and v.owner is None]
+
+
+def _fill(v: Variable, rng: np.random.Generator) -> np.ndarray:
+    shape = tuple(2 if s is None else s for s in v.type.shape)
+    if v.type.dtype.startswith(("int", "uint")):
+        return rng.integers(0, 2, size=shape).astype(v.type.dtype)
+    if v.type.dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    return rng.uniform(0.5, 1.5, size=shape).astype(v.type.dtype)
+
+
+def cross_check(
+    var: Variable, value: Variable, derived: Sequence[tuple[Variable, Variable]], draws: int | None = None
+) -> None:
+    """Raise :class:`DensityMismatch` where the densities of the first two ``(form, logp)`` pairs
+    differ at draws of ``var`` (the other inputs drawn once, positive; a point that neither can
+    evaluate is skipped)."""
+    (f1, lp1), (f2, lp2) = derived[:2]
+    rng = np.random.default_rng(0)
+    others = [v for v in _free_inputs([var, lp1, lp2]) if v is not value]
+    point = {v: _fill(v, rng) for v in others}
+    values = _values_at(var, value, point, CHECK_DRAWS if draws is None else draws)
+    if values is None:
+        return
+    given = [] if isinstance(value, Constant) else [value]
+    ins = [*given, *others]
+    fns = [pytensor.function(ins, lp, mode="FAST_COMPILE", on_unused_input="ignore") for lp in (lp1, lp2)]
+    for val in values:
+        args = [val][: len(given)] + [point[v] for v in others]
+        try:
+            a, b = (np.asarray(fn(*args)) for fn in fns)
+        except Exception:  # noqa: BLE001 - a point outside both densities' domain says nothing
+            continue
+        if not np.allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=True):
+            raise DensityMismatch(
+                f"two forms of {describe(var)} derive different densities at value {val!r}: "
+                f"{describe(f1)} gives {a!r}, {describe(f2)} gives {b!r} (PyMC derived one of them "
+                f"wrongly; a transform of a censored variable takes a Jacobian term at the censored point)"
+            )
+
+
+def _values_at(var: Variable, value: Variable, point: dict, draws: int) -> list[np.ndarray] | None:
+    """Draws of ``var`` with its other inputs at ``point`` (or the constant ``value`` itself)."""
+    if isinstance(value, Constant):
+        return [np.asarray(value.data)]
+    if value.owner is not None:
+        return None
+    fixed = clone_replace(var, {v: pt.constant(x) for v, x in point.items() if v in set(graph_inputs([var]))})
+    try:
+        drawn = pymc.draw(fixed, draws=draws, random_seed=1, mode="FAST_COMPILE")
+    except Exception:  # noqa: BLE001 - a graph that cannot be drawn is compared at no point
+        return None
+    return [np.asarray(d, dtype=value.type.dtype) for d in drawn]
+
+
+def conditional_logp(
+    rv_values: dict, warn_rvs: bool = True, ir_rewriter: Any = None, extra_rewrites: Any = None, **kwargs: Any
+) -> dict:
+    """``pymc.logprob.conditional_logp``, with a variable stock cannot derive replaced by an equal form.
+
+    Stock first; where it fails, each valued variable whose own logp (the other valued variables
+    held as placeholder leaves, so no rewrite crosses them: pymc #6917) does not derive is
+    replaced by a form that does (:func:`derivable_forms`), the variables after it rebuilt over
+    the replacements, and stock runs again on the same value variables.
+    """
+    stock = STOCK["conditional_logp"]
+    try:
+        return stock(rv_values, warn_rvs=warn_rvs, ir_rewriter=ir_rewriter, extra_rewrites=extra_rewrites, **kwargs)
+    except STOCK_FAILURES as err:
+        replaced = _rewritten_rv_values(rv_values, err)
+    return stock(replaced, warn_rvs=warn_rvs, ir_rewriter=ir_rewriter, extra_rewrites=extra_rewrites, **kwargs)
+
+
+def _rewritten_rv_values(rv_values: dict, err: Exception) -> dict:
+    """``rv_values`` with each variable that does not derive given the others replaced by a form that does."""
+    rvs = list(rv_values)
+    order = [v for v in _topological(rvs)]
+    holders = {rv: rv.type(name=f"{rv.name or 'valued'}_held") for rv in rvs}
+    new: dict[Variable, Variable] = {}
+    changed = False
+    for rv in order:
+        others = {o: holders[o] for o in rvs if o is not rv}
+        held = graph_replace(rv, others, strict=False) if others else rv
+        form = _derivable_form(rv, held, rv_values[rv], err)
+        back = {holders[o]: new[o] for o in rvs if o is not rv and o in new}
+        rebuilt = graph_replace(form, back, strict=False) if form is not held else None
+        if rebuilt is None:
+            # unchanged: the variable itself, unless a valued variable it reads was rewritten
+            needs = [o for o in rvs if o is not rv and new.get(o, o) is not o and o in set(ancestors([rv]))]
+            rebuilt = graph_replace(rv, {o: new[o] for o in needs}, strict=False) if needs else rv
+        changed |= rebuilt is not rv
+        new[rv] = rebuilt
+    if not changed:
+        raise err
+    return {new[rv]: rv_values[rv] for rv in rvs}
+
+
+def _derivable_form(rv: Variable, held: Variable, value: Variable, err: Exception) -> Variable:
+    """``held`` itself where its stock logp derives, else its first form that does (NotDerivable otherwise)."""
+    try:
+        _stock_logp(held, value)
+        return held
+    except DERIVATION_ERRORS:
+        pass
+    derived, failed = derivable_forms(held, value, want=2)
+    if not derived:
+        tried = "\n".join(f"  {f}: {e}" for f, e in failed) or "  (the rules give no other form)"
+        raise NotDerivable(
+            f"the logp of {describe(rv)} could not be derived ({str(err).splitlines()[0]}), nor from any "
+            f"of its {len(failed)} equivalent forms tried (relations.rules.measurable):\n{tried}"
+        ) from err
+    if len(derived) > 1:
+        cross_check(held, value, derived)
+    return derived[0][0]
+
+
+def _topological(rvs: Sequence[Variable]) -> Iterator[Variable]:
+    """``rvs`` with every variable after the valued variables it reads."""
+    wanted = set(rvs)
+    seen: set = set()
+    for node in toposort(list(rvs)):
+        for o in node.outputs:
+            if o in wanted and o not in seen:
+                seen.add(o)
+                yield o
+    yield from (v for v in rvs if v not in seen)
+
+
+def installed() -> bool:
+    """Whether :func:`install` is in effect."""
+    return bool(_PATCHES)
+
+
+def install() -> None:
+    """Make ``pm.logp``, a model's logp and ``pm.CustomDist(dist=...)`` derive through :func:`logp`.
+
+    Patched: ``pymc.logp``, ``pymc.logprob.logp``, ``pymc.logprob.basic.logp`` (what
+    ``pm.logp`` is) and ``pymc.logprob.basic.conditional_logp`` with ``pymc.logprob.conditional_logp``
+    (what ``transformed_conditional_logp``, hence ``Model.logp``, calls; a ``CustomDist`` with
+    ``dist=`` is inlined there).  Opt-in and idempotent; :func:`uninstall` restores them.
+    """
+    if _PATCHES:
+        return
+    targets = [
+        (pymc, "logp", logp),
+        (_logprob_package, "logp", logp),
+        (_basic_module, "logp", logp),
+        (_basic_module, "conditional_logp", conditional_logp),
+        (_logprob_package, "conditional_logp", conditional_logp),
+    ]
+    for module, name, fn in targets:
+        _PATCHES.append((module, name, getattr(module, name)))
+        setattr(module, name, fn)
+
+
+def uninstall() -> None:
+    """Undo :func:`install`: every patched attribute holds exactly the object it held before."""
+    while _PATCHES:
+        module, name, original = _PATCHES.pop()
+        setattr(module, name, original)
