@@ -38,7 +38,7 @@ from pytensor.tensor.elemwise import CAReduce, Elemwise
 from graph_bridge.ops import ExplicitElemwise
 from graph_bridge.terms import is_variable, term_variable
 from logic_core.memo import type_check
-from logic_core.moded import Mode, ModedGoal
+from logic_core.moded import Mode, ModedGoal, moded
 from logic_core.term_kinds import is_term
 
 __all__ = [
@@ -293,8 +293,14 @@ def useso(term: Any, n: Any, fact: str = "useso") -> ModedGoal:
             _required_context(fact).refused(term_variable(t))
         return None
 
-    return ModedGoal(fact, (term, n), (Mode((0, 1), (), one=check), Mode((0,), (1,), one=count)),
-                     waiting=f"{fact} on a non-ground term", reads="class")
+    return moded(
+        fact,
+        {"term": term, "n": n},
+        Mode(needs=("term", "n"), gives=(), one=check),
+        Mode(needs=("term",), gives=("n",), one=count),
+        waiting=f"{fact} on a non-ground term",
+        reads="class",
+    )
 
 
 def _required_context(fact: str) -> GraphContext:
@@ -350,8 +356,13 @@ def use_fact(term: Any, fact: str, test: Callable[[GraphContext, Variable], bool
     def check(t):
         return () if use_holds(t, fact, test) else None
 
-    return ModedGoal(fact, (term,), (Mode((0,), (), one=check),), waiting=f"{fact} on a non-ground term",
-                     reads="class")
+    return moded(
+        fact,
+        {"term": term},
+        Mode(needs=("term",), gives=(), one=check),
+        waiting=f"{fact} on a non-ground term",
+        reads="class",
+    )
 
 
 def elementwise_useso(term: Any):

@@ -370,9 +370,14 @@ def maybe_dimshuffleo(out: Any, m: Any, order: Any, inner: Any) -> ModedGoal:
 
     return moded(
         "maybe_dimshuffleo",
-        (out, m, order, inner),
-        Mode((1, 2, 3), (0,), build, lambda m_w, o, x: isinstance(m_w, int) and isinstance(o, tuple)),
-        Mode((0,), (1, 2, 3), read),
+        {"out": out, "m": m, "order": order, "inner": inner},
+        Mode(
+            needs=("m", "order", "inner"),
+            gives=("out",),
+            run=build,
+            ready=lambda m_w, o, x: isinstance(m_w, int) and isinstance(o, tuple),
+        ),
+        Mode(needs=("out",), gives=("m", "order", "inner"), run=read),
         waiting="maybe_dimshuffleo needs out, or m, order and inner",
     )
 
@@ -435,11 +440,11 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
 
     return moded(
         "shuffled_inputso",
-        (inputs, n, order, inner),
-        Mode((0,), (1, 2, 3), ready=lambda ins: isinstance(ins, tuple), one=read),
+        {"inputs": inputs, "n": n, "order": order, "inner": inner},
+        Mode(needs=("inputs",), gives=("n", "order", "inner"), ready=lambda ins: isinstance(ins, tuple), one=read),
         Mode(
-            (1, 2, 3),
-            (0,),
+            needs=("n", "order", "inner"),
+            gives=("inputs",),
             ready=lambda k, o, parts: isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple),
             one=build,
         ),

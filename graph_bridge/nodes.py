@@ -18,7 +18,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, ExplicitAlloc, derive_entry
 from graph_bridge.terms import term_variable
-from logic_core.moded import Mode, ModedGoal
+from logic_core.moded import Mode, moded
 
 __all__ = [
     "scalar_op_of",
@@ -73,7 +73,7 @@ def read_or_build(
             found = read(v) if v is not None else None
             return None if found is None else (found,)
 
-        reading = Mode((0,), (1,), one=read_one)
+        reading = Mode(needs=("out",), gives=("parts",), one=read_one)
     else:
 
         def read_mode(o):
@@ -82,15 +82,15 @@ def read_or_build(
                 for found in read(v):
                     yield (found,)
 
-        reading = Mode((0,), (1,), read_mode)
+        reading = Mode(needs=("out",), gives=("parts",), run=read_mode)
 
     def build_one(p):
         built = build(p)
         return None if built is None else (built,)
 
-    building = Mode((1,), (0,), ready=ready, one=build_one)
+    building = Mode(needs=("parts",), gives=("out",), ready=ready, one=build_one)
     modes = (building, reading) if build_first else (reading, building)
-    return ModedGoal(needs.split(' ')[0], (out, parts), modes, waiting=needs)
+    return moded(needs.split(" ")[0], {"out": out, "parts": parts}, *modes, waiting=needs)
 
 
 def join_parts(v: Variable) -> tuple[int, tuple] | None:

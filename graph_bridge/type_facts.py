@@ -20,7 +20,7 @@ from pytensor.tensor.type import TensorType
 
 from graph_bridge.context import held_type
 from graph_bridge.terms import term_variable
-from logic_core.moded import Mode, ModedGoal
+from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = ["broadcastableo", "dtypeo", "ndimo", "same_type", "same_typeo", "typeo"]
 
@@ -35,8 +35,13 @@ def _type_fact(term: Any, value: Any, read: Callable[[Any], Any], name: str) -> 
         except AttributeError:  # not a tensor
             return None
 
-    return ModedGoal(name, (term, value), (Mode((0,), (1,), one=read_fact),), waiting="type fact on a non-ground term",
-                     reads="class")
+    return moded(
+        name,
+        {"term": term, "value": value},
+        Mode(needs=("term",), gives=("value",), one=read_fact),
+        waiting="type fact on a non-ground term",
+        reads="class",
+    )
 
 
 def same_type(a: Any, b: Any) -> bool:
@@ -68,8 +73,13 @@ def same_typeo(a: Any, b: Any) -> ModedGoal:
         a, b = _type_of(ta), _type_of(tb)
         return () if a is not None and b is not None and same_type(a, b) else None
 
-    return ModedGoal("same_typeo", (a, b), (Mode((0, 1), (), one=check),), waiting="same_typeo on a non-ground term",
-                     reads="class")
+    return moded(
+        "same_typeo",
+        {"a": a, "b": b},
+        Mode(needs=("a", "b"), gives=(), one=check),
+        waiting="same_typeo on a non-ground term",
+        reads="class",
+    )
 
 
 def _type_of(t: Any) -> Any | None:

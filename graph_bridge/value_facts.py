@@ -59,7 +59,9 @@ def zero_fillo(base: Any) -> ModedGoal:
         vb = term_variable(b)
         return () if vb is not None and is_zeros(vb) else None
 
-    return moded("zero_fillo", (base,), Mode((0,), (), one=check), waiting="zero_fillo needs base")
+    return moded(
+        "zero_fillo", {"base": base}, Mode(needs=("base",), gives=(), one=check), waiting="zero_fillo needs base"
+    )
 
 
 def unique_indiceso(head: Any, idx: Any) -> ModedGoal:
@@ -71,8 +73,8 @@ def unique_indiceso(head: Any, idx: Any) -> ModedGoal:
 
     return moded(
         "unique_indiceso",
-        (head, idx),
-        Mode((0, 1), (), ready=lambda h, i: isinstance(i, tuple), one=check),
+        {"head": head, "idx": idx},
+        Mode(needs=("head", "idx"), gives=(), ready=lambda h, i: isinstance(i, tuple), one=check),
         waiting="unique_indiceso needs head and idx",
     )
 
@@ -89,9 +91,9 @@ def set_heado(inc_head: Any, set_head: Any) -> ModedGoal:
     """``set_head`` is the not-inplace set form of the inc head ``inc_head`` (either known)."""
     return moded(
         "set_heado",
-        (inc_head, set_head),
-        Mode((0,), (1,), one=lambda h: (_with_set_flag(h.evaled_obj, True),)),
-        Mode((1,), (0,), one=lambda s: (_with_set_flag(s.evaled_obj, False),)),
+        {"inc_head": inc_head, "set_head": set_head},
+        Mode(needs=("inc_head",), gives=("set_head",), one=lambda h: (_with_set_flag(h.evaled_obj, True),)),
+        Mode(needs=("set_head",), gives=("inc_head",), one=lambda s: (_with_set_flag(s.evaled_obj, False),)),
         waiting="set_heado needs a head",
     )
 
@@ -111,4 +113,6 @@ def one_roundingo(head: Any) -> ModedGoal:
         acc = getattr(op, "acc_dtype", None)
         return () if acc is None or acc == getattr(op, "dtype", acc) else None
 
-    return moded("one_roundingo", (head,), Mode((0,), (), one=check), waiting="one_roundingo needs head")
+    return moded(
+        "one_roundingo", {"head": head}, Mode(needs=("head",), gives=(), one=check), waiting="one_roundingo needs head"
+    )

@@ -17,10 +17,10 @@ every node.
 
 Before / after (``stock_inputso`` written with modes)::
 
-    def goal(S):                                 moded("stock_inputso", (stock, inputs, pattern),
-        if stock is known: compute inputs...         Mode((0,), (1, 2), absorb),
-        elif inputs and pattern known: ...           Mode((1, 2), (0,), expand))
-        else: raise NotReady
+    def goal(S):                                 moded("stock_inputso", {"stock": stock, "inputs": inputs,
+        if stock is known: compute inputs...                               "pattern": pattern},
+        elif inputs and pattern known: ...           Mode(needs=("stock",), gives=("inputs", "pattern"), one=absorb),
+        else: raise NotReady                         Mode(needs=("inputs", "pattern"), gives=("stock",), one=expand))
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class Mode:
         gives: Sequence[int | str],
         run: Callable[..., Iterable[tuple]] | None = None,
         ready: Callable[..., bool] = always,
-        open: Mapping[int, Sequence[int]] | None = None,
+        open: Mapping[int | str, Sequence[int | str]] | None = None,
         plannable: bool = True,
         one: Callable[..., tuple | None] | None = None,
     ) -> None:
@@ -103,7 +103,7 @@ class Mode:
         self.one = one
         self.run = run
         self.ready = ready
-        self.open = dict(open or {})
+        self.open: dict = dict(open or {})
         self.plannable = plannable
 
     def __repr__(self) -> str:

@@ -52,10 +52,15 @@ def careduce_heado(head: Any, axis: Any, other_head: Any, other_axis: Any) -> Mo
 
     return moded(
         "careduce_heado",
-        (head, axis, other_head, other_axis),
-        Mode((0,), (1, 2), one=read(axis, other_axis), open={2: (3,)}),
-        Mode((2,), (3, 0), one=read(other_axis, axis), open={0: (1,)}),
-        Mode((), (0, 2), templates, plannable=False),
+        {"head": head, "axis": axis, "other_head": other_head, "other_axis": other_axis},
+        Mode(
+            needs=("head",),
+            gives=("axis", "other_head"),
+            one=read(axis, other_axis),
+            open={"other_head": ("other_axis",)},
+        ),
+        Mode(needs=("other_head",), gives=("other_axis", "head"), one=read(other_axis, axis), open={"head": ("axis",)}),
+        Mode(needs=(), gives=("head", "other_head"), run=templates, plannable=False),
     )
 
 
@@ -102,9 +107,9 @@ def careduce_partso(head: Any, scalar_op: Any, axis: Any) -> ModedGoal:
 
     return moded(
         "careduce_partso",
-        (head, scalar_op, axis),
-        Mode((0,), (1, 2), one=read),
-        Mode((), (0, 1, 2), templates, plannable=False),
+        {"head": head, "scalar_op": scalar_op, "axis": axis},
+        Mode(needs=("head",), gives=("scalar_op", "axis"), one=read),
+        Mode(needs=(), gives=("head", "scalar_op", "axis"), run=templates, plannable=False),
     )
 
 
@@ -133,8 +138,8 @@ def added_axes_reductiono(head: Any, order: Any, order2: Any, x: Any):
 
     return moded(
         "added_axes_reductiono",
-        (head, order, order2, x),
-        Mode((0, 1), (2,), ready=lambda h, o: isinstance(o, tuple), one=forward),
-        Mode((2, 3), (0, 1), backward, lambda o2, xv: isinstance(o2, tuple)),
+        {"head": head, "order": order, "order2": order2, "x": x},
+        Mode(needs=("head", "order"), gives=("order2",), ready=lambda h, o: isinstance(o, tuple), one=forward),
+        Mode(needs=("order2", "x"), gives=("head", "order"), run=backward, ready=lambda o2, xv: isinstance(o2, tuple)),
         waiting="added_axes_reductiono needs head and order, or order2 and x",
     )

@@ -108,11 +108,12 @@ def pattern_goal(pattern: Any, names: Sequence[Var]) -> Callable[..., ModedGoal]
         except Exception:  # noqa: BLE001 - the bindings do not fit this pattern (types, axes)
             return None
 
-    given = tuple(range(1, len(names) + 1))
-    modes = (Mode((0,), given, one=match), Mode(given, (0,), one=build))
+    given = tuple(f"values[{i}]" for i in range(len(names)))
+    modes = (Mode(needs=("side",), gives=given, one=match), Mode(needs=given, gives=("side",), one=build))
 
     def make(side: Any, *values: Any) -> ModedGoal:
-        return moded("pattern side", (side, *values), *modes, waiting="pattern variable not bound yet")
+        args = {"side": side, **dict(zip(given, values, strict=True))}
+        return moded("pattern side", args, *modes, waiting="pattern variable not bound yet")
 
     return make
 
@@ -133,7 +134,10 @@ def reductiono(head: Any, reduction: Any) -> ModedGoal:
     Forward and as a check only: the head is always read off a side.
     """
     return moded(
-        "reductiono", (head, reduction), Mode((0,), (1,), one=_head_reduction), waiting="reductiono needs the head"
+        "reductiono",
+        {"head": head, "reduction": reduction},
+        Mode(needs=("head",), gives=("reduction",), one=_head_reduction),
+        waiting="reductiono needs the head",
     )
 
 

@@ -113,9 +113,9 @@ def reduce_througho(n: Any, order: Any, axes: Any, axes2: Any, order2: Any, max_
 
     return moded(
         "reduce_througho",
-        (n, order, axes, axes2, order2),
-        Mode((0, 1, 2), (3, 4), forward, _int_tuples),
-        Mode((0, 3, 4), (1, 2), backward, _int_tuples),
+        {"n": n, "order": order, "axes": axes, "axes2": axes2, "order2": order2},
+        Mode(needs=("n", "order", "axes"), gives=("axes2", "order2"), run=forward, ready=_int_tuples),
+        Mode(needs=("n", "axes2", "order2"), gives=("order", "axes"), run=backward, ready=_int_tuples),
         waiting="reduce_througho needs n, and (order, axes) or (axes2, order2)",
     )
 
@@ -132,9 +132,14 @@ def identity_ordero(n: Any, order: Any):
 
     return moded(
         "identity_ordero",
-        (n, order),
-        Mode((1,), (0,), ready=lambda o: isinstance(o, tuple), one=from_order),
-        Mode((0,), (1,), ready=lambda n_w: isinstance(n_w, int), one=lambda n_w: (tuple(range(n_w)),)),
+        {"n": n, "order": order},
+        Mode(needs=("order",), gives=("n",), ready=lambda o: isinstance(o, tuple), one=from_order),
+        Mode(
+            needs=("n",),
+            gives=("order",),
+            ready=lambda n_w: isinstance(n_w, int),
+            one=lambda n_w: (tuple(range(n_w)),),
+        ),
         waiting="identity_ordero needs n or order",
     )
 
@@ -159,9 +164,9 @@ def valid_ordero(n: Any, order: Any, max_added: int = MAX_ADDED_DIMS):
 
     return moded(
         "valid_ordero",
-        (n, order),
-        Mode((0, 1), (), ready=_int_tuples, one=check),
-        Mode((0,), (1,), enumerate_orders, _int_tuples),
+        {"n": n, "order": order},
+        Mode(needs=("n", "order"), gives=(), ready=_int_tuples, one=check),
+        Mode(needs=("n",), gives=("order",), run=enumerate_orders, ready=_int_tuples),
         waiting="valid_ordero needs n",
     )
 
@@ -186,20 +191,36 @@ def compose_orderso(inner: Any, outer: Any, composed: Any, n: Any, max_added: in
 
     return moded(
         "compose_orderso",
-        (inner, outer, composed, n),
-        Mode((0, 1), (2,), ready=lambda i, o: isinstance(i, tuple) and isinstance(o, tuple), one=forward),
-        Mode((2, 3), (0, 1), backward, lambda c, n_w: isinstance(c, tuple) and isinstance(n_w, int)),
+        {"inner": inner, "outer": outer, "composed": composed, "n": n},
+        Mode(
+            needs=("inner", "outer"),
+            gives=("composed",),
+            ready=lambda i, o: isinstance(i, tuple) and isinstance(o, tuple),
+            one=forward,
+        ),
+        Mode(
+            needs=("composed", "n"),
+            gives=("inner", "outer"),
+            run=backward,
+            ready=lambda c, n_w: isinstance(c, tuple) and isinstance(n_w, int),
+        ),
         waiting="compose_orderso needs (inner, outer) or (composed, n)",
     )
 
 
 def axes_tupleo(axes: Any) -> ModedGoal:
     """``axes`` is a tuple (a partial reduction's axes), not ``None``."""
-    return moded("axes tuple", (axes,), Mode((0,), (), lambda a: iter(((),) if isinstance(a, tuple) else ())))
+    return moded(
+        "axes tuple",
+        {"axes": axes},
+        Mode(needs=("axes",), gives=(), run=lambda a: iter(((),) if isinstance(a, tuple) else ())),
+    )
 
 
 def lengtho(seq: Any, n: Any) -> ModedGoal:
     """``n`` is the length of the tuple ``seq`` (``seq`` known)."""
     return moded(
-        "length", (seq, n), Mode((0,), (1,), ready=lambda t: isinstance(t, tuple), one=lambda t: (len(t),))
+        "length",
+        {"seq": seq, "n": n},
+        Mode(needs=("seq",), gives=("n",), ready=lambda t: isinstance(t, tuple), one=lambda t: (len(t),)),
     )

@@ -66,9 +66,9 @@ def axes_througho(x: Any, order: Any, axes: Any, new_axes: Any, new_order: Any) 
 
     return moded(
         "axes_througho",
-        (x, order, axes, new_axes, new_order),
-        Mode((0, 1, 2), (3, 4), ready=ready, one=forward),
-        Mode((0, 3, 4), (1, 2), backward, ready),
+        {"x": x, "order": order, "axes": axes, "new_axes": new_axes, "new_order": new_order},
+        Mode(needs=("x", "order", "axes"), gives=("new_axes", "new_order"), ready=ready, one=forward),
+        Mode(needs=("x", "new_axes", "new_order"), gives=("order", "axes"), run=backward, ready=ready),
         waiting="axes_througho needs x, and (order, axes) or (new_axes, new_order)",
     )
 
@@ -102,8 +102,8 @@ def added_dimso(order: Any, axes: Any, rest: Any, max_added: int = MAX_ADDED_DIM
 
     return moded(
         "added_dimso",
-        (order, axes, rest),
-        Mode((0, 1), (2,), one=drop),
-        Mode((2,), (0, 1), insert),
+        {"order": order, "axes": axes, "rest": rest},
+        Mode(needs=("order", "axes"), gives=("rest",), one=drop),
+        Mode(needs=("rest",), gives=("order", "axes"), run=insert),
         waiting="added_dimso needs order and axes, or rest",
     )

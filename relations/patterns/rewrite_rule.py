@@ -101,11 +101,10 @@ def _predicate_guard(pred: Callable, names: Sequence[str], by_name: dict, rename
     def check(*values):
         return () if pred(**{n: _guard_value(t) for n, t in zip(names, values)}) else None
 
-    fresh = tuple(rename[v] for v in variables)
     return moded(
         getattr(pred, "__name__", "guard"),
-        fresh,
-        Mode(tuple(range(len(fresh))), (), one=check),
+        {n: rename[v] for n, v in zip(names, variables)},
+        Mode(needs=tuple(names), gives=(), one=check),
         waiting="pattern variable not bound yet",
     )
 

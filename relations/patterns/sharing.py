@@ -47,4 +47,8 @@ def movable_eacho(terms: Any) -> ModedGoal:
     def check(ts):
         return () if all(movable(t) for t in ts) else None
 
-    return moded("movable_eacho", (terms,), Mode((0,), (), ready=lambda ts: isinstance(ts, tuple), one=check))
+    return moded(
+        "movable_eacho",
+        {"terms": terms},
+        Mode(needs=("terms",), gives=(), ready=lambda ts: isinstance(ts, tuple), one=check),
+    )

@@ -63,7 +63,12 @@ def upcasto(cast: Any, op: Any, x_term: Any) -> ModedGoal:
         if src.startswith("float") and dst.startswith("float") and int(dst[5:]) > int(src[5:]):
             yield ()
 
-    return moded("upcasto", (cast, op, x_term), Mode((0, 1, 2), (), check), waiting="upcasto needs the cast, op and x")
+    return moded(
+        "upcasto",
+        {"cast": cast, "op": op, "x_term": x_term},
+        Mode(needs=("cast", "op", "x_term"), gives=(), run=check),
+        waiting="upcasto needs the cast, op and x",
+    )
 
 
 def scalar_form(v: Variable) -> Variable | None:
@@ -139,10 +144,10 @@ def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
 
     return moded(
         "scalar_or_constanto",
-        (others, scalars, value),
-        Mode((0, 1, 2), (), ready=ready, one=check),
-        Mode((0, 2), (1,), ready=lambda o, vt: isinstance(o, tuple), one=read),
-        Mode((1,), (0,), ready=ready, one=lambda sc: (sc,)),
+        {"others": others, "scalars": scalars, "value": value},
+        Mode(needs=("others", "scalars", "value"), gives=(), ready=ready, one=check),
+        Mode(needs=("others", "value"), gives=("scalars",), ready=lambda o, vt: isinstance(o, tuple), one=read),
+        Mode(needs=("scalars",), gives=("others",), ready=ready, one=lambda sc: (sc,)),
         waiting="scalar_or_constanto needs others and value, or scalars",
     )
 
@@ -157,8 +162,13 @@ def fit_undero(before: Any, after: Any, shape: Any) -> ModedGoal:
 
     return moded(
         "fit_undero",
-        (before, after, shape),
-        Mode((0, 1, 2), (), check, ready=lambda b, a, sh: all(isinstance(t, tuple) for t in (b, a, sh))),
+        {"before": before, "after": after, "shape": shape},
+        Mode(
+            needs=("before", "after", "shape"),
+            gives=(),
+            run=check,
+            ready=lambda b, a, sh: all(isinstance(t, tuple) for t in (b, a, sh)),
+        ),
         waiting="fit_undero needs the other inputs and the shape",
     )
 
@@ -205,10 +215,15 @@ def expanded_too(value: Any, before: Any, after: Any, expanded: Any) -> ModedGoa
     tuples = lambda *ts: all(isinstance(t, tuple) for t in ts[1:3])  # noqa: E731
     return moded(
         "expanded_too",
-        (value, before, after, expanded),
-        Mode((0, 1, 2, 3), (), one=check, ready=tuples),
-        Mode((0, 1, 2), (3,), one=build, ready=tuples),
-        Mode((1, 2, 3), (0,), one=unexpand, ready=lambda b, a, et: isinstance(b, tuple) and isinstance(a, tuple)),
+        {"value": value, "before": before, "after": after, "expanded": expanded},
+        Mode(needs=("value", "before", "after", "expanded"), gives=(), one=check, ready=tuples),
+        Mode(needs=("value", "before", "after"), gives=("expanded",), one=build, ready=tuples),
+        Mode(
+            needs=("before", "after", "expanded"),
+            gives=("value",),
+            one=unexpand,
+            ready=lambda b, a, et: isinstance(b, tuple) and isinstance(a, tuple),
+        ),
         waiting="expanded_too needs value and the other inputs, or the expanded value and the other inputs",
     )
 

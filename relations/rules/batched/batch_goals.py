@@ -191,9 +191,9 @@ def batch_inputso(stock: Any, inputs: Any, pattern: Any, core_ndims: Any, width:
 
     return moded(
         "batch_inputso",
-        (stock, inputs, pattern, core_ndims, width),
-        Mode((0, 3, 4), (1, 2), ready=ready_absorb, one=absorb),
-        Mode((1, 2, 3, 4), (0,), ready=ready_expand, one=expand),
+        {"stock": stock, "inputs": inputs, "pattern": pattern, "core_ndims": core_ndims, "width": width},
+        Mode(needs=("stock", "core_ndims", "width"), gives=("inputs", "pattern"), ready=ready_absorb, one=absorb),
+        Mode(needs=("inputs", "pattern", "core_ndims", "width"), gives=("stock",), ready=ready_expand, one=expand),
         waiting="batch_inputso needs stock, or inputs and pattern (and core_ndims and width)",
     )
 
@@ -290,8 +290,8 @@ def rv_coreso(rv_op: Any, cores: Any):
     """``cores`` are the core ndims of ``rv_op``'s parameters."""
     return moded(
         "rv cores",
-        (rv_op, cores),
-        Mode((0,), (1,), one=lambda op: (tuple(op.ndims_params),)),
+        {"rv_op": rv_op, "cores": cores},
+        Mode(needs=("rv_op",), gives=("cores",), one=lambda op: (tuple(op.ndims_params),)),
     )
 
 
@@ -353,8 +353,18 @@ def lifted_batch_dimso(ins: Any, cores: Any, order: Any, in_ndim: Any, inner: An
 
     return moded(
         "lifted_batch_dimso",
-        (ins, cores, order, in_ndim, inner, out_ndim),
-        Mode((0, 1, 5), (2, 3, 4), ready=lambda ts, cs, n: isinstance(ts, tuple) and isinstance(cs, tuple), one=read),
-        Mode((2, 4, 1), (0,), ready=lambda o, p, cs: isinstance(o, tuple) and isinstance(p, tuple), one=build),
+        {"ins": ins, "cores": cores, "order": order, "in_ndim": in_ndim, "inner": inner, "out_ndim": out_ndim},
+        Mode(
+            needs=("ins", "cores", "out_ndim"),
+            gives=("order", "in_ndim", "inner"),
+            ready=lambda ts, cs, n: isinstance(ts, tuple) and isinstance(cs, tuple),
+            one=read,
+        ),
+        Mode(
+            needs=("order", "inner", "cores"),
+            gives=("ins",),
+            ready=lambda o, p, cs: isinstance(o, tuple) and isinstance(p, tuple),
+            one=build,
+        ),
         waiting="lifted_batch_dimso needs ins, or order and inner",
     )

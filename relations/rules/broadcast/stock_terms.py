@@ -130,9 +130,9 @@ def stock_inputso(stock: Any, inputs: Any, pattern: Any):
 
     return moded(
         "stock_inputso",
-        (stock, inputs, pattern),
-        Mode((0,), (1, 2), ready=_tuples, one=absorb),
-        Mode((1, 2), (0,), ready=_tuples, one=expand),
+        {"stock": stock, "inputs": inputs, "pattern": pattern},
+        Mode(needs=("stock",), gives=("inputs", "pattern"), ready=_tuples, one=absorb),
+        Mode(needs=("inputs", "pattern"), gives=("stock",), ready=_tuples, one=expand),
         waiting="stock_inputso needs stock, or inputs and pattern",
     )
 
@@ -173,8 +173,18 @@ def alloc_valueo(stock_value: Any, value: Any, entry: Any, shape: Any):
 
     return moded(
         "alloc_valueo",
-        (stock_value, value, entry, shape),
-        Mode((0, 3), (1, 2), ready=lambda sv, sh: isinstance(sh, tuple), one=absorb),
-        Mode((1, 2, 3), (0,), ready=lambda val, ent, sh: isinstance(ent, str) and isinstance(sh, tuple), one=expand),
+        {"stock_value": stock_value, "value": value, "entry": entry, "shape": shape},
+        Mode(
+            needs=("stock_value", "shape"),
+            gives=("value", "entry"),
+            ready=lambda sv, sh: isinstance(sh, tuple),
+            one=absorb,
+        ),
+        Mode(
+            needs=("value", "entry", "shape"),
+            gives=("stock_value",),
+            ready=lambda val, ent, sh: isinstance(ent, str) and isinstance(sh, tuple),
+            one=expand,
+        ),
         waiting="alloc_valueo needs stock_value and shape, or value, entry and shape",
     )

@@ -41,9 +41,15 @@ def reduce_eacho(head: Any, pieces: Any, reduced: Any) -> ModedGoal:
 
     return moded(
         "reduce_eacho",
-        (head, pieces, reduced),
-        Mode((0, 1), (2,), ready=lambda h, p: isinstance(p, tuple), one=forward),
-        Mode((2,), (0, 1, 2), backward, lambda r: isinstance(r, tuple), plannable=False),
+        {"head": head, "pieces": pieces, "reduced": reduced},
+        Mode(needs=("head", "pieces"), gives=("reduced",), ready=lambda h, p: isinstance(p, tuple), one=forward),
+        Mode(
+            needs=("reduced",),
+            gives=("head", "pieces", "reduced"),
+            run=backward,
+            ready=lambda r: isinstance(r, tuple),
+            plannable=False,
+        ),
         waiting="reduce_eacho needs pieces or reduced",
     )
 
@@ -65,9 +71,9 @@ def join_axis_reductiono(axes: Any, axis: Any) -> ModedGoal:
 
     return moded(
         "join axis reduction",
-        (axes, axis),
-        Mode((0, 1), (), one=check),
-        Mode((0,), (1,), one=give),
+        {"axes": axes, "axis": axis},
+        Mode(needs=("axes", "axis"), gives=(), one=check),
+        Mode(needs=("axes",), gives=("axis",), one=give),
         waiting="axes not known",
     )
 
@@ -95,7 +101,12 @@ def pieces_safeo(scalar_op: Any, pieces: Any, axis: Any, out: Any):
 
     return moded(
         "pieces safe",
-        (scalar_op, pieces, axis, out),
-        Mode((0, 1, 2, 3), (), ready=lambda op, p, k, o: isinstance(p, tuple) and isinstance(k, int), one=check),
+        {"scalar_op": scalar_op, "pieces": pieces, "axis": axis, "out": out},
+        Mode(
+            needs=("scalar_op", "pieces", "axis", "out"),
+            gives=(),
+            ready=lambda op, p, k, o: isinstance(p, tuple) and isinstance(k, int),
+            one=check,
+        ),
         waiting="pieces not known",
     )

@@ -40,9 +40,9 @@ def scalar_likeo(others: Any, scalars: Any) -> ModedGoal:
 
     return moded(
         "scalar_likeo",
-        (others, scalars),
-        Mode((0,), (1,), ready=_is_tuple, one=read),
-        Mode((1,), (0,), ready=_is_tuple, one=lambda sc: (sc,)),
+        {"others": others, "scalars": scalars},
+        Mode(needs=("others",), gives=("scalars",), ready=_is_tuple, one=read),
+        Mode(needs=("scalars",), gives=("others",), ready=_is_tuple, one=lambda sc: (sc,)),
         waiting="scalar_likeo needs others or scalars",
     )
 
@@ -76,8 +76,8 @@ def broadcast_pieceo(x: Any, value: Any) -> ModedGoal:
 
     return moded(
         "broadcast_pieceo",
-        (x, value),
-        Mode((0, 1), (), one=check),
+        {"x": x, "value": value},
+        Mode(needs=("x", "value"), gives=(), one=check),
         waiting="broadcast_pieceo needs x and value",
         reads="class",
     )
@@ -107,9 +107,9 @@ def cast_likeo(value: Any, x: Any, cast_value: Any) -> ModedGoal:
 
     return moded(
         "cast_likeo",
-        (value, x, cast_value),
-        Mode((0, 1), (2,), one=cast),
-        Mode((2,), (0,), one=lambda cv: (cv,)),
+        {"value": value, "x": x, "cast_value": cast_value},
+        Mode(needs=("value", "x"), gives=("cast_value",), one=cast),
+        Mode(needs=("cast_value",), gives=("value",), one=lambda cv: (cv,)),
         waiting="cast_likeo needs value and x, or cast_value",
         reads="class",
     )
@@ -123,4 +123,10 @@ def fully_broadcastableo(t: Any) -> ModedGoal:
         if v is not None and all(v.type.broadcastable):
             yield ()
 
-    return moded("fully broadcastable", (t,), Mode((0,), (), check), waiting="term not known", reads="class")
+    return moded(
+        "fully broadcastable",
+        {"t": t},
+        Mode(needs=("t",), gives=(), run=check),
+        waiting="term not known",
+        reads="class",
+    )

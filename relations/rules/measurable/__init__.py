@@ -424,10 +424,13 @@ def computed_rule(
     the left side; with both sides given the forward answer is unified with the right side
     (a check).  A side whose type differs from the other's is no answer.
     """
-    modes = (Mode((0,), (1,), one=_moded_side(forward)), Mode((1,), (0,), one=_moded_side(backward)))
+    modes = (
+        Mode(needs=("lhs",), gives=("rhs",), one=_moded_side(forward)),
+        Mode(needs=("rhs",), gives=("lhs",), one=_moded_side(backward)),
+    )
 
     def relation(lhs: Any, rhs: Any) -> Any:
-        return moded(name, (lhs, rhs), *modes)
+        return moded(name, {"lhs": lhs, "rhs": rhs}, *modes)
 
     relation.__name__ = relation.__qualname__ = name
     relation.__doc__ = doc

@@ -89,7 +89,10 @@ def sum_dtype_safeo(x: Any, dtype: Any) -> ModedGoal:
         return () if v is not None and (v.type.dtype.startswith("float") or v.type.dtype == d) else None
 
     return moded(
-        "sum_dtype_safeo", (x, dtype), Mode((0, 1), (), one=check), waiting="sum_dtype_safeo needs x and dtype"
+        "sum_dtype_safeo",
+        {"x": x, "dtype": dtype},
+        Mode(needs=("x", "dtype"), gives=(), one=check),
+        waiting="sum_dtype_safeo needs x and dtype",
     )
 
 
@@ -150,9 +153,19 @@ def factor_broadcasto(head: Any, scalar_op: Any, inputs: Any, entries: Any, kept
     """
     return moded(
         "factor_broadcasto",
-        (head, scalar_op, inputs, entries, kept, out),
-        Mode((0, 1, 2, 3), (4, 5), ready=lambda h, f, i, e: _is_tuple(i) and _is_tuple(e), one=_factor_out),
-        Mode((0, 1, 4, 5), (2, 3), ready=lambda h, f, k, o: _is_tuple(o), one=_factor_in),
+        {"head": head, "scalar_op": scalar_op, "inputs": inputs, "entries": entries, "kept": kept, "out": out},
+        Mode(
+            needs=("head", "scalar_op", "inputs", "entries"),
+            gives=("kept", "out"),
+            ready=lambda h, f, i, e: _is_tuple(i) and _is_tuple(e),
+            one=_factor_out,
+        ),
+        Mode(
+            needs=("head", "scalar_op", "kept", "out"),
+            gives=("inputs", "entries"),
+            ready=lambda h, f, k, o: _is_tuple(o),
+            one=_factor_in,
+        ),
         waiting="factor_broadcasto needs the left operands or the right parts",
     )
 
@@ -213,9 +226,27 @@ def count_broadcasto(head: Any, x: Any, dtype: Any, scalar_op: Any, inputs: Any,
     """
     return moded(
         "count_broadcasto",
-        (head, x, dtype, scalar_op, inputs, entries, parts),
-        Mode((0, 1, 2, 3, 4, 5), (6,), ready=lambda h, x_, d, f, i, e: _is_tuple(i) and _is_tuple(e), one=_count_out),
-        Mode((2, 3, 6), (0, 4, 5), ready=lambda d, f, p: _is_tuple(p), one=_count_in),
+        {
+            "head": head,
+            "x": x,
+            "dtype": dtype,
+            "scalar_op": scalar_op,
+            "inputs": inputs,
+            "entries": entries,
+            "parts": parts,
+        },
+        Mode(
+            needs=("head", "x", "dtype", "scalar_op", "inputs", "entries"),
+            gives=("parts",),
+            ready=lambda h, x_, d, f, i, e: _is_tuple(i) and _is_tuple(e),
+            one=_count_out,
+        ),
+        Mode(
+            needs=("dtype", "scalar_op", "parts"),
+            gives=("head", "inputs", "entries"),
+            ready=lambda d, f, p: _is_tuple(p),
+            one=_count_in,
+        ),
         waiting="count_broadcasto needs the left parts or the right ones",
     )
 
@@ -267,9 +298,14 @@ def alloc_reductiono(head: Any, x: Any, dtype: Any, value: Any, shape: Any, w: A
     """
     return moded(
         "alloc_reductiono",
-        (head, x, dtype, value, shape, w, kept),
-        Mode((0, 1, 2, 3, 4), (5, 6), ready=lambda h, x_, d, v, s: _is_tuple(s), one=_alloc_out),
-        Mode((5, 6), (0, 3, 4), ready=lambda w_, k: _is_tuple(k), one=_alloc_in),
+        {"head": head, "x": x, "dtype": dtype, "value": value, "shape": shape, "w": w, "kept": kept},
+        Mode(
+            needs=("head", "x", "dtype", "value", "shape"),
+            gives=("w", "kept"),
+            ready=lambda h, x_, d, v, s: _is_tuple(s),
+            one=_alloc_out,
+        ),
+        Mode(needs=("w", "kept"), gives=("head", "value", "shape"), ready=lambda w_, k: _is_tuple(k), one=_alloc_in),
         waiting="alloc_reductiono needs the left parts or w and kept",
     )
 
@@ -366,8 +402,29 @@ def fill_writeso(
     """
     return moded(
         "fill_writeso",
-        (head, dtype, base, fill, shape, idx, value, set_head, scalar_op, parts),
-        Mode((0, 1, 2, 3, 5, 6, 7), (8, 9), ready=lambda h, d, b, c, i, v, s: _is_tuple(i), one=_writes_out),
-        Mode((8, 9), (0, 3, 4, 5, 6, 7), ready=lambda f, p: _is_tuple(p), one=_writes_in),
+        {
+            "head": head,
+            "dtype": dtype,
+            "base": base,
+            "fill": fill,
+            "shape": shape,
+            "idx": idx,
+            "value": value,
+            "set_head": set_head,
+            "scalar_op": scalar_op,
+            "parts": parts,
+        },
+        Mode(
+            needs=("head", "dtype", "base", "fill", "idx", "value", "set_head"),
+            gives=("scalar_op", "parts"),
+            ready=lambda h, d, b, c, i, v, s: _is_tuple(i),
+            one=_writes_out,
+        ),
+        Mode(
+            needs=("scalar_op", "parts"),
+            gives=("head", "fill", "shape", "idx", "value", "set_head"),
+            ready=lambda f, p: _is_tuple(p),
+            one=_writes_in,
+        ),
         waiting="fill_writeso needs the left parts or the right ones",
     )
