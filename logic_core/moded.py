@@ -77,7 +77,7 @@ class Mode:
     ``one`` in line (no loop over a generator).
     """
 
-    __slots__ = ("gives", "needs", "one", "open", "plannable", "ready", "run")
+    __slots__ = ("_at", "gives", "needs", "one", "open", "plannable", "ready", "run")
 
     def __init__(
         self,
@@ -105,6 +105,7 @@ class Mode:
         self.ready = ready
         self.open: dict = dict(open or {})
         self.plannable = plannable
+        self._at: tuple[tuple, Mode] | None = None  # the last names read by ``at``, and its answer
 
     def __repr__(self) -> str:
         fn = self.one if self.one is not None else self.run
@@ -112,23 +113,30 @@ class Mode:
         return f"Mode(needs={self.needs}, gives={self.gives}, {kind}={getattr(fn, '__name__', fn)})"
 
     def at(self, names: Sequence[str], goal: str) -> Mode:
-        """This mode with its argument names (``needs``, ``gives``, ``open``) read as positions in ``names``."""
+        """This mode with its argument names (``needs``, ``gives``, ``open``) read as positions in ``names``.
 
-        def position(a: int | str) -> int:
-            if isinstance(a, int):
-                return a
-            try:
-                return names.index(a)
-            except ValueError:
-                raise ValueError(
-                    f"{goal}: a mode names {a!r}, which is not one of its arguments {tuple(names)}"
-                ) from None
+        A mode made once and used by many goals over the same names (a factory's) is read once.
+        """
+        names = tuple(names)
+        last = self._at
+        if last is not None and last[0] == names:
+            return last[1]
 
+        def positions(named: Iterable[int | str]) -> tuple[int, ...]:
+            return tuple([a if isinstance(a, int) else names.index(a) for a in named])
+
+        try:
+            needs, gives = positions(self.needs), positions(self.gives)
+            opened = {positions((k,))[0]: positions(v) for k, v in self.open.items()}
+        except ValueError:
+            named = (*self.needs, *self.gives, *self.open, *(a for v in self.open.values() for a in v))
+            unknown = next(a for a in named if not isinstance(a, int) and a not in names)
+            raise ValueError(f"{goal}: a mode names {unknown!r}, which is not one of its arguments {names}") from None
         out = Mode.__new__(Mode)
-        out.needs = tuple(position(a) for a in self.needs)
-        out.gives = tuple(position(a) for a in self.gives)
+        out.needs, out.gives, out.open = needs, gives, opened
         out.one, out.run, out.ready, out.plannable = self.one, self.run, self.ready, self.plannable
-        out.open = {position(k): tuple(position(a) for a in v) for k, v in self.open.items()}
+        out._at = None
+        self._at = (names, out)
         return out
 
 
@@ -206,7 +214,7 @@ def moded(
     (default: the needs of each mode); ``reads``: see :attr:`ModedGoal.reads`.
     """
     if isinstance(args, Mapping):
-        names = list(args)
+        names = tuple(args)
         if waiting is None:
             waiting = f"{name} needs " + " or ".join(
                 "(" + ", ".join(str(a) for a in m.needs) + ")" for m in modes
