@@ -316,6 +316,16 @@ def test_an_underivable_graph_names_the_forms_tried(case):
     assert isinstance(err.value, NotImplementedError)  # what code catching pm.logp's error catches
 
 
+def test_an_underivable_graph_says_which_measurable_rewriter_came_closest_and_what_it_lacked():
+    """pymc #6691: not only the forms tried, but PyMC's rewriters where they came closest (relations.why_not)."""
+    x = N(0.0, 1.0) + N(0.0, 1.0)  # a convolution: no transform of one random variable
+    with pytest.raises(rpm.NotDerivable) as err:
+        rpm.logp(x, x.type())
+    text = str(err.value)
+    assert "PyMC's measurable rewriters where they came closest:" in text
+    assert "find_measurable_transforms at class" in text and "2 of its inputs read a random variable" in text
+
+
 def test_the_derivation_counts():
     """The corpus results the report quotes: how many fail stock, how many derive with the rules."""
     fails = [c for c in CORPUS if c.kind == "fails"]

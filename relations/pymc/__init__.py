@@ -26,6 +26,7 @@ from relations.pymc.densities import (
     logp,
     transforms_censoring,
     uninstall,
+    why_not_measurable,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "cross_check",
     "describe",
     "derivable_forms",
+    "why_not_measurable",
     "install",
     "installed",
     "transforms_censoring",

@@ -49,9 +49,10 @@ from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.random.op import RandomVariable
 
 from graph_bridge.structural_keys import StructuralKeys
+from relations.queries.why_not import why_not_in
 from relations.rules.measurable import MEASURABLE_RULES
 from relations.saturation.egraph import Limits, saturate
-from relations.saturation.foreign import RewriterSpec
+from relations.saturation.foreign import RewriterSpec, resolve_rewriters
 
 __all__ = [
     "CHECK_DRAWS",
@@ -66,6 +67,7 @@ __all__ = [
     "cross_check",
     "describe",
     "derivable_forms",
+    "why_not_measurable",
     "install",
     "installed",
     "transforms_censoring",
@@ -257,12 +259,39 @@ def _derived_logp(
         raise NotDerivable(
             f"the logp of {describe(var)} could not be derived ({type(err).__name__}: "
             f"{str(err).splitlines()[0]}), nor from any of its {len(failed)} equivalent forms tried "
-            f"(relations.rules.measurable):\n{tried}"
+            f"(relations.rules.measurable):\n{tried}\n{why_not_measurable(var)}"
         ) from err
     if check is not False:
         for other in derived[1:]:
             cross_check(var, value, [derived[0], other])
     return derived[0][1]
+
+
+def _random_inputs(node: Any) -> int:
+    """How many of ``node``'s inputs read a random variable."""
+    def random(i: Variable) -> bool:
+        return any(a.owner is not None and isinstance(a.owner.op, RandomVariable) for a in ancestors([i]))
+
+    return sum(1 for i in node.inputs if random(i))
+
+
+def why_not_measurable(var: Variable, n: int = 4) -> str:
+    """PyMC's measurable rewriters that were tried on the forms of ``var`` (the e-graph of the measurable
+    rules), each at the class where it came closest, with what it lacked (``relations.why_not``; pymc #6691)."""
+    from pymc.logprob.rewriting import measurable_ir_rewrites_db
+
+    egraph = saturate(_inlined(var), rules=MEASURABLE_RULES, backward=False, limits=LIMITS)
+    classes = egraph.classes()
+    attempts = []
+    for fr in resolve_rewriters(measurable_ir_rewrites_db):
+        attempts += [(fr.name, a) for a in why_not_in(egraph, fr, closest=1).closest]
+    attempts.sort(key=lambda na: (na[1].matched / na[1].size, na[1].missing is None), reverse=True)
+    lines = ["PyMC's measurable rewriters where they came closest:"]
+    for name, a in attempts[:n]:
+        node = classes[a.root][0].var.owner
+        inputs = f" ({_random_inputs(node)} of its inputs read a random variable)" if node is not None else ""
+        lines.append(f"  {name} at {a}{inputs}".replace("\n", "\n    "))
+    return "\n".join(lines) if attempts else "no measurable rewriter of PyMC tracks an Op of any form"
 
 
 def _free_inputs(graphs: Sequence[Variable]) -> list[Variable]:
