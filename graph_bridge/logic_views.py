@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.op import Op
 
