@@ -326,6 +326,24 @@ def test_an_underivable_graph_says_which_measurable_rewriter_came_closest_and_wh
     assert "find_measurable_transforms at class" in text and "2 of its inputs read a random variable" in text
 
 
+def test_a_derived_density_that_raises_at_a_draw_is_never_returned():
+    """An absolute value written as a switch: PyMC accepts the swapped switch and derives a density that
+    raises "switch non-overlapping scale > 0" at every point; it is refused, naming why."""
+    z = N(0.0, 1.0)
+    y = pt.switch(pt.lt(z, 0), -z, z)
+    with pytest.raises(rpm.NotDerivable) as err:
+        rpm.logp(y, y.type())
+    assert "derived, but its density raises" in str(err.value)
+
+
+def test_a_density_checked_at_draws_passes_and_a_constant_value_is_not_checked():
+    z = N(0.0, 1.0)
+    v = z.type()
+    assert rpm.broken_density(z, v, pm.logp(z, v)) is None
+    assert rpm.broken_density(z, pt.constant(50.0), pm.logp(z, pt.constant(50.0))) is None
+    assert "is -inf at a draw" in rpm.broken_density(z, v, pt.log(pt.zeros_like(v)))
+
+
 def test_the_derivation_counts():
     """The corpus results the report quotes: how many fail stock, how many derive with the rules."""
     fails = [c for c in CORPUS if c.kind == "fails"]

@@ -66,6 +66,7 @@ __all__ = [
     "conditional_logp",
     "cross_check",
     "describe",
+    "broken_density",
     "derivable_forms",
     "why_not_measurable",
     "install",
@@ -173,9 +174,15 @@ def derivable_forms(
         if keys.key(form) == given:
             continue
         try:
-            derived.append((form, _stock_logp(form, value, **kwargs)))
+            lp = _stock_logp(form, value, **kwargs)
         except DERIVATION_ERRORS as err:
             failed.append((describe(form), f"{type(err).__name__}: {str(err).splitlines()[0][:120]}"))
+            continue
+        broken = broken_density(form, value, lp)
+        if broken is not None:  # never returned: the next form is tried, or NotDerivable names it
+            failed.append((describe(form), f"derived, but its density {broken}"))
+            continue
+        derived.append((form, lp))
     log.info("measurable forms of %s: %d derive, %d fail", describe(var), len(derived), len(failed))
     return derived, failed
 
@@ -335,6 +342,38 @@ def cross_check(
                 f"{describe(f1)} gives {a!r}, {describe(f2)} gives {b!r} (PyMC derived one of them "
                 f"wrongly; a transform of a censored variable takes a Jacobian term at the censored point)"
             )
+
+
+def broken_density(var: Variable, value: Variable, lp: Variable, draws: int = 4) -> str | None:
+    """Why the density ``lp`` of ``var`` is wrong where ``var`` has support, or ``None``: evaluated at
+    ``draws`` draws of ``var`` (each in its support), none of its own checks may fail (PyMC's
+    ``ParameterValueError``) and it must be finite.  A ``value`` given as a constant (maybe outside the
+    support), a graph that cannot be drawn, and a point the other inputs' drawn values do not fit (a
+    shape error) are not checked."""
+    if isinstance(value, Constant):
+        return None
+    rng = np.random.default_rng(0)
+    others = [v for v in _free_inputs([var, lp]) if v is not value]
+    point = {v: _fill(v, rng) for v in others}
+    try:
+        values = _values_at(var, value, point, draws)
+    except ValueError:  # the point drawn for the other inputs does not fit the graph's shapes
+        return None
+    if not values:
+        return None
+    from pymc.logprob.utils import ParameterValueError
+
+    fn = pytensor.function([value, *others], lp, mode="FAST_COMPILE", on_unused_input="ignore")
+    for val in values:
+        try:
+            out = np.asarray(fn(val, *[point[v] for v in others]))
+        except ParameterValueError as err:  # a check of the density's own failing: the reason it is refused
+            return f"raises {type(err).__name__} at a draw ({str(err).splitlines()[0][:80]})"
+        except Exception:  # noqa: BLE001 - the point drawn for the other inputs does not fit: no verdict there
+            continue
+        if not np.all(np.isfinite(out)):
+            return f"is {out.ravel()[~np.isfinite(out.ravel())][0]} at a draw {val!r}, where the variable has support"
+    return None
 
 
 def _values_at(var: Variable, value: Variable, point: dict, draws: int) -> list[np.ndarray] | None:
