@@ -344,6 +344,26 @@ def test_a_density_checked_at_draws_passes_and_a_constant_value_is_not_checked()
     assert "is -inf at a draw" in rpm.broken_density(z, v, pt.log(pt.zeros_like(v)))
 
 
+@pytest.mark.parametrize("build", [lambda z: z + pt.zeros(3), lambda z: pt.alloc(z, 2, 3), lambda z: z[None] * pt.ones((4, 1))],
+                         ids=["plus zeros", "alloc", "times ones"])
+def test_a_broadcast_random_variable_is_refused_with_the_reason(build):
+    """A scalar draw broadcast to a vector has equal entries: no density on the vector space; stock PyMC
+    sums independent terms (wrong wherever the entries differ)."""
+    y = build(N(0.0, 1.0))
+    stock = pm.logp(y, y.type())  # stock derives the sum of independent terms
+    assert stock is not None
+    with pytest.raises(rpm.BroadcastRandomVariable, match="is broadcast along dimension"):
+        rpm.logp(y, y.type())
+    assert isinstance(rpm.BroadcastRandomVariable("x"), NotImplementedError)
+
+
+def test_random_variables_of_the_value_shape_and_length_one_broadcasts_are_not_refused():
+    zv = pm.Normal.dist(0.0, 1.0, size=3)
+    for y in (zv + pt.dvector("mu"), pt.exp(zv), N(0.0, 1.0) * pt.ones(1), N(0.0, 1.0) + 1.0):
+        assert rpm.broadcast_random(y) is None
+        rpm.logp(y, y.type())
+
+
 def test_the_derivation_counts():
     """The corpus results the report quotes: how many fail stock, how many derive with the rules."""
     fails = [c for c in CORPUS if c.kind == "fails"]

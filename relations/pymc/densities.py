@@ -66,6 +66,8 @@ __all__ = [
     "conditional_logp",
     "cross_check",
     "describe",
+    "BroadcastRandomVariable",
+    "broadcast_random",
     "broken_density",
     "derivable_forms",
     "why_not_measurable",
@@ -103,6 +105,39 @@ _PATCHES: list[tuple[Any, str, Any]] = []  # (module, attribute, the object it h
 
 class NotDerivable(NotImplementedError):
     """No form of the graph derives: the message lists the forms tried and why each failed (pymc #6691)."""
+
+
+class BroadcastRandomVariable(NotDerivable):
+    """A random variable broadcast along a dimension of the graph: its entries there are equal, so the
+    graph has no density on the value's space (stock PyMC sums independent terms: a wrong density)."""
+
+
+def broadcast_random(var: Variable) -> str | None:
+    """Where ``var`` broadcasts a random variable along one of its dimensions (an Elemwise input or an
+    Alloc value that reads a random variable and is broadcast where the output is not), or ``None``.
+
+    Read off the types: an input broadcast along a dimension (length 1, or missing on the left) where
+    the output's length is not known to be 1.
+    """
+    order = list(toposort([var]))
+    reads: set[Variable] = set()
+    for node in order:  # the variables that read a random variable
+        if isinstance(node.op, RandomVariable) or any(i in reads for i in node.inputs):
+            reads.update(node.outputs)
+    for node in order:
+        out = node.outputs[0]
+        if not isinstance(node.op, (Elemwise, pt.basic.Alloc)) or out.type.ndim == 0:
+            continue
+        ins = node.inputs if isinstance(node.op, Elemwise) else node.inputs[:1]
+        for i in ins:
+            if i not in reads:
+                continue
+            pad = out.type.ndim - i.type.ndim
+            for d, out_b in enumerate(out.type.broadcastable):
+                in_b = True if d < pad else i.type.broadcastable[d - pad]
+                if in_b and not out_b:
+                    return f"{describe(i)} is broadcast along dimension {d} of {describe(out)}"
+    return None
 
 
 class DensityMismatch(ValueError):
@@ -244,6 +279,12 @@ def logp(
         raise TypeError(f"check must be True, False or None, got {check!r}")
     if not isinstance(value, Variable):
         value = pt.as_tensor_variable(value, dtype=var.type.dtype)
+    spread = broadcast_random(var)
+    if spread is not None:
+        raise BroadcastRandomVariable(
+            f"the logp of {describe(var)} has no density on its value's space: {spread}, so the value's "
+            f"entries along it are equal; take the logp of the random variable before it is broadcast"
+        )
     try:
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
     except STOCK_FAILURES as err:
