@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.op import Op
 
@@ -22,7 +23,7 @@ from graph_bridge.vocabulary import in_vocabulary
 from logic_core.term_kinds import is_term
 from logic_core.unifier import install_views
 
-__all__ = ["term_view", "view_items"]
+__all__ = ["same_constant", "term_view", "view_items"]
 
 
 def view_items(x: Any) -> tuple | None:
@@ -52,4 +53,23 @@ def term_view(x: Any) -> Any:
     return None
 
 
-install_views(atoms=(Variable, Op), by_value=(Constant,), term_view=term_view, head_views=head_views, term_class=Term)
+def same_constant(u: Constant, v: Constant) -> bool | None:
+    """Two constants of other dtypes are one value when their values are equal and each casts to the
+    other's dtype exactly (``1`` of int8 and ``1.0`` of float32; not ``16777217`` and its float32); of one
+    type, ``None``: the generic rules compare them as before (pymc #6826: a bound and a branch spelled
+    ``1`` and ``1.0`` are one censoring point)."""
+    if u.type == v.type:
+        return None
+    a, b = np.asarray(u.data), np.asarray(v.data)
+    if a.shape != b.shape or a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
+        return False
+    with np.errstate(all="ignore"):
+        there, back = a.astype(b.dtype), b.astype(a.dtype)
+        return bool(np.array_equal(there, b) and np.array_equal(back, a)
+                    and np.array_equal(there.astype(a.dtype), a) and np.array_equal(back.astype(b.dtype), b))
+
+
+install_views(
+    atoms=(Variable, Op), by_value=(Constant,), term_view=term_view, head_views=head_views, term_class=Term,
+    same_value=same_constant,
+)

@@ -18,9 +18,9 @@ from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from unification import var
 
+from graph_bridge.elemwise_terms import dimshuffled, elemwise_like, operand_entries
 from graph_bridge.nodes import alloc_parts, join_parts, read_or_build
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, entry_order
-from graph_bridge.reduction_terms import dimshuffled, elemwise_like, operand_entries
 from graph_bridge.terms import elemwise_term, op_term, term, term_variable
 from graph_bridge.vocabulary import builder_for
 from logic_core.memo import remember

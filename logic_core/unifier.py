@@ -49,6 +49,7 @@ _by_value: tuple[type, ...] = ()
 _term_view: Callable[[Any], Any] = _no_view
 _head_views: Callable[[Any, Any], Any] = _no_views
 _term_class: type[Any] | None = None
+_same_value: Callable[[Any, Any], bool | None] | None = None
 
 
 def install_views(
@@ -58,6 +59,7 @@ def install_views(
     term_view: Callable[[Any], Any],
     head_views: Callable[[Any, Any], Any],
     term_class: type,
+    same_value: Callable[[Any, Any], bool | None] | None = None,
 ) -> None:
     """Tell the core what the terms it unifies hold.
 
@@ -67,9 +69,12 @@ def install_views(
     against a term, or ``None``; ``head_views(u, v)``: the item sequences two
     terms with heads of different classes unify as, or ``None``;
     ``term_class``: the term class ``lreify`` rebuilds without the generic
-    machinery.
+    machinery; ``same_value(u, v)``: whether two ``by_value`` atoms are one
+    value, or ``None`` to leave it to the generic rules (constants of other
+    dtypes whose values cast exactly: ``1`` and ``1.0``).
     """
-    global _is_atom, _by_value, _term_view, _head_views, _term_class
+    global _is_atom, _by_value, _term_view, _head_views, _term_class, _same_value
+    _same_value = same_value
     _is_atom = type_check(_BASE_ATOMS + tuple(atoms), "Whether ``x`` is an atom of the terms (cached per type).")
     _by_value, _term_view, _head_views, _term_class = tuple(by_value), term_view, head_views, term_class
 
@@ -157,6 +162,10 @@ def unify_into(u: Any, v: Any, S: dict) -> bool:
             return bool(u == v)
         except Exception:  # noqa: BLE001 - fall back to the generic rules
             pass
+    if _same_value is not None and isinstance(u, _by_value) and isinstance(v, _by_value):
+        verdict = _same_value(u, v)
+        if verdict is not None:  # two values of other types: equal when each casts to the other exactly
+            return verdict
     found = _generic_unify(u, v, S)
     if found is False:
         return False

@@ -291,3 +291,5 @@ def test_an_elemwise_hole_without_its_neighbours_is_refused_and_match_takes_ever
     [answer] = relations.match(pt.exp(-m), p.elemwise(f, p.neg(x), before=(), after=()))
     assert answer[x] is m and type(answer[f]).__name__ == "Exp"
     assert list(relations.match(pt.exp(m), p.elemwise(f, p.neg(x), before=(), after=()), depth=0)) == []
+    [found] = relations.find(pt.sum(pt.exp(-m), axis=1), p.elemwise(f, p.neg(x), before=(), after=()))
+    assert found.bindings[x] is m and found.variable.owner.inputs[0].owner is not None

@@ -316,6 +316,54 @@ def test_an_underivable_graph_names_the_forms_tried(case):
     assert isinstance(err.value, NotImplementedError)  # what code catching pm.logp's error catches
 
 
+def test_an_underivable_graph_says_which_measurable_rewriter_came_closest_and_what_it_lacked():
+    """pymc #6691: not only the forms tried, but PyMC's rewriters where they came closest (relations.why_not)."""
+    x = N(0.0, 1.0) + N(0.0, 1.0)  # a convolution: no transform of one random variable
+    with pytest.raises(rpm.NotDerivable) as err:
+        rpm.logp(x, x.type())
+    text = str(err.value)
+    assert "PyMC's measurable rewriters where they came closest:" in text
+    assert "find_measurable_transforms at class" in text and "2 of its inputs read a random variable" in text
+
+
+def test_a_derived_density_that_raises_at_a_draw_is_never_returned():
+    """An absolute value written as a switch: PyMC accepts the swapped switch and derives a density that
+    raises "switch non-overlapping scale > 0" at every point; it is refused, naming why."""
+    z = N(0.0, 1.0)
+    y = pt.switch(pt.lt(z, 0), -z, z)
+    with pytest.raises(rpm.NotDerivable) as err:
+        rpm.logp(y, y.type())
+    assert "derived, but its density raises" in str(err.value)
+
+
+def test_a_density_checked_at_draws_passes_and_a_constant_value_is_not_checked():
+    z = N(0.0, 1.0)
+    v = z.type()
+    assert rpm.broken_density(z, v, pm.logp(z, v)) is None
+    assert rpm.broken_density(z, pt.constant(50.0), pm.logp(z, pt.constant(50.0))) is None
+    assert "is -inf at a draw" in rpm.broken_density(z, v, pt.log(pt.zeros_like(v)))
+
+
+@pytest.mark.parametrize("build", [lambda z: z + pt.zeros(3), lambda z: pt.alloc(z, 2, 3), lambda z: z[None] * pt.ones((4, 1))],
+                         ids=["plus zeros", "alloc", "times ones"])
+def test_a_broadcast_random_variable_is_refused_with_the_reason(build):
+    """A scalar draw broadcast to a vector has equal entries: no density on the vector space; stock PyMC
+    sums independent terms (wrong wherever the entries differ)."""
+    y = build(N(0.0, 1.0))
+    stock = pm.logp(y, y.type())  # stock derives the sum of independent terms
+    assert stock is not None
+    with pytest.raises(rpm.BroadcastRandomVariable, match="is broadcast along dimension"):
+        rpm.logp(y, y.type())
+    assert isinstance(rpm.BroadcastRandomVariable("x"), NotImplementedError)
+
+
+def test_random_variables_of_the_value_shape_and_length_one_broadcasts_are_not_refused():
+    zv = pm.Normal.dist(0.0, 1.0, size=3)
+    for y in (zv + pt.dvector("mu"), pt.exp(zv), N(0.0, 1.0) * pt.ones(1), N(0.0, 1.0) + 1.0):
+        assert rpm.broadcast_random(y) is None
+        rpm.logp(y, y.type())
+
+
 def test_the_derivation_counts():
     """The corpus results the report quotes: how many fail stock, how many derive with the rules."""
     fails = [c for c in CORPUS if c.kind == "fails"]

@@ -11,8 +11,8 @@ from pytensor.tensor.math import Max, Sum
 from unification import var
 
 from graph_bridge import etuplize, op_term, reify
+from graph_bridge.elemwise_terms import operand_entries
 from graph_bridge.node_relations import elemwise_firsto, elemwise_operandso, elemwise_or_oneo, maybe_alloco
-from graph_bridge.reduction_terms import operand_entries
 from helpers import check_rewrite
 from logic_core.goals import NotReady
 from relations.rules.reductions.reduction_goals import (

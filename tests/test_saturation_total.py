@@ -77,7 +77,7 @@ def test_equivalents_of_a_random_variable_with_the_choices_do_not_raise():
 
 
 def test_reduction_of_reads_no_input_of_a_node_that_is_not_a_reduction():
-    from graph_bridge.reduction_terms import reduction_of
+    from relations.rules.reductions.reduction_terms import reduction_of
 
     a, _, _ = _rvs()
     assert reduction_of(a) is None

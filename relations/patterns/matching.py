@@ -18,6 +18,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from unification.variable import Var
 
 from graph_bridge import term_variable
+from graph_bridge.logic_views import same_constant
 from graph_bridge.nodes import absorb_expansion, is_expansion
 from graph_bridge.ops import derive_entry
 from relations.patterns.syntax import DEFAULT, Const, Named, Node
@@ -44,6 +45,10 @@ def _same_graph(a: Any, b: Any) -> bool:
         return False
     if va is vb:
         return True
+    if isinstance(va, Constant) and isinstance(vb, Constant):
+        verdict = same_constant(va, vb)  # 1 and 1.0: one value where each casts to the other exactly
+        if verdict is not None:
+            return verdict
     from pytensor.graph.basic import equal_computations
 
     return equal_computations([va], [vb])

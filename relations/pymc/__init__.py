@@ -15,8 +15,11 @@ from relations.pymc.densities import (
     SECONDS,
     STOCK,
     STOCK_FAILURES,
+    BroadcastRandomVariable,
     DensityMismatch,
     NotDerivable,
+    broadcast_random,
+    broken_density,
     conditional_logp,
     cross_check,
     derivable_forms,
@@ -26,6 +29,7 @@ from relations.pymc.densities import (
     logp,
     transforms_censoring,
     uninstall,
+    why_not_measurable,
 )
 
 __all__ = [
@@ -40,7 +44,11 @@ __all__ = [
     "conditional_logp",
     "cross_check",
     "describe",
+    "BroadcastRandomVariable",
+    "broadcast_random",
+    "broken_density",
     "derivable_forms",
+    "why_not_measurable",
     "install",
     "installed",
     "transforms_censoring",

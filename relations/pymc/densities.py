@@ -49,9 +49,10 @@ from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.random.op import RandomVariable
 
 from graph_bridge.structural_keys import StructuralKeys
+from relations.queries.why_not import why_not_in
 from relations.rules.measurable import MEASURABLE_RULES
 from relations.saturation.egraph import Limits, saturate
-from relations.saturation.foreign import RewriterSpec
+from relations.saturation.foreign import RewriterSpec, resolve_rewriters
 
 __all__ = [
     "CHECK_DRAWS",
@@ -65,7 +66,11 @@ __all__ = [
     "conditional_logp",
     "cross_check",
     "describe",
+    "BroadcastRandomVariable",
+    "broadcast_random",
+    "broken_density",
     "derivable_forms",
+    "why_not_measurable",
     "install",
     "installed",
     "transforms_censoring",
@@ -100,6 +105,39 @@ _PATCHES: list[tuple[Any, str, Any]] = []  # (module, attribute, the object it h
 
 class NotDerivable(NotImplementedError):
     """No form of the graph derives: the message lists the forms tried and why each failed (pymc #6691)."""
+
+
+class BroadcastRandomVariable(NotDerivable):
+    """A random variable broadcast along a dimension of the graph: its entries there are equal, so the
+    graph has no density on the value's space (stock PyMC sums independent terms: a wrong density)."""
+
+
+def broadcast_random(var: Variable) -> str | None:
+    """Where ``var`` broadcasts a random variable along one of its dimensions (an Elemwise input or an
+    Alloc value that reads a random variable and is broadcast where the output is not), or ``None``.
+
+    Read off the types: an input broadcast along a dimension (length 1, or missing on the left) where
+    the output's length is not known to be 1.
+    """
+    order = list(toposort([var]))
+    reads: set[Variable] = set()
+    for node in order:  # the variables that read a random variable
+        if isinstance(node.op, RandomVariable) or any(i in reads for i in node.inputs):
+            reads.update(node.outputs)
+    for node in order:
+        out = node.outputs[0]
+        if not isinstance(node.op, (Elemwise, pt.basic.Alloc)) or out.type.ndim == 0:
+            continue
+        ins = node.inputs if isinstance(node.op, Elemwise) else node.inputs[:1]
+        for i in ins:
+            if i not in reads:
+                continue
+            pad = out.type.ndim - i.type.ndim
+            for d, out_b in enumerate(out.type.broadcastable):
+                in_b = True if d < pad else i.type.broadcastable[d - pad]
+                if in_b and not out_b:
+                    return f"{describe(i)} is broadcast along dimension {d} of {describe(out)}"
+    return None
 
 
 class DensityMismatch(ValueError):
@@ -171,9 +209,15 @@ def derivable_forms(
         if keys.key(form) == given:
             continue
         try:
-            derived.append((form, _stock_logp(form, value, **kwargs)))
+            lp = _stock_logp(form, value, **kwargs)
         except DERIVATION_ERRORS as err:
             failed.append((describe(form), f"{type(err).__name__}: {str(err).splitlines()[0][:120]}"))
+            continue
+        broken = broken_density(form, value, lp)
+        if broken is not None:  # never returned: the next form is tried, or NotDerivable names it
+            failed.append((describe(form), f"derived, but its density {broken}"))
+            continue
+        derived.append((form, lp))
     log.info("measurable forms of %s: %d derive, %d fail", describe(var), len(derived), len(failed))
     return derived, failed
 
@@ -235,6 +279,12 @@ def logp(
         raise TypeError(f"check must be True, False or None, got {check!r}")
     if not isinstance(value, Variable):
         value = pt.as_tensor_variable(value, dtype=var.type.dtype)
+    spread = broadcast_random(var)
+    if spread is not None:
+        raise BroadcastRandomVariable(
+            f"the logp of {describe(var)} has no density on its value's space: {spread}, so the value's "
+            f"entries along it are equal; take the logp of the random variable before it is broadcast"
+        )
     try:
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
     except STOCK_FAILURES as err:
@@ -257,12 +307,39 @@ def _derived_logp(
         raise NotDerivable(
             f"the logp of {describe(var)} could not be derived ({type(err).__name__}: "
             f"{str(err).splitlines()[0]}), nor from any of its {len(failed)} equivalent forms tried "
-            f"(relations.rules.measurable):\n{tried}"
+            f"(relations.rules.measurable):\n{tried}\n{why_not_measurable(var)}"
         ) from err
     if check is not False:
         for other in derived[1:]:
             cross_check(var, value, [derived[0], other])
     return derived[0][1]
+
+
+def _random_inputs(node: Any) -> int:
+    """How many of ``node``'s inputs read a random variable."""
+    def random(i: Variable) -> bool:
+        return any(a.owner is not None and isinstance(a.owner.op, RandomVariable) for a in ancestors([i]))
+
+    return sum(1 for i in node.inputs if random(i))
+
+
+def why_not_measurable(var: Variable, n: int = 4) -> str:
+    """PyMC's measurable rewriters that were tried on the forms of ``var`` (the e-graph of the measurable
+    rules), each at the class where it came closest, with what it lacked (``relations.why_not``; pymc #6691)."""
+    from pymc.logprob.rewriting import measurable_ir_rewrites_db
+
+    egraph = saturate(_inlined(var), rules=MEASURABLE_RULES, backward=False, limits=LIMITS)
+    classes = egraph.classes()
+    attempts = []
+    for fr in resolve_rewriters(measurable_ir_rewrites_db):
+        attempts += [(fr.name, a) for a in why_not_in(egraph, fr, closest=1).closest]
+    attempts.sort(key=lambda na: (na[1].matched / na[1].size, na[1].missing is None), reverse=True)
+    lines = ["PyMC's measurable rewriters where they came closest:"]
+    for name, a in attempts[:n]:
+        node = classes[a.root][0].var.owner
+        inputs = f" ({_random_inputs(node)} of its inputs read a random variable)" if node is not None else ""
+        lines.append(f"  {name} at {a}{inputs}".replace("\n", "\n    "))
+    return "\n".join(lines) if attempts else "no measurable rewriter of PyMC tracks an Op of any form"
 
 
 def _free_inputs(graphs: Sequence[Variable]) -> list[Variable]:
@@ -306,6 +383,38 @@ def cross_check(
                 f"{describe(f1)} gives {a!r}, {describe(f2)} gives {b!r} (PyMC derived one of them "
                 f"wrongly; a transform of a censored variable takes a Jacobian term at the censored point)"
             )
+
+
+def broken_density(var: Variable, value: Variable, lp: Variable, draws: int = 4) -> str | None:
+    """Why the density ``lp`` of ``var`` is wrong where ``var`` has support, or ``None``: evaluated at
+    ``draws`` draws of ``var`` (each in its support), none of its own checks may fail (PyMC's
+    ``ParameterValueError``) and it must be finite.  A ``value`` given as a constant (maybe outside the
+    support), a graph that cannot be drawn, and a point the other inputs' drawn values do not fit (a
+    shape error) are not checked."""
+    if isinstance(value, Constant):
+        return None
+    rng = np.random.default_rng(0)
+    others = [v for v in _free_inputs([var, lp]) if v is not value]
+    point = {v: _fill(v, rng) for v in others}
+    try:
+        values = _values_at(var, value, point, draws)
+    except ValueError:  # the point drawn for the other inputs does not fit the graph's shapes
+        return None
+    if not values:
+        return None
+    from pymc.logprob.utils import ParameterValueError
+
+    fn = pytensor.function([value, *others], lp, mode="FAST_COMPILE", on_unused_input="ignore")
+    for val in values:
+        try:
+            out = np.asarray(fn(val, *[point[v] for v in others]))
+        except ParameterValueError as err:  # a check of the density's own failing: the reason it is refused
+            return f"raises {type(err).__name__} at a draw ({str(err).splitlines()[0][:80]})"
+        except Exception:  # noqa: BLE001 - the point drawn for the other inputs does not fit: no verdict there
+            continue
+        if not np.all(np.isfinite(out)):
+            return f"is {out.ravel()[~np.isfinite(out.ravel())][0]} at a draw {val!r}, where the variable has support"
+    return None
 
 
 def _values_at(var: Variable, value: Variable, point: dict, draws: int) -> list[np.ndarray] | None:

@@ -46,6 +46,7 @@ from relations.arguments import as_variables
 from relations.patterns.guards import Guard
 from relations.patterns.nodes import CompiledNode
 from relations.saturation.egraph import EGraph, Limits, saturate
+from relations.saturation.foreign import ForeignRewriter, resolve_rewriters
 
 __all__ = ["KNOWN_PATTERNS", "Attempt", "WhyNot", "why_not", "why_not_in"]
 
@@ -156,8 +157,9 @@ def _known_patterns() -> dict[str, Any]:
 KNOWN_PATTERNS = _known_patterns()
 
 
-def _target(target: Any) -> tuple[str, Any, tuple, NodeRewriter | None]:
+def _target(target: Any) -> tuple[str, Any, tuple, ForeignRewriter | None]:
     """``(text, pattern or None, guards, function rewriter or None)`` for a target."""
+    foreign = target if isinstance(target, ForeignRewriter) else None
     target = getattr(target, "rewriter", target)  # a ForeignRewriter: the PyTensor rewriter it runs
     if isinstance(target, NodeRewriter) and str(target) in KNOWN_PATTERNS:
         known = KNOWN_PATTERNS[str(target)]
@@ -172,8 +174,8 @@ def _target(target: Any) -> tuple[str, Any, tuple, NodeRewriter | None]:
     if isinstance(target, Elemwise):
         n = target.scalar_op.nin
         return f"Op {target}", _op_pattern(target, [p.var(f"x{i}") for i in range(n)]), (), None
-    if isinstance(target, NodeRewriter):
-        return f"rewriter {target}", None, (), target
+    if isinstance(target, NodeRewriter):  # run as saturation runs it: on a private graph of the e-node
+        return f"rewriter {target}", None, (), foreign or ForeignRewriter(target, str(target))
     if isinstance(target, Op) or (isinstance(target, type) and issubclass(target, Op)):
         return f"Op {target}", None, (), None
     raise TypeError(
@@ -344,8 +346,9 @@ def _is(op: Any, tracked: Any) -> bool:
     return bool(op == tracked or (isinstance(tracked, type) and isinstance(op, tracked)))
 
 
-def _tracked(matcher: _Matcher, op: Any, function: NodeRewriter | None) -> list[Attempt]:
-    """The classes holding an Op ``op`` (or one a function rewriter tracks), and what the rewriter returned."""
+def _tracked(matcher: _Matcher, op: Any, function: ForeignRewriter | None) -> list[Attempt]:
+    """The classes holding an Op ``op`` (or one a function rewriter tracks: none for a rewriter that
+    tracks every Op), and what the rewriter returned at the first such e-node of each."""
     tracks = list(function.tracks() or ()) if function is not None else [op]
     out = []
     for c, enodes in matcher.classes.items():
@@ -357,7 +360,7 @@ def _tracked(matcher: _Matcher, op: Any, function: NodeRewriter | None) -> list[
                 out.append(Attempt(c, _text(e.var), 1, 1, None))
                 break
             try:
-                result = function.transform(None, node)  # type: ignore[arg-type]  # no graph: an e-node has none
+                result = function.replacements(e.var)
             except Exception as exc:  # noqa: BLE001 - a rewriter that raises is reported, as saturation counts it
                 result, why = None, f"it raised {type(exc).__name__}: {exc}"
             else:
@@ -373,8 +376,6 @@ def _tracked(matcher: _Matcher, op: Any, function: NodeRewriter | None) -> list[
 def closest_rewriters(egraph: EGraph, rewriters: Any, n: int = 3) -> list[tuple[str, Attempt]]:
     """The ``n`` rewriters of ``rewriters`` that came closest on ``egraph`` (most of their pattern matched
     first), each with its closest :class:`Attempt`: what ``explain`` says when no form is better."""
-    from relations.saturation.foreign import resolve_rewriters
-
     found = []
     for fr in resolve_rewriters(rewriters):
         try:

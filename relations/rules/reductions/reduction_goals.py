@@ -12,7 +12,7 @@ built from; forward (left parts known) it computes the right parts, backward
 - :func:`alloc_reductiono`: a reduction of an Alloc read off its value;
 - :func:`fill_writeso`: a full reduction of writes into a constant fill.
 
-The terms are built as PyTensor builds them (:mod:`graph_bridge.reduction_terms`).
+The terms are built as PyTensor builds them (:mod:`relations.rules.reductions.reduction_terms`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,13 @@ from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.math import Max, Sum
 from pytensor.tensor.subtensor import set_subtensor
 
+from graph_bridge.elemwise_terms import elemwise_like
 from graph_bridge.nodes import scalar_of
 from graph_bridge.ops import derive_entry
-from graph_bridge.reduction_terms import (
+from graph_bridge.terms import op_term, term, term_variable
+from graph_bridge.value_facts import indices_unique
+from logic_core.moded import Mode, ModedGoal, moded
+from relations.rules.reductions.reduction_terms import (
     aligned,
     alloc_entry,
     cast_to,
@@ -38,7 +42,6 @@ from graph_bridge.reduction_terms import (
     constant_along,
     count_constant,
     dropped,
-    elemwise_like,
     reduced_length,
     reduction_axes,
     reduction_of,
@@ -46,9 +49,6 @@ from graph_bridge.reduction_terms import (
     with_axis,
     written_region,
 )
-from graph_bridge.terms import op_term, term, term_variable
-from graph_bridge.value_facts import indices_unique
-from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = [
     "COMBINE",

@@ -1,18 +1,14 @@
-"""Reading a reduction and its operands, and building the terms the reductions-through rules put above it.
+"""Reading a reduction and building the terms the reductions-through rules put above it (the family's own).
 
-The relations of :mod:`relations.rules.reductions.reduction_goals` (what the rules of
-``relations.rules.reductions`` ask) and the node relations
-``elemwise_operandso`` / ``elemwise_firsto`` of
-:mod:`graph_bridge.node_relations` share these:
+The goals of :mod:`relations.rules.reductions.reduction_goals` read and build with these:
 
-- :func:`reduction_axes`: the axes of a Sum/Max/Min head, as a tuple;
-- :func:`operand_entries`: an Elemwise's operands with their broadcast entries;
+- :func:`reduction_axes`, :func:`reduction_of`: the axes of a Sum/Max/Min head, a reduction's parts;
 - :func:`constant_along`, :func:`aligned`, :func:`dropped`, :func:`expanded`:
   where an operand is constant, and its term placed in the output's dims,
   in the dims a reduction keeps, or with dims inserted at the reduced axes;
-- :func:`elemwise_like`, :func:`cast_to`, :func:`count_constant`,
-  :func:`with_axis`: Elemwise, Cast, constant and reduction-head terms as
-  PyTensor builds them.
+- :func:`cast_to`, :func:`count_constant`, :func:`with_axis`, :func:`combined`:
+  Cast, constant, reduction-head and Elemwise terms as PyTensor builds them
+  (:mod:`graph_bridge.elemwise_terms` holds what the node relations share).
 """
 
 from __future__ import annotations
@@ -29,9 +25,10 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import Max, Min, Sum
 
 from graph_bridge.building import single_output
-from graph_bridge.nodes import absorb_expansion, scalar_of
-from graph_bridge.ops import BROADCAST, MISSING, ExplicitElemwise, entry_order
-from graph_bridge.terms import elemwise_term, op_term, term, term_variable
+from graph_bridge.elemwise_terms import dimshuffled, elemwise_like
+from graph_bridge.nodes import scalar_of
+from graph_bridge.ops import BROADCAST, MISSING, entry_order
+from graph_bridge.terms import elemwise_term, op_term, term
 from graph_bridge.vocabulary import builder_for
 
 __all__ = [
@@ -42,11 +39,8 @@ __all__ = [
     "combined",
     "constant_along",
     "count_constant",
-    "dimshuffled",
     "dropped",
-    "elemwise_like",
     "expanded",
-    "operand_entries",
     "own_dims",
     "reduced_length",
     "reduction_axes",
@@ -85,24 +79,6 @@ def reduction_of(v: Variable) -> tuple[CAReduce, tuple[int, ...], Variable] | No
     return None if axes is None else (node.op, axes, node.inputs[0])
 
 
-def operand_entries(v: Variable) -> tuple[Any, tuple, tuple] | None:
-    """``(scalar_op, inputs, entries)`` of a one-output Elemwise, stock (not inplace) or explicit.
-
-    An entry has one character per output dim (``'x'`` missing, ``'1'``
-    broadcast, ``'*'`` kept); a stock input's expanding DimShuffle is read
-    through (its input and ``'x'`` entries).
-    """
-    node = v.owner
-    if node is None or len(node.outputs) != 1:
-        return None
-    if type(node.op) is ExplicitElemwise:
-        return node.op.scalar_op, tuple(node.inputs), tuple(node.op.pattern)
-    if type(node.op) is Elemwise and not node.op.inplace_pattern:
-        found = [absorb_expansion(i) for i in node.inputs]
-        return node.op.scalar_op, tuple(u for u, _ in found), tuple(e for _, e in found)
-    return None
-
-
 def own_dims(entry: str) -> dict[int, int]:
     """Output dim -> the input's own dim, for the dims the input has."""
     found, i = {}, 0
@@ -117,13 +93,6 @@ def constant_along(u: Variable, entry: str, axes: tuple[int, ...]) -> bool:
     """``u`` (placed by ``entry``) has one value along every axis of ``axes``: missing, or static length 1."""
     own = own_dims(entry)
     return all(entry[d] == MISSING or (entry[d] == BROADCAST and u.type.shape[own[d]] == 1) for d in axes)
-
-
-def dimshuffled(u: Any, ndim: int, order: tuple) -> Any:
-    """``DimShuffle{order}(u)`` (``u`` of ``ndim`` dims), or ``u`` for the identity order."""
-    if order == tuple(range(ndim)):
-        return u
-    return term(term(DS, ndim, order), u)
 
 
 def aligned(u: Variable, entry: str) -> Any:
@@ -168,23 +137,6 @@ def reduced_length(out: Variable, axes: tuple[int, ...]) -> int | None:
     return None if None in lengths else prod(lengths)
 
 
-def _ndim(t: Any) -> int:
-    v = term_variable(t)
-    if v is None:
-        raise ValueError(f"a built part has no variable: {t}")
-    return v.type.ndim
-
-
-def elemwise_like(scalar_op: Any, *parts: Any) -> Any:
-    """``Elemwise(scalar_op)(*parts)`` as PyTensor builds it: lower-rank parts expanded on the left."""
-    ndims = [_ndim(t) for t in parts]
-    n = max(ndims)
-    parts = tuple(
-        t if k == n else dimshuffled(t, k, ("x",) * (n - k) + tuple(range(k))) for t, k in zip(parts, ndims)
-    )
-    return term(elemwise_term(scalar_op), *parts)
-
-
 def combined(scalar_op: Any, parts: list) -> Any:
     """``parts[0]`` alone, or the parts in one ``Elemwise(scalar_op)``."""
     return parts[0] if len(parts) == 1 else elemwise_like(scalar_op, *parts)
@@ -207,8 +159,9 @@ def uncast(s: Variable) -> Variable | None:
     return found if found.type.ndim == 0 and found.type.dtype.startswith(("int", "uint")) else None
 
 
-# the one-index set and read (PyTensor 3.0; 3.3 folds them into the advanced ones)
 _SET1 = getattr(pts, "AdvancedIncSubtensor1", None)
+
+
 _GET1: Any = getattr(pts, "AdvancedSubtensor1", None)
 
 
@@ -222,3 +175,4 @@ def written_region(op: Any, x: Variable, idx: tuple) -> Variable | None:
         return pts.advanced_subtensor(x, *idx)
     except Exception:  # noqa: BLE001 - an index the reader cannot rebuild: no rewrite
         return None
+
