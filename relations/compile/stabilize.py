@@ -56,7 +56,7 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 from graph_bridge.nodes import scalar_op_of
 from graph_bridge.traverse import owned_variables
 from relations.rules.algebra import ALGEBRA_RULES
-from relations.rules.algebra.facts import is_length, scalar_form
+from relations.rules.algebra.algebra_goals import is_length, scalar_form
 from relations.saturation.costs import shape_finder
 from relations.saturation.egraph import EGraph, Limits
 from relations.saturation.stability import instability, stability_cost

@@ -22,7 +22,7 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.shape import Shape, Shape_i
 
 from graph_bridge.nodes import scalar_op_of
-from relations.rules.algebra.facts import is_length
+from relations.rules.algebra.algebra_goals import is_length
 from relations.saturation.costs import elements_touched, node_costs, variable_elements
 
 __all__ = [

@@ -16,7 +16,7 @@ erfcx(x)``, ``log(gamma(x))`` as ``gammaln(x)`` (pytensor #1181), and an
 upcast moved below a unary Elemwise (pytensor #2247); their right side is
 the accurate one where the left overflows, and ``relations.verify`` checks
 them on a finite domain.  ``docs/algebra.md`` explains each entry under its
-name; the goals and guards the table reads are in ``facts.py`` beside it.
+name; the goals and guards the table reads are in ``algebra_goals.py`` beside it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from graph_bridge import same_typeo
 from relations import patterns as p
 from relations.patterns.family import Family
 from relations.patterns.guards import is_float, same_type
-from relations.rules.algebra.facts import (
+from relations.rules.algebra.algebra_goals import (
     ALLOC_PATHS,
     BELOW_CASTS,
     DIVISIONS,

@@ -1,4 +1,4 @@
-"""The algebra family's facts: the goals and guards its table reads (``relations/rules/algebra/__init__.py``).
+"""The algebra family's goals, guards and measures: what its table reads (``relations/rules/algebra/__init__.py``).
 
 - :func:`upcasto`: a Cast to a wider float over a unary Elemwise of :data:`UPCAST_SAFE`;
 - :func:`scalar_or_constanto`, :func:`fit_undero`, :func:`expanded_too`: the other operands of an
@@ -110,7 +110,7 @@ def scalar_or_constanto(others: Any, scalars: Any, value: Any) -> ModedGoal:
     expanded to ``value``'s ndim (as an Elemwise over ``value`` reads them).
 
     Canonicalize folds ``1 + broadcast_to(...)``'s ``1`` into a constant
-    ``[[1.]]``, which :func:`relations.rules.lift.lift_facts.scalar_likeo`
+    ``[[1.]]``, which :func:`relations.rules.lift.operand_goals.scalar_likeo`
     does not read.  Backward (only ``scalars`` known) they are the inputs.
     """
 
