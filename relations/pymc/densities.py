@@ -332,7 +332,7 @@ def why_not_measurable(var: Variable, n: int = 4) -> str:
     classes = egraph.classes()
     attempts = []
     for fr in resolve_rewriters(measurable_ir_rewrites_db):
-        attempts += [(fr.name, a) for a in why_not_in(egraph, fr, closest=1).closest]
+        attempts += [(fr.name, a) for a in why_not_in(egraph, fr, closest=1, classes=classes).closest]
     attempts.sort(key=lambda na: (na[1].matched / na[1].size, na[1].missing is None), reverse=True)
     lines = ["PyMC's measurable rewriters where they came closest:"]
     for name, a in attempts[:n]:

@@ -211,9 +211,9 @@ def _text(v: Variable, depth: int = 2) -> str:
 class _Matcher:
     """Matches a pattern against classes, keeping the best partial match per (sub-pattern, class)."""
 
-    def __init__(self, egraph: EGraph) -> None:
+    def __init__(self, egraph: EGraph, classes: dict[int, list] | None = None) -> None:
         self.egraph = egraph
-        self.classes = egraph.classes()
+        self.classes = egraph.classes() if classes is None else classes
         self.memo: dict[tuple[int, int], tuple[int, str | None, str | None, dict]] = {}
 
     def ops_of(self, c: int) -> str:
@@ -283,8 +283,8 @@ def _better(a: tuple, b: tuple) -> bool:
     return (a[1] is None, a[0]) > (b[1] is None, b[0])
 
 
-def _guards_at(egraph: EGraph, guards: tuple, bindings: dict) -> str | None:
-    values = {v.name: egraph.variable(egraph.classes()[c][0].term) for v, c in bindings.items() if hasattr(v, "name")}
+def _guards_at(matcher: _Matcher, guards: tuple, bindings: dict) -> str | None:
+    values = {v.name: matcher.classes[c][0].var for v, c in bindings.items() if hasattr(v, "name")}
     for g in guards:
         if all(n in values for n in g.names) and not g(**values):
             shown = ", ".join(f"{n} = {_text(values[n])} ({values[n].type})" for n in g.names)
@@ -318,11 +318,12 @@ def why_not(
     return why_not_in(egraph, target, closest)
 
 
-def why_not_in(egraph: EGraph, target: Any, closest: int = 3) -> WhyNot:
-    """:func:`why_not` on an e-graph saturated already (``explain`` asks it of the e-graph it made)."""
+def why_not_in(egraph: EGraph, target: Any, closest: int = 3, classes: dict[int, list] | None = None) -> WhyNot:
+    """:func:`why_not` on an e-graph saturated already (``explain`` asks it of the e-graph it made);
+    ``classes``: ``egraph.classes()``, when the caller asks about several targets (read once)."""
     text, pattern, guards, function = _target(target)
     report = egraph.report
-    matcher = _Matcher(egraph)
+    matcher = _Matcher(egraph, classes)
     attempts: list[Attempt] = []
     if pattern is not None:
         size = max(_size(pattern), 1)
@@ -331,7 +332,7 @@ def why_not_in(egraph: EGraph, target: Any, closest: int = 3) -> WhyNot:
             if n == 0:
                 continue
             if miss is None:
-                failed = _guards_at(egraph, guards, bindings)
+                failed = _guards_at(matcher, guards, bindings)
                 miss, kind = (failed, "guard") if failed else (None, None)
             attempts.append(Attempt(c, _text(enodes[0].var), n, size, miss, kind))
     else:
@@ -377,9 +378,10 @@ def closest_rewriters(egraph: EGraph, rewriters: Any, n: int = 3) -> list[tuple[
     """The ``n`` rewriters of ``rewriters`` that came closest on ``egraph`` (most of their pattern matched
     first), each with its closest :class:`Attempt`: what ``explain`` says when no form is better."""
     found = []
+    classes = egraph.classes()
     for fr in resolve_rewriters(rewriters):
         try:
-            answer = why_not_in(egraph, fr, closest=1)
+            answer = why_not_in(egraph, fr, closest=1, classes=classes)
         except (TypeError, ValueError):  # a pattern over Ops why_not does not read: nothing to compare
             continue
         found += [(fr.name, a) for a in answer.closest if a.matched]
