@@ -32,6 +32,7 @@ from graph_bridge.ops import ExplicitElemwise
 from graph_bridge.traverse import owned_variables
 
 __all__ = [
+    "scalar_count",
     "Measure",
     "above",
     "below",
@@ -111,6 +112,11 @@ def count(
     """The number of nodes whose Op is an instance of ``classes`` (of exactly one, ``exact``) and passes ``test``."""
     accepts = _matches(classes, exact, test)
     return Measure(f"{_name(classes, text)} nodes", lambda v: sum(1 for n in graph_nodes(v) if accepts(n)))
+
+
+def scalar_count(cls: type, text: str) -> Measure:
+    """The number of Elemwise nodes (stock or explicit-broadcast) whose scalar op is a ``cls``."""
+    return count(test=lambda node: isinstance(getattr(node.op, "scalar_op", None), cls), text=text)
 
 
 def nodes() -> Measure:

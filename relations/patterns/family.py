@@ -28,7 +28,7 @@ from typing import Any
 
 import pytensor.tensor as pt
 
-from graph_bridge.measures import Measure, count
+from graph_bridge.measures import Measure, scalar_count
 from relations import patterns as p
 from relations.patterns.guards import Guard
 from relations.patterns.rewrite_rule import rewrite_rule
@@ -86,7 +86,7 @@ def root_count(lhs: Any, rhs: Any) -> Measure | None:
     cls = _scalar_op_class(lhs)
     if cls is None or any(_scalar_op_class(n) is cls for n in _nodes(rhs)):
         return None
-    return count(test=lambda node: isinstance(getattr(node.op, "scalar_op", None), cls), text=cls.__name__)
+    return scalar_count(cls, cls.__name__)
 
 
 def _measure(lhs: Any, rhs: Any, given: Any) -> Any:

@@ -21,7 +21,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.subtensor import Subtensor
 
 from graph_bridge import etuplize
-from graph_bridge.measures import Measure, count, graph_nodes, paths_below
+from graph_bridge.measures import Measure, graph_nodes, paths_below, scalar_count
 from graph_bridge.nodes import scalar_of
 from graph_bridge.ops import ExplicitAlloc
 from graph_bridge.terms import term_variable
@@ -281,11 +281,6 @@ def out_of_operand_order(a: Variable, b: Variable) -> bool:
 
 
 # --- the measures of the entries whose patterns give none ---------------------------------------
-
-
-def scalar_count(cls: type, text: str) -> Measure:
-    """The number of Elemwise nodes (stock or explicit-broadcast) whose scalar op is a ``cls``."""
-    return count(test=lambda node: isinstance(getattr(node.op, "scalar_op", None), cls), text=text)
 
 
 def log_of_gamma(v: Variable) -> int:
