@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
@@ -24,6 +25,7 @@ __all__ = [
     "scalar_op_of",
     "absorb_expansion",
     "alloc_parts",
+    "constant_data",
     "is_expansion",
     "join_parts",
     "read_or_build",
@@ -142,6 +144,16 @@ def absorb_expansion(v: Variable) -> tuple[Variable, str]:
         )
         return inner, entry
     return v, derive_entry(v.type.shape, v.type.ndim)
+
+
+def constant_data(v: Variable) -> np.ndarray | None:
+    """The values of a constant, or of a constant behind the DimShuffle that adds dims to it (as
+    Elemwise broadcasting does: ``c[None]``), else ``None``."""
+    if isinstance(v, Constant):
+        return np.asarray(v.data)
+    if is_expansion(v) and isinstance(v.owner.inputs[0], Constant):
+        return np.asarray(v.owner.inputs[0].data)
+    return None
 
 
 def scalar_of(v: Variable) -> Variable | None:

@@ -39,9 +39,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.basic import Variable
 
 from graph_bridge.intervals import interval_of
+from graph_bridge.nodes import constant_data
 from relations.patterns import PatternVar
 
 __all__ = [
@@ -184,26 +185,16 @@ def is_scalar(v: Variable) -> bool:
     return getattr(v.type, "ndim", None) == 0
 
 
-def _constant_data(v: Any) -> np.ndarray | None:
-    """The values of a constant, or of a constant broadcast by ExpandDims (``c[None]``)."""
-    while not isinstance(v, Constant):
-        node = getattr(v, "owner", None)
-        if node is None or type(node.op).__name__ != "DimShuffle" or not node.op.is_left_expand_dims:
-            return None
-        v = node.inputs[0]
-    return np.asarray(v.data)
-
-
 @guard
 def is_constant(v: Variable) -> bool:
     """``v`` is a constant (or a constant broadcast by ExpandDims)."""
-    return _constant_data(v) is not None
+    return constant_data(v) is not None
 
 
 @guard
 def constant_where(v: Variable, test: Callable[[np.ndarray], Any]) -> bool:
     """``v`` is a non-empty constant and ``test(values)`` holds for all of them."""
-    data = _constant_data(v)
+    data = constant_data(v)
     return data is not None and data.size > 0 and bool(np.all(test(data)))
 
 

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 import pytensor.tensor as pt
-from pytensor.graph.basic import Constant, Variable
-from pytensor.tensor.elemwise import DimShuffle
+from pytensor.graph.basic import Variable
 from unification.variable import Var
+
+from graph_bridge.nodes import constant_data
 
 
 class _Default:
@@ -83,7 +84,7 @@ class Const:
         self.dtype = dtype
 
     def matches(self, v: Variable) -> bool:
-        data = _constant_data(v)
+        data = constant_data(v)
         if data is None or data.size == 0:
             return False
         if self.dtype is not None and data.dtype.name != self.dtype:
@@ -112,21 +113,6 @@ class Const:
 def const(value: Any, dtype: str | None = None) -> Const:
     """A constant pattern: matches constants equal to ``value`` (of ``dtype``, if given)."""
     return Const(value, dtype)
-
-
-def _constant_data(v: Variable) -> np.ndarray | None:
-    """The data of a constant, looking through the DimShuffle that Elemwise broadcasting adds."""
-    if isinstance(v, Constant):
-        return np.asarray(v.data)
-    node = v.owner
-    if (
-        node is not None
-        and type(node.op) is DimShuffle
-        and isinstance(node.inputs[0], Constant)
-        and [o for o in node.op.new_order if o != "x"] == list(range(node.inputs[0].type.ndim))
-    ):
-        return np.asarray(node.inputs[0].data)
-    return None
 
 
 class Named:
