@@ -120,10 +120,7 @@ def broadcast_random(var: Variable) -> str | None:
     the output's length is not known to be 1.
     """
     order = list(toposort([var]))
-    reads: set[Variable] = set()
-    for node in order:  # the variables that read a random variable
-        if isinstance(node.op, RandomVariable) or any(i in reads for i in node.inputs):
-            reads.update(node.outputs)
+    reads = _random_readers(order)
     for node in order:
         out = node.outputs[0]
         if not isinstance(node.op, (Elemwise, pt.basic.Alloc)) or out.type.ndim == 0:
@@ -315,12 +312,19 @@ def _derived_logp(
     return derived[0][1]
 
 
+def _random_readers(order: Sequence[Any]) -> set[Variable]:
+    """The variables of the nodes ``order`` (a topological order) that read a random variable."""
+    reads: set[Variable] = set()
+    for node in order:
+        if isinstance(node.op, RandomVariable) or any(i in reads for i in node.inputs):
+            reads.update(node.outputs)
+    return reads
+
+
 def _random_inputs(node: Any) -> int:
     """How many of ``node``'s inputs read a random variable."""
-    def random(i: Variable) -> bool:
-        return any(a.owner is not None and isinstance(a.owner.op, RandomVariable) for a in ancestors([i]))
-
-    return sum(1 for i in node.inputs if random(i))
+    reads = _random_readers(list(toposort(node.inputs)))
+    return sum(1 for i in node.inputs if i in reads)
 
 
 def why_not_measurable(var: Variable, n: int = 4) -> str:
@@ -362,12 +366,10 @@ def cross_check(
     differ at draws of ``var`` (the other inputs drawn once, positive; a point that neither can
     evaluate is skipped)."""
     (f1, lp1), (f2, lp2) = derived[:2]
-    rng = np.random.default_rng(0)
-    others = [v for v in _free_inputs([var, lp1, lp2]) if v is not value]
-    point = {v: _fill(v, rng) for v in others}
-    values = _values_at(var, value, point, CHECK_DRAWS if draws is None else draws)
-    if values is None:
+    found = _drawn_point(var, value, [lp1, lp2], CHECK_DRAWS if draws is None else draws)
+    if found is None:
         return
+    others, point, values = found
     given = [] if isinstance(value, Constant) else [value]
     ins = [*given, *others]
     fns = [pytensor.function(ins, lp, mode="FAST_COMPILE", on_unused_input="ignore") for lp in (lp1, lp2)]
@@ -393,15 +395,10 @@ def broken_density(var: Variable, value: Variable, lp: Variable, draws: int = 4)
     shape error) are not checked."""
     if isinstance(value, Constant):
         return None
-    rng = np.random.default_rng(0)
-    others = [v for v in _free_inputs([var, lp]) if v is not value]
-    point = {v: _fill(v, rng) for v in others}
-    try:
-        values = _values_at(var, value, point, draws)
-    except ValueError:  # the point drawn for the other inputs does not fit the graph's shapes
+    found = _drawn_point(var, value, [lp], draws)
+    if found is None:
         return None
-    if not values:
-        return None
+    others, point, values = found
     from pymc.logprob.utils import ParameterValueError
 
     fn = pytensor.function([value, *others], lp, mode="FAST_COMPILE", on_unused_input="ignore")
@@ -417,14 +414,26 @@ def broken_density(var: Variable, value: Variable, lp: Variable, draws: int = 4)
     return None
 
 
+def _drawn_point(
+    var: Variable, value: Variable, densities: Sequence[Variable], draws: int
+) -> tuple[list[Variable], dict, list[np.ndarray]] | None:
+    """The free inputs of ``var`` and ``densities`` other than ``value``, a point for them (drawn once,
+    positive), and draws of ``var`` at it (:func:`_values_at`); ``None`` where nothing can be drawn."""
+    rng = np.random.default_rng(0)
+    others = [v for v in _free_inputs([var, *densities]) if v is not value]
+    point = {v: _fill(v, rng) for v in others}
+    values = _values_at(var, value, point, draws)
+    return None if values is None else (others, point, values)
+
+
 def _values_at(var: Variable, value: Variable, point: dict, draws: int) -> list[np.ndarray] | None:
     """Draws of ``var`` with its other inputs at ``point`` (or the constant ``value`` itself)."""
     if isinstance(value, Constant):
         return [np.asarray(value.data)]
     if value.owner is not None:
         return None
-    fixed = clone_replace(var, {v: pt.constant(x) for v, x in point.items() if v in set(graph_inputs([var]))})
-    try:
+    try:  # a point whose shapes the graph does not fit, or a graph that cannot be drawn: no draw
+        fixed = clone_replace(var, {v: pt.constant(x) for v, x in point.items() if v in set(graph_inputs([var]))})
         drawn = pymc.draw(fixed, draws=draws, random_seed=1, mode="FAST_COMPILE")
     except Exception:  # noqa: BLE001 - a graph that cannot be drawn is compared at no point
         return None
