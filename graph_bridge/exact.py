@@ -1,0 +1,385 @@
+"""Exact values of a PyTensor graph: every float computed with mpmath, at a precision that is raised until it holds.
+
+A graph's float variables are evaluated on numpy object arrays of mpmath numbers, one
+scalar function per scalar Op (:data:`MP_FUNCTIONS`: the real-number meaning of the Op,
+``Cast`` included: a cast is the identity on reals); integer and boolean variables (shapes,
+indices, conditions) keep numpy's values.  Structural Ops (``DimShuffle``, ``Alloc``,
+``Subtensor``, ``Reshape``, ``Join``, ...) run their own ``perform`` on the object arrays;
+reductions add, multiply or compare mpmath numbers.  An Op with no exact meaning here raises
+:class:`NotExact`, naming it.
+
+The precision is raised until the digits that cancel are accounted for: every value carries
+the bits its computation lost (an addition or subtraction loses ``log2(max |operand| /
+|result|)``, all of them when operands cancel to zero; a logarithm near 1 loses
+``-log2 |result|``; the losses of the operands add up along the graph), and a graph is
+evaluated again at twice the precision while some output has fewer than its dtype's
+mantissa plus :data:`GUARD_BITS` bits left (``exp(x) - 1`` at ``x = 1e-300`` needs about
+1,000 bits: at 128 bits ``exp`` rounds to 1 and the subtraction loses everything).  Two
+precisions that merely agree would not do: both round ``exp(1e-300)`` to 1.  An element
+still short of bits at ``max_bits`` is reported as unknown (NaN in the result, ``False`` in
+the mask).  A value outside the reals (``log(-1)``, ``sqrt(-1)``) is NaN; a pole is an
+infinity of the side IEEE gives.
+
+Before/After (``log1p(x) - x`` at ``x = 1e-20``: float64 gives ``0``)::
+
+    >>> import pytensor.tensor as pt, numpy as np
+    >>> x = pt.dvector("x")
+    >>> values, ok = exact_values([pt.log1p(x) - x], {x: np.array([1e-20])})
+    >>> float(values[0][0])
+    -5e-41
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import mpmath as mp
+import numpy as np
+import pytensor.scalar as ps
+from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.traversal import io_toposort
+from pytensor.tensor.elemwise import CAReduce, Elemwise
+
+__all__ = ["EXACT", "GUARD_BITS", "MP_FUNCTIONS", "NotExact", "exact_values", "round_to", "to_mp"]
+
+
+class NotExact(ValueError):
+    """A graph holds an Op whose exact meaning :mod:`graph_bridge.exact` does not know (the message names it)."""
+
+
+def _div(a: Any, b: Any) -> Any:
+    if b == 0:  # mpmath has no signed zero: the pole takes the numerator's sign
+        return mp.nan if a == 0 else mp.inf * mp.sign(a)
+    return a / b
+
+
+def _real(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` whose complex or undefined results are NaN (the Op's real meaning)."""
+
+    def g(*args: Any) -> Any:
+        if any(mp.isnan(a) for a in args):
+            return mp.nan
+        try:
+            r = f(*args)
+        except (ZeroDivisionError, ValueError):
+            return mp.nan
+        if isinstance(r, mp.mpc):
+            return r.real if r.imag == 0 else mp.nan
+        return r
+
+    g.__name__ = getattr(f, "__name__", "f")
+    return g
+
+
+def _log(x: Any) -> Any:
+    if x < 0:
+        return mp.nan
+    return -mp.inf if x == 0 else mp.log(x)
+
+
+def _log1mexp(x: Any) -> Any:
+    return _log(-mp.expm1(x))
+
+
+def _pow(a: Any, b: Any) -> Any:
+    if a < 0 and b != mp.floor(b):
+        return mp.nan
+    if a == 0 and b < 0:
+        return mp.inf
+    return mp.power(a, b)
+
+
+def _gammaln(x: Any) -> Any:
+    if x <= 0 and x == mp.floor(x):
+        return mp.inf
+    return mp.log(abs(mp.gamma(x)))
+
+
+def _gamma(x: Any) -> Any:
+    if x <= 0 and x == mp.floor(x):
+        return mp.nan
+    return mp.gamma(x)
+
+
+def _erfcx(x: Any) -> Any:
+    return mp.exp(x * x) * mp.erfc(x)
+
+
+def _sign(x: Any) -> Any:
+    return mp.mpf(mp.sign(x))
+
+
+def _softplus(x: Any) -> Any:
+    return mp.log1p(mp.exp(x)) if x < 0 else x + mp.log1p(mp.exp(-x))
+
+
+_UNARY: dict[type, Callable[[Any], Any]] = {
+    ps.Neg: lambda x: -x, ps.Abs: abs, ps.Sign: _sign, ps.Identity: lambda x: x, ps.Cast: lambda x: x,
+    ps.Sqr: lambda x: x * x, ps.Sqrt: mp.sqrt, ps.Reciprocal: lambda x: _div(mp.mpf(1), x),
+    ps.Exp: mp.exp, ps.Exp2: lambda x: mp.power(2, x), ps.Expm1: mp.expm1,
+    ps.Log: _log, ps.Log2: lambda x: _log(x) / mp.log(2), ps.Log10: lambda x: _log(x) / mp.log(10),
+    ps.Log1p: lambda x: _log(1 + x) if x <= -1 else mp.log1p(x), ps.Log1mexp: _log1mexp,
+    ps.Sigmoid: lambda x: 1 / (1 + mp.exp(-x)), ps.Softplus: _softplus,
+    ps.Erf: mp.erf, ps.Erfc: mp.erfc, ps.Erfcx: _erfcx, ps.Erfinv: lambda x: mp.erfinv(x),
+    ps.Erfcinv: lambda x: mp.erfinv(1 - x),
+    ps.Gamma: _gamma, ps.GammaLn: _gammaln, ps.Psi: mp.digamma,
+    ps.Cosh: mp.cosh, ps.Sinh: mp.sinh, ps.Tanh: mp.tanh, ps.Cos: mp.cos, ps.Sin: mp.sin, ps.Tan: mp.tan,
+    ps.ArcSin: mp.asin, ps.ArcCos: mp.acos, ps.ArcTan: mp.atan, ps.ArcSinh: mp.asinh, ps.ArcCosh: mp.acosh,
+    ps.ArcTanh: mp.atanh, ps.Floor: mp.floor, ps.Ceil: mp.ceil, ps.Trunc: lambda x: mp.mpf(int(x)),
+}
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ps.Sub: lambda a, b: a - b, ps.TrueDiv: _div, ps.Pow: _pow, ps.ArcTan2: mp.atan2,
+    ps.Second: lambda a, b: b,
+}
+_NARY: dict[type, Callable[..., Any]] = {
+    ps.Add: lambda *a: mp.fsum(a), ps.Mul: lambda *a: mp.fprod(a),
+    ps.Maximum: lambda *a: max(a), ps.Minimum: lambda *a: min(a), ps.ScalarMaximum: lambda *a: max(a),
+    ps.ScalarMinimum: lambda *a: min(a),
+}
+
+#: The exact meaning of each scalar Op class, on mpmath numbers (complex and undefined results are NaN).
+MP_FUNCTIONS: dict[type, Callable[..., Any]] = {
+    k: _real(f) for table in (_UNARY, _BINARY, _NARY) for k, f in table.items()
+}
+_SWITCH = ps.Switch
+
+
+def to_mp(values: Any) -> np.ndarray:
+    """An object array of mpmath numbers holding ``values`` exactly (floats convert without rounding)."""
+    arr = np.asarray(values)
+    out = np.empty(arr.shape, dtype=object)
+    flat = arr.reshape(-1)
+    out.reshape(-1)[:] = [mp.mpf(float(v)) for v in flat] if flat.size else []
+    return out
+
+
+def round_to(values: np.ndarray, dtype: str) -> np.ndarray:
+    """The mpmath numbers of ``values`` rounded to ``dtype`` (to nearest; float32 by way of float64)."""
+    flat = [float(v) if not mp.isnan(v) else math.nan for v in np.asarray(values, dtype=object).reshape(-1)]
+    with np.errstate(over="ignore"):
+        return np.array(flat, dtype="float64").astype(dtype).reshape(np.shape(values))
+
+
+def _is_float(v: Variable) -> bool:
+    return str(getattr(v.type, "dtype", "")).startswith("float")
+
+
+def _scalar_fn(scalar_op: Any, node_name: str) -> Callable[..., Any]:
+    if isinstance(scalar_op, ps.Composite):
+        return _composite_fn(scalar_op)
+    f = MP_FUNCTIONS.get(type(scalar_op))
+    if f is None:
+        raise NotExact(f"graph: no exact meaning for the scalar Op {type(scalar_op).__name__} (in {node_name})")
+    return f
+
+
+def _composite_fn(op: Any) -> Callable[..., Any]:
+    fns = [(n, _scalar_fn(n.op, str(op))) for n in io_toposort(op.inputs, op.outputs)]
+
+    def f(*args: Any) -> Any:
+        env: dict[Any, Any] = dict(zip(op.inputs, args, strict=True))
+        for node, fn in fns:
+            ins = [env[i] if i in env else mp.mpf(float(i.data)) for i in node.inputs]
+            env[node.outputs[0]] = fn(*ins)
+        return env[op.outputs[0]]
+
+    return f
+
+
+def _cancel_loss(result: Any, *operands: Any) -> float:
+    """Bits an addition lost: ``log2(max |operand| / |result|)`` (all of them when it cancels to zero)."""
+    big = max((abs(a) for a in operands if not mp.isnan(a) and not mp.isinf(a)), default=mp.mpf(0))
+    if mp.isnan(result) or mp.isinf(result) or big == 0:
+        return 0.0
+    if result == 0:
+        return math.inf
+    return max(0.0, float(mp.log(big / abs(result), 2)))
+
+
+def _log_loss(result: Any, *_: Any) -> float:
+    """Bits a logarithm near 1 lost: ``-log2 |result|`` where ``|result| < 1`` (all of them at 0)."""
+    if mp.isnan(result) or mp.isinf(result) or abs(result) >= 1:
+        return 0.0
+    return math.inf if result == 0 else float(-mp.log(abs(result), 2))
+
+
+_LOSS: dict[type, Callable[..., float]] = {
+    ps.Add: _cancel_loss, ps.Sub: lambda r, a, b: _cancel_loss(r, a, b), ps.Log: _log_loss,
+    ps.Log2: _log_loss, ps.Log10: _log_loss,
+}
+
+
+#: The loss of a value computed without rounding (an input, a constant, a sum or product of such).
+EXACT = -1.0
+_EXACT_FNS: dict[type, Callable[..., Any]] = {
+    ps.Add: lambda *a: _exact_fold(mp.fadd, a), ps.Mul: lambda *a: _exact_fold(mp.fmul, a),
+    ps.Sub: lambda a, b: mp.fsub(a, b, exact=True), ps.Neg: lambda a: mp.fneg(a, exact=True),
+    ps.Sqr: lambda a: mp.fmul(a, a, exact=True), ps.Identity: lambda a: a, ps.Cast: lambda a: a, ps.Abs: abs,
+}
+
+
+def _short(r: Any) -> bool:
+    """Whether ``r`` needs 32 bits fewer than the working precision (a rounded transcendental value,
+    but with odds of 2**-32, uses them all)."""
+    if mp.isnan(r) or mp.isinf(r):
+        return False
+    return bool(r == 0 or int(r.man).bit_length() <= mp.mp.prec - 32)
+
+
+def _exact_fold(f: Callable[..., Any], args: Sequence[Any]) -> Any:
+    if any(mp.isnan(a) or mp.isinf(a) for a in args):
+        return MP_FUNCTIONS[ps.Add if f is mp.fadd else ps.Mul](*args)
+    acc = args[0]
+    for a in args[1:]:
+        acc = f(acc, a, exact=True)
+    return acc
+
+
+def _elemwise(node: Any, ins: list[Any], losses: list[Any]) -> tuple[np.ndarray, Any]:
+    """The node's values and the bits they lost (:data:`EXACT` where no rounding happened)."""
+    sop = node.op.scalar_op
+    lost = [np.asarray(x, dtype=float) for x in losses]
+    if isinstance(sop, _SWITCH):
+        cond, a, b = (np.asarray(i) for i in ins)
+        return np.where(cond.astype(bool), a, b), np.where(cond.astype(bool), lost[1], lost[2])
+    f = np.frompyfunc(_scalar_fn(sop, str(node.op)), len(ins), 1)
+    args = [i if isinstance(i, np.ndarray) and i.dtype == object else to_mp(np.asarray(i, dtype=float)) for i in ins]
+    out = np.asarray(f(*args), dtype=object)
+    carried = sum((np.maximum(x, 0.0) for x in lost), start=np.zeros(np.shape(out)))
+    exact_fn = _EXACT_FNS.get(type(sop))
+    if exact_fn is not None:
+        exact_in = np.ones(np.shape(out), bool)
+        for x in lost:
+            exact_in &= np.broadcast_to(x == EXACT, np.shape(out))
+        if exact_in.any():
+            out = np.where(exact_in, np.asarray(np.frompyfunc(exact_fn, len(ins), 1)(*args), dtype=object), out)
+    else:  # a transcendental value of exact operands is exact where it is short (exp(0) = 1, log(1) = 0)
+        exact_in = np.ones(np.shape(out), bool)
+        for x in lost:
+            exact_in &= np.broadcast_to(x == EXACT, np.shape(out))
+        if exact_in.any():
+            exact_in &= np.asarray(np.frompyfunc(_short, 1, 1)(out), dtype=bool)
+    loss = _LOSS.get(type(sop))
+    if loss is not None and out.size:
+        carried = carried + np.asarray(np.frompyfunc(loss, len(args) + 1, 1)(out, *args), dtype=float)
+    return out, np.where(exact_in, EXACT, carried)
+
+
+def _reduce(node: Any, x: np.ndarray) -> np.ndarray:
+    sop, axis = node.op.scalar_op, node.op.axis
+    axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+    if isinstance(sop, ps.Add):
+        fn: Callable[..., Any] = mp.fsum
+    elif isinstance(sop, ps.Mul):
+        fn = mp.fprod
+    elif isinstance(sop, ps.ScalarMaximum | ps.Maximum):
+        fn = max
+    elif isinstance(sop, ps.ScalarMinimum | ps.Minimum):
+        fn = min
+    else:
+        raise NotExact(f"graph: no exact meaning for the reduction {node.op}")
+    moved = np.moveaxis(x, axes, tuple(range(len(axes))))
+    flat = moved.reshape((-1, *moved.shape[len(axes):]))
+    out = np.empty(flat.shape[1:], dtype=object)
+    for idx in np.ndindex(out.shape):
+        col = [flat[(k, *idx)] for k in range(flat.shape[0])]
+        out[idx] = fn(col) if col or fn in (mp.fsum, mp.fprod) else mp.nan
+    return out
+
+
+def _perform(node: Any, ins: list[Any]) -> list[Any]:
+    storage: list[list[Any]] = [[None] for _ in node.outputs]
+    try:
+        node.op.perform(node, ins, storage)
+    except NotImplementedError as err:
+        raise NotExact(f"graph: {node.op} has no perform to run exactly") from err
+    return [s[0] for s in storage]
+
+
+def _float_ins(ins: list[Any]) -> list[Any]:
+    return [round_to(i, "float64") if isinstance(i, np.ndarray) and i.dtype == object else i for i in ins]
+
+
+def _node_values(node: Any, ins: list[Any], losses: list[Any]) -> tuple[list[Any], list[Any]]:
+    """The node's outputs' values and the bits each lost (its operands' losses added to its own)."""
+    op = node.op
+    if not any(_is_float(o) for o in node.outputs):
+        return _perform(node, _float_ins(ins)), [EXACT] * len(node.outputs)
+    if isinstance(op, Elemwise):
+        out, lost = _elemwise(node, ins, losses)
+        return [out], [lost]
+    if isinstance(op, CAReduce):
+        out = _reduce(node, ins[0])
+        worst = np.asarray(losses[0], dtype=float)
+        if worst.ndim:
+            worst = np.broadcast_to(worst, np.shape(ins[0]))
+            worst = np.max(worst, axis=op.axis, initial=0.0) if worst.size else np.zeros(np.shape(out))
+        own = _sum_loss(out, ins[0], op.axis) if isinstance(op.scalar_op, ps.Add) else 0.0
+        return [out], [worst + own]
+    out = _perform(node, ins)
+    lost_in = [np.broadcast_to(np.asarray(x, dtype=float), np.shape(i)) if _is_float(v) else np.zeros(np.shape(i))
+               for x, i, v in zip(losses, ins, node.inputs, strict=True)]
+    moved = _perform(node, [lo if _is_float(v) else i for lo, i, v in zip(lost_in, ins, node.inputs, strict=True)])
+    vals = [np.asarray(o, dtype=object) if _is_float(v) else o for o, v in zip(out, node.outputs, strict=True)]
+    return vals, [np.asarray(m, dtype=float) if _is_float(v) else 0.0 for m, v in zip(moved, node.outputs, strict=True)]
+
+
+def _sum_loss(out: np.ndarray, x: np.ndarray, axis: Any) -> np.ndarray:
+    big = np.frompyfunc(abs, 1, 1)(x)
+    biggest = np.max(big, axis=axis, initial=mp.mpf(0)) if x.size else np.zeros(np.shape(out), dtype=object)
+    return np.asarray(np.frompyfunc(_cancel_loss, 2, 1)(out, biggest), dtype=float)
+
+
+def _evaluate(outputs: Sequence[Variable], inputs: Mapping[Variable, Any], bits: int) -> tuple[list, list]:
+    env: dict[Variable, Any] = {}
+    lost: dict[Variable, Any] = {}
+    for v, value in inputs.items():
+        env[v] = to_mp(value) if _is_float(v) else np.asarray(value)
+        lost[v] = EXACT
+    with mp.workprec(bits):
+        for node in io_toposort(list(inputs), outputs):
+            for i in node.inputs:
+                if i not in env:
+                    if not isinstance(i, Constant):
+                        raise ValueError(f"inputs: no value given for the graph input {i}")
+                    env[i], lost[i] = (to_mp(i.data) if _is_float(i) else np.asarray(i.data)), EXACT
+            vals, losses = _node_values(node, [env[i] for i in node.inputs], [lost[i] for i in node.inputs])
+            for o, val, lo in zip(node.outputs, vals, losses, strict=True):
+                env[o], lost[o] = val, lo
+        for o in outputs:
+            if o not in env:
+                env[o], lost[o] = to_mp(o.data), EXACT
+        return [np.asarray(env[o]) for o in outputs], [np.broadcast_to(lost[o], np.shape(env[o])) for o in outputs]
+
+
+#: Bits beyond the dtype's mantissa an exact value must keep after its losses.
+GUARD_BITS = 12
+_MANTISSA = {"float64": 53, "float32": 24, "float16": 11}
+
+
+def exact_values(
+    outputs: Sequence[Variable], inputs: Mapping[Variable, Any], bits: int = 128, max_bits: int = 4096
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The exact values of ``outputs`` at ``inputs`` (a value per graph input), and where they settled.
+
+    Returns ``(values, settled)``: ``values[k]`` the output's values as an object array of mpmath
+    numbers (NaN where unknown), ``settled[k]`` a boolean array, ``False`` where doubling the
+    precision up to ``max_bits`` still changed the value rounded to the output's dtype.
+    Raises :class:`NotExact` naming an Op with no exact meaning here."""
+    if bits < 16 or max_bits < bits:
+        raise ValueError(f"bits: need 16 <= bits <= max_bits, got bits={bits}, max_bits={max_bits}")
+    need = [_MANTISSA.get(str(getattr(o.type, "dtype", "")), 53) + GUARD_BITS for o in outputs]
+    while True:
+        values, losses = _evaluate(outputs, inputs, bits)
+        settled = [bits - np.asarray(lo, dtype=float) >= n for lo, n in zip(losses, need, strict=True)]
+        if all(s.all() for s in settled) or bits * 2 > max_bits:
+            break
+        bits *= 2
+    out = []
+    for v, s in zip(values, settled, strict=True):
+        v = np.array(v, dtype=object)
+        v[~s] = mp.nan
+        out.append(v)
+    return out, settled

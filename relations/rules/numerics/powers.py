@@ -1,0 +1,14 @@
+"""The numerics theory's powers group (see :mod:`relations.rules.numerics` and docs/numerics_powers.md)."""
+
+from __future__ import annotations
+
+from relations import patterns as p
+from relations.patterns.family import Family
+
+__all__ = ["FAMILY"]
+
+a, b, c = p.var("a"), p.var("b"), p.var("c")
+
+#: The group's family.
+FAMILY = Family("numerics_powers", docs="numerics_powers.md", choice=True)
+eq, rw = FAMILY.equal, FAMILY.rewrite
