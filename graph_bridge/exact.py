@@ -181,7 +181,7 @@ def _composite_fn(op: Any) -> Callable[..., Any]:
     def f(*args: Any) -> Any:
         env: dict[Any, Any] = dict(zip(op.inputs, args, strict=True))
         for node, fn in fns:
-            ins = [env[i] if i in env else mp.mpf(float(i.data)) for i in node.inputs]
+            ins = [env[i] if i in env else mp.mpf(float(getattr(i, "data", math.nan))) for i in node.inputs]
             env[node.outputs[0]] = fn(*ins)
         return env[op.outputs[0]]
 
@@ -215,21 +215,60 @@ _LOSS: dict[type, Callable[..., float]] = {
 EXACT = -1.0
 _EXACT_FNS: dict[type, Callable[..., Any]] = {
     ps.Add: lambda *a: _exact_fold(mp.fadd, a), ps.Mul: lambda *a: _exact_fold(mp.fmul, a),
-    ps.Sub: lambda a, b: mp.fsub(a, b, exact=True), ps.Neg: lambda a: mp.fneg(a, exact=True),
+    ps.Sub: lambda a, b: _exact_sub(a, b), ps.Neg: lambda a: mp.fneg(a, exact=True),
     ps.Sqr: lambda a: mp.fmul(a, a, exact=True), ps.Identity: lambda a: a, ps.Cast: lambda a: a, ps.Abs: abs,
+    **{op: MP_FUNCTIONS[op] for op in (ps.Sign, ps.Floor, ps.Ceil, ps.Trunc, ps.Maximum, ps.Minimum,
+                                       ps.ScalarMaximum, ps.ScalarMinimum)},
 }
 
 
-def _short(r: Any) -> bool:
-    """Whether ``r`` needs 32 bits fewer than the working precision (a rounded transcendental value,
-    but with odds of 2**-32, uses them all)."""
-    if mp.isnan(r) or mp.isinf(r):
+#: The arguments at which a transcendental Op's value is exact (``exp(0) = 1``, ``log(1) = 0``, ...):
+#: elsewhere its value at an exact argument is irrational, and a rounded value that happens to be
+#: short (``exp(1e-300)`` is 1 at 128 bits) is not exact.
+_EXACT_AT: dict[type, tuple[int, ...]] = {
+    **{op: (0,) for op in (ps.Exp, ps.Exp2, ps.Expm1, ps.Log1p, ps.Sinh, ps.Cosh, ps.Tanh, ps.Erf, ps.Erfc,
+                           ps.Erfcx, ps.Sigmoid, ps.Sin, ps.Cos, ps.Tan, ps.ArcSin, ps.ArcTan, ps.ArcSinh,
+                           ps.ArcTanh)},
+    ps.Log: (1,), ps.Log2: (1,), ps.Log10: (1,), ps.ArcCosh: (1,), ps.Gamma: (1, 2), ps.GammaLn: (1, 2),
+}
+
+
+def _exact_quotient(r: Any, *args: Any) -> bool:
+    num, den = (args[0], args[1]) if len(args) == 2 else (mp.mpf(1), args[0])
+    if mp.isnan(r) or mp.isinf(r) or mp.isinf(den):
         return False
-    return bool(r == 0 or int(r.man).bit_length() <= mp.mp.prec - 32)
+    return bool(mp.fmul(r, den, exact=True) == num)
+
+
+def _exact_at(sop: Any) -> Callable[..., bool]:
+    """Whether the Op's value at exact operands ``args`` is exact, given its value ``r``."""
+    points = _EXACT_AT.get(type(sop))
+    if isinstance(sop, ps.Sqrt):
+        return lambda r, a: bool(not mp.isnan(r) and mp.fmul(r, r, exact=True) == a)
+    if isinstance(sop, ps.Reciprocal | ps.TrueDiv):  # exact where the quotient times the divisor gives back
+        return _exact_quotient
+    if points is None:
+        return lambda r, *a: False
+    return lambda r, *a: all(x in points for x in a)
+
+
+#: Magnitudes (binary exponents) further apart than this are added rounded, not exactly.
+EXACT_SPAN = 1 << 14
+
+
+def _far_apart(args: Sequence[Any]) -> bool:
+    mags = [mp.mag(a) for a in args if a != 0]
+    return bool(mags) and max(mags) - min(mags) > EXACT_SPAN
+
+
+def _exact_sub(a: Any, b: Any) -> Any:
+    if mp.isnan(a) or mp.isinf(a) or mp.isnan(b) or mp.isinf(b) or _far_apart((a, b)):
+        return MP_FUNCTIONS[ps.Sub](a, b)
+    return mp.fsub(a, b, exact=True)
 
 
 def _exact_fold(f: Callable[..., Any], args: Sequence[Any]) -> Any:
-    if any(mp.isnan(a) or mp.isinf(a) for a in args):
+    if any(mp.isnan(a) or mp.isinf(a) for a in args) or (f is mp.fadd and _far_apart(args)):
         return MP_FUNCTIONS[ps.Add if f is mp.fadd else ps.Mul](*args)
     acc = args[0]
     for a in args[1:]:
@@ -255,12 +294,12 @@ def _elemwise(node: Any, ins: list[Any], losses: list[Any]) -> tuple[np.ndarray,
             exact_in &= np.broadcast_to(x == EXACT, np.shape(out))
         if exact_in.any():
             out = np.where(exact_in, np.asarray(np.frompyfunc(exact_fn, len(ins), 1)(*args), dtype=object), out)
-    else:  # a transcendental value of exact operands is exact where it is short (exp(0) = 1, log(1) = 0)
+    else:  # a transcendental value of exact operands is exact at a few arguments (exp(0) = 1, log(1) = 0)
         exact_in = np.ones(np.shape(out), bool)
         for x in lost:
             exact_in &= np.broadcast_to(x == EXACT, np.shape(out))
         if exact_in.any():
-            exact_in &= np.asarray(np.frompyfunc(_short, 1, 1)(out), dtype=bool)
+            exact_in &= np.asarray(np.frompyfunc(_exact_at(sop), len(args) + 1, 1)(out, *args), dtype=bool)
     loss = _LOSS.get(type(sop))
     if loss is not None and out.size:
         carried = carried + np.asarray(np.frompyfunc(loss, len(args) + 1, 1)(out, *args), dtype=float)
@@ -312,17 +351,17 @@ def _node_values(node: Any, ins: list[Any], losses: list[Any]) -> tuple[list[Any
         return [out], [lost]
     if isinstance(op, CAReduce):
         out = _reduce(node, ins[0])
-        worst = np.asarray(losses[0], dtype=float)
+        worst: Any = np.asarray(losses[0], dtype=float)
         if worst.ndim:
             worst = np.broadcast_to(worst, np.shape(ins[0]))
             worst = np.max(worst, axis=op.axis, initial=0.0) if worst.size else np.zeros(np.shape(out))
         own = _sum_loss(out, ins[0], op.axis) if isinstance(op.scalar_op, ps.Add) else 0.0
         return [out], [worst + own]
-    out = _perform(node, ins)
+    made = _perform(node, ins)
     lost_in = [np.broadcast_to(np.asarray(x, dtype=float), np.shape(i)) if _is_float(v) else np.zeros(np.shape(i))
                for x, i, v in zip(losses, ins, node.inputs, strict=True)]
     moved = _perform(node, [lo if _is_float(v) else i for lo, i, v in zip(lost_in, ins, node.inputs, strict=True)])
-    vals = [np.asarray(o, dtype=object) if _is_float(v) else o for o, v in zip(out, node.outputs, strict=True)]
+    vals = [np.asarray(o, dtype=object) if _is_float(v) else o for o, v in zip(made, node.outputs, strict=True)]
     return vals, [np.asarray(m, dtype=float) if _is_float(v) else 0.0 for m, v in zip(moved, node.outputs, strict=True)]
 
 
@@ -350,7 +389,7 @@ def _evaluate(outputs: Sequence[Variable], inputs: Mapping[Variable, Any], bits:
                 env[o], lost[o] = val, lo
         for o in outputs:
             if o not in env:
-                env[o], lost[o] = to_mp(o.data), EXACT
+                env[o], lost[o] = to_mp(getattr(o, "data", math.nan)), EXACT
         return [np.asarray(env[o]) for o in outputs], [np.broadcast_to(lost[o], np.shape(env[o])) for o in outputs]
 
 
@@ -359,27 +398,48 @@ GUARD_BITS = 12
 _MANTISSA = {"float64": 53, "float32": 24, "float16": 11}
 
 
+def _settled(losses: Sequence[Any], need: Sequence[int], bits: int) -> list[np.ndarray]:
+    return [bits - np.asarray(lo, dtype=float) >= n for lo, n in zip(losses, need, strict=True)]
+
+
+def _row_mask(settled: Sequence[np.ndarray], rows: int) -> np.ndarray:
+    """Per row of the leading axis, whether every output's entries of it settled."""
+    ok = np.ones(rows, dtype=bool)
+    for s in settled:
+        ok &= s.reshape(rows, -1).all(axis=1) if s.ndim and s.shape[0] == rows else bool(np.all(s))
+    return ok
+
+
 def exact_values(
-    outputs: Sequence[Variable], inputs: Mapping[Variable, Any], bits: int = 128, max_bits: int = 4096
+    outputs: Sequence[Variable], inputs: Mapping[Variable, Any], bits: int = 128, max_bits: int = 4096,
+    rows: bool = False,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The exact values of ``outputs`` at ``inputs`` (a value per graph input), and where they settled.
 
     Returns ``(values, settled)``: ``values[k]`` the output's values as an object array of mpmath
-    numbers (NaN where unknown), ``settled[k]`` a boolean array, ``False`` where doubling the
-    precision up to ``max_bits`` still changed the value rounded to the output's dtype.
-    Raises :class:`NotExact` naming an Op with no exact meaning here."""
+    numbers (NaN where unknown), ``settled[k]`` a boolean array, ``False`` where the precision,
+    doubled up to ``max_bits``, still did not cover the bits lost.  ``rows=True`` says that the
+    rows of every input's and output's leading axis are independent points (a batch): only the
+    rows that have not settled are evaluated again.  Raises :class:`NotExact` naming an Op with
+    no exact meaning here."""
     if bits < 16 or max_bits < bits:
         raise ValueError(f"bits: need 16 <= bits <= max_bits, got bits={bits}, max_bits={max_bits}")
     need = [_MANTISSA.get(str(getattr(o.type, "dtype", "")), 53) + GUARD_BITS for o in outputs]
-    while True:
-        values, losses = _evaluate(outputs, inputs, bits)
-        settled = [bits - np.asarray(lo, dtype=float) >= n for lo, n in zip(losses, need, strict=True)]
-        if all(s.all() for s in settled) or bits * 2 > max_bits:
-            break
+    values, losses = _evaluate(outputs, inputs, bits)
+    values = [np.array(v, dtype=object) for v in values]
+    settled = [np.array(s) for s in _settled(losses, need, bits)]
+    n = len(next(iter(inputs.values()))) if rows and inputs else 0
+    while not all(s.all() for s in settled) and bits * 2 <= max_bits:
         bits *= 2
-    out = []
+        if not n:
+            values, losses = _evaluate(outputs, inputs, bits)
+            values = [np.array(v, dtype=object) for v in values]
+            settled = [np.array(s) for s in _settled(losses, need, bits)]
+            continue
+        redo = np.flatnonzero(~_row_mask(settled, n))
+        again, lost = _evaluate(outputs, {v: np.asarray(x)[redo] for v, x in inputs.items()}, bits)
+        for k, (a, s) in enumerate(zip(again, _settled(lost, need, bits), strict=True)):
+            values[k][redo], settled[k][redo] = a, s
     for v, s in zip(values, settled, strict=True):
-        v = np.array(v, dtype=object)
         v[~s] = mp.nan
-        out.append(v)
-    return out, settled
+    return values, settled

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = ["bits_of_error", "max_bits", "ordinals", "sample_floats"]
@@ -62,7 +64,7 @@ def bits_of_error(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:
 
 def sample_floats(dtype: str, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """Finite floats of ``dtype``, uniform over their bit patterns (Herbie's sampling)."""
-    kind = _INT.get(str(dtype))
+    kind: Any = _INT.get(str(dtype))
     if kind is None:
         raise ValueError(f"dtype: not a float dtype, got {dtype!r}")
     info = np.iinfo(kind)

@@ -22,7 +22,9 @@ Before/After (``interval_of(pt.exp(x) + 1)`` with ``x`` a free vector)::
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +38,7 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.traverse import bottom_up
 
-__all__ = ["EVERYTHING", "Interval", "constant_interval", "interval_of", "op_interval"]
+__all__ = ["EVERYTHING", "Interval", "assuming", "constant_interval", "interval_of", "op_interval"]
 
 INF = math.inf
 
@@ -78,6 +80,18 @@ class Interval:
     def within(self, lo: float, hi: float) -> bool:
         """Every value is in ``[lo, hi]``."""
         return self.lo >= lo and self.hi <= hi
+
+    def meet(self, other: Interval) -> Interval | None:
+        """The values both hold (the intersection), ``None`` when they share none."""
+        lo, lo_open = (self.lo, self.lo_open) if self.lo > other.lo else (other.lo, other.lo_open)
+        if self.lo == other.lo:
+            lo_open = self.lo_open or other.lo_open
+        hi, hi_open = (self.hi, self.hi_open) if self.hi < other.hi else (other.hi, other.hi_open)
+        if self.hi == other.hi:
+            hi_open = self.hi_open or other.hi_open
+        if lo > hi or (lo == hi and (lo_open or hi_open)):
+            return None
+        return Interval(lo, hi, lo_open, hi_open)
 
     def join(self, other: Interval) -> Interval:
         """The smallest interval holding both (the union's hull)."""
@@ -152,9 +166,10 @@ def _mul2(a: Interval, b: Interval) -> Interval:
 def _reciprocal(a: Interval) -> Interval:
     if not a.nonzero():
         return EVERYTHING
-    lo = 0.0 if math.isinf(a.hi) else 1.0 / a.hi
-    hi = 0.0 if math.isinf(a.lo) else 1.0 / a.lo
-    return Interval(lo, hi, a.hi_open or math.isinf(a.hi), a.lo_open or math.isinf(a.lo))
+    # an end at 0 (open: the interval is nonzero) goes to an infinity of its side
+    lo = 0.0 if math.isinf(a.hi) else (-INF if a.hi == 0 else 1.0 / a.hi)
+    hi = 0.0 if math.isinf(a.lo) else (INF if a.lo == 0 else 1.0 / a.lo)
+    return Interval(lo, hi, a.hi_open or math.isinf(a.hi) or a.hi == 0, a.lo_open or math.isinf(a.lo) or a.lo == 0)
 
 
 def _sqr(a: Interval) -> Interval:
@@ -352,15 +367,32 @@ def _node_interval(v: Variable, known: dict[Variable, Interval]) -> Interval:
     return op_interval(node.op, ins, [i.type.ndim for i in node.inputs])
 
 
+_ASSUMED: ContextVar[Mapping[Variable, Interval]] = ContextVar("assumed_intervals", default={})
+
+
+@contextmanager
+def assuming(intervals: Mapping[Variable, Interval]) -> Iterator[None]:
+    """Within the block, :func:`interval_of` takes each variable of ``intervals`` to be in its interval.
+
+    An e-graph's guards read a class's interval this way: a stand-in variable of the class's type,
+    assumed in the class's interval (:mod:`relations.saturation.engine.guards`)."""
+    token = _ASSUMED.set({**_ASSUMED.get(), **intervals})
+    try:
+        yield
+    finally:
+        _ASSUMED.reset(token)
+
+
 def interval_of(v: Variable) -> Interval:
     """An :class:`Interval` holding every value ``v`` takes, on every input (the whole line where unknown).
 
     Read bottom-up over ``v``'s ancestors, each once (no recursion: deep
-    graphs are fine).  ``v`` is not changed.
+    graphs are fine).  ``v`` is not changed.  Variables given to :func:`assuming`
+    take the interval given there.
     """
     if not isinstance(v, Variable):
         raise TypeError(f"v must be a PyTensor variable, got {type(v).__name__}")
-    known: dict[Variable, Interval] = {}
+    known: dict[Variable, Interval] = dict(_ASSUMED.get())
     for u in bottom_up([v], known.__contains__):
         known[u] = _node_interval(u, known)
     return known[v]

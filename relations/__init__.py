@@ -35,6 +35,7 @@ from relations.queries.explanations import Explanation, Proof, SaturatedExplanat
 from relations.queries.progress import Progress
 from relations.queries.proofs import prove
 from relations.queries.search import Found, best, equivalents, find, match
+from relations.queries.stabilize import Stabilized, stabilize
 from relations.queries.verify import verify
 from relations.queries.why_not import WhyNot, why_not
 from relations.rules import (
@@ -65,6 +66,7 @@ __all__ = [
     "Explanation",
     "Proof",
     "SaturatedExplanation",
+    "Stabilized",
     "Step",
     "broadcast_shapeo",
     "draw",
@@ -78,6 +80,7 @@ __all__ = [
     "normalize",
     "patterns",
     "prove",
+    "stabilize",
     "rebroadcast",
     "register",
     "resolve_rewriters",

@@ -40,6 +40,8 @@ GRAPHS = [
     pt.sqr(x), pt.cosh(x) - 1, pt.tanh(x) + pt.erf(y), pt.softplus(x), pt.reciprocal(1 + pt.exp(x)),
     pt.maximum(x, 0), pt.switch(x > 0, pt.exp(x), pt.sigmoid(y)), pt.log(pt.sigmoid(x)), pt.expm1(x),
     pt.prod(pt.exp(x)), pt.max(pt.exp(x)), pt.sqr(x) ** 0.5, pt.shape(x)[0] * 1.0, pt.join(0, pt.exp(x), pt.sigmoid(y)),
+    # a reciprocal of an interval open at 0 (it once divided by that 0)
+    pt.reciprocal(pt.exp(x)), pt.reciprocal(-pt.exp(x)), 1 / pt.sigmoid(x),
 ]
 
 
@@ -63,6 +65,15 @@ def test_the_interval_holds_every_value_on_extreme_inputs(i):
         # exact arithmetic bounds: a float result may round onto a closed end (exp(-800) == 0.0)
         assert np.all(vals >= box.lo) and np.all(vals <= box.hi), (g, box, out)
     assert snapshot(g) == before
+
+
+def test_assumed_intervals_hold_within_the_block_only():
+    from graph_bridge.intervals import Interval, assuming
+
+    with assuming({x: Interval(0.0, 1.0, True, False)}):
+        assert interval_of(pt.log(x)).negative() or interval_of(pt.log(x)).nonpositive()
+        assert interval_of(x + 1).positive()
+    assert interval_of(x + 1) == EVERYTHING
 
 
 def test_what_the_analysis_does_not_know_is_the_whole_line():

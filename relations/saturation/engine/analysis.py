@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from pytensor.tensor import constant
@@ -308,6 +308,23 @@ def _binary_transfer(name: str) -> Callable:
         return _binary(name, kids[0], kids[1], tiny)
 
     return transfer
+
+
+class ClassAnalysis(Protocol):
+    """What an e-graph asks of its analysis (:class:`Analysis`, or
+    :class:`~relations.saturation.engine.interval_analysis.IntervalAnalysis`)."""
+
+    def leaf(self, v: Any) -> Any:
+        """The data of a constant leaf ``v``."""
+
+    def merge(self, a: Any, b: Any) -> Any:
+        """The data of a union of classes with data ``a`` and ``b``."""
+
+    def transfer_for(self, op: Any) -> tuple[Callable | None, bool]:
+        """``(transfer(eg, enode, tid), strict)`` for e-nodes of ``op``."""
+
+    def modify(self, eg: Any, c: int) -> None:
+        """Act on class ``c`` after its data changed."""
 
 
 class Analysis:

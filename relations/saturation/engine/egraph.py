@@ -36,7 +36,7 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import toposort
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
-from relations.saturation.engine.analysis import Analysis
+from relations.saturation.engine.analysis import Analysis, ClassAnalysis
 
 __all__ = ["CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph"]
 
@@ -63,7 +63,7 @@ def _is_left_padding(node: Any) -> bool:
 class EGraph:
     """An e-graph over interned Ops; see the module docstring for its storage."""
 
-    def __init__(self, analysis: Analysis | None = None) -> None:
+    def __init__(self, analysis: ClassAnalysis | None = None) -> None:
         self.parent: list[int] = []
         self.nodes: list[Any] = []
         self.parents: list[Any] = []
@@ -296,13 +296,20 @@ class EGraph:
         and the query engine builds scalar Elemwise nodes only, whose type their inputs' types fix).
         Returns the class of each output."""
         outputs = list(outputs)
+        cls = self.add_graph_classes(outputs)
+        return [self.find(cls[o]) for o in outputs]
+
+    def add_graph_classes(self, outputs: Sequence[Variable]) -> dict[Variable, int]:
+        """:meth:`add_graph`, returning the class of every variable of the graph (a broadcasting
+        DimShuffle an Elemwise reads through has its input's class)."""
         cls: dict[Variable, int] = {}
 
         def class_of(v: Variable, under_elemwise: bool) -> int:
             if under_elemwise and _is_left_padding(v.owner):
-                return class_of(v.owner.inputs[0], True)
-            c = cls.get(v)
-            return c if c is not None else cls.setdefault(v, self.add_leaf(v))
+                c = cls[v] = class_of(v.owner.inputs[0], True)
+                return c
+            known = cls.get(v)
+            return known if known is not None else cls.setdefault(v, self.add_leaf(v))
 
         for node in toposort(outputs):
             elem = isinstance(node.op, Elemwise)
@@ -310,7 +317,9 @@ class EGraph:
             for j, out in enumerate(node.outputs):
                 # the node's own type: an Op may read its constant inputs' values (Alloc's shape)
                 cls[out] = self.add(self.op_id(node.op, len(kids), j), kids, self.type_id(out.type))
-        return [self.find(class_of(o, False)) for o in outputs]
+        for o in outputs:
+            class_of(o, False)
+        return cls
 
     # -- union-find and rebuild --------------------------------------------------------
 

@@ -36,7 +36,9 @@ from typing import Any
 from pytensor.tensor.elemwise import Elemwise
 
 from relations import patterns as p
+from relations.patterns.guards import Guard
 from relations.saturation.engine.egraph import CLASS_SHIFT, TICK_BITS, TICK_MASK, EGraph
+from relations.saturation.engine.guards import class_guard
 
 __all__ = ["BoundRule", "QueryRule", "UnsupportedRule", "query_rule"]
 
@@ -123,15 +125,19 @@ class QueryRule:
 def query_rule(rel: Any, guards: Sequence[Callable] = ()) -> QueryRule:
     """The :class:`QueryRule` of a :func:`relations.rewrite_rule` relation (its ``name``, ``lhs``, ``rhs``).
 
-    Its ``where=`` clauses are predicates over PyTensor graphs or goals, which the query engine does
-    not run: a rule with any is refused (state guards over classes as ``guards=`` instead)."""
+    Its ``where=`` guards of the rule language (:class:`relations.patterns.guards.Guard`: ``is_float(a)``,
+    ``positive(c)``, ...) are read on the classes (:func:`.guards.class_guard`); any other ``where=``
+    clause (a predicate or goal over PyTensor graphs) is refused (state it as ``guards=`` over classes)."""
     name = getattr(rel, "name", None)
     if name is None or not hasattr(rel, "lhs"):
         raise TypeError(f"rel must be a rewrite_rule relation (with name, lhs, rhs), got {rel!r}")
-    if getattr(rel, "where", ()):
-        raise UnsupportedRule(f"rule {name!r}: where= clauses run on PyTensor graphs; give the query engine "
-                              f"guards= over classes instead")
-    return QueryRule(name, rel.lhs, rel.rhs, guards)
+    where = getattr(rel, "where", ())
+    where = (where,) if isinstance(where, Guard) else tuple(where or ())
+    others = [w for w in where if not isinstance(w, Guard)]
+    if others:
+        raise UnsupportedRule(f"rule {name!r}: where= clause {others[0]!r} runs on PyTensor graphs; give the query "
+                              f"engine guards= over classes instead")
+    return QueryRule(name, rel.lhs, rel.rhs, [*[class_guard(w) for w in where], *guards])
 
 
 # -- code generation ---------------------------------------------------------------------

@@ -1,0 +1,177 @@
+"""``relations.stabilize(graph)``: the most accurate form of a graph under the numerics theory, and a report.
+
+The graph goes into the query engine's e-graph (:mod:`relations.saturation.engine`, with the
+value-interval analysis the theory's guards read), saturates with the numerics theory
+(:mod:`relations.rules.numerics`, a few hundred identities, each guarded where it does not
+hold everywhere) within :data:`LIMITS`, and every class's form is chosen for the fewest bits of
+error on inputs sampled as Herbie samples them (:mod:`relations.saturation.accuracy`).  The
+result is compared with the input on the same points, both evaluated Op by Op as written
+(no PyTensor rewrite): when it is not more accurate (mean bits of error lower by more than
+:data:`~relations.saturation.accuracy.TIE_BITS`, maximum not higher), the input is returned
+unchanged.  The report lists the sites that changed: the input's sub-graph, its replacement,
+and the error of each, so an author can audit a logp graph before sampling.
+
+Before/After (``log(1 + exp(x))``, inputs over all float64 values)::
+
+    >>> import pytensor.tensor as pt, relations
+    >>> x = pt.dvector("x")
+    >>> r = relations.stabilize(pt.log(1 + pt.exp(x)))
+    >>> r.graph.owner.op
+    Softplus
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from pytensor.graph.basic import Variable
+from pytensor.graph.rewriting.basic import copy_stack_trace
+
+from relations.arguments import as_variables
+from relations.saturation.accuracy import (
+    TIE_BITS,
+    Choice,
+    build_choice,
+    canonical,
+    class_exact,
+    error_summary,
+    measured_choice,
+    node_values,
+    own_enode,
+    read_through,
+    sample_points,
+)
+from relations.saturation.engine.egraph import EGraph
+from relations.saturation.engine.interval_analysis import IntervalAnalysis
+from relations.saturation.engine.query import QueryRule, query_rule
+from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
+
+__all__ = ["LIMITS", "Site", "Stabilized", "stabilize", "theory_rules"]
+
+#: The default bounds of the saturation (the report names the one that stopped it).
+LIMITS = Limits(nodes=20_000, iterations=8, seconds=3.0)
+
+_THEORY: list[QueryRule] = []
+
+
+def theory_rules() -> list[QueryRule]:
+    """The numerics theory as query-engine rules (built once)."""
+    if not _THEORY:
+        from relations.rules.numerics import NUMERICS_RULES
+
+        _THEORY.extend(query_rule(r) for r in NUMERICS_RULES)
+    return _THEORY
+
+
+@dataclass(frozen=True)
+class Site:
+    """A sub-graph of the input that was replaced: ``before``, ``after`` and their mean bits of error."""
+
+    before: Variable
+    after: Variable
+    bits_before: float
+    bits_after: float
+
+    def __repr__(self) -> str:
+        return f"Site({self.before} -> {self.after}: {self.bits_before:.1f} -> {self.bits_after:.1f} bits)"
+
+
+@dataclass
+class Stabilized:
+    """What :func:`stabilize` found: ``outputs`` (the most accurate form; the input's own variables when
+    nothing was more accurate), the error of each output before and after as ``(mean, max)`` bits
+    over the points, the replaced ``sites``, the number of ``points``, and the saturation's ``report``."""
+
+    outputs: list[Variable]
+    before: list[tuple[float, float]]
+    after: list[tuple[float, float]]
+    sites: list[Site] = field(default_factory=list)
+    points: int = 0
+    report: Report | None = None
+    extraction_converged: bool = True
+
+    @property
+    def graph(self) -> Variable:
+        """The single output (for a graph of one output)."""
+        if len(self.outputs) != 1:
+            raise ValueError(f"graph: this result has {len(self.outputs)} outputs; read .outputs")
+        return self.outputs[0]
+
+    @property
+    def changed(self) -> bool:
+        """Whether a more accurate form replaced the input."""
+        return bool(self.sites)
+
+    def __str__(self) -> str:
+        lines = [f"stabilize: {self.points} sampled points; saturation stopped: "
+                 f"{self.report.stop if self.report else '-'}"]
+        for k, (b, a) in enumerate(zip(self.before, self.after, strict=True)):
+            lines.append(f"output {k}: bits of error mean {b[0]:.1f} -> {a[0]:.1f}, max {b[1]:.1f} -> {a[1]:.1f}")
+        for s in self.sites:
+            lines.append(f"  {s.before}  ->  {s.after}   ({s.bits_before:.1f} -> {s.bits_after:.1f} bits)")
+        if not self.sites:
+            lines.append("  no form more accurate than the input")
+        return "\n".join(lines)
+
+
+def _bits(values: Sequence[np.ndarray], exact: Sequence[np.ndarray | None]) -> list[tuple[float, float]]:
+    return [error_summary(v, e) for v, e in zip(values, exact, strict=True)]
+
+
+def _sites(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, int], choice: Choice,
+           built: dict[int, Variable], before_err: Mapping[Variable, float]) -> list[Site]:
+    """The topmost sub-graphs of the input whose class's chosen e-node is not the input's own."""
+    sites: list[Site] = []
+    seen: set[Variable] = set()
+    stack = list(outputs)
+    while stack:
+        v = stack.pop()
+        if v in seen or v.owner is None or v not in cls:
+            continue
+        seen.add(v)
+        c = eg.find(cls[v])
+        if read_through(eg, v, cls) or canonical(eg, own_enode(eg, v, cls) or ()) == canonical(eg, choice.enode[c]):
+            stack.extend(v.owner.inputs)
+            continue
+        (after,) = build_choice(eg, choice, [c], built)
+        sites.append(Site(v, after, before_err.get(v, float("inf")), choice.error[c]))
+    return sites
+
+
+def stabilize(
+    graph: Any, *, rules: Sequence[Any] | None = None, limits: Limits | None = None, n: int = 64, seed: int = 0,
+    points: Mapping[Variable, Any] | None = None,
+) -> Stabilized:
+    """The most accurate form of ``graph`` under ``rules`` (default: the numerics theory), with a report.
+
+    ``n`` points are sampled as Herbie samples (``seed``); ``points`` gives some inputs' values
+    instead (the points on the leading axis).  Raises ``ValueError`` naming an input that cannot be
+    sampled (an integer input without ``points``)."""
+    outputs, _ = as_variables(graph, "graph")
+    qrules = theory_rules() if rules is None else [r if isinstance(r, QueryRule) else query_rule(r) for r in rules]
+    sample = sample_points(outputs, n, seed=seed, given=points)
+    if sample.n == 0:
+        raise ValueError(f"graph: no sampled point gives a real value ({sample.drawn} drawn); give points=")
+    eg = EGraph(IntervalAnalysis())
+    cls = eg.add_graph_classes(outputs)
+    roots = [eg.find(cls[o]) for o in outputs]
+    report = Runner(eg, qrules, limits or LIMITS, BackoffScheduler()).run()
+    exact = class_exact(eg, sample)
+    choice = measured_choice(eg, sample, exact)
+    mine = node_values(eg, outputs, cls, sample)
+    before_err = {v: _bits([mine[v]], [exact.get(eg.find(cls[v]))])[0][0] for v in mine}
+    before = _bits([mine[o] for o in outputs], [exact.get(eg.find(r)) for r in roots])
+    built: dict[int, Variable] = {}
+    built_roots = build_choice(eg, choice, roots, built)
+    after = _bits([choice.values[eg.find(r)] for r in roots], [exact.get(eg.find(r)) for r in roots])
+    better = all(a[0] < b[0] - TIE_BITS and a[1] <= b[1] for a, b in zip(after, before, strict=True))
+    if not better:
+        return Stabilized(list(outputs), before, before, [], sample.n, report, choice.converged)
+    sites = _sites(eg, outputs, cls, choice, built, before_err)
+    for s in sites:
+        copy_stack_trace(s.before, s.after)
+    return Stabilized(built_roots, before, after, sites, sample.n, report, choice.converged)
+

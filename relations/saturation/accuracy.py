@@ -1,0 +1,381 @@
+"""Extraction by measured accuracy: each e-class's form chosen for the fewest bits of error on sampled inputs.
+
+Herbie's measure (:mod:`graph_bridge.float_error`), applied to an e-graph of the query engine:
+
+1. **Points.**  :func:`sample_points` draws the graph's float inputs uniformly over the bit
+   patterns of their dtype (every binade alike: ``1e-300``, ``-800``, ``3e12``), as a batch
+   along a new leading axis, and keeps the points where every output's exact value is a real
+   number (finite or not: an overflow of the exact value is an answer too).
+2. **Exact values per class.**  Every e-node of a class has the same real value, so one
+   representative tree per class (the smallest) is evaluated with mpmath
+   (:func:`graph_bridge.exact.exact_values`, precision raised until the digits that cancel are
+   accounted for) and rounded to the class's dtype.
+3. **Choice.**  Bottom-up, as a cost extraction relaxes: an e-node's float values are its Op
+   run (``perform``, batched with :func:`pytensor.graph.replace.vectorize_graph`) on its
+   children's chosen values; its cost is the mean bits of error of those values against its
+   class's exact values; a class keeps the e-node of least cost (ties within
+   :data:`TIE_BITS` go to the smaller tree), and a choice that would make a cycle is refused.
+   Relaxation repeats until no choice changes (at most :data:`PASSES`; the result says if the
+   bound stopped it).  Error composes: a child chosen for its own accuracy feeds its parents,
+   so the greedy choice can miss a form whose accuracy comes from a less accurate child; the
+   caller compares the whole result with the input's measured error and keeps the input when
+   it is not better (:func:`relations.stabilize`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.replace import vectorize_graph
+from pytensor.graph.traversal import explicit_graph_inputs, toposort
+from pytensor.tensor.type import TensorType
+
+from graph_bridge.exact import NotExact, exact_values, round_to
+from graph_bridge.float_error import bits_of_error, sample_floats
+from relations.saturation.engine.egraph import CLASS_SHIFT, EGraph
+from relations.saturation.engine.extract import best_nodes
+
+__all__ = [
+    "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "Points", "batched", "build_choice", "canonical", "class_exact",
+    "error_summary", "measured_choice", "node_values", "own_enode", "read_through", "sample_points",
+]
+
+#: Errors closer than this (bits, mean over the points) are ties, decided by tree size.
+TIE_BITS = 0.05
+#: Relaxation passes of :func:`measured_choice` at most.
+PASSES = 12
+#: The precision exact values are raised to at most (bits): a point whose digits cancel beyond it is
+#: not a point (``exp(x) - 1`` at ``|x| < 1e-280``: Herbie drops the points its ground truth misses too).
+MAX_BITS = 1024
+
+
+@dataclass(frozen=True)
+class Points:
+    """Sampled inputs: ``values[k]`` holds ``n`` values of ``inputs[k]`` stacked on a leading axis."""
+
+    inputs: tuple[Variable, ...]
+    values: tuple[np.ndarray, ...]
+    n: int
+    drawn: int = 0
+
+    def batched_inputs(self) -> dict[Variable, Variable]:
+        """A batched variable per input (a leading axis added to its type)."""
+        return {v: batched(v) for v in self.inputs}
+
+
+def batched(v: Variable) -> Variable:
+    """A fresh variable of ``v``'s type with a leading axis of unknown length."""
+    t = v.type
+    if not isinstance(t, TensorType):
+        raise TypeError(f"v: only tensor variables can be sampled, got {t}")
+    return TensorType(t.dtype, shape=(None, *t.shape))(name=f"{v.name or 'x'}_points")
+
+
+def _shape(v: Variable, size: int) -> tuple[int, ...]:
+    return tuple(1 if b else (s if s is not None else size) for b, s in zip(v.type.broadcastable, v.type.shape,
+                                                                              strict=True))
+
+
+def _sample_inputs(outputs: Sequence[Variable], given: Mapping[Variable, Any] | None) -> list[Variable]:
+    inputs = [v for v in explicit_graph_inputs(outputs) if not isinstance(v, Constant)]
+    for v in inputs:
+        dtype = str(getattr(v.type, "dtype", ""))
+        if not dtype.startswith("float") and (given is None or v not in given):
+            raise ValueError(f"outputs: the input {v} is of dtype {dtype}; only float inputs are sampled "
+                             f"(give its values in points=)")
+    return inputs
+
+
+def sample_points(
+    outputs: Sequence[Variable], n: int = 64, *, size: int = 2, seed: int = 0, tries: int = 16,
+    given: Mapping[Variable, Any] | None = None,
+) -> Points:
+    """Up to ``n`` points where every output's exact value is a real number, inputs drawn as Herbie draws.
+
+    A float vector input gets ``n`` draws of shape ``(size,)`` (a broadcastable dimension
+    1); ``given`` fixes an input's values (an array with the points on its leading axis, e.g.
+    the data a model is evaluated at), which are then used as they are.  Draws ``n`` at a time,
+    ``tries`` times at most."""
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    outputs = list(outputs)
+    inputs = _sample_inputs(outputs, given)
+    rng = np.random.default_rng(seed)
+    batch = {v: batched(v) for v in inputs}
+    outs = vectorize_graph(outputs, replace=batch)
+    kept: list[list[np.ndarray]] = [[] for _ in inputs]
+    count = drawn = 0
+    for _ in range(tries):
+        if given:
+            vals = [np.asarray(given[v], dtype=v.type.dtype) if v in given else
+                    sample_floats(v.type.dtype, (len(next(iter(given.values()))), *_shape(v, size)), rng)
+                    for v in inputs]
+        else:
+            vals = [sample_floats(v.type.dtype, (n, *_shape(v, size)), rng) for v in inputs]
+        at = {batch[v]: x for v, x in zip(inputs, vals, strict=True)}
+        exact, _ = exact_values(outs, at, rows=True, max_bits=MAX_BITS)
+        good = np.ones(len(vals[0]) if vals else 1, dtype=bool)
+        for e, o in zip(exact, outputs, strict=True):
+            r = round_to(e, o.type.dtype)
+            good &= ~np.isnan(r).reshape(len(good), -1).any(axis=1)
+        drawn += len(good)
+        for k, x in enumerate(vals):
+            kept[k].append(x[good])
+        count += int(good.sum())
+        if count >= n or given:
+            break
+    values = tuple(np.concatenate(k)[:n] for k in kept)
+    return Points(tuple(inputs), values, min(count, n), drawn)
+
+
+def class_exact(eg: EGraph, points: Points) -> dict[int, np.ndarray]:
+    """The exact value of every class at the points, rounded to the class's dtype (NaN: not a real, or unknown).
+
+    One representative tree per class (its smallest) is evaluated, all of them in one call.
+    A class whose Op has no exact meaning (:class:`graph_bridge.exact.NotExact`) is left out."""
+    best = best_nodes(eg)
+    built: dict[int, Variable] = {}
+    for c in best:
+        _build(eg, c, best, built)
+    batch = points.batched_inputs()
+    classes = list(built)
+    outs = vectorize_graph([built[c] for c in classes], replace={v: batch[v] for v in points.inputs})
+    given = {batch[v]: x for v, x in zip(points.inputs, points.values, strict=True)}
+    out: dict[int, np.ndarray] = {}
+    try:
+        values, _ = exact_values(outs, given, rows=True, max_bits=MAX_BITS)
+    except NotExact:
+        values = None
+    if values is None:  # evaluate class by class: those an Op blocks are left out
+        for c, o in zip(classes, outs, strict=True):
+            try:
+                (v,), _ = exact_values([o], given, rows=True, max_bits=MAX_BITS)
+            except NotExact:
+                continue
+            out[c] = _leading(round_to(v, built[c].type.dtype), points.n)
+        return out
+    for c, v in zip(classes, values, strict=True):
+        out[c] = _leading(round_to(v, built[c].type.dtype), points.n)
+    return out
+
+
+def _leading(v: np.ndarray, n: int) -> np.ndarray:
+    """``v`` with the points on its leading axis (a constant class's value broadcast to them)."""
+    if v.ndim and v.shape[0] == n:
+        return v
+    return np.broadcast_to(v, (n, *v.shape))
+
+
+def _build(eg: EGraph, c: int, best: dict, built: dict[int, Variable]) -> Variable:
+    stack = [eg.find(c)]
+    while stack:
+        k = stack[-1]
+        if k in built:
+            stack.pop()
+            continue
+        n = best[k][1]
+        kids = [eg.find(x) for x in n[1:]]
+        missing = [x for x in kids if x not in built]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        kind = eg.ops[n[0]]
+        built[k] = kind[1] if kind[0] == "leaf" else kind[1].make_node(*[built[x] for x in kids]).outputs[kind[3]]
+    return built[eg.find(c)]
+
+
+@dataclass
+class Choice:
+    """What :func:`measured_choice` chose: per class its e-node, its values' mean bits of error, its tree size."""
+
+    enode: dict[int, tuple] = field(default_factory=dict)
+    error: dict[int, float] = field(default_factory=dict)
+    size: dict[int, int] = field(default_factory=dict)
+    values: dict[int, np.ndarray] = field(default_factory=dict)
+    passes: int = 0
+    converged: bool = True
+
+
+class _Runner:
+    """Batched e-nodes run Op by Op with ``perform``; the batched graph of each (op id, child types) built once."""
+
+    def __init__(self, eg: EGraph) -> None:
+        self.eg = eg
+        self.graphs: dict[tuple, Any] = {}
+
+    def _graph(self, enode: tuple) -> Any:
+        eg = self.eg
+        key = (enode[0], *[eg.ctype[eg.find(k)] for k in enode[1:]])
+        made = self.graphs.get(key)
+        if made is None:
+            _, op, _, out = eg.ops[enode[0]]
+            try:
+                dummies = [eg.types[t]() for t in key[1:]]
+                ins = [batched(d) for d in dummies]
+                result = vectorize_graph(op.make_node(*dummies).outputs[out], replace=dict(zip(dummies, ins,
+                                                                                              strict=True)))
+                made = (ins, list(toposort([result])), result)
+            except (TypeError, ValueError, NotImplementedError, AttributeError):
+                made = False
+            self.graphs[key] = made
+        return made
+
+    def run(self, enode: tuple, kids: list[np.ndarray]) -> np.ndarray | None:
+        """The e-node's values on its children's (``None`` when its Op refuses them)."""
+        made = self._graph(enode)
+        if not made:
+            return None
+        ins, nodes, result = made
+        env: dict[Any, Any] = {i: np.asarray(k, dtype=i.type.dtype) for i, k in zip(ins, kids, strict=True)}
+        try:
+            with np.errstate(all="ignore"):
+                for node in nodes:
+                    storage: list[list[Any]] = [[None] for _ in node.outputs]
+                    node.op.perform(node, [env[i] if i in env else i.data for i in node.inputs], storage)
+                    env.update((o, s[0]) for o, s in zip(node.outputs, storage, strict=True))
+        except Exception:  # noqa: BLE001 - an Op that refuses these values: the e-node is not a candidate
+            return None
+        return np.asarray(env[result])
+
+
+def own_enode(eg: EGraph, v: Variable, cls: Mapping[Variable, int]) -> tuple | None:
+    """The canonical e-node of ``v``'s own node (``None`` for a leaf)."""
+    node = v.owner
+    if node is None:
+        return None
+    idx = node.outputs.index(v)
+    return (eg.op_id(node.op, len(node.inputs), idx), *[eg.find(cls[i]) for i in node.inputs])
+
+
+def read_through(eg: EGraph, v: Variable, cls: Mapping[Variable, int]) -> bool:
+    """Whether ``v`` is a broadcasting DimShuffle the e-graph reads through (it has its input's class)."""
+    node = v.owner
+    return node is not None and len(node.inputs) == 1 and node.inputs[0] in cls and (
+        eg.find(cls[v]) == eg.find(cls[node.inputs[0]]))
+
+
+def canonical(eg: EGraph, enode: tuple) -> tuple:
+    """``enode`` with its children's classes at their roots."""
+    return (enode[0], *[eg.find(k) for k in enode[1:]])
+
+
+def node_values(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, int],
+                points: Points) -> dict[Variable, np.ndarray]:
+    """The float values of every variable of the graph of ``outputs`` at the points, Op by Op as written."""
+    runner = _Runner(eg)
+    values: dict[Variable, np.ndarray] = {}
+    for v, c in cls.items():
+        if v.owner is None:
+            values[v] = _leaf_values(eg, (eg.leaf_op(v),), points)
+    for node in toposort(list(outputs)):
+        for out in node.outputs:
+            if out not in cls:
+                continue
+            ins = [values.get(i) for i in node.inputs]
+            if read_through(eg, out, cls):
+                if ins[0] is not None:
+                    values[out] = ins[0]
+                continue
+            own = own_enode(eg, out, cls)
+            known = [i for i in ins if i is not None]
+            got = None if own is None or len(known) < len(ins) else runner.run(own, known)
+            if got is not None:
+                values[out] = got
+    return values
+
+
+def error_summary(values: np.ndarray, exact: np.ndarray | None) -> tuple[float, float]:
+    """``(mean, max)`` bits of error of ``values`` against ``exact`` (same dtype; NaN entries of ``exact``,
+    unknown or not real, are skipped); integers and booleans are exact or infinitely wrong."""
+    if exact is None or values.shape != exact.shape or values.dtype != exact.dtype:
+        return float("inf"), float("inf")
+    if values.dtype.kind != "f":
+        return (0.0, 0.0) if np.array_equal(values, exact) else (float("inf"), float("inf"))
+    known = ~np.isnan(exact)
+    if not known.any():
+        return 0.0, 0.0
+    bits = bits_of_error(values[known], exact[known])
+    return float(bits.mean()), float(bits.max())
+
+
+def _mean_error(values: np.ndarray, exact: np.ndarray | None) -> float:
+    return error_summary(values, exact)[0]
+
+
+def _reaches(choice: Choice, eg: EGraph, start: Sequence[int], target: int) -> bool:
+    """Whether the current choices lead from the classes ``start`` to ``target``."""
+    seen: set[int] = set()
+    stack = [eg.find(s) for s in start]
+    while stack:
+        k = stack.pop()
+        if k == target:
+            return True
+        if k in seen or k not in choice.enode:
+            continue
+        seen.add(k)
+        stack.extend(eg.find(x) for x in choice.enode[k][1:])
+    return False
+
+
+def _leaf_values(eg: EGraph, n: tuple, points: Points) -> np.ndarray:
+    v = eg.leaf[n[0]]
+    if v in points.inputs:
+        return points.values[points.inputs.index(v)]
+    data = np.asarray(v.data) if isinstance(v, Constant) else None
+    if data is None:
+        raise ValueError(f"points: no values for the graph input {v}")
+    return np.broadcast_to(data, (points.n, *data.shape))
+
+
+def measured_choice(eg: EGraph, points: Points, exact: Mapping[int, np.ndarray]) -> Choice:
+    """For every class, the e-node whose values (computed from its children's choices) have the least error."""
+    choice = Choice()
+    runner = _Runner(eg)
+    live = [(n, v >> CLASS_SHIFT) for n, v in eg.hashcons.items()]
+    for n, c in live:
+        if len(n) == 1:
+            leaf = _leaf_values(eg, n, points)
+            choice.enode[c], choice.values[c], choice.size[c] = n, leaf, 1
+            choice.error[c] = _mean_error(np.asarray(leaf), exact.get(c)) if exact.get(c) is not None else 0.0
+    for k in range(PASSES):
+        changed = False
+        for n, c in live:
+            if len(n) == 1 or any(eg.find(x) not in choice.values for x in n[1:]):
+                continue
+            kids = [eg.find(x) for x in n[1:]]
+            size = 1 + sum(choice.size[x] for x in kids)
+            vals = runner.run(n, [choice.values[x] for x in kids])
+            if vals is None:
+                continue
+            err = _mean_error(vals, exact.get(c))
+            if choice.enode.get(c) == n:  # the chosen e-node over children chosen since: its values move
+                changed |= abs(err - choice.error[c]) > TIE_BITS or size != choice.size[c]
+                choice.values[c], choice.error[c], choice.size[c] = vals, err, size
+                continue
+            old = choice.error.get(c)
+            better = old is None or err < old - TIE_BITS or (err <= old + TIE_BITS and size < choice.size[c])
+            if better and not _reaches(choice, eg, kids, c):
+                choice.enode[c], choice.values[c], choice.error[c], choice.size[c] = n, vals, err, size
+                changed = True
+        choice.passes = k + 1
+        if not changed:
+            return choice
+    choice.converged = False
+    return choice
+
+
+def build_choice(eg: EGraph, choice: Choice, classes: Sequence[int],
+                 built: dict[int, Variable] | None = None) -> list[Variable]:
+    """The PyTensor graphs of the chosen forms of ``classes`` (shared classes built once; ``built``
+    keeps them across calls)."""
+    best = {c: (0.0, n) for c, n in choice.enode.items()}
+    built = {} if built is None else built
+    missing = [c for c in classes if eg.find(c) not in best]
+    if missing:
+        raise ValueError(f"classes: no form was chosen for classes {missing}")
+    return [_build(eg, c, best, built) for c in classes]

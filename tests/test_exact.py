@@ -1,0 +1,130 @@
+"""Exact values of graphs (``graph_bridge.exact``) and Herbie's bits of error (``graph_bridge.float_error``)."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytensor.scalar as ps
+import pytensor.tensor as pt
+import pytest
+from pytensor.tensor.elemwise import Elemwise
+
+from graph_bridge.exact import NotExact, exact_values, round_to
+from graph_bridge.float_error import bits_of_error, max_bits, ordinals, sample_floats
+from helpers import snapshot
+
+x, y = pt.dvector("x"), pt.dvector("y")
+
+
+def _one(g, values, **kw):
+    (v,), (ok,) = exact_values([g], {x: np.asarray(values, dtype="float64")}, **kw)
+    return v, ok
+
+
+def test_cancellations_are_computed_to_the_last_digit():
+    v, ok = _one(pt.log1p(x) - x, [1e-20, 1e-5])
+    assert ok.all()
+    assert float(v[0]) == pytest.approx(-5e-41, rel=1e-15)
+    assert float(v[1]) == pytest.approx(float(mp.log1p(mp.mpf("1e-5")) - mp.mpf("1e-5")), rel=1e-15)
+    v, ok = _one(pt.exp(x) - 1, [1e-300, 0.0, -3.0])  # 1e-300 needs about 1,000 bits
+    assert ok.all() and float(v[0]) == 1e-300 and float(v[1]) == 0.0
+    assert float(v[2]) == pytest.approx(math.expm1(-3.0), rel=1e-15)
+
+
+def test_a_cancellation_beyond_the_precision_bound_is_unknown_not_wrong():
+    v, ok = _one(pt.exp(x) - 1, [1e-300, 0.5], max_bits=256)
+    assert not ok[0] and mp.isnan(v[0])  # 256 bits round exp(1e-300) to 1: the 0 it gives is not returned
+    assert ok[1] and float(v[1]) == pytest.approx(math.expm1(0.5), rel=1e-15)
+
+
+def test_overflow_of_floats_is_no_overflow_of_exact_values():
+    v, _ = _one(pt.log(pt.exp(x)), [800.0, -800.0])
+    assert [float(a) for a in v] == [800.0, -800.0]
+    v, _ = _one(pt.log(1 + pt.exp(x)), [800.0])
+    assert float(v[0]) == 800.0
+
+
+def test_undefined_values_and_poles():
+    v, _ = _one(pt.log(x), [-1.0, 0.0])
+    assert mp.isnan(v[0]) and v[1] == -mp.inf
+    v, _ = _one(1 / x, [0.0])
+    assert mp.isnan(v[0]) or mp.isinf(v[0])
+    v, _ = _one(pt.sqrt(x), [-4.0, 4.0])
+    assert mp.isnan(v[0]) and float(v[1]) == 2.0
+
+
+def test_structure_reductions_switches_and_casts():
+    g = [pt.sum(pt.exp(x)), pt.switch(x > 0, x, 2 * x), x[1:] * 2, pt.expand_dims(x, 0) + pt.zeros((2, 1)),
+         pt.cast(x, "float32"), pt.max(x), pt.alloc(x[0], 2)]
+    vals, oks = exact_values(g, {x: np.array([1.0, -2.0, 3.0])})
+    assert all(ok.all() for ok in oks)
+    assert float(vals[0]) == pytest.approx(math.exp(1) + math.exp(-2) + math.exp(3), rel=1e-15)
+    assert [float(a) for a in vals[1]] == [1.0, -4.0, 3.0]
+    assert [float(a) for a in vals[2]] == [-4.0, 6.0]
+    assert vals[3].shape == (2, 3)
+    assert round_to(vals[4], "float32").dtype == np.float32
+    assert float(vals[5]) == 3.0 and vals[6].shape == (2,)
+
+
+def test_length_zero_and_one_inputs():
+    for n in (0, 1):
+        v, ok = _one(pt.exp(x) - 1, np.full(n, 0.25))
+        assert v.shape == (n,) and ok.shape == (n,)
+
+
+def test_rows_are_evaluated_again_only_where_unsettled_and_agree():
+    pts = np.array([[1e-300], [0.5], [1e-20]])
+    xb = pt.dmatrix("xb")
+    g = pt.exp(xb) - 1
+    (a,), _ = exact_values([g], {xb: pts}, rows=True)
+    (b,), _ = exact_values([g], {xb: pts})
+    assert [float(u) for u in a.ravel()] == [float(u) for u in b.ravel()]
+
+
+def test_an_op_without_an_exact_meaning_is_named():
+    jv = Elemwise(ps.Jv(ps.upgrade_to_float, name="jv"))
+    with pytest.raises(NotExact, match="Jv"):
+        exact_values([jv(x, x)], {x: np.array([1.0])})
+    with pytest.raises(ValueError, match="no value given"):
+        exact_values([x + y], {x: np.array([1.0])})
+
+
+def test_the_graph_is_not_changed():
+    g = pt.log1p(x) - x
+    before = snapshot(g)
+    exact_values([g], {x: np.array([1e-3])})
+    assert snapshot(g) == before
+
+
+def test_bits_of_error_as_herbie_counts_them():
+    one = np.array([1.0])
+    assert bits_of_error(one, one)[0] == 0.0
+    assert bits_of_error(np.nextafter(one, 2), one)[0] == 1.0
+    assert bits_of_error(np.array([np.nan]), one)[0] == 64.0
+    assert bits_of_error(np.array([np.nan]), np.array([np.nan]))[0] == 0.0
+    assert 50 < bits_of_error(np.array([np.inf]), np.array([1e300]))[0] < 64
+    assert bits_of_error(np.array([-1.0]), one)[0] == pytest.approx(63.0, abs=0.01)
+    f32 = np.array([1.0], dtype="float32")
+    assert bits_of_error(np.array([np.nan], dtype="float32"), f32)[0] == 32.0 == max_bits("float32")
+    with pytest.raises(ValueError, match="round it first"):
+        bits_of_error(one, f32)
+
+
+def test_ordinals_are_the_float_line():
+    vals = np.array([-np.inf, -1.0, -5e-324, -0.0, 0.0, 5e-324, 1.0, np.inf])
+    o = ordinals(vals)
+    assert all(o[k] <= o[k + 1] for k in range(len(o) - 1))
+    assert o[3] == o[4] == 0 and o[5] == 1 and o[2] == -1
+
+
+def test_samples_cover_every_binade():
+    s = sample_floats("float64", 2000, np.random.default_rng(0))
+    assert np.isfinite(s).all() and s.dtype == np.float64
+    mags = np.abs(s[s != 0])
+    assert mags.min() < 1e-200 and mags.max() > 1e200 and (s < 0).any() and (s > 0).any()
+    s32 = sample_floats("float32", (10, 3), np.random.default_rng(1))
+    assert s32.shape == (10, 3) and s32.dtype == np.float32
+    with pytest.raises(ValueError, match="dtype"):
+        sample_floats("int64", 3, np.random.default_rng(0))

@@ -1,0 +1,131 @@
+"""``relations.stabilize``: the numerics theory in the query engine, guards read on class intervals, extraction
+by measured bits of error, and the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import relations
+from graph_bridge.intervals import Interval
+from helpers import assert_same_types, snapshot
+from relations import patterns as p
+from relations.lang import Family, is_float, positive
+from relations.saturation.accuracy import sample_points
+from relations.saturation.engine.egraph import EGraph
+from relations.saturation.engine.guards import class_guard
+from relations.saturation.engine.interval_analysis import IntervalAnalysis, class_interval
+from relations.saturation.engine.query import UnsupportedRule, query_rule
+from relations.saturation.engine.runner import Limits, Runner
+
+x = pt.dvector("x")
+a, c = p.var("a"), p.var("c")
+
+
+def _log_prod() -> Family:
+    fam = Family("demo")
+    fam.equal("log_prod", p.log(p.mul(c, a)), p.add(p.log(c), p.log(a)), positive(c) & positive(a),
+              "The log of a product of positives is a sum of logs.")
+    return fam
+
+
+def _saturated(g, fam):
+    eg = EGraph(IntervalAnalysis())
+    [root] = eg.add_graph([g])
+    report = Runner(eg, [query_rule(r) for r in fam.rules], Limits(iterations=5)).run()
+    return eg, root, report
+
+
+def test_class_intervals_come_from_the_interval_transfer_functions():
+    eg = EGraph(IntervalAnalysis())
+    assert class_interval(eg, eg.add_graph([pt.exp(x)])[0]).positive()
+    [one_up] = eg.add_graph([pt.exp(x) + 1])
+    assert class_interval(eg, one_up).within(1, np.inf) and class_interval(eg, one_up).positive()
+    [unit] = eg.add_graph([pt.sigmoid(x)])
+    assert class_interval(eg, unit).within(0, 1)
+    [free] = eg.add_graph([x])
+    assert class_interval(eg, free) == Interval()
+
+
+def test_a_union_keeps_what_both_classes_say():
+    ana = IntervalAnalysis()
+    both = ana.merge(Interval(0.0, np.inf, True, True), Interval(-1.0, 1.0, False, False))
+    assert both == Interval(0.0, 1.0, True, False)
+    assert ana.merge(Interval(2.0, 3.0, False, False), Interval(-1.0, 1.0, False, False)) == Interval(2.0, 3.0, False, False)
+
+
+def test_a_range_guard_reads_the_class_not_the_spelling():
+    fam = _log_prod()
+    eg, root, report = _saturated(pt.log(2.0 * pt.exp(x)), fam)
+    assert report.matches("log_prod") == 1 and sum(it.unions["log_prod"] for it in report.iterations) == 1
+    eg, root, report = _saturated(pt.log(2.0 * x), fam)  # the sign of x is unknown: refused
+    assert report.iterations[0].refused["log_prod"] == 1 and report.iterations[0].unions["log_prod"] == 0
+
+
+def test_class_guard_and_refusals_name_what_is_wrong():
+    with pytest.raises(TypeError, match="Guard"):
+        class_guard(lambda eg, b: True)
+    r = relations.rewrite_rule("with_goal", p.exp(a), p.exp(a), where=(lambda a: True,), choice=True)
+    with pytest.raises(UnsupportedRule, match="with_goal"):
+        query_rule(r)
+    g = class_guard(is_float(a))
+    eg = EGraph(IntervalAnalysis())
+    [k] = eg.add_graph([x])
+    assert g(eg, {"a": k})
+
+
+def test_exp_minus_one_becomes_expm1_and_the_report_says_how_much_better():
+    g = pt.exp(x) - 1
+    g.tag.trace = [[("model.py", 3, "logp", "g = exp(x) - 1")]]
+    before = snapshot(g)
+    r = relations.stabilize(g)
+    assert snapshot(g) == before  # the input is not changed
+    assert r.changed and r.graph.owner.op == pt.expm1(x).owner.op
+    assert r.after[0][0] < r.before[0][0] and r.after[0][1] <= r.before[0][1]
+    [site] = r.sites
+    assert site.before is g and site.bits_after < site.bits_before
+    assert g.tag.trace[0] in site.after.tag.trace  # copy_stack_trace: the new node carries the old trace
+    assert_same_types(g, r.graph)
+    assert "bits of error" in str(r) and "Expm1" in str(r)
+    f = pytensor.function([x], r.graph, mode="FAST_COMPILE")
+    for n in (0, 1, 4):
+        v = np.linspace(-3, 3, n)
+        np.testing.assert_allclose(f(v), np.expm1(v))
+    assert f(np.array([1e-300]))[0] == 1e-300  # where exp(x) - 1 gives 0
+
+
+def test_a_graph_with_nothing_more_accurate_is_returned_as_it_came():
+    g = x * 2.0 + 1.0
+    r = relations.stabilize(g)
+    assert not r.changed and r.graph is g and r.before == r.after
+    assert "no form more accurate" in str(r)
+
+
+def test_float32_keeps_its_dtype():
+    x32 = pt.fvector("x32")
+    r = relations.stabilize(pt.exp(x32) - 1)
+    assert r.graph.type.dtype == "float32" and r.changed
+
+
+def test_points_can_be_given_and_integer_inputs_must_be():
+    k = pt.lvector("k")
+    with pytest.raises(ValueError, match="k"):
+        relations.stabilize(pt.exp(x) * k)
+    r = relations.stabilize(pt.exp(x) - 1, points={x: np.linspace(-1e-3, 1e-3, 16)[:, None]})
+    assert r.points == 16 and r.changed
+
+
+def test_sampling_keeps_points_where_the_exact_value_is_real():
+    pts = sample_points([pt.log(x)], n=32, seed=1)
+    assert pts.n == 32 and (pts.values[0] > 0).all()  # log of a negative is not a real
+    with pytest.raises(ValueError, match="n must be"):
+        sample_points([x], n=0)
+
+
+@pytest.mark.default_mode
+def test_results_compile_in_the_default_mode():
+    r = relations.stabilize(pt.exp(x) - 1)
+    f = pytensor.function([x], r.graph)
+    np.testing.assert_allclose(f(np.array([1e-20, 1.0])), np.expm1([1e-20, 1.0]))
