@@ -40,6 +40,7 @@ import numpy as np
 import pytensor.scalar as ps
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import io_toposort
+from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
 __all__ = ["EXACT", "GUARD_BITS", "MP_FUNCTIONS", "NotExact", "exact_values", "round_to", "to_mp"]
@@ -193,7 +194,7 @@ def _cancel_loss(result: Any, *operands: Any) -> float:
     big = max((abs(a) for a in operands if not mp.isnan(a) and not mp.isinf(a)), default=mp.mpf(0))
     if mp.isnan(result) or mp.isinf(result) or big == 0:
         return 0.0
-    if result == 0:
+    if result == 0:  # rounded operands that cancel: the true value may be any small number
         return math.inf
     return max(0.0, float(mp.log(big / abs(result), 2)))
 
@@ -205,9 +206,30 @@ def _log_loss(result: Any, *_: Any) -> float:
     return math.inf if result == 0 else float(-mp.log(abs(result), 2))
 
 
+def _conditioned(derivative: Callable[[Any], Any]) -> Callable[..., float]:
+    """The bits a unary function loses at ``x``: ``log2`` of its condition number ``|x f'(x) / f(x)|``."""
+
+    def loss(r: Any, x: Any) -> float:
+        if mp.isnan(r) or mp.isinf(r) or mp.isnan(x) or mp.isinf(x) or x == 0:
+            return 0.0
+        if r == 0:
+            return math.inf
+        try:
+            k = abs(x * derivative(x) / r)
+        except (ZeroDivisionError, ValueError):
+            return math.inf
+        return 0.0 if isinstance(k, mp.mpc) or k <= 1 else float(mp.log(k, 2))
+
+    return loss
+
+
 _LOSS: dict[type, Callable[..., float]] = {
     ps.Add: _cancel_loss, ps.Sub: lambda r, a, b: _cancel_loss(r, a, b), ps.Log: _log_loss,
     ps.Log2: _log_loss, ps.Log10: _log_loss,
+    # functions ill-conditioned at the ends of their domain (acosh near 1, atanh near +-1, log1p near -1)
+    ps.ArcCosh: _conditioned(lambda x: 1 / mp.sqrt(x * x - 1)), ps.ArcTanh: _conditioned(lambda x: 1 / (1 - x * x)),
+    ps.ArcSin: _conditioned(lambda x: 1 / mp.sqrt(1 - x * x)), ps.ArcCos: _conditioned(lambda x: 1 / mp.sqrt(1 - x * x)),
+    ps.Log1p: _conditioned(lambda x: 1 / (1 + x)),
 }
 
 
@@ -328,7 +350,35 @@ def _reduce(node: Any, x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _blockwise(node: Any, ins: list[Any]) -> list[Any]:
+    """A Blockwise's core Op run at each batch index (its own perform compiles a gufunc for floats)."""
+    op = node.op
+    try:
+        core = op._create_dummy_core_node(node.inputs)  # noqa: SLF001 - PyTensor's own way to get the core node
+    except (AttributeError, ValueError, TypeError) as err:
+        raise NotExact(f"graph: no core node for {op}") from err
+    arrays = [np.asarray(i) for i in ins]
+    batch_nd = [a.ndim - len(sig) for a, sig in zip(arrays, op.inputs_sig, strict=True)]
+    shape = np.broadcast_shapes(*[a.shape[:k] for a, k in zip(arrays, batch_nd, strict=True)])
+    outs: list[np.ndarray | None] = [None] * len(node.outputs)
+    for idx in np.ndindex(shape):
+        part = [a[tuple(0 if a.shape[d] == 1 else idx[len(shape) - k + d] for d in range(k))] if k else a
+                for a, k in zip(arrays, batch_nd, strict=True)]
+        got = _perform(core, part)
+        for j, g in enumerate(got):
+            g = np.asarray(g)
+            if outs[j] is None:
+                outs[j] = np.empty(shape + g.shape, dtype=g.dtype)
+            outs[j][idx] = g  # type: ignore[index]
+    if not shape or 0 in shape:
+        return [np.empty(shape + (0,) * o.type.ndim, dtype=object) if 0 in shape else _perform(core, arrays)[j]
+                for j, o in enumerate(node.outputs)]
+    return outs
+
+
 def _perform(node: Any, ins: list[Any]) -> list[Any]:
+    if isinstance(node.op, Blockwise):
+        return _blockwise(node, ins)
     storage: list[list[Any]] = [[None] for _ in node.outputs]
     try:
         node.op.perform(node, ins, storage)
@@ -439,7 +489,10 @@ def exact_values(
         redo = np.flatnonzero(~_row_mask(settled, n))
         again, lost = _evaluate(outputs, {v: np.asarray(x)[redo] for v, x in inputs.items()}, bits)
         for k, (a, s) in enumerate(zip(again, _settled(lost, need, bits), strict=True)):
-            values[k][redo], settled[k][redo] = a, s
+            if values[k].ndim and values[k].shape[0] == n:
+                values[k][redo], settled[k][redo] = a, s
+            else:  # an output no input reaches: the same at every row
+                values[k], settled[k] = np.array(a, dtype=object), np.array(s)
     for v, s in zip(values, settled, strict=True):
         v[~s] = mp.nan
     return values, settled

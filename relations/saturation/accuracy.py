@@ -41,7 +41,7 @@ from relations.saturation.engine.extract import best_nodes
 
 __all__ = [
     "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "Points", "batched", "build_choice", "canonical", "class_exact",
-    "error_summary", "measured_choice", "node_values", "own_enode", "read_through", "sample_points",
+    "error_summary", "graph_error", "measured_choice", "node_values", "own_enode", "read_through", "sample_points",
 ]
 
 #: Errors closer than this (bits, mean over the points) are ties, decided by tree size.
@@ -65,6 +65,10 @@ class Points:
     def batched_inputs(self) -> dict[Variable, Variable]:
         """A batched variable per input (a leading axis added to its type)."""
         return {v: batched(v) for v in self.inputs}
+
+
+def _is_float(v: Variable) -> bool:
+    return str(getattr(v.type, "dtype", "")).startswith("float")
 
 
 def batched(v: Variable) -> Variable:
@@ -197,6 +201,8 @@ class Choice:
     error: dict[int, float] = field(default_factory=dict)
     size: dict[int, int] = field(default_factory=dict)
     values: dict[int, np.ndarray] = field(default_factory=dict)
+    #: whether a class's values hold the points on a leading axis (shapes and indices need not)
+    batched: dict[int, bool] = field(default_factory=dict)
     passes: int = 0
     converged: bool = True
 
@@ -208,15 +214,15 @@ class _Runner:
         self.eg = eg
         self.graphs: dict[tuple, Any] = {}
 
-    def _graph(self, enode: tuple) -> Any:
+    def _graph(self, enode: tuple, flags: tuple[bool, ...]) -> Any:
         eg = self.eg
-        key = (enode[0], *[eg.ctype[eg.find(k)] for k in enode[1:]])
+        key = (enode[0], *[eg.ctype[eg.find(k)] for k in enode[1:]], flags)
         made = self.graphs.get(key)
         if made is None:
             _, op, _, out = eg.ops[enode[0]]
             try:
-                dummies = [eg.types[t]() for t in key[1:]]
-                ins = [batched(d) for d in dummies]
+                dummies = [eg.types[t]() for t in key[1:-1]]
+                ins = [batched(d) if f else d for d, f in zip(dummies, flags, strict=True)]
                 result = vectorize_graph(op.make_node(*dummies).outputs[out], replace=dict(zip(dummies, ins,
                                                                                               strict=True)))
                 made = (ins, list(toposort([result])), result)
@@ -225,9 +231,10 @@ class _Runner:
             self.graphs[key] = made
         return made
 
-    def run(self, enode: tuple, kids: list[np.ndarray]) -> np.ndarray | None:
-        """The e-node's values on its children's (``None`` when its Op refuses them)."""
-        made = self._graph(enode)
+    def run(self, enode: tuple, kids: list[np.ndarray], flags: tuple[bool, ...]) -> np.ndarray | None:
+        """The e-node's values on its children's (``flags``: which of them hold the points on a leading
+        axis; the result does when any does); ``None`` when its Op refuses them."""
+        made = self._graph(enode, flags)
         if not made:
             return None
         ins, nodes, result = made
@@ -269,9 +276,11 @@ def node_values(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, 
     """The float values of every variable of the graph of ``outputs`` at the points, Op by Op as written."""
     runner = _Runner(eg)
     values: dict[Variable, np.ndarray] = {}
-    for v, c in cls.items():
+    flag: dict[Variable, bool] = {}
+    for v in cls:
         if v.owner is None:
             values[v] = _leaf_values(eg, (eg.leaf_op(v),), points)
+            flag[v] = _is_float(v)
     for node in toposort(list(outputs)):
         for out in node.outputs:
             if out not in cls:
@@ -279,23 +288,24 @@ def node_values(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, 
             ins = [values.get(i) for i in node.inputs]
             if read_through(eg, out, cls):
                 if ins[0] is not None:
-                    values[out] = ins[0]
+                    values[out], flag[out] = ins[0], flag[node.inputs[0]]
                 continue
             own = own_enode(eg, out, cls)
             known = [i for i in ins if i is not None]
-            got = None if own is None or len(known) < len(ins) else runner.run(own, known)
+            flags = tuple(flag.get(i, False) for i in node.inputs)
+            got = None if own is None or len(known) < len(ins) else runner.run(own, known, flags)
             if got is not None:
-                values[out] = got
+                values[out], flag[out] = got, any(flags)
     return values
 
 
 def error_summary(values: np.ndarray, exact: np.ndarray | None) -> tuple[float, float]:
     """``(mean, max)`` bits of error of ``values`` against ``exact`` (same dtype; NaN entries of ``exact``,
     unknown or not real, are skipped); integers and booleans are exact or infinitely wrong."""
+    if values.dtype.kind != "f" and exact is not None:  # shapes, indices, conditions: numpy computes them exactly
+        return 0.0, 0.0
     if exact is None or values.shape != exact.shape or values.dtype != exact.dtype:
         return float("inf"), float("inf")
-    if values.dtype.kind != "f":
-        return (0.0, 0.0) if np.array_equal(values, exact) else (float("inf"), float("inf"))
     known = ~np.isnan(exact)
     if not known.any():
         return 0.0, 0.0
@@ -329,6 +339,8 @@ def _leaf_values(eg: EGraph, n: tuple, points: Points) -> np.ndarray:
     data = np.asarray(v.data) if isinstance(v, Constant) else None
     if data is None:
         raise ValueError(f"points: no values for the graph input {v}")
+    if not _is_float(v):  # a shape or an index: one value for every point
+        return data
     return np.broadcast_to(data, (points.n, *data.shape))
 
 
@@ -341,6 +353,7 @@ def measured_choice(eg: EGraph, points: Points, exact: Mapping[int, np.ndarray])
         if len(n) == 1:
             leaf = _leaf_values(eg, n, points)
             choice.enode[c], choice.values[c], choice.size[c] = n, leaf, 1
+            choice.batched[c] = _is_float(eg.leaf[n[0]])
             choice.error[c] = _mean_error(np.asarray(leaf), exact.get(c)) if exact.get(c) is not None else 0.0
     for k in range(PASSES):
         changed = False
@@ -349,18 +362,21 @@ def measured_choice(eg: EGraph, points: Points, exact: Mapping[int, np.ndarray])
                 continue
             kids = [eg.find(x) for x in n[1:]]
             size = 1 + sum(choice.size[x] for x in kids)
-            vals = runner.run(n, [choice.values[x] for x in kids])
+            flags = tuple(choice.batched[x] for x in kids)
+            vals = runner.run(n, [choice.values[x] for x in kids], flags)
             if vals is None:
                 continue
             err = _mean_error(vals, exact.get(c))
             if choice.enode.get(c) == n:  # the chosen e-node over children chosen since: its values move
                 changed |= abs(err - choice.error[c]) > TIE_BITS or size != choice.size[c]
                 choice.values[c], choice.error[c], choice.size[c] = vals, err, size
+                choice.batched[c] = any(flags)
                 continue
             old = choice.error.get(c)
             better = old is None or err < old - TIE_BITS or (err <= old + TIE_BITS and size < choice.size[c])
             if better and not _reaches(choice, eg, kids, c):
                 choice.enode[c], choice.values[c], choice.error[c], choice.size[c] = n, vals, err, size
+                choice.batched[c] = any(flags)
                 changed = True
         choice.passes = k + 1
         if not changed:
@@ -379,3 +395,23 @@ def build_choice(eg: EGraph, choice: Choice, classes: Sequence[int],
     if missing:
         raise ValueError(f"classes: no form was chosen for classes {missing}")
     return [_build(eg, c, best, built) for c in classes]
+
+
+def graph_error(outputs: Sequence[Variable], points: Points, mode: Any = None) -> list[tuple[float, float]]:
+    """``(mean, max)`` bits of error of each output at the points, the graph compiled in ``mode``.
+
+    ``mode=None`` evaluates it Op by Op as written (Python ``perform``, no rewrite): the error of the
+    spelling itself; a PyTensor mode (``"FAST_RUN"``, ``relations.mode()``) gives the error of what
+    that mode compiles.  The exact values are the outputs' own (:func:`graph_bridge.exact.exact_values`)."""
+    import pytensor
+    from pytensor.compile.mode import Mode
+
+    outputs = list(outputs)
+    batch = points.batched_inputs()
+    outs = vectorize_graph(outputs, replace=batch)
+    given = [batch[v] for v in points.inputs]
+    exact, _ = exact_values(outs, dict(zip(given, points.values, strict=True)), rows=True, max_bits=MAX_BITS)
+    fn = pytensor.function(given, outs, mode=mode or Mode(linker="py", optimizer=None), on_unused_input="ignore")
+    with np.errstate(all="ignore"):
+        got = fn(*points.values)
+    return [error_summary(np.asarray(g), round_to(e, o.type.dtype)) for g, e, o in zip(got, exact, outputs, strict=True)]
