@@ -27,6 +27,8 @@ eq, rw = FAMILY.equal, FAMILY.rewrite
 # Commutativity (one way: the rule is its own reverse)
 rw("add_commutative", p.add(a, b), p.add(b, a), f2, "``a + b = b + a``.")
 rw("mul_commutative", p.mul(a, b), p.mul(b, a), f2, "``a * b = b * a``.")
+rw("fmax_swap", p.maximum(a, b), p.maximum(b, a), f2, "``maximum(a, b) = maximum(b, a)``.")
+rw("fmin_swap", p.minimum(a, b), p.minimum(b, a), f2, "``minimum(a, b) = minimum(b, a)``.")
 
 # Associativity
 eq("associate_add_r_add", p.add(a, p.add(b, c)), p.add(p.add(a, b), c), f3, "``a + (b + c) = (a + b) + c``.")

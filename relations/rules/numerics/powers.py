@@ -51,6 +51,8 @@ eq("pow_div", p.true_div(p.pow(a, b), p.pow(a, c)), p.pow(a, p.sub(b, c)), f3 & 
 eq("pow_flip", p.true_div(1, p.pow(a, b)), p.pow(a, p.neg(b)), f2, "``1 / a**b = a ** -b``.")
 eq("pow_sqr", p.mul(p.pow(a, b), p.pow(a, b)), p.pow(a, p.mul(2, b)), f2 & positive(a),
    "``a**b * a**b = a ** (2 * b)`` for ``a > 0``.")
+eq("sqr_pow", p.pow(a, b), p.mul(p.pow(a, p.true_div(b, 2)), p.pow(a, p.true_div(b, 2))), f2 & positive(a),
+   "``a ** b = a**(b/2) * a**(b/2)`` for ``a > 0``.")
 eq("pow_pow", p.pow(p.pow(a, b), c), p.pow(a, p.mul(b, c)), f3 & positive(a),
    "``(a**b)**c = a ** (b * c)`` for ``a > 0``.")
 eq("sqrt_pow2", p.pow(p.sqrt(a), b), p.pow(a, p.true_div(b, 2)), f2 & nonnegative(a),
