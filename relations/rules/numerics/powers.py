@@ -3,7 +3,7 @@
 
 docs/numerics_powers.md explains each entry under its name (and gives Herbie's name for it).
 A power with a real exponent is defined for a positive base only: identities that move exponents
-(``pow_prod_up``, ``exp_to_pow``) are guarded ``positive(a)``; square roots split over products
+(``pow_prod_up``, ``pow_div``) are guarded ``positive(a)``; square roots split over products
 and quotients of non-negative values only.
 """
 
@@ -37,9 +37,6 @@ eq("sqr_pow2", p.sqr(a), p.pow(a, 2), f1, "``sqr(a) = a ** 2``.")
 eq("sqrt_rec", p.sqrt(p.true_div(1, a)), p.true_div(1, p.sqrt(a)), f1, "``sqrt(1 / a) = 1 / sqrt(a)``.")
 
 # Powers with variable exponents
-eq("exp_to_pow", p.exp(p.mul(p.log(a), b)), p.pow(a, b), f2 & positive(a),
-   "``exp(log(a) * b) = a ** b`` for ``a > 0``.")
-eq("pow_exp", p.pow(p.exp(a), b), p.exp(p.mul(a, b)), f2, "``exp(a) ** b = exp(a * b)``.")
 eq("pow_plus", p.mul(p.pow(a, b), a), p.pow(a, p.add(b, 1)), f2 & positive(a),
    "``a**b * a = a ** (b + 1)`` for ``a > 0``.")
 eq("pow_prod_down", p.mul(p.pow(b, a), p.pow(c, a)), p.pow(p.mul(b, c), a), f3 & nonnegative(b) & nonnegative(c),
