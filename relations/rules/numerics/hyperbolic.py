@@ -1,14 +1,103 @@
-"""The numerics theory's hyperbolic group (see :mod:`relations.rules.numerics` and docs/numerics_hyperbolic.md)."""
+"""The numerics theory's hyperbolic group: sinh, cosh, tanh and their inverses (see :mod:`relations.rules.numerics`).
+
+docs/numerics_hyperbolic.md explains each entry under its name (and gives Herbie's name for it).
+The definitions by ``exp`` cancel near 0 and overflow at large ``|x|``; the ``expm1`` forms
+(``sinh_expm1``, ``tanh_expm1``, ``cosh_m1``) keep the digits near 0, and ``log_cosh`` /
+``log_sinh`` keep them at large ``x``.
+"""
 
 from __future__ import annotations
 
+import math
+
 from relations import patterns as p
 from relations.patterns.family import Family
+from relations.patterns.guards import is_float, nonzero, within
 
 __all__ = ["FAMILY"]
 
-a, b, c = p.var("a"), p.var("b"), p.var("c")
+x, y = p.var("x"), p.var("y")
+fx = is_float(x)
+fxy = fx & is_float(y)
+above_one = within(x, 1.0, math.inf)
 
 #: The group's family.
 FAMILY = Family("numerics_hyperbolic", docs="numerics_hyperbolic.md", choice=True)
 eq, rw = FAMILY.equal, FAMILY.rewrite
+
+ex, emx = p.exp(x), p.exp(p.neg(x))
+
+# Definitions by exp
+eq("sinh_def", p.sinh(x), p.true_div(p.sub(ex, emx), 2), fx, "``sinh(x) = (exp(x) - exp(-x)) / 2``.")
+eq("cosh_def", p.cosh(x), p.true_div(p.add(ex, emx), 2), fx, "``cosh(x) = (exp(x) + exp(-x)) / 2``.")
+eq("tanh_def_a", p.tanh(x), p.true_div(p.sub(ex, emx), p.add(ex, emx)), fx,
+   "``tanh(x) = (exp(x) - exp(-x)) / (exp(x) + exp(-x))``.")
+eq("tanh_def_b", p.tanh(x), p.true_div(p.sub(p.exp(p.mul(2, x)), 1), p.add(p.exp(p.mul(2, x)), 1)), fx,
+   "``tanh(x) = (exp(2x) - 1) / (exp(2x) + 1)``.")
+eq("tanh_def_c", p.tanh(x), p.true_div(p.sub(1, p.exp(p.mul(-2, x))), p.add(1, p.exp(p.mul(-2, x)))), fx,
+   "``tanh(x) = (1 - exp(-2x)) / (1 + exp(-2x))``.")
+eq("sinh_undef", p.sub(ex, emx), p.mul(2, p.sinh(x)), fx, "``exp(x) - exp(-x) = 2 * sinh(x)``.")
+eq("cosh_undef", p.add(ex, emx), p.mul(2, p.cosh(x)), fx, "``exp(x) + exp(-x) = 2 * cosh(x)``.")
+eq("sinh_add_cosh", p.add(p.cosh(x), p.sinh(x)), ex, fx, "``cosh(x) + sinh(x) = exp(x)``.")
+eq("cosh_sub_sinh", p.sub(p.cosh(x), p.sinh(x)), emx, fx, "``cosh(x) - sinh(x) = exp(-x)``.")
+eq("quot_tanh", p.true_div(p.sinh(x), p.cosh(x)), p.tanh(x), fx, "``sinh(x) / cosh(x) = tanh(x)``.")
+eq("tanh_sigmoid", p.tanh(x), p.sub(p.mul(2, p.sigmoid(p.mul(2, x))), 1), fx, "``tanh(x) = 2 * sigmoid(2x) - 1``.")
+
+# Forms that keep their digits near 0 or at large |x|
+eq("sinh_expm1", p.sinh(x), p.true_div(p.sub(p.expm1(x), p.expm1(p.neg(x))), 2), fx,
+   "``sinh(x) = (expm1(x) - expm1(-x)) / 2``.")
+eq("tanh_expm1", p.tanh(x), p.true_div(p.expm1(p.mul(2, x)), p.add(p.expm1(p.mul(2, x)), 2)), fx,
+   "``tanh(x) = expm1(2x) / (expm1(2x) + 2)``.")
+eq("log_sinh", p.log(p.sinh(x)), p.add(x, p.log(p.true_div(p.neg(p.expm1(p.mul(-2, x))), 2))), fx,
+   "``log(sinh(x)) = x + log(-expm1(-2x) / 2)`` (both undefined for ``x < 0``).")
+
+# Symmetry
+eq("sinh_neg", p.sinh(p.neg(x)), p.neg(p.sinh(x)), fx, "``sinh(-x) = -sinh(x)``.")
+eq("cosh_neg", p.cosh(p.neg(x)), p.cosh(x), fx, "``cosh(-x) = cosh(x)``.")
+eq("cosh_fabs", p.cosh(p.abs(x)), p.cosh(x), fx, "``cosh(|x|) = cosh(x)``.")
+eq("tanh_neg", p.tanh(p.neg(x)), p.neg(p.tanh(x)), fx, "``tanh(-x) = -tanh(x)``.")
+
+# Sums and multiples
+eq("cosh_sum", p.cosh(p.add(x, y)), p.add(p.mul(p.cosh(x), p.cosh(y)), p.mul(p.sinh(x), p.sinh(y))), fxy,
+   "``cosh(x + y) = cosh(x)cosh(y) + sinh(x)sinh(y)``.")
+eq("cosh_diff", p.cosh(p.sub(x, y)), p.sub(p.mul(p.cosh(x), p.cosh(y)), p.mul(p.sinh(x), p.sinh(y))), fxy,
+   "``cosh(x - y) = cosh(x)cosh(y) - sinh(x)sinh(y)``.")
+eq("cosh_2", p.cosh(p.mul(2, x)), p.add(p.mul(p.sinh(x), p.sinh(x)), p.mul(p.cosh(x), p.cosh(x))), fx,
+   "``cosh(2x) = sinh(x)^2 + cosh(x)^2``.")
+eq("sinh_2", p.sinh(p.mul(2, x)), p.mul(2, p.mul(p.sinh(x), p.cosh(x))), fx, "``sinh(2x) = 2 sinh(x) cosh(x)``.")
+eq("tanh_2", p.tanh(p.mul(2, x)), p.true_div(p.mul(2, p.tanh(x)), p.add(1, p.mul(p.tanh(x), p.tanh(x)))), fx,
+   "``tanh(2x) = 2 tanh(x) / (1 + tanh(x)^2)``.")
+eq("cosh_1_2", p.cosh(p.true_div(x, 2)), p.sqrt(p.true_div(p.add(p.cosh(x), 1), 2)), fx,
+   "``cosh(x / 2) = sqrt((cosh(x) + 1) / 2)``.")
+eq("sinh_1_2", p.sinh(p.true_div(x, 2)), p.true_div(p.sinh(x), p.sqrt(p.mul(2, p.add(p.cosh(x), 1)))), fx,
+   "``sinh(x / 2) = sinh(x) / sqrt(2 (cosh(x) + 1))``.")
+eq("tanh_1_2", p.tanh(p.true_div(x, 2)), p.true_div(p.sinh(x), p.add(p.cosh(x), 1)), fx,
+   "``tanh(x / 2) = sinh(x) / (cosh(x) + 1)``.")
+eq("tanh_1_2_star", p.tanh(p.true_div(x, 2)), p.true_div(p.sub(p.cosh(x), 1), p.sinh(x)), fx & nonzero(x),
+   "``tanh(x / 2) = (cosh(x) - 1) / sinh(x)`` for ``x != 0``.")
+half_sum, half_diff = p.true_div(p.add(x, y), 2), p.true_div(p.sub(x, y), 2)
+eq("sum_cosh", p.add(p.cosh(x), p.cosh(y)), p.mul(2, p.mul(p.cosh(half_sum), p.cosh(half_diff))), fxy,
+   "``cosh(x) + cosh(y) = 2 cosh((x + y)/2) cosh((x - y)/2)``.")
+
+# Inverse functions
+eq("asinh_def", p.arcsinh(x), p.log(p.add(x, p.sqrt(p.add(p.mul(x, x), 1)))), fx,
+   "``asinh(x) = log(x + sqrt(x*x + 1))``.")
+eq("acosh_def", p.arccosh(x), p.log(p.add(x, p.sqrt(p.sub(p.mul(x, x), 1)))), fx,
+   "``acosh(x) = log(x + sqrt(x*x - 1))`` (both undefined for ``x < 1``).")
+eq("atanh_def", p.arctanh(x), p.true_div(p.log(p.true_div(p.add(1, x), p.sub(1, x))), 2), fx,
+   "``atanh(x) = log((1 + x) / (1 - x)) / 2``.")
+rw("sinh_asinh", p.sinh(p.arcsinh(x)), x, fx, "``sinh(asinh(x)) = x``.")
+rw("cosh_acosh", p.cosh(p.arccosh(x)), x, fx & above_one, "``cosh(acosh(x)) = x`` for ``x >= 1``.")
+rw("tanh_atanh", p.tanh(p.arctanh(x)), x, fx & within(x, -1.0, 1.0), "``tanh(atanh(x)) = x`` for ``|x| <= 1``.")
+rw("asinh_sinh", p.arcsinh(p.sinh(x)), x, fx, "``asinh(sinh(x)) = x``.")
+eq("sinh_atanh", p.sinh(p.arctanh(x)), p.true_div(x, p.sqrt(p.sub(1, p.mul(x, x)))), fx,
+   "``sinh(atanh(x)) = x / sqrt(1 - x*x)``.")
+eq("cosh_asinh", p.cosh(p.arcsinh(x)), p.sqrt(p.add(p.mul(x, x), 1)), fx, "``cosh(asinh(x)) = sqrt(x*x + 1)``.")
+eq("cosh_atanh", p.cosh(p.arctanh(x)), p.true_div(1, p.sqrt(p.sub(1, p.mul(x, x)))), fx,
+   "``cosh(atanh(x)) = 1 / sqrt(1 - x*x)``.")
+eq("tanh_asinh", p.tanh(p.arcsinh(x)), p.true_div(x, p.sqrt(p.add(1, p.mul(x, x)))), fx,
+   "``tanh(asinh(x)) = x / sqrt(1 + x*x)``.")
+eq("asinh_2", p.arccosh(p.add(p.mul(2, p.mul(x, x)), 1)), p.mul(2, p.arcsinh(p.abs(x))), fx,
+   "``acosh(2x*x + 1) = 2 asinh(|x|)``.")
+eq("acosh_2", p.mul(2, p.arccosh(x)), p.arccosh(p.sub(p.mul(2, p.mul(x, x)), 1)), fx & above_one,
+   "``2 acosh(x) = acosh(2x*x - 1)`` for ``x >= 1``.")

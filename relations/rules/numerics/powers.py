@@ -1,14 +1,108 @@
-"""The numerics theory's powers group (see :mod:`relations.rules.numerics` and docs/numerics_powers.md)."""
+"""The numerics theory's powers group: squares, cubes, powers, square roots and absolute values
+(see :mod:`relations.rules.numerics`).
+
+docs/numerics_powers.md explains each entry under its name (and gives Herbie's name for it).
+A power with a real exponent is defined for a positive base only: identities that move exponents
+(``pow_prod_up``, ``pow_div``) are guarded ``positive(a)``; square roots split over products
+and quotients of non-negative values only.
+"""
 
 from __future__ import annotations
 
 from relations import patterns as p
 from relations.patterns.family import Family
+from relations.patterns.guards import is_float, nonnegative, nonzero, positive
 
 __all__ = ["FAMILY"]
 
 a, b, c = p.var("a"), p.var("b"), p.var("c")
+f1 = is_float(a)
+f2 = f1 & is_float(b)
+f3 = f2 & is_float(c)
 
 #: The group's family.
 FAMILY = Family("numerics_powers", docs="numerics_powers.md", choice=True)
 eq, rw = FAMILY.equal, FAMILY.rewrite
+
+# Powers with constant exponents
+eq("unpow_neg1", p.pow(a, -1), p.true_div(1, a), f1, "``a ** -1 = 1 / a``.")
+rw("unpow1", p.pow(a, 1), a, f1, "``a ** 1 = a``.")
+eq("unpow1_2", p.pow(a, 0.5), p.sqrt(a), f1, "``a ** 0.5 = sqrt(a)``.")
+eq("unpow_neg1_2", p.pow(a, -0.5), p.true_div(1, p.sqrt(a)), f1, "``a ** -0.5 = 1 / sqrt(a)``.")
+eq("unpow2", p.pow(a, 2), p.mul(a, a), f1, "``a ** 2 = a * a``.")
+eq("unpow3", p.pow(a, 3), p.mul(p.mul(a, a), a), f1, "``a ** 3 = (a * a) * a``.")
+eq("cube_mult", p.pow(a, 3), p.mul(a, p.mul(a, a)), f1, "``a ** 3 = a * (a * a)``.")
+eq("sqr_def", p.sqr(a), p.mul(a, a), f1, "``sqr(a) = a * a``.")
+eq("sqr_pow2", p.sqr(a), p.pow(a, 2), f1, "``sqr(a) = a ** 2``.")
+eq("sqrt_rec", p.sqrt(p.true_div(1, a)), p.true_div(1, p.sqrt(a)), f1, "``sqrt(1 / a) = 1 / sqrt(a)``.")
+
+# Powers with variable exponents
+eq("pow_plus", p.mul(p.pow(a, b), a), p.pow(a, p.add(b, 1)), f2 & positive(a),
+   "``a**b * a = a ** (b + 1)`` for ``a > 0``.")
+eq("pow_prod_down", p.mul(p.pow(b, a), p.pow(c, a)), p.pow(p.mul(b, c), a), f3 & nonnegative(b) & nonnegative(c),
+   "``b**a * c**a = (b * c) ** a`` for ``b, c >= 0``.")
+eq("pow_prod_up", p.mul(p.pow(a, b), p.pow(a, c)), p.pow(a, p.add(b, c)), f3 & positive(a),
+   "``a**b * a**c = a ** (b + c)`` for ``a > 0``.")
+eq("pow_div", p.true_div(p.pow(a, b), p.pow(a, c)), p.pow(a, p.sub(b, c)), f3 & positive(a),
+   "``a**b / a**c = a ** (b - c)`` for ``a > 0``.")
+eq("pow_flip", p.true_div(1, p.pow(a, b)), p.pow(a, p.neg(b)), f2, "``1 / a**b = a ** -b``.")
+eq("pow_sqr", p.mul(p.pow(a, b), p.pow(a, b)), p.pow(a, p.mul(2, b)), f2 & positive(a),
+   "``a**b * a**b = a ** (2 * b)`` for ``a > 0``.")
+eq("sqr_pow", p.pow(a, b), p.mul(p.pow(a, p.true_div(b, 2)), p.pow(a, p.true_div(b, 2))), f2 & positive(a),
+   "``a ** b = a**(b/2) * a**(b/2)`` for ``a > 0``.")
+eq("pow_pow", p.pow(p.pow(a, b), c), p.pow(a, p.mul(b, c)), f3 & positive(a),
+   "``(a**b)**c = a ** (b * c)`` for ``a > 0``.")
+eq("sqrt_pow2", p.pow(p.sqrt(a), b), p.pow(a, p.true_div(b, 2)), f2 & nonnegative(a),
+   "``sqrt(a) ** b = a ** (b / 2)`` for ``a >= 0``.")
+
+# Square roots
+eq("sqrt_prod", p.sqrt(p.mul(a, b)), p.mul(p.sqrt(a), p.sqrt(b)), f2 & nonnegative(a) & nonnegative(b),
+   "``sqrt(a * b) = sqrt(a) * sqrt(b)`` for ``a, b >= 0``.")
+eq("sqrt_div", p.sqrt(p.true_div(a, b)), p.true_div(p.sqrt(a), p.sqrt(b)), f2 & nonnegative(a) & positive(b),
+   "``sqrt(a / b) = sqrt(a) / sqrt(b)`` for ``a >= 0, b > 0``.")
+rw("rem_square_sqrt", p.mul(p.sqrt(a), p.sqrt(a)), a, f1 & nonnegative(a), "``sqrt(a) * sqrt(a) = a`` for ``a >= 0``.")
+rw("sqr_sqrt", p.sqr(p.sqrt(a)), a, f1 & nonnegative(a), "``sqr(sqrt(a)) = a`` for ``a >= 0``.")
+rw("pow2_sqrt", p.pow(p.sqrt(a), 2), a, f1 & nonnegative(a), "``sqrt(a) ** 2 = a`` for ``a >= 0``.")
+rw("sqrt_sqr_nonneg", p.sqrt(p.sqr(a)), a, f1 & nonnegative(a), "``sqrt(sqr(a)) = a`` for ``a >= 0``.")
+eq("rem_sqrt_square", p.sqrt(p.mul(a, a)), p.abs(a), f1, "``sqrt(a * a) = abs(a)``.")
+eq("sqrt_sqr", p.sqrt(p.sqr(a)), p.abs(a), f1, "``sqrt(sqr(a)) = abs(a)``.")
+
+# Signs of squares and cubes
+eq("sqr_neg", p.mul(p.neg(a), p.neg(a)), p.mul(a, a), f1, "``(-a) * (-a) = a * a``.")
+eq("sqr_abs", p.mul(p.abs(a), p.abs(a)), p.mul(a, a), f1, "``abs(a) * abs(a) = a * a``.")
+eq("sqr_neg_sqr", p.sqr(p.neg(a)), p.sqr(a), f1, "``sqr(-a) = sqr(a)``.")
+eq("sqr_abs_sqr", p.sqr(p.abs(a)), p.sqr(a), f1, "``sqr(abs(a)) = sqr(a)``.")
+eq("cube_neg", p.pow(p.neg(a), 3), p.neg(p.pow(a, 3)), f1, "``(-a) ** 3 = -(a ** 3)``.")
+eq("cube_prod", p.pow(p.mul(a, b), 3), p.mul(p.pow(a, 3), p.pow(b, 3)), f2, "``(a * b) ** 3 = a**3 * b**3``.")
+eq("cube_div", p.pow(p.true_div(a, b), 3), p.true_div(p.pow(a, 3), p.pow(b, 3)), f2 & nonzero(b),
+   "``(a / b) ** 3 = a**3 / b**3`` for ``b != 0``.")
+eq("sqr_prod", p.sqr(p.mul(a, b)), p.mul(p.sqr(a), p.sqr(b)), f2, "``sqr(a * b) = sqr(a) * sqr(b)``.")
+eq("sqr_div", p.sqr(p.true_div(a, b)), p.true_div(p.sqr(a), p.sqr(b)), f2 & nonzero(b),
+   "``sqr(a / b) = sqr(a) / sqr(b)`` for ``b != 0``.")
+
+# Polynomials
+eq("sum_square_pow", p.pow(p.add(a, b), 2), p.add(p.add(p.pow(a, 2), p.mul(2, p.mul(a, b))), p.pow(b, 2)), f2,
+   "``(a + b) ** 2 = a**2 + 2*(a*b) + b**2``.")
+eq("sub_square_pow", p.pow(p.sub(a, b), 2), p.add(p.sub(p.pow(a, 2), p.mul(2, p.mul(a, b))), p.pow(b, 2)), f2,
+   "``(a - b) ** 2 = a**2 - 2*(a*b) + b**2``.")
+eq("sum_cubes", p.add(p.pow(a, 3), p.pow(b, 3)),
+   p.mul(p.add(p.mul(a, a), p.sub(p.mul(b, b), p.mul(a, b))), p.add(a, b)), f2,
+   "``a**3 + b**3 = (a*a + (b*b - a*b)) * (a + b)``.")
+eq("difference_cubes", p.sub(p.pow(a, 3), p.pow(b, 3)),
+   p.mul(p.add(p.mul(a, a), p.add(p.mul(b, b), p.mul(a, b))), p.sub(a, b)), f2,
+   "``a**3 - b**3 = (a*a + (b*b + a*b)) * (a - b)``.")
+
+# Absolute values
+rw("fabs_fabs", p.abs(p.abs(a)), p.abs(a), f1, "``abs(abs(a)) = abs(a)``.")
+rw("fabs_sub", p.abs(p.sub(a, b)), p.abs(p.sub(b, a)), f2, "``abs(a - b) = abs(b - a)``.")
+eq("fabs_add", p.abs(p.add(p.abs(a), p.abs(b))), p.add(p.abs(a), p.abs(b)), f2,
+   "``abs(abs(a) + abs(b)) = abs(a) + abs(b)``.")
+eq("fabs_neg", p.abs(p.neg(a)), p.abs(a), f1, "``abs(-a) = abs(a)``.")
+eq("fabs_sqr", p.abs(p.mul(a, a)), p.mul(a, a), f1, "``abs(a * a) = a * a``.")
+eq("fabs_sqr_sqr", p.abs(p.sqr(a)), p.sqr(a), f1, "``abs(sqr(a)) = sqr(a)``.")
+eq("fabs_mul", p.abs(p.mul(a, b)), p.mul(p.abs(a), p.abs(b)), f2, "``abs(a * b) = abs(a) * abs(b)``.")
+eq("fabs_div", p.abs(p.true_div(a, b)), p.true_div(p.abs(a), p.abs(b)), f2, "``abs(a / b) = abs(a) / abs(b)``.")
+eq("sqrt_fabs", p.abs(p.sqrt(a)), p.sqrt(a), f1, "``abs(sqrt(a)) = sqrt(a)``.")
+eq("fabs_lhs_div", p.true_div(p.abs(a), a), p.sign(a), f1 & nonzero(a), "``abs(a) / a = sign(a)`` for ``a != 0``.")
+eq("fabs_rhs_div", p.true_div(a, p.abs(a)), p.sign(a), f1 & nonzero(a), "``a / abs(a) = sign(a)`` for ``a != 0``.")
+eq("fabs_sign", p.mul(p.sign(a), a), p.abs(a), f1, "``sign(a) * a = abs(a)``.")
