@@ -228,7 +228,8 @@ _LOSS: dict[type, Callable[..., float]] = {
     ps.Log2: _log_loss, ps.Log10: _log_loss,
     # functions ill-conditioned at the ends of their domain (acosh near 1, atanh near +-1, log1p near -1)
     ps.ArcCosh: _conditioned(lambda x: 1 / mp.sqrt(x * x - 1)), ps.ArcTanh: _conditioned(lambda x: 1 / (1 - x * x)),
-    ps.ArcSin: _conditioned(lambda x: 1 / mp.sqrt(1 - x * x)), ps.ArcCos: _conditioned(lambda x: 1 / mp.sqrt(1 - x * x)),
+    ps.ArcSin: _conditioned(lambda x: 1 / mp.sqrt(1 - x * x)),
+    ps.ArcCos: _conditioned(lambda x: 1 / mp.sqrt(1 - x * x)),
     ps.Log1p: _conditioned(lambda x: 1 / (1 + x)),
 }
 

@@ -41,7 +41,7 @@ GRAPHS = [
     pt.maximum(x, 0), pt.switch(x > 0, pt.exp(x), pt.sigmoid(y)), pt.log(pt.sigmoid(x)), pt.expm1(x),
     pt.prod(pt.exp(x)), pt.max(pt.exp(x)), pt.sqr(x) ** 0.5, pt.shape(x)[0] * 1.0, pt.join(0, pt.exp(x), pt.sigmoid(y)),
     # a reciprocal of an interval open at 0 (it once divided by that 0)
-    pt.reciprocal(pt.exp(x)), pt.reciprocal(-pt.exp(x)), 1 / pt.sigmoid(x),
+    pt.reciprocal(pt.exp(x)), pt.reciprocal(-pt.exp(x)), 1 / pt.sigmoid(x), pt.exp(x) ** -1.5, pt.sigmoid(x) ** -2.0,
 ]
 
 

@@ -411,7 +411,9 @@ def graph_error(outputs: Sequence[Variable], points: Points, mode: Any = None) -
     outs = vectorize_graph(outputs, replace=batch)
     given = [batch[v] for v in points.inputs]
     exact, _ = exact_values(outs, dict(zip(given, points.values, strict=True)), rows=True, max_bits=MAX_BITS)
-    fn = pytensor.function(given, outs, mode=mode or Mode(linker="py", optimizer=None), on_unused_input="ignore")
+    as_written = Mode(linker="py", optimizer=None)  # type: ignore[arg-type]  # PyTensor's own spelling: no rewrite
+    fn = pytensor.function(given, outs, mode=mode or as_written, on_unused_input="ignore")
     with np.errstate(all="ignore"):
         got = fn(*points.values)
-    return [error_summary(np.asarray(g), round_to(e, o.type.dtype)) for g, e, o in zip(got, exact, outputs, strict=True)]
+    return [error_summary(np.asarray(g), round_to(e, o.type.dtype))
+            for g, e, o in zip(got, exact, outputs, strict=True)]
