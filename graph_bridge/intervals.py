@@ -152,8 +152,9 @@ def _mul2(a: Interval, b: Interval) -> Interval:
 def _reciprocal(a: Interval) -> Interval:
     if not a.nonzero():
         return EVERYTHING
-    lo = 0.0 if math.isinf(a.hi) else 1.0 / a.hi
-    hi = 0.0 if math.isinf(a.lo) else 1.0 / a.lo
+    # an open end at 0 (exp(x): (0, inf)) goes to an infinity of its sign
+    lo = 0.0 if math.isinf(a.hi) else -INF if a.hi == 0 else 1.0 / a.hi
+    hi = 0.0 if math.isinf(a.lo) else INF if a.lo == 0 else 1.0 / a.lo
     return Interval(lo, hi, a.hi_open or math.isinf(a.hi), a.lo_open or math.isinf(a.lo))
 
 

@@ -40,6 +40,7 @@ GRAPHS = [
     pt.sqr(x), pt.cosh(x) - 1, pt.tanh(x) + pt.erf(y), pt.softplus(x), pt.reciprocal(1 + pt.exp(x)),
     pt.maximum(x, 0), pt.switch(x > 0, pt.exp(x), pt.sigmoid(y)), pt.log(pt.sigmoid(x)), pt.expm1(x),
     pt.prod(pt.exp(x)), pt.max(pt.exp(x)), pt.sqr(x) ** 0.5, pt.shape(x)[0] * 1.0, pt.join(0, pt.exp(x), pt.sigmoid(y)),
+    pt.reciprocal(pt.exp(x)), 1 / -pt.exp(x), -x / pt.exp(y),
 ]
 
 
@@ -80,6 +81,7 @@ def test_signs_of_known_graphs():
     assert interval_of(pt.log(pt.sigmoid(x))).negative()
     assert interval_of(-pt.exp(x)).negative() and interval_of(-pt.exp(x)).nonzero()
     assert interval_of(pt.sigmoid(x)).within(0, 1) and not interval_of(pt.exp(x)).within(0, 1)
+    assert interval_of(1 / pt.exp(x)).positive() and interval_of(1 / -pt.exp(x)).negative()  # an open end at 0
     assert interval_of(pt.sum(pt.exp(x))).nonnegative() and not interval_of(pt.sum(pt.exp(x))).positive()  # empty sum
 
 
