@@ -11,7 +11,9 @@ reductions add, multiply or compare mpmath numbers.  An Op with no exact meaning
 The precision is raised until the digits that cancel are accounted for: every value carries
 the bits its computation lost (an addition or subtraction loses ``log2(max |operand| /
 |result|)``, all of them when operands cancel to zero; a logarithm near 1 loses
-``-log2 |result|``; the losses of the operands add up along the graph), and a graph is
+``-log2 |result|``; a function of a rounded operand loses ``log2`` of its condition number:
+``exp`` and ``gamma`` of a large operand, ``log1p`` near -1, ``gammaln`` near 1 and 2; the losses
+of the operands add up along the graph), and a graph is
 evaluated again at twice the precision while some output has fewer than its dtype's
 mantissa plus :data:`GUARD_BITS` bits left (``exp(x) - 1`` at ``x = 1e-300`` needs about
 1,000 bits: at 128 bits ``exp`` rounds to 1 and the subtraction loses everything).  Two
@@ -81,6 +83,8 @@ def _log(x: Any) -> Any:
 
 
 def _log1mexp(x: Any) -> Any:
+    if x < -mp.log(2):  # 1 - exp(x) is near 1: log1p keeps the digits log would round away
+        return mp.log1p(-mp.exp(x))
     return _log(-mp.expm1(x))
 
 
@@ -95,6 +99,8 @@ def _pow(a: Any, b: Any) -> Any:
 def _gammaln(x: Any) -> Any:
     if x <= 0 and x == mp.floor(x):
         return mp.inf
+    if x > 0:  # loggamma keeps its relative precision near its zeros at 1 and 2, where log(gamma(x)) does not
+        return mp.loggamma(x)
     return mp.log(abs(mp.gamma(x)))
 
 
@@ -206,31 +212,55 @@ def _log_loss(result: Any, *_: Any) -> float:
     return math.inf if result == 0 else float(-mp.log(abs(result), 2))
 
 
-def _conditioned(derivative: Callable[[Any], Any]) -> Callable[..., float]:
-    """The bits a unary function loses at ``x``: ``log2`` of its condition number ``|x f'(x) / f(x)|``."""
+_LOSS: dict[type, Callable[..., float]] = {
+    ps.Add: _cancel_loss, ps.Sub: lambda r, a, b: _cancel_loss(r, a, b), ps.Log: _log_loss,
+    ps.Log2: _log_loss, ps.Log10: _log_loss,
+}
 
-    def loss(r: Any, x: Any) -> float:
-        if mp.isnan(r) or mp.isinf(r) or mp.isnan(x) or mp.isinf(x) or x == 0:
+
+def _kappa_bits(kappa: Callable[[Any], Any]) -> Callable[..., float]:
+    """The bits a function loses to its operand's error: ``log2`` of its condition number ``|x f'(x) / f(x)|``
+    (``kappa(x)``), all of them where the condition number is infinite (``log1p`` at an operand rounded to -1)."""
+
+    def loss(result: Any, x: Any) -> float:
+        if mp.isnan(x) or mp.isnan(result) or mp.isinf(x):
             return 0.0
-        if r == 0:
-            return math.inf
         try:
-            k = abs(x * derivative(x) / r)
+            k = abs(kappa(x))
         except (ZeroDivisionError, ValueError):
             return math.inf
-        return 0.0 if isinstance(k, mp.mpc) or k <= 1 else float(mp.log(k, 2))
+        if mp.isnan(k):
+            return 0.0
+        if mp.isinf(k):
+            return math.inf
+        return max(0.0, float(mp.log(k, 2))) if k > 1 else 0.0
 
     return loss
 
 
-_LOSS: dict[type, Callable[..., float]] = {
-    ps.Add: _cancel_loss, ps.Sub: lambda r, a, b: _cancel_loss(r, a, b), ps.Log: _log_loss,
-    ps.Log2: _log_loss, ps.Log10: _log_loss,
-    # functions ill-conditioned at the ends of their domain (acosh near 1, atanh near +-1, log1p near -1)
-    ps.ArcCosh: _conditioned(lambda x: 1 / mp.sqrt(x * x - 1)), ps.ArcTanh: _conditioned(lambda x: 1 / (1 - x * x)),
-    ps.ArcSin: _conditioned(lambda x: 1 / mp.sqrt(1 - x * x)),
-    ps.ArcCos: _conditioned(lambda x: 1 / mp.sqrt(1 - x * x)),
-    ps.Log1p: _conditioned(lambda x: 1 / (1 + x)),
+def _ratio(a: Any, b: Any) -> Any:
+    if b == 0:
+        return mp.inf if a != 0 else mp.mpf(0)
+    return a / b
+
+
+#: Condition-number losses of functions of an operand that carries rounding (an operand computed exactly
+#: gives a correctly rounded value): ``exp`` and ``gamma`` of a large operand, ``log1p`` near -1, ``gammaln``
+#: near its zeros at 1 and 2, ``erfc`` far in its tail.
+_COND_LOSS: dict[type, Callable[..., float]] = {
+    ps.Exp: _kappa_bits(lambda x: x),
+    ps.Expm1: _kappa_bits(lambda x: _ratio(x * mp.exp(x), mp.expm1(x)) if x != 0 else mp.mpf(1)),
+    ps.Log1p: _kappa_bits(lambda x: mp.mpf(1) if x == 0 else mp.inf if x == -1 else _ratio(x, (1 + x) * mp.log1p(x))),
+    ps.Gamma: _kappa_bits(lambda x: x * mp.digamma(x)),
+    ps.GammaLn: _kappa_bits(lambda x: _ratio(x * mp.digamma(x), _gammaln(x))),
+    ps.Erfc: _kappa_bits(lambda x: 2 * x * x + 1),
+    ps.Erfcx: _kappa_bits(lambda x: 2 * x * x + 1),
+    ps.Softplus: _kappa_bits(lambda x: _ratio(x, (1 + mp.exp(-x)) * _softplus(x))),
+    # functions ill-conditioned at the ends of their domain: acosh near 1, atanh near +-1, asin and acos near +-1
+    ps.ArcCosh: _kappa_bits(lambda x: _ratio(x, mp.sqrt(x * x - 1) * mp.acosh(x))),
+    ps.ArcTanh: _kappa_bits(lambda x: _ratio(x, (1 - x * x) * mp.atanh(x))),
+    ps.ArcSin: _kappa_bits(lambda x: _ratio(x, mp.sqrt(1 - x * x) * mp.asin(x))),
+    ps.ArcCos: _kappa_bits(lambda x: _ratio(x, mp.sqrt(1 - x * x) * mp.acos(x))),
 }
 
 
@@ -240,7 +270,7 @@ _EXACT_FNS: dict[type, Callable[..., Any]] = {
     ps.Add: lambda *a: _exact_fold(mp.fadd, a), ps.Mul: lambda *a: _exact_fold(mp.fmul, a),
     ps.Sub: lambda a, b: _exact_sub(a, b), ps.Neg: lambda a: mp.fneg(a, exact=True),
     ps.Sqr: lambda a: mp.fmul(a, a, exact=True), ps.Identity: lambda a: a, ps.Cast: lambda a: a, ps.Abs: abs,
-    **{op: MP_FUNCTIONS[op] for op in (ps.Sign, ps.Floor, ps.Ceil, ps.Trunc, ps.Maximum, ps.Minimum,
+    **{op: MP_FUNCTIONS[op] for op in (ps.Sign, ps.Floor, ps.Ceil, ps.Trunc, ps.Maximum, ps.Minimum, ps.Second,
                                        ps.ScalarMaximum, ps.ScalarMinimum)},
 }
 
@@ -299,6 +329,42 @@ def _exact_fold(f: Callable[..., Any], args: Sequence[Any]) -> Any:
     return acc
 
 
+def _all_exact(lost: list[np.ndarray], shape: tuple) -> np.ndarray:
+    exact_in = np.ones(shape, bool)
+    for x in lost:
+        exact_in &= np.broadcast_to(x == EXACT, shape)
+    return exact_in
+
+
+def _exact_where(sop: Any, node: Any, args: list[Any], out: np.ndarray, lost: list[np.ndarray]) -> np.ndarray:
+    """Where a function of exact operands computed an exact value: at the arguments where it is exact
+    (``exp(0) = 1``, ``log(1) = 0``, a square root of a square; not ``sigmoid(300)``, which merely rounds
+    to 1), and ``x ** 0``."""
+    shape = np.shape(out)
+    exact_in = _all_exact(lost, shape)
+    if exact_in.any():
+        exact_in &= np.asarray(np.frompyfunc(_exact_at(sop), len(args) + 1, 1)(out, *args), dtype=bool).reshape(shape)
+    if isinstance(sop, ps.Pow):  # x ** 0 is 1 whatever x is
+        zero = np.asarray(np.frompyfunc(lambda e: e == 0, 1, 1)(args[1]), dtype=bool)
+        exact_in = exact_in | (np.broadcast_to(lost[1] == EXACT, shape) & np.broadcast_to(zero, shape))
+    return exact_in
+
+
+def _own_loss(sop: Any, out: np.ndarray, args: list[Any], lost: list[np.ndarray]) -> Any:
+    """The bits the node itself loses: cancellation (:data:`_LOSS`) and, where its operand carries
+    rounding, its condition number (:data:`_COND_LOSS`)."""
+    own: Any = 0.0
+    loss = _LOSS.get(type(sop))
+    if loss is not None and out.size:
+        own = own + np.asarray(np.frompyfunc(loss, len(args) + 1, 1)(out, *args), dtype=float)
+    cond = _COND_LOSS.get(type(sop))
+    if cond is not None and out.size:
+        rounded = np.broadcast_to(lost[0] != EXACT, np.shape(out))
+        kappa = np.asarray(np.frompyfunc(cond, 2, 1)(out, np.broadcast_to(args[0], np.shape(out))), dtype=float)
+        own = own + np.where(rounded, kappa, 0.0)
+    return own
+
+
 def _elemwise(node: Any, ins: list[Any], losses: list[Any]) -> tuple[np.ndarray, Any]:
     """The node's values and the bits they lost (:data:`EXACT` where no rounding happened)."""
     sop = node.op.scalar_op
@@ -312,21 +378,13 @@ def _elemwise(node: Any, ins: list[Any], losses: list[Any]) -> tuple[np.ndarray,
     carried = sum((np.maximum(x, 0.0) for x in lost), start=np.zeros(np.shape(out)))
     exact_fn = _EXACT_FNS.get(type(sop))
     if exact_fn is not None:
-        exact_in = np.ones(np.shape(out), bool)
-        for x in lost:
-            exact_in &= np.broadcast_to(x == EXACT, np.shape(out))
+        exact_in = _all_exact(lost, np.shape(out))
         if exact_in.any():
             out = np.where(exact_in, np.asarray(np.frompyfunc(exact_fn, len(ins), 1)(*args), dtype=object), out)
-    else:  # a transcendental value of exact operands is exact at a few arguments (exp(0) = 1, log(1) = 0)
-        exact_in = np.ones(np.shape(out), bool)
-        for x in lost:
-            exact_in &= np.broadcast_to(x == EXACT, np.shape(out))
-        if exact_in.any():
-            exact_in &= np.asarray(np.frompyfunc(_exact_at(sop), len(args) + 1, 1)(out, *args), dtype=bool)
-    loss = _LOSS.get(type(sop))
-    if loss is not None and out.size:
-        carried = carried + np.asarray(np.frompyfunc(loss, len(args) + 1, 1)(out, *args), dtype=float)
-    return out, np.where(exact_in, EXACT, carried)
+    else:
+        exact_in = _exact_where(sop, node, args, out, lost)
+    return out, np.where(exact_in, EXACT, carried + _own_loss(sop, out, args, lost))
+
 
 
 def _reduce(node: Any, x: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ GRAPHS = [
     pt.prod(pt.exp(x)), pt.max(pt.exp(x)), pt.sqr(x) ** 0.5, pt.shape(x)[0] * 1.0, pt.join(0, pt.exp(x), pt.sigmoid(y)),
     # a reciprocal of an interval open at 0 (it once divided by that 0)
     pt.reciprocal(pt.exp(x)), pt.reciprocal(-pt.exp(x)), 1 / pt.sigmoid(x), pt.exp(x) ** -1.5, pt.sigmoid(x) ** -2.0,
+    1 / -pt.exp(x), -x / pt.exp(y),
 ]
 
 
@@ -91,6 +92,7 @@ def test_signs_of_known_graphs():
     assert interval_of(pt.log(pt.sigmoid(x))).negative()
     assert interval_of(-pt.exp(x)).negative() and interval_of(-pt.exp(x)).nonzero()
     assert interval_of(pt.sigmoid(x)).within(0, 1) and not interval_of(pt.exp(x)).within(0, 1)
+    assert interval_of(1 / pt.exp(x)).positive() and interval_of(1 / -pt.exp(x)).negative()  # an open end at 0
     assert interval_of(pt.sum(pt.exp(x))).nonnegative() and not interval_of(pt.sum(pt.exp(x))).positive()  # empty sum
 
 
