@@ -202,14 +202,14 @@ def _cancel_loss(result: Any, *operands: Any) -> float:
         return 0.0
     if result == 0:  # rounded operands that cancel: the true value may be any small number
         return math.inf
-    return max(0.0, float(mp.log(big / abs(result), 2)))
+    return float(max(0, mp.mag(big) - mp.mag(result) + 1))  # binary exponents: at most 2 bits too many
 
 
 def _log_loss(result: Any, *_: Any) -> float:
     """Bits a logarithm near 1 lost: ``-log2 |result|`` where ``|result| < 1`` (all of them at 0)."""
     if mp.isnan(result) or mp.isinf(result) or abs(result) >= 1:
         return 0.0
-    return math.inf if result == 0 else float(-mp.log(abs(result), 2))
+    return math.inf if result == 0 else float(max(0, 1 - mp.mag(result)))
 
 
 _LOSS: dict[type, Callable[..., float]] = {
@@ -226,14 +226,15 @@ def _kappa_bits(kappa: Callable[[Any], Any]) -> Callable[..., float]:
         if mp.isnan(x) or mp.isnan(result) or mp.isinf(x):
             return 0.0
         try:
-            k = abs(kappa(x))
+            with mp.workprec(24):  # a magnitude is all a loss needs
+                k = abs(kappa(x))
         except (ZeroDivisionError, ValueError):
             return math.inf
         if mp.isnan(k):
             return 0.0
         if mp.isinf(k):
             return math.inf
-        return max(0.0, float(mp.log(k, 2))) if k > 1 else 0.0
+        return float(max(0, mp.mag(k))) if k > 1 else 0.0
 
     return loss
 
@@ -507,8 +508,18 @@ GUARD_BITS = 12
 _MANTISSA = {"float64": 53, "float32": 24, "float16": 11}
 
 
-def _settled(losses: Sequence[Any], need: Sequence[int], bits: int) -> list[np.ndarray]:
-    return [bits - np.asarray(lo, dtype=float) >= n for lo, n in zip(losses, need, strict=True)]
+def _settled(losses: Sequence[Any], need: Sequence[int], bits: int, max_bits: int | None = None) -> list[np.ndarray]:
+    """Where each output kept the bits it needs; with ``max_bits``, also where it never can: a finite loss
+    beyond ``max_bits`` less the need (``exp`` of a rounded ``1e300`` loses 997 bits at every precision),
+    which doubling the precision would only recompute (such entries stay unknown, and are not retried)."""
+    out = []
+    for lo, n in zip(losses, need, strict=True):
+        lost = np.asarray(lo, dtype=float)
+        done = bits - lost >= n
+        if max_bits is not None:
+            done = done | (np.isfinite(lost) & (lost + n > max_bits))
+        out.append(done)
+    return out
 
 
 def _row_mask(settled: Sequence[np.ndarray], rows: int) -> np.ndarray:
@@ -537,21 +548,24 @@ def exact_values(
     values, losses = _evaluate(outputs, inputs, bits)
     values = [np.array(v, dtype=object) for v in values]
     settled = [np.array(s) for s in _settled(losses, need, bits)]
+    tried = [np.array(s) for s in _settled(losses, need, bits, max_bits)]  # settled, or never will
     n = len(next(iter(inputs.values()))) if rows and inputs else 0
-    while not all(s.all() for s in settled) and bits * 2 <= max_bits:
+    while not all(t.all() for t in tried) and bits * 2 <= max_bits:
         bits *= 2
         if not n:
             values, losses = _evaluate(outputs, inputs, bits)
             values = [np.array(v, dtype=object) for v in values]
             settled = [np.array(s) for s in _settled(losses, need, bits)]
+            tried = [np.array(s) for s in _settled(losses, need, bits, max_bits)]
             continue
-        redo = np.flatnonzero(~_row_mask(settled, n))
+        redo = np.flatnonzero(~_row_mask(tried, n))
         again, lost = _evaluate(outputs, {v: np.asarray(x)[redo] for v, x in inputs.items()}, bits)
-        for k, (a, s) in enumerate(zip(again, _settled(lost, need, bits), strict=True)):
+        done, final = _settled(lost, need, bits), _settled(lost, need, bits, max_bits)
+        for k, a in enumerate(again):
             if values[k].ndim and values[k].shape[0] == n:
-                values[k][redo], settled[k][redo] = a, s
+                values[k][redo], settled[k][redo], tried[k][redo] = a, done[k], final[k]
             else:  # an output no input reaches: the same at every row
-                values[k], settled[k] = np.array(a, dtype=object), np.array(s)
+                values[k], settled[k], tried[k] = np.array(a, dtype=object), np.array(done[k]), np.array(final[k])
     for v, s in zip(values, settled, strict=True):
         v[~s] = mp.nan
     return values, settled

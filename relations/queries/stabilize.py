@@ -34,10 +34,11 @@ from relations.arguments import as_variables
 from relations.saturation.accuracy import (
     TIE_BITS,
     Choice,
+    ClassExact,
     build_choice,
     canonical,
-    class_exact,
     error_summary,
+    graph_error,
     measured_choice,
     node_values,
     own_enode,
@@ -49,10 +50,12 @@ from relations.saturation.engine.interval_analysis import IntervalAnalysis
 from relations.saturation.engine.query import QueryRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
 
-__all__ = ["LIMITS", "Site", "Stabilized", "stabilize", "theory_rules"]
+__all__ = ["FIT_POINTS", "LIMITS", "Site", "Stabilized", "stabilize", "theory_rules"]
 
 #: The default bounds of the saturation (the report names the one that stopped it).
-LIMITS = Limits(nodes=20_000, iterations=8, seconds=3.0)
+LIMITS = Limits(nodes=2_000, iterations=8, seconds=1.0)
+#: The points the forms are chosen on (the first of the sample); all of them measure the result.
+FIT_POINTS = 16
 
 _THEORY: list[QueryRule] = []
 
@@ -122,7 +125,7 @@ def _bits(values: Sequence[np.ndarray], exact: Sequence[np.ndarray | None]) -> l
 
 
 def _sites(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, int], choice: Choice,
-           built: dict[int, Variable], before_err: Mapping[Variable, float]) -> list[Site]:
+           built: dict[int, Variable], mine: Mapping[Variable, np.ndarray], exact: ClassExact) -> list[Site]:
     """The topmost sub-graphs of the input whose class's chosen e-node is not the input's own."""
     sites: list[Site] = []
     seen: set[Variable] = set()
@@ -137,7 +140,9 @@ def _sites(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, int],
             stack.extend(v.owner.inputs)
             continue
         (after,) = build_choice(eg, choice, [c], built)
-        sites.append(Site(v, after, before_err.get(v, float("inf")), choice.error[c]))
+        ref = exact.get(c)
+        before = error_summary(mine[v], ref)[0] if v in mine else float("inf")
+        sites.append(Site(v, after, before, error_summary(choice.values[c], ref)[0]))
     return sites
 
 
@@ -159,18 +164,17 @@ def stabilize(
     cls = eg.add_graph_classes(outputs)
     roots = [eg.find(cls[o]) for o in outputs]
     report = Runner(eg, qrules, limits or LIMITS, BackoffScheduler()).run()
-    exact = class_exact(eg, sample)
-    choice = measured_choice(eg, sample, exact)
-    mine = node_values(eg, outputs, cls, sample)
-    before_err = {v: _bits([mine[v]], [exact.get(eg.find(cls[v]))])[0][0] for v in mine}
-    before = _bits([mine[o] for o in outputs], [exact.get(eg.find(r)) for r in roots])
+    fit = sample.first(FIT_POINTS)
+    exact = ClassExact(eg, fit)
+    choice = measured_choice(eg, fit, exact)
+    mine = node_values(eg, outputs, cls, fit)
     built: dict[int, Variable] = {}
     built_roots = build_choice(eg, choice, roots, built)
-    after = _bits([choice.values[eg.find(r)] for r in roots], [exact.get(eg.find(r)) for r in roots])
+    before, after = graph_error(outputs, sample), graph_error(built_roots, sample)
     better = all(a[0] < b[0] - TIE_BITS and a[1] <= b[1] for a, b in zip(after, before, strict=True))
     if not better:
         return Stabilized(list(outputs), before, before, [], sample.n, report, choice.converged)
-    sites = _sites(eg, outputs, cls, choice, built, before_err)
+    sites = _sites(eg, outputs, cls, choice, built, mine, exact)
     for s in sites:
         copy_stack_trace(s.before, s.after)
     return Stabilized(built_roots, before, after, sites, sample.n, report, choice.converged)

@@ -32,6 +32,7 @@ import numpy as np
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.replace import vectorize_graph
 from pytensor.graph.traversal import explicit_graph_inputs, toposort
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.type import TensorType
 
 from graph_bridge.exact import NotExact, exact_values, round_to
@@ -40,8 +41,9 @@ from relations.saturation.engine.egraph import CLASS_SHIFT, EGraph
 from relations.saturation.engine.extract import best_nodes
 
 __all__ = [
-    "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "Points", "batched", "build_choice", "canonical", "class_exact",
-    "error_summary", "graph_error", "measured_choice", "node_values", "own_enode", "read_through", "sample_points",
+    "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "Points", "batched", "build_choice", "canonical",
+    "class_exact", "error_summary", "graph_error", "measured_choice", "node_values", "own_enode", "read_through",
+    "sample_points",
 ]
 
 #: Errors closer than this (bits, mean over the points) are ties, decided by tree size.
@@ -61,6 +63,10 @@ class Points:
     values: tuple[np.ndarray, ...]
     n: int
     drawn: int = 0
+
+    def first(self, k: int) -> Points:
+        """The first ``k`` points (all of them when there are fewer)."""
+        return Points(self.inputs, tuple(v[:k] for v in self.values), min(self.n, k), self.drawn)
 
     def batched_inputs(self) -> dict[Variable, Variable]:
         """A batched variable per input (a leading axis added to its type)."""
@@ -95,12 +101,13 @@ def _sample_inputs(outputs: Sequence[Variable], given: Mapping[Variable, Any] | 
 
 
 def sample_points(
-    outputs: Sequence[Variable], n: int = 64, *, size: int = 2, seed: int = 0, tries: int = 16,
+    outputs: Sequence[Variable], n: int = 64, *, size: int | None = None, seed: int = 0, tries: int = 16,
     given: Mapping[Variable, Any] | None = None,
 ) -> Points:
     """Up to ``n`` points where every output's exact value is a real number, inputs drawn as Herbie draws.
 
-    A float vector input gets ``n`` draws of shape ``(size,)`` (a broadcastable dimension
+    A float vector input gets ``n`` draws of shape ``(size,)`` (default: 1 for a graph of Elemwise
+    and DimShuffle only, whose entries are independent points, else 2) (a broadcastable dimension
     1); ``given`` fixes an input's values (an array with the points on its leading axis, e.g.
     the data a model is evaluated at), which are then used as they are.  Draws ``n`` at a time,
     ``tries`` times at most."""
@@ -108,6 +115,8 @@ def sample_points(
         raise ValueError(f"n must be >= 1, got {n}")
     outputs = list(outputs)
     inputs = _sample_inputs(outputs, given)
+    if size is None:  # an elementwise graph's entries are points of their own: one entry per point suffices
+        size = 1 if all(isinstance(a.op, Elemwise | DimShuffle) for a in toposort(outputs)) else 2
     rng = np.random.default_rng(seed)
     batch = {v: batched(v) for v in inputs}
     outs = vectorize_graph(outputs, replace=batch)
@@ -344,17 +353,77 @@ def _leaf_values(eg: EGraph, n: tuple, points: Points) -> np.ndarray:
     return np.broadcast_to(data, (points.n, *data.shape))
 
 
-def measured_choice(eg: EGraph, points: Points, exact: Mapping[int, np.ndarray]) -> Choice:
-    """For every class, the e-node whose values (computed from its children's choices) have the least error."""
+class ClassExact:
+    """Exact values of classes at the points, computed when first asked (:meth:`get`) and kept.
+
+    A class's representative is its smallest tree; its values are rounded to the class's dtype
+    (NaN: not a real number, or unknown).  Most classes are never asked: a class whose candidate
+    forms compute the same floats needs no reference to choose between them."""
+
+    def __init__(self, eg: EGraph, points: Points) -> None:
+        self.eg, self.points = eg, points
+        self.best = best_nodes(eg)
+        self.built: dict[int, Variable] = {}
+        self.known: dict[int, np.ndarray | None] = {}
+        self.batch = points.batched_inputs()
+        self.given = {self.batch[v]: x for v, x in zip(points.inputs, points.values, strict=True)}
+
+    def get(self, c: int) -> np.ndarray | None:
+        """The exact values of class ``c`` (``None`` when an Op of its tree has no exact meaning)."""
+        c = self.eg.find(c)
+        if c not in self.known:
+            self.known[c] = self._compute(c)
+        return self.known[c]
+
+    def _compute(self, c: int) -> np.ndarray | None:
+        if c not in self.best:
+            return None
+        v = _build(self.eg, c, self.best, self.built)
+        if not _is_float(v):
+            return None
+        out = vectorize_graph(v, replace={u: self.batch[u] for u in self.points.inputs})
+        try:
+            (e,), _ = exact_values([out], self.given, rows=True, max_bits=MAX_BITS)
+        except NotExact:
+            return None
+        return _leading(round_to(e, v.type.dtype), self.points.n)
+
+
+def _agree(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two forms computed the same floats (to one ulp) at every point."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind != "f":
+        return bool(np.array_equal(a, b))
+    return bool((bits_of_error(a, b) <= 1.0).all())
+
+
+def _better(choice: Choice, exact: ClassExact, c: int, vals: np.ndarray, size: int) -> bool:
+    """Whether the candidate ``vals`` (a tree of ``size``) beats class ``c``'s current choice."""
+    cur = choice.values.get(c)
+    if cur is None:
+        return True
+    if _agree(vals, cur):
+        return size < choice.size[c]
+    ref = exact.get(c)
+    new_err, old_err = _mean_error(vals, ref), _mean_error(cur, ref)
+    choice.error[c] = old_err
+    return new_err < old_err - TIE_BITS or (new_err <= old_err + TIE_BITS and size < choice.size[c])
+
+
+def measured_choice(eg: EGraph, points: Points, exact: ClassExact | None = None) -> Choice:
+    """For every class, the e-node whose values (computed from its children's choices) have the least error.
+
+    Candidates that compute the same floats are told apart by tree size alone; the exact values of a
+    class (``exact``, computed on demand) are read only where its candidates differ."""
+    exact = exact if exact is not None else ClassExact(eg, points)
     choice = Choice()
     runner = _Runner(eg)
     live = [(n, v >> CLASS_SHIFT) for n, v in eg.hashcons.items()]
     for n, c in live:
         if len(n) == 1:
-            leaf = _leaf_values(eg, n, points)
-            choice.enode[c], choice.values[c], choice.size[c] = n, leaf, 1
+            choice.enode[c], choice.values[c], choice.size[c] = n, _leaf_values(eg, n, points), 1
             choice.batched[c] = _is_float(eg.leaf[n[0]])
-            choice.error[c] = _mean_error(np.asarray(leaf), exact.get(c)) if exact.get(c) is not None else 0.0
     for k in range(PASSES):
         changed = False
         for n, c in live:
@@ -366,22 +435,23 @@ def measured_choice(eg: EGraph, points: Points, exact: Mapping[int, np.ndarray])
             vals = runner.run(n, [choice.values[x] for x in kids], flags)
             if vals is None:
                 continue
-            err = _mean_error(vals, exact.get(c))
             if choice.enode.get(c) == n:  # the chosen e-node over children chosen since: its values move
-                changed |= abs(err - choice.error[c]) > TIE_BITS or size != choice.size[c]
-                choice.values[c], choice.error[c], choice.size[c] = vals, err, size
-                choice.batched[c] = any(flags)
+                changed |= size != choice.size[c] or not _agree(vals, choice.values[c])
+                choice.values[c], choice.size[c], choice.batched[c] = vals, size, any(flags)
                 continue
-            old = choice.error.get(c)
-            better = old is None or err < old - TIE_BITS or (err <= old + TIE_BITS and size < choice.size[c])
-            if better and not _reaches(choice, eg, kids, c):
-                choice.enode[c], choice.values[c], choice.error[c], choice.size[c] = n, vals, err, size
+            if _better(choice, exact, c, vals, size) and not _reaches(choice, eg, kids, c):
+                choice.enode[c], choice.values[c], choice.size[c] = n, vals, size
                 choice.batched[c] = any(flags)
                 changed = True
         choice.passes = k + 1
         if not changed:
-            return choice
-    choice.converged = False
+            break
+    else:
+        choice.converged = False
+    for c in choice.enode:  # the error of each choice where a reference was read
+        ref = exact.known.get(c)
+        if ref is not None:
+            choice.error[c] = _mean_error(choice.values[c], ref)
     return choice
 
 

@@ -28,6 +28,7 @@ goals) are refused with :class:`UnsupportedRule` naming the rule: they keep runn
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -308,6 +309,12 @@ def _rhs_ops(pat: Any, eg: EGraph, names: dict) -> None:
             _rhs_ops(a, eg, names)
 
 
+@functools.lru_cache(maxsize=8192)
+def _compiled(source: str, filename: str) -> Any:
+    """The code object of a generated source (the same for every e-graph: the op ids are in the namespace)."""
+    return compile(source, filename, "exec")
+
+
 class BoundRule:
     """A :class:`QueryRule` compiled for one e-graph: ``search(L)`` and ``apply(matches)``."""
 
@@ -326,14 +333,14 @@ class BoundRule:
             env = dict(names)
             if rule.atoms[pivot].kind == "op":
                 env[f"OPS{pivot}"] = (env[f"OPS{pivot}"],)
-            code = compile(search_source(rule, pivot), f"<search {rule.name} #{pivot}>", "exec")
+            code = _compiled(search_source(rule, pivot), f"<search {rule.name} #{pivot}>")
             exec(code, env)  # noqa: S102 - source generated from the rule's own patterns
             ups = any(how == "up" for _, how, _, _ in _visit_order(rule, pivot))
             self.searchers.append((env["search"], ups))
         source, consts = _build_source(rule)
         env = dict(names, **consts, NAME=rule.name)
         _rhs_ops(rule.rhs, eg, env)
-        exec(compile(source, f"<apply {rule.name}>", "exec"), env)  # noqa: S102 - generated, as above
+        exec(_compiled(source, f"<apply {rule.name}>"), env)  # noqa: S102 - generated, as above
         self._apply = env["apply"]
         self.var_names = [str(v) for v in rule.vars]
 
