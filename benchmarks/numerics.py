@@ -27,7 +27,9 @@ import argparse
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+# this checkout's packages and test helpers, not whatever checkout the editable install points at
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import relations  # noqa: E402
 from numerics_corpus import CORPUS, TARGETS, measure  # noqa: E402

@@ -24,27 +24,28 @@ subtraction written as an addition of a negation, a division by an ``exp``
 of a negation, ``mul(-1, .)``, means as sums.
 
 Issue 44 grows it with spellings written elsewhere (each one's ``cite``
-names its source): pytensor #1181 (``betaln`` through ``gamma``), #1451
-(``softplus(-log(x))``), #1483, #2313 (softmax through ``logsumexp`` and
-``log_softmax``), #2322 (the logit and the odds of a sigmoid); PyMC's
+names its source): pytensor #158 and #1181 (``log(poch)``), #1181
+(``betaln`` through ``gamma``), #1451 (``softplus(-log(x))``), #1483, #2313
+(softmax through ``logsumexp`` and ``log_softmax``), #2322 (the logit and
+the odds of a sigmoid), #2327 (log-exp with mixed domain inputs); PyMC's
 distributions (``dist_math.normal_lcdf``, ``normal_lccdf``, ``std_cdf``,
 ``zvalue``, ``logpow``, ``sigma2rho``, ``betaln``, ``factln``, and the
 ``logcdf``/``logp`` spellings of HalfNormal, SkewNormal, Moyal, Laplace,
-Pareto, Kumaraswamy, Exponential); aeppl #156; Herbie's
-``bench/hamming`` expressions PyTensor can express (2sqrt, 2frac, 2log,
-exp2, quadp, quad2p, expm1 over x); and the kinds issue 44 lists (the
-normal log-CDF through ``erfc``/``erf`` with a constant factor, logs of
-products of sigmoids, the complement of ``erf``, constants and weights in
-sums of exponentials, softplus cancellation, logs of hyperbolic functions,
-sums as products with ones, casts around ``exp``, softmax through an index
-or a reshape).  New targets: ``log_ndtr``, ``erfc``, ``log_erf``,
-``log_expm1``, ``log_cosh``, ``log_sinh``, ``logpow``, ``betaln``,
-``sqrt_diff``, ``frac_diff``, ``exprel``, ``log1p_recip``,
-``quadratic_root``, ``exp2``, ``log_sigmoid_product``, ``logit_sigmoid``,
-``sigmoid_odds``, ``tanh``, ``sinh``.  ``tests/numerics_exact.py``
-evaluates each spelling's own graph exactly and the tests check it equals
-the reference.  :data:`CORPUS_ISSUE35` keeps the first 107 spellings, on
-which issue 35's targets were set.
+Pareto, Kumaraswamy, Exponential); aeppl #156; Herbie's ``bench/hamming``
+expressions PyTensor can express (2sqrt, 2frac, 2log, exp2, quadp, quad2p,
+expm1 over x); and the kinds issue 44 lists (the normal log-CDF through
+``erfc``/``erf`` with a constant factor, logs of products of sigmoids, the
+complement of ``erf``, constants and weights in sums of exponentials,
+softplus cancellation, logs of hyperbolic functions, sums as products with
+ones, casts around ``exp``, softmax through an index or a reshape). New
+targets: ``log_ndtr``, ``erfc``, ``log_erf``, ``log_expm1``, ``log_cosh``,
+``log_sinh``, ``logpow``, ``betaln``, ``sqrt_diff``, ``frac_diff``,
+``exprel``, ``log1p_recip``, ``quadratic_root``, ``exp2``,
+``log_sigmoid_product``, ``logit_sigmoid``, ``sigmoid_odds``, ``tanh``,
+``sinh``, ``log_poch``. ``tests/numerics_exact.py`` evaluates each
+spelling's own graph exactly and the tests check it equals the reference.
+:data:`CORPUS_ISSUE35` keeps the first 107 spellings, on which issue 35's
+targets were set.
 """
 
 from __future__ import annotations
@@ -635,6 +636,31 @@ _LOG_NDTR = [
       log_ndtr_ref, "float32"),
 ]
 
+def _log_diff_ndtr(lo: Any, hi: Any) -> Any:
+    """log(Phi(hi) - Phi(lo)) for lo < hi, through the upper tails on the right (no cancellation)."""
+    if lo > 0:
+        return mp.log((mp.erfc(lo / mp.sqrt(2)) - mp.erfc(hi / mp.sqrt(2))) / 2)
+    return mp.log((mp.erfc(-hi / mp.sqrt(2)) - mp.erfc(-lo / mp.sqrt(2))) / 2)
+
+
+log_diff_ndtr_ref = ew(_log_diff_ndtr)
+LO_NDTR, HI_NDTR = _f(-40.0, -1.0, 30.0, -31.0, 5.0, -0.5), _f(-38.0, 1.0, 31.0, -30.0, 6.0, 40.0)
+LO_NDTR32, HI_NDTR32 = _f(-14.0, -1.0, 6.0, 2.0, dtype="float32"), _f(-13.0, 1.0, 7.0, 9.0, dtype="float32")
+
+_LOG_DIFF_NDTR = [
+    S("log(0.5*erfc(-y/sqrt(2))-0.5*erfc(-x/sqrt(2)))", "log_diff_ndtr",
+      "PyMC TruncatedNormal / OrderedProbit: log(Phi(upper) - Phi(lower)) written by hand",
+      lambda x, y: pt.log(0.5 * pt.erfc(-y / SQ2) - 0.5 * pt.erfc(-x / SQ2)), [LO_NDTR, HI_NDTR], log_diff_ndtr_ref),
+    S("log(0.5)+log(erf(y/sqrt(2))-erf(x/sqrt(2)))", "log_diff_ndtr",
+      "PyMC dist_math.log_diff_normal_cdf's x > 0 > y branch, taken everywhere",
+      lambda x, y: pt.log(0.5) + pt.log(pt.erf(y / SQ2) - pt.erf(x / SQ2)), [LO_NDTR, HI_NDTR], log_diff_ndtr_ref),
+    S("log((erfc(-y/sqrt(2))-erfc(-x/sqrt(2)))/2)", "log_diff_ndtr", "issue 44: a quotient with a positive factor",
+      lambda x, y: pt.log((pt.erfc(-y / SQ2) - pt.erfc(-x / SQ2)) / 2), [LO_NDTR, HI_NDTR], log_diff_ndtr_ref),
+    S("log(0.5*erfc(-y/sqrt(2))-0.5*erfc(-x/sqrt(2))) f32", "log_diff_ndtr", "float32",
+      lambda x, y: pt.log(0.5 * pt.erfc(-y / SQ2) - 0.5 * pt.erfc(-x / SQ2)), [LO_NDTR32, HI_NDTR32],
+      log_diff_ndtr_ref, "float32"),
+]
+
 _ERFC = [
     S("1-erf(x)", "erfc", "issue 44: the complement of erf", lambda x: 1 - pt.erf(x), [X_ERF_C], erfc_ref),
     S("1+(-erf(x))", "erfc", "issue 44: the complement of erf through a negation", lambda x: 1 + (-pt.erf(x)),
@@ -915,6 +941,31 @@ _LOGADDEXP_MORE = [
       ew(lambda a, b: mp.log(mp.exp(a) + mp.exp(b) + 1))),
 ]
 
+X_MIXED, Y_MIXED = _f(800.0, -800.0, 3.0, 0.0, -40.0), _f(2.0, 1e-300, 5.0, 0.5, 1.0)
+X_MIXED_D, Y_MIXED_D = _f(-800.0, -40.0, 0.0, 700.0, -1e-10), _f(1e-300, 1.0, 3.0, 1e305, 1.0)
+X_POCH, Y_POCH = _f(0.5, 10.0, 200.0, 1e5), _f(3.0, 0.5, 100.0, 100.0)
+
+_MIXED_DOMAIN = [
+    S("log(exp(x)+y)", "logaddexp", "pytensor #2327: log-exp with mixed domain inputs (an exp and a positive term)",
+      lambda x, y: pt.log(pt.exp(x) + y), [X_MIXED, Y_MIXED], ew(lambda a, b: mp.log(mp.exp(a) + b))),
+    S("log(y+exp(x))", "logaddexp", "pytensor #2327: mixed domain inputs, operand order",
+      lambda x, y: pt.log(y + pt.exp(x)), [X_MIXED, Y_MIXED], ew(lambda a, b: mp.log(mp.exp(a) + b))),
+]
+
+_LOGDIFFEXP_MORE = [
+    S("log(y-exp(x))", "logdiffexp", "pytensor #2327: a difference with mixed domain inputs (y > exp(x))",
+      lambda x, y: pt.log(y - pt.exp(x)), [X_MIXED_D, Y_MIXED_D], ew(lambda a, b: mp.log(b - mp.exp(a)))),
+]
+
+_LOG_POCH = [
+    S("log(exp(gammaln(x+y)-gammaln(x)))", "log_poch", "pytensor #158: a ratio computed on the log scale, then exp'd",
+      lambda x, y: pt.log(pt.exp(pt.gammaln(x + y) - pt.gammaln(x))), [X_POCH, Y_POCH],
+      ew(lambda a, b: mp.loggamma(a + b) - mp.loggamma(a)), rtol=1e-7),
+    S("gammaln(x+y)-gammaln(x)", "log_poch", "pytensor #1181: log(poch) on the log scale (the stable spelling)",
+      lambda x, y: pt.gammaln(x + y) - pt.gammaln(x), [X_POCH, Y_POCH],
+      ew(lambda a, b: mp.loggamma(a + b) - mp.loggamma(a)), rtol=1e-7),
+]
+
 _SOFTMAX_MORE = [
     S("(exp(x)/sum(exp(x),1,keepdims))[0]", "softmax", "issue 44: softmax read through an index",
       lambda x: (pt.exp(x) / pt.sum(pt.exp(x), axis=1, keepdims=True))[0], [M_SOFTMAX], lambda x: softmax_ref(x)[0]),
@@ -973,13 +1024,14 @@ CORPUS_ISSUE35: tuple[Spelling, ...] = tuple(
 #: then issue 44's new targets.
 CORPUS: tuple[Spelling, ...] = tuple(
     _SOFTPLUS + _SOFTPLUS_MORE + _LOG1P + _LOG1P_MORE + _EXPM1 + _EXPM1_MORE + _LOG1MEXP + _LOG1MEXP_MORE
-    + _LOGSUMEXP + _LOGSUMEXP_MORE + _LOGADDEXP + _LOGADDEXP_MORE + _LOGDIFFEXP + _SOFTMAX + _SOFTMAX_MORE
+    + _LOGSUMEXP + _LOGSUMEXP_MORE + _LOGADDEXP + _LOGADDEXP_MORE + _MIXED_DOMAIN + _LOGDIFFEXP
+    + _LOGDIFFEXP_MORE + _SOFTMAX + _SOFTMAX_MORE
     + _LOG_SOFTMAX + _LOG_SOFTMAX_MORE + _SIGMOID + _SIGMOID_MORE + _ONE_MINUS_SIGMOID + _LOG_SIGMOID
     + _LOG_SIGMOID_MORE + _LOG1M_SIGMOID + _GAMMALN + _GAMMALN_MORE + _LOG_ERFC + _LOG_ERFC_MORE + _ERFCX
     + _ERFCX_MORE
-    + _LOG_NDTR + _ERFC + _LOG_ERF + _LOG_EXPM1 + _LOG_COSH + _LOG_SINH + _LOGPOW + _BETALN + _SQRT_DIFF
+    + _LOG_NDTR + _LOG_DIFF_NDTR + _ERFC + _LOG_ERF + _LOG_EXPM1 + _LOG_COSH + _LOG_SINH + _LOGPOW + _BETALN + _SQRT_DIFF
     + _FRAC_DIFF + _EXPREL + _LOG1P_RECIP + _QUAD + _EXP2 + _LOG_SIGMOID_PRODUCT + _LOGIT_SIGMOID + _SIGMOID_ODDS
-    + _TANH + _SINH
+    + _TANH + _SINH + _LOG_POCH
 )
 #: The stable targets, in corpus order.
 TARGETS: tuple[str, ...] = tuple(dict.fromkeys(s.target for s in CORPUS))

@@ -197,6 +197,10 @@ _NEW_TARGETS = [
       lambda x: pt.log(pt.tanh(x)), [X_LTANH], ew(lambda v: mp.log(mp.tanh(v)))),
     S("log(sinh(x)/cosh(x))", "log_tanh", "a quotient of hyperbolic functions, logged",
       lambda x: pt.log(pt.sinh(x) / pt.cosh(x)), [X_LTANH], ew(lambda v: mp.log(mp.tanh(v)))),
+    S("arctan(x+1)-arctan(x) f32", "atan_diff", "Herbie 2atan (float32)", lambda x: pt.arctan(x + 1) - pt.arctan(x),
+      [_arr(1.0, 1e3, 1e5, dtype="float32")], ew(lambda v: mp.atan(1 / (1 + v * (v + 1)))), "float32"),
+    S("log(tanh(x)) f32", "log_tanh", "float32", lambda x: pt.log(pt.tanh(x)),
+      [_arr(1e-30, 1e-3, 1.0, 10.0, dtype="float32")], ew(lambda v: mp.log(mp.tanh(v))), "float32"),
     S("log1mexp(log1mexp(x))", "log1mexp_twice", "pytensor #1831: log1mexp(log1mexp(x)) -> x",
       lambda x: pt.log1mexp(pt.log1mexp(x)), [X_NEGS], ew(lambda v: v)),
 ]
@@ -231,6 +235,9 @@ _MORE = [
     S("log(1+2*x)", "log1p", "a constant factor on the small term", lambda x: pt.log(1 + 2 * x), [X_SMALLP],
       ew(lambda v: mp.log1p(2 * v))),
     S("1/(1+exp(-x)) f32", "sigmoid", "float32", lambda x: 1 / (1 + pt.exp(-x)), [X_SIG32], sigmoid_ref, "float32"),
+    S("log(0.5*(1+erf(x/sqrt(2)))) f32", "log_ndtr", "float32",
+      lambda x: pt.log(0.5 * (1 + pt.erf(x / SQ2))), [_arr(-20.0, -5.0, 0.0, 3.0, 6.0, dtype="float32")],
+      ew(_log_ndtr), "float32"),
     S("log(cosh(x)*ones((2,1)))", "log_cosh", "a broadcast as a product with ones",
       lambda x: pt.log(pt.cosh(x) * pt.ones((2, 1))), [X_COSH], lambda x: np.broadcast_to(log_cosh_ref(x), (2, len(x)))),
 ]
