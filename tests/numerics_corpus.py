@@ -22,6 +22,30 @@ spelling kinds of the toolkit's issue 35: a broadcast (``Alloc``, ``ones``,
 ExpandDims under a softmax denominator, a cast inside a float64 sum, a
 subtraction written as an addition of a negation, a division by an ``exp``
 of a negation, ``mul(-1, .)``, means as sums.
+
+Issue 44 grows it with spellings written elsewhere (each one's ``cite``
+names its source): pytensor #158 and #1181 (``log(poch)``), #1181
+(``betaln`` through ``gamma``), #1451 (``softplus(-log(x))``), #1483, #2313
+(softmax through ``logsumexp`` and ``log_softmax``), #2322 (the logit and
+the odds of a sigmoid), #2327 (log-exp with mixed domain inputs); PyMC's
+distributions (``dist_math.normal_lcdf``, ``normal_lccdf``, ``std_cdf``,
+``zvalue``, ``logpow``, ``sigma2rho``, ``betaln``, ``factln``, and the
+``logcdf``/``logp`` spellings of HalfNormal, SkewNormal, Moyal, Laplace,
+Pareto, Kumaraswamy, Exponential); aeppl #156; Herbie's ``bench/hamming``
+expressions PyTensor can express (2sqrt, 2frac, 2log, exp2, quadp, quad2p,
+expm1 over x); and the kinds issue 44 lists (the normal log-CDF through
+``erfc``/``erf`` with a constant factor, logs of products of sigmoids, the
+complement of ``erf``, constants and weights in sums of exponentials,
+softplus cancellation, logs of hyperbolic functions, sums as products with
+ones, casts around ``exp``, softmax through an index or a reshape). New
+targets: ``log_ndtr``, ``erfc``, ``log_erf``, ``log_expm1``, ``log_cosh``,
+``log_sinh``, ``logpow``, ``betaln``, ``sqrt_diff``, ``frac_diff``,
+``exprel``, ``log1p_recip``, ``quadratic_root``, ``exp2``,
+``log_sigmoid_product``, ``logit_sigmoid``, ``sigmoid_odds``, ``tanh``,
+``sinh``, ``log_poch``. ``tests/numerics_exact.py`` evaluates each
+spelling's own graph exactly and the tests check it equals the reference.
+:data:`CORPUS_ISSUE35` keeps the first 107 spellings, on which issue 35's
+targets were set.
 """
 
 from __future__ import annotations
@@ -34,9 +58,9 @@ import mpmath as mp
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
-from pytensor.tensor.special import softmax
+from pytensor.tensor.special import log_softmax, softmax
 
-__all__ = ["CORPUS", "TARGETS", "Spelling", "accuracy", "compile_spelling", "measure", "tolerance"]
+__all__ = ["CORPUS", "CORPUS_ISSUE35", "TARGETS", "Spelling", "accuracy", "compile_spelling", "measure", "tolerance"]
 
 #: mpmath's working precision for the references (digits).
 DIGITS = 50
@@ -77,7 +101,8 @@ class Spelling:
         with mp.workdps(DIGITS):
             objs = [np.vectorize(lambda v: mp.mpf(float(v)), otypes=[object])(v) for v in self.values]
             out = np.asarray(self.reference(*objs), dtype=object)
-            return np.vectorize(_to_float, otypes=[np.float64])(out)
+            with np.errstate(over="ignore"):  # beyond float64's range: inf, as said
+                return np.vectorize(_to_float, otypes=[np.float64])(out)
 
 
 def _to_float(v: Any) -> float:
@@ -139,7 +164,7 @@ def ew(f: Callable[..., Any]) -> Callable[..., Any]:
     return lambda *xs: np.vectorize(f, otypes=[object])(*xs)
 
 
-def _lse(row: Sequence[Any]) -> Any:
+def _lse(row: Sequence[Any] | np.ndarray) -> Any:
     return mp.log(mp.fsum(mp.exp(v) for v in row))
 
 
@@ -152,7 +177,7 @@ def lse_ref(x: np.ndarray, axis: int | None = None, keepdims: bool = False) -> A
 
 
 def softmax_ref(x: np.ndarray, axis: int = -1) -> Any:
-    def row(r: Sequence[Any]) -> list[Any]:
+    def row(r: Sequence[Any] | np.ndarray) -> list[Any]:
         s = mp.fsum(mp.exp(v) for v in r)
         return [mp.exp(v) / s for v in r]
 
@@ -160,7 +185,7 @@ def softmax_ref(x: np.ndarray, axis: int = -1) -> Any:
 
 
 def log_softmax_ref(x: np.ndarray, axis: int = -1) -> Any:
-    def row(r: Sequence[Any]) -> list[Any]:
+    def row(r: Sequence[Any] | np.ndarray) -> list[Any]:
         s = _lse(r)
         return [v - s for v in r]
 
@@ -479,10 +504,534 @@ _ERFCX = [
     S("erfcx(x)", "erfcx", "the stable Op itself", lambda x: pt.erfcx(x), [X_ERFCX], erfcx_ref, rtol=1e-7),
 ]
 
-#: Every spelling, grouped by target.
-CORPUS: tuple[Spelling, ...] = tuple(
+# --- issue 44: spellings written elsewhere ------------------------------------------------
+#
+# Upstream issues, PyMC's distributions (pymc/distributions/dist_math.py and continuous.py),
+# Herbie's benchmarks (herbie-fp/herbie bench/hamming/*.fpcore) and the kinds issue 44 lists.
+# Every reference is a closed form in mpmath, independent of PyTensor; ``numerics_exact``
+# checks that each spelling's own graph, evaluated exactly, is its reference.
+
+
+def _log_ndtr(v: Any) -> Any:
+    """The standard normal log-CDF: log(erfc(-v/sqrt(2))/2), through log1p on the right (no cancellation)."""
+    if v > 0:
+        return mp.log1p(-mp.erfc(v / mp.sqrt(2)) / 2)
+    return mp.log(mp.erfc(-v / mp.sqrt(2)) / 2)
+
+
+def _erfcx(v: Any) -> Any:
+    return mp.exp(v * v) * mp.erfc(v)
+
+
+def _log_sigmoid(v: Any) -> Any:
+    return -mp.log1p(mp.exp(-v))
+
+
+def _quad_root(a: Any, b: Any, c: Any) -> Any:
+    """The root (-b + sqrt(b^2 - 4ac)) / (2a) for b > 0, written without its cancellation."""
+    return 2 * c / (-b - mp.sqrt(b * b - 4 * a * c))
+
+
+log_ndtr_ref = ew(_log_ndtr)
+log_ndtr_neg_ref = ew(lambda v: _log_ndtr(-v))
+erfc_ref = ew(mp.erfc)
+log_erf_ref = ew(lambda v: mp.log(mp.erf(v)))
+log_expm1_ref = ew(lambda v: mp.log(mp.expm1(v)))
+log_cosh_ref = ew(lambda v: mp.log(mp.cosh(v)))
+log_sinh_ref = ew(lambda v: mp.log(mp.sinh(v)))
+logpow_ref = ew(lambda v, m: m * mp.log(v))
+betaln_ref = ew(lambda a, b: mp.loggamma(a) + mp.loggamma(b) - mp.loggamma(a + b))
+sqrt_diff_ref = ew(lambda v: 1 / (mp.sqrt(v + 1) + mp.sqrt(v)))
+frac_diff_ref = ew(lambda v: -1 / (v * (v + 1)))
+exprel_ref = ew(lambda v: mp.expm1(v) / v)
+log1p_recip_ref = ew(lambda v: mp.log1p(1 / v))
+quad_root_ref = ew(_quad_root)
+exp2_ref = ew(lambda v: 4 * mp.sinh(v / 2) ** 2)
+log_sigmoid_pair_ref = ew(lambda a, b: _log_sigmoid(a) + _log_sigmoid(b))
+identity_ref = ew(lambda v: v)
+exp_ref = ew(mp.exp)
+tanh_ref = ew(mp.tanh)
+sinh_ref = ew(mp.sinh)
+
+
+def _rows(ref: Callable[..., Any], shift: Callable[[np.ndarray], np.ndarray]) -> Callable[..., Any]:
+    """A row-wise reference (log-sum-exp, softmax) of the input shifted elementwise (``x + log w`` for weights)."""
+    return lambda x: ref(shift(x))
+
+
+def _lse_with_zero(x: np.ndarray) -> Any:
+    """log(1 + sum(exp(row))) per row: a log-sum-exp over the row with a 0 prepended."""
+    return np.asarray([_lse([mp.mpf(0), *row]) for row in x], dtype=object)
+
+
+_W3 = (0.25, 0.25, 0.5)
+
+X_NDTR = _f(-40.0, -10.0, -1.0, 0.0, 1.0, 5.0, 10.0, 40.0)
+X_NDTR32 = _f(-20.0, -5.0, 0.0, 3.0, 6.0, dtype="float32")
+Z_NDTR = _f(-118.0, -28.0, -1.0, 2.0, 17.0, 32.0)  # (z - 2) / 3: -40 ... 10
+X_ERF_C = _f(-3.0, 0.0, 1.0, 5.0, 10.0, 26.0)
+X_ERF_C32 = _f(-2.0, 0.0, 4.0, 9.0, dtype="float32")
+X_ERFC_NEG = _f(3.0, 0.0, -5.0, -30.0, -100.0)
+X_MOYAL = _f(-50.0, -10.0, 0.0, 2.0, 30.0)
+X_LOG_ERF = _f(1e-300, 1e-15, 1e-10, 0.5, 3.0, 30.0)
+X_LOG_ERF32 = _f(1e-30, 1e-6, 1e-3, 0.5, 3.0, dtype="float32")
+X_LEXPM1 = _f(1e-20, 1e-10, 0.5, 1.0, 40.0, 800.0)
+X_LEXPM1_32 = _f(1e-10, 1e-3, 1.0, 20.0, 100.0, dtype="float32")
+X_COSH = _f(-800.0, -40.0, -1e-10, 0.0, 1e-5, 3.0, 800.0)
+X_COSH32 = _f(-100.0, -1e-4, 0.0, 2.0, 100.0, dtype="float32")
+X_SINH = _f(1e-300, 1e-20, 1e-5, 1.0, 40.0, 800.0)
+X_SINH32 = _f(1e-30, 1e-5, 1.0, 20.0, 100.0, dtype="float32")
+X_POW, M_POW = _f(1e-200, 1e-5, 0.5, 3.0, 1e200), _f(3.0, 2.0, 100.0, 1.0, 2.5)
+X_POW32, M_POW32 = _f(1e-20, 1e-5, 0.5, 3.0, 1e20, dtype="float32"), _f(3.0, 2.0, 10.0, 1.0, 2.5, dtype="float32")
+X_POW1 = _f(1e-200, 1e-5, 0.5, 3.0, 1e100)
+A_BETA, B_BETA = _f(0.5, 1.0, 10.0, 200.0, 1e5), _f(0.5, 2.0, 10.0, 150.0, 1e5)
+A_BETA32, B_BETA32 = _f(0.5, 10.0, 30.0, 100.0, dtype="float32"), _f(0.5, 2.0, 20.0, 60.0, dtype="float32")
+X_BIG = _f(1.0, 1e5, 1e10, 1e20, 1e100)
+X_BIG32 = _f(1.0, 1e3, 1e7, 1e20, dtype="float32")
+X_FRAC = _f(2.0, 1e5, 1e10, 1e20, -1e15)
+X_FRAC32 = _f(2.0, 1e3, 1e5, 1e10, dtype="float32")
+X_EXPREL = _f(1e-300, 1e-20, -1e-18, 1e-10, 0.5, -3.0, 700.0)
+X_EXPREL32 = _f(1e-10, -1e-8, 1e-4, 0.5, 50.0, dtype="float32")
+X_LOGN = _f(1.5, 1e3, 1e10, 1e20, 1e300)
+X_LOGN32 = _f(1.5, 1e3, 1e7, 1e20, dtype="float32")
+A_QUAD, B_QUAD, C_QUAD = _f(1.0, 1.0, 2.0, 1.0), _f(1e10, 3.0, 1e5, 1e150), _f(1.0, 1.0, 0.5, 1.0)
+A_QUAD32, B_QUAD32, C_QUAD32 = _f(1.0, 1.0, 1.0, dtype="float32"), _f(1e4, 3.0, 1e6, dtype="float32"), _f(
+    1.0, 1.0, 1.0, dtype="float32")
+X_EXP2 = _f(1e-10, -1e-5, 0.1, 3.0, 700.0, -700.0)
+X_EXP2_32 = _f(1e-4, -1e-3, 0.1, 3.0, 80.0, dtype="float32")
+X_SIGP, Y_SIGP = _f(-800.0, -40.0, 0.0, 40.0, 800.0, -1.0), _f(-700.0, 40.0, -1.0, 1e-10, 800.0, -800.0)
+X_SIGP32, Y_SIGP32 = _f(-100.0, -20.0, 0.0, 20.0, dtype="float32"), _f(-90.0, 20.0, -1.0, 100.0, dtype="float32")
+X_ODDS = _f(-700.0, -40.0, 0.0, 1.0, 40.0, 700.0)
+X_ODDS32 = _f(-80.0, -20.0, 0.0, 20.0, 80.0, dtype="float32")
+X_TANH = _f(1e-300, 1e-20, -1e-10, 0.5, 20.0, 800.0, -800.0)
+X_TANH32 = _f(1e-30, 1e-10, 0.5, 20.0, 100.0, dtype="float32")
+X_SINHV = _f(1e-20, -1e-10, 1e-5, 1.0, 700.0, -700.0)
+X_SINHV32 = _f(1e-30, -1e-10, 1e-3, 1.0, 80.0, dtype="float32")
+X_POS = _f(1e-20, 1e-10, 1.0, 40.0, 800.0)
+Y_EXPM1 = _f(1e-20, 3e-18, 0.0, 1.0, -1.0, 2.0)
+X_LAPLACE = _f(0.1, 1.0, 40.0, 700.0)
+X_PARETO = _f(1.5, 1e3, 1e10, 1e100)
+X_SMALLP = _f(1e-300, 1e-20, 1e-10, 0.5, 0.9)
+W_LSE = _f(0.5, 2.0, 1e-3)
+SQ2 = pt.sqrt(2.0)
+
+_LOG_NDTR = [
+    S("log(0.5*erfc(-x/sqrt(2)))", "log_ndtr", "issue 44: a hand-written censored likelihood's normal log-CDF",
+      lambda x: pt.log(0.5 * pt.erfc(-x / SQ2)), [X_NDTR], log_ndtr_ref),
+    S("log(erfc(-x/sqrt(2))/2)", "log_ndtr", "issue 44: the normal log-CDF through erfc, a quotient",
+      lambda x: pt.log(pt.erfc(-x / SQ2) / 2), [X_NDTR], log_ndtr_ref),
+    S("log(0.5+0.5*erf(x/sqrt(2)))", "log_ndtr", "PyMC dist_math.std_cdf, logged",
+      lambda x: pt.log(0.5 + 0.5 * pt.erf(x / SQ2)), [X_NDTR], log_ndtr_ref),
+    S("log1p(-0.5*erfc(x/sqrt(2)))", "log_ndtr", "PyMC dist_math.normal_lcdf's z >= -1 branch, taken everywhere",
+      lambda x: pt.log1p(-0.5 * pt.erfc(x / SQ2)), [X_NDTR], log_ndtr_ref),
+    S("log((1+erf(x/sqrt(2)))/2)", "log_ndtr", "issue 44: the normal CDF through erf with a constant factor",
+      lambda x: pt.log((1 + pt.erf(x / SQ2)) / 2), [X_NDTR], log_ndtr_ref),
+    S("log(0.5*erfc(-zvalue(x,3,2)/sqrt(2)))", "log_ndtr", "PyMC dist_math.zvalue inside a censored normal likelihood",
+      lambda x: pt.log(0.5 * pt.erfc(-((x - 2.0) / 3.0) / SQ2)), [Z_NDTR], lambda x: log_ndtr_ref((x - 2) / 3)),
+    S("log(0.5*erfc(x/sqrt(2)))", "log_ndtr", "PyMC dist_math.normal_lccdf: the upper tail, log_ndtr(-x)",
+      lambda x: pt.log(0.5 * pt.erfc(x / SQ2)), [X_NDTR], log_ndtr_neg_ref),
+    S("log(0.5*erfc(-x/sqrt(2))*ones((3,1)))", "log_ndtr", "issue 44: a broadcast as a product with ones",
+      lambda x: pt.log(0.5 * pt.erfc(-x / SQ2) * pt.ones((3, 1))), [X_NDTR], _ref_bcast(log_ndtr_ref)),
+    S("log(0.5*erfc(-x/sqrt(2))) f32", "log_ndtr", "float32", lambda x: pt.log(0.5 * pt.erfc(-x / SQ2)), [X_NDTR32],
+      log_ndtr_ref, "float32"),
+]
+
+def _log_diff_ndtr(lo: Any, hi: Any) -> Any:
+    """log(Phi(hi) - Phi(lo)) for lo < hi, through the upper tails on the right (no cancellation)."""
+    if lo > 0:
+        return mp.log((mp.erfc(lo / mp.sqrt(2)) - mp.erfc(hi / mp.sqrt(2))) / 2)
+    return mp.log((mp.erfc(-hi / mp.sqrt(2)) - mp.erfc(-lo / mp.sqrt(2))) / 2)
+
+
+log_diff_ndtr_ref = ew(_log_diff_ndtr)
+LO_NDTR, HI_NDTR = _f(-40.0, -1.0, 30.0, -31.0, 5.0, -0.5), _f(-38.0, 1.0, 31.0, -30.0, 6.0, 40.0)
+LO_NDTR32, HI_NDTR32 = _f(-14.0, -1.0, 6.0, 2.0, dtype="float32"), _f(-13.0, 1.0, 7.0, 9.0, dtype="float32")
+
+_LOG_DIFF_NDTR = [
+    S("log(0.5*erfc(-y/sqrt(2))-0.5*erfc(-x/sqrt(2)))", "log_diff_ndtr",
+      "PyMC TruncatedNormal / OrderedProbit: log(Phi(upper) - Phi(lower)) written by hand",
+      lambda x, y: pt.log(0.5 * pt.erfc(-y / SQ2) - 0.5 * pt.erfc(-x / SQ2)), [LO_NDTR, HI_NDTR], log_diff_ndtr_ref),
+    S("log(0.5)+log(erf(y/sqrt(2))-erf(x/sqrt(2)))", "log_diff_ndtr",
+      "PyMC dist_math.log_diff_normal_cdf's x > 0 > y branch, taken everywhere",
+      lambda x, y: pt.log(0.5) + pt.log(pt.erf(y / SQ2) - pt.erf(x / SQ2)), [LO_NDTR, HI_NDTR], log_diff_ndtr_ref),
+    S("log((erfc(-y/sqrt(2))-erfc(-x/sqrt(2)))/2)", "log_diff_ndtr", "issue 44: a quotient with a positive factor",
+      lambda x, y: pt.log((pt.erfc(-y / SQ2) - pt.erfc(-x / SQ2)) / 2), [LO_NDTR, HI_NDTR], log_diff_ndtr_ref),
+    S("log(0.5*erfc(-y/sqrt(2))-0.5*erfc(-x/sqrt(2))) f32", "log_diff_ndtr", "float32",
+      lambda x, y: pt.log(0.5 * pt.erfc(-y / SQ2) - 0.5 * pt.erfc(-x / SQ2)), [LO_NDTR32, HI_NDTR32],
+      log_diff_ndtr_ref, "float32"),
+]
+
+_ERFC = [
+    S("1-erf(x)", "erfc", "issue 44: the complement of erf", lambda x: 1 - pt.erf(x), [X_ERF_C], erfc_ref),
+    S("1+(-erf(x))", "erfc", "issue 44: the complement of erf through a negation", lambda x: 1 + (-pt.erf(x)),
+      [X_ERF_C], erfc_ref),
+    S("-(erf(x)-1)", "erfc", "a negation of a subtraction", lambda x: -(pt.erf(x) - 1), [X_ERF_C], erfc_ref),
+    S("exp(log1p(-erf(x)))", "erfc", "issue 44: the complement of erf through log1p",
+      lambda x: pt.exp(pt.log1p(-pt.erf(x))), [X_ERF_C], erfc_ref),
+    S("ones_like(x)-erf(x)", "erfc", "a ones Alloc", lambda x: pt.ones_like(x) - pt.erf(x), [X_ERF_C], erfc_ref),
+    S("1-erf(x) f32", "erfc", "float32", lambda x: 1 - pt.erf(x), [X_ERF_C32], erfc_ref, "float32"),
+]
+
+_LOG_ERFC_MORE = [
+    S("log1p(-erf(x))", "log_erfc", "issue 44: the complement of erf through log1p", lambda x: pt.log1p(-pt.erf(x)),
+      [X_ERFC], log_erfc_ref, rtol=1e-7),
+    S("log(1+erf(x))", "log_erfc", "PyMC SkewNormal.logp: log(1 + erf(z)), log_erfc(-z)",
+      lambda x: pt.log(1 + pt.erf(x)), [X_ERFC_NEG], lambda x: log_erfc_ref(-x), rtol=1e-7),
+    S("log(erfc(exp(-x/2)/sqrt(2)))", "log_erfc", "PyMC Moyal.logcdf (pymc #8437)",
+      lambda x: pt.log(pt.erfc(pt.exp(-x / 2) / SQ2)), [X_MOYAL],
+      ew(lambda v: mp.log(mp.erfc(mp.exp(-v / 2) / mp.sqrt(2)))), rtol=1e-7),
+    S("log(1-erf(x)) f32", "log_erfc", "float32", lambda x: pt.log(1 - pt.erf(x)), [X_ERF_C32], log_erfc_ref,
+      "float32"),
+]
+
+_LOG_ERF = [
+    S("log1p(-erfc(x))", "log_erf", "PyMC HalfNormal.logcdf: log1p(-erfc(z))", lambda x: pt.log1p(-pt.erfc(x)),
+      [X_LOG_ERF], log_erf_ref),
+    S("log(1-erfc(x))", "log_erf", "the complement of erfc", lambda x: pt.log(1 - pt.erfc(x)), [X_LOG_ERF],
+      log_erf_ref),
+    S("log1p(-erfc(x/sqrt(2)))", "log_erf", "PyMC HalfNormal.logcdf with its z / sqrt(2)",
+      lambda x: pt.log1p(-pt.erfc(x / SQ2)), [X_LOG_ERF], lambda x: log_erf_ref(x / mp.sqrt(2))),
+    S("log(erf(x))", "log_erf", "the stable spelling itself", lambda x: pt.log(pt.erf(x)), [X_LOG_ERF], log_erf_ref),
+    S("log1p(-erfc(x)) f32", "log_erf", "float32", lambda x: pt.log1p(-pt.erfc(x)), [X_LOG_ERF32], log_erf_ref,
+      "float32"),
+]
+
+_LOG_EXPM1 = [
+    S("log(exp(x)-1)", "log_expm1", "PyMC dist_math.sigma2rho: the inverse softplus",
+      lambda x: pt.log(pt.exp(x) - 1), [X_LEXPM1], log_expm1_ref),
+    S("log(exp(abs(x))-1.0)", "log_expm1", "PyMC dist_math.sigma2rho, as written",
+      lambda x: pt.log(pt.exp(pt.abs(x)) - 1.0), [X_LEXPM1], log_expm1_ref),
+    S("log(expm1(x))", "log_expm1", "expm1 spelled, overflow at large x", lambda x: pt.log(pt.expm1(x)), [X_LEXPM1],
+      log_expm1_ref),
+    S("x+log1p(-exp(-x))", "log_expm1", "the exponent taken out by hand", lambda x: x + pt.log1p(-pt.exp(-x)),
+      [X_LEXPM1], log_expm1_ref),
+    S("log(exp(x)-1) f32", "log_expm1", "float32", lambda x: pt.log(pt.exp(x) - 1), [X_LEXPM1_32], log_expm1_ref,
+      "float32"),
+]
+
+_LOG_COSH = [
+    S("log(cosh(x))", "log_cosh", "issue 44: the log of a hyperbolic function at large arguments",
+      lambda x: pt.log(pt.cosh(x)), [X_COSH], log_cosh_ref),
+    S("log((exp(x)+exp(-x))/2)", "log_cosh", "cosh spelled out", lambda x: pt.log((pt.exp(x) + pt.exp(-x)) / 2),
+      [X_COSH], log_cosh_ref),
+    S("log(0.5*exp(x)+0.5*exp(-x))", "log_cosh", "issue 44: constant weights inside a sum of exps",
+      lambda x: pt.log(0.5 * pt.exp(x) + 0.5 * pt.exp(-x)), [X_COSH], log_cosh_ref),
+    S("logaddexp(x,-x)-log(2)", "log_cosh", "the overflow-safe spelling, cancelling at tiny x",
+      lambda x: pt.logaddexp(x, -x) - pt.log(2.0), [X_COSH], log_cosh_ref),
+    S("log(cosh(x)) f32", "log_cosh", "float32", lambda x: pt.log(pt.cosh(x)), [X_COSH32], log_cosh_ref, "float32"),
+]
+
+_LOG_SINH = [
+    S("log(sinh(x))", "log_sinh", "issue 44: the log of a hyperbolic function at large arguments",
+      lambda x: pt.log(pt.sinh(x)), [X_SINH], log_sinh_ref),
+    S("log((exp(x)-exp(-x))/2)", "log_sinh", "sinh spelled out", lambda x: pt.log((pt.exp(x) - pt.exp(-x)) / 2),
+      [X_SINH], log_sinh_ref),
+    S("x+log1p(-exp(-2*x))-log(2)", "log_sinh", "the exponent taken out by hand",
+      lambda x: x + pt.log1p(-pt.exp(-2 * x)) - pt.log(2.0), [X_SINH], log_sinh_ref),
+    S("log(sinh(x)) f32", "log_sinh", "float32", lambda x: pt.log(pt.sinh(x)), [X_SINH32], log_sinh_ref, "float32"),
+]
+
+_LOGPOW = [
+    S("log(x**m)", "logpow", "PyMC dist_math.logpow: log(x**m) for m*log(x)", lambda x, m: pt.log(x**m),
+      [X_POW, M_POW], logpow_ref),
+    S("log(x**3)", "logpow", "a constant power", lambda x: pt.log(x**3), [X_POW1], lambda x: logpow_ref(x, 3)),
+    S("log(sqr(x))", "logpow", "a square", lambda x: pt.log(pt.sqr(x)), [X_POW1], lambda x: logpow_ref(x, 2)),
+    S("log(x**m) f32", "logpow", "float32", lambda x, m: pt.log(x**m), [X_POW32, M_POW32], logpow_ref, "float32"),
+]
+
+_BETALN = [
+    S("log(gamma(a)*gamma(b)/gamma(a+b))", "betaln", "pytensor #1181: the naive betaln",
+      lambda a, b: pt.log(pt.gamma(a) * pt.gamma(b) / pt.gamma(a + b)), [A_BETA, B_BETA], betaln_ref, rtol=1e-7),
+    S("gammaln(a)+gammaln(b)-gammaln(a+b)", "betaln", "PyMC dist_math.betaln (the stable spelling)",
+      lambda a, b: pt.gammaln(a) + pt.gammaln(b) - pt.gammaln(a + b), [A_BETA, B_BETA], betaln_ref, rtol=1e-7),
+    S("log(gamma(a))+log(gamma(b))-log(gamma(a+b))", "betaln", "pytensor #1181: log(gamma) three times",
+      lambda a, b: pt.log(pt.gamma(a)) + pt.log(pt.gamma(b)) - pt.log(pt.gamma(a + b)), [A_BETA, B_BETA], betaln_ref,
+      rtol=1e-7),
+    S("log(gamma(a)*gamma(b)/gamma(a+b)) f32", "betaln", "float32",
+      lambda a, b: pt.log(pt.gamma(a) * pt.gamma(b) / pt.gamma(a + b)), [A_BETA32, B_BETA32], betaln_ref, "float32"),
+]
+
+_SQRT_DIFF = [
+    S("sqrt(x+1)-sqrt(x)", "sqrt_diff", "Herbie bench/hamming/rearrangement.fpcore: 2sqrt (example 3.1)",
+      lambda x: pt.sqrt(x + 1) - pt.sqrt(x), [X_BIG], sqrt_diff_ref),
+    S("sqrt(1+x)-sqrt(x)", "sqrt_diff", "Herbie 2sqrt, operand order", lambda x: pt.sqrt(1 + x) - pt.sqrt(x), [X_BIG],
+      sqrt_diff_ref),
+    S("-(sqrt(x)-sqrt(x+1))", "sqrt_diff", "a negation of a subtraction", lambda x: -(pt.sqrt(x) - pt.sqrt(x + 1)),
+      [X_BIG], sqrt_diff_ref),
+    S("sqrt(x+1)-sqrt(x) f32", "sqrt_diff", "float32", lambda x: pt.sqrt(x + 1) - pt.sqrt(x), [X_BIG32],
+      sqrt_diff_ref, "float32"),
+]
+
+_FRAC_DIFF = [
+    S("1/(x+1)-1/x", "frac_diff", "Herbie bench/hamming/rearrangement.fpcore: 2frac (problem 3.3.1)",
+      lambda x: 1 / (x + 1) - 1 / x, [X_FRAC], frac_diff_ref),
+    S("reciprocal(x+1)-reciprocal(x)", "frac_diff", "Herbie 2frac through reciprocals",
+      lambda x: pt.reciprocal(x + 1) - pt.reciprocal(x), [X_FRAC], frac_diff_ref),
+    S("1/(x+1)-1/x f32", "frac_diff", "float32", lambda x: 1 / (x + 1) - 1 / x, [X_FRAC32], frac_diff_ref, "float32"),
+]
+
+_EXPREL = [
+    S("(exp(x)-1)/x", "exprel", "issue 44 / Herbie series.fpcore expm1 (example 3.7) over x",
+      lambda x: (pt.exp(x) - 1) / x, [X_EXPREL], exprel_ref),
+    S("(exp(x)-1)*(1/x)", "exprel", "a product with a reciprocal", lambda x: (pt.exp(x) - 1) * (1 / x), [X_EXPREL],
+      exprel_ref),
+    S("expm1(x)/x", "exprel", "the stable spelling (expm1 spelled)", lambda x: pt.expm1(x) / x, [X_EXPREL],
+      exprel_ref),
+    S("(exp(x)-1)/x f32", "exprel", "float32", lambda x: (pt.exp(x) - 1) / x, [X_EXPREL32], exprel_ref, "float32"),
+]
+
+_LOG1P_RECIP = [
+    S("log(x+1)-log(x)", "log1p_recip", "Herbie bench/hamming/rearrangement.fpcore: 2log (problem 3.3.6)",
+      lambda x: pt.log(x + 1) - pt.log(x), [X_LOGN], log1p_recip_ref),
+    S("log((x+1)/x)", "log1p_recip", "Herbie 2log as a quotient", lambda x: pt.log((x + 1) / x), [X_LOGN],
+      log1p_recip_ref),
+    S("log(1+1/x)", "log1p_recip", "Herbie 2log's log1p form, unspelled", lambda x: pt.log(1 + 1 / x), [X_LOGN],
+      log1p_recip_ref),
+    S("softplus(-log(x))", "log1p_recip", "pytensor #1451 / #1452: softplus of a negated log",
+      lambda x: pt.softplus(-pt.log(x)), [X_LOGN], log1p_recip_ref),
+    S("log(x+1)-log(x) f32", "log1p_recip", "float32", lambda x: pt.log(x + 1) - pt.log(x), [X_LOGN32],
+      log1p_recip_ref, "float32"),
+]
+
+_QUAD = [
+    S("(-b+sqrt(b*b-4*a*c))/(2*a)", "quadratic_root", "Herbie bench/hamming/quadratic.fpcore: quadp (p42, positive)",
+      lambda a, b, c: (-b + pt.sqrt(b * b - 4 * a * c)) / (2 * a), [A_QUAD, B_QUAD, C_QUAD], quad_root_ref),
+    S("(-b+sqrt(b**2-4*a*c))/(2*a)", "quadratic_root", "Herbie quadp with a power",
+      lambda a, b, c: (-b + pt.sqrt(b**2 - 4 * a * c)) / (2 * a), [A_QUAD, B_QUAD, C_QUAD], quad_root_ref),
+    S("(-b2+sqrt(b2*b2-a*c))/a", "quadratic_root", "Herbie quad2p (problem 3.2.1, positive): the half-b form",
+      lambda a, b, c: (-b + pt.sqrt(b * b - a * c)) / a, [A_QUAD, B_QUAD, C_QUAD],
+      ew(lambda a, b, c: _quad_root(a, 2 * b, c))),
+    S("(-b+sqrt(b*b-4*a*c))/(2*a) f32", "quadratic_root", "float32",
+      lambda a, b, c: (-b + pt.sqrt(b * b - 4 * a * c)) / (2 * a), [A_QUAD32, B_QUAD32, C_QUAD32], quad_root_ref,
+      "float32"),
+]
+
+_EXP2 = [
+    S("exp(x)-2+exp(-x)", "exp2", "Herbie bench/hamming/rearrangement.fpcore: exp2 (problem 3.3.7)",
+      lambda x: pt.exp(x) - 2 + pt.exp(-x), [X_EXP2], exp2_ref),
+    S("2*cosh(x)-2", "exp2", "Herbie exp2 through cosh", lambda x: 2 * pt.cosh(x) - 2, [X_EXP2], exp2_ref),
+    S("2*(cosh(x)-1)", "exp2", "cosh(x) - 1 with a constant factor", lambda x: 2 * (pt.cosh(x) - 1), [X_EXP2],
+      exp2_ref),
+    S("exp(x)-2+exp(-x) f32", "exp2", "float32", lambda x: pt.exp(x) - 2 + pt.exp(-x), [X_EXP2_32], exp2_ref,
+      "float32"),
+]
+
+_LOG_SIGMOID_PRODUCT = [
+    S("log(sigmoid(x)*sigmoid(y))", "log_sigmoid_product", "issue 44: the log of a product of sigmoids",
+      lambda x, y: pt.log(pt.sigmoid(x) * pt.sigmoid(y)), [X_SIGP, Y_SIGP], log_sigmoid_pair_ref),
+    S("log(1/((1+exp(-x))*(1+exp(-y))))", "log_sigmoid_product", "sigmoids spelled out, one quotient",
+      lambda x, y: pt.log(1 / ((1 + pt.exp(-x)) * (1 + pt.exp(-y)))), [X_SIGP, Y_SIGP], log_sigmoid_pair_ref),
+    S("log(sigmoid(x))+log(sigmoid(y))", "log_sigmoid_product", "the product split by hand (each log stabilized)",
+      lambda x, y: pt.log(pt.sigmoid(x)) + pt.log(pt.sigmoid(y)), [X_SIGP, Y_SIGP], log_sigmoid_pair_ref),
+    S("log(sigmoid(x)*sigmoid(y)*sigmoid(x))", "log_sigmoid_product", "issue 44: a product of three factors",
+      lambda x, y: pt.log(pt.sigmoid(x) * pt.sigmoid(y) * pt.sigmoid(x)), [X_SIGP, Y_SIGP],
+      ew(lambda a, b: 2 * _log_sigmoid(a) + _log_sigmoid(b))),
+    S("log(sigmoid(x)*sigmoid(y)) f32", "log_sigmoid_product", "float32",
+      lambda x, y: pt.log(pt.sigmoid(x) * pt.sigmoid(y)), [X_SIGP32, Y_SIGP32], log_sigmoid_pair_ref, "float32"),
+]
+
+_LOGIT_SIGMOID = [
+    S("log(sigmoid(x)/(1-sigmoid(x)))", "logit_sigmoid", "pytensor #2322: the logit of a sigmoid",
+      lambda x: pt.log(pt.sigmoid(x) / (1 - pt.sigmoid(x))), [X_ODDS], identity_ref),
+    S("log(sigmoid(x))-log(1-sigmoid(x))", "logit_sigmoid", "the quotient split by hand",
+      lambda x: pt.log(pt.sigmoid(x)) - pt.log(1 - pt.sigmoid(x)), [X_ODDS], identity_ref),
+    S("-log(1/sigmoid(x)-1)", "logit_sigmoid", "the odds through a reciprocal", lambda x: -pt.log(1 / pt.sigmoid(x) - 1),
+      [X_ODDS], identity_ref),
+    S("log(sigmoid(x)/(1-sigmoid(x))) f32", "logit_sigmoid", "float32",
+      lambda x: pt.log(pt.sigmoid(x) / (1 - pt.sigmoid(x))), [X_ODDS32], identity_ref, "float32"),
+]
+
+_SIGMOID_ODDS = [
+    S("sigmoid(x)/(1-sigmoid(x))", "sigmoid_odds", "pytensor #2322: sigmoid(x) / (1 - sigmoid(x)) -> exp(x)",
+      lambda x: pt.sigmoid(x) / (1 - pt.sigmoid(x)), [X_ODDS], exp_ref),
+    S("sigmoid(x)/sigmoid(-x)", "sigmoid_odds", "the complement as a reflected sigmoid",
+      lambda x: pt.sigmoid(x) / pt.sigmoid(-x), [X_ODDS], exp_ref),
+    S("1/(1/sigmoid(x)-1)", "sigmoid_odds", "through a reciprocal", lambda x: 1 / (1 / pt.sigmoid(x) - 1), [X_ODDS],
+      exp_ref),
+    S("sigmoid(x)/(1-sigmoid(x)) f32", "sigmoid_odds", "float32", lambda x: pt.sigmoid(x) / (1 - pt.sigmoid(x)),
+      [X_ODDS32], exp_ref, "float32"),
+]
+
+_TANH = [
+    S("(exp(x)-exp(-x))/(exp(x)+exp(-x))", "tanh", "tanh spelled out",
+      lambda x: (pt.exp(x) - pt.exp(-x)) / (pt.exp(x) + pt.exp(-x)), [X_TANH], tanh_ref),
+    S("(exp(2*x)-1)/(exp(2*x)+1)", "tanh", "tanh through exp(2x)", lambda x: (pt.exp(2 * x) - 1) / (pt.exp(2 * x) + 1),
+      [X_TANH], tanh_ref),
+    S("sinh(x)/cosh(x)", "tanh", "a quotient of hyperbolic functions", lambda x: pt.sinh(x) / pt.cosh(x), [X_TANH],
+      tanh_ref),
+    S("(exp(x)-exp(-x))/(exp(x)+exp(-x)) f32", "tanh", "float32",
+      lambda x: (pt.exp(x) - pt.exp(-x)) / (pt.exp(x) + pt.exp(-x)), [X_TANH32], tanh_ref, "float32"),
+]
+
+_SINH = [
+    S("(exp(x)-exp(-x))/2", "sinh", "sinh spelled out", lambda x: (pt.exp(x) - pt.exp(-x)) / 2, [X_SINHV], sinh_ref),
+    S("0.5*exp(x)-0.5*exp(-x)", "sinh", "constant weights on a difference of exps",
+      lambda x: 0.5 * pt.exp(x) - 0.5 * pt.exp(-x), [X_SINHV], sinh_ref),
+    S("0.5*(exp(x)-1/exp(x))", "sinh", "a division by an exp", lambda x: 0.5 * (pt.exp(x) - 1 / pt.exp(x)), [X_SINHV],
+      sinh_ref),
+    S("(exp(x)-exp(-x))/2 f32", "sinh", "float32", lambda x: (pt.exp(x) - pt.exp(-x)) / 2, [X_SINHV32], sinh_ref,
+      "float32"),
+]
+
+# the kinds of issue 44 on the first targets
+
+_SOFTPLUS_MORE = [
+    S("softplus(x)-x", "softplus", "issue 44: a softplus and a term that nearly cancels it (softplus(-x))",
+      lambda x: pt.softplus(x) - x, [X_SOFTPLUS], ew(lambda v: mp.log1p(mp.exp(-v)))),
+    S("log(1+exp(x))-x", "softplus", "issue 44: the cancellation spelled out (softplus(-x))",
+      lambda x: pt.log(1 + pt.exp(x)) - x, [X_SOFTPLUS], ew(lambda v: mp.log1p(mp.exp(-v)))),
+    S("log1p(exp(x))-x f32", "softplus", "issue 44: the cancellation in float32 (softplus(-x))",
+      lambda x: pt.log1p(pt.exp(x)) - x, [X_SOFTPLUS32], ew(lambda v: mp.log1p(mp.exp(-v))), "float32"),
+    S("log(exp(x)+exp(zeros_like(x)))", "softplus", "issue 44: a constant term that is an exp in disguise",
+      lambda x: pt.log(pt.exp(x) + pt.exp(pt.zeros_like(x))), [X_SOFTPLUS], softplus_ref),
+    S("log(1+cast32(exp(x)))", "softplus", "issue 44: a float32 cast around the exp",
+      lambda x: pt.log(1 + pt.cast(pt.exp(x), "float32")), [X_SOFTPLUS], softplus_ref, "float32"),
+]
+
+_EXPM1_MORE = [
+    S("exp(x)-1+y", "expm1", "issue 44: exp(x) - 1 with a further term (expm1(x) + y)",
+      lambda x, y: pt.exp(x) - 1 + y, [X_EXPM1, Y_EXPM1], ew(lambda a, b: mp.expm1(a) + b)),
+    S("exp(x+y)-1", "expm1", "issue 44: the expm1 of a sum", lambda x, y: pt.exp(x + y) - 1, [X_EXPM1, Y_EXPM1],
+      ew(lambda a, b: mp.expm1(a + b))),
+    S("exp(x)*exp(y)-1", "expm1", "a product of exponentials", lambda x, y: pt.exp(x) * pt.exp(y) - 1,
+      [X_EXPM1, Y_EXPM1], ew(lambda a, b: mp.expm1(a + b))),
+    S("2*(exp(x)-1)", "expm1", "a constant factor", lambda x: 2 * (pt.exp(x) - 1), [X_EXPM1],
+      ew(lambda v: 2 * mp.expm1(v))),
+    S("exp(x)-1 f32", "expm1", "float32", lambda x: pt.exp(x) - 1, [X_TINY32], expm1_ref, "float32"),
+]
+
+_LOG1P_MORE = [
+    S("log(1-0.5*exp(-x))", "log1p", "PyMC Laplace.logcdf's y <= 1 branch, taken everywhere",
+      lambda x: pt.log(1 - 0.5 * pt.exp(-x)), [X_LAPLACE], ew(lambda v: mp.log1p(-mp.exp(-v) / 2))),
+    S("log(1-(1/x)**2)", "log1p", "PyMC Pareto.logcdf's arg > 1e-5 branch, taken everywhere (m=1, alpha=2)",
+      lambda x: pt.log(1 - (1 / x) ** 2), [X_PARETO], ew(lambda v: mp.log1p(-(1 / v) ** 2))),
+    S("log(1-x**3)", "log1p", "PyMC Kumaraswamy.logp's log(1 - value**a)", lambda x: pt.log(1 - x**3), [X_SMALLP],
+      ew(lambda v: mp.log1p(-(v**3)))),
+]
+
+_LOG1MEXP_MORE = [
+    S("log(1-exp(-x))", "log1mexp", "aeppl #156: log(1 - exp(logcdf)) of an exponential tail",
+      lambda x: pt.log(1 - pt.exp(-x)), [X_POS], ew(lambda v: _log1mexp(-v))),
+    S("log(-expm1(x)) f32", "log1mexp", "pytensor #1483 (float32)", lambda x: pt.log(-pt.expm1(x)), [X_NEG32],
+      log1mexp_ref, "float32"),
+]
+
+_LOGSUMEXP_MORE = [
+    S("log(sum(w*exp(x),1)) w const", "logsumexp", "issue 44: constant weights inside a sum of exps",
+      lambda x: pt.log(pt.sum(np.array(_W3) * pt.exp(x), axis=1)), [M_LSE],
+      _rows(lambda x: lse_ref(x, 1), lambda x: x + np.vectorize(mp.log, otypes=[object])(np.array(_W3)))),
+    S("log(sum(exp(x)*w,1)) w vector", "logsumexp", "issue 44: vector weights inside a sum of exps",
+      lambda x, w: pt.log(pt.sum(pt.exp(x) * w, axis=1)), [M_LSE, W_LSE],
+      lambda x, w: lse_ref(x + np.vectorize(mp.log, otypes=[object])(w), 1)),
+    S("log(1+sum(exp(x),1))", "logsumexp", "issue 44: a constant term that is an exp in disguise",
+      lambda x: pt.log(1 + pt.sum(pt.exp(x), axis=1)), [M_LSE], _lse_with_zero),
+    S("log(dot(exp(x),ones(3)))", "logsumexp", "issue 44: a sum written as a product with a vector of ones",
+      lambda x: pt.log(pt.dot(pt.exp(x), pt.ones(3))), [M_LSE], lambda x: lse_ref(x, 1)),
+    S("log(cast32(sum(exp(x),1)))", "logsumexp", "issue 44: a float32 cast around a float64 sum of exps",
+      lambda x: pt.log(pt.cast(pt.sum(pt.exp(x), axis=1), "float32")), [M_LSE32.astype("float64")],
+      lambda x: lse_ref(x, 1), "float32"),
+]
+
+_LOGADDEXP_MORE = [
+    S("log(2*exp(x)+exp(y))", "logaddexp", "issue 44: a constant weight on one exp (logaddexp(x + log 2, y))",
+      lambda x, y: pt.log(2 * pt.exp(x) + pt.exp(y)), [X_PAIR, Y_PAIR],
+      ew(lambda a, b: mp.log(2 * mp.exp(a) + mp.exp(b)))),
+    S("log(exp(x)+exp(y)+1)", "logaddexp", "issue 44: a third term, an exp in disguise",
+      lambda x, y: pt.log(pt.exp(x) + pt.exp(y) + 1), [X_PAIR, Y_PAIR],
+      ew(lambda a, b: mp.log(mp.exp(a) + mp.exp(b) + 1))),
+]
+
+X_MIXED, Y_MIXED = _f(800.0, -800.0, 3.0, 0.0, -40.0), _f(2.0, 1e-300, 5.0, 0.5, 1.0)
+X_MIXED_D, Y_MIXED_D = _f(-800.0, -40.0, 0.0, 700.0, -1e-10), _f(1e-300, 1.0, 3.0, 1e305, 1.0)
+X_POCH, Y_POCH = _f(0.5, 10.0, 200.0, 1e5), _f(3.0, 0.5, 100.0, 100.0)
+
+_MIXED_DOMAIN = [
+    S("log(exp(x)+y)", "logaddexp", "pytensor #2327: log-exp with mixed domain inputs (an exp and a positive term)",
+      lambda x, y: pt.log(pt.exp(x) + y), [X_MIXED, Y_MIXED], ew(lambda a, b: mp.log(mp.exp(a) + b))),
+    S("log(y+exp(x))", "logaddexp", "pytensor #2327: mixed domain inputs, operand order",
+      lambda x, y: pt.log(y + pt.exp(x)), [X_MIXED, Y_MIXED], ew(lambda a, b: mp.log(mp.exp(a) + b))),
+]
+
+_LOGDIFFEXP_MORE = [
+    S("log(y-exp(x))", "logdiffexp", "pytensor #2327: a difference with mixed domain inputs (y > exp(x))",
+      lambda x, y: pt.log(y - pt.exp(x)), [X_MIXED_D, Y_MIXED_D], ew(lambda a, b: mp.log(b - mp.exp(a)))),
+]
+
+_LOG_POCH = [
+    S("log(exp(gammaln(x+y)-gammaln(x)))", "log_poch", "pytensor #158: a ratio computed on the log scale, then exp'd",
+      lambda x, y: pt.log(pt.exp(pt.gammaln(x + y) - pt.gammaln(x))), [X_POCH, Y_POCH],
+      ew(lambda a, b: mp.loggamma(a + b) - mp.loggamma(a)), rtol=1e-7),
+    S("gammaln(x+y)-gammaln(x)", "log_poch", "pytensor #1181: log(poch) on the log scale (the stable spelling)",
+      lambda x, y: pt.gammaln(x + y) - pt.gammaln(x), [X_POCH, Y_POCH],
+      ew(lambda a, b: mp.loggamma(a + b) - mp.loggamma(a)), rtol=1e-7),
+]
+
+_SOFTMAX_MORE = [
+    S("(exp(x)/sum(exp(x),1,keepdims))[0]", "softmax", "issue 44: softmax read through an index",
+      lambda x: (pt.exp(x) / pt.sum(pt.exp(x), axis=1, keepdims=True))[0], [M_SOFTMAX], lambda x: softmax_ref(x)[0]),
+    S("(exp(x)/sum(exp(x),1,keepdims)).flatten()", "softmax", "issue 44: softmax read through a reshape",
+      lambda x: (pt.exp(x) / pt.sum(pt.exp(x), axis=1, keepdims=True)).flatten(), [M_SOFTMAX],
+      lambda x: softmax_ref(x).ravel()),
+    S("exp(x)/dot(exp(x),ones((3,1)))", "softmax", "issue 44: the sum as a product with a column of ones",
+      lambda x: pt.exp(x) / pt.dot(pt.exp(x), pt.ones((3, 1))), [M_SOFTMAX], softmax_ref),
+    S("exp(x-logsumexp(x,1,keepdims))", "softmax", "pytensor #2313: softmax through logsumexp",
+      lambda x: pt.exp(x - pt.logsumexp(x, axis=1, keepdims=True)), [M_SOFTMAX], softmax_ref),
+    S("exp(log_softmax(x))", "softmax", "pytensor #2313: exp(log_softmax) -> softmax",
+      lambda x: pt.exp(log_softmax(x, axis=-1)), [M_SOFTMAX], softmax_ref),
+]
+
+_LOG_SOFTMAX_MORE = [
+    S("log((exp(x)/sum(exp(x),1,keepdims))[0])", "log_softmax", "issue 44 / pytensor #352: softmax spelled, indexed",
+      lambda x: pt.log((pt.exp(x) / pt.sum(pt.exp(x), axis=1, keepdims=True))[0]), [M_SOFTMAX],
+      lambda x: log_softmax_ref(x)[0]),
+    S("x-log(dot(exp(x),ones(3)))[:,None]", "log_softmax", "issue 44: the sum as a product with a vector of ones",
+      lambda x: x - pt.log(pt.dot(pt.exp(x), pt.ones(3)))[:, None], [M_SOFTMAX], log_softmax_ref),
+    S("log(softmax(x).reshape((6,)))", "log_softmax", "issue 44: softmax read through a reshape",
+      lambda x: pt.log(softmax(x, axis=-1).reshape((6,))), [M_SOFTMAX], lambda x: log_softmax_ref(x).ravel()),
+]
+
+_SIGMOID_MORE = [
+    S("exp(x)*sigmoid(-x)", "sigmoid", "a product of an exp and the reflected sigmoid",
+      lambda x: pt.exp(x) * pt.sigmoid(-x), [X_SIG], sigmoid_ref),
+    S("(1+tanh(x/2))/2", "sigmoid", "sigmoid through tanh", lambda x: (1 + pt.tanh(x / 2)) / 2, [X_SIG], sigmoid_ref),
+]
+
+_LOG_SIGMOID_MORE = [
+    S("log(exp(x))-log(1+exp(x))", "log_sigmoid", "the quotient split by hand: x - softplus(x), cancelling",
+      lambda x: pt.log(pt.exp(x)) - pt.log(1 + pt.exp(x)), [X_SIG], log_sigmoid_ref),
+    S("log(0.5+0.5*tanh(x/2))", "log_sigmoid", "sigmoid through tanh, logged",
+      lambda x: pt.log(0.5 + 0.5 * pt.tanh(x / 2)), [X_SIG], log_sigmoid_ref),
+]
+
+_GAMMALN_MORE = [
+    S("log(gamma(x+1))", "gammaln", "PyMC dist_math.factln, written through gamma",
+      lambda x: pt.log(pt.gamma(x + 1)), [X_GAMMA], ew(lambda v: mp.loggamma(v + 1))),
+    S("log(x*gamma(x))", "gammaln", "issue 44: a product to regroup (gamma(x + 1))", lambda x: pt.log(x * pt.gamma(x)),
+      [X_GAMMA], ew(lambda v: mp.loggamma(v + 1))),
+]
+
+_ERFCX_MORE = [
+    S("0.5*exp(x**2)*erfc(x)", "erfcx", "issue 44: a product of three factors (a constant one)",
+      lambda x: 0.5 * pt.exp(x**2) * pt.erfc(x), [X_ERFCX], ew(lambda v: _erfcx(v) / 2), rtol=1e-7),
+]
+
+#: The spellings issue 35's targets were set on (the first corpus: 107 spellings of 16 targets).
+CORPUS_ISSUE35: tuple[Spelling, ...] = tuple(
     _SOFTPLUS + _LOG1P + _EXPM1 + _LOG1MEXP + _LOGSUMEXP + _LOGADDEXP + _LOGDIFFEXP + _SOFTMAX + _LOG_SOFTMAX
     + _SIGMOID + _ONE_MINUS_SIGMOID + _LOG_SIGMOID + _LOG1M_SIGMOID + _GAMMALN + _LOG_ERFC + _ERFCX
+)
+#: Every spelling, grouped by target: issue 35's first, each followed by issue 44's further spellings of it;
+#: then issue 44's new targets.
+CORPUS: tuple[Spelling, ...] = tuple(
+    _SOFTPLUS + _SOFTPLUS_MORE + _LOG1P + _LOG1P_MORE + _EXPM1 + _EXPM1_MORE + _LOG1MEXP + _LOG1MEXP_MORE
+    + _LOGSUMEXP + _LOGSUMEXP_MORE + _LOGADDEXP + _LOGADDEXP_MORE + _MIXED_DOMAIN + _LOGDIFFEXP
+    + _LOGDIFFEXP_MORE + _SOFTMAX + _SOFTMAX_MORE
+    + _LOG_SOFTMAX + _LOG_SOFTMAX_MORE + _SIGMOID + _SIGMOID_MORE + _ONE_MINUS_SIGMOID + _LOG_SIGMOID
+    + _LOG_SIGMOID_MORE + _LOG1M_SIGMOID + _GAMMALN + _GAMMALN_MORE + _LOG_ERFC + _LOG_ERFC_MORE + _ERFCX
+    + _ERFCX_MORE
+    + _LOG_NDTR + _LOG_DIFF_NDTR + _ERFC + _LOG_ERF + _LOG_EXPM1 + _LOG_COSH + _LOG_SINH + _LOGPOW + _BETALN + _SQRT_DIFF
+    + _FRAC_DIFF + _EXPREL + _LOG1P_RECIP + _QUAD + _EXP2 + _LOG_SIGMOID_PRODUCT + _LOGIT_SIGMOID + _SIGMOID_ODDS
+    + _TANH + _SINH + _LOG_POCH
 )
 #: The stable targets, in corpus order.
 TARGETS: tuple[str, ...] = tuple(dict.fromkeys(s.target for s in CORPUS))
