@@ -209,8 +209,10 @@ def _pow(a: Interval, b: Interval) -> Interval:
         e = b.lo
         if e == 2:
             return _sqr(a)
+        if a.positive() and e == 0:
+            return _closed(1, 1)
         if a.positive():  # a negative power of an end at 0 is +inf (the end is open: a is positive)
-            return _monotone(lambda v: INF if v == 0 and e < 0 else v**e, a, increasing=e >= 0) if e != 0 else _closed(1, 1)
+            return _monotone(lambda v: INF if v == 0 and e < 0 else v**e, a, increasing=e >= 0)
     if a.positive():
         return _POSITIVE
     return EVERYTHING
