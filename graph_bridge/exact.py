@@ -66,7 +66,7 @@ def _real(f: Callable[..., Any]) -> Callable[..., Any]:
             return mp.nan
         try:
             r = f(*args)
-        except (ZeroDivisionError, ValueError):
+        except (ZeroDivisionError, ValueError, OverflowError):  # mpmath's own bounds: the value is unknown
             return mp.nan
         if isinstance(r, mp.mpc):
             return r.real if r.imag == 0 else mp.nan
@@ -110,8 +110,29 @@ def _gamma(x: Any) -> Any:
     return mp.gamma(x)
 
 
+#: Beyond this |x|, erfc and erfcx are their asymptotic series (mpmath's own overflows converting n**2 to a
+#: float); three terms leave a relative error below x**-6 < 2**-156.
+_ERFC_FAR = mp.mpf(2) ** 26
+
+
+def _erfc_tail(x: Any) -> Any:
+    """``erfcx(x)`` for ``x > _ERFC_FAR``: ``(1 - 1/(2x^2) + 3/(4x^4)) / (x sqrt(pi))``."""
+    u = 1 / (x * x)
+    return (1 - u / 2 + 3 * u * u / 4) / (x * mp.sqrt(mp.pi))
+
+
+def _erfc(x: Any) -> Any:
+    if x > _ERFC_FAR:
+        return mp.exp(-x * x) * _erfc_tail(x)
+    if x < -_ERFC_FAR:
+        return mp.mpf(2)
+    return mp.erfc(x)
+
+
 def _erfcx(x: Any) -> Any:
-    return mp.exp(x * x) * mp.erfc(x)
+    if x > _ERFC_FAR:
+        return _erfc_tail(x)
+    return mp.exp(x * x) * _erfc(x)
 
 
 def _sign(x: Any) -> Any:
@@ -129,7 +150,8 @@ _UNARY: dict[type, Callable[[Any], Any]] = {
     ps.Log: _log, ps.Log2: lambda x: _log(x) / mp.log(2), ps.Log10: lambda x: _log(x) / mp.log(10),
     ps.Log1p: lambda x: _log(1 + x) if x <= -1 else mp.log1p(x), ps.Log1mexp: _log1mexp,
     ps.Sigmoid: lambda x: 1 / (1 + mp.exp(-x)), ps.Softplus: _softplus,
-    ps.Erf: mp.erf, ps.Erfc: mp.erfc, ps.Erfcx: _erfcx, ps.Erfinv: lambda x: mp.erfinv(x),
+    ps.Erf: lambda x: mp.sign(x) if abs(x) > _ERFC_FAR else mp.erf(x), ps.Erfc: _erfc, ps.Erfcx: _erfcx,
+    ps.Erfinv: lambda x: mp.erfinv(x),
     ps.Erfcinv: lambda x: mp.erfinv(1 - x),
     ps.Gamma: _gamma, ps.GammaLn: _gammaln, ps.Psi: mp.digamma,
     ps.Cosh: mp.cosh, ps.Sinh: mp.sinh, ps.Tanh: mp.tanh, ps.Cos: mp.cos, ps.Sin: mp.sin, ps.Tan: mp.tan,

@@ -35,7 +35,6 @@ from relations.queries.explanations import Explanation, Proof, SaturatedExplanat
 from relations.queries.progress import Progress
 from relations.queries.proofs import prove
 from relations.queries.search import Found, best, equivalents, find, match
-from relations.queries.stabilize import Stabilized, stabilize
 from relations.queries.verify import verify
 from relations.queries.why_not import WhyNot, why_not
 from relations.rules import (
@@ -48,6 +47,7 @@ from relations.rules import (
 from relations.rules.broadcast import broadcast_shapeo
 from relations.saturation.egraph import EGraph, Limits, Report, saturate
 from relations.saturation.foreign import resolve_rewriters
+from relations.saturation.stabilizing import Stabilized, stabilize
 
 __all__ = [
     "COMPILE_RULES",

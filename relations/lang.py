@@ -73,6 +73,7 @@ from relations.patterns.guards import (
     nonpositive,
     nonzero,
     positive,
+    real,
     within,
 )
 from relations.patterns.guards import (
@@ -105,6 +106,7 @@ __all__ = [
     "nonpositive",
     "nonzero",
     "positive",
+    "real",
     "same_type_of",
     "within",
     "Measure",

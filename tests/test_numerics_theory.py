@@ -26,7 +26,8 @@ from relations.rules.numerics import GROUPS, NUMERICS_RULES
 from theory_checks import _guards, exact_mismatches, instance
 
 RULES = {r.__name__: r for r in NUMERICS_RULES}
-RANGE_GUARDED = [n for n, r in RULES.items() if any(g.reads == "node" for g in _guards(r))]
+RANGES = ("positive", "negative", "nonzero", "nonnegative", "nonpositive", "within")
+RANGE_GUARDED = [n for n, r in RULES.items() if any(k in g.text for g in _guards(r) for k in RANGES)]
 
 
 def _float_values(lhs, rhs, inputs):

@@ -37,6 +37,7 @@ Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -59,6 +60,7 @@ from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form
 from relations.saturation.costs import shape_finder
 from relations.saturation.egraph import EGraph, Limits
+from relations.saturation.engine.runner import Limits as RunnerLimits
 from relations.saturation.stability import instability, stability_cost
 
 __all__ = [
@@ -122,6 +124,11 @@ STABILIZE_RULES: tuple = tuple(
 )
 #: Levels below a region root the e-graph sees; deeper inputs are leaves.
 REGION_DEPTH = 4
+#: The measured stage: a region whose mean error on this many sampled points exceeds this many bits
+#: is given to ``relations.stabilize`` with these bounds.
+SCREEN_POINTS = 12
+SCREEN_BITS = 1.0
+PASS_LIMITS = RunnerLimits(nodes=3_000, iterations=8, seconds=1.0)
 
 #: Scalar ops the pass's regions are built around (and a region's softmax Ops, :data:`HEAD_OPS`).
 HEADS: tuple[type, ...] = (
@@ -368,8 +375,87 @@ def _replacements(roots: Sequence[Variable], limits: Limits) -> list[tuple[Varia
     return pairs
 
 
+def head_roots(outputs: Sequence[Variable]) -> list[Variable]:
+    """Every region the numerics theory knows the head of: a head or arithmetic node with a head within
+    :data:`REGION_DEPTH` levels below it (or a head itself), inside no other one's region."""
+    found = []
+    for out in owned_variables(list(outputs)):
+        node = out.owner
+        if len(node.outputs) != 1 or not (_is_head(node) or isinstance(scalar_op_of(node), THROUGH)):
+            continue
+        if _is_head(node) or _below_has_head(out, REGION_DEPTH, skip_root=True):
+            found.append(out)
+    roots = set(found)
+    covered: set[Variable] = set()
+    for r in found:
+        covered.update(u for u in _region(r) if u is not r and u in roots)
+    return [r for r in found if r not in covered]
+
+
+def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) -> list[tuple[Variable, Variable]]:
+    """The measured stage: every region of :func:`head_roots` whose error, measured on sampled inputs
+    (:func:`relations.saturation.accuracy.sample_points`, Herbie's sampling), exceeds
+    :data:`SCREEN_BITS` is given to :func:`relations.stabilize` (the numerics theory, forms chosen by
+    measured error); its result replaces the root where it is more accurate.  ``budget`` bounds the
+    seconds (:class:`MeasuredBudget`; what it skipped is counted in it, never silently)."""
+    from relations.saturation.stabilizing import stabilize
+
+    budget = budget or MeasuredBudget()
+    pairs = []
+    start = time.perf_counter()
+    for root in head_roots(outputs):
+        if time.perf_counter() - start > budget.seconds:
+            budget.skipped += 1
+            continue
+        with config.change_flags(traceback__limit=0):
+            (copy,), leaves = _cut([root])
+            if not _inaccurate(copy):
+                continue
+            budget.stabilized += 1
+            r = stabilize(copy, limits=PASS_LIMITS, n=32)
+        if not r.changed or r.graph.type.dtype != root.type.dtype or r.graph.type.ndim != root.type.ndim:
+            continue
+        new = clone_replace([r.graph], replace=leaves)[0] if leaves else r.graph
+        new = root.type.filter_variable(new, allow_convert=True)
+        copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
+        pairs.append((root, new))
+        budget.replaced += 1
+    return pairs
+
+
+def _inaccurate(copy: Variable) -> bool:
+    """Whether the region's mean error on :data:`SCREEN_POINTS` sampled points exceeds :data:`SCREEN_BITS`."""
+    from relations.saturation.accuracy import graph_error, sample_points
+
+    try:
+        pts = sample_points([copy], SCREEN_POINTS)
+        if pts.n == 0:
+            return False
+        [(mean, _)] = graph_error([copy], pts)
+    except (ValueError, TypeError, NotImplementedError):  # an integer leaf, an Op with no exact meaning
+        return False
+    return mean > SCREEN_BITS
+
+
+class MeasuredBudget:
+    """The seconds the measured stage may spend on one graph, and what it did: regions given to
+    :func:`relations.stabilize`, replaced, and skipped when the seconds ran out."""
+
+    def __init__(self, seconds: float = 3.0) -> None:
+        self.seconds = seconds
+        self.stabilized = self.replaced = self.skipped = 0
+
+    def __repr__(self) -> str:
+        return (f"MeasuredBudget(seconds={self.seconds}, stabilized={self.stabilized}, replaced={self.replaced}, "
+                f"skipped={self.skipped})")
+
+
 class StabilizingRewriter(GraphRewriter):
-    """The pass: :func:`stabilized` on a FunctionGraph, its replacements made at once (reason :data:`NAME`)."""
+    """The pass: :func:`stabilized` on a FunctionGraph, its replacements made at once (reason :data:`NAME`);
+    then the measured stage (:func:`measured`) on what is left.  :attr:`last` is the last graph's
+    :class:`MeasuredBudget` (regions skipped for time are counted there)."""
+
+    last: MeasuredBudget | None = None
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         fgraph.attach_feature(ReplaceValidate())
@@ -378,6 +464,10 @@ class StabilizingRewriter(GraphRewriter):
         pairs = stabilized(fgraph.outputs)
         if pairs:
             fgraph.replace_all_validate(pairs, reason=NAME)
+        self.last = MeasuredBudget()
+        more = measured(fgraph.outputs, self.last)
+        if more:
+            fgraph.replace_all_validate(more, reason=NAME)
 
     def __str__(self) -> str:
         return NAME

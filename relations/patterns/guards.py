@@ -59,6 +59,7 @@ __all__ = [
     "nonpositive",
     "nonzero",
     "positive",
+    "real",
     "same_type",
     "within",
 ]
@@ -159,6 +160,16 @@ def _dtype(v: Any) -> str:
 def is_float(v: Variable) -> bool:
     """``v`` is a float tensor."""
     return _dtype(v).startswith("float")
+
+
+@guard
+def real(v: Variable) -> bool:
+    """``v`` is a float tensor, or a constant of integers a float Elemwise reads as floats (``1 + exp(x)``
+    holds ``1`` as an int8 constant): the numerics theory's identities are about real numbers."""
+    if _dtype(v).startswith("float"):
+        return True
+    data = constant_data(v)
+    return data is not None and data.dtype.kind in "iub" and bool(np.all(np.abs(data.astype(float)) < 2.0**53))
 
 
 @guard(reads="class")

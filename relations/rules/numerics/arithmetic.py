@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import is_float, nonzero
+from relations.patterns.guards import nonzero, real
 
 __all__ = ["FAMILY"]
 
 a, b, c, d = p.var("a"), p.var("b"), p.var("c"), p.var("d")
-f1 = is_float(a)
-f2 = f1 & is_float(b)
-f3 = f2 & is_float(c)
-f4 = f3 & is_float(d)
+f1 = real(a)
+f2 = f1 & real(b)
+f3 = f2 & real(c)
+f4 = f3 & real(d)
 
 #: The group's family.
 FAMILY = Family("numerics_arithmetic", docs="numerics_arithmetic.md", choice=True)
@@ -72,7 +72,7 @@ eq("distribute_lft_out_sub", p.sub(p.mul(a, b), p.mul(a, c)), p.mul(a, p.sub(b, 
 eq("distribute_rgt_out_sub", p.sub(p.mul(b, a), p.mul(c, a)), p.mul(a, p.sub(b, c)), f3,
    "``b*a - c*a = a * (b - c)``.")
 eq("distribute_lft1_in", p.add(p.mul(b, a), a), p.mul(p.add(b, 1), a), f2, "``b*a + a = (b + 1) * a``.")
-eq("distribute_rgt1_in", p.add(a, p.mul(c, a)), p.mul(p.add(c, 1), a), f1 & is_float(c), "``a + c*a = (c + 1) * a``.")
+eq("distribute_rgt1_in", p.add(a, p.mul(c, a)), p.mul(p.add(c, 1), a), f1 & real(c), "``a + c*a = (c + 1) * a``.")
 
 # Signs
 eq("distribute_lft_neg_in", p.neg(p.mul(a, b)), p.mul(p.neg(a), b), f2, "``-(a * b) = (-a) * b``.")

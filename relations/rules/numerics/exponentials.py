@@ -12,12 +12,12 @@ import math
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import is_float, nonnegative, positive, within
+from relations.patterns.guards import nonnegative, positive, real, within
 
 __all__ = ["FAMILY"]
 
 a, b, c = p.var("a"), p.var("b"), p.var("c")
-floats = is_float(a) & is_float(b)
+floats = real(a) & real(b)
 
 #: The group's family.
 FAMILY = Family("numerics_exponentials", docs="numerics_exponentials.md", choice=True)
@@ -27,56 +27,56 @@ eq, rw = FAMILY.equal, FAMILY.rewrite
 eq("exp_sum", p.exp(p.add(a, b)), p.mul(p.exp(a), p.exp(b)), floats, "The exponential of a sum is a product.")
 eq("exp_diff", p.exp(p.sub(a, b)), p.true_div(p.exp(a), p.exp(b)), floats,
    "The exponential of a difference is a quotient.")
-eq("exp_neg", p.exp(p.neg(a)), p.reciprocal(p.exp(a)), is_float(a), "The exponential of a negation is a reciprocal.")
-eq("exp_neg_div", p.exp(p.neg(a)), p.true_div(1, p.exp(a)), is_float(a), "``exp(-a)`` is ``1 / exp(a)``.")
+eq("exp_neg", p.exp(p.neg(a)), p.reciprocal(p.exp(a)), real(a), "The exponential of a negation is a reciprocal.")
+eq("exp_neg_div", p.exp(p.neg(a)), p.true_div(1, p.exp(a)), real(a), "``exp(-a)`` is ``1 / exp(a)``.")
 # products, powers and roots (exp-prod, exp-sqrt, exp-lft-sqr, exp-lft-cube, exp-to-pow)
 eq("exp_prod", p.exp(p.mul(a, b)), p.pow(p.exp(a), b), floats, "``exp(a * b)`` is ``exp(a) ** b``.")
-eq("exp_sqrt", p.exp(p.true_div(a, 2)), p.sqrt(p.exp(a)), is_float(a), "``exp(a / 2)`` is ``sqrt(exp(a))``.")
-eq("exp_sqrt_half", p.exp(p.mul(0.5, a)), p.sqrt(p.exp(a)), is_float(a), "``exp(0.5 * a)`` is ``sqrt(exp(a))``.")
-eq("exp_lft_sqr", p.exp(p.mul(2, a)), p.sqr(p.exp(a)), is_float(a), "``exp(2 * a)`` is ``sqr(exp(a))``.")
-eq("exp_lft_sqr_mul", p.exp(p.mul(2, a)), p.mul(p.exp(a), p.exp(a)), is_float(a),
+eq("exp_sqrt", p.exp(p.true_div(a, 2)), p.sqrt(p.exp(a)), real(a), "``exp(a / 2)`` is ``sqrt(exp(a))``.")
+eq("exp_sqrt_half", p.exp(p.mul(0.5, a)), p.sqrt(p.exp(a)), real(a), "``exp(0.5 * a)`` is ``sqrt(exp(a))``.")
+eq("exp_lft_sqr", p.exp(p.mul(2, a)), p.sqr(p.exp(a)), real(a), "``exp(2 * a)`` is ``sqr(exp(a))``.")
+eq("exp_lft_sqr_mul", p.exp(p.mul(2, a)), p.mul(p.exp(a), p.exp(a)), real(a),
    "``exp(2 * a)`` is ``exp(a) * exp(a)``.")
-eq("exp_lft_cube", p.exp(p.mul(3, a)), p.pow(p.exp(a), 3), is_float(a), "``exp(3 * a)`` is ``exp(a) ** 3``.")
+eq("exp_lft_cube", p.exp(p.mul(3, a)), p.pow(p.exp(a), 3), real(a), "``exp(3 * a)`` is ``exp(a) ** 3``.")
 eq("exp_to_pow", p.exp(p.mul(p.log(a), b)), p.pow(a, b), floats & positive(a),
    "A positive base's power is the exponential of its log times the exponent.")
-eq("fabs_exp", p.abs(p.exp(a)), p.exp(a), is_float(a), "An exponential is its own absolute value.")
+eq("fabs_exp", p.abs(p.exp(a)), p.exp(a), real(a), "An exponential is its own absolute value.")
 # exp2
-eq("exp2_pow", p.exp2(a), p.pow(2, a), is_float(a), "``exp2(a)`` is ``2 ** a``.")
+eq("exp2_pow", p.exp2(a), p.pow(2, a), real(a), "``exp2(a)`` is ``2 ** a``.")
 eq("exp2_sum", p.exp2(p.add(a, b)), p.mul(p.exp2(a), p.exp2(b)), floats, "``exp2`` of a sum is a product.")
-eq("exp2_neg", p.exp2(p.neg(a)), p.reciprocal(p.exp2(a)), is_float(a), "``exp2(-a)`` is ``1 / exp2(a)``.")
+eq("exp2_neg", p.exp2(p.neg(a)), p.reciprocal(p.exp2(a)), real(a), "``exp2(-a)`` is ``1 / exp2(a)``.")
 # expm1 (Herbie's expm1-def, in the spellings graphs have)
-eq("expm1_def", p.sub(p.exp(a), 1), p.expm1(a), is_float(a), "``exp(a) - 1`` is ``expm1(a)``.")
-eq("expm1_def_add", p.add(p.exp(a), -1), p.expm1(a), is_float(a), "``exp(a) + (-1)`` is ``expm1(a)``.")
-eq("expm1_def_neg", p.sub(1, p.exp(a)), p.neg(p.expm1(a)), is_float(a), "``1 - exp(a)`` is ``-expm1(a)``.")
-eq("expm1_add1", p.add(p.expm1(a), 1), p.exp(a), is_float(a), "``expm1(a) + 1`` is ``exp(a)``.")
+eq("expm1_def", p.sub(p.exp(a), 1), p.expm1(a), real(a), "``exp(a) - 1`` is ``expm1(a)``.")
+eq("expm1_def_add", p.add(p.exp(a), -1), p.expm1(a), real(a), "``exp(a) + (-1)`` is ``expm1(a)``.")
+eq("expm1_def_neg", p.sub(1, p.exp(a)), p.neg(p.expm1(a)), real(a), "``1 - exp(a)`` is ``-expm1(a)``.")
+eq("expm1_add1", p.add(p.expm1(a), 1), p.exp(a), real(a), "``expm1(a) + 1`` is ``exp(a)``.")
 eq("expm1_def_term", p.sub(p.add(p.exp(a), b), 1), p.add(p.expm1(a), b), floats,
    "``(exp(a) + b) - 1`` is ``expm1(a) + b``: the 1 cancels inside the exponential's term.")
-eq("expm1_neg", p.expm1(p.neg(a)), p.neg(p.mul(p.expm1(a), p.exp(p.neg(a)))), is_float(a),
+eq("expm1_neg", p.expm1(p.neg(a)), p.neg(p.mul(p.expm1(a), p.exp(p.neg(a)))), real(a),
    "``expm1(-a)`` is ``-expm1(a) * exp(-a)``.")
-eq("expm1_neg_div", p.expm1(p.neg(a)), p.neg(p.true_div(p.expm1(a), p.exp(a))), is_float(a),
+eq("expm1_neg_div", p.expm1(p.neg(a)), p.neg(p.true_div(p.expm1(a), p.exp(a))), real(a),
    "``expm1(-a)`` is ``-expm1(a) / exp(a)``.")
-eq("expm1_2", p.expm1(p.mul(2, a)), p.mul(p.expm1(a), p.add(p.exp(a), 1)), is_float(a),
+eq("expm1_2", p.expm1(p.mul(2, a)), p.mul(p.expm1(a), p.add(p.exp(a), 1)), real(a),
    "``expm1(2 * a)`` is ``expm1(a) * (exp(a) + 1)``.")
 eq("exp_add_factor", p.add(p.exp(a), p.exp(b)), p.mul(p.exp(b), p.add(1, p.exp(p.sub(a, b)))), floats,
    "A sum of exponentials factors out one of them.")
-eq("exp_log1p", p.exp(p.log1p(a)), p.add(1, a), is_float(a) & within(a, -1, math.inf),
+eq("exp_log1p", p.exp(p.log1p(a)), p.add(1, a), real(a) & within(a, -1, math.inf),
    "``exp(log1p(a))`` is ``1 + a`` for ``a >= -1``.")
-eq("expm1_log", p.expm1(p.log(a)), p.sub(a, 1), is_float(a) & nonnegative(a),
+eq("expm1_log", p.expm1(p.log(a)), p.sub(a, 1), real(a) & nonnegative(a),
    "``expm1(log(a))`` is ``a - 1`` for ``a >= 0``.")
 # the logistic function through exp
-eq("exp_div_sigmoid", p.true_div(p.exp(a), p.add(1, p.exp(a))), p.sigmoid(a), is_float(a),
+eq("exp_div_sigmoid", p.true_div(p.exp(a), p.add(1, p.exp(a))), p.sigmoid(a), real(a),
    "``exp(a) / (1 + exp(a))`` is ``sigmoid(a)``.")
-eq("exp_div_sigmoid_r", p.true_div(p.exp(a), p.add(p.exp(a), 1)), p.sigmoid(a), is_float(a),
+eq("exp_div_sigmoid_r", p.true_div(p.exp(a), p.add(p.exp(a), 1)), p.sigmoid(a), real(a),
    "``exp(a) / (exp(a) + 1)`` is ``sigmoid(a)``.")
-eq("sigmoid_def", p.reciprocal(p.add(1, p.exp(p.neg(a)))), p.sigmoid(a), is_float(a),
+eq("sigmoid_def", p.reciprocal(p.add(1, p.exp(p.neg(a)))), p.sigmoid(a), real(a),
    "``1 / (1 + exp(-a))`` is ``sigmoid(a)``.")
-eq("sigmoid_def_div", p.true_div(1, p.add(1, p.exp(p.neg(a)))), p.sigmoid(a), is_float(a),
+eq("sigmoid_def_div", p.true_div(1, p.add(1, p.exp(p.neg(a)))), p.sigmoid(a), real(a),
    "``1 / (1 + exp(-a))``, written as a division, is ``sigmoid(a)``.")
-eq("sigmoid_mul_exp_neg", p.mul(p.sigmoid(a), p.exp(p.neg(a))), p.sigmoid(p.neg(a)), is_float(a),
+eq("sigmoid_mul_exp_neg", p.mul(p.sigmoid(a), p.exp(p.neg(a))), p.sigmoid(p.neg(a)), real(a),
    "``sigmoid(a) * exp(-a)`` is ``sigmoid(-a)``.")
-eq("sigmoid_div_exp", p.true_div(p.sigmoid(a), p.exp(a)), p.sigmoid(p.neg(a)), is_float(a),
+eq("sigmoid_div_exp", p.true_div(p.sigmoid(a), p.exp(a)), p.sigmoid(p.neg(a)), real(a),
    "``sigmoid(a) / exp(a)`` is ``sigmoid(-a)``.")
-eq("sigmoid_neg_mul_exp", p.mul(p.sigmoid(p.neg(a)), p.exp(a)), p.sigmoid(a), is_float(a),
+eq("sigmoid_neg_mul_exp", p.mul(p.sigmoid(p.neg(a)), p.exp(a)), p.sigmoid(a), real(a),
    "``sigmoid(-a) * exp(a)`` is ``sigmoid(a)``.")
-eq("sigmoid_ratio", p.true_div(p.sigmoid(a), p.sigmoid(p.neg(a))), p.exp(a), is_float(a),
+eq("sigmoid_ratio", p.true_div(p.sigmoid(a), p.sigmoid(p.neg(a))), p.exp(a), real(a),
    "``sigmoid(a) / sigmoid(-a)`` is ``exp(a)``.")

@@ -12,13 +12,13 @@ import math
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import is_float, nonzero, within
+from relations.patterns.guards import nonzero, real, within
 
 __all__ = ["FAMILY"]
 
 x, y = p.var("x"), p.var("y")
-fx = is_float(x)
-fxy = fx & is_float(y)
+fx = real(x)
+fxy = fx & real(y)
 above_one = within(x, 1.0, math.inf)
 
 #: The group's family.

@@ -14,12 +14,12 @@ import math
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import is_float, nonnegative, positive, within
+from relations.patterns.guards import nonnegative, positive, real, within
 
 __all__ = ["FAMILY"]
 
 a, b, c = p.var("a"), p.var("b"), p.var("c")
-floats = is_float(a) & is_float(b)
+floats = real(a) & real(b)
 one_positive = positive(a) | positive(b)
 
 #: The group's family.
@@ -27,20 +27,20 @@ FAMILY = Family("numerics_logarithms", docs="numerics_logarithms.md", choice=Tru
 eq, rw = FAMILY.equal, FAMILY.rewrite
 
 # the inverses of exp (Herbie's rem-log-exp, rem-exp-log)
-rw("rem_log_exp", p.log(p.exp(a)), a, is_float(a), "``log(exp(a))`` is ``a``.")
-rw("rem_exp_log", p.exp(p.log(a)), a, is_float(a) & nonnegative(a), "``exp(log(a))`` is ``a`` for ``a >= 0``.")
+rw("rem_log_exp", p.log(p.exp(a)), a, real(a), "``log(exp(a))`` is ``a``.")
+rw("rem_exp_log", p.exp(p.log(a)), a, real(a) & nonnegative(a), "``exp(log(a))`` is ``a`` for ``a >= 0``.")
 # products, quotients, reciprocals, powers (log-prod, log-div, log-rec, log-pow, with their conditions)
 eq("log_prod", p.log(p.mul(a, b)), p.add(p.log(a), p.log(b)), floats & one_positive,
    "The log of a product is a sum of logs where one factor is positive.")
 eq("log_div", p.log(p.true_div(a, b)), p.sub(p.log(a), p.log(b)), floats & one_positive,
    "The log of a quotient is a difference of logs where one operand is positive.")
-eq("log_rec", p.log(p.reciprocal(a)), p.neg(p.log(a)), is_float(a), "``log(1 / a)`` is ``-log(a)``.")
-eq("log_rec_div", p.log(p.true_div(1, a)), p.neg(p.log(a)), is_float(a),
+eq("log_rec", p.log(p.reciprocal(a)), p.neg(p.log(a)), real(a), "``log(1 / a)`` is ``-log(a)``.")
+eq("log_rec_div", p.log(p.true_div(1, a)), p.neg(p.log(a)), real(a),
    "``log(1 / a)``, written as a division, is ``-log(a)``.")
 eq("log_pow", p.log(p.pow(a, b)), p.mul(b, p.log(a)), floats & positive(a),
    "The log of a power of a positive base is the exponent times the base's log.")
-eq("log_sqr", p.log(p.sqr(a)), p.mul(2, p.log(p.abs(a))), is_float(a), "``log(sqr(a))`` is ``2 * log(|a|)``.")
-eq("log_sqrt", p.log(p.sqrt(a)), p.mul(0.5, p.log(a)), is_float(a), "``log(sqrt(a))`` is ``0.5 * log(a)``.")
+eq("log_sqr", p.log(p.sqr(a)), p.mul(2, p.log(p.abs(a))), real(a), "``log(sqr(a))`` is ``2 * log(|a|)``.")
+eq("log_sqrt", p.log(p.sqrt(a)), p.mul(0.5, p.log(a)), real(a), "``log(sqrt(a))`` is ``0.5 * log(a)``.")
 eq("log_mul_exp", p.log(p.mul(p.exp(a), b)), p.add(a, p.log(b)), floats,
    "The log of an exponential times a value is the exponent plus the value's log.")
 eq("log_div_exp", p.log(p.true_div(a, p.exp(b))), p.sub(p.log(a), b), floats,
@@ -48,37 +48,37 @@ eq("log_div_exp", p.log(p.true_div(a, p.exp(b))), p.sub(p.log(a), b), floats,
 eq("log_exp_div", p.log(p.true_div(p.exp(a), b)), p.sub(a, p.log(b)), floats,
    "The log of an exponential over a value is the exponent minus the value's log.")
 # log1p (log1p-def in its spellings) and its inverse expm1
-eq("log1p_def", p.log(p.add(1, a)), p.log1p(a), is_float(a), "``log(1 + a)`` is ``log1p(a)``.")
-eq("log1p_def_r", p.log(p.add(a, 1)), p.log1p(a), is_float(a), "``log(a + 1)`` is ``log1p(a)``.")
-eq("log1p_def_neg", p.log(p.sub(1, a)), p.log1p(p.neg(a)), is_float(a), "``log(1 - a)`` is ``log1p(-a)``.")
-eq("log1p_sub1", p.log1p(p.sub(a, 1)), p.log(a), is_float(a), "``log1p(a - 1)`` is ``log(a)``.")
-eq("log1p_add_neg1", p.log1p(p.add(a, -1)), p.log(a), is_float(a), "``log1p(a + (-1))`` is ``log(a)``.")
-rw("log1p_expm1", p.log1p(p.expm1(a)), a, is_float(a), "``log1p(expm1(a))`` is ``a``.")
-rw("expm1_log1p", p.expm1(p.log1p(a)), a, is_float(a) & within(a, -1, math.inf),
+eq("log1p_def", p.log(p.add(1, a)), p.log1p(a), real(a), "``log(1 + a)`` is ``log1p(a)``.")
+eq("log1p_def_r", p.log(p.add(a, 1)), p.log1p(a), real(a), "``log(a + 1)`` is ``log1p(a)``.")
+eq("log1p_def_neg", p.log(p.sub(1, a)), p.log1p(p.neg(a)), real(a), "``log(1 - a)`` is ``log1p(-a)``.")
+eq("log1p_sub1", p.log1p(p.sub(a, 1)), p.log(a), real(a), "``log1p(a - 1)`` is ``log(a)``.")
+eq("log1p_add_neg1", p.log1p(p.add(a, -1)), p.log(a), real(a), "``log1p(a + (-1))`` is ``log(a)``.")
+rw("log1p_expm1", p.log1p(p.expm1(a)), a, real(a), "``log1p(expm1(a))`` is ``a``.")
+rw("expm1_log1p", p.expm1(p.log1p(a)), a, real(a) & within(a, -1, math.inf),
    "``expm1(log1p(a))`` is ``a`` for ``a >= -1``.")
 # the log of a sum of exponentials, softplus, the log-logistic
-eq("softplus_log_def", p.log(p.add(1, p.exp(a))), p.softplus(a), is_float(a), "``log(1 + exp(a))`` is ``softplus(a)``.")
-eq("softplus_log_def_r", p.log(p.add(p.exp(a), 1)), p.softplus(a), is_float(a),
+eq("softplus_log_def", p.log(p.add(1, p.exp(a))), p.softplus(a), real(a), "``log(1 + exp(a))`` is ``softplus(a)``.")
+eq("softplus_log_def_r", p.log(p.add(p.exp(a), 1)), p.softplus(a), real(a),
    "``log(exp(a) + 1)`` is ``softplus(a)``.")
 eq("log_add_exp", p.log(p.add(p.exp(a), p.exp(b))), p.add(a, p.log1p(p.exp(p.sub(b, a)))), floats,
    "``log(exp(a) + exp(b))`` is ``a + log1p(exp(b - a))``.")
 eq("log_add_exp_softplus", p.log(p.add(p.exp(a), p.exp(b))), p.add(a, p.softplus(p.sub(b, a))), floats,
    "``log(exp(a) + exp(b))`` is ``a + softplus(b - a)``: exact where ``a`` is the larger.")
-eq("log_sigmoid", p.log(p.sigmoid(a)), p.neg(p.softplus(p.neg(a))), is_float(a),
+eq("log_sigmoid", p.log(p.sigmoid(a)), p.neg(p.softplus(p.neg(a))), real(a),
    "``log(sigmoid(a))`` is ``-softplus(-a)``.")
-eq("log_sigmoid_diff", p.log(p.sigmoid(a)), p.sub(a, p.softplus(a)), is_float(a),
+eq("log_sigmoid_diff", p.log(p.sigmoid(a)), p.sub(a, p.softplus(a)), real(a),
    "``log(sigmoid(a))`` is ``a - softplus(a)``.")
-eq("log1m_sigmoid", p.log(p.sub(1, p.sigmoid(a))), p.neg(p.softplus(a)), is_float(a),
+eq("log1m_sigmoid", p.log(p.sub(1, p.sigmoid(a))), p.neg(p.softplus(a)), real(a),
    "``log(1 - sigmoid(a))`` is ``-softplus(a)``.")
-eq("log1p_neg_sigmoid", p.log1p(p.neg(p.sigmoid(a))), p.neg(p.softplus(a)), is_float(a),
+eq("log1p_neg_sigmoid", p.log1p(p.neg(p.sigmoid(a))), p.neg(p.softplus(a)), real(a),
    "``log1p(-sigmoid(a))`` is ``-softplus(a)``.")
-eq("softplus_sub", p.sub(p.softplus(a), a), p.softplus(p.neg(a)), is_float(a),
+eq("softplus_sub", p.sub(p.softplus(a), a), p.softplus(p.neg(a)), real(a),
    "``softplus(a) - a`` is ``softplus(-a)``.")
-eq("softplus_add", p.softplus(a), p.add(a, p.softplus(p.neg(a))), is_float(a),
+eq("softplus_add", p.softplus(a), p.add(a, p.softplus(p.neg(a))), real(a),
    "``softplus(a)`` is ``a + softplus(-a)``.")
 # log1mexp
-eq("log_expm1", p.log(p.expm1(a)), p.add(a, p.log1mexp(p.neg(a))), is_float(a),
+eq("log_expm1", p.log(p.expm1(a)), p.add(a, p.log1mexp(p.neg(a))), real(a),
    "``log(expm1(a))`` is ``a + log1mexp(-a)``: finite where ``expm1`` overflows.")
-eq("log1mexp_def", p.log(p.neg(p.expm1(a))), p.log1mexp(a), is_float(a), "``log(-expm1(a))`` is ``log1mexp(a)``.")
-eq("log1mexp_log", p.log(p.sub(1, p.exp(a))), p.log1mexp(a), is_float(a), "``log(1 - exp(a))`` is ``log1mexp(a)``.")
-eq("log1mexp_log1p", p.log1p(p.neg(p.exp(a))), p.log1mexp(a), is_float(a), "``log1p(-exp(a))`` is ``log1mexp(a)``.")
+eq("log1mexp_def", p.log(p.neg(p.expm1(a))), p.log1mexp(a), real(a), "``log(-expm1(a))`` is ``log1mexp(a)``.")
+eq("log1mexp_log", p.log(p.sub(1, p.exp(a))), p.log1mexp(a), real(a), "``log(1 - exp(a))`` is ``log1mexp(a)``.")
+eq("log1mexp_log1p", p.log1p(p.neg(p.exp(a))), p.log1mexp(a), real(a), "``log1p(-exp(a))`` is ``log1mexp(a)``.")

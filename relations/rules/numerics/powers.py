@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import is_float, nonnegative, nonzero, positive
+from relations.patterns.guards import nonnegative, nonzero, positive, real
 
 __all__ = ["FAMILY"]
 
 a, b, c = p.var("a"), p.var("b"), p.var("c")
-f1 = is_float(a)
-f2 = f1 & is_float(b)
-f3 = f2 & is_float(c)
+f1 = real(a)
+f2 = f1 & real(b)
+f3 = f2 & real(c)
 
 #: The group's family.
 FAMILY = Family("numerics_powers", docs="numerics_powers.md", choice=True)

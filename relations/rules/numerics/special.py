@@ -12,52 +12,52 @@ from __future__ import annotations
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import is_float, nonnegative, positive
+from relations.patterns.guards import nonnegative, positive, real
 
 __all__ = ["FAMILY"]
 
 a, b, c = p.var("a"), p.var("b"), p.var("c")
-floats = is_float(a) & is_float(b)
+floats = real(a) & real(b)
 
 #: The group's family.
 FAMILY = Family("numerics_special", docs="numerics_special.md", choice=True)
 eq, rw = FAMILY.equal, FAMILY.rewrite
 
 # erf and erfc
-eq("erfc_def", p.erfc(a), p.sub(1, p.erf(a)), is_float(a), "``erfc(a)`` is ``1 - erf(a)``.")
-eq("erf_def", p.erf(a), p.sub(1, p.erfc(a)), is_float(a), "``erf(a)`` is ``1 - erfc(a)``.")
-eq("erf_neg", p.erf(p.neg(a)), p.neg(p.erf(a)), is_float(a), "``erf`` is odd: ``erf(-a)`` is ``-erf(a)``.")
-eq("erfc_neg", p.erfc(p.neg(a)), p.sub(2, p.erfc(a)), is_float(a), "``erfc(-a)`` is ``2 - erfc(a)``.")
-eq("erfc_neg_erf", p.add(1, p.erf(a)), p.erfc(p.neg(a)), is_float(a), "``1 + erf(a)`` is ``erfc(-a)``.")
-eq("erf_erfc_neg", p.erf(a), p.sub(p.erfc(p.neg(a)), 1), is_float(a), "``erf(a)`` is ``erfc(-a) - 1``.")
+eq("erfc_def", p.erfc(a), p.sub(1, p.erf(a)), real(a), "``erfc(a)`` is ``1 - erf(a)``.")
+eq("erf_def", p.erf(a), p.sub(1, p.erfc(a)), real(a), "``erf(a)`` is ``1 - erfc(a)``.")
+eq("erf_neg", p.erf(p.neg(a)), p.neg(p.erf(a)), real(a), "``erf`` is odd: ``erf(-a)`` is ``-erf(a)``.")
+eq("erfc_neg", p.erfc(p.neg(a)), p.sub(2, p.erfc(a)), real(a), "``erfc(-a)`` is ``2 - erfc(a)``.")
+eq("erfc_neg_erf", p.add(1, p.erf(a)), p.erfc(p.neg(a)), real(a), "``1 + erf(a)`` is ``erfc(-a)``.")
+eq("erf_erfc_neg", p.erf(a), p.sub(p.erfc(p.neg(a)), 1), real(a), "``erf(a)`` is ``erfc(-a) - 1``.")
 # erfcx, and the log of erfc through it
-eq("erfcx_def", p.erfcx(a), p.mul(p.exp(p.sqr(a)), p.erfc(a)), is_float(a), "``erfcx(a)`` is ``exp(a**2) * erfc(a)``.")
-eq("erfc_erfcx", p.erfc(a), p.mul(p.exp(p.neg(p.sqr(a))), p.erfcx(a)), is_float(a),
+eq("erfcx_def", p.erfcx(a), p.mul(p.exp(p.sqr(a)), p.erfc(a)), real(a), "``erfcx(a)`` is ``exp(a**2) * erfc(a)``.")
+eq("erfc_erfcx", p.erfc(a), p.mul(p.exp(p.neg(p.sqr(a))), p.erfcx(a)), real(a),
    "``erfc(a)`` is ``exp(-a**2) * erfcx(a)``.")
-eq("log_erfc", p.log(p.erfc(a)), p.sub(p.log(p.erfcx(a)), p.sqr(a)), is_float(a),
+eq("log_erfc", p.log(p.erfc(a)), p.sub(p.log(p.erfcx(a)), p.sqr(a)), real(a),
    "``log(erfc(a))`` is ``log(erfcx(a)) - a**2``: finite in the far tail.")
 eq("log_mul_erfc", p.log(p.mul(b, p.erfc(a))), p.add(p.log(b), p.sub(p.log(p.erfcx(a)), p.sqr(a))),
    floats & positive(b), "The log of a positive weight times ``erfc(a)``, through ``erfcx``.")
 # gamma and gammaln
-eq("gammaln_def", p.gammaln(a), p.log(p.gamma(a)), is_float(a) & positive(a),
+eq("gammaln_def", p.gammaln(a), p.log(p.gamma(a)), real(a) & positive(a),
    "``gammaln(a)`` is ``log(gamma(a))`` for ``a > 0``.")
-eq("gamma_exp_gammaln", p.gamma(a), p.exp(p.gammaln(a)), is_float(a) & positive(a),
+eq("gamma_exp_gammaln", p.gamma(a), p.exp(p.gammaln(a)), real(a) & positive(a),
    "``gamma(a)`` is ``exp(gammaln(a))`` for ``a > 0``.")
-eq("gamma_rec", p.gamma(p.add(a, 1)), p.mul(a, p.gamma(a)), is_float(a) & positive(a),
+eq("gamma_rec", p.gamma(p.add(a, 1)), p.mul(a, p.gamma(a)), real(a) & positive(a),
    "``gamma(a + 1)`` is ``a * gamma(a)`` for ``a > 0``.")
-eq("gammaln_rec", p.gammaln(p.add(a, 1)), p.add(p.log(a), p.gammaln(a)), is_float(a) & positive(a),
+eq("gammaln_rec", p.gammaln(p.add(a, 1)), p.add(p.log(a), p.gammaln(a)), real(a) & positive(a),
    "``gammaln(a + 1)`` is ``log(a) + gammaln(a)`` for ``a > 0``.")
 # sigmoid and softplus
-eq("sigmoid_neg", p.sigmoid(p.neg(a)), p.sub(1, p.sigmoid(a)), is_float(a), "``sigmoid(-a)`` is ``1 - sigmoid(a)``.")
-eq("sigmoid_tanh", p.sigmoid(a), p.mul(0.5, p.add(1, p.tanh(p.mul(0.5, a)))), is_float(a),
+eq("sigmoid_neg", p.sigmoid(p.neg(a)), p.sub(1, p.sigmoid(a)), real(a), "``sigmoid(-a)`` is ``1 - sigmoid(a)``.")
+eq("sigmoid_tanh", p.sigmoid(a), p.mul(0.5, p.add(1, p.tanh(p.mul(0.5, a)))), real(a),
    "``sigmoid(a)`` is ``0.5 * (1 + tanh(0.5 * a))``.")
-eq("sigmoid_exp_softplus", p.sigmoid(a), p.exp(p.neg(p.softplus(p.neg(a)))), is_float(a),
+eq("sigmoid_exp_softplus", p.sigmoid(a), p.exp(p.neg(p.softplus(p.neg(a)))), real(a),
    "``sigmoid(a)`` is ``exp(-softplus(-a))``.")
-eq("sigmoid_log", p.sigmoid(p.log(a)), p.true_div(a, p.add(a, 1)), is_float(a) & nonnegative(a),
+eq("sigmoid_log", p.sigmoid(p.log(a)), p.true_div(a, p.add(a, 1)), real(a) & nonnegative(a),
    "``sigmoid(log(a))`` is ``a / (a + 1)`` for ``a >= 0``.")
-eq("softplus_def", p.softplus(a), p.log1p(p.exp(a)), is_float(a), "``softplus(a)`` is ``log1p(exp(a))``.")
-eq("softplus_neg_log_sigmoid", p.softplus(p.neg(a)), p.neg(p.log(p.sigmoid(a))), is_float(a),
+eq("softplus_def", p.softplus(a), p.log1p(p.exp(a)), real(a), "``softplus(a)`` is ``log1p(exp(a))``.")
+eq("softplus_neg_log_sigmoid", p.softplus(p.neg(a)), p.neg(p.log(p.sigmoid(a))), real(a),
    "``softplus(-a)`` is ``-log(sigmoid(a))``.")
-eq("exp_softplus", p.exp(p.softplus(a)), p.add(1, p.exp(a)), is_float(a), "``exp(softplus(a))`` is ``1 + exp(a)``.")
-eq("softplus_log", p.softplus(p.log(a)), p.log1p(a), is_float(a) & nonnegative(a),
+eq("exp_softplus", p.exp(p.softplus(a)), p.add(1, p.exp(a)), real(a), "``exp(softplus(a))`` is ``1 + exp(a)``.")
+eq("softplus_log", p.softplus(p.log(a)), p.log1p(a), real(a) & nonnegative(a),
    "``softplus(log(a))`` is ``log1p(a)`` for ``a >= 0``.")
