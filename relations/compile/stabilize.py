@@ -41,9 +41,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pytensor.scalar as ps
 from pytensor import config
 from pytensor.compile import optdb
+from pytensor.compile.mode import Mode
 from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
@@ -129,6 +131,9 @@ REGION_DEPTH = 4
 SCREEN_POINTS = 12
 SCREEN_BITS = 1.0
 PASS_LIMITS = RunnerLimits(nodes=3_000, iterations=8, seconds=1.0)
+#: How the measured stage compiles a region to measure it: PyTensor's own rewrites (FAST_RUN's, without
+#: this pass), run by the Python linker (no Numba compile for a measurement).
+STOCK = Mode(linker="py", optimizer="fast_run")
 
 #: Scalar ops the pass's regions are built around (and a region's softmax Ops, :data:`HEAD_OPS`).
 HEADS: tuple[type, ...] = (
@@ -409,12 +414,15 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
             continue
         with config.change_flags(traceback__limit=0):
             (copy,), leaves = _cut([root])
-            if not _inaccurate(copy):
+            screened = _screen(copy)
+            if screened is None:
                 continue
             budget.stabilized += 1
             r = stabilize(copy, limits=PASS_LIMITS, n=32)
-        if not r.changed or r.graph.type.dtype != root.type.dtype or r.graph.type.ndim != root.type.ndim:
-            continue
+            if not r.changed or r.graph.type.dtype != root.type.dtype or r.graph.type.ndim != root.type.ndim:
+                continue
+            if not _compiles_better(r.graph, copy, screened) or not _compiles_better(r.graph, copy, _grid(copy)):
+                continue
         new = clone_replace([r.graph], replace=leaves)[0] if leaves else r.graph
         new = root.type.filter_variable(new, allow_convert=True)
         copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
@@ -423,18 +431,42 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
     return pairs
 
 
-def _inaccurate(copy: Variable) -> bool:
-    """Whether the region's mean error on :data:`SCREEN_POINTS` sampled points exceeds :data:`SCREEN_BITS`."""
+def _screen(copy: Variable) -> Any:
+    """The sampled points where the region, as PyTensor's own rewrites compile it (:data:`STOCK`), has a
+    mean error above :data:`SCREEN_BITS` (``None``: it is accurate there, or cannot be measured)."""
     from relations.saturation.accuracy import graph_error, sample_points
 
     try:
         pts = sample_points([copy], SCREEN_POINTS)
         if pts.n == 0:
-            return False
-        [(mean, _)] = graph_error([copy], pts)
+            return None
+        [(mean, _)] = graph_error([copy], pts, STOCK)
     except (ValueError, TypeError, NotImplementedError):  # an integer leaf, an Op with no exact meaning
+        return None
+    return pts if mean > SCREEN_BITS else None
+
+
+def _grid(copy: Variable) -> Any:
+    from relations.saturation.accuracy import grid_points
+
+    return grid_points([copy])
+
+
+def _compiles_better(new: Variable, copy: Variable, pts: Any) -> bool:
+    """Whether ``new``, compiled with PyTensor's own rewrites, is more accurate than ``copy`` so compiled, and
+    no less accurate at any point:
+    PyTensor's stabilizers repair some spellings themselves (``log(erfc(x))`` for large x), and a form
+    measured better as written may stand in their way (``log1p(-erf(x))``)."""
+    from relations.saturation.accuracy import TIE_BITS, graph_bits
+
+    [old] = graph_bits([copy], pts, STOCK)
+    [new_bits] = graph_bits([new], pts, STOCK)
+    if old.shape != new_bits.shape:
         return False
-    return mean > SCREEN_BITS
+    known = ~np.isnan(old) & ~np.isnan(new_bits)
+    # better on average, and worse at no point (by more than the ulp a reordering may cost): without
+    # regimes (Herbie's branches) a form better on most inputs may be worse where the input was right
+    return bool(new_bits[known].mean() < old[known].mean() - TIE_BITS and (new_bits[known] <= old[known] + 1).all())
 
 
 class MeasuredBudget:

@@ -42,8 +42,8 @@ from relations.saturation.engine.extract import best_nodes
 
 __all__ = [
     "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "Points", "batched", "build_choice", "canonical",
-    "class_exact", "error_summary", "graph_error", "measured_choice", "node_values", "own_enode", "read_through",
-    "sample_points",
+    "GRID", "class_exact", "error_summary", "graph_bits", "graph_error", "grid_points", "measured_choice",
+    "node_values", "own_enode", "read_through", "sample_points",
 ]
 
 #: Errors closer than this (bits, mean over the points) are ties, decided by tree size.
@@ -100,6 +100,25 @@ def _sample_inputs(outputs: Sequence[Variable], given: Mapping[Variable, Any] | 
     return inputs
 
 
+#: Magnitudes every binade-uniform sample is likely to miss, for :func:`grid_points`: each sign of 1e-300 ...
+#: 1e300 by decades of decades, and the moderate values where special functions turn (0.5 ... 40).
+GRID = np.array(sorted({s * m for s in (1.0, -1.0) for m in (
+    1e-300, 1e-100, 1e-30, 1e-10, 1e-4, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 40.0, 100.0, 1e4, 1e10, 1e30, 1e100,
+    1e300)} | {0.0}))
+
+
+def grid_points(outputs: Sequence[Variable], seed: int = 0) -> Points:
+    """The points of :data:`GRID` (each input takes every value, the others a shuffled copy) where every
+    output's exact value is a real number: a check of a form's accuracy where Herbie's sampling is thin."""
+    outputs = list(outputs)
+    inputs = _sample_inputs(outputs, None)
+    rng = np.random.default_rng(seed)
+    cols = [GRID] + [rng.permutation(GRID) for _ in inputs[1:]]
+    given = {v: np.broadcast_to(c.reshape(-1, *[1] * v.type.ndim), (len(GRID), *_shape(v, 1))).astype(v.type.dtype)
+             for v, c in zip(inputs, cols, strict=True)}
+    return sample_points(outputs, len(GRID), given=given)
+
+
 def sample_points(
     outputs: Sequence[Variable], n: int = 64, *, size: int | None = None, seed: int = 0, tries: int = 16,
     given: Mapping[Variable, Any] | None = None,
@@ -141,8 +160,8 @@ def sample_points(
         count += int(good.sum())
         if count >= n or given:
             break
-    values = tuple(np.concatenate(k)[:n] for k in kept)
-    return Points(tuple(inputs), values, min(count, n), drawn)
+    values = tuple(np.concatenate(k)[:n] if given is None else np.concatenate(k) for k in kept)
+    return Points(tuple(inputs), values, count if given else min(count, n), drawn)
 
 
 def class_exact(eg: EGraph, points: Points) -> dict[int, np.ndarray]:
@@ -467,8 +486,9 @@ def build_choice(eg: EGraph, choice: Choice, classes: Sequence[int],
     return [_build(eg, c, best, built) for c in classes]
 
 
-def graph_error(outputs: Sequence[Variable], points: Points, mode: Any = None) -> list[tuple[float, float]]:
-    """``(mean, max)`` bits of error of each output at the points, the graph compiled in ``mode``.
+def graph_bits(outputs: Sequence[Variable], points: Points, mode: Any = None) -> list[np.ndarray]:
+    """The bits of error of each output's entries at the points (NaN where the exact value is unknown or
+    not real), the graph compiled in ``mode``.
 
     ``mode=None`` evaluates it Op by Op as written (Python ``perform``, no rewrite): the error of the
     spelling itself; a PyTensor mode (``"FAST_RUN"``, ``relations.mode()``) gives the error of what
@@ -485,5 +505,24 @@ def graph_error(outputs: Sequence[Variable], points: Points, mode: Any = None) -
     fn = pytensor.function(given, outs, mode=mode or as_written, on_unused_input="ignore")
     with np.errstate(all="ignore"):
         got = fn(*points.values)
-    return [error_summary(np.asarray(g), round_to(e, o.type.dtype))
-            for g, e, o in zip(got, exact, outputs, strict=True)]
+    out = []
+    for g, e, o in zip(got, exact, outputs, strict=True):
+        g, ref = np.asarray(g), round_to(e, o.type.dtype)
+        if g.dtype.kind != "f" or g.shape != ref.shape or g.dtype != ref.dtype:
+            out.append(np.zeros(g.shape) if g.dtype.kind != "f" else np.full(ref.shape, np.inf))
+            continue
+        bits = np.full(ref.shape, np.nan)
+        known = ~np.isnan(ref)
+        bits[known] = bits_of_error(g[known], ref[known])
+        out.append(bits)
+    return out
+
+
+def graph_error(outputs: Sequence[Variable], points: Points, mode: Any = None) -> list[tuple[float, float]]:
+    """``(mean, max)`` bits of error of each output at the points, the graph compiled in ``mode``
+    (:func:`graph_bits`)."""
+    out = []
+    for bits in graph_bits(outputs, points, mode):
+        known = bits[~np.isnan(bits)]
+        out.append((float(known.mean()), float(known.max())) if known.size else (0.0, 0.0))
+    return out
