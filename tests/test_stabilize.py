@@ -129,3 +129,39 @@ def test_results_compile_in_the_default_mode():
     r = relations.stabilize(pt.exp(x) - 1)
     f = pytensor.function([x], r.graph)
     np.testing.assert_allclose(f(np.array([1e-20, 1.0])), np.expm1([1e-20, 1.0]))
+
+
+def _measured_mode():
+    from relations.compile.stabilize import MEASURED_NAME, NAME
+
+    return relations.mode("relational", NAME, MEASURED_NAME)
+
+
+def test_the_measured_stage_repairs_what_fast_run_leaves_and_is_opt_in():
+    from pytensor.compile import optdb
+
+    from relations.compile.stabilize import MEASURED_NAME
+
+    assert MEASURED_NAME not in relations.DEFAULT_TAGS
+    g = pt.log(pt.exp(x) - 1)  # as written: -inf where the value is log(1e-300) = -690.8
+    f = pytensor.function([x], g, mode=_measured_mode())
+    stage = next(iter(optdb.__db__[MEASURED_NAME]))
+    assert stage.last.replaced == 1 and stage.last.skipped == 0
+    v = np.array([1e-300, 1e-8, 0.5, 30.0])
+    np.testing.assert_allclose(f(v), np.log(np.expm1(v)), rtol=1e-13)
+    for n in (0, 1):
+        assert f(np.full(n, 0.25)).shape == (n,)
+    assert f.maker.fgraph.outputs[0].type.dtype == g.type.dtype
+
+
+def test_the_measured_stage_never_trades_a_form_pytensor_repairs():
+    """``log(erfc(x))`` as written is inaccurate near 0, ``log1p(-erf(x))`` is not; but PyTensor's own
+    stabilizer repairs the first at large x and cannot repair the second: the stage keeps the first."""
+    from pytensor.compile import optdb
+
+    from relations.compile.stabilize import MEASURED_NAME
+
+    g = pt.log(pt.erfc(x))
+    f = pytensor.function([x], g, mode=_measured_mode())
+    assert next(iter(optdb.__db__[MEASURED_NAME])).last.replaced == 0
+    assert np.isfinite(f(np.array([30.0, 100.0]))).all()

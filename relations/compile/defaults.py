@@ -21,7 +21,7 @@ from relations.compile.lowering import lower_outputs, protect_compiled
 from relations.compile.passes import cheapest, compile_normalize, compile_normalize_sites
 from relations.compile.pymc_hooks import register_pymc_lowering
 from relations.compile.registration import register_lowering, register_node_lowering, register_relational
-from relations.compile.stabilize import register_stabilizing
+from relations.compile.stabilize import register_measured, register_stabilizing
 from relations.compile.workarounds import install_merge_alloc_fix
 
 __all__ = ["register_all"]
@@ -39,5 +39,6 @@ def register_all() -> None:
     )
     register_lowering(lower_outputs, in_place=protect_compiled)
     register_stabilizing()
+    register_measured()
     install_merge_alloc_fix()
     register_pymc_lowering(register_node_lowering(lower_outputs))

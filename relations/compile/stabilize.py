@@ -68,6 +68,9 @@ from relations.saturation.stability import instability, stability_cost
 __all__ = [
     "HEADS",
     "LIMITS",
+    "MEASURED_NAME",
+    "MeasuredBudget",
+    "MeasuredRewriter",
     "NAME",
     "POSITION",
     "REGION_DEPTH",
@@ -76,14 +79,19 @@ __all__ = [
     "STABILIZE_RULES",
     "StabilizingRewriter",
     "hazard",
+    "head_roots",
+    "measured",
     "numeric_rewriters",
     "region_roots",
+    "register_measured",
     "register_stabilizing",
     "stabilized",
 ]
 
 #: The optdb name (and tag) of the pass; ``relations.mode()`` includes it by default.
 NAME = "relational_stabilize"
+#: The optdb name (and tag) of the measured stage (:class:`MeasuredRewriter`); not in the default mode.
+MEASURED_NAME = "relational_measured"
 #: optdb position: after ``canonicalize`` (1), right before PyTensor's ``stabilize`` (1.5).
 POSITION = 1.49
 #: PyTensor's rewrite databases whose node rewriters run in the e-graph (those of :data:`NUMERIC_REWRITERS`).
@@ -483,11 +491,7 @@ class MeasuredBudget:
 
 
 class StabilizingRewriter(GraphRewriter):
-    """The pass: :func:`stabilized` on a FunctionGraph, its replacements made at once (reason :data:`NAME`);
-    then the measured stage (:func:`measured`) on what is left.  :attr:`last` is the last graph's
-    :class:`MeasuredBudget` (regions skipped for time are counted there)."""
-
-    last: MeasuredBudget | None = None
+    """The pass: :func:`stabilized` on a FunctionGraph, its replacements made at once (reason :data:`NAME`)."""
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         fgraph.attach_feature(ReplaceValidate())
@@ -496,13 +500,40 @@ class StabilizingRewriter(GraphRewriter):
         pairs = stabilized(fgraph.outputs)
         if pairs:
             fgraph.replace_all_validate(pairs, reason=NAME)
-        self.last = MeasuredBudget()
-        more = measured(fgraph.outputs, self.last)
-        if more:
-            fgraph.replace_all_validate(more, reason=NAME)
 
     def __str__(self) -> str:
         return NAME
+
+
+class MeasuredRewriter(GraphRewriter):
+    """The measured stage (:func:`measured`) as a pass, tag :data:`MEASURED_NAME` (opt in:
+    ``relations.mode("relational", "relational_stabilize", "relational_measured")``).  It is not in the
+    default mode: screening every head region costs 0.1-0.5 s and stabilizing one 1-4 s, which made the
+    test suite's PyMC models compile 5x slower.  :attr:`last` is the last graph's :class:`MeasuredBudget`."""
+
+    last: MeasuredBudget | None = None
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        fgraph.attach_feature(ReplaceValidate())
+
+    def apply(self, fgraph: FunctionGraph) -> None:
+        self.last = MeasuredBudget()
+        more = measured(fgraph.outputs, self.last)
+        if more:
+            fgraph.replace_all_validate(more, reason=MEASURED_NAME)
+
+    def __str__(self) -> str:
+        return MEASURED_NAME
+
+
+def register_measured() -> MeasuredRewriter:
+    """Register the measured stage in ``optdb`` as :data:`MEASURED_NAME`, after the pass (off unless included)."""
+    existing = optdb.__db__.get(MEASURED_NAME)
+    if existing:
+        return next(iter(existing))
+    rewriter = MeasuredRewriter()
+    optdb.register(MEASURED_NAME, rewriter, position=POSITION + 0.005)
+    return rewriter
 
 
 def register_stabilizing() -> StabilizingRewriter:
