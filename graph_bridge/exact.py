@@ -217,6 +217,10 @@ def _composite_fn(op: Any) -> Callable[..., Any]:
     return f
 
 
+#: A loss beyond every precision (binary exponents of mpmath numbers may not fit a float).
+_HUGE = 1 << 30
+
+
 def _cancel_loss(result: Any, *operands: Any) -> float:
     """Bits an addition lost: ``log2(max |operand| / |result|)`` (all of them when it cancels to zero)."""
     big = max((abs(a) for a in operands if not mp.isnan(a) and not mp.isinf(a)), default=mp.mpf(0))
@@ -224,14 +228,14 @@ def _cancel_loss(result: Any, *operands: Any) -> float:
         return 0.0
     if result == 0:  # rounded operands that cancel: the true value may be any small number
         return math.inf
-    return float(max(0, mp.mag(big) - mp.mag(result) + 1))  # binary exponents: at most 2 bits too many
+    return float(min(max(0, mp.mag(big) - mp.mag(result) + 1), _HUGE))  # binary exponents: at most 2 bits too many
 
 
 def _log_loss(result: Any, *_: Any) -> float:
     """Bits a logarithm near 1 lost: ``-log2 |result|`` where ``|result| < 1`` (all of them at 0)."""
     if mp.isnan(result) or mp.isinf(result) or abs(result) >= 1:
         return 0.0
-    return math.inf if result == 0 else float(max(0, 1 - mp.mag(result)))
+    return math.inf if result == 0 else float(min(max(0, 1 - mp.mag(result)), _HUGE))
 
 
 _LOSS: dict[type, Callable[..., float]] = {
@@ -256,7 +260,7 @@ def _kappa_bits(kappa: Callable[[Any], Any]) -> Callable[..., float]:
             return 0.0
         if mp.isinf(k):
             return math.inf
-        return float(max(0, mp.mag(k))) if k > 1 else 0.0
+        return float(min(mp.mag(k), _HUGE)) if k > 1 else 0.0
 
     return loss
 

@@ -41,7 +41,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pytensor.scalar as ps
 from pytensor import config
 from pytensor.compile import optdb
@@ -429,7 +428,7 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
             r = stabilize(copy, limits=PASS_LIMITS, n=32)
             if not r.changed or r.graph.type.dtype != root.type.dtype or r.graph.type.ndim != root.type.ndim:
                 continue
-            if not _compiles_better(r.graph, copy, screened) or not _compiles_better(r.graph, copy, _grid(copy)):
+            if not _compiles_better(r.graph, copy, screened):
                 continue
         new = clone_replace([r.graph], replace=leaves)[0] if leaves else r.graph
         new = root.type.filter_variable(new, allow_convert=True)
@@ -454,27 +453,15 @@ def _screen(copy: Variable) -> Any:
     return pts if mean > SCREEN_BITS else None
 
 
-def _grid(copy: Variable) -> Any:
-    from relations.saturation.accuracy import grid_points
-
-    return grid_points([copy])
-
-
 def _compiles_better(new: Variable, copy: Variable, pts: Any) -> bool:
-    """Whether ``new``, compiled with PyTensor's own rewrites, is more accurate than ``copy`` so compiled, and
-    no less accurate at any point:
-    PyTensor's stabilizers repair some spellings themselves (``log(erfc(x))`` for large x), and a form
+    """Whether ``new``, compiled with PyTensor's own rewrites, is more accurate than ``copy`` so compiled, on
+    the screening points and (no worse) at every point of :data:`~relations.saturation.accuracy.GRID`:
+    PyTensor's stabilizers repair some spellings themselves (``log(erfc(x))`` at large x), and a form
     measured better as written may stand in their way (``log1p(-erf(x))``)."""
-    from relations.saturation.accuracy import TIE_BITS, graph_bits
+    from relations.saturation.accuracy import grid_points, more_accurate
 
-    [old] = graph_bits([copy], pts, STOCK)
-    [new_bits] = graph_bits([new], pts, STOCK)
-    if old.shape != new_bits.shape:
-        return False
-    known = ~np.isnan(old) & ~np.isnan(new_bits)
-    # better on average, and worse at no point (by more than the ulp a reordering may cost): without
-    # regimes (Herbie's branches) a form better on most inputs may be worse where the input was right
-    return bool(new_bits[known].mean() < old[known].mean() - TIE_BITS and (new_bits[known] <= old[known] + 1).all())
+    return more_accurate([new], [copy], pts, STOCK) and more_accurate([new], [copy], grid_points([copy]), STOCK,
+                                                                      strictly=False)
 
 
 class MeasuredBudget:

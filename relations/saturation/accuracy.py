@@ -43,7 +43,7 @@ from relations.saturation.engine.extract import best_nodes
 __all__ = [
     "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "Points", "batched", "build_choice", "canonical",
     "GRID", "class_exact", "error_summary", "graph_bits", "graph_error", "grid_points", "measured_choice",
-    "node_values", "own_enode", "read_through", "sample_points",
+    "more_accurate", "node_values", "own_enode", "read_through", "sample_points",
 ]
 
 #: Errors closer than this (bits, mean over the points) are ties, decided by tree size.
@@ -113,10 +113,12 @@ def grid_points(outputs: Sequence[Variable], seed: int = 0) -> Points:
     outputs = list(outputs)
     inputs = _sample_inputs(outputs, None)
     rng = np.random.default_rng(seed)
-    cols = [GRID] + [rng.permutation(GRID) for _ in inputs[1:]]
-    given = {v: np.broadcast_to(c.reshape(-1, *[1] * v.type.ndim), (len(GRID), *_shape(v, 1))).astype(v.type.dtype)
+    top = min((float(np.finfo(v.type.dtype).max) for v in inputs), default=np.inf)
+    grid = GRID[np.abs(GRID) <= top]  # the magnitudes each input's dtype holds
+    cols = [grid] + [rng.permutation(grid) for _ in inputs[1:]]
+    given = {v: np.broadcast_to(c.reshape(-1, *[1] * v.type.ndim), (len(grid), *_shape(v, 1))).astype(v.type.dtype)
              for v, c in zip(inputs, cols, strict=True)}
-    return sample_points(outputs, len(GRID), given=given)
+    return sample_points(outputs, len(grid), given=given)
 
 
 def sample_points(
@@ -526,3 +528,20 @@ def graph_error(outputs: Sequence[Variable], points: Points, mode: Any = None) -
         known = bits[~np.isnan(bits)]
         out.append((float(known.mean()), float(known.max())) if known.size else (0.0, 0.0))
     return out
+
+
+def more_accurate(new: Sequence[Variable], old: Sequence[Variable], points: Points, mode: Any = None,
+                  strictly: bool = True) -> bool:
+    """Whether the outputs ``new`` are no less accurate than ``old`` at any point (by more than the one ulp a
+    reordering may cost) and, with ``strictly``, better on average, both compiled in ``mode``
+    (:func:`graph_bits`).  Without regimes (Herbie's branches) a form better on most inputs may be
+    worse where the input was right: this says it is not, on ``points``."""
+    for a, b in zip(graph_bits(new, points, mode), graph_bits(old, points, mode), strict=True):
+        if a.shape != b.shape:
+            return False
+        known = ~np.isnan(a) & ~np.isnan(b)
+        if not (a[known] <= b[known] + 1).all():
+            return False
+        if strictly and known.any() and not a[known].mean() < b[known].mean() - TIE_BITS:
+            return False
+    return True

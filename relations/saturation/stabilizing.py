@@ -39,7 +39,9 @@ from relations.saturation.accuracy import (
     canonical,
     error_summary,
     graph_error,
+    grid_points,
     measured_choice,
+    more_accurate,
     node_values,
     own_enode,
     read_through,
@@ -176,6 +178,10 @@ def stabilize(
     built_roots = build_choice(eg, choice, roots, built)
     before, after = graph_error(outputs, sample), graph_error(built_roots, sample)
     better = all(a[0] < b[0] - TIE_BITS and a[1] <= b[1] for a, b in zip(after, before, strict=True))
+    # and worse at no point of a grid of magnitudes Herbie's sampling is thin at (no regimes: a form better
+    # on most inputs may be worse where the input was right)
+    if better and points is None:
+        better = more_accurate(built_roots, outputs, grid_points(outputs), strictly=False)
     if not better:
         return Stabilized(list(outputs), before, before, [], sample.n, report, choice.converged)
     sites = _sites(eg, outputs, cls, choice, built, mine, exact)

@@ -300,19 +300,22 @@ class EGraph:
         return [self.find(cls[o]) for o in outputs]
 
     def add_graph_classes(self, outputs: Sequence[Variable]) -> dict[Variable, int]:
-        """:meth:`add_graph`, returning the class of every variable of the graph (a broadcasting
-        DimShuffle an Elemwise reads through has its input's class)."""
+        """:meth:`add_graph`, returning the class of every variable of the graph.
+
+        An Elemwise reads through a broadcasting DimShuffle of an input only where another input
+        has the output's ndim (the padding is then the one the Elemwise adds itself): ``exp(x[None])``
+        keeps its ExpandDims, whose dimension nothing else gives.  The DimShuffle keeps its own class."""
         cls: dict[Variable, int] = {}
 
         def class_of(v: Variable, under_elemwise: bool) -> int:
             if under_elemwise and _is_left_padding(v.owner):
-                c = cls[v] = class_of(v.owner.inputs[0], True)
-                return c
+                return class_of(v.owner.inputs[0], True)
             known = cls.get(v)
             return known if known is not None else cls.setdefault(v, self.add_leaf(v))
 
         for node in toposort(outputs):
-            elem = isinstance(node.op, Elemwise)
+            nd = node.outputs[0].type.ndim if isinstance(node.op, Elemwise) else -1
+            elem = any(i.type.ndim == nd and not _is_left_padding(i.owner) for i in node.inputs)
             kids = [class_of(i, elem) for i in node.inputs]
             for j, out in enumerate(node.outputs):
                 # the node's own type: an Op may read its constant inputs' values (Alloc's shape)
