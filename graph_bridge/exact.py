@@ -58,11 +58,18 @@ def _div(a: Any, b: Any) -> Any:
     return a / b
 
 
+#: Operands whose binary exponent exceeds this are beyond exact evaluation: ``exp`` of one needs ``log 2``
+#: to as many bits (``exp(exp(exp(x)))``); the value is unknown (NaN), never computed for minutes.
+_FAR_MAG = 1 << 16
+
+
 def _real(f: Callable[..., Any]) -> Callable[..., Any]:
     """``f`` whose complex or undefined results are NaN (the Op's real meaning)."""
 
     def g(*args: Any) -> Any:
         if any(mp.isnan(a) for a in args):
+            return mp.nan
+        if any(not mp.isinf(a) and a != 0 and mp.mag(a) > _FAR_MAG for a in args):
             return mp.nan
         try:
             r = f(*args)
@@ -93,7 +100,15 @@ def _pow(a: Any, b: Any) -> Any:
         return mp.nan
     if a == 0 and b < 0:
         return mp.inf
+    if abs(b) > _HUGE_POWER and a != 0 and not mp.isinf(a):  # mpmath squares an integer power out exactly
+        sign = -1 if a < 0 and int(b) % 2 else 1
+        e = b * mp.log(abs(a))
+        return mp.nan if mp.mag(e) > _FAR_MAG else sign * mp.exp(e)
     return mp.power(a, b)
+
+
+#: Integer exponents beyond this are taken through exp and log (``pow(exp(x), 1e30)``).
+_HUGE_POWER = 1 << 20
 
 
 def _gammaln(x: Any) -> Any:
