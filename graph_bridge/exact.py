@@ -63,13 +63,14 @@ def _div(a: Any, b: Any) -> Any:
 _FAR_MAG = 1 << 16
 
 
-def _real(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``f`` whose complex or undefined results are NaN (the Op's real meaning)."""
+def _real(f: Callable[..., Any], grows: bool = False) -> Callable[..., Any]:
+    """``f`` whose complex or undefined results are NaN (the Op's real meaning); ``grows``: an exponential
+    (``exp``, ``sinh``, ...), unknown at an operand beyond :data:`_FAR_MAG`."""
 
     def g(*args: Any) -> Any:
         if any(mp.isnan(a) for a in args):
             return mp.nan
-        if any(not mp.isinf(a) and a != 0 and mp.mag(a) > _FAR_MAG for a in args):
+        if grows and any(not mp.isinf(a) and a != 0 and mp.mag(a) > _FAR_MAG for a in args):
             return mp.nan
         try:
             r = f(*args)
@@ -183,9 +184,11 @@ _NARY: dict[type, Callable[..., Any]] = {
     ps.ScalarMinimum: lambda *a: min(a),
 }
 
+#: Exponentials: unknown at an operand beyond ``2**_FAR_MAG`` (mpmath would need log 2 to that many bits).
+_GROWS = (ps.Exp, ps.Exp2, ps.Expm1, ps.Sinh, ps.Cosh, ps.Tanh, ps.Sigmoid, ps.Softplus, ps.Erfcx, ps.Pow)
 #: The exact meaning of each scalar Op class, on mpmath numbers (complex and undefined results are NaN).
 MP_FUNCTIONS: dict[type, Callable[..., Any]] = {
-    k: _real(f) for table in (_UNARY, _BINARY, _NARY) for k, f in table.items()
+    k: _real(f, k in _GROWS) for table in (_UNARY, _BINARY, _NARY) for k, f in table.items()
 }
 _SWITCH = ps.Switch
 
