@@ -63,6 +63,10 @@ def _div(a: Any, b: Any) -> Any:
 _FAR_MAG = 1 << 16
 
 
+def _is_far(*args: Any) -> bool:
+    return any(not mp.isnan(a) and not mp.isinf(a) and a != 0 and mp.mag(a) > _FAR_MAG for a in args)
+
+
 def _real(f: Callable[..., Any], grows: bool = False) -> Callable[..., Any]:
     """``f`` whose complex or undefined results are NaN (the Op's real meaning); ``grows``: an exponential
     (``exp``, ``sinh``, ...), unknown at an operand beyond :data:`_FAR_MAG`."""
@@ -70,7 +74,7 @@ def _real(f: Callable[..., Any], grows: bool = False) -> Callable[..., Any]:
     def g(*args: Any) -> Any:
         if any(mp.isnan(a) for a in args):
             return mp.nan
-        if grows and any(not mp.isinf(a) and a != 0 and mp.mag(a) > _FAR_MAG for a in args):
+        if grows and _is_far(*args):
             return mp.nan
         try:
             r = f(*args)
@@ -428,7 +432,11 @@ def _elemwise(node: Any, ins: list[Any], losses: list[Any]) -> tuple[np.ndarray,
             out = np.where(exact_in, np.asarray(np.frompyfunc(exact_fn, len(ins), 1)(*args), dtype=object), out)
     else:
         exact_in = _exact_where(sop, node, args, out, lost)
-    return out, np.where(exact_in, EXACT, carried + _own_loss(sop, out, args, lost))
+    lost_all = np.where(exact_in, EXACT, carried + _own_loss(sop, out, args, lost))
+    if type(sop) in _GROWS and out.size:  # an exponential of an operand beyond 2**_FAR_MAG: unknown, not undefined
+        far = np.asarray(np.frompyfunc(_is_far, len(args), 1)(*args), dtype=bool)
+        lost_all = np.where(far, math.inf, lost_all)
+    return out, lost_all
 
 
 
