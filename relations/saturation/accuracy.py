@@ -42,7 +42,7 @@ from relations.saturation.engine.extract import best_nodes
 
 __all__ = [
     "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "Points", "batched", "build_choice", "canonical",
-    "GRID", "class_exact", "error_summary", "graph_bits", "graph_error", "grid_points", "measured_choice",
+    "GRID", "error_summary", "graph_bits", "graph_error", "grid_points", "measured_choice",
     "more_accurate", "node_values", "own_enode", "read_through", "sample_points",
 ]
 
@@ -164,37 +164,6 @@ def sample_points(
             break
     values = tuple(np.concatenate(k)[:n] if given is None else np.concatenate(k) for k in kept)
     return Points(tuple(inputs), values, count if given else min(count, n), drawn)
-
-
-def class_exact(eg: EGraph, points: Points) -> dict[int, np.ndarray]:
-    """The exact value of every class at the points, rounded to the class's dtype (NaN: not a real, or unknown).
-
-    One representative tree per class (its smallest) is evaluated, all of them in one call.
-    A class whose Op has no exact meaning (:class:`graph_bridge.exact.NotExact`) is left out."""
-    best = best_nodes(eg)
-    built: dict[int, Variable] = {}
-    for c in best:
-        _build(eg, c, best, built)
-    batch = points.batched_inputs()
-    classes = list(built)
-    outs = vectorize_graph([built[c] for c in classes], replace={v: batch[v] for v in points.inputs})
-    given = {batch[v]: x for v, x in zip(points.inputs, points.values, strict=True)}
-    out: dict[int, np.ndarray] = {}
-    try:
-        values, _ = exact_values(outs, given, rows=True, max_bits=MAX_BITS)
-    except NotExact:
-        values = None
-    if values is None:  # evaluate class by class: those an Op blocks are left out
-        for c, o in zip(classes, outs, strict=True):
-            try:
-                (v,), _ = exact_values([o], given, rows=True, max_bits=MAX_BITS)
-            except NotExact:
-                continue
-            out[c] = _leading(round_to(v, built[c].type.dtype), points.n)
-        return out
-    for c, v in zip(classes, values, strict=True):
-        out[c] = _leading(round_to(v, built[c].type.dtype), points.n)
-    return out
 
 
 def _leading(v: np.ndarray, n: int) -> np.ndarray:
