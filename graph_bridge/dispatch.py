@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from cons.core import ConsError, _car, _cdr
 from etuples import etuple
 from etuples.core import ExpressionTuple
+from pytensor.graph.basic import Variable
 from unification.core import _unify
 
-from graph_bridge.terms import Term
+from graph_bridge.terms import Term, node_term
 from graph_bridge.vocabulary import builder_of, on_register
 from logic_core.term_kinds import is_term
 
@@ -109,3 +110,24 @@ def _unify_Term(u, v, s):
 for _pair in ((Term, Term), (Term, ExpressionTuple), (ExpressionTuple, Term)):
     _unify.add((*_pair, Mapping), _unify_Term)
 on_register(register_cons)
+
+
+def _unify_Variable_ExpressionTuple(u, v, s):
+    """A variable against a term: the variable's one-level view (:func:`graph_bridge.terms.node_term`),
+    which names the output of a node of several outputs (a random variable's draw is its node's output 1;
+    PyTensor's own registration reads every output as the node's term, so a term of a draw never
+    unified with the draw itself)."""
+    if u.owner is None:
+        yield False
+        return
+    view = node_term(u)
+    yield _unify(view if view is not u else etuplize_shallow(u), v, s)
+
+
+def etuplize_shallow(u):
+    """PyTensor's one-level etuple of ``u`` (a node outside the bridge's vocabulary)."""
+    return etuple(u.owner.op, *u.owner.inputs, evaled_obj=u)
+
+
+_unify.add((Variable, ExpressionTuple, Mapping), _unify_Variable_ExpressionTuple)
+_unify.add((ExpressionTuple, Variable, Mapping), lambda u, v, s: _unify_Variable_ExpressionTuple(v, u, s))

@@ -33,6 +33,7 @@ import pytensor.scalar as ps
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
+from pytensor.tensor.random.op import RandomVariable
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
@@ -363,6 +364,12 @@ def _node_interval(v: Variable, known: dict[Variable, Interval]) -> Interval:
     node = v.owner
     if node is None:
         return _constant(v) if isinstance(v, Constant) else EVERYTHING
+    if isinstance(node.op, RandomVariable):  # outputs (rng, draw): a draw is in its support
+        if v is not node.outputs[-1]:
+            return EVERYTHING
+        from graph_bridge.supports import random_support  # supports reads this module's Interval
+
+        return random_support(node.op, [known.get(i, EVERYTHING) for i in node.inputs[2:]])
     if len(node.outputs) != 1:
         return EVERYTHING
     ins = [known.get(i, EVERYTHING) for i in node.inputs]

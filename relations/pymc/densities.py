@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,7 +44,7 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.replace import clone_replace, graph_replace
 from pytensor.graph.traversal import ancestors, graph_inputs, toposort
-from pytensor.scalar.basic import Add, Clip, Maximum, Minimum, Sub, Switch
+from pytensor.scalar.basic import Add, Clip, Maximum, Minimum, Neg, Sub, Switch
 from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.random.op import RandomVariable
 
@@ -59,7 +59,7 @@ __all__ = [
     "DensityMismatch",
     "FORMS",
     "NotDerivable",
-    "RISKY_FORMS",
+    "TransformedCensoring",
     "SECONDS",
     "STOCK",
     "STOCK_FAILURES",
@@ -86,9 +86,6 @@ FORMS = 24
 SECONDS = 5.0
 #: Draws of the variable at which two derived densities are compared.
 CHECK_DRAWS = 16
-#: Forms derived and compared with the first where a graph transforms a censored variable (two
-#: wrong spellings could agree with each other; the censored form is among the first few).
-RISKY_FORMS = 3
 #: The e-graph's bounds (forward saturation of the measurable rules).
 LIMITS = Limits(nodes=4000, iterations=8, seconds=2.0, growth=None)
 #: What a stock derivation that could not match raises ("Logprob method not implemented for Add",
@@ -137,6 +134,12 @@ def broadcast_random(var: Variable) -> str | None:
     return None
 
 
+class TransformedCensoring(NotDerivable):
+    """PyMC derives a density for a transform of a censored variable (wrong at the censored points: the
+    transform's Jacobian is added to a probability mass, pymc #8363) and no form with the censoring
+    outermost derives to give the right one."""
+
+
 class DensityMismatch(ValueError):
     """Two forms of one graph derive densities that differ at a draw: PyMC derived one wrongly."""
 
@@ -180,6 +183,7 @@ def derivable_forms(
     forms: int | None = None,
     seconds: float | None = None,
     rewriters: RewriterSpec = (),
+    accept: Callable[[Variable], bool] | None = None,
     **kwargs: Any,
 ) -> tuple[list[tuple[Variable, Variable]], list[tuple[str, str]]]:
     """Forms of ``var`` (other than ``var`` itself) whose stock logp derives: ``(form, logp)`` pairs,
@@ -190,7 +194,7 @@ def derivable_forms(
     ``seconds`` (default :data:`SECONDS`).  Random variables and other leaves stay themselves.
     ``rewriters``: PyTensor node rewriters run on the e-nodes too (``saturate``'s ``rewriters=``,
     an optdb name such as ``"canonicalize"``); none by default, as stock derivation runs PyMC's
-    own canonicalization on every form it is given.
+    own canonicalization on every form it is given.  ``accept``: only forms it is true of are tried.
     """
     forms = FORMS if forms is None else forms
     deadline = time.perf_counter() + (SECONDS if seconds is None else seconds)
@@ -203,7 +207,7 @@ def derivable_forms(
     for form in egraph.forms(limit=forms):
         if time.perf_counter() > deadline or len(derived) >= want:
             break
-        if keys.key(form) == given:
+        if keys.key(form) == given or (accept is not None and not accept(form)):
             continue
         try:
             lp = _stock_logp(form, value, **kwargs)
@@ -225,19 +229,24 @@ def _stock_logp(var: Variable, value: Variable, **kwargs: Any) -> Variable:
 
 
 def transforms_censoring(var: Variable) -> bool:
-    """Whether ``var`` transforms a censored random variable with a Jacobian term (a scaling, an exp):
-    stock derivation adds that term at the censored points too (a wrong value; the issue's two cases).
-    A shift (Add, Sub) has none."""
-    censored = set()
+    """Whether ``var`` transforms a censored random variable with a Jacobian term (a scaling, an exp, a
+    square root): stock derivation adds that term at the censored points too, a wrong value (pymc
+    #8363).  A censoring is a ``clip``, ``maximum`` or ``minimum`` of a random variable and a bound
+    that is not random, or a ``switch`` with a branch that is not random (a point mass); a shift or a
+    negation (Add, Sub, Neg) has no Jacobian term."""
+    censored: set[Variable] = set()
     for node in toposort([var]):
         if not isinstance(node.op, Elemwise):
             continue
-        ins_censored = any(i in censored for i in node.inputs)
-        if isinstance(node.op.scalar_op, Clip | Maximum | Minimum | Switch):
-            if any(_random(i) for i in node.inputs):
+        op = node.op.scalar_op
+        if isinstance(op, Clip | Maximum | Minimum | Switch):
+            values = node.inputs[1:] if isinstance(op, Switch) else node.inputs
+            random = [_random(i) for i in values]
+            if any(random) and not all(random):
                 censored.update(node.outputs)
-        elif ins_censored:
-            if not isinstance(node.op.scalar_op, Add | Sub):
+                continue
+        if any(i in censored for i in node.inputs):
+            if not isinstance(op, Add | Sub | Neg):
                 return True
             censored.update(node.outputs)
     return False
@@ -286,19 +295,37 @@ def logp(
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
     except STOCK_FAILURES as err:
         return _derived_logp(var, value, err, check, rewriters, **kwargs)
-    risky = check is not False and transforms_censoring(var)
-    if check or risky:
-        derived, _ = derivable_forms(var, value, want=RISKY_FORMS if risky else 1, rewriters=rewriters, **kwargs)
+    if check is not False and transforms_censoring(var):
+        cross_check(var, value, [(var, stock), _censored_outermost(var, value, rewriters, **kwargs)])
+    elif check:
+        derived, _ = derivable_forms(var, value, want=1, rewriters=rewriters, **kwargs)
         for other in derived:
             cross_check(var, value, [(var, stock), other])
     return stock
 
 
+def _censored_outermost(
+    var: Variable, value: Variable, rewriters: RewriterSpec, **kwargs: Any
+) -> tuple[Variable, Variable]:
+    """The first derivable form of ``var`` with no Jacobian-bearing transform of a censored variable
+    (its density is right by construction), or :class:`TransformedCensoring`."""
+    derived, failed = derivable_forms(
+        var, value, want=1, rewriters=rewriters, accept=lambda form: not transforms_censoring(form), **kwargs
+    )
+    if not derived:
+        raise TransformedCensoring(
+            f"the logp of {describe(var)} transforms a censored variable: PyMC's derivation adds the "
+            f"transform's Jacobian at the censored points too (a wrong value, pymc #8363), and none of the "
+            f"{len(failed)} equivalent forms tried has the censoring outermost and derives (the transform "
+            f"is not monotone on the variable's known range); logp(..., check=False) takes PyMC's value"
+        )
+    return derived[0]
+
+
 def _derived_logp(
     var: Variable, value: Variable, err: Exception, check: bool | None, rewriters: RewriterSpec, **kwargs: Any
 ) -> Variable:
-    want = 1 if check is False else RISKY_FORMS if transforms_censoring(var) else 2
-    derived, failed = derivable_forms(var, value, want=want, rewriters=rewriters, **kwargs)
+    derived, failed = derivable_forms(var, value, want=1 if check is False else 2, rewriters=rewriters, **kwargs)
     if not derived:
         tried = "\n".join(f"  {f}: {e}" for f, e in failed) or "  (the rules give no other form)"
         raise NotDerivable(
@@ -306,6 +333,9 @@ def _derived_logp(
             f"{str(err).splitlines()[0]}), nor from any of its {len(failed)} equivalent forms tried "
             f"(relations.rules.measurable):\n{tried}\n{why_not_measurable(var)}"
         ) from err
+    if check is not False and transforms_censoring(var):  # the censored form first, the others checked
+        safe = _censored_outermost(var, value, rewriters, **kwargs)
+        derived = [safe, *(d for d in derived if d[0] is not safe[0])]
     if check is not False:
         for other in derived[1:]:
             cross_check(var, value, [derived[0], other])

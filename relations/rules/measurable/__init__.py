@@ -633,24 +633,31 @@ transform_into_censoringo = computed_rule(
     heads=(Elemwise,),
     rhs_heads=(Elemwise,),
     measure=elemwise_above(rewrites.is_censoring, "Clip/Maximum/Minimum"),
-    doc="""An increasing transform of a censored variable is a censored transform.
+    doc="""A monotone transform of a censored variable is a censored transform (pymc #8363).
 
     Before::
 
         2 * maximum(x, 0)              # PyMC adds -log(2) at the censored point 0
-        exp(minimum(x, 1))
+        sqrt(clip(e, 1, 4))            # e a positive variable (an exponential draw)
+        1 / maximum(e, 2)
 
     After::
 
         maximum(x * 2, 0 * 2)
-        minimum(exp(x), exp(1))
+        clip(sqrt(e), sqrt(1), sqrt(4))
+        minimum(1 / e, 1 / 2)          # decreasing: the censoring flips
 
-    ``f`` is ``exp``, a product with a positive constant, a sum with a
-    constant or a difference ``x - c``, in either operand order; the
-    censoring ``clip``, ``maximum`` or ``minimum``.  A choice (``f`` runs
-    on the bounds too).  Measure: the pairs (censoring, Elemwise above it)
-    drop by one.  Backward: a censoring whose inputs are all the same ``f``
-    of something.
+    ``f`` is any Elemwise of the censored variable and constants whose
+    direction is known on the values of ``x`` and of the bounds
+    (:func:`graph_bridge.monotonicity.direction` over
+    :func:`graph_bridge.intervals.interval_of`, a random variable's
+    support included): an increasing ``f`` runs on each input, a
+    decreasing one swaps ``maximum``/``minimum`` and a ``clip``'s bounds
+    (where ``lo <= hi`` is known).  Where the direction is unknown
+    (``sqrt`` of a normal draw, ``x * c`` for a ``c`` of unknown sign) the
+    graph is left as it is.  A choice (``f`` runs on the bounds too).
+    Measure: the pairs (censoring, Elemwise above it) drop by one.
+    Backward: a censoring whose inputs are all the same ``f`` of something.
     """,
 )
 

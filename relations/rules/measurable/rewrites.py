@@ -21,6 +21,8 @@ from pytensor.tensor.reshape import JoinDims, SplitDims
 from pytensor.tensor.shape import Reshape
 from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
 
+from graph_bridge.intervals import Interval, interval_of
+from graph_bridge.monotonicity import UP, direction, scalar_constant
 from graph_bridge.nodes import scalar_op_of
 
 __all__ = [
@@ -531,70 +533,97 @@ def switch_as_index_mixture(v: Variable) -> Variable | None:
 CENSORINGS = (ps.Clip, ps.Maximum, ps.Minimum)
 
 
-def _increasing(v: Variable) -> tuple[Any, Variable, Variable | None, int] | None:
-    """``(scalar op, operand, constant, position)`` where ``v`` is an increasing transform of one
-    operand: ``exp(x)``, ``x * c`` / ``c * x`` (``c > 0``), ``x + c`` / ``c + x``, ``x - c``."""
-    kind = _scalar_kind(v)
-    ins: Sequence[Variable] = v.owner.inputs if kind is not None and v.owner is not None else ()
-    if kind is ps.Exp:
-        return kind, ins[0], None, 0
-    if kind not in (ps.Mul, ps.Add, ps.Sub) or len(ins) != 2:
+def _transform_of(v: Variable) -> tuple[Any, int] | None:
+    """``(node, k)`` where ``v`` is an Elemwise of one non-constant input ``k`` (any other a constant of
+    one element): a transform ``f`` of that input."""
+    node = v.owner
+    if node is None or not isinstance(node.op, Elemwise) or len(node.inputs) > 2:
         return None
-    for pos in (0, 1):
-        c = ins[1 - pos]
-        value = constant_value(c)
-        if value is None or value.size != 1 or (kind is ps.Sub and pos == 1):
-            continue
-        if kind is ps.Mul and not value.reshape(()) > 0:
-            continue
-        return kind, ins[pos], c, pos
-    return None
+    free = [k for k, i in enumerate(node.inputs) if scalar_constant(i) is None]
+    return (node, free[0]) if len(free) == 1 else None
 
 
-def _apply(kind: Any, x: Variable, c: Variable | None, pos: int) -> Variable:
-    if kind is ps.Exp:
-        return pt.exp(x)
-    fn = {ps.Mul: pt.mul, ps.Add: pt.add, ps.Sub: pt.sub}[kind]
-    return fn(x, c) if pos == 0 else fn(c, x)
+def _apply(node: Any, k: int, u: Variable) -> Variable:
+    """The transform ``node`` applies to its input ``k``, applied to ``u`` instead."""
+    return node.op(*[u if j == k else i for j, i in enumerate(node.inputs)])
+
+
+def _hull(vs: Sequence[Variable]) -> Interval:
+    out = interval_of(vs[0])
+    for w in vs[1:]:
+        out = out.join(interval_of(w))
+    return out
+
+
+def _ordered(lo: Variable, hi: Variable) -> bool:
+    """Whether ``lo <= hi`` holds at every value (read off their intervals)."""
+    return interval_of(lo).hi <= interval_of(hi).lo
+
+
+#: What a decreasing transform turns a censoring into: ``f(maximum(x, c)) = minimum(f(x), f(c))``.
+_SWAPPED = {ps.Maximum: pt.minimum, ps.Minimum: pt.maximum}
 
 
 def transform_into_censoring(v: Variable) -> Variable | None:
-    """``f(clip(x, lo, hi))`` (or of ``maximum``/``minimum``), ``f`` increasing, as
-    ``clip(f(x), f(lo), f(hi))``: the censored points of the right side are points of the
-    transformed variable, where PyMC's derivation of the left side adds a Jacobian term."""
-    found = _increasing(v) if v.type.dtype.startswith("float") else None
-    if found is None or _scalar_kind(found[1]) not in CENSORINGS:
+    """``f(clip(x, lo, hi))`` (or of ``maximum``/``minimum``), ``f`` monotone on the values of ``x``,
+    ``lo`` and ``hi`` (:func:`graph_bridge.monotonicity.direction`), as ``clip(f(x), f(lo), f(hi))``;
+    a decreasing ``f`` swaps the bounds (``clip(f(x), f(hi), f(lo))``, where ``lo <= hi`` is known)
+    and turns a ``maximum`` into a ``minimum``.  The censored points of the right side are points of
+    the transformed variable, where PyMC's derivation of the left side adds a Jacobian term."""
+    found = _transform_of(v) if v.type.dtype.startswith("float") else None
+    if found is None or _scalar_kind(found[0].inputs[found[1]]) not in CENSORINGS:
         return None
-    kind, censored, c, pos = found
-    op = censored.owner.op
+    node, k = found
+    censored = node.inputs[k]
+    kind = _scalar_kind(censored)
     # each input cast to the output's dtype first: exp of an int8 bound would be a float32 bound,
     # not the float64 point the transformed variable reaches
     ins = [i if i.dtype == v.type.dtype else pt.cast(i, v.type.dtype) for i in censored.owner.inputs]
-    out = op(*[_apply(kind, i, c, pos) for i in ins])
-    return out if out.type == v.type else None
+    way = direction(node, k, _hull(ins))
+    if way is None:
+        return None
+    fs = [_apply(node, k, i) for i in ins]
+    if way == UP:
+        out = censored.owner.op(*fs)
+    elif kind is ps.Clip:
+        out = pt.clip(fs[0], fs[2], fs[1]) if _ordered(ins[1], ins[2]) else None
+    else:
+        out = _SWAPPED[kind](*fs)
+    return out if out is not None and out.type == v.type else None
 
 
 def censoring_of_transforms(v: Variable) -> Variable | None:
     """Backward of :func:`transform_into_censoring`: ``clip(f(x), f(lo), f(hi))``, every input the
-    same increasing ``f`` (same Op, same constant), as ``f(clip(x, lo, hi))``."""
-    if _scalar_kind(v) not in CENSORINGS:
+    same monotone ``f`` (same Op, same constant on the same side), as ``f(clip(x, lo, hi))`` (an
+    increasing ``f``) or ``f(clip(x, hi, lo))`` (a decreasing one, where ``hi <= lo`` is known;
+    ``maximum`` and ``minimum`` swap)."""
+    kind = _scalar_kind(v)
+    if kind not in CENSORINGS:
         return None
-    node = v.owner
-    found = [] if node is None else [f for i in node.inputs if (f := _increasing(i)) is not None]
-    if node is None or not found or len(found) < len(node.inputs):
+    found = [f for i in v.owner.inputs if (f := _transform_of(i)) is not None]
+    if len(found) < len(v.owner.inputs):
         return None
-    kind, _, c, pos = found[0]
-    value_c = np.asarray(None if c is None else constant_value(c))
-    same_c = [
-        f[2] is None
-        and c is None
-        or (f[2] is not None and c is not None and np.array_equal(np.asarray(constant_value(f[2])), value_c))
-        for f in found
-    ]
-    if any(f[0] is not kind or f[3] != pos for f in found) or not all(same_c):
+    node, k = found[0]
+
+    def constants(n: Any) -> list[float | None]:
+        return [scalar_constant(i) for j, i in enumerate(n.inputs) if j != k]
+
+    if any(j != k or n.op != node.op or constants(n) != constants(node) for n, j in found[1:]):
         return None
-    out = _apply(kind, node.op(*[f[1] for f in found]), c, pos)
-    return out if out.type == v.type else None
+    us = [n.inputs[k] for n, _ in found]
+    if any(u.type.dtype != us[0].type.dtype for u in us):
+        return None
+    way = direction(node, k, _hull(us))
+    if way is None:
+        return None
+    if way == UP:
+        inner = v.owner.op(*us)
+    elif kind is ps.Clip:
+        inner = pt.clip(us[0], us[2], us[1]) if _ordered(us[2], us[1]) else None
+    else:
+        inner = _SWAPPED[kind](*us)
+    out = None if inner is None else _apply(node, k, inner)
+    return out if out is not None and out.type == v.type else None
 
 
 def is_censoring(node: Any) -> bool:
