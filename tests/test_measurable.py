@@ -65,8 +65,13 @@ EXAMPLES = {
     "clip_of_add_consto": [pt.clip(x, lo, hi) + 1.0],
     "affine_collecto": [3 * x - x, x - x / 2, 2 * (v + 1) - v],
     "power_collecto": [x * x * x, v * v * v * v],
-    "slices_sumo": [v3[0] + v3[1] + v3[2], v3[1] + v3[2]],
-    "sum_shiftedo": [pt.sum(v3 + 1), pt.sum(m23 + 2)],
+    "slices_sumo": [v3[0] + v3[1] + v3[2], v3[1] + v3[2], v3[0] + v3[2], v3[2] + v3[0]],
+    "sum_shiftedo": [pt.sum(v3 + 1), pt.sum(m23 + 2), pt.sum(v3 + np.array([1.0, 2.0, 3.0])), pt.sum(m23 + np.array([1.0, 2.0, 3.0]))],
+    "partial_sums_as_cumsumo": [pt.stack([v3[0], v3[0] + v3[1], v3[0] + v3[1] + v3[2]]),
+                                pt.stack([v3[0], v3[1] + v3[0]])],
+    "log_odds_divo": [pt.log(x / (1 - x))],
+    "log_odds_log1po": [pt.log(x) - pt.log1p(-x)],
+    "log_odds_logo": [pt.log(x) - pt.log(1 - x)],
     "transpose_joino": [pt.stack([a3, v3]).T, pt.join(0, m23, pt.matrix("r", shape=(1, 3))).T],
     "dimshuffle_composeo": [pt.expand_dims(v, 0).T],
     "reshape_as_dimso": [m23.reshape((6,)), m23.flatten(), pt.vector("w", shape=(6,)).reshape((2, 3))],
@@ -274,3 +279,22 @@ def test_a_monotone_transform_moves_into_the_censoring_forward_backward_and_as_a
 @pytest.mark.parametrize("graph", NOT_MONOTONE, ids=str)
 def test_a_transform_of_unknown_direction_is_left_as_it_is(graph):
     assert relations.normalize(graph, rules=(M.transform_into_censoringo,)) is graph
+
+
+def test_elements_that_repeat_or_come_from_two_vectors_are_no_sum_of_a_vector():
+    for g in (v3[0] + v3[0], v3[0] + a3[1]):
+        assert relations.normalize(g, rules=(M.slices_sumo,)) is g
+    for g in (pt.stack([v3[0], v3[0] + v3[2]]), pt.stack([v3[1], v3[1] + v3[0]]), pt.stack([v3[0], v3[0] + a3[1]])):
+        assert relations.normalize(g, rules=(M.partial_sums_as_cumsumo,)) is g
+
+
+def test_the_log_odds_hold_at_the_ends_and_outside_the_unit_interval():
+    """Both sides are -inf at 0, inf at 1 and nan outside [0, 1]: the identities hold at every float."""
+    points = np.array([0.0, 1e-300, 0.3, 0.5, 0.75, 1.0, -0.5, 2.0])  # equal up to rounding: 1 - 1e-16 differs by log 2
+    for g in EXAMPLES["log_odds_divo"] + EXAMPLES["log_odds_log1po"] + EXAMPLES["log_odds_logo"]:
+        out = relations.normalize(g, rules=relations.RULESETS["measurable"])
+        f = pytensor.function([x], [g, out], mode="FAST_COMPILE")
+        with np.errstate(all="ignore"):
+            for t in points:
+                a, b = f(t)
+                np.testing.assert_allclose(a, b, rtol=1e-9, equal_nan=True)

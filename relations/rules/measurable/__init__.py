@@ -47,8 +47,9 @@ from collections.abc import Callable
 from typing import Any
 
 from pytensor.graph.basic import Variable
-from pytensor.tensor.basic import Join
+from pytensor.tensor.basic import Join, MakeVector
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.extra_ops import CumOp
 from pytensor.tensor.reshape import JoinDims, SplitDims
 from pytensor.tensor.shape import Reshape
 from pytensor.tensor.subtensor import AdvancedSubtensor, IncSubtensor
@@ -63,6 +64,7 @@ from relations.patterns.rewrite_rule import rewrite_rule
 from relations.rules import dimshuffle
 from relations.rules.lift.operand_goals import scalar_likeo
 from relations.rules.measurable import rewrites
+from relations.rules.measurable.links import LINKS
 
 __all__ = [
     "MEASURABLE_CHOICES",
@@ -71,6 +73,7 @@ __all__ = [
     "index_mixture_as_switcho",
     "power_collecto",
     "reshape_as_dimso",
+    "partial_sums_as_cumsumo",
     "slices_sumo",
     "sum_shiftedo",
     "transform_into_censoringo",
@@ -393,8 +396,9 @@ mixture_as_switcho = rewrite_rule(
 
 # -- relations over a whole sub-graph (a Python reader each way: relations.rules.measurable.rewrites) ---
 
-# the Ops these relations rewrite at, so the e-graph runs rules there (PyMC's Reshape, JoinDims, SplitDims)
-for _op_class in (Reshape, JoinDims, SplitDims):
+# the Ops these relations rewrite at, so the e-graph runs rules there (PyMC's Reshape, JoinDims, SplitDims;
+# stacks of scalars and cumulative sums)
+for _op_class in (Reshape, JoinDims, SplitDims, MakeVector, CumOp):
     register_op_class(_op_class)
 
 
@@ -501,7 +505,9 @@ slices_sumo = computed_rule(
 
         sum(v)                 # a measurable sum of iid variables
 
-    Distinct constant indices, contiguous.  Measure: the reads drop to one.
+    Distinct constant indices; not contiguous (``v[0] + v[2]``), the sum of
+    the vector indexed by them (``sum(v[[0, 2]])``).  Measure: the reads
+    drop to one.
     Backward: ``sum(v)`` of a vector of static length ``2..MAX_UNROLLED`` as
     its elements added.
     """,
@@ -524,8 +530,35 @@ sum_shiftedo = computed_rule(
 
         sum(v) + 3             # v of static size 3
 
-    A scalar constant shift, all axes, a static size.  Measure: the Add
+    A constant shift that broadcasts to the tensor (a scalar, or a vector
+    of constants: ``sum(v + [1, 2, 3])`` is ``sum(v) + 6``), all axes, a
+    static size.  Measure: the Add
     touches one element.  Backward: ``sum(x) + c`` as ``sum(x + c / n)``.
+    """,
+)
+
+partial_sums_as_cumsumo = computed_rule(
+    "partial_sums_as_cumsumo",
+    rewrites.partial_sums_as_cumsum,
+    rewrites.cumsum_as_partial_sums,
+    heads=(MakeVector,),
+    rhs_heads=(CumOp,),
+    measure=READS,
+    doc="""A cumulative sum written out element by element is ``cumsum``.
+
+    Before::
+
+        stack([w[0], w[0] + w[1], w[0] + w[1] + w[2]])   # not implemented for MakeVector
+
+    After::
+
+        cumsum(w)                                        # a measurable cumulative sum
+
+    Element ``k`` the sum of ``w[0..k]`` (distinct constant elements of one
+    vector of static length, terms in any order); ``w[:n]`` where fewer than
+    all are stacked.  Measure: the reads drop to one per element.
+    Backward: ``cumsum(w)`` of static length ``2..MAX_UNROLLED`` as the
+    stack of its partial sums.
     """,
 )
 
@@ -693,11 +726,13 @@ MEASURABLE_RULES: tuple = (
     affine_collecto,
     power_collecto,
     slices_sumo,
+    partial_sums_as_cumsumo,
     sum_shiftedo,
     transpose_joino,
     dimshuffle.dimshuffle_composeo,  # the ExpandDims a transpose of a stack leaves, composed
     reshape_as_dimso,
     writes_as_joino,
     index_mixture_as_switcho,
+    *LINKS.rules,
     *MEASURABLE_CHOICES,
 )

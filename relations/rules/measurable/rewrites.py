@@ -200,21 +200,79 @@ def _element_of(v: Variable) -> tuple[Variable, int] | None:
     return base, int(i) % n
 
 
-def slices_sum(v: Variable) -> Variable | None:
-    """``v[0] + v[1] + v[2]`` (distinct constant elements of one vector, contiguous) as ``sum(v[s:e])``
-    (``sum(v)`` where they are all of it)."""
+def _elements(v: Variable) -> tuple[Variable, list[int]] | None:
+    """``(base, indices)`` where ``v`` is a sum of distinct constant elements of one vector ``base``."""
     if _scalar_kind(v) is not ps.Add:
-        return None
+        found = _element_of(v)
+        return None if found is None else (found[0], [found[1]])
     leaves = _operands(v, ps.Add, [MAX_AFFINE_NODES])
     elems = [] if leaves is None else [e for t in leaves if (e := _element_of(t)) is not None]
-    if leaves is None or len(elems) < 2 or len(elems) < len(leaves):
+    if leaves is None or len(elems) < len(leaves):
         return None
-    base = pt.as_tensor_variable(elems[0][0])
-    idx = sorted(i for _, i in elems)
-    if any(b is not base for b, _ in elems) or idx != list(range(idx[0], idx[0] + len(idx))):
+    base = elems[0][0]
+    idx = [i for _, i in elems]
+    if any(b is not base for b, _ in elems) or len(set(idx)) < len(idx):
         return None
-    part = base if len(idx) == base.type.shape[0] else base[idx[0] : idx[-1] + 1]
+    return base, idx
+
+
+def slices_sum(v: Variable) -> Variable | None:
+    """``v[0] + v[1] + v[2]`` (distinct constant elements of one vector) as ``sum(v[s:e])`` where they
+    are contiguous (``sum(v)`` where they are all of it), else ``sum(v[[i, j, ...]])``."""
+    found = _elements(v) if _scalar_kind(v) is ps.Add else None
+    if found is None or len(found[1]) < 2:
+        return None
+    base, idx = found
+    base = pt.as_tensor_variable(base)
+    idx = sorted(idx)
+    if idx == list(range(idx[0], idx[0] + len(idx))):
+        part = base if len(idx) == base.type.shape[0] else base[idx[0] : idx[-1] + 1]
+    else:
+        part = base[pt.constant(np.array(idx, dtype="int64"))]
     return pt.sum(part).astype(v.type.dtype)
+
+
+def _stacked_scalars(v: Variable) -> list[Variable] | None:
+    """The scalars ``v`` stacks into a vector (``pt.stack`` of scalars: a MakeVector)."""
+    node = v.owner
+    if node is None or type(node.op).__name__ != "MakeVector":
+        return None
+    return list(node.inputs)
+
+
+def partial_sums_as_cumsum(v: Variable) -> Variable | None:
+    """``stack([w[0], w[0] + w[1], w[0] + w[1] + w[2]])`` (element ``k`` the sum of ``w[0..k]``, in any
+    order of the terms) as ``cumsum(w)`` (of its first elements, ``w[:n]``)."""
+    parts = _stacked_scalars(v)
+    if parts is None or len(parts) < 2 or not v.type.dtype.startswith("float"):
+        return None
+    found = [f for t in parts if (f := _elements(t)) is not None]
+    if len(found) < len(parts):
+        return None
+    first = found[0][0]
+    if any(b is not first or sorted(idx) != list(range(k + 1)) for k, (b, idx) in enumerate(found)):
+        return None
+    base = pt.as_tensor_variable(first)
+    part = base if len(parts) == base.type.shape[0] else base[: len(parts)]
+    out = pt.cumsum(part)
+    return out if out.type.dtype == v.type.dtype else None
+
+
+def cumsum_as_partial_sums(v: Variable) -> Variable | None:
+    """Backward of :func:`partial_sums_as_cumsum`: ``cumsum(w)`` of a vector of static length
+    ``2..MAX_UNROLLED`` as the stack of its partial sums."""
+    node = v.owner
+    if node is None or type(node.op).__name__ != "CumOp" or getattr(node.op, "mode", "") != "add":
+        return None
+    w = node.inputs[0]
+    n = w.type.shape[0] if w.type.ndim == 1 else None
+    if n is None or not 2 <= n <= MAX_UNROLLED:
+        return None
+    sums = [w[0]]
+    for i in range(1, n):
+        sums.append(sums[-1] + w[i])
+    out = pt.stack(sums)
+    return out if out.type == v.type else None
 
 
 def sum_as_slices(v: Variable) -> Variable | None:
@@ -236,7 +294,8 @@ def sum_as_slices(v: Variable) -> Variable | None:
 
 
 def scaled_as_sum(v: Variable) -> Variable | None:
-    """``sum(x + c)`` (``c`` a scalar constant, all axes, ``x`` of static size ``n``) as ``sum(x) + c*n``."""
+    """``sum(x + c)`` (``c`` a constant that broadcasts to ``x``'s static shape, all axes) as
+    ``sum(x) + sum(c broadcast)``."""
     node = v.owner
     if node is None or type(node.op).__name__ != "Sum" or node.op.axis not in (None, tuple(range(node.inputs[0].ndim))):
         return None
@@ -244,13 +303,16 @@ def scaled_as_sum(v: Variable) -> Variable | None:
     if _scalar_kind(inner) is not ps.Add or len(inner.owner.inputs) != 2 or None in inner.type.shape:
         return None
     x, c = inner.owner.inputs
-    k = _number(c)
-    if k is None:
+    if constant_value(c) is None:
         x, c = c, x
-        k = _number(c)
-    if k is None or x.type != inner.type or not v.type.dtype.startswith("float"):
+    value = constant_value(c)
+    if value is None or value.dtype.kind not in "biuf" or x.type != inner.type or not v.type.dtype.startswith("float"):
         return None
-    return pt.sum(x) + pt.constant(k * int(np.prod(inner.type.shape)), dtype=v.type.dtype)
+    try:
+        total = float(np.sum(np.broadcast_to(value, inner.type.shape)))
+    except ValueError:  # pragma: no cover - a constant that does not broadcast made no Add
+        return None
+    return pt.sum(x) + pt.constant(total, dtype=v.type.dtype)
 
 
 def _join_parts(v: Variable) -> tuple[int, list[Variable]] | None:
