@@ -125,3 +125,40 @@ def test_a_switch_of_two_random_branches_is_no_censoring():
     x = X()
     assert not rpm.transforms_censoring(pt.exp(pt.where(x > 0, x, 0.5 * x)))
     assert rpm.transforms_censoring(pt.exp(pt.where(x > 0, x, 0.0)))
+
+
+# -- check=True: a scalar density integrates to one, point masses included ----------------------
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: X(),
+        lambda: pt.clip(X(), -1, 1),  # masses at -1 and 1
+        lambda: pt.maximum(E(), 2.0),  # a mass at 2
+        lambda: (lambda z: z + z + 1)(X()),  # stock refuses: derived from an equal form
+        lambda: pm.Poisson.dist(3.0),  # discrete: a sum over the integers
+        lambda: (lambda z: z * z)(X()),  # chi-squared, derived from x ** 2: support (0, inf)
+    ],
+    ids=["normal", "clip", "maximum", "derived", "poisson", "chi2"],
+)
+def test_check_true_finds_that_a_right_density_integrates_to_one(build):
+    graph = build()
+    value = graph.type()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lp = rpm.logp(graph, value, check=True)
+        total = rpm.density_mass(graph, value, lp)
+    assert total is not None and abs(total - 1.0) < 1e-3
+
+
+def test_a_density_that_does_not_integrate_to_one_is_named():
+    x = X()
+    value = x.type()
+    lp = pm.logp(x, value)
+    assert abs(rpm.density_mass(x, value, lp + 0.5) - np.exp(0.5)) < 1e-3
+    clipped = pt.clip(X(), -1, 1)
+    v2 = clipped.type()
+    wrong = pt.switch(pt.eq(v2, 1.0), -np.inf, pm.logp(clipped, v2))  # the mass at 1 dropped
+    assert abs(rpm.density_mass(clipped, v2, wrong) - stats.norm.cdf(1.0)) < 1e-3
+    assert rpm.density_mass(pm.Normal.dist(0, 1, shape=3), pt.vector("w"), pt.zeros(())) is None  # not scalar

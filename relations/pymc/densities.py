@@ -49,6 +49,7 @@ from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.random.op import RandomVariable
 
 from graph_bridge.structural_keys import StructuralKeys
+from relations.pymc.mass import MASS_TOLERANCE, total_mass
 from relations.queries.why_not import why_not_in
 from relations.rules.measurable import MEASURABLE_RULES
 from relations.saturation.egraph import Limits, saturate
@@ -69,6 +70,7 @@ __all__ = [
     "BroadcastRandomVariable",
     "broadcast_random",
     "broken_density",
+    "density_mass",
     "derivable_forms",
     "why_not_measurable",
     "install",
@@ -86,6 +88,8 @@ FORMS = 24
 SECONDS = 5.0
 #: Draws of the variable at which two derived densities are compared.
 CHECK_DRAWS = 16
+#: Draws of a scalar variable that locate its point masses and its range for ``check=True``'s total.
+MASS_DRAWS = 400
 #: The e-graph's bounds (forward saturation of the measurable rules).
 LIMITS = Limits(nodes=4000, iterations=8, seconds=2.0, growth=None)
 #: What a stock derivation that could not match raises ("Logprob method not implemented for Add",
@@ -269,7 +273,9 @@ def logp(
     """The log-density of ``var`` at ``value``: ``pm.logp``'s, derived from an equal form where stock fails.
 
     ``check``: ``True`` compares the densities of two derived forms (stock's included) at
-    :data:`CHECK_DRAWS` draws, raising :class:`DensityMismatch` where they differ; ``None``
+    :data:`CHECK_DRAWS` draws, and for a scalar variable checks that the density integrates to one
+    (point masses included, :func:`relations.pymc.mass.total_mass`), raising
+    :class:`DensityMismatch` where either fails; ``None``
     (default) does so where stock fails and a second form derives, and where ``var`` transforms a
     censored variable (stock PyMC's Jacobian at the censored points); ``False`` never.
     ``rewriters``: PyTensor node rewriters for the e-graph too (:func:`derivable_forms`).
@@ -301,7 +307,42 @@ def logp(
         derived, _ = derivable_forms(var, value, want=1, rewriters=rewriters, **kwargs)
         for other in derived:
             cross_check(var, value, [(var, stock), other])
+    if check:
+        _check_mass(var, value, stock)
     return stock
+
+
+def _check_mass(var: Variable, value: Variable, lp: Variable) -> None:
+    """Raise :class:`DensityMismatch` where the density ``lp`` of a scalar ``var`` does not integrate to
+    one (point masses included, :func:`relations.pymc.mass.total_mass`)."""
+    found = density_mass(var, value, lp)
+    if found is not None and abs(found - 1.0) > MASS_TOLERANCE:
+        raise DensityMismatch(
+            f"the density derived for {describe(var)} integrates to {found:.6g}, not 1 (point masses "
+            f"included): it is not the density of the variable"
+        )
+
+
+def density_mass(var: Variable, value: Variable, lp: Variable) -> float | None:
+    """The total probability of ``lp`` over a scalar ``var``'s values (its other inputs at one drawn
+    point), or ``None`` where it is not checked (a tensor variable, a constant value, no draws)."""
+    if var.type.ndim != 0 or isinstance(value, Constant):
+        return None
+    found = _drawn_point(var, value, [lp], MASS_DRAWS)
+    if found is None:
+        return None
+    others, point, values = found
+    fn = pytensor.function([value, *others], lp, mode="FAST_COMPILE", on_unused_input="ignore")
+    args = [point[v] for v in others]
+    dtype = value.type.dtype
+
+    def logp_at(t: float) -> float:
+        try:
+            return float(fn(np.asarray(t, dtype=dtype), *args))
+        except Exception:  # noqa: BLE001 - a value the density's own checks refuse has no mass
+            return -np.inf
+
+    return total_mass(logp_at, np.array(values), discrete=not dtype.startswith("float"))
 
 
 def _censored_outermost(
@@ -339,6 +380,8 @@ def _derived_logp(
     if check is not False:
         for other in derived[1:]:
             cross_check(var, value, [derived[0], other])
+    if check:
+        _check_mass(var, value, derived[0][1])
     return derived[0][1]
 
 
