@@ -17,9 +17,6 @@ Every case of :data:`CORPUS` has a density written independently of PyMC
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pytest
@@ -31,54 +28,7 @@ import pytensor.tensor as pt  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import relations.pymc as rpm  # noqa: E402
-
-N = pm.Normal.dist
-npdf = stats.norm.logpdf
-SQ3 = np.sqrt(3.0)
-
-
-@dataclass
-class Case:
-    """One corpus entry: ``build()`` gives ``(graph, {input: value})``; ``values`` are evaluation points."""
-
-    name: str
-    kind: str
-    build: Callable[[], tuple[Any, dict]]
-    values: list
-    reference: Callable[..., Any]
-    why: str = ""
-    extra: dict = field(default_factory=dict)
-
-
-def _x():
-    return N(0.0, 1.0)
-
-
-def _censored(v, lo, hi, loc=0.0, scale=1.0):
-    v = np.asarray(v, dtype=float)
-    out = npdf(v, loc, scale)
-    out = np.where(v == lo, stats.norm.logcdf(lo, loc, scale), out)
-    out = np.where(v == hi, stats.norm.logsf(hi, loc, scale), out)
-    return np.where((v < lo) | (v > hi), -np.inf, out)
-
-
-def _dirac_zeros(v):
-    return np.where(np.asarray(v) == 0, 0.0, -np.inf)
-
-
-def _cube(v):
-    v = np.asarray(v, dtype=float)
-    r = np.cbrt(v)
-    return npdf(r) - np.log(3.0) - (2.0 / 3.0) * np.log(np.abs(v))
-
-
-def _leaky(v):
-    v = np.asarray(v, dtype=float)
-    return np.where(v >= 0, npdf(v), npdf(2 * v) + np.log(2.0))
-
-
-S = [-1.3, 0.2, 0.7, 2.5]  # scalar points
-POS = [0.3, 1.0, 2.5]
+from pymc_corpus import POS, SQ3, Case, N, S, _censored, _cube, _dirac_zeros, _leaky, _x, npdf  # noqa: E402
 
 
 def _fails():
