@@ -34,7 +34,7 @@ import pytensor.scalar as ps
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
-from graph_bridge.intervals import Interval
+from graph_bridge.interval_type import Interval
 
 __all__ = ["DOWN", "UP", "direction", "scalar_constant"]
 

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from graph_bridge.intervals import EVERYTHING, Interval
+from graph_bridge.interval_type import EVERYTHING, Interval
 
 __all__ = ["SUPPORTS", "random_support"]
 

@@ -10,7 +10,8 @@ import pytensor.tensor as pt
 import pytest
 
 import relations
-from graph_bridge.intervals import EVERYTHING, interval_of
+from graph_bridge.interval_type import EVERYTHING
+from graph_bridge.intervals import interval_of
 from helpers import backward, check_rewrite, forward, holds, snapshot
 from relations import patterns as p
 from relations.lang import (
@@ -69,7 +70,8 @@ def test_the_interval_holds_every_value_on_extreme_inputs(i):
 
 
 def test_assumed_intervals_hold_within_the_block_only():
-    from graph_bridge.intervals import Interval, assuming
+    from graph_bridge.interval_type import Interval
+    from graph_bridge.intervals import assuming
 
     with assuming({x: Interval(0.0, 1.0, True, False)}):
         assert interval_of(pt.log(x)).negative() or interval_of(pt.log(x)).nonpositive()

@@ -9,7 +9,8 @@ import pytensor.tensor as pt
 import pytensor.tensor.random.basic as ptr
 import pytest
 
-from graph_bridge.intervals import Interval, interval_of
+from graph_bridge.interval_type import Interval
+from graph_bridge.intervals import interval_of
 from graph_bridge.monotonicity import DOWN, UP, direction
 
 u = pt.scalar("u")

@@ -9,7 +9,7 @@ import pytensor.tensor as pt
 import pytest
 
 import relations
-from graph_bridge.intervals import Interval
+from graph_bridge.interval_type import Interval
 from helpers import assert_same_types, snapshot
 from relations import patterns as p
 from relations.lang import Family, is_float, positive

@@ -70,6 +70,7 @@ __all__ = [
     "BroadcastRandomVariable",
     "broadcast_random",
     "broken_density",
+    "censored_points",
     "density_mass",
     "derivable_forms",
     "why_not_measurable",
@@ -114,20 +115,29 @@ class BroadcastRandomVariable(NotDerivable):
 
 
 def broadcast_random(var: Variable) -> str | None:
-    """Where ``var`` broadcasts a random variable along one of its dimensions (an Elemwise input or an
-    Alloc value that reads a random variable and is broadcast where the output is not), or ``None``.
+    """Where ``var`` broadcasts a random variable along one of its dimensions (an Elemwise input that
+    reads a random variable and is broadcast where the output is not, or a factor of an outer product
+    -- a ``dot`` over a dimension of length 1 -- that reads one), or ``None``.
 
-    Read off the types: an input broadcast along a dimension (length 1, or missing on the left) where
-    the output's length is not known to be 1.
+    Read off the types (of the graph PyMC derives from: ``CustomDist(dist=...)`` inlined): an input
+    broadcast along a dimension (length 1, or missing on the left) where the output's length is not
+    known to be 1.  An explicit ``alloc`` / ``broadcast_to`` of a random variable is not one: PyMC
+    derives its density on the line of equal entries (pymc #6808).
     """
-    order = list(toposort([var]))
+    order = list(toposort([_inlined(var)]))
     reads = _random_readers(order)
     for node in order:
         out = node.outputs[0]
-        if not isinstance(node.op, (Elemwise, pt.basic.Alloc)) or out.type.ndim == 0:
+        if getattr(out.type, "ndim", 0) == 0:
             continue
-        ins = node.inputs if isinstance(node.op, Elemwise) else node.inputs[:1]
-        for i in ins:
+        if _is_dot(node):
+            found = _outer_factor(node, reads)
+            if found is not None:
+                return found
+            continue
+        if not isinstance(node.op, Elemwise):
+            continue
+        for i in node.inputs:
             if i not in reads:
                 continue
             pad = out.type.ndim - i.type.ndim
@@ -135,6 +145,25 @@ def broadcast_random(var: Variable) -> str | None:
                 in_b = True if d < pad else i.type.broadcastable[d - pad]
                 if in_b and not out_b:
                     return f"{describe(i)} is broadcast along dimension {d} of {describe(out)}"
+    return None
+
+
+def _is_dot(node: Any) -> bool:
+    op = node.op
+    core = getattr(op, "core_op", op)
+    return type(core).__name__ in ("Dot", "Dot22") and len(node.inputs) == 2 and node.inputs[0].type.ndim == 2
+
+
+def _outer_factor(node: Any, reads: set[Variable]) -> str | None:
+    """A matrix product over a contracted dimension of length 1 is an outer product: each factor is
+    repeated along the other's free dimension (where its length is not 1)."""
+    a, b = node.inputs
+    if a.type.ndim != 2 or b.type.ndim != 2 or a.type.shape[1] != 1:
+        return None
+    out = node.outputs[0]
+    for factor, d, other in ((a, 1, b.type.shape[1]), (b, 0, a.type.shape[0])):
+        if factor in reads and other != 1:
+            return f"{describe(factor)} is repeated along dimension {d} of {describe(out)} (an outer product)"
     return None
 
 
@@ -239,7 +268,7 @@ def transforms_censoring(var: Variable) -> bool:
     that is not random, or a ``switch`` with a branch that is not random (a point mass); a shift or a
     negation (Add, Sub, Neg) has no Jacobian term."""
     censored: set[Variable] = set()
-    for node in toposort([var]):
+    for node in toposort([_inlined(var)]):  # pm.Censored is a clip inside
         if not isinstance(node.op, Elemwise):
             continue
         op = node.op.scalar_op
@@ -302,7 +331,8 @@ def logp(
     except STOCK_FAILURES as err:
         return _derived_logp(var, value, err, check, rewriters, **kwargs)
     if check is not False and transforms_censoring(var):
-        cross_check(var, value, [(var, stock), _censored_outermost(var, value, rewriters, **kwargs)])
+        safe = _censored_outermost(var, value, rewriters, **kwargs)
+        cross_check(var, value, [(var, stock), safe], at=censored_points(safe[0]))
     elif check:
         derived, _ = derivable_forms(var, value, want=1, rewriters=rewriters, **kwargs)
         for other in derived:
@@ -374,12 +404,16 @@ def _derived_logp(
             f"{str(err).splitlines()[0]}), nor from any of its {len(failed)} equivalent forms tried "
             f"(relations.rules.measurable):\n{tried}\n{why_not_measurable(var)}"
         ) from err
-    if check is not False and transforms_censoring(var):  # the censored form first, the others checked
+    at: list[Variable] = []
+    if check is not False and transforms_censoring(var):
+        # the censored form is right by construction: it first, checked against the others like it
+        # (a form with the transform outside derives PyMC's wrong Jacobian: no check of anything)
         safe = _censored_outermost(var, value, rewriters, **kwargs)
-        derived = [safe, *(d for d in derived if d[0] is not safe[0])]
+        derived = [safe, *(d for d in derived if d[0] is not safe[0] and not transforms_censoring(d[0]))]
+        at = censored_points(safe[0])
     if check is not False:
         for other in derived[1:]:
-            cross_check(var, value, [derived[0], other])
+            cross_check(var, value, [derived[0], other], at=at)
     if check:
         _check_mass(var, value, derived[0][1])
     return derived[0][1]
@@ -432,17 +466,53 @@ def _fill(v: Variable, rng: np.random.Generator) -> np.ndarray:
     return rng.uniform(0.5, 1.5, size=shape).astype(v.type.dtype)
 
 
+def censored_points(form: Variable) -> list[Variable]:
+    """The values of ``form`` at its point masses: where its outermost censoring (below shifts and
+    negations only) takes one of its bounds, as graphs of the other inputs (empty where ``form`` has
+    no such censoring).  Draws of a variable reach a small mass seldom; these reach it always."""
+    v = form
+    while v.owner is not None and isinstance(v.owner.op, Elemwise):
+        op = v.owner.op.scalar_op
+        random = [i for i in v.owner.inputs if _random(i)]
+        if isinstance(op, Clip | Maximum | Minimum | Switch):
+            values = v.owner.inputs[1:] if isinstance(op, Switch) else v.owner.inputs
+            bounds = [b for b in values if not _random(b)]
+            if not bounds or len(bounds) == len(values):
+                return []
+            at = pt.as_tensor_variable(v)
+            points: list[Variable] = []
+            for b in bounds:
+                held: dict[Variable, Variable] = {v: pt.broadcast_to(pt.cast(b, at.dtype), at.shape)}
+                points.append(graph_replace(form, held, strict=False))
+            return points
+        if not isinstance(op, Add | Sub | Neg) or len(random) != 1:
+            return []
+        v = random[0]
+    return []
+
+
 def cross_check(
-    var: Variable, value: Variable, derived: Sequence[tuple[Variable, Variable]], draws: int | None = None
+    var: Variable,
+    value: Variable,
+    derived: Sequence[tuple[Variable, Variable]],
+    draws: int | None = None,
+    at: Sequence[Variable] = (),
 ) -> None:
     """Raise :class:`DensityMismatch` where the densities of the first two ``(form, logp)`` pairs
-    differ at draws of ``var`` (the other inputs drawn once, positive; a point that neither can
-    evaluate is skipped)."""
+    differ at draws of ``var`` and at the values ``at`` (graphs of the other inputs: the censored
+    points, :func:`censored_points`), the other inputs drawn once, positive; a point that neither can
+    evaluate is skipped."""
     (f1, lp1), (f2, lp2) = derived[:2]
-    found = _drawn_point(var, value, [lp1, lp2], CHECK_DRAWS if draws is None else draws)
+    found = _drawn_point(var, value, [lp1, lp2, *at], CHECK_DRAWS if draws is None else draws)
     if found is None:
         return
     others, point, values = found
+    if at and not isinstance(value, Constant):
+        try:
+            fixed = pytensor.function(others, list(at), mode="FAST_COMPILE", on_unused_input="ignore")
+            values = [np.asarray(p, dtype=value.type.dtype) for p in fixed(*[point[v] for v in others])] + values
+        except Exception:  # noqa: BLE001 - a bound the drawn point does not fit: the draws alone
+            pass
     given = [] if isinstance(value, Constant) else [value]
     ins = [*given, *others]
     fns = [pytensor.function(ins, lp, mode="FAST_COMPILE", on_unused_input="ignore") for lp in (lp1, lp2)]

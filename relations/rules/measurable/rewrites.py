@@ -21,7 +21,8 @@ from pytensor.tensor.reshape import JoinDims, SplitDims
 from pytensor.tensor.shape import Reshape
 from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
 
-from graph_bridge.intervals import Interval, interval_of
+from graph_bridge.interval_type import Interval
+from graph_bridge.intervals import interval_of
 from graph_bridge.monotonicity import UP, direction, scalar_constant
 from graph_bridge.nodes import scalar_op_of
 

@@ -23,7 +23,8 @@ from typing import Any
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
-from graph_bridge.intervals import EVERYTHING, Interval, constant_interval, op_interval
+from graph_bridge.interval_type import EVERYTHING, Interval
+from graph_bridge.intervals import constant_interval, op_interval
 
 __all__ = ["IntervalAnalysis", "class_interval"]
 
