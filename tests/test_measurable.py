@@ -80,6 +80,28 @@ EXAMPLES = {
     "index_mixture_as_switcho": [pt.stack([a3, v3])[iv, pt.arange(3)], pt.stack([a3, v3], axis=1)[pt.arange(3), iv]],
     "transform_into_censoringo": [2 * pt.maximum(x, 0), pt.exp(pt.minimum(x, 1)), pt.clip(x, -1, 1) - 1],
 }
+# the rest of the switch table (relations/rules/measurable/switches.py), integer and float bounds
+EXAMPLES.update({
+    "switch_le_keep_co": [pt.where(x <= 1, 1, x)],
+    "switch_ge_keep_co": [pt.where(x >= 2, 2.0, x)],
+    "switch_lt_rev_keep_xo": [pt.where(pt.lt(0, x), x, 0)],
+    "switch_le_rev_keep_co": [pt.where(pt.le(1.0, x), 1.0, x)],
+    "switch_le_rev_keep_xo": [pt.where(pt.le(-1, x), x, -1)],
+    "switch_gt_rev_keep_xo": [pt.where(pt.gt(1.0, x), x, 1.0)],
+    "switch_ge_rev_keep_co": [pt.where(pt.ge(-1.0, x), -1.0, x)],
+    "switch_ge_rev_keep_xo": [pt.where(pt.ge(2, x), x, 2)],
+})
+# absolute values and rectifiers written out (relations/rules/measurable/absolute.py)
+_NEGS = {"neg": lambda t: -t, "mul_neg1": lambda t: pt.mul(-1, t), "mul_neg1_right": lambda t: pt.mul(t, -1)}
+_TESTS = {"ge": (pt.ge, True), "gt": (pt.gt, True), "lt": (pt.lt, False), "le": (pt.le, False)}
+for _n, _neg in _NEGS.items():
+    for _t, (_cmp, _keeps) in _TESTS.items():
+        _a, _b = (x, _neg(x)) if _keeps else (_neg(x), x)
+        EXAMPLES[f"abs_switch_{_t}_{_n}o"] = [pt.where(_cmp(x, 0), _a, _b), pt.where(_cmp(v, 0.0), *((v, _neg(v)) if _keeps else (_neg(v), v)))]
+    EXAMPLES[f"abs_maximum_{_n}o"] = [pt.maximum(x, _neg(x))]
+    EXAMPLES[f"abs_maximum_first_{_n}o"] = [pt.maximum(_neg(x), x)]
+EXAMPLES["relu_div_abso"] = [(x + pt.abs(x)) / 2]
+EXAMPLES["relu_mul_abso"] = [0.5 * (x + pt.abs(x))]
 RULES = {r.__name__: r for r in M.MEASURABLE_RULES}
 
 

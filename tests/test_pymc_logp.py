@@ -277,13 +277,21 @@ def test_an_underivable_graph_says_which_measurable_rewriter_came_closest_and_wh
 
 
 def test_a_derived_density_that_raises_at_a_draw_is_never_returned():
-    """An absolute value written as a switch: PyMC accepts the swapped switch and derives a density that
-    raises "switch non-overlapping scale > 0" at every point; it is refused, naming why."""
+    """An absolute value written as a switch: PyMC derives a density for ``where(z >= 0, z, -z)`` that
+    raises "switch non-overlapping scale > 0" at every point; it is never returned: the absolute value
+    derives instead (a folded normal).  Where no other form derives, NotDerivable names why."""
     z = N(0.0, 1.0)
-    y = pt.switch(pt.lt(z, 0), -z, z)
-    with pytest.raises(rpm.NotDerivable) as err:
-        rpm.logp(y, y.type())
-    assert "derived, but its density raises" in str(err.value)
+    y = pt.switch(pt.ge(z, 0), z, -z)
+    value = y.type()
+    assert rpm.switches_random(y)
+    assert "raises" in rpm.broken_density(y, value, rpm.STOCK["logp"](y, value))
+    lp = rpm.logp(y, value)
+    f = pytensor.function([value], lp, mode="FAST_COMPILE")
+    np.testing.assert_allclose([f(0.3), f(1.7)], stats.halfnorm.logpdf([0.3, 1.7]))
+    w = N(0.0, 1.0)
+    odd = pt.switch(pt.ge(w, 0), w, -2.0 * w)  # no rule relates it to a form PyMC derives right
+    with pytest.raises(rpm.NotDerivable, match="raises"):
+        rpm.logp(odd, odd.type())
 
 
 def test_a_density_checked_at_draws_passes_and_a_constant_value_is_not_checked():

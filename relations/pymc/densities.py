@@ -76,6 +76,7 @@ __all__ = [
     "why_not_measurable",
     "install",
     "installed",
+    "switches_random",
     "transforms_censoring",
     "logp",
     "uninstall",
@@ -285,6 +286,17 @@ def transforms_censoring(var: Variable) -> bool:
     return False
 
 
+def switches_random(var: Variable) -> bool:
+    """Whether ``var`` holds a switch whose two branches both read a random variable (PyMC derives some
+    such switches -- ``where(x >= 0, x, -x)`` -- into densities that raise at every point, pymc #8049):
+    only then is stock's density evaluated at draws before it is returned."""
+    for node in toposort([_inlined(var)]):
+        if isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, Switch):
+            if all(_random(i) for i in node.inputs[1:]):
+                return True
+    return False
+
+
 def _random(v: Variable) -> bool:
     random = (RandomVariable, SymbolicRandomVariable)
     return any(a.owner is not None and isinstance(a.owner.op, random) for a in ancestors([v]))
@@ -330,6 +342,9 @@ def logp(
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
     except STOCK_FAILURES as err:
         return _derived_logp(var, value, err, check, rewriters, **kwargs)
+    broken = broken_density(var, value, stock) if check is not False and switches_random(var) else None
+    if broken is not None:  # a switch of two readers of one variable: PyMC's density may raise where it is read
+        return _derived_logp(var, value, NotImplementedError(f"PyMC's density {broken}"), check, rewriters, **kwargs)
     if check is not False and transforms_censoring(var):
         safe = _censored_outermost(var, value, rewriters, **kwargs)
         cross_check(var, value, [(var, stock), safe], at=censored_points(safe[0]))

@@ -64,7 +64,9 @@ from relations.patterns.rewrite_rule import rewrite_rule
 from relations.rules import dimshuffle
 from relations.rules.lift.operand_goals import scalar_likeo
 from relations.rules.measurable import rewrites
+from relations.rules.measurable.absolute import ABSOLUTE
 from relations.rules.measurable.links import LINKS
+from relations.rules.measurable.switches import SWITCHES
 
 __all__ = [
     "MEASURABLE_CHOICES",
@@ -733,6 +735,8 @@ MEASURABLE_RULES: tuple = (
     reshape_as_dimso,
     writes_as_joino,
     index_mixture_as_switcho,
+    *SWITCHES.rules,
+    *ABSOLUTE.rules,
     *LINKS.rules,
     *MEASURABLE_CHOICES,
 )
