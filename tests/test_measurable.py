@@ -100,6 +100,8 @@ for _n, _neg in _NEGS.items():
         EXAMPLES[f"abs_switch_{_t}_{_n}o"] = [pt.where(_cmp(x, 0), _a, _b), pt.where(_cmp(v, 0.0), *((v, _neg(v)) if _keeps else (_neg(v), v)))]
     EXAMPLES[f"abs_maximum_{_n}o"] = [pt.maximum(x, _neg(x))]
     EXAMPLES[f"abs_maximum_first_{_n}o"] = [pt.maximum(_neg(x), x)]
+EXAMPLES["masked_set_as_switcho"] = [pt.set_subtensor(v3[v3 > 1], 1), pt.set_subtensor(m23[m23 < 0.5], 0.5),
+                                     pt.set_subtensor(v[pt.vector("mask", dtype="bool") > 0], 2.0)]
 EXAMPLES["relu_div_abso"] = [(x + pt.abs(x)) / 2]
 EXAMPLES["relu_mul_abso"] = [0.5 * (x + pt.abs(x))]
 RULES = {r.__name__: r for r in M.MEASURABLE_RULES}

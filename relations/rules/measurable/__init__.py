@@ -52,7 +52,7 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.extra_ops import CumOp
 from pytensor.tensor.reshape import JoinDims, SplitDims
 from pytensor.tensor.shape import Reshape
-from pytensor.tensor.subtensor import AdvancedSubtensor, IncSubtensor
+from pytensor.tensor.subtensor import AdvancedIncSubtensor, AdvancedSubtensor, IncSubtensor
 
 from graph_bridge import etuplize, register_op_class
 from graph_bridge.measures import Measure, above, count, elemwise_above, weighted_operands
@@ -73,6 +73,7 @@ __all__ = [
     "affine_collecto",
     "computed_rule",
     "index_mixture_as_switcho",
+    "masked_set_as_switcho",
     "power_collecto",
     "reshape_as_dimso",
     "partial_sums_as_cumsumo",
@@ -400,7 +401,7 @@ mixture_as_switcho = rewrite_rule(
 
 # the Ops these relations rewrite at, so the e-graph runs rules there (PyMC's Reshape, JoinDims, SplitDims;
 # stacks of scalars and cumulative sums)
-for _op_class in (Reshape, JoinDims, SplitDims, MakeVector, CumOp):
+for _op_class in (Reshape, JoinDims, SplitDims, MakeVector, CumOp, AdvancedIncSubtensor):
     register_op_class(_op_class)
 
 
@@ -661,6 +662,29 @@ index_mixture_as_switcho = computed_rule(
     """,
 )
 
+masked_set_as_switcho = computed_rule(
+    "masked_set_as_switcho",
+    rewrites.masked_set_as_switch,
+    rewrites.switch_as_masked_set,
+    heads=(AdvancedIncSubtensor,),
+    rhs_heads=(Elemwise,),
+    measure=count(AdvancedIncSubtensor),
+    doc="""A write of a scalar where a boolean mask holds is a switch (aeppl #177).
+
+    Before::
+
+        x[x > 1].set(1)            # set_subtensor: not implemented for AdvancedIncSubtensor
+
+    After::
+
+        switch(x > 1, 1, x)        # a censoring switch (then minimum(x, 1))
+
+    The mask boolean, of ``x``'s shape; the value one scalar.  Measure:
+    the AdvancedIncSubtensors drop by one.  Backward: the switch as the
+    masked write.
+    """,
+)
+
 transform_into_censoringo = computed_rule(
     "transform_into_censoringo",
     rewrites.transform_into_censoring,
@@ -735,6 +759,7 @@ MEASURABLE_RULES: tuple = (
     reshape_as_dimso,
     writes_as_joino,
     index_mixture_as_switcho,
+    masked_set_as_switcho,
     *SWITCHES.rules,
     *ABSOLUTE.rules,
     *LINKS.rules,

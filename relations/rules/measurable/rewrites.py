@@ -548,6 +548,40 @@ def _stacked(base: Variable) -> tuple[int, list[Variable]] | None:
     return axis, comps
 
 
+def masked_set_as_switch(v: Variable) -> Variable | None:
+    """``x[mask].set(c)`` (a boolean mask of ``x``'s shape, a scalar ``c``) as ``switch(mask, c, x)``:
+    aeppl #177's censoring ``x[x > ub] = ub``."""
+    node = v.owner
+    if node is None or type(node.op).__name__ != "AdvancedIncSubtensor" or not node.op.set_instead_of_inc:
+        return None
+    x, c, *idx = node.inputs
+    if len(idx) != 1 or c.type.ndim != 0 or not v.type.dtype.startswith("float"):
+        return None
+    [mask] = idx
+    if mask.type.dtype != "bool" or mask.type.ndim != x.type.ndim or x.type != v.type:
+        return None
+    if any(m is not None and s is not None and m != s for m, s in zip(mask.type.shape, x.type.shape)):
+        return None
+    if isinstance(c, Constant) and np.asarray(c.data).astype(v.type.dtype) == c.data:  # an exact cast: a constant
+        c = pt.constant(np.asarray(c.data, dtype=v.type.dtype))
+    out = pt.switch(mask, pt.cast(c, v.type.dtype), x)
+    return out if out.type == v.type else None
+
+
+def switch_as_masked_set(v: Variable) -> Variable | None:
+    """Backward of :func:`masked_set_as_switch`: ``switch(mask, c, x)`` (a scalar ``c``, a boolean mask of
+    ``x``'s type's rank) as ``x[mask].set(c)``."""
+    if _scalar_kind(v) is not ps.Switch:
+        return None
+    mask, c, x = v.owner.inputs
+    if c.owner is not None and isinstance(c.owner.op, DimShuffle) and c.owner.op.is_expand_dims:
+        c = c.owner.inputs[0]  # the switch's padding of a scalar
+    if c.type.ndim != 0 or mask.type.dtype != "bool" or mask.type.ndim != x.type.ndim or x.type != v.type:
+        return None
+    out = pt.set_subtensor(x[mask], c)
+    return out if out.type == v.type else None
+
+
 def index_mixture_as_switch(v: Variable) -> Variable | None:
     """``stack([a, b])[i, arange(n)]`` (or ``stack([a, b], axis=1)[arange(n), i]``) of vectors of
     length ``n`` as ``switch(eq(i % 2, 0), a, b)`` (a chain of switches for more components):
