@@ -14,6 +14,14 @@ import pytest
 
 pm = pytest.importorskip("pymc", reason="PyMC 6 needs Python >= 3.12 (PyTensor 3.3): the PyMC corpus is not tested here")
 
+pytestmark = [
+    # PyMC 6's own distributions call PyTensor 3.3's RandomVariables the way PyTensor deprecates
+    pytest.mark.filterwarnings("ignore:RandomVariable Ops will stop hiding the rng output:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:Calling a RandomVariable without an explicit rng:DeprecationWarning"),
+    # references at the ends of a support: log(0) is -inf, as the density is there
+    pytest.mark.filterwarnings("ignore:divide by zero encountered:RuntimeWarning"),
+]
+
 import pytensor  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
 from pytensor.graph.replace import graph_replace, vectorize_graph  # noqa: E402
