@@ -102,6 +102,9 @@ for _n, _neg in _NEGS.items():
     EXAMPLES[f"abs_maximum_first_{_n}o"] = [pt.maximum(_neg(x), x)]
 EXAMPLES["masked_set_as_switcho"] = [pt.set_subtensor(v3[v3 > 1], 1), pt.set_subtensor(m23[m23 < 0.5], 0.5),
                                      pt.set_subtensor(v[pt.vector("mask", dtype="bool") > 0], 2.0)]
+EXAMPLES["elements_extremumo"] = [pt.maximum(pt.maximum(v3[0], v3[1]), v3[2]), pt.minimum(v3[2], v3[0]),
+                                  pt.maximum(v3[1], v3[2])]
+EXAMPLES["stacked_elementso"] = [pt.stack([v3[0], v3[1], v3[2]])]
 EXAMPLES["relu_div_abso"] = [(x + pt.abs(x)) / 2]
 EXAMPLES["relu_mul_abso"] = [0.5 * (x + pt.abs(x))]
 RULES = {r.__name__: r for r in M.MEASURABLE_RULES}
@@ -322,3 +325,9 @@ def test_the_log_odds_hold_at_the_ends_and_outside_the_unit_interval():
             for t in points:
                 a, b = f(t)
                 np.testing.assert_allclose(a, b, rtol=1e-9, equal_nan=True)
+
+
+def test_an_incomplete_or_shuffled_stack_of_elements_is_not_the_vector():
+    for g in (pt.stack([v3[0], v3[1]]), pt.stack([v3[1], v3[0], v3[2]]), pt.stack([v3[0], a3[1], v3[2]])):
+        assert relations.normalize(g, rules=(M.stacked_elementso,)) is g
+    assert relations.normalize(pt.maximum(v3[0], v3[0]), rules=(M.elements_extremumo,)).owner.op.scalar_op is not None

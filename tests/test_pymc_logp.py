@@ -36,6 +36,8 @@ def _fails():
     iv, cb = pt.lvector("iv"), pt.scalar("cb", dtype="bool")
     m23 = lambda: N(np.arange(6.0).reshape(2, 3), 1.0)  # noqa: E731
     return [
+        Case("x + y (two iid normals)", "fails", lambda: (N(0, 1) + N(0, 1), {}), [0.5, -2.0],
+             lambda v: npdf(v, 0, np.sqrt(2))),  # iid draws as one vector draw: sum(v)
         Case("x + x", "fails", lambda: ((lambda y: (y + y, {}))(_x())), S, lambda v: npdf(v, 0, 2)),
         Case("3*x - x", "fails", lambda: ((lambda y: (3 * y - y, {}))(_x())), S, lambda v: npdf(v, 0, 2)),
         Case("x - 3*x", "fails", lambda: ((lambda y: (y - 3 * y, {}))(_x())), S, lambda v: npdf(v, 0, 2)),
@@ -177,8 +179,10 @@ def _underivable():
              lambda: ((lambda c: (c * N(-2, 1) + (1 - c) * N(2, 1), {}))(pm.Bernoulli.dist(0.3))), [0.5],
              lambda v: np.log(0.3 * np.exp(npdf(v, -2, 1)) + 0.7 * np.exp(npdf(v, 2, 1))),
              why="the indicator is a random variable: its mixture needs marginalizing (pm.Mixture), no spelling of it derives"),
-        Case("x + y (two normals)", "underivable", lambda: (N(0, 1) + N(0, 1), {}), [0.5], lambda v: npdf(v, 0, np.sqrt(2)),
-             why="a sum of two random variables is a convolution, not a transform of one"),
+        Case("x + e (a normal and an exponential)", "underivable",
+             lambda: (N(0, 1) + pm.Exponential.dist(1.0), {}), [0.5],
+             lambda v: np.log(stats.exponnorm.pdf(v, 1.0)),
+             why="a sum of two random variables of different distributions is a convolution, not a transform of one"),
     ]
 
 
@@ -268,7 +272,7 @@ def test_an_underivable_graph_names_the_forms_tried(case):
 
 def test_an_underivable_graph_says_which_measurable_rewriter_came_closest_and_what_it_lacked():
     """pymc #6691: not only the forms tried, but PyMC's rewriters where they came closest (relations.why_not)."""
-    x = N(0.0, 1.0) + N(0.0, 1.0)  # a convolution: no transform of one random variable
+    x = N(0.0, 1.0) + pm.Exponential.dist(1.0)  # a convolution: no transform of one random variable
     with pytest.raises(rpm.NotDerivable) as err:
         rpm.logp(x, x.type())
     text = str(err.value)

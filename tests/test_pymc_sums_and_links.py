@@ -67,3 +67,61 @@ def test_log_odds_of_two_independent_variables_is_no_log_odds():
     graph = pt.log(pm.Beta.dist(2.0, 3.0)) - pt.log1p(-pm.Beta.dist(2.0, 3.0))
     with pytest.raises(rpm.NotDerivable, match="could not be derived"):
         rpm.logp(graph, graph.type())
+
+
+# -- order statistics of iid draws (relations.pymc.iid: draws of one distribution as one vector draw) --
+
+
+def _max_of_normals(k):
+    return lambda y: np.log(k) + (k - 1) * stats.norm.logcdf(y) + stats.norm.logpdf(y)
+
+
+ORDER = {
+    "maximum(maximum(a, b), c)": (lambda: pt.maximum(pt.maximum(N(0.0, 1.0), N(0.0, 1.0)), N(0.0, 1.0)), [0.3, -1.0],
+                                  _max_of_normals(3)),
+    "max(stack([a, b, c]))": (lambda: pt.max(pt.stack([N(0.0, 1.0), N(0.0, 1.0), N(0.0, 1.0)])), [0.3, 1.5],
+                              _max_of_normals(3)),
+    "minimum(e1, e2) (exponentials)": (lambda: pt.minimum(pm.Exponential.dist(2.0), pm.Exponential.dist(2.0)), [0.1, 1.0],
+                                       lambda y: stats.expon.logpdf(y, scale=0.25)),
+    "a + b (iid normals)": (lambda: N(1.0, 2.0) + N(1.0, 2.0), [0.3, 4.0], lambda y: stats.norm.logpdf(y, 2, 2 * np.sqrt(2))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORDER))
+def test_iid_draws_derive_as_one_vector_draw(name):
+    build, values, reference = ORDER[name]
+    graph = build()
+    value = graph.type()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(NotImplementedError):
+            rpm.STOCK["logp"](graph, value)
+        lp = rpm.logp(graph, value)
+    f = pytensor.function([value], lp, mode="FAST_COMPILE")
+    for v in values:
+        np.testing.assert_allclose(f(v), reference(v), rtol=1e-6)
+
+
+def test_draws_of_different_parameters_are_not_merged_and_the_graph_is_not_changed():
+    from relations.pymc.iid import merge_iid_draws
+
+    a, b = N(0.0, 1.0), N(0.0, 2.0)
+    graph = pt.maximum(a, b)
+    before = pytensor.dprint(graph, file="str")
+    assert merge_iid_draws(graph) is graph
+    with pytest.raises(rpm.NotDerivable):
+        rpm.logp(graph, graph.type())
+    same = pt.maximum(N(0.0, 1.0), N(0.0, 1.0))
+    merged = merge_iid_draws(same)
+    assert merged is not same and pytensor.dprint(graph, file="str") == before
+    # one draw of size 2 feeds both: its two elements, independent, of the same law
+    draws = np.array([pytensor.function([], [merged.owner.inputs[0], merged.owner.inputs[1]], mode="FAST_COMPILE")()])
+    assert draws.shape == (1, 2) and draws[0, 0] != draws[0, 1]
+
+
+def test_valued_draws_are_never_merged():
+    """With both draws valued, their densities are separate terms: conditional_logp keeps them apart."""
+    a, b = N(0.0, 1.0), N(0.0, 1.0)
+    y = a + b
+    with pytest.raises(rpm.NotDerivable):
+        rpm.conditional_logp({a: a.type(), b: b.type(), y: y.type()})

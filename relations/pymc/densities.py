@@ -49,6 +49,7 @@ from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.random.op import RandomVariable
 
 from graph_bridge.structural_keys import StructuralKeys
+from relations.pymc.iid import merge_iid_draws
 from relations.pymc.mass import MASS_TOLERANCE, total_mass
 from relations.queries.why_not import why_not_in
 from relations.rules.measurable import MEASURABLE_RULES
@@ -412,6 +413,10 @@ def _derived_logp(
     var: Variable, value: Variable, err: Exception, check: bool | None, rewriters: RewriterSpec, **kwargs: Any
 ) -> Variable:
     derived, failed = derivable_forms(var, value, want=1 if check is False else 2, rewriters=rewriters, **kwargs)
+    merged = merge_iid_draws(_inlined(var)) if not derived else var
+    if merged is not var:  # iid scalar draws as one vector draw: the same joint distribution
+        derived, more = derivable_forms(merged, value, want=1 if check is False else 2, rewriters=rewriters, **kwargs)
+        failed += more
     if not derived:
         tried = "\n".join(f"  {f}: {e}" for f, e in failed) or "  (the rules give no other form)"
         raise NotDerivable(

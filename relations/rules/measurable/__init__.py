@@ -74,6 +74,8 @@ __all__ = [
     "computed_rule",
     "index_mixture_as_switcho",
     "masked_set_as_switcho",
+    "elements_extremumo",
+    "stacked_elementso",
     "power_collecto",
     "reshape_as_dimso",
     "partial_sums_as_cumsumo",
@@ -421,7 +423,7 @@ def computed_rule(
     backward: Callable[[Variable], Variable | None],
     *,
     heads: tuple,
-    rhs_heads: tuple,
+    rhs_heads: tuple | None,
     measure: Measure,
     doc: str,
 ) -> Callable[[Any, Any], Any]:
@@ -662,6 +664,52 @@ index_mixture_as_switcho = computed_rule(
     """,
 )
 
+elements_extremumo = computed_rule(
+    "elements_extremumo",
+    rewrites.elements_extremum,
+    rewrites.extremum_as_elements,
+    heads=(Elemwise,),
+    rhs_heads=(CAReduce,),
+    measure=READS,
+    doc="""A maximum (minimum) of a vector's elements, one by one, is the vector's ``max`` (``min``).
+
+    Before::
+
+        maximum(maximum(v[0], v[1]), v[2])   # not implemented for Maximum
+
+    After::
+
+        max(v)                                # an order statistic of iid draws (pymc #6769)
+
+    Distinct constant indices, in any order; of a slice, or of the vector
+    indexed by them, where they are not all of it.  Measure: the reads drop
+    to one.  Backward: ``max(v)`` of static length ``2..MAX_UNROLLED`` as
+    its elements' maximum.
+    """,
+)
+
+stacked_elementso = computed_rule(
+    "stacked_elementso",
+    rewrites.stacked_elements,
+    rewrites.elements_stacked,
+    heads=(MakeVector,),
+    rhs_heads=None,
+    measure=READS,
+    doc="""A stack of every element of a vector, in order, is the vector.
+
+    Before::
+
+        stack([v[0], v[1], v[2]])       # v of static length 3: not implemented for MakeVector
+
+    After::
+
+        v
+
+    Measure: the reads drop to one.  Backward: a vector of static length
+    ``2..MAX_UNROLLED`` (not a stack already) as the stack of its elements.
+    """,
+)
+
 masked_set_as_switcho = computed_rule(
     "masked_set_as_switcho",
     rewrites.masked_set_as_switch,
@@ -760,6 +808,8 @@ MEASURABLE_RULES: tuple = (
     writes_as_joino,
     index_mixture_as_switcho,
     masked_set_as_switcho,
+    elements_extremumo,
+    stacked_elementso,
     *SWITCHES.rules,
     *ABSOLUTE.rules,
     *LINKS.rules,

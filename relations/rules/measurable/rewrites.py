@@ -201,12 +201,13 @@ def _element_of(v: Variable) -> tuple[Variable, int] | None:
     return base, int(i) % n
 
 
-def _elements(v: Variable) -> tuple[Variable, list[int]] | None:
-    """``(base, indices)`` where ``v`` is a sum of distinct constant elements of one vector ``base``."""
-    if _scalar_kind(v) is not ps.Add:
+def _elements(v: Variable, kind: type = ps.Add) -> tuple[Variable, list[int]] | None:
+    """``(base, indices)`` where ``v`` is a tree of ``kind`` (a sum; a maximum, a minimum) over distinct
+    constant elements of one vector ``base`` (one element: itself)."""
+    if _scalar_kind(v) is not kind:
         found = _element_of(v)
         return None if found is None else (found[0], [found[1]])
-    leaves = _operands(v, ps.Add, [MAX_AFFINE_NODES])
+    leaves = _operands(v, kind, [MAX_AFFINE_NODES])
     elems = [] if leaves is None else [e for t in leaves if (e := _element_of(t)) is not None]
     if leaves is None or len(elems) < len(leaves):
         return None
@@ -231,6 +232,67 @@ def slices_sum(v: Variable) -> Variable | None:
     else:
         part = base[pt.constant(np.array(idx, dtype="int64"))]
     return pt.sum(part).astype(v.type.dtype)
+
+
+#: The reductions of a tree of maxima / minima of a vector's elements.
+_EXTREMA = {ps.Maximum: pt.max, ps.Minimum: pt.min}
+
+
+def elements_extremum(v: Variable) -> Variable | None:
+    """``maximum(maximum(v[0], v[1]), v[2])`` (distinct constant elements of one vector) as ``max(v)``
+    (of its slice or of it indexed by them where they are not all of it); ``minimum`` as ``min``."""
+    kind = _scalar_kind(v)
+    found = _elements(v, kind) if kind in _EXTREMA else None
+    if found is None or len(found[1]) < 2:
+        return None
+    base, idx = pt.as_tensor_variable(found[0]), sorted(found[1])
+    if idx == list(range(idx[0], idx[0] + len(idx))):
+        part = base if len(idx) == base.type.shape[0] else base[idx[0] : idx[-1] + 1]
+    else:
+        part = base[pt.constant(np.array(idx, dtype="int64"))]
+    out = _EXTREMA[kind](part)
+    return out if out.type == v.type else None
+
+
+def extremum_as_elements(v: Variable) -> Variable | None:
+    """Backward of :func:`elements_extremum`: ``max(w)`` / ``min(w)`` of a vector of static length
+    ``2..MAX_UNROLLED`` as the maximum (minimum) of its elements."""
+    node = v.owner
+    name = type(node.op).__name__ if node is not None else ""
+    if name not in ("Max", "Min") or node.inputs[0].ndim != 1 or node.op.axis not in (None, (0,)):
+        return None
+    w = pt.as_tensor_variable(node.inputs[0])
+    n = w.type.shape[0]
+    if n is None or not 2 <= n <= MAX_UNROLLED:
+        return None
+    fold = pt.maximum if name == "Max" else pt.minimum
+    out = w[0]
+    for i in range(1, n):
+        out = fold(out, w[i])
+    return out if out.type == v.type else None
+
+
+def stacked_elements(v: Variable) -> Variable | None:
+    """``stack([w[0], w[1], ..., w[n-1]])`` (every element of a vector of static length, in order) as ``w``."""
+    parts = _stacked_scalars(v) or []
+    found = [f for t in parts if (f := _element_of(t)) is not None]
+    if not found or len(found) < len(parts):
+        return None
+    base = found[0][0]
+    if any(b is not base or i != k for k, (b, i) in enumerate(found)) or len(found) != base.type.shape[0]:
+        return None
+    return base if base.type == v.type else None
+
+
+def elements_stacked(v: Variable) -> Variable | None:
+    """Backward of :func:`stacked_elements`: a vector of static length ``2..MAX_UNROLLED`` as the stack
+    of its elements."""
+    n = v.type.shape[0] if v.type.ndim == 1 else None
+    if n is None or not 2 <= n <= MAX_UNROLLED or _stacked_scalars(v) is not None:
+        return None
+    w = pt.as_tensor_variable(v)
+    out = pt.stack([w[i] for i in range(n)])
+    return out if out.type == v.type else None
 
 
 def _stacked_scalars(v: Variable) -> list[Variable] | None:
