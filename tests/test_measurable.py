@@ -105,6 +105,7 @@ EXAMPLES["masked_set_as_switcho"] = [pt.set_subtensor(v3[v3 > 1], 1), pt.set_sub
 EXAMPLES["elements_extremumo"] = [pt.maximum(pt.maximum(v3[0], v3[1]), v3[2]), pt.minimum(v3[2], v3[0]),
                                   pt.maximum(v3[1], v3[2])]
 EXAMPLES["stacked_elementso"] = [pt.stack([v3[0], v3[1], v3[2]])]
+EXAMPLES["square_completedo"] = [x + x**2, 3 * x - 2 * pt.sqr(x) + 1, x * x + x / 2]
 EXAMPLES["relu_div_abso"] = [(x + pt.abs(x)) / 2]
 EXAMPLES["relu_mul_abso"] = [0.5 * (x + pt.abs(x))]
 RULES = {r.__name__: r for r in M.MEASURABLE_RULES}

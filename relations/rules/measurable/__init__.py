@@ -75,6 +75,7 @@ __all__ = [
     "index_mixture_as_switcho",
     "masked_set_as_switcho",
     "elements_extremumo",
+    "square_completedo",
     "stacked_elementso",
     "power_collecto",
     "reshape_as_dimso",
@@ -664,6 +665,29 @@ index_mixture_as_switcho = computed_rule(
     """,
 )
 
+square_completedo = computed_rule(
+    "square_completedo",
+    rewrites.quadratic_form,
+    rewrites.completed_square_as_quadratic,
+    heads=(Elemwise,),
+    rhs_heads=(Elemwise,),
+    measure=READS,
+    doc="""A quadratic in one variable is its completed square.
+
+    Before::
+
+        x + x ** 2                     # reads x twice: not implemented for Add
+
+    After::
+
+        1.0 * sqr(x + 0.5) - 0.25      # a square of a shifted variable, scaled and shifted
+
+    ``a*x + b*x**2 + c`` (the square as ``sqr``, ``** 2`` or ``x * x``;
+    ``a``, ``b`` nonzero constants).  Equal up to rounding.  Measure: ``x``
+    is read once.  Backward: ``b * sqr(x + h) + k`` as the quadratic.
+    """,
+)
+
 elements_extremumo = computed_rule(
     "elements_extremumo",
     rewrites.elements_extremum,
@@ -810,6 +834,7 @@ MEASURABLE_RULES: tuple = (
     masked_set_as_switcho,
     elements_extremumo,
     stacked_elementso,
+    square_completedo,
     *SWITCHES.rules,
     *ABSOLUTE.rules,
     *LINKS.rules,

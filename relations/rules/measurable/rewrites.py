@@ -144,6 +144,62 @@ def affine_form(v: Variable) -> Variable | None:
     return out
 
 
+def _square_of(t: Variable) -> Variable | None:
+    """``x`` where ``t`` is ``sqr(x)``, ``x ** 2`` or ``x * x``."""
+    kind = _scalar_kind(t)
+    ins: Sequence[Variable] = t.owner.inputs if kind is not None and t.owner is not None else ()
+    if kind is ps.Sqr:
+        return ins[0]
+    if kind is ps.Pow and _number(ins[1]) == 2.0:
+        return ins[0]
+    if kind is ps.Mul and len(ins) == 2 and ins[0] is ins[1]:
+        return ins[0]
+    return None
+
+
+def quadratic_form(v: Variable) -> Variable | None:
+    """``a*x + b*x**2 + c`` (one float leaf, its square read beside it: ``x + x ** 2``) as the completed
+    square ``b * sqr(x + a/(2b)) + (c - a**2/(4b))``, which reads ``x`` once."""
+    if _scalar_kind(v) not in (ps.Add, ps.Sub) or not v.type.dtype.startswith("float"):
+        return None
+    found = _affine(v, [MAX_AFFINE_NODES])
+    if found is None or len(found[0]) != 2:
+        return None
+    (t1, k1), (t2, k2) = found[0].items()
+    if _square_of(t1) is t2:
+        (t1, k1), (t2, k2) = (t2, k2), (t1, k1)
+    if _square_of(t2) is not t1 or k1 == 0.0 or k2 == 0.0 or not t1.type.dtype.startswith("float"):
+        return None
+    shift, rest = k1 / (2 * k2), found[1] - k1 * k1 / (4 * k2)
+    dtype = t1.type.dtype
+    out = pt.constant(k2, dtype=dtype) * pt.sqr(t1 + pt.constant(shift, dtype=dtype))
+    if rest != 0.0:
+        out = out + pt.constant(rest, dtype=dtype)
+    return out if out.type == v.type else None
+
+
+def completed_square_as_quadratic(v: Variable) -> Variable | None:
+    """Backward of :func:`quadratic_form`: ``b * sqr(x + h) + k`` as ``x * (2bh) + sqr(x) * b + (k + b h**2)``."""
+    found = _affine(v, [MAX_AFFINE_NODES]) if _scalar_kind(v) in (ps.Add, ps.Mul) else None
+    if found is None or len(found[0]) != 1:
+        return None
+    [(sq, b)] = found[0].items()
+    if _scalar_kind(sq) is not ps.Sqr or b == 0.0:
+        return None
+    inner = _affine(sq.owner.inputs[0], [MAX_AFFINE_NODES])
+    if inner is None or len(inner[0]) != 1:
+        return None
+    [(x, one)] = inner[0].items()
+    h = inner[1]
+    if one != 1.0 or h == 0.0 or not x.type.dtype.startswith("float"):
+        return None
+    dtype = x.type.dtype
+    out = x * pt.constant(2 * b * h, dtype=dtype) + pt.sqr(x) * pt.constant(b, dtype=dtype)
+    if found[1] + b * h * h != 0.0:
+        out = out + pt.constant(found[1] + b * h * h, dtype=dtype)
+    return out if out.type == v.type else None
+
+
 def _operands(v: Variable, kind: type, budget: list[int]) -> list[Variable] | None:
     """The operands of a tree of ``kind`` (``ps.Mul``, ``ps.Add``) nodes, flattened; ``None`` past
     ``budget[0]`` nodes (a list, counted down across the walk)."""
