@@ -247,7 +247,7 @@ def derivable_forms(
         try:
             lp = _stock_logp(form, value, **kwargs)
         except DERIVATION_ERRORS as err:
-            failed.append((describe(form), f"{type(err).__name__}: {str(err).splitlines()[0][:120]}"))
+            failed.append((describe(form), f"{type(err).__name__}: {_first_line(err)[:120]}"))
             continue
         broken = broken_density(form, value, lp)
         if broken is not None:  # never returned: the next form is tried, or NotDerivable names it
@@ -256,6 +256,12 @@ def derivable_forms(
         derived.append((form, lp))
     log.info("measurable forms of %s: %d derive, %d fail", describe(var), len(derived), len(failed))
     return derived, failed
+
+
+def _first_line(err: BaseException) -> str:
+    """The first line of an error's message (an error may carry none: its type's name then)."""
+    lines = str(err).splitlines()
+    return lines[0] if lines and lines[0] else type(err).__name__
 
 
 def _stock_logp(var: Variable, value: Variable, **kwargs: Any) -> Variable:
@@ -421,7 +427,7 @@ def _derived_logp(
         tried = "\n".join(f"  {f}: {e}" for f, e in failed) or "  (the rules give no other form)"
         raise NotDerivable(
             f"the logp of {describe(var)} could not be derived ({type(err).__name__}: "
-            f"{str(err).splitlines()[0]}), nor from any of its {len(failed)} equivalent forms tried "
+            f"{_first_line(err)}), nor from any of its {len(failed)} equivalent forms tried "
             f"(relations.rules.measurable):\n{tried}\n{why_not_measurable(var)}"
         ) from err
     at: list[Variable] = []
@@ -569,7 +575,7 @@ def broken_density(var: Variable, value: Variable, lp: Variable, draws: int = 4)
         try:
             out = np.asarray(fn(val, *[point[v] for v in others]))
         except ParameterValueError as err:  # a check of the density's own failing: the reason it is refused
-            return f"raises {type(err).__name__} at a draw ({str(err).splitlines()[0][:80]})"
+            return f"raises {type(err).__name__} at a draw ({_first_line(err)[:80]})"
         except Exception:  # noqa: BLE001 - the point drawn for the other inputs does not fit: no verdict there
             continue
         if not np.all(np.isfinite(out)):
@@ -656,7 +662,7 @@ def _derivable_form(rv: Variable, held: Variable, value: Variable, err: Exceptio
     if not derived:
         tried = "\n".join(f"  {f}: {e}" for f, e in failed) or "  (the rules give no other form)"
         raise NotDerivable(
-            f"the logp of {describe(rv)} could not be derived ({str(err).splitlines()[0]}), nor from any "
+            f"the logp of {describe(rv)} could not be derived ({_first_line(err)}), nor from any "
             f"of its {len(failed)} equivalent forms tried (relations.rules.measurable):\n{tried}"
         ) from err
     if len(derived) > 1:
