@@ -45,7 +45,7 @@ from pytensor.graph.traversal import io_toposort
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import CAReduce, Elemwise
 
-__all__ = ["EXACT", "GUARD_BITS", "MP_FUNCTIONS", "NotExact", "exact_values", "round_to", "to_mp"]
+__all__ = ["EXACT", "GUARD_BITS", "MP_FUNCTIONS", "NotExact", "exact_values", "independent_rows", "round_to", "to_mp"]
 
 
 class NotExact(ValueError):
@@ -553,6 +553,25 @@ def _evaluate(outputs: Sequence[Variable], inputs: Mapping[Variable, Any], bits:
             if o not in env:
                 env[o], lost[o] = to_mp(getattr(o, "data", math.nan)), EXACT
         return [np.asarray(env[o]) for o in outputs], [np.broadcast_to(lost[o], np.shape(env[o])) for o in outputs]
+
+
+def independent_rows(inputs: Sequence[Variable], outputs: Sequence[Variable], shapes: Sequence[tuple]) -> bool:
+    """Whether the rows of the inputs' leading axis are independent points of ``outputs``, so that
+    ``exact_values(..., rows=True)`` is sound: every input has the same shape (``shapes``, one per input)
+    of at least one axis; every node that reads an input is an ``Elemwise`` whose other operands
+    broadcast along every axis (no reduction, index, join or constant vector mixes rows); and every
+    output an input reaches has the inputs' number of axes."""
+    if not inputs or len({tuple(s) for s in shapes}) != 1 or not len(shapes[0]):
+        return False
+    reached = set(inputs)
+    for node in io_toposort(list(inputs), list(outputs)):
+        if any(i in reached for i in node.inputs):
+            if not isinstance(node.op, Elemwise):
+                return False
+            if not all(i in reached or all(i.type.broadcastable) for i in node.inputs):
+                return False
+            reached.update(node.outputs)
+    return all(o.type.ndim == len(shapes[0]) for o in outputs if o in reached)
 
 
 #: Bits beyond the dtype's mantissa an exact value must keep after its losses.

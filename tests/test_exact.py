@@ -68,6 +68,16 @@ def test_structure_reductions_switches_and_casts():
     assert float(vals[5]) == 3.0 and vals[6].shape == (2,)
 
 
+def test_rows_are_independent_only_through_elemwise_nodes_of_one_shape():
+    from graph_bridge.exact import independent_rows
+
+    assert independent_rows([x, y], [pt.exp(x) - y * 2], [(3,), (3,)])
+    assert not independent_rows([x, y], [pt.exp(x) - y], [(3,), (4,)])
+    assert not independent_rows([x], [pt.sum(pt.exp(x))], [(3,)])
+    assert not independent_rows([x], [x + pt.constant(np.arange(3.0))], [(3,)])  # a constant row per point
+    assert not independent_rows([x], [pt.expand_dims(x, 0) + pt.zeros((2, 1))], [(3,)])
+
+
 def test_length_zero_and_one_inputs():
     for n in (0, 1):
         v, ok = _one(pt.exp(x) - 1, np.full(n, 0.25))
