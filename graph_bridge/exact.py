@@ -4,8 +4,11 @@ A graph's float variables are evaluated on numpy object arrays of mpmath numbers
 scalar function per scalar Op (:data:`MP_FUNCTIONS`: the real-number meaning of the Op,
 ``Cast`` included: a cast is the identity on reals); integer and boolean variables (shapes,
 indices, conditions) keep numpy's values.  Structural Ops (``DimShuffle``, ``Alloc``,
-``Subtensor``, ``Reshape``, ``Join``, ...) run their own ``perform`` on the object arrays;
-reductions add, multiply or compare mpmath numbers.  An Op with no exact meaning here raises
+``Subtensor``, ``Reshape``, ...) run their own ``perform`` on the object arrays (``MakeVector`` and
+``Join``, whose ``perform`` casts, stack and concatenate them); reductions add, multiply or compare
+mpmath numbers; an ``OpFromGraph`` (PyTensor 3.3's ``Softmax``, ``LogSoftmax``, ``LogSumExp``) is
+evaluated through its inner graph, PyTensor 3.0's ``Softmax`` and ``LogSoftmax`` through their
+definitions.  An Op with no exact meaning here raises
 :class:`NotExact`, naming it.
 
 The precision is raised until the digits that cancel are accounted for: every value carries
@@ -40,12 +43,15 @@ from typing import Any
 import mpmath as mp
 import numpy as np
 import pytensor.scalar as ps
+from pytensor.compile.builders import OpFromGraph
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import io_toposort
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import CAReduce, Elemwise
+from pytensor.tensor.special import LogSoftmax, Softmax
 
-__all__ = ["EXACT", "GUARD_BITS", "MP_FUNCTIONS", "NotExact", "exact_values", "round_to", "to_mp"]
+__all__ = ["EXACT", "GUARD_BITS", "MP_FUNCTIONS", "NotExact", "exact_values", "independent_rows", "round_to", "to_mp",
+           "values_at"]
 
 
 class NotExact(ValueError):
@@ -503,11 +509,64 @@ def _float_ins(ins: list[Any]) -> list[Any]:
     return [round_to(i, "float64") if isinstance(i, np.ndarray) and i.dtype == object else i for i in ins]
 
 
+def _definition(op: Any, x: Any) -> Any:
+    """A softmax's or log-softmax's definition as a graph (PyTensor 3.0's Ops, whose ``perform`` is numpy's):
+    ``exp(x - max) / sum(exp(x - max))`` and ``(x - max) - log(sum(exp(x - max)))`` along the Op's axis."""
+    from pytensor.tensor.math import exp, log
+    from pytensor.tensor.math import max as pt_max
+    from pytensor.tensor.math import sum as pt_sum
+
+    shifted = x - pt_max(x, axis=op.axis, keepdims=True)
+    if isinstance(op, LogSoftmax):
+        return shifted - log(pt_sum(exp(shifted), axis=op.axis, keepdims=True))
+    e = exp(shifted)
+    return e / pt_sum(e, axis=op.axis, keepdims=True)
+
+
+def _inner(node: Any, ins: list[Any], losses: list[Any]) -> tuple[list[Any], list[Any]] | None:
+    """The values and losses of a node whose Op is a graph of other Ops, evaluated through that graph
+    (an ``OpFromGraph``: PyTensor 3.3's ``Softmax``, ``LogSoftmax``, ``LogSumExp``; PyTensor 3.0's
+    ``Softmax`` and ``LogSoftmax`` by their definition), or ``None`` for any other Op."""
+    op = node.op
+    if isinstance(op, OpFromGraph):
+        inner_in, inner_out = list(op.inner_inputs), list(op.inner_outputs)
+    elif isinstance(op, Softmax | LogSoftmax):
+        x = node.inputs[0].type()
+        inner_in, inner_out = [x], [_definition(op, x)]
+    else:
+        return None
+    env = dict(zip(inner_in, ins, strict=True))
+    lost = dict(zip(inner_in, losses, strict=True))
+    _walk(inner_out, env, lost)
+    return [env[o] for o in inner_out], [np.broadcast_to(lost[o], np.shape(env[o])) for o in inner_out]
+
+
+def _structural(node: Any, ins: list[Any]) -> list[Any] | None:
+    """The values of a float ``MakeVector`` or ``Join``, whose ``perform`` casts to the float dtype (it would
+    round the mpmath numbers): stacked or concatenated as object arrays; ``None`` for any other Op."""
+    name = type(node.op).__name__
+    if name == "MakeVector":
+        out = np.empty(len(ins), dtype=object)
+        for k, a in enumerate(ins):  # each a 0-d array: its number, not the array, is the element
+            out[k] = np.asarray(a, dtype=object).reshape(()).item()
+        return [out]
+    if name == "Join":
+        if hasattr(node.op, "axis"):  # PyTensor 3.3: the axis a property
+            axis, parts = node.op.axis, ins
+        else:  # PyTensor 3.0: the axis the first input
+            axis, parts = int(np.asarray(ins[0])), ins[1:]
+        return [np.concatenate([np.asarray(a, dtype=object) for a in parts], axis=axis)]
+    return None
+
+
 def _node_values(node: Any, ins: list[Any], losses: list[Any]) -> tuple[list[Any], list[Any]]:
     """The node's outputs' values and the bits each lost (its operands' losses added to its own)."""
     op = node.op
     if not any(_is_float(o) for o in node.outputs):
         return _perform(node, _float_ins(ins)), [EXACT] * len(node.outputs)
+    inner = _inner(node, ins, losses)
+    if inner is not None:
+        return inner
     if isinstance(op, Elemwise):
         out, lost = _elemwise(node, ins, losses)
         return [out], [lost]
@@ -519,7 +578,7 @@ def _node_values(node: Any, ins: list[Any], losses: list[Any]) -> tuple[list[Any
             worst = np.max(worst, axis=op.axis, initial=0.0) if worst.size else np.zeros(np.shape(out))
         own = _sum_loss(out, ins[0], op.axis) if isinstance(op.scalar_op, ps.Add) else 0.0
         return [out], [worst + own]
-    made = _perform(node, ins)
+    made = _structural(node, ins) or _perform(node, ins)
     lost_in = [np.broadcast_to(np.asarray(x, dtype=float), np.shape(i)) if _is_float(v) else np.zeros(np.shape(i))
                for x, i, v in zip(losses, ins, node.inputs, strict=True)]
     moved = _perform(node, [lo if _is_float(v) else i for lo, i, v in zip(lost_in, ins, node.inputs, strict=True)])
@@ -533,6 +592,20 @@ def _sum_loss(out: np.ndarray, x: np.ndarray, axis: Any) -> np.ndarray:
     return np.asarray(np.frompyfunc(_cancel_loss, 2, 1)(out, biggest), dtype=float)
 
 
+def _walk(outputs: Sequence[Variable], env: dict[Variable, Any], lost: dict[Variable, Any]) -> None:
+    """Fill ``env`` (values) and ``lost`` (bits lost) for every node between the variables ``env`` holds
+    and ``outputs``, at the working precision."""
+    for node in io_toposort(list(env), list(outputs)):
+        for i in node.inputs:
+            if i not in env:
+                if not isinstance(i, Constant):
+                    raise ValueError(f"inputs: no value given for the graph input {i}")
+                env[i], lost[i] = (to_mp(i.data) if _is_float(i) else np.asarray(i.data)), EXACT
+        vals, losses = _node_values(node, [env[i] for i in node.inputs], [lost[i] for i in node.inputs])
+        for o, val, lo in zip(node.outputs, vals, losses, strict=True):
+            env[o], lost[o] = val, lo
+
+
 def _evaluate(outputs: Sequence[Variable], inputs: Mapping[Variable, Any], bits: int) -> tuple[list, list]:
     env: dict[Variable, Any] = {}
     lost: dict[Variable, Any] = {}
@@ -540,19 +613,38 @@ def _evaluate(outputs: Sequence[Variable], inputs: Mapping[Variable, Any], bits:
         env[v] = to_mp(value) if _is_float(v) else np.asarray(value)
         lost[v] = EXACT
     with mp.workprec(bits):
-        for node in io_toposort(list(inputs), outputs):
-            for i in node.inputs:
-                if i not in env:
-                    if not isinstance(i, Constant):
-                        raise ValueError(f"inputs: no value given for the graph input {i}")
-                    env[i], lost[i] = (to_mp(i.data) if _is_float(i) else np.asarray(i.data)), EXACT
-            vals, losses = _node_values(node, [env[i] for i in node.inputs], [lost[i] for i in node.inputs])
-            for o, val, lo in zip(node.outputs, vals, losses, strict=True):
-                env[o], lost[o] = val, lo
+        _walk(outputs, env, lost)
         for o in outputs:
             if o not in env:
                 env[o], lost[o] = to_mp(getattr(o, "data", math.nan)), EXACT
         return [np.asarray(env[o]) for o in outputs], [np.broadcast_to(lost[o], np.shape(env[o])) for o in outputs]
+
+
+def independent_rows(inputs: Sequence[Variable], outputs: Sequence[Variable], shapes: Sequence[tuple]) -> bool:
+    """Whether the rows of the inputs' leading axis are independent points of ``outputs``, so that
+    ``exact_values(..., rows=True)`` is sound: every input has the same shape (``shapes``, one per input)
+    of at least one axis; every node that reads an input is an ``Elemwise`` whose other operands
+    broadcast along every axis (no reduction, index, join or constant vector mixes rows); and every
+    output an input reaches has the inputs' number of axes."""
+    if not inputs or len({tuple(s) for s in shapes}) != 1 or not len(shapes[0]):
+        return False
+    reached = set(inputs)
+    for node in io_toposort(list(inputs), list(outputs)):
+        if any(i in reached for i in node.inputs):
+            if not isinstance(node.op, Elemwise):
+                return False
+            if not all(i in reached or all(i.type.broadcastable) for i in node.inputs):
+                return False
+            reached.update(node.outputs)
+    return all(o.type.ndim == len(shapes[0]) for o in outputs if o in reached)
+
+
+def values_at(outputs: Sequence[Variable], inputs: Mapping[Variable, Any], bits: int) -> tuple[list, list]:
+    """The values of ``outputs`` computed at a fixed precision of ``bits``, and the bits each lost.
+
+    Nothing is retried or masked: a value whose loss exceeds ``bits`` is what that precision gives (a
+    cancellation to zero is ``0`` with an infinite loss).  :func:`exact_values` is the exact value."""
+    return _evaluate(outputs, inputs, bits)
 
 
 #: Bits beyond the dtype's mantissa an exact value must keep after its losses.

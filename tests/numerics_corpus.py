@@ -42,8 +42,9 @@ targets: ``log_ndtr``, ``erfc``, ``log_erf``, ``log_expm1``, ``log_cosh``,
 ``log_sinh``, ``logpow``, ``betaln``, ``sqrt_diff``, ``frac_diff``,
 ``exprel``, ``log1p_recip``, ``quadratic_root``, ``exp2``,
 ``log_sigmoid_product``, ``logit_sigmoid``, ``sigmoid_odds``, ``tanh``,
-``sinh``, ``log_poch``. ``tests/numerics_exact.py`` evaluates each
-spelling's own graph exactly and the tests check it equals the reference.
+``sinh``, ``log_poch``. :func:`check_spelling` evaluates each spelling's
+own graph exactly (:func:`graph_bridge.exact.exact_values`) and the tests
+check it equals the reference.
 :data:`CORPUS_ISSUE35` keeps the first 107 spellings, on which issue 35's
 targets were set.
 """
@@ -60,7 +61,10 @@ import pytensor
 import pytensor.tensor as pt
 from pytensor.tensor.special import log_softmax, softmax
 
-__all__ = ["CORPUS", "CORPUS_ISSUE35", "TARGETS", "Spelling", "accuracy", "compile_spelling", "measure", "tolerance"]
+from graph_bridge.exact import exact_values, independent_rows, to_mp, values_at
+
+__all__ = ["CORPUS", "CORPUS_ISSUE35", "TARGETS", "Spelling", "accuracy", "check_spelling", "compile_spelling",
+           "measure", "tolerance"]
 
 #: mpmath's working precision for the references (digits).
 DIGITS = 50
@@ -154,6 +158,55 @@ def measure(spelling: Spelling, mode: Any = None) -> tuple[bool, float]:
     with np.errstate(all="ignore"):
         got = fn(*spelling.values)
     return accuracy(got, spelling)
+
+
+def _agree(got: Any, ref: Any, rtol: float) -> bool:
+    if isinstance(ref, mp.mpc):  # a reference outside the reals: the graph's exact value is undefined (NaN)
+        if ref.imag != 0:
+            return bool(mp.isnan(got))
+        ref = ref.real
+    ref = mp.mpf(ref)
+    if mp.isnan(got) or mp.isnan(ref):
+        return bool(mp.isnan(got) and mp.isnan(ref))
+    if mp.isinf(got) or mp.isinf(ref):
+        return bool(got == ref)
+    return bool(abs(got - ref) <= rtol * max(abs(ref), mp.mpf(10) ** -300))
+
+
+def check_spelling(spelling: Spelling, rtol: float = 1e-12, max_bits: int = 1 << 14,
+                   digits: Sequence[int] = (60, 700, 5000)) -> list[int]:
+    """The flat indices where the spelling's own graph, evaluated exactly, is not its reference.
+
+    An empty list: the spelling is mathematically its target at its inputs.  The graph's value is
+    :func:`graph_bridge.exact.exact_values`'s (every float an mpmath number, casts the identity, the
+    precision doubled up to ``max_bits`` until the digits that cancel are covered: ``1 - erf(26)``
+    needs about 1,000 bits).  Where it stays unknown (terms that cancel to zero whatever the
+    precision: ``exp(1) * exp(-1) - 1``), the value computed at ``max_bits`` is compared: it agrees
+    with a reference of 0 within ``10**-312``.  The reference is computed at ``digits[0]`` digits,
+    and again at the next ones for the elements that differ (a reference that cancels).
+    """
+    ins, out = spelling.graph()
+    given = dict(zip(ins, spelling.values, strict=True))
+    # independent rows: only the rows that cancel are evaluated again, at a higher precision
+    rows = independent_rows(ins, [out], [np.shape(v) for v in spelling.values])
+    [got], [known] = exact_values([out], given, max_bits=max_bits, rows=rows)
+    if not np.all(known):
+        redo = np.flatnonzero(~np.asarray(known).reshape(len(known), -1).all(axis=1)) if rows else slice(None)
+        [raw], _ = values_at([out], {v: np.asarray(x)[redo] for v, x in given.items()} if rows else given, max_bits)
+        got = np.array(got, dtype=object)
+        got[redo] = np.where(known[redo], got[redo], np.asarray(raw, dtype=object))
+    got = np.asarray(got, dtype=object).ravel()
+    bad: list[int] | None = None
+    for dps in digits:
+        with mp.workdps(dps):
+            ref = np.asarray(spelling.reference(*[to_mp(v) for v in spelling.values]), dtype=object).ravel()
+            if got.shape != ref.shape:
+                raise ValueError(f"{spelling.name}: the graph's shape {got.shape} is not the reference's {ref.shape}")
+            idx = range(ref.size) if bad is None else bad
+            bad = [i for i in idx if not _agree(got[i], ref[i], rtol)]
+        if not bad:
+            return []
+    return bad or []
 
 
 # --- references (mpmath, elementwise or along an axis) ----------------------------------
@@ -508,7 +561,7 @@ _ERFCX = [
 #
 # Upstream issues, PyMC's distributions (pymc/distributions/dist_math.py and continuous.py),
 # Herbie's benchmarks (herbie-fp/herbie bench/hamming/*.fpcore) and the kinds issue 44 lists.
-# Every reference is a closed form in mpmath, independent of PyTensor; ``numerics_exact``
+# Every reference is a closed form in mpmath, independent of PyTensor; ``check_spelling``
 # checks that each spelling's own graph, evaluated exactly, is its reference.
 
 

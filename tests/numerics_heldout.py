@@ -5,7 +5,7 @@ Same :class:`numerics_corpus.Spelling` type, same judgement
 code, issues or benchmarks write it (pytensor #1181, #1831, #2313; PyMC's
 distributions; Herbie's ``bench/hamming`` expressions), at inputs where
 the naive spelling fails, against an mpmath closed form at 50 digits that
-``numerics_exact.check_spelling`` checks against the spelling's own graph.
+``numerics_corpus.check_spelling`` checks against the spelling's own graph.
 Some targets are the corpus's, some are new.  ``python benchmarks/numerics.py
 --heldout`` measures them.  Rule writers: do not read this file until the
 rules are written; it measures how far they carry to spellings nobody

@@ -68,6 +68,38 @@ def test_structure_reductions_switches_and_casts():
     assert float(vals[5]) == 3.0 and vals[6].shape == (2,)
 
 
+def test_softmaxes_stacks_and_joins_keep_every_digit():
+    """A softmax, log-softmax and log-sum-exp (an OpFromGraph on PyTensor 3.3) go through their definitions;
+    a float MakeVector and a Join (whose perform casts to float) keep the mpmath numbers."""
+    from pytensor.tensor.special import log_softmax, softmax
+
+    m = pt.dmatrix("m")
+    row = np.array([[0.0, 1e-20, 800.0]])
+    g = [softmax(m, axis=-1), log_softmax(m, axis=-1), pt.logsumexp(m, axis=1),
+         pt.stack([m[0, 0], pt.exp(m[0, 1])]) - 1, pt.concatenate([m, pt.exp(m)], axis=0) - 1]
+    vals, oks = exact_values(g, {m: row})
+    assert all(ok.all() for ok in oks)
+    e = [mp.exp(mp.mpf(v) - 800) for v in row[0]]
+    assert float(vals[0][0, 1]) == pytest.approx(float(e[1] / mp.fsum(e)), rel=1e-15)  # 2e-348 underflows
+    assert vals[0][0, 1] > 0 and vals[0][0, 0] < vals[0][0, 1]
+    assert float(vals[1][0, 0]) == pytest.approx(-800.0, rel=1e-15) and vals[1][0, 2] < 0
+    assert float(vals[2][0]) == pytest.approx(800.0, rel=1e-15)
+    assert float(vals[3][1]) == pytest.approx(1e-20, rel=1e-15)  # exp(1e-20) - 1: no digit rounded away
+    assert vals[4].shape == (2, 3) and float(vals[4][1, 1]) == pytest.approx(1e-20, rel=1e-15)
+
+
+def test_rows_are_independent_only_through_elemwise_nodes_of_one_shape():
+    from graph_bridge.exact import independent_rows, values_at
+
+    assert independent_rows([x, y], [pt.exp(x) - y * 2], [(3,), (3,)])
+    assert not independent_rows([x, y], [pt.exp(x) - y], [(3,), (4,)])
+    assert not independent_rows([x], [pt.sum(pt.exp(x))], [(3,)])
+    assert not independent_rows([x], [x + pt.constant(np.arange(3.0))], [(3,)])  # a constant row per point
+    assert not independent_rows([x], [pt.expand_dims(x, 0) + pt.zeros((2, 1))], [(3,)])
+    [v], [lost] = values_at([pt.exp(x) - 1], {x: np.array([1e-300])}, 128)
+    assert v[0] == 0 and lost[0] == math.inf  # what 128 bits give, and that every digit is lost
+
+
 def test_length_zero_and_one_inputs():
     for n in (0, 1):
         v, ok = _one(pt.exp(x) - 1, np.full(n, 0.25))

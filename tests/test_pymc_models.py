@@ -22,20 +22,45 @@ from pymc_models import MODELS, logp_dlogp, point_values  # noqa: E402
 NAMES = [name for name in MODELS if name != "LKJCorr n=100"]
 
 
+class Built:
+    """A model's logp and dlogp graphs, its initial point and their stock function, built once per module:
+    building a model's graphs and compiling them stock is most of each test's time, the same in every
+    test of the model (the graphs are never changed: the tests check it)."""
+
+    def __init__(self, name: str) -> None:
+        model = MODELS[name]()
+        self.inputs, self.outs = logp_dlogp(model)
+        self.snapshot = snapshot(*self.outs)
+        self.start = point_values(model)
+        self.stock = pytensor.function(self.inputs, self.outs, mode=MODE)
+
+
+@pytest.fixture(scope="module")
+def built():
+    cache: dict[str, Built] = {}
+
+    def get(name: str) -> Built:
+        if name not in cache:
+            cache[name] = Built(name)
+        return cache[name]
+
+    yield get
+    cache.clear()
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_logp_and_dlogp_keep_values_and_copy_no_node(name):
-    model = MODELS[name]()
-    inputs, outs = logp_dlogp(model)
-    before = snapshot(*outs)
+def test_logp_and_dlogp_keep_values_and_copy_no_node(name, built):
+    m = built(name)
+    inputs, outs = m.inputs, m.outs
     new = relations.normalize(outs)
-    assert snapshot(*outs) == before
+    assert snapshot(*outs) == m.snapshot
     for b, a in zip(outs, new):
         assert_same_types(b, a)
     assert_no_kind_grows(outs, new)
-    f_before = pytensor.function(inputs, outs, mode=MODE)
+    f_before = m.stock
     f_after = pytensor.function(inputs, new, mode=MODE)
     rng = np.random.default_rng(0)
-    start = point_values(model)
+    start = m.start
     for scale in (0.0, 0.3, 1.0):
         point = [v + scale * rng.normal(size=np.shape(v)) for v in start]
         for b, a in zip(f_before(*point), f_after(*point)):
@@ -49,7 +74,7 @@ PASSES = ["relational", "relational saturating", "relational_normalize", "relati
 
 @pytest.mark.parametrize("tag", PASSES)
 @pytest.mark.parametrize("name", NAMES)
-def test_compiling_with_the_tag_keeps_logp_and_gradient(name, tag, monkeypatch):
+def test_compiling_with_the_tag_keeps_logp_and_gradient(name, tag, monkeypatch, built):
     """logp and dlogp compiled with each compile pass give the stock values at three points."""
     from pytensor.compile.mode import get_mode
 
@@ -58,13 +83,13 @@ def test_compiling_with_the_tag_keeps_logp_and_gradient(name, tag, monkeypatch):
     if tag == "relational saturating":  # most models' choices are predicted not to pay: extract anyway
         monkeypatch.setattr(compile_pass, "MIN_GAIN", -float("inf"))
         tag = "relational"
-    model = MODELS[name]()
-    inputs, outs = logp_dlogp(model)
-    stock = pytensor.function(inputs, outs, mode=MODE)
+    m = built(name)
+    inputs, outs, stock = m.inputs, m.outs, m.stock
     tagged = pytensor.function(inputs, outs, mode=get_mode(MODE).including(tag))
+    assert snapshot(*outs) == m.snapshot  # the pass rewrote a copy
     assert [o.type for o in tagged.maker.fgraph.outputs] == [o.type for o in stock.maker.fgraph.outputs]
     rng = np.random.default_rng(1)
-    start = point_values(model)
+    start = m.start
     for scale in (0.0, 0.3, 1.0):
         point = [v + scale * rng.normal(size=np.shape(v)) for v in start]
         expected = stock(*point)
@@ -112,7 +137,7 @@ def _idle_expansions(outputs) -> list:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_no_expansion_is_left_under_elemwise_chains_and_reductions(name):
-    inputs, outs = logp_dlogp(MODELS[name]())
+def test_no_expansion_is_left_under_elemwise_chains_and_reductions(name, built):
+    outs = built(name).outs
     assert _idle_expansions(outs)  # PyMC's graphs have them
     assert _idle_expansions(relations.normalize(outs)) == []

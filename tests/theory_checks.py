@@ -21,8 +21,9 @@ from typing import Any
 import mpmath as mp
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.graph.basic import equal_computations
 
-from graph_bridge.exact import exact_values
+from graph_bridge.exact import exact_values, independent_rows
 from relations import patterns as p
 from relations.patterns.guards import Guard
 
@@ -98,10 +99,32 @@ def exact_mismatches(lhs: Any, rhs: Any, inputs: list[Any], rtol: float = 1e-12)
     """The input points where the exact values of ``lhs`` and ``rhs`` differ: ``(point, lhs value, rhs value)``.
 
     Each input takes every value of :data:`POINTS` in turn against a shuffled copy for the others."""
+    [bad] = pair_mismatches([(lhs, rhs)], inputs, rtol)
+    return bad
+
+
+def pair_mismatches(pairs: list[tuple[Any, Any]], inputs: list[Any], rtol: float = 1e-12) -> list[list[tuple]]:
+    """:func:`exact_mismatches` of each pair of graphs over the same ``inputs``, evaluated together: each
+    distinct graph once (graphs of equal computations are one), in one :func:`graph_bridge.exact.exact_values`
+    call, whose rows (the points) are evaluated again at a higher precision only where they need it."""
     rng = np.random.default_rng(7)
     cols = [POINTS] + [rng.permutation(POINTS) for _ in inputs[1:]]
-    (lv, rv), (lok, rok) = zip(*[(v[0], ok[0]) for v, ok in (exact_values([g], dict(zip(inputs, cols, strict=True)))
-                                                         for g in (lhs, rhs))], strict=True)
+    graphs: list[Any] = []
+
+    def slot(g: Any) -> int:
+        for k, h in enumerate(graphs):
+            if g is h or equal_computations([g], [h]):
+                return k
+        graphs.append(g)
+        return len(graphs) - 1
+
+    slots = [(slot(a), slot(b)) for a, b in pairs]
+    rows = independent_rows(inputs, graphs, [np.shape(c) for c in cols])
+    values, known = exact_values(graphs, dict(zip(inputs, cols, strict=True)), rows=rows)
+    return [_differ(values[i], values[j], known[i], known[j], cols, rtol) for i, j in slots]
+
+
+def _differ(lv: Any, rv: Any, lok: Any, rok: Any, cols: list[np.ndarray], rtol: float) -> list[tuple]:
     lv, rv, lok, rok = np.broadcast_arrays(lv, rv, lok, rok)
     bad = []
     for k in range(lv.size):

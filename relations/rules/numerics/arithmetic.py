@@ -117,9 +117,6 @@ eq("add_to_fraction", p.add(c, p.true_div(b, a)), p.true_div(p.add(p.mul(c, a), 
    "``c + b/a = (c*a + b) / a``.")
 eq("sub_to_fraction", p.sub(c, p.true_div(b, a)), p.true_div(p.sub(p.mul(c, a), b), a), f3,
    "``c - b/a = (c*a - b) / a``.")
-eq("common_denominator", p.add(p.true_div(a, b), p.true_div(c, d)),
-   p.true_div(p.add(p.mul(a, d), p.mul(c, b)), p.mul(b, d)), f4 & nonzero(b) & nonzero(d),
-   "``a/b + c/d = (a*d + c*b) / (b*d)`` for ``b, d != 0``.")
 eq("times_frac", p.true_div(p.mul(a, b), p.mul(c, d)), p.mul(p.true_div(a, c), p.true_div(b, d)),
    f4 & nonzero(c) & nonzero(d), "``(a*b) / (c*d) = (a/c) * (b/d)`` for ``c, d != 0``.")
 eq("frac_add", p.add(p.true_div(a, b), p.true_div(c, d)),
