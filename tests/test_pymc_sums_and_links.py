@@ -46,6 +46,25 @@ CASES = {
 }
 
 
+# -- order statistics of iid draws (relations.pymc.iid: draws of one distribution as one vector draw) --
+
+
+def _max_of_normals(k):
+    return lambda y: np.log(k) + (k - 1) * stats.norm.logcdf(y) + stats.norm.logpdf(y)
+
+
+ORDER = {
+    "maximum(maximum(a, b), c)": (lambda: pt.maximum(pt.maximum(N(0.0, 1.0), N(0.0, 1.0)), N(0.0, 1.0)), [0.3, -1.0],
+                                  _max_of_normals(3)),
+    "max(stack([a, b, c]))": (lambda: pt.max(pt.stack([N(0.0, 1.0), N(0.0, 1.0), N(0.0, 1.0)])), [0.3, 1.5],
+                              _max_of_normals(3)),
+    "minimum(e1, e2) (exponentials)": (lambda: pt.minimum(pm.Exponential.dist(2.0), pm.Exponential.dist(2.0)), [0.1, 1.0],
+                                       lambda y: stats.expon.logpdf(y, scale=0.25)),
+    "a + b (iid normals)": (lambda: N(1.0, 2.0) + N(1.0, 2.0), [0.3, 4.0], lambda y: stats.norm.logpdf(y, 2, 2 * np.sqrt(2))),
+}
+CASES.update(ORDER)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_stock_refuses_and_an_equal_form_derives_the_reference(name):
     build, values, reference = CASES[name]
@@ -69,37 +88,6 @@ def test_log_odds_of_two_independent_variables_is_no_log_odds():
         rpm.logp(graph, graph.type())
 
 
-# -- order statistics of iid draws (relations.pymc.iid: draws of one distribution as one vector draw) --
-
-
-def _max_of_normals(k):
-    return lambda y: np.log(k) + (k - 1) * stats.norm.logcdf(y) + stats.norm.logpdf(y)
-
-
-ORDER = {
-    "maximum(maximum(a, b), c)": (lambda: pt.maximum(pt.maximum(N(0.0, 1.0), N(0.0, 1.0)), N(0.0, 1.0)), [0.3, -1.0],
-                                  _max_of_normals(3)),
-    "max(stack([a, b, c]))": (lambda: pt.max(pt.stack([N(0.0, 1.0), N(0.0, 1.0), N(0.0, 1.0)])), [0.3, 1.5],
-                              _max_of_normals(3)),
-    "minimum(e1, e2) (exponentials)": (lambda: pt.minimum(pm.Exponential.dist(2.0), pm.Exponential.dist(2.0)), [0.1, 1.0],
-                                       lambda y: stats.expon.logpdf(y, scale=0.25)),
-    "a + b (iid normals)": (lambda: N(1.0, 2.0) + N(1.0, 2.0), [0.3, 4.0], lambda y: stats.norm.logpdf(y, 2, 2 * np.sqrt(2))),
-}
-
-
-@pytest.mark.parametrize("name", sorted(ORDER))
-def test_iid_draws_derive_as_one_vector_draw(name):
-    build, values, reference = ORDER[name]
-    graph = build()
-    value = graph.type()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(NotImplementedError):
-            rpm.STOCK["logp"](graph, value)
-        lp = rpm.logp(graph, value)
-    f = pytensor.function([value], lp, mode="FAST_COMPILE")
-    for v in values:
-        np.testing.assert_allclose(f(v), reference(v), rtol=1e-6)
 
 
 def test_draws_of_different_parameters_are_not_merged_and_the_graph_is_not_changed():

@@ -8,7 +8,7 @@ a right side is exactly equal to its left side wherever both evaluate.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -779,6 +779,18 @@ def _ordered(lo: Variable, hi: Variable) -> bool:
 _SWAPPED = {ps.Maximum: pt.minimum, ps.Minimum: pt.maximum}
 
 
+def _censoring(op: Any, ins: list[Variable], way: int, ordered: Callable[[], bool]) -> Variable | None:
+    """The censoring ``op`` (clip, maximum, minimum) of ``ins`` as it reads after a transform of direction
+    ``way``: itself where increasing; where decreasing, a clip with its bounds swapped (where
+    ``ordered()``: ``lo <= hi`` is known) or the other of maximum / minimum."""
+    kind = type(op.scalar_op)
+    if way == UP:
+        return op(*ins)
+    if kind is ps.Clip:
+        return pt.clip(ins[0], ins[2], ins[1]) if ordered() else None
+    return _SWAPPED[kind](*ins)
+
+
 def transform_into_censoring(v: Variable) -> Variable | None:
     """``f(clip(x, lo, hi))`` (or of ``maximum``/``minimum``), ``f`` monotone on the values of ``x``,
     ``lo`` and ``hi`` (:func:`graph_bridge.monotonicity.direction`), as ``clip(f(x), f(lo), f(hi))``;
@@ -790,20 +802,13 @@ def transform_into_censoring(v: Variable) -> Variable | None:
         return None
     node, k = found
     censored = node.inputs[k]
-    kind = _scalar_kind(censored)
     # each input cast to the output's dtype first: exp of an int8 bound would be a float32 bound,
     # not the float64 point the transformed variable reaches
     ins = [i if i.dtype == v.type.dtype else pt.cast(i, v.type.dtype) for i in censored.owner.inputs]
     way = direction(node, k, _hull(ins))
     if way is None:
         return None
-    fs = [_apply(node, k, i) for i in ins]
-    if way == UP:
-        out = censored.owner.op(*fs)
-    elif kind is ps.Clip:
-        out = pt.clip(fs[0], fs[2], fs[1]) if _ordered(ins[1], ins[2]) else None
-    else:
-        out = _SWAPPED[kind](*fs)
+    out = _censoring(censored.owner.op, [_apply(node, k, i) for i in ins], way, lambda: _ordered(ins[1], ins[2]))
     return out if out is not None and out.type == v.type else None
 
 
@@ -831,12 +836,7 @@ def censoring_of_transforms(v: Variable) -> Variable | None:
     way = direction(node, k, _hull(us))
     if way is None:
         return None
-    if way == UP:
-        inner = v.owner.op(*us)
-    elif kind is ps.Clip:
-        inner = pt.clip(us[0], us[2], us[1]) if _ordered(us[2], us[1]) else None
-    else:
-        inner = _SWAPPED[kind](*us)
+    inner = _censoring(v.owner.op, us, way, lambda: _ordered(us[2], us[1]))
     out = None if inner is None else _apply(node, k, inner)
     return out if out is not None and out.type == v.type else None
 
