@@ -320,6 +320,16 @@ def test_a_broadcast_random_variable_is_refused_with_the_reason(build):
     assert isinstance(rpm.BroadcastRandomVariable("x"), NotImplementedError)
 
 
+def test_a_broadcast_stock_refuses_keeps_stocks_own_error():
+    """Where PyMC refuses a graph that broadcasts a random variable, its own error comes through (PyMC's
+    tests match its message), and no equal form is derived over the broadcast."""
+    y = pt.gt(N(0.0, 1.0, size=3), np.array([[0.1], [0.2], [-0.1]]))
+    assert rpm.broadcast_random(y) is not None
+    with pytest.raises(NotImplementedError, match="Logprob method not implemented for G") as err:
+        rpm.logp(y, y.type())
+    assert not isinstance(err.value, rpm.NotDerivable)
+
+
 def test_an_explicit_alloc_of_a_random_variable_is_stocks_density_on_the_line_of_equal_entries():
     """pymc #6808: PyMC derives alloc / broadcast_to right (-inf where the entries differ): not refused."""
     for y in (pt.alloc(N(0.0, 1.0), 3), pt.broadcast_to(N(0.0, 1.0), (3,))):
