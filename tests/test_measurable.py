@@ -104,7 +104,9 @@ EXAMPLES["masked_set_as_switcho"] = [pt.set_subtensor(v3[v3 > 1], 1), pt.set_sub
                                      pt.set_subtensor(v[pt.vector("mask", dtype="bool") > 0], 2.0)]
 EXAMPLES["elements_extremumo"] = [pt.maximum(pt.maximum(v3[0], v3[1]), v3[2]), pt.minimum(v3[2], v3[0]),
                                   pt.maximum(v3[1], v3[2])]
-EXAMPLES["stacked_elementso"] = [pt.stack([v3[0], v3[1], v3[2]])]
+_w3 = ptr.normal.make_node(pytensor.shared(np.random.default_rng(1)), pt.constant([3]), pt.constant(0.0),
+                          pt.constant(1.0)).outputs[1]  # a draw of static length 3 (the backward's vectors)
+EXAMPLES["stacked_elementso"] = [pt.stack([_w3[0], _w3[1], _w3[2]]), pt.stack([v3[0], v3[1], v3[2]])]
 EXAMPLES["square_completedo"] = [x + x**2, 3 * x - 2 * pt.sqr(x) + 1, x * x + x / 2]
 EXAMPLES["relu_div_abso"] = [(x + pt.abs(x)) / 2]
 EXAMPLES["relu_mul_abso"] = [0.5 * (x + pt.abs(x))]

@@ -729,8 +729,8 @@ stacked_elementso = computed_rule(
 
         v
 
-    Measure: the reads drop to one.  Backward: a vector of static length
-    ``2..MAX_UNROLLED`` (not a stack already) as the stack of its elements.
+    Measure: the reads drop to one.  Backward: a random variable's vector
+    draw of static length ``2..MAX_UNROLLED`` as the stack of its elements.
     """,
 )
 

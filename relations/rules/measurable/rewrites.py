@@ -17,6 +17,7 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.scalar import basic as ps
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.random.op import RandomVariable
 from pytensor.tensor.reshape import JoinDims, SplitDims
 from pytensor.tensor.shape import Reshape
 from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
@@ -341,9 +342,12 @@ def stacked_elements(v: Variable) -> Variable | None:
 
 
 def elements_stacked(v: Variable) -> Variable | None:
-    """Backward of :func:`stacked_elements`: a vector of static length ``2..MAX_UNROLLED`` as the stack
-    of its elements."""
-    n = v.type.shape[0] if v.type.ndim == 1 else None
+    """Backward of :func:`stacked_elements`: a draw of a vector of static length ``2..MAX_UNROLLED`` (a
+    RandomVariable's; any vector would grow every e-graph) as the stack of its elements."""
+    node = v.owner
+    if node is None or not isinstance(node.op, RandomVariable) or v is not node.outputs[-1]:
+        return None
+    n = v.type.shape[0] if getattr(v.type, "ndim", None) == 1 else None
     if n is None or not 2 <= n <= MAX_UNROLLED or _stacked_scalars(v) is not None:
         return None
     w = pt.as_tensor_variable(v)
