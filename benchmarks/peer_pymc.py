@@ -175,6 +175,7 @@ EXCLUDED: dict[str, str] = {
 #: with how the derived density was checked (against scipy at draws, outside the suite): a difference
 #: in outcome that is not a wrong density
 LIFTED: dict[str, str] = {
+    _L + "test_censoring.py::test_maximum_of_two_rvs_not_claimed_as_censoring": "maximum of two draws of normal(0, 1), derived as the max of one draw of size 2 (iid draws: relations.pymc.iid): equal to log(2) + log Phi(v) + log phi(v) at -1, 0.3, 2",
     _L + "test_cumsum.py::test_destructive_cumsum_fails": "cumsum over all axes of a (2, 2, 2) normal, derived as Cumsum{axis=0}(JoinDims(normal)): equal to scipy's logpdf of the differences",
     _L + "test_mixture.py::test_hetero_mixture_categorical[X_args14-Y_args14-Z_args14-p_val14-comp_size14-idx_size14-extra_indices14-0-False]": "stack([X, Y, Z])[I, arange(5)], derived as switch(I == 0, X, switch(I == 1, Y, Z)): equal to scipy's component densities at 5 draws",
 }
