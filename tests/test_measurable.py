@@ -66,7 +66,8 @@ EXAMPLES = {
     "affine_collecto": [3 * x - x, x - x / 2, 2 * (v + 1) - v],
     "power_collecto": [x * x * x, v * v * v * v],
     "slices_sumo": [v3[0] + v3[1] + v3[2], v3[1] + v3[2], v3[0] + v3[2], v3[2] + v3[0]],
-    "sum_shiftedo": [pt.sum(v3 + 1), pt.sum(m23 + 2), pt.sum(v3 + np.array([1.0, 2.0, 3.0])), pt.sum(m23 + np.array([1.0, 2.0, 3.0]))],
+    "sum_shiftedo": [pt.sum(v3 + 1), pt.sum(m23 + 2), pt.sum(v3 + np.array([1.0, 2.0, 3.0])), pt.sum(m23 + np.array([1.0, 2.0, 3.0])),
+                     pt.sum(v3 - np.array([0.5, 1.0, 1.5]))],
     "partial_sums_as_cumsumo": [pt.stack([v3[0], v3[0] + v3[1], v3[0] + v3[1] + v3[2]]),
                                 pt.stack([v3[0], v3[1] + v3[0]])],
     "log_odds_divo": [pt.log(x / (1 - x))],
@@ -92,7 +93,8 @@ EXAMPLES.update({
     "switch_ge_rev_keep_xo": [pt.where(pt.ge(2, x), x, 2)],
 })
 # absolute values and rectifiers written out (relations/rules/measurable/absolute.py)
-_NEGS = {"neg": lambda t: -t, "mul_neg1": lambda t: pt.mul(-1, t), "mul_neg1_right": lambda t: pt.mul(t, -1)}
+_NEGS = {"neg": lambda t: -t, "mul_neg1": lambda t: pt.mul(-1, t), "mul_neg1_right": lambda t: pt.mul(t, -1),
+         "zero_sub": lambda t: pt.sub(0, t)}
 _TESTS = {"ge": (pt.ge, True), "gt": (pt.gt, True), "lt": (pt.lt, False), "le": (pt.le, False)}
 for _n, _neg in _NEGS.items():
     for _t, (_cmp, _keeps) in _TESTS.items():
@@ -108,6 +110,9 @@ _w3 = ptr.normal.make_node(pytensor.shared(np.random.default_rng(1)), pt.constan
                           pt.constant(1.0)).outputs[1]  # a draw of static length 3 (the backward's vectors)
 EXAMPLES["stacked_elementso"] = [pt.stack([_w3[0], _w3[1], _w3[2]]), pt.stack([v3[0], v3[1], v3[2]])]
 EXAMPLES["square_completedo"] = [x + x**2, 3 * x - 2 * pt.sqr(x) + 1, x * x + x / 2]
+_b3 = ptr.beta.make_node(pytensor.shared(np.random.default_rng(2)), pt.constant([3]), pt.constant(2.0),
+                         pt.constant(1.0)).outputs[1]  # draws on (0, 1): log is increasing there, 1/x decreasing
+EXAMPLES["transform_out_of_extremumo"] = [pt.max(pt.exp(v3)), pt.min(pt.log(_b3)), pt.max(pt.sqrt(_b3)), pt.max(m23 * 2.0)]
 EXAMPLES["relu_div_abso"] = [(x + pt.abs(x)) / 2]
 EXAMPLES["relu_mul_abso"] = [0.5 * (x + pt.abs(x))]
 RULES = {r.__name__: r for r in M.MEASURABLE_RULES}
@@ -334,3 +339,8 @@ def test_an_incomplete_or_shuffled_stack_of_elements_is_not_the_vector():
     for g in (pt.stack([v3[0], v3[1]]), pt.stack([v3[1], v3[0], v3[2]]), pt.stack([v3[0], a3[1], v3[2]])):
         assert relations.normalize(g, rules=(M.stacked_elementso,)) is g
     assert relations.normalize(pt.maximum(v3[0], v3[0]), rules=(M.elements_extremumo,)).owner.op.scalar_op is not None
+
+
+def test_an_extremum_of_a_transform_of_unknown_direction_is_left_as_it_is():
+    for g in (pt.max(pt.sqr(v3)), pt.max(pt.log(v3)), pt.max(v3 * pt.scalar("c")), pt.max(-v3), pt.max(1.0 / _b3)):
+        assert relations.normalize(g, rules=(M.transform_out_of_extremumo,)) is g

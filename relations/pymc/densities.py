@@ -340,17 +340,22 @@ def logp(
     if not isinstance(value, Variable):
         value = pt.as_tensor_variable(value, dtype=var.type.dtype)
     spread = broadcast_random(var)
+    refusal = None if spread is None else BroadcastRandomVariable(
+        f"the logp of {describe(var)} has no density on its value's space: {spread}, so the value's "
+        f"entries along it are equal; take the logp of the random variable before it is broadcast"
+    )
     try:
         stock = STOCK["logp"](var, value, warn_rvs=warn_rvs, **kwargs)
     except STOCK_FAILURES as err:
-        if spread is not None:  # PyMC refuses it too: its own error, and no form is derived over the broadcast
+        if refusal is not None:  # PyMC refuses it too: its own error, and no form is derived over the broadcast
             raise
         return _derived_logp(var, value, err, check, rewriters, **kwargs)
-    if spread is not None:  # PyMC sums independent terms over the broadcast dimension: not returned
-        raise BroadcastRandomVariable(
-            f"the logp of {describe(var)} has no density on its value's space: {spread}, so the value's "
-            f"entries along it are equal; take the logp of the random variable before it is broadcast"
-        )
+    except ValueError as err:  # PyMC's shapes do not fit the broadcast: say why
+        if refusal is None:
+            raise
+        raise refusal from err
+    if refusal is not None:  # PyMC sums independent terms over the broadcast dimension: not returned
+        raise refusal
     broken = broken_density(var, value, stock) if check is not False and switches_random(var) else None
     if broken is not None:  # a switch of two readers of one variable: PyMC's density may raise where it is read
         return _derived_logp(var, value, NotImplementedError(f"PyMC's density {broken}"), check, rewriters, **kwargs)

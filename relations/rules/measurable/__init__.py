@@ -76,6 +76,7 @@ __all__ = [
     "masked_set_as_switcho",
     "elements_extremumo",
     "square_completedo",
+    "transform_out_of_extremumo",
     "stacked_elementso",
     "power_collecto",
     "reshape_as_dimso",
@@ -119,6 +120,9 @@ a, b, c, c0, x, lo, hi, ax = (p.var(n) for n in ("a", "b", "c", "c0", "x", "lo",
 #: Reads of one term collected into one: ``x + x`` reads ``x`` by two paths, ``x * 2`` by one.
 READS = Measure("paths from the output to its non-constant inputs", rewrites.input_paths)
 
+
+#: A transform moved out of a full maximum or minimum: the pairs (Elemwise, Max/Min above it) drop by one.
+UNDER_EXTREMUM = Measure("pairs (Elemwise, Max/Min above it)", rewrites.elemwise_under_extremum)
 
 #: A transform moved inside a censoring: the pairs (Clip, Elemwise above it) drop by one.
 ABOVE_CLIP = elemwise_above(rewrites.is_clip, "Clip")
@@ -665,6 +669,31 @@ index_mixture_as_switcho = computed_rule(
     """,
 )
 
+transform_out_of_extremumo = computed_rule(
+    "transform_out_of_extremumo",
+    rewrites.transform_out_of_extremum,
+    rewrites.transform_into_extremum,
+    heads=(CAReduce,),
+    rhs_heads=(Elemwise,),
+    measure=UNDER_EXTREMUM,
+    doc="""A maximum (minimum) of an increasing transform is the transform of the maximum (minimum).
+
+    Before::
+
+        min(log(b))            # b iid on (0, 1): Logprob method not implemented for Min
+
+    After::
+
+        log(min(b))            # an order statistic, transformed
+
+    ``f`` any Elemwise of the reduced tensor and constants known to
+    increase on its values (:func:`graph_bridge.monotonicity.direction`),
+    the reduction over all axes (a decreasing ``f`` is left: PyTensor's
+    ``min`` is ``-max(-u)``).  Measure: the Elemwise nodes under a
+    reduction drop by one.  Backward: ``f(max(u))`` as ``max(f(u))``.
+    """,
+)
+
 square_completedo = computed_rule(
     "square_completedo",
     rewrites.quadratic_form,
@@ -835,6 +864,7 @@ MEASURABLE_RULES: tuple = (
     elements_extremumo,
     stacked_elementso,
     square_completedo,
+    transform_out_of_extremumo,
     *SWITCHES.rules,
     *ABSOLUTE.rules,
     *LINKS.rules,

@@ -6,7 +6,7 @@ maximum of the two, or as ``(x + |x|) / 2``, it refuses them or (a switch
 whose branches both read ``x``) derives a density that raises "switch
 non-overlapping scale > 0" at every point.  One line each, generated over
 the comparisons and the spellings of a negation (``-x``, ``-1 * x``,
-``x * -1``).  Value identities at every float (at ``0`` and ``-0.0`` both
+``x * -1``, ``0 - x``).  Value identities at every float (at ``0`` and ``-0.0`` both
 sides are zero; a NaN stays NaN).
 """
 
@@ -23,7 +23,7 @@ x = p.var("x")
 #: The family (``measurable_absolute``), part of ``MEASURABLE_RULES``.
 ABSOLUTE = Family("measurable_absolute", docs="measurable.md")
 
-_NEGATIONS = {"neg": p.neg(x), "mul_neg1": p.mul(-1, x), "mul_neg1_right": p.mul(x, -1)}
+_NEGATIONS = {"neg": p.neg(x), "mul_neg1": p.mul(-1, x), "mul_neg1_right": p.mul(x, -1), "zero_sub": p.sub(0, x)}
 #: (name, the test, whether ``x`` is kept where it holds, shown)
 _TESTS = [
     ("ge", p.ge(x, 0), True, "x >= 0"),
@@ -33,7 +33,7 @@ _TESTS = [
 ]
 
 for _neg_name, _neg in _NEGATIONS.items():
-    _shown_neg = {"neg": "-x", "mul_neg1": "-1 * x", "mul_neg1_right": "x * -1"}[_neg_name]
+    _shown_neg = {"neg": "-x", "mul_neg1": "-1 * x", "mul_neg1_right": "x * -1", "zero_sub": "0 - x"}[_neg_name]
     for _name, _test, _keeps_x, _shown in _TESTS:
         _then, _else = (x, _neg) if _keeps_x else (_neg, x)
         _branches = f"x, {_shown_neg}" if _keeps_x else f"{_shown_neg}, x"

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.traversal import ancestors, toposort
 from pytensor.scalar import basic as ps
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
@@ -417,18 +418,21 @@ def sum_as_slices(v: Variable) -> Variable | None:
 
 
 def scaled_as_sum(v: Variable) -> Variable | None:
-    """``sum(x + c)`` (``c`` a constant that broadcasts to ``x``'s static shape, all axes) as
-    ``sum(x) + sum(c broadcast)``."""
+    """``sum(x + c)`` or ``sum(x - c)`` (``c`` a constant that broadcasts to ``x``'s static shape, all
+    axes) as ``sum(x) + sum(±c broadcast)``."""
     node = v.owner
     if node is None or type(node.op).__name__ != "Sum" or node.op.axis not in (None, tuple(range(node.inputs[0].ndim))):
         return None
     inner = node.inputs[0]
-    if _scalar_kind(inner) is not ps.Add or len(inner.owner.inputs) != 2 or None in inner.type.shape:
+    kind = _scalar_kind(inner)
+    if kind not in (ps.Add, ps.Sub) or len(inner.owner.inputs) != 2 or None in inner.type.shape:
         return None
     x, c = inner.owner.inputs
-    if constant_value(c) is None:
+    if constant_value(c) is None and kind is ps.Add:
         x, c = c, x
     value = constant_value(c)
+    if value is not None and kind is ps.Sub:  # x - c: a shift by -c
+        value = -value
     if value is None or value.dtype.kind not in "biuf" or x.type != inner.type or not v.type.dtype.startswith("float"):
         return None
     try:
@@ -781,6 +785,76 @@ def _ordered(lo: Variable, hi: Variable) -> bool:
 
 #: What a decreasing transform turns a censoring into: ``f(maximum(x, c)) = minimum(f(x), f(c))``.
 _SWAPPED = {ps.Maximum: pt.minimum, ps.Minimum: pt.maximum}
+
+
+#: A full maximum or minimum, as a function.
+_REDUCTIONS = {"Max": (pt.max,), "Min": (pt.min,)}
+
+
+def _full_extremum(v: Variable) -> tuple[str, Variable] | None:
+    node = v.owner
+    name = type(node.op).__name__ if node is not None else ""
+    if name not in _REDUCTIONS or node.op.axis not in (None, tuple(range(node.inputs[0].ndim))):
+        return None
+    return name, node.inputs[0]
+
+
+def elemwise_under_extremum(v: Variable) -> int:
+    """The pairs (Elemwise node, full Max/Min node above it) of ``v``'s graph (the measure of moving a
+    transform out of an extremum)."""
+    total = 0
+    for node in toposort([v]):
+        if type(node.op).__name__ in _REDUCTIONS:
+            total += sum(1 for a in ancestors(node.inputs) if a.owner is not None and isinstance(a.owner.op, Elemwise))
+    return total
+
+
+def _on_scalar(node: Any, k: int, u: Variable) -> Variable:
+    """The transform ``node`` (of its input ``k``, the others constants of one element) applied to ``u``
+    with those constants as scalars (no padding of the reduced tensor's rank)."""
+    ins = [u if j == k else pt.constant(np.asarray(scalar_constant(i), dtype=i.dtype)) for j, i in
+           enumerate(node.inputs)]
+    return node.op(*ins)
+
+
+def transform_out_of_extremum(v: Variable) -> Variable | None:
+    """``max(f(u))`` (all axes), ``f`` increasing on ``u``'s values, as ``f(max(u))``; ``min`` alike: the
+    order statistic of the variable, transformed.  A decreasing ``f`` is left (``min`` is ``-max(-u)``
+    in PyTensor: moving a negation out of a ``max`` would make a ``min`` that holds one again)."""
+    found = _full_extremum(v)
+    inner = None if found is None else _transform_of(found[1])
+    if found is None or inner is None:
+        return None
+    node, k = inner
+    if _scalar_kind(found[1]) is ps.Neg:  # max(-f(u)): PyTensor's min(f(u)), as -f(min(u))
+        under = _transform_of(node.inputs[0])
+        if found[0] != "Max" or under is None or _scalar_kind(node.inputs[0]) is ps.Neg:
+            return None
+        f, j = under
+        if direction(f, j, interval_of(f.inputs[j])) != UP:
+            return None
+        out = pt.neg(_on_scalar(f, j, pt.min(f.inputs[j])))
+        return out if out.type == v.type else None
+    if direction(node, k, interval_of(node.inputs[k])) != UP:
+        return None
+    out = _on_scalar(node, k, _REDUCTIONS[found[0]][0](node.inputs[k]))
+    return out if out.type == v.type else None
+
+
+def transform_into_extremum(v: Variable) -> Variable | None:
+    """Backward of :func:`transform_out_of_extremum`: ``f(max(u))``, ``f`` increasing, as ``max(f(u))``."""
+    inner = _transform_of(v)
+    if inner is None:
+        return None
+    node, k = inner
+    found = _full_extremum(node.inputs[k])
+    if found is None or any(i.type.ndim > 0 for j, i in enumerate(node.inputs) if j != k):  # scalar f(max(u))
+        return None
+    u = found[1]
+    if direction(node, k, interval_of(u)) != UP:
+        return None
+    out = _REDUCTIONS[found[0]][0](_apply(node, k, u))
+    return out if out.type == v.type else None
 
 
 def _censoring(op: Any, ins: list[Variable], way: int, ordered: Callable[[], bool]) -> Variable | None:
