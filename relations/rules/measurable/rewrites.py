@@ -787,16 +787,17 @@ def _ordered(lo: Variable, hi: Variable) -> bool:
 _SWAPPED = {ps.Maximum: pt.minimum, ps.Minimum: pt.maximum}
 
 
-#: A full maximum or minimum, as a function.
-_REDUCTIONS = {"Max": (pt.max,), "Min": (pt.min,)}
+#: The full reductions an increasing transform moves out of (by their Op's class name).
+_REDUCTIONS = ("Max", "Min")
 
 
-def _full_extremum(v: Variable) -> tuple[str, Variable] | None:
+def _full_extremum(v: Variable) -> tuple[str, Variable, Any] | None:
+    """``(name, u, op)`` where ``v`` is ``max(u)`` / ``min(u)`` over all axes (``op`` rebuilds it)."""
     node = v.owner
     name = type(node.op).__name__ if node is not None else ""
     if name not in _REDUCTIONS or node.op.axis not in (None, tuple(range(node.inputs[0].ndim))):
         return None
-    return name, node.inputs[0]
+    return name, node.inputs[0], node.op
 
 
 def elemwise_under_extremum(v: Variable) -> int:
@@ -837,7 +838,7 @@ def transform_out_of_extremum(v: Variable) -> Variable | None:
         return out if out.type == v.type else None
     if direction(node, k, interval_of(node.inputs[k])) != UP:
         return None
-    out = _on_scalar(node, k, _REDUCTIONS[found[0]][0](node.inputs[k]))
+    out = _on_scalar(node, k, found[2](node.inputs[k]))  # the same reduction Op, over the operand
     return out if out.type == v.type else None
 
 
@@ -853,7 +854,7 @@ def transform_into_extremum(v: Variable) -> Variable | None:
     u = found[1]
     if direction(node, k, interval_of(u)) != UP:
         return None
-    out = _REDUCTIONS[found[0]][0](_apply(node, k, u))
+    out = found[2](_apply(node, k, u))
     return out if out.type == v.type else None
 
 
