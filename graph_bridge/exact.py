@@ -69,18 +69,24 @@ def _div(a: Any, b: Any) -> Any:
 _FAR_MAG = 1 << 16
 
 
-def _is_far(*args: Any) -> bool:
-    return any(not mp.isnan(a) and not mp.isinf(a) and a != 0 and mp.mag(a) > _FAR_MAG for a in args)
+def _far_beyond(mag: int, sign: int = 0) -> Callable[..., bool]:
+    """Whether some operand's binary exponent exceeds ``mag`` (of the ``sign`` given, or of either)."""
+
+    def far(*args: Any) -> bool:
+        return any(not mp.isnan(a) and not mp.isinf(a) and a != 0 and (sign == 0 or mp.sign(a) == sign)
+                   and mp.mag(a) > mag for a in args)
+
+    return far
 
 
-def _real(f: Callable[..., Any], grows: bool = False) -> Callable[..., Any]:
-    """``f`` whose complex or undefined results are NaN (the Op's real meaning); ``grows``: an exponential
-    (``exp``, ``sinh``, ...), unknown at an operand beyond :data:`_FAR_MAG`."""
+def _real(f: Callable[..., Any], far: Callable[..., bool] | None = None) -> Callable[..., Any]:
+    """``f`` whose complex or undefined results are NaN (the Op's real meaning); ``far``: where an
+    exponential (``exp``, ``sinh``, ``erfc``'s ``exp(-x**2)``, ...) is beyond exact evaluation (unknown)."""
 
     def g(*args: Any) -> Any:
         if any(mp.isnan(a) for a in args):
             return mp.nan
-        if grows and _is_far(*args):
+        if far is not None and far(*args):
             return mp.nan
         try:
             r = f(*args)
@@ -194,11 +200,17 @@ _NARY: dict[type, Callable[..., Any]] = {
     ps.ScalarMinimum: lambda *a: min(a),
 }
 
-#: Exponentials: unknown at an operand beyond ``2**_FAR_MAG`` (mpmath would need log 2 to that many bits).
-_GROWS = (ps.Exp, ps.Exp2, ps.Expm1, ps.Sinh, ps.Cosh, ps.Tanh, ps.Sigmoid, ps.Softplus, ps.Erfcx, ps.Pow)
+#: Exponentials: unknown at an operand beyond ``2**_FAR_MAG`` (mpmath would need log 2 to that many bits);
+#: ``erfc`` of a positive and ``erfcx`` of a negative operand are ``exp(-+x**2)`` times a moderate factor:
+#: unknown beyond half as many bits (``erfc(exp(-x / 2) / sqrt(2))`` at ``x = -1e5`` hung, then aborted).
+_GROWS: dict[type, Callable[..., bool]] = {
+    **{op: _far_beyond(_FAR_MAG) for op in (ps.Exp, ps.Exp2, ps.Expm1, ps.Sinh, ps.Cosh, ps.Tanh, ps.Sigmoid,
+                                            ps.Softplus, ps.Pow)},
+    ps.Erfc: _far_beyond(_FAR_MAG // 2, 1), ps.Erfcx: _far_beyond(_FAR_MAG // 2, -1),
+}
 #: The exact meaning of each scalar Op class, on mpmath numbers (complex and undefined results are NaN).
 MP_FUNCTIONS: dict[type, Callable[..., Any]] = {
-    k: _real(f, k in _GROWS) for table in (_UNARY, _BINARY, _NARY) for k, f in table.items()
+    k: _real(f, _GROWS.get(k)) for table in (_UNARY, _BINARY, _NARY) for k, f in table.items()
 }
 _SWITCH = ps.Switch
 
@@ -439,8 +451,9 @@ def _elemwise(node: Any, ins: list[Any], losses: list[Any]) -> tuple[np.ndarray,
     else:
         exact_in = _exact_where(sop, node, args, out, lost)
     lost_all = np.where(exact_in, EXACT, carried + _own_loss(sop, out, args, lost))
-    if type(sop) in _GROWS and out.size:  # an exponential of an operand beyond 2**_FAR_MAG: unknown, not undefined
-        far = np.asarray(np.frompyfunc(_is_far, len(args), 1)(*args), dtype=bool)
+    grows = _GROWS.get(type(sop))
+    if grows is not None and out.size:  # an exponential of an operand beyond 2**_FAR_MAG: unknown, not undefined
+        far = np.asarray(np.frompyfunc(grows, len(args), 1)(*args), dtype=bool)
         lost_all = np.where(far, math.inf, lost_all)
     return out, lost_all
 
@@ -523,18 +536,37 @@ def _definition(op: Any, x: Any) -> Any:
     return e / pt_sum(e, axis=op.axis, keepdims=True)
 
 
+def _graph_of(op: Any, inputs: Sequence[Variable]) -> tuple[list[Any], list[Any]] | None:
+    """The inputs and outputs of the graph an Op stands for (an ``OpFromGraph``'s inner graph, a
+    PyTensor 3.0 softmax's definition over a fresh variable like ``inputs[0]``), or ``None``."""
+    if isinstance(op, OpFromGraph):
+        return list(op.inner_inputs), list(op.inner_outputs)
+    if isinstance(op, Softmax | LogSoftmax):
+        x = inputs[0].type()
+        return [x], [_definition(op, x)]
+    return None
+
+
 def _inner(node: Any, ins: list[Any], losses: list[Any]) -> tuple[list[Any], list[Any]] | None:
     """The values and losses of a node whose Op is a graph of other Ops, evaluated through that graph
     (an ``OpFromGraph``: PyTensor 3.3's ``Softmax``, ``LogSoftmax``, ``LogSumExp``; PyTensor 3.0's
-    ``Softmax`` and ``LogSoftmax`` by their definition), or ``None`` for any other Op."""
+    ``Softmax`` and ``LogSoftmax`` by their definition; a ``Blockwise`` of these through its core's
+    graph, vectorized), or ``None`` for any other Op."""
     op = node.op
-    if isinstance(op, OpFromGraph):
-        inner_in, inner_out = list(op.inner_inputs), list(op.inner_outputs)
-    elif isinstance(op, Softmax | LogSoftmax):
-        x = node.inputs[0].type()
-        inner_in, inner_out = [x], [_definition(op, x)]
+    if isinstance(op, Blockwise):  # a batch of such Ops (a vectorized graph): its core graph, vectorized
+        from pytensor.graph.replace import vectorize_graph
+
+        core = op._create_dummy_core_node(node.inputs)  # noqa: SLF001 - PyTensor's own way to get the core node
+        found = _graph_of(core.op, core.inputs)
+        if found is None:
+            return None
+        inner_in = [i.type() for i in node.inputs]
+        inner_out = list(vectorize_graph(found[1], replace=dict(zip(found[0], inner_in, strict=True))))
     else:
-        return None
+        found = _graph_of(op, node.inputs)
+        if found is None:
+            return None
+        inner_in, inner_out = found
     env = dict(zip(inner_in, ins, strict=True))
     lost = dict(zip(inner_in, losses, strict=True))
     _walk(inner_out, env, lost)

@@ -88,6 +88,20 @@ def test_softmaxes_stacks_and_joins_keep_every_digit():
     assert vals[4].shape == (2, 3) and float(vals[4][1, 1]) == pytest.approx(1e-20, rel=1e-15)
 
 
+def test_a_vectorized_log_sum_exp_and_an_erfc_beyond_exact_evaluation():
+    """A batch of log-sum-exps (a Blockwise of an OpFromGraph on PyTensor 3.3) through its core graph;
+    ``erfc`` of an operand whose square is beyond ``2**2**16`` is unknown, never computed for minutes."""
+    from pytensor.graph.replace import vectorize_graph
+
+    m, mb = pt.dmatrix("m"), pt.tensor3("mb")
+    [g] = vectorize_graph([m - pt.logsumexp(m, axis=1, keepdims=True)], replace={m: mb})
+    (v,), (ok,) = exact_values([g], {mb: np.array([[[0.0, 800.0]], [[1.0, 1.0]]])}, rows=True)
+    assert ok.all() and float(v[0, 0, 0]) == pytest.approx(-800.0, rel=1e-15)
+    assert float(v[1, 0, 0]) == pytest.approx(-math.log(2), rel=1e-15)
+    v, ok = _one(pt.erfc(pt.exp(-x / 2)), [-1e5, 2.0])
+    assert not ok[0] and mp.isnan(v[0]) and ok[1]
+
+
 def test_rows_are_independent_only_through_elemwise_nodes_of_one_shape():
     from graph_bridge.exact import independent_rows, values_at
 
