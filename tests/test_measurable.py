@@ -344,3 +344,9 @@ def test_an_incomplete_or_shuffled_stack_of_elements_is_not_the_vector():
 def test_an_extremum_of_a_transform_of_unknown_direction_is_left_as_it_is():
     for g in (pt.max(pt.sqr(v3)), pt.max(pt.log(v3)), pt.max(v3 * pt.scalar("c")), pt.max(-v3), pt.max(1.0 / _b3)):
         assert relations.normalize(g, rules=(M.transform_out_of_extremumo,)) is g
+
+
+def test_a_switch_of_scalars_is_no_masked_write():
+    """PyTensor has no boolean scalar indexing: the backward of masked_set_as_switcho leaves a scalar switch."""
+    q = var()
+    assert not run(1, q, M.masked_set_as_switcho(q, pt.switch(x > 1, 1.0, x)))

@@ -702,8 +702,8 @@ def switch_as_masked_set(v: Variable) -> Variable | None:
     mask, c, x = v.owner.inputs
     if c.owner is not None and isinstance(c.owner.op, DimShuffle) and c.owner.op.is_expand_dims:
         c = c.owner.inputs[0]  # the switch's padding of a scalar
-    if c.type.ndim != 0 or mask.type.dtype != "bool" or mask.type.ndim != x.type.ndim or x.type != v.type:
-        return None
+    if c.type.ndim != 0 or mask.type.dtype != "bool" or not 0 < mask.type.ndim == x.type.ndim or x.type != v.type:
+        return None  # (a scalar mask is no index: PyTensor has no boolean scalar indexing)
     out = pt.set_subtensor(x[mask], c)
     return out if out.type == v.type else None
 
