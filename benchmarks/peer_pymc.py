@@ -104,11 +104,12 @@ import json
 import os
 import subprocess
 import sys
-import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from peer_pytensor import outcomes, run_logged  # noqa: E402  (the JUnit reading and the logged run both share)
 
 #: file -> SHA-256 of the copy measured (see the module docstring for its index id and adaptation)
 MANIFEST: dict[str, str] = {
@@ -299,37 +300,7 @@ def run(python: str, dest: Path, files: list[str], name: str, installed: bool, e
         plugin.write_text(PLUGIN.format(root=str(ROOT), report=str(dest / "relations_pymc_paths.json")))
         cmd[3:3] = ["-p", "relations_peer_pymc_plugin"]
         env["PYTHONPATH"] = os.pathsep.join([str(dest), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    log = dest / f"pytest_{name}.log"
-    junit.unlink(missing_ok=True)
-    print(f"{name} run: pytest's output goes to {log}", flush=True)
-    start = time.perf_counter()
-    with log.open("w") as out:
-        subprocess.run([*cmd, *extra], cwd=dest, env=env, stdout=out, stderr=subprocess.STDOUT)
-    seconds = time.perf_counter() - start
-    if not junit.exists():
-        raise RuntimeError(f"the {name} run wrote no report; its output ends:\n{log.read_text()[-3000:]}")
-    return junit, seconds
-
-
-def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
-    """Test id -> (outcome, first line of the message) from a JUnit report."""
-    found: dict[str, tuple[str, str]] = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        path = case.get("file") or ""
-        module = path[:-3].replace("/", ".")
-        classname = case.get("classname", "")
-        cls = classname[len(module) + 1 :] if classname.startswith(module + ".") else ""
-        test = "::".join([path, *cls.split(".")] if cls else [path]) + f"::{case.get('name')}"
-        outcome, message = "passed", ""
-        for child in case:
-            if child.tag in ("failure", "error"):
-                outcome, message = ("failed" if child.tag == "failure" else "error"), child.get("message", "")
-            elif child.tag == "skipped":
-                kind = child.get("type", "")
-                outcome = "xfailed" if "xfail" in kind else "skipped"
-                message = child.get("message", "")
-        found[test] = (outcome, message.splitlines()[0][:110] if message else "")
-    return found
+    return junit, run_logged([*cmd, *extra], dest, env, name, junit)
 
 
 def describe_paths(counts: dict[str, int]) -> str:
@@ -416,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and args.only != name:
             continue
         junit, seconds[name] = run(args.python, dest, files, name, name == "installed", extra)
-        results[name] = outcomes(junit)
+        results[name] = outcomes(junit, width=110)
     print(", ".join(f"{name} run {secs:.0f} s" for name, secs in seconds.items()))
     if len(results) < 2:
         (name, res), = results.items()

@@ -181,20 +181,26 @@ def run(python: str, dest: Path, files: list[str], name: str, tags: list[str], e
         plugin.write_text(PLUGIN.format(root=str(ROOT), tags=tags, report=str(dest / "relations_changes.json")))
         cmd[3:3] = ["-p", "relations_peer_plugin"]
     env["PYTENSOR_FLAGS"] = ",".join(flags)
+    return junit, run_logged([*cmd, *extra], dest, env, name, junit)
+
+
+def run_logged(cmd: list[str], dest: Path, env: dict[str, str], name: str, junit: Path) -> float:
+    """Run the pytest command ``cmd`` in ``dest``, its output to ``dest/pytest_<name>.log``; the seconds it
+    took (a run that writes no JUnit report ``junit`` raises, with the log's end)."""
     log = dest / f"pytest_{name}.log"
     junit.unlink(missing_ok=True)
     print(f"{name} run: pytest's output goes to {log}", flush=True)
     start = time.perf_counter()
     with log.open("w") as out:
-        subprocess.run([*cmd, *extra], cwd=dest, env=env, stdout=out, stderr=subprocess.STDOUT)
+        subprocess.run(cmd, cwd=dest, env=env, stdout=out, stderr=subprocess.STDOUT)
     seconds = time.perf_counter() - start
     if not junit.exists():
         raise RuntimeError(f"the {name} run wrote no report; its output ends:\n{log.read_text()[-3000:]}")
-    return junit, seconds
+    return seconds
 
 
-def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
-    """Test id -> (outcome, first line of the message) from a JUnit report."""
+def outcomes(junit: Path, width: int = 90) -> dict[str, tuple[str, str]]:
+    """Test id -> (outcome, first line of the message, at most ``width`` characters) from a JUnit report."""
     found: dict[str, tuple[str, str]] = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
         path = case.get("file") or ""
@@ -210,7 +216,7 @@ def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
                 kind = child.get("type", "")
                 outcome = "xfailed" if "xfail" in kind else "skipped"
                 message = child.get("message", "")
-        found[test] = (outcome, message.splitlines()[0][:90] if message else "")
+        found[test] = (outcome, message.splitlines()[0][:width] if message else "")
     return found
 
 
