@@ -31,10 +31,11 @@ from typing import Any
 
 import numpy as np
 import pytensor.scalar as ps
-from pytensor.graph.basic import Constant, Variable
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.graph.basic import Variable
+from pytensor.tensor.elemwise import Elemwise
 
 from graph_bridge.interval_type import Interval
+from graph_bridge.nodes import constant_data
 
 __all__ = ["DOWN", "UP", "direction", "scalar_constant"]
 
@@ -71,13 +72,10 @@ _PARTIAL: dict[type, Callable[[Interval], int | None]] = {
 
 
 def scalar_constant(v: Variable) -> float | None:
-    """The value of ``v`` where it is a constant of one element (through ExpandDims), else ``None``."""
-    while v.owner is not None and isinstance(v.owner.op, DimShuffle) and v.owner.op.is_expand_dims:
-        v = v.owner.inputs[0]
-    if not isinstance(v, Constant):
-        return None
-    data = np.asarray(v.data)
-    if data.size != 1 or data.dtype.kind not in "biuf":
+    """The value of ``v`` where it is a constant of one element (through the DimShuffle that pads it,
+    :func:`graph_bridge.nodes.constant_data`), else ``None``."""
+    data = constant_data(v)
+    if data is None or data.size != 1 or data.dtype.kind not in "biuf":
         return None
     value = float(data.reshape(()))
     return None if np.isnan(value) else value

@@ -279,18 +279,26 @@ def transforms_censoring(var: Variable) -> bool:
     for node in toposort([_inlined(var)]):  # pm.Censored is a clip inside
         if not isinstance(node.op, Elemwise):
             continue
-        op = node.op.scalar_op
-        if isinstance(op, Clip | Maximum | Minimum | Switch):
-            values = node.inputs[1:] if isinstance(op, Switch) else node.inputs
-            random = [_random(i) for i in values]
-            if any(random) and not all(random):
-                censored.update(node.outputs)
-                continue
+        if _censoring_bounds(node):
+            censored.update(node.outputs)
+            continue
         if any(i in censored for i in node.inputs):
-            if not isinstance(op, Add | Sub | Neg):
+            if not isinstance(node.op.scalar_op, Add | Sub | Neg):
                 return True
             censored.update(node.outputs)
     return False
+
+
+def _censoring_bounds(node: Any) -> list[Variable]:
+    """The bounds of a censoring node: the inputs that read no random variable of a ``clip``, ``maximum``
+    or ``minimum`` (the branches of a ``switch``) whose other inputs do read one; empty for any other
+    node (all inputs random, or none: no point mass)."""
+    op = getattr(node.op, "scalar_op", None)
+    if not isinstance(op, Clip | Maximum | Minimum | Switch):
+        return []
+    values = node.inputs[1:] if isinstance(op, Switch) else node.inputs
+    bounds = [b for b in values if not _random(b)]
+    return bounds if 0 < len(bounds) < len(values) else []
 
 
 def switches_random(var: Variable) -> bool:
@@ -506,18 +514,14 @@ def censored_points(form: Variable) -> list[Variable]:
     v = form
     while v.owner is not None and isinstance(v.owner.op, Elemwise):
         op = v.owner.op.scalar_op
-        random = [i for i in v.owner.inputs if _random(i)]
         if isinstance(op, Clip | Maximum | Minimum | Switch):
-            values = v.owner.inputs[1:] if isinstance(op, Switch) else v.owner.inputs
-            bounds = [b for b in values if not _random(b)]
-            if not bounds or len(bounds) == len(values):
-                return []
             at = pt.as_tensor_variable(v)
             points: list[Variable] = []
-            for b in bounds:
+            for b in _censoring_bounds(v.owner):
                 held: dict[Variable, Variable] = {v: pt.broadcast_to(pt.cast(b, at.dtype), at.shape)}
                 points.append(graph_replace(form, held, strict=False))
             return points
+        random = [i for i in v.owner.inputs if _random(i)]
         if not isinstance(op, Add | Sub | Neg) or len(random) != 1:
             return []
         v = random[0]

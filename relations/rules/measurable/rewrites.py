@@ -282,14 +282,16 @@ def slices_sum(v: Variable) -> Variable | None:
     found = _elements(v) if _scalar_kind(v) is ps.Add else None
     if found is None or len(found[1]) < 2:
         return None
-    base, idx = found
-    base = pt.as_tensor_variable(base)
-    idx = sorted(idx)
+    return pt.sum(_elements_part(*found)).astype(v.type.dtype)
+
+
+def _elements_part(base: Variable, idx: list[int]) -> Variable:
+    """The distinct elements ``idx`` of the vector ``base`` as one vector: ``base`` where they are all
+    of it, its slice where they are contiguous, ``base[idx]`` (sorted) otherwise."""
+    w, idx = pt.as_tensor_variable(base), sorted(idx)
     if idx == list(range(idx[0], idx[0] + len(idx))):
-        part = base if len(idx) == base.type.shape[0] else base[idx[0] : idx[-1] + 1]
-    else:
-        part = base[pt.constant(np.array(idx, dtype="int64"))]
-    return pt.sum(part).astype(v.type.dtype)
+        return w if len(idx) == w.type.shape[0] else w[idx[0] : idx[-1] + 1]
+    return w[pt.constant(np.array(idx, dtype="int64"))]
 
 
 #: The reductions of a tree of maxima / minima of a vector's elements.
@@ -303,12 +305,7 @@ def elements_extremum(v: Variable) -> Variable | None:
     found = _elements(v, kind) if kind in _EXTREMA else None
     if found is None or len(found[1]) < 2:
         return None
-    base, idx = pt.as_tensor_variable(found[0]), sorted(found[1])
-    if idx == list(range(idx[0], idx[0] + len(idx))):
-        part = base if len(idx) == base.type.shape[0] else base[idx[0] : idx[-1] + 1]
-    else:
-        part = base[pt.constant(np.array(idx, dtype="int64"))]
-    out = _EXTREMA[kind](part)
+    out = _EXTREMA[kind](_elements_part(*found))
     return out if out.type == v.type else None
 
 
