@@ -67,7 +67,7 @@ class IntervalAnalysis:
 
         def transfer(eg: Any, enode: tuple, tid: int) -> Interval:
             kids = [eg.data[eg.find(k)] or EVERYTHING for k in enode[1:]]
-            nd = None if ndims else [eg.types[eg.ctype[eg.find(k)]].ndim for k in enode[1:]]
+            nd = None if ndims else [getattr(eg.types[eg.ctype[eg.find(k)]], "ndim", 0) for k in enode[1:]]
             return _coarse(op_interval(op, kids, nd))
 
         return transfer, False
