@@ -254,3 +254,22 @@ def test_values_at_random_points_after_saturating_the_algebra_rules():
         f = pytensor.function([x, y], [g, best], mode="FAST_COMPILE")
         u, v = f(xv, yv)
         np.testing.assert_allclose(u, v)
+
+
+def test_a_rule_with_too_many_matches_is_banned_then_runs_to_saturation():
+    from relations.saturation.query_matcher import QueryMatcher
+
+    xs = pt.dscalars(*[f"x{i}" for i in range(6)])
+    g = xs[0]
+    for v in xs[1:]:
+        g = g * v
+    eg = EGraph(EIGHT[1:2] + EIGHT[3:4])  # commutativity and associativity of mul: many matches
+    eg.add(g)
+    assert isinstance(eg._queries, QueryMatcher)
+    eg._queries.scheduler.match_limit = 8  # egg's default is 1000; small here to see bans
+    eg.run(NO_LIMITS, backward=False)
+    report = eg.report
+    assert report.bans >= 1 and "banned" in str(report)
+    assert report.stop == "saturated"  # every ban was lifted and its matches found again
+    assert not eg._queries.banned
+    assert _unapplied(eg, EIGHT[1:2] + EIGHT[3:4]) == []

@@ -182,12 +182,18 @@ class Report:
     #: foreign rewriters there did not see every combination (the pattern rules, matched as
     #: queries, are never cut); with any, a run that stopped changing stops as ``"choices"``
     cut: int = 0
+    #: times egg's BackoffScheduler banned a pattern rule whose search found more matches than its
+    #: limit (its matches are found again when the ban ends; a run stopping while one is on stops
+    #: at a limit, never as ``"saturated"``)
+    bans: int = 0
 
     def __str__(self) -> str:
         lines = [
             f"stop: {self.stop} after {self.iterations} iterations, {self.seconds:.3f} s; "
             f"{self.classes} classes, {self.nodes} e-nodes"
         ]
+        if self.bans:
+            lines.append(f"  pattern rules banned {self.bans} times by the scheduler (too many matches at once)")
         if self.cut:
             lines.append(f"  choices of input e-nodes cut at {MAX_CHOICES} at {self.cut} e-nodes: the plans and "
                          f"rewriters there did not see every combination")
@@ -662,6 +668,7 @@ class EGraph:
         report.classes, report.nodes = self.size
         report.seconds = time.perf_counter() - start
         report.cut = len(self._cut)
+        report.bans = 0 if self._queries is None else self._queries.bans
 
     def _iterate(self, backward: bool, deadline: float | None, max_nodes: int | None, report: Report) -> bool:
         """One round over every e-node; whether it added a term or a union."""
@@ -698,7 +705,11 @@ class EGraph:
         grew = len(self._hashcons)
         self._built.clear()  # a choice whose plans ran is in ``_done``: its variable is not needed again
         self.rebuild()
-        return (len(self._vars), len(self._members)) != before or len(self._hashcons) != grew
+        changed = (len(self._vars), len(self._members)) != before or len(self._hashcons) != grew
+        if not changed and self._queries is not None and self._queries.banned:
+            self._queries.unban()  # not saturated while a rule is banned: its matches are to be found
+            changed = True
+        return changed
 
     def _changed_below(self, t: int) -> bool:
         """Whether e-node ``t`` is new, or a class within :data:`MATCH_DEPTH` below it gained an

@@ -48,6 +48,7 @@ from relations.saturation.engine.egraph import CLASS_SHIFT, is_left_padding
 from relations.saturation.engine.egraph import EGraph as Index
 from relations.saturation.engine.interval_analysis import IntervalAnalysis
 from relations.saturation.engine.query import BoundRule, QueryRule, UnsupportedRule, query_rule
+from relations.saturation.engine.runner import BackoffScheduler
 
 #: the term e-graph (:class:`relations.saturation.egraph.EGraph`, which imports this module)
 EGraph = Any
@@ -164,6 +165,11 @@ class QueryMatcher:
         self.relations = [rel for rel, _ in entries]
         self.bound: list[BoundRule] = [q.bind(self.index) for _, q in entries]
         self.names = [getattr(r, "__name__", repr(r)) for r in self.relations]
+        self.keys = [f"{n}#{j}" for j, n in enumerate(self.names)]  # a rule and its cast variant: two
+        self.scheduler = BackoffScheduler()
+        self.iteration = 0
+        #: rules banned by the scheduler, over the run
+        self.bans = 0
         self.since = [0] * len(self.bound)
         self.cls: list[int] = []  # term -> its index class when synced
         self.term_at: dict[int, int] = {}  # index class id (as made) -> a term it was made for
@@ -222,32 +228,56 @@ class QueryMatcher:
     def step(self, eg: EGraph, stats: dict, check: Callable[[], None]) -> None:
         """Sync, search every rule on the clean index, then apply the matches to ``eg``.
 
-        ``check()`` is called after each rule's matches are applied (it raises at a limit)."""
+        egg's BackoffScheduler (:class:`.engine.runner.BackoffScheduler`) bans a rule whose search
+        finds more than its match limit (1000, doubled at each ban) for a few iterations: its
+        matches are dropped and its semi-naive clock stays, so they are found again when the ban
+        ends (``banned`` says whether one is on: the e-graph is not saturated while it is).
+        ``check()`` is called between rules' searches and within their matches (it raises at a limit)."""
         self._term_of, self._eg_vars = eg._term_of, eg._vars
         self.sync(eg)
-        index = self.index
+        index, sched = self.index, self.scheduler
+        self.iteration += 1
         found = []
         for j, rule in enumerate(self.bound):
+            name = self.names[j]
+            if sched.banned(self.keys[j], self.iteration):
+                continue
             t0 = time.perf_counter()
             matches = rule.search(self.since[j])
+            if not sched.admit(self.keys[j], self.iteration, len(matches)):
+                self.bans += 1
+                stats[name].seconds += time.perf_counter() - t0
+                continue
             self.since[j] = index.clock + 1
             found.append((j, matches, time.perf_counter() - t0))
+            check()
         index.advance()
         for j, matches, searched in found:
             t0 = time.perf_counter()
             s = stats[self.names[j]]
             try:
-                self._apply(eg, j, matches, s)
+                self._apply(eg, j, matches, s, check)
             finally:
                 s.seconds += searched + time.perf_counter() - t0
             check()
 
-    def _apply(self, eg: EGraph, j: int, matches: list[tuple[int, ...]], s: Any) -> None:
+    @property
+    def banned(self) -> bool:
+        """Whether a rule is banned at the current iteration."""
+        return self.scheduler.any_banned(self.iteration + 1)
+
+    def unban(self) -> None:
+        """Lift every ban (the e-graph stopped changing while rules were banned: egg's ``can_stop``)."""
+        self.scheduler.unban(self.iteration + 1)
+
+    def _apply(self, eg: EGraph, j: int, matches: list[tuple[int, ...]], s: Any, check: Callable[[], None]) -> None:
         rule, rel = self.bound[j], self.relations[j]
         index = self.index
         find = index.find
         names = rule.rule.vars
-        for m in matches:
+        for k, m in enumerate(matches):
+            if k & 63 == 63:
+                check()  # a limit is met within a rule's matches, not only after them
             if rule.rule.guards and not rule.guarded(index, m):
                 continue
             s.matches += 1
