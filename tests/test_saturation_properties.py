@@ -32,6 +32,8 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 RULE_SETS = {**relations.RULESETS, "all": all_rules()}
+if FAST:  # the numerics theory's examples take seconds each: the thorough profile draws it
+    del RULE_SETS["numerics"]
 #: Small bounds: the properties are about meaning, not reach.
 LIMITS = relations.Limits(nodes=2_000, iterations=4, seconds=2.0)
 

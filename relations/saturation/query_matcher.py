@@ -127,6 +127,16 @@ def cast_variant(q: QueryRule) -> QueryRule | None:
     return QueryRule(q.name, lhs, q.rhs, [*q.guards, constants_equal(pairs)])
 
 
+#: query -> its cast variant (made once per query, as its generated code is)
+_VARIANTS: weakref.WeakKeyDictionary[QueryRule, QueryRule | None] = weakref.WeakKeyDictionary()
+
+
+def _cast_variant(q: QueryRule) -> QueryRule | None:
+    if q not in _VARIANTS:
+        _VARIANTS[q] = cast_variant(q)
+    return _VARIANTS[q]
+
+
 def constants_equal(pairs: Sequence[tuple[str, str]]) -> Callable[[Index, dict], bool]:
     """A query guard: each pair of variables is bound to two classes holding constants equal modulo an
     exact cast (one class is the rule's own query's match, not this one's)."""
@@ -161,7 +171,7 @@ class QueryMatcher:
     def __init__(self, queries: dict[Relation, QueryRule]) -> None:
         self.index = Index(IntervalAnalysis())
         entries = [(rel, q) for rel, q in queries.items()]
-        entries += [(rel, v) for rel, q in queries.items() if (v := cast_variant(q)) is not None]
+        entries += [(rel, v) for rel, q in queries.items() if (v := _cast_variant(q)) is not None]
         self.relations = [rel for rel, _ in entries]
         self.bound: list[BoundRule] = [q.bind(self.index) for _, q in entries]
         self.names = [getattr(r, "__name__", repr(r)) for r in self.relations]
