@@ -5,7 +5,8 @@ Rooms, as egg has them:
 - :mod:`.egraph`: union-find, hash-cons of e-nodes ``(op id, child class ids...)``, per-class
   parents, egg's deferred rebuild, types per class inferred once per (Op, input types), union
   justifications (a proof forest);
-- :mod:`.analysis`: e-class analyses (type, constant, sign, interval) merged on union;
+- :mod:`.analysis`: the e-class analysis, a value interval with the transfer functions of
+  :mod:`graph_bridge.intervals` (sign and constant read from it), merged on union;
 - :mod:`.query`: a rule's left side compiled once to a conjunctive query over per-Op tables,
   answered by backtracking join, semi-naively;
 - :mod:`.runner`: :class:`Runner` with absolute :class:`Limits`, egg's BackoffScheduler and a

@@ -36,7 +36,7 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import toposort
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
-from relations.saturation.engine.analysis import Analysis, ClassAnalysis
+from relations.saturation.engine.analysis import ALL, ALWAYS, ClassAnalysis, IntervalAnalysis
 
 __all__ = ["CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph"]
 
@@ -92,10 +92,10 @@ class EGraph:
         self.compacted: dict[int, int] = {}
         self.unions: list[tuple[int, int, Any]] = []
         self.merged = 0
-        self.analysis = analysis if analysis is not None else Analysis()
+        self.analysis = analysis if analysis is not None else IntervalAnalysis()
         self.transfer: list[Any] = []
-        #: per op id: whether its transfer knows nothing when a child's data is unknown
-        self.strict: list[bool] = []
+        #: per op id: which children's data its transfer needs known (``analysis.ALWAYS``, ``ANY``, ``ALL``)
+        self.need: list[int] = []
         self.const_watchers: list[tuple[Any, set]] = []
 
     # -- interning ---------------------------------------------------------------------
@@ -115,9 +115,9 @@ class EGraph:
         self.ops.append(value)
         self.tables.append([])
         self.dead.append(0)
-        tf, strict = (None, True) if value[0] == "leaf" else self.analysis.transfer_for(value[1])
+        tf, need = (None, ALL) if value[0] == "leaf" else self.analysis.transfer_for(value[1])
         self.transfer.append(tf)
-        self.strict.append(strict)
+        self.need.append(need)
         return oid
 
     def op_id(self, op: Any, nin: int, out: int = 0) -> int:
@@ -226,8 +226,14 @@ class EGraph:
         if a != b:
             parents[b].append(enode)
         tf = self.transfer[oid]
-        if tf is not None and (not self.strict[oid] or (data[a] is not None and data[b] is not None)):
-            self._analyze_new(enode, c, tid, tf)
+        if tf is not None:
+            need = self.need[oid]
+            if need == ALL:
+                known = data[a] is not None and data[b] is not None
+            else:
+                known = need == ALWAYS or data[a] is not None or data[b] is not None
+            if known:
+                self._analyze_new(enode, c, tid, tf)
         return c
 
     def add1(self, oid: int, a: int) -> int:
@@ -267,8 +273,10 @@ class EGraph:
             for k in set(enode[1:]):
                 parents[k].append(enode)
         tf = self.transfer[oid]
-        if tf is not None and (not self.strict[oid] or all(self.data[k] is not None for k in enode[1:])):
-            self._analyze_new(enode, c, tid, tf)
+        if tf is not None:
+            need, data = self.need[oid], self.data
+            if need == ALWAYS or (all if need == ALL else any)(data[k] is not None for k in enode[1:]):
+                self._analyze_new(enode, c, tid, tf)
         return c
 
     def _analyze_new(self, enode: tuple, c: int, tid: int, tf: Any) -> None:
