@@ -60,7 +60,8 @@ def _values(ins, outs, n: int, rng: np.random.Generator, low: float = -3.0, high
 
 
 def check_invariants(eg: EGraph) -> None:
-    """Hash-cons canonical (so congruence closed), every live e-node in its class's list and its children's parents."""
+    """Hash-cons canonical (so congruence closed), every live e-node in its class's list (and nothing else
+    there) and its children's parents."""
     for n, v in eg.hashcons.items():
         cls = v >> CLASS_SHIFT
         assert eg.find(cls) == cls, f"{n} maps to a non-root class"
@@ -72,6 +73,8 @@ def check_invariants(eg: EGraph) -> None:
     for v in eg.hashcons.values():
         live_per_class[v >> CLASS_SHIFT] = live_per_class.get(v >> CLASS_SHIFT, 0) + 1
     assert len(live_per_class) == eg.n_classes
+    for c in live_per_class:  # a root's nodes list holds its live e-nodes only (searches read it without a look-up)
+        assert all(eg.hashcons.get(n, -1) >> CLASS_SHIFT == c for n in eg.nodes[c]), c
 
 
 def _label(eg: EGraph, oid: int) -> tuple:

@@ -88,7 +88,9 @@ class EGraph:
         self.pending: list[tuple] = []
         self.analysis_pending: list[tuple] = []
         self.touched: set[int] = set()
-        #: per class: the length of its nodes and parents lists when last compacted
+        #: classes that lost an e-node (re-canonicalized) since the last rebuild: their nodes lists are filtered
+        self.dirty: set[int] = set()
+        #: per class: the length of its parents list when last compacted
         self.compacted: dict[int, int] = {}
         self.unions: list[tuple[int, int, Any]] = []
         self.merged = 0
@@ -195,23 +197,29 @@ class EGraph:
         return self._add_new(enode, self.infer(oid, enode[1:]) if tid is None else tid)
 
     def add2(self, oid: int, a: int, b: int) -> int:
-        """:meth:`add` for two children (the hot path of right-hand sides; :meth:`_add_new` inlined)."""
+        """:meth:`add` for two children."""
         parent = self.parent
         if parent[a] != a:
             a = self.find(a)
         if parent[b] != b:
             b = self.find(b)
-        enode = (oid, a, b)
-        hashcons = self.hashcons
-        v = hashcons.get(enode)
-        if v is not None:
-            return v >> CLASS_SHIFT
+        v = self.hashcons.get((oid, a, b))
+        return v >> CLASS_SHIFT if v is not None else self.new2(oid, a, b)
+
+    def new2(self, oid: int, a: int, b: int) -> int:
+        """The class of the new e-node ``oid(a, b)`` (``a``, ``b`` roots; the e-node not in the hash-cons);
+        -1 if ill-typed (the hot path of right-hand sides: :meth:`_add_new` inlined).  Children that
+        are no roots any more (an analysis folded a constant meanwhile) go through :meth:`add2`."""
+        parent = self.parent
+        if parent[a] != a or parent[b] != b:
+            return self.add2(oid, a, b)
         ctype = self.ctype
         tid = self.infer_cache.get((oid, ctype[a], ctype[b]))
         if tid is None:
             tid = self.infer(oid, (a, b))
         if tid < 0:
             return -1
+        enode = (oid, a, b)
         c = len(parent)
         parent.append(c)
         self.nodes.append([enode])
@@ -220,7 +228,7 @@ class EGraph:
         ctype.append(tid)
         data = self.data
         data.append(None)
-        hashcons[enode] = (c << CLASS_SHIFT) | self.now
+        self.hashcons[enode] = (c << CLASS_SHIFT) | self.now
         self.tables[oid].append(enode)
         parents[a].append(enode)
         if a != b:
@@ -236,18 +244,89 @@ class EGraph:
                 self._analyze_new(enode, c, tid, tf)
         return c
 
+    def into(self, enode: tuple, r: int, a: int, reason: Any) -> int:
+        """Add the new canonical ``enode`` (not in the hash-cons) to the root class ``r`` for ``a``, recording
+        ``reason``: a right side's top e-node joins the match's class without a class of its own to merge.
+
+        It gets an id (a slot of the union-find pointing at ``r``, with the union ``(a, id, reason)``
+        recorded) as if it had made a class merged at once, so :meth:`explain` reads it alike.
+        Returns 1, or -1 (nothing added) when it is ill-typed or of another dtype/broadcastable than
+        ``r``."""
+        parent, ctype = self.parent, self.ctype
+        kids = enode[1:]
+        if len(enode) == 3:
+            oid, x, y = enode
+            tid = self.infer_cache.get((oid, ctype[x], ctype[y]))
+            canonical = parent[x] == x and parent[y] == y
+        else:
+            oid = enode[0]
+            tid = self.infer_cache.get((oid, *[ctype[k] for k in kids]))
+            canonical = all(parent[k] == k for k in kids)
+        if tid is None:
+            tid = self.infer(oid, kids)
+        if tid < 0 or (tid != ctype[r] and self.type_key[tid] != self.type_key[ctype[r]]):
+            return -1
+        if not canonical or parent[r] != r:  # an analysis folded a constant meanwhile
+            c = self.find(self.add(oid, kids))  # (adding may fold it too)
+            r = self.find(r)
+            if c != r:
+                self.merge(r, c, a, c, reason)
+            return 1
+        i = len(parent)
+        parent.append(r)
+        nodes, parents, data = self.nodes, self.parents, self.data
+        nodes.append(None)
+        parents.append(None)
+        ctype.append(tid)
+        data.append(None)
+        self.merged += 1
+        self.unions.append((a, i, reason))
+        self.hashcons[enode] = (r << CLASS_SHIFT) | self.now
+        self.tables[oid].append(enode)
+        nodes[r].append(enode)
+        if len(enode) == 3:
+            parents[x].append(enode)
+            if x != y:
+                parents[y].append(enode)
+        else:
+            for k in set(kids):
+                parents[k].append(enode)
+        tf = self.transfer[oid]
+        if tf is not None:
+            need = self.need[oid]
+            if len(enode) == 3:
+                if need == ALL:
+                    known = data[x] is not None and data[y] is not None
+                else:
+                    known = need == ALWAYS or data[x] is not None or data[y] is not None
+            else:
+                known = need == ALWAYS or (all if need == ALL else any)(data[k] is not None for k in kids)
+            if known:
+                d = tf(self, enode, tid)
+                if d is not None:
+                    da = data[r]
+                    both = self.analysis.merge(da, d)
+                    if both != da:
+                        data[r] = both
+                        self.analysis_pending.extend(parents[r])
+                        self.analysis.modify(self, r)
+        return 1
+
     def add1(self, oid: int, a: int) -> int:
         """:meth:`add` for one child."""
         if self.parent[a] != a:
             a = self.find(a)
-        enode = (oid, a)
-        v = self.hashcons.get(enode)
-        if v is not None:
-            return v >> CLASS_SHIFT
+        v = self.hashcons.get((oid, a))
+        return v >> CLASS_SHIFT if v is not None else self.new1(oid, a)
+
+    def new1(self, oid: int, a: int) -> int:
+        """:meth:`new2` for one child."""
+        if self.parent[a] != a:
+            return self.add1(oid, a)
         tid = self.infer_cache.get((oid, self.ctype[a]))
         if tid is None:
             tid = self.infer(oid, (a,))
-        return self._add_new(enode, tid)
+        return self._add_new((oid, a), tid)
 
     def _add_new(self, enode: tuple, tid: int) -> int:
         """A new class holding the new canonical ``enode`` of type ``tid`` (-1: ill-typed, nothing added)."""
@@ -362,18 +441,34 @@ class EGraph:
 
     def merge(self, ra: int, rb: int, a: int, b: int, reason: Any) -> None:
         """:meth:`union` of two distinct roots ``ra`` and ``rb`` of one type (the caller checked),
-        for ``a`` and ``b``."""
+        for ``a`` and ``b``.
+
+        The live e-nodes of the smaller class join the larger; their rows are re-stamped (their
+        output column changed); the smaller class's parents are queued for :meth:`rebuild`."""
         nodes = self.nodes
-        if len(nodes[ra]) < len(nodes[rb]):
-            ra, rb = rb, ra
+        src, keep = nodes[rb], nodes[ra]
+        if len(keep) < len(src):
+            ra, rb, src, keep = rb, ra, keep, src
         self.parent[rb] = ra
         self.merged += 1
         self.unions.append((a, b, reason))
-        self._move_nodes(rb, ra)
+        hashcons, tables, dead = self.hashcons, self.tables, self.dead
+        clock = self.clock
+        moved = (ra << CLASS_SHIFT) | clock
+        for n in src:
+            v = hashcons.get(n)
+            if v is None or v >> CLASS_SHIFT != rb:
+                continue
+            hashcons[n] = moved | (v & IN_FIELD)
+            keep.append(n)
+            if v & TICK_MASK != clock:
+                tables[n[0]].append(n)
+                dead[n[0]] += 1
+        nodes[rb] = None
         parents = self.parents
-        moved = parents[rb]
-        self.pending.extend(moved)
-        parents[ra].extend(moved)
+        up = parents[rb]
+        self.pending.extend(up)
+        parents[ra].extend(up)
         parents[rb] = None
         self.touched.add(ra)
         data = self.data
@@ -389,55 +484,51 @@ class EGraph:
             self.analysis_pending.extend(self.parents[ra])
             self.analysis.modify(self, ra)
 
-    def _move_nodes(self, src: int, dst: int) -> None:
-        """The live e-nodes of ``src`` join ``dst``; their rows are re-stamped (output column changed)."""
-        hashcons, tables, dead = self.hashcons, self.tables, self.dead
-        clock = self.clock
-        moved = (dst << CLASS_SHIFT) | clock
-        keep = self.nodes[dst]
-        for n in self.nodes[src]:
-            v = hashcons.get(n)
-            if v is None or v >> CLASS_SHIFT != src:
-                continue
-            hashcons[n] = moved | (v & IN_FIELD)
-            keep.append(n)
-            if v & TICK_MASK != clock:
-                tables[n[0]].append(n)
-                dead[n[0]] += 1
-        self.nodes[src] = None
-
     def _repair_all(self, todo: list[tuple]) -> None:
-        """:meth:`_repair` of each queued e-node; the canonical and the dead ones skipped inline."""
-        hashcons, parent, repair = self.hashcons, self.parent, self._repair
+        """Re-canonicalize each queued e-node: re-insert it, or merge it with its congruent twin
+        (the canonical and the dead ones skipped)."""
+        hashcons, parent, find, nodes, parents = self.hashcons, self.parent, self.find, self.nodes, self.parents
+        tables, dead, touched, key = self.tables, self.dead, self.touched, self.type_key
+        ctype, dirty = self.ctype, self.dirty
         for p in todo:
-            if p not in hashcons:
+            v = hashcons.get(p)
+            if v is None:
                 continue
             if len(p) == 3:
-                a, b = p[1], p[2]
+                op, a, b = p
                 if parent[a] == a and parent[b] == b:
                     continue
-            repair(p)
-
-    def _repair(self, p: tuple) -> None:
-        """Re-canonicalize the queued e-node ``p``: re-insert it, or merge it with its congruent twin."""
-        hashcons = self.hashcons
-        v = hashcons.get(p)
-        if v is None:
-            return
-        find = self.find
-        q = (p[0], find(p[1]), find(p[2])) if len(p) == 3 else (p[0], *[find(k) for k in p[1:]])
-        if q == p:
-            return
-        c = v >> CLASS_SHIFT
-        del hashcons[p]
-        self.dead[p[0]] += 1
-        twin = hashcons.get(q)
-        if twin is not None:
-            self.union(twin >> CLASS_SHIFT, c, (CONGRUENCE, q))
-        else:
-            self._insert(q, c)
-            self.nodes[c].append(q)
-            self.touched.add(c)
+                q = (op, find(a), find(b))
+            else:
+                op = p[0]
+                q = (op, *[find(k) for k in p[1:]])
+                if q == p:
+                    continue
+            c = v >> CLASS_SHIFT
+            del hashcons[p]
+            dirty.add(c)
+            dead[op] += 1
+            twin = hashcons.get(q)
+            if twin is not None:
+                t = twin >> CLASS_SHIFT
+                if t != c:
+                    if key[ctype[t]] != key[ctype[c]]:
+                        raise TypeError(f"congruent e-nodes {q} of classes {t} and {c} have types "
+                                        f"{self.types[ctype[t]]} and {self.types[ctype[c]]}")
+                    self.merge(t, c, t, c, (CONGRUENCE, q))
+            else:
+                hashcons[q] = (c << CLASS_SHIFT) | self.now
+                tables[op].append(q)
+                if len(q) == 3:
+                    a, b = q[1], q[2]
+                    parents[a].append(q)
+                    if a != b:
+                        parents[b].append(q)
+                else:
+                    for k in set(q[1:]):
+                        parents[k].append(q)
+                nodes[c].append(q)
+                touched.add(c)
 
     def rebuild(self) -> None:
         """Restore the invariants: every live e-node canonical, congruence closed, analyses up to date."""
@@ -465,18 +556,24 @@ class EGraph:
             self.analysis.modify(self, c)
 
     def _compact(self) -> None:
-        """Drop stale entries of the touched classes' lists that doubled since their last compaction,
-        and of tables half stale (amortized: each entry is dropped once, a live one copied O(1) times)."""
-        hashcons, compacted = self.hashcons, self.compacted
+        """Drop the dead e-nodes of every class's nodes list (so a search reads live e-nodes there
+        without a look-up), stale entries of the touched classes' parents lists that doubled since
+        their last compaction, and of tables half stale (amortized: each entry is dropped once, a
+        live one copied O(1) times)."""
+        hashcons, compacted, parent = self.hashcons, self.compacted, self.parent
+        nodes_of, parents_of = self.nodes, self.parents
+        for c in self.dirty:
+            if parent[c] == c:
+                nodes_of[c] = [n for n in nodes_of[c] if n in hashcons]
+        self.dirty = set()
         for c in self.touched:
-            if self.parent[c] != c:
+            if parent[c] != c:
                 continue
-            nodes, parents = self.nodes[c], self.parents[c]
-            if len(nodes) + len(parents) <= 2 * compacted.get(c, 4):
+            parents = parents_of[c]
+            if len(parents) <= 2 * compacted.get(c, 4):
                 continue
-            nodes = self.nodes[c] = [n for n in nodes if hashcons.get(n, -1) >> CLASS_SHIFT == c]
-            parents = self.parents[c] = list(dict.fromkeys(n for n in parents if n in hashcons))
-            compacted[c] = len(nodes) + len(parents)
+            parents = parents_of[c] = list(dict.fromkeys(n for n in parents if n in hashcons))
+            compacted[c] = len(parents)
         self.touched = set()
         for op, table in enumerate(self.tables):
             if self.dead[op] * 2 > len(table) > 64:

@@ -206,9 +206,11 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
             src.emit(f"for n{j} in parents[c{frm}]:")
             src.depth += 1
             src.emit(f"if n{j}[0] != {ops} or n{j}[{slot + 1}] != c{frm}: continue")
-        src.emit(f"v = hc.get(n{j})")
         tick = _tick_test(j, pivot, _tick_of(j))
-        src.emit(f"if v is None{' or ' + tick if tick else ''}: continue")
+        if how == "up" or tick:
+            src.emit(f"v = hc.get(n{j})")
+            src.emit(f"if v is None{' or ' + tick if tick else ''}: continue")
+        # else: a class's nodes list holds live e-nodes only (rebuild filters it), no look-up needed
         if how == "up":
             src.emit(f"c{j} = v >> BITS")
     for s, (kind, x) in enumerate(rule.atoms[j].slots):
@@ -234,26 +236,45 @@ def search_source(rule: QueryRule, pivot: int) -> str:
     return "\n".join(src.lines)
 
 
+def _rhs_vars(pat: Any, out: list) -> list:
+    if isinstance(pat, p.PatternVar):
+        if pat not in out:
+            out.append(pat)
+    elif isinstance(pat, p.Node):
+        for a in pat.args:
+            _rhs_vars(a, out)
+    return out
+
+
 def _build_source(rule: QueryRule) -> tuple[str, dict]:
     """The source of ``apply(eg, matches, guarded)``: build each match's right side, merge it with the root.
 
     Returns ``(unions, refused)``; also the constants the source names.  Guards run through
-    ``guarded(eg, m)`` when the rule has any."""
+    ``guarded(eg, m)`` when the rule has any.  The right side's variables are canonicalized once
+    per match, so a hash-cons miss of an e-node of one or two children is a new e-node
+    (:meth:`EGraph.new1`, :meth:`EGraph.new2`: no second lookup); a hit's class is a root (a
+    union re-points the moved e-nodes)."""
     lines = [
         "def apply(eg, matches, guarded):",
-        "    add = eg.add; add1 = eg.add1; add2 = eg.add2; merge = eg.merge; find = eg.find; parent = eg.parent",
+        "    add = eg.add; new1 = eg.new1; new2 = eg.new2; merge = eg.merge; find = eg.find; parent = eg.parent",
+        "    into = eg.into",
         "    ctype = eg.ctype; tkey = eg.type_key; hc = eg.hashcons",
         "    unions = refused = 0",
         "    for m in matches:",
     ]
     if rule.guards:
         lines.append("        if not guarded(eg, m): refused += 1; continue")
+    names = ", ".join(["r", *[f"v{i}" for i in range(len(rule.vars))]])
+    lines.append(f"        {names}{',' if not rule.vars else ''} = m")
+    for x in _rhs_vars(rule.rhs, []):
+        i = rule.vars.index(x)
+        lines.append(f"        if parent[v{i}] != v{i}: v{i} = find(v{i})")
     consts: dict[str, Any] = {}
     counter = [0]
 
-    def emit(pat: Any, siblings: list[str]) -> str:
+    def emit(pat: Any, siblings: list[str], top: bool = False) -> str:
         if isinstance(pat, p.PatternVar):
-            return f"m[{rule.vars.index(pat) + 1}]"
+            return f"v{rule.vars.index(pat)}"
         if isinstance(pat, p.Const):
             name = f"K{len(consts)}"
             consts[name] = pat
@@ -266,26 +287,36 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         args = [emit(a, kid_names) if isinstance(a, p.Const) else kid_names[kids.index(a)] for a in pat.args]
         counter[0] += 1
         t = f"t{counter[0]}"
-        if len(args) in (1, 2):
-            # the hash-cons hit inlined (its class is a root, or equal to one: unions in this loop
-            # re-point moved e-nodes); a miss (or a non-canonical key) goes through add1/add2
-            key = f"(OP{id(pat)}, {', '.join(args)}{',' if len(args) == 1 else ''})"
+        op = f"OP{id(pat)}"
+        if top:  # a new top e-node joins the match's class (EGraph.into): no class of its own to merge
+            key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
+            lines.append(f"        key = {key}")
+            lines.append("        v = hc.get(key)")
+            lines.append(f"        if v is not None: {t} = v >> BITS")
+            lines.append("        else:")
+            lines.append("            if parent[r] != r: r = find(r)")
+            lines.append("            if into(key, r, m[0], (NAME, m)) < 0: refused += 1")
+            lines.append("            else: unions += 1")
+            lines.append("            continue")
+        elif len(args) in (1, 2):
+            key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
             lines.append(f"        v = hc.get({key})")
-            made = f"add{len(args)}(OP{id(pat)}, {', '.join(args)})"
-            lines.append(f"        {t} = v >> BITS if v is not None else {made}")
+            lines.append(f"        if v is not None: {t} = v >> BITS")
+            lines.append(f"        else:")
+            lines.append(f"            {t} = new{len(args)}({op}, {', '.join(args)})")
+            lines.append(f"            if {t} < 0: refused += 1; continue")
         else:
-            lines.append(f"        {t} = add(OP{id(pat)}, ({''.join(x + ', ' for x in args)}))")
-        lines.append(f"        if {t} < 0: refused += 1; continue")
+            lines.append(f"        {t} = add({op}, ({''.join(x + ', ' for x in args)}))")
+            lines.append(f"        if {t} < 0: refused += 1; continue")
         return t
 
-    result = emit(rule.rhs, [])
+    result = emit(rule.rhs, [], top=True)
     lines += [
-        "        r = m[0]",
         "        if parent[r] != r: r = find(r)",
         f"        t = {result}",
         "        if parent[t] != t: t = find(t)",
         "        if r == t: continue",
-        "        if tkey[ctype[r]] != tkey[ctype[t]]: refused += 1; continue",
+        "        if ctype[r] != ctype[t] and tkey[ctype[r]] != tkey[ctype[t]]: refused += 1; continue",
         "        merge(r, t, m[0], t, (NAME, m))",
         "        unions += 1",
         "    return unions, refused",
