@@ -302,7 +302,7 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
             key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
             lines.append(f"        v = hc.get({key})")
             lines.append(f"        if v is not None: {t} = v >> BITS")
-            lines.append(f"        else:")
+            lines.append("        else:")
             lines.append(f"            {t} = new{len(args)}({op}, {', '.join(args)})")
             lines.append(f"            if {t} < 0: refused += 1; continue")
         else:
