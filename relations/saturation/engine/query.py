@@ -222,17 +222,59 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
                 src.emit(f"v{x} = n{j}[{s + 1}]")
 
 
+def _emit_last(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], pivot: int, bound: set) -> None:
+    """The innermost step as a list comprehension appending the matches (no ``append`` call per match)."""
+    j, how, frm, slot = step
+    ops = f"OPS{j}"
+    n = f"n{j}"
+    conds: list[str] = []
+    if how == "pivot":
+        src.emit(f"for op in {ops}:")
+        src.depth += 1
+        source = "islice(tables[op], eg.rows_since(op, L), None)"
+        conds.append(f"(v := hc.get({n})) is not None and {_tick_of(j)} >= L")
+        cls = "v >> BITS"
+    else:
+        if how == "down":
+            src.emit(f"c{j} = n{frm}[{slot + 1}]")
+            source = f"nodes[c{j}]"
+            conds.append(f"{n}[0] == {ops}" if rule.atoms[j].kind == "op" else f"{n}[0] in {ops}")
+            cls = f"c{j}"
+        else:
+            source = f"parents[c{frm}]"
+            conds.append(f"{n}[0] == {ops} and {n}[{slot + 1}] == c{frm}")
+            cls = "v >> BITS"
+        tick = _tick_test(j, pivot, _tick_of(j))
+        if how == "up" or tick:
+            # the tick test negated: the loop form skips a row when it holds
+            keep = {f"{_tick_of(j)} < L": f"{_tick_of(j)} >= L", f"{_tick_of(j)} >= L": f"{_tick_of(j)} < L"}
+            conds.append(f"(v := hc.get({n})) is not None" + (f" and {keep[tick]}" if tick else ""))
+    names = {}
+    for s_, (kind, x) in enumerate(rule.atoms[j].slots):
+        if kind == "var":
+            if x in bound:
+                conds.append(f"{n}[{s_ + 1}] == v{x}")
+            elif x in names:
+                conds.append(f"{n}[{s_ + 1}] == {names[x]}")
+            else:
+                names[x] = f"{n}[{s_ + 1}]"
+    values = [cls if j == 0 else "c0", *[names.get(x, f"v{x}") for x in range(len(rule.vars))]]
+    src.emit(f"out += [({', '.join(values)},) for {n} in {source} if {' and '.join(conds)}]")
+
+
 def search_source(rule: QueryRule, pivot: int) -> str:
     """The Python source of variant ``pivot`` of ``rule``'s search: ``search(eg, L) -> list of matches``.
 
-    A match is ``(root class, class of each variable...)``, variables in ``rule.vars`` order."""
+    A match is ``(root class, class of each variable...)``, variables in ``rule.vars`` order.  The
+    innermost step is a list comprehension (:func:`_emit_last`)."""
     src = _Source()
     src.lines.append("def search(eg, L, out):")
     src.emit("hc = eg.hashcons; nodes = eg.nodes; parents = eg.parents; tables = eg.tables")
     bound: set = set()
-    for step in _visit_order(rule, pivot):
+    order = _visit_order(rule, pivot)
+    for step in order[:-1]:
         _emit_visit(src, rule, step, pivot, bound)
-    src.emit(f"out.append((c0, {''.join(f'v{x}, ' for x in range(len(rule.vars)))}))")
+    _emit_last(src, rule, order[-1], pivot, bound)
     return "\n".join(src.lines)
 
 
