@@ -249,7 +249,7 @@ def _emit_last(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], p
             # the tick test negated: the loop form skips a row when it holds
             keep = {f"{_tick_of(j)} < L": f"{_tick_of(j)} >= L", f"{_tick_of(j)} >= L": f"{_tick_of(j)} < L"}
             conds.append(f"(v := hc.get({n})) is not None" + (f" and {keep[tick]}" if tick else ""))
-    names = {}
+    names: dict[int, str] = {}
     for s_, (kind, x) in enumerate(rule.atoms[j].slots):
         if kind == "var":
             if x in bound:
