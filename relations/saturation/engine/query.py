@@ -313,6 +313,7 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         lines.append(f"        if parent[v{i}] != v{i}: v{i} = find(v{i})")
     consts: dict[str, Any] = {}
     counter = [0]
+    top_ops: list[str] = []
 
     def emit(pat: Any, siblings: list[str], top: bool = False) -> str:
         if isinstance(pat, p.PatternVar):
@@ -337,9 +338,35 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
             lines.append(f"        if v is not None: {t} = v >> BITS")
             lines.append("        else:")
             lines.append("            if parent[r] != r: r = find(r)")
-            lines.append("            if into(key, r, m[0], (NAME, m)) < 0: refused += 1")
-            lines.append("            else: unions += 1")
-            lines.append("            continue")
+            if len(args) == 2:
+                # EGraph.into inlined where nothing needs it (a known type, canonical children, no analysis)
+                x, y = args
+                top_ops.append(op)
+                lines.extend([
+                    f"            tid = icache.get(({op}, ctype[{x}], ctype[{y}]))",
+                    f"            if (tid is None or tid != ctype[r] or parent[{x}] != {x} or parent[{y}] != {y}"
+                    f" or (TF is not None and (NEED == 0 or (NEED == 2 and data[{x}] is not None and data[{y}]"
+                    f" is not None) or (NEED == 1 and (data[{x}] is not None or data[{y}] is not None))))):",
+                    "                if into(key, r, m[0], (NAME, m)) < 0: refused += 1",
+                    "                else: unions += 1",
+                    "                continue",
+                    "            i = len(parent)",
+                    "            parent.append(r); nodes.append(None); parents.append(None); ctype.append(tid)",
+                    "            data.append(None)",
+                    "            ulog.append((m[0], i, (NAME, m)))",
+                    "            hc[key] = (r << BITS) | now",
+                    "            table.append(key)",
+                    "            nodes[r].append(key)",
+                    f"            parents[{x}].append(key)",
+                    f"            if {x} != {y}: parents[{y}].append(key)",
+                    "            born += 1",
+                    "            unions += 1",
+                    "            continue",
+                ])
+            else:
+                lines.append("            if into(key, r, m[0], (NAME, m)) < 0: refused += 1")
+                lines.append("            else: unions += 1")
+                lines.append("            continue")
         elif len(args) in (1, 2):
             key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
             lines.append(f"        v = hc.get({key})")
@@ -361,8 +388,16 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         "        if ctype[r] != ctype[t] and tkey[ctype[r]] != tkey[ctype[t]]: refused += 1; continue",
         "        merge(r, t, m[0], t, (NAME, m))",
         "        unions += 1",
+        "    eg.merged += born",
         "    return unions, refused",
     ]
+    if top_ops:
+        op = top_ops[0]
+        lines[4:4] = [
+            "    icache = eg.infer_cache; nodes = eg.nodes; parents = eg.parents; data = eg.data; ulog = eg.unions",
+            f"    TF = eg.transfer[{op}]; NEED = eg.need[{op}]; table = eg.tables[{op}]; now = eg.now",
+        ]
+    lines.insert(4, "    born = 0")
     return "\n".join(lines), consts
 
 
