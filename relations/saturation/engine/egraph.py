@@ -87,6 +87,7 @@ class EGraph:
         self.now = 0
         self.pending: list[tuple] = []
         self.analysis_pending: list[tuple] = []
+        #: classes merged into or re-inserted into since the last rebuild (parents lists compacted when doubled)
         self.touched: set[int] = set()
         #: classes that lost an e-node (re-canonicalized) since the last rebuild: their nodes lists are filtered
         self.dirty: set[int] = set()
@@ -572,7 +573,7 @@ class EGraph:
             parents = parents_of[c]
             if len(parents) <= 2 * compacted.get(c, 4):
                 continue
-            parents = parents_of[c] = list(dict.fromkeys(n for n in parents if n in hashcons))
+            parents = parents_of[c] = list(dict.fromkeys([n for n in parents if n in hashcons]))
             compacted[c] = len(parents)
         self.touched = set()
         for op, table in enumerate(self.tables):
