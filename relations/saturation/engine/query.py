@@ -259,6 +259,15 @@ def _emit_last(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], p
             else:
                 names[x] = f"{n}[{s_ + 1}]"
     values = [cls if j == 0 else "c0", *[names.get(x, f"v{x}") for x in range(len(rule.vars))]]
+    if how == "up":
+        # the parents of c{frm} that fit depend on that class only: found once per class and search
+        pre, post = conds[:2], conds[2:]
+        src.emit(f"ups = seen.get(c{frm})")
+        src.emit("if ups is None:")
+        src.emit(f"    ups = seen[c{frm}] = [(v >> BITS, {n}) for {n} in {source} if {' and '.join(pre)}]")
+        values = ["cls" if v == "v >> BITS" else v for v in values]
+        src.emit(f"out += [({', '.join(values)},) for cls, {n} in ups{' if ' + ' and '.join(post) if post else ''}]")
+        return
     src.emit(f"out += [({', '.join(values)},) for {n} in {source} if {' and '.join(conds)}]")
 
 
@@ -269,7 +278,7 @@ def search_source(rule: QueryRule, pivot: int) -> str:
     innermost step is a list comprehension (:func:`_emit_last`)."""
     src = _Source()
     src.lines.append("def search(eg, L, out):")
-    src.emit("hc = eg.hashcons; nodes = eg.nodes; parents = eg.parents; tables = eg.tables")
+    src.emit("hc = eg.hashcons; nodes = eg.nodes; parents = eg.parents; tables = eg.tables; seen = {}")
     bound: set = set()
     order = _visit_order(rule, pivot)
     for step in order[:-1]:
