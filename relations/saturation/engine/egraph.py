@@ -446,9 +446,9 @@ class EGraph:
 
         The live e-nodes of the smaller class join the larger; their rows are re-stamped (their
         output column changed); the smaller class's parents are queued for :meth:`rebuild`."""
-        nodes = self.nodes
+        nodes, parents = self.nodes, self.parents
         src, keep = nodes[rb], nodes[ra]
-        if len(keep) < len(src):
+        if len(keep) + len(parents[ra]) < len(src) + len(parents[rb]):
             ra, rb, src, keep = rb, ra, keep, src
         self.parent[rb] = ra
         self.merged += 1
@@ -466,7 +466,6 @@ class EGraph:
                 tables[n[0]].append(n)
                 dead[n[0]] += 1
         nodes[rb] = None
-        parents = self.parents
         up = parents[rb]
         self.pending.extend(up)
         parents[ra].extend(up)
@@ -499,7 +498,7 @@ class EGraph:
                 op, a, b = p
                 if parent[a] == a and parent[b] == b:
                     continue
-                q = (op, find(a), find(b))
+                q = (op, a if parent[a] == a else find(a), b if parent[b] == b else find(b))
             else:
                 op = p[0]
                 q = (op, *[find(k) for k in p[1:]])
