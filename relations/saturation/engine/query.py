@@ -392,7 +392,7 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
     lines += [
         "        if parent[r] != r: r = find(r)",
         f"        t = {result}",  # a root: a hash-cons hit's class, a canonical variable's, a constant's
-        *(["        if parent[t] != t: t = find(t)"] if isinstance(rule.rhs, p.Node) and len(rule.rhs.args) > 2 else []),
+        *(["        if parent[t] != t: t = find(t)"] if len(getattr(rule.rhs, "args", ())) > 2 else []),
         "        if r == t: continue",
         "        if ctype[r] != ctype[t] and tkey[ctype[r]] != tkey[ctype[t]]: refused += 1; continue",
         "        merge(r, t, m[0], t, (NAME, m))",
