@@ -192,7 +192,7 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
         src.depth += 1
         src.emit(f"for n{j} in islice(tables[op], eg.rows_since(op, L), None):")
         src.depth += 1
-        src.emit(f"v = hc.get(n{j})")
+        src.emit(f"v = get(n{j})")
         src.emit(f"if v is None or {_tick_of(j)} < L: continue")
         src.emit(f"c{j} = v >> BITS")
     else:
@@ -208,7 +208,7 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
             src.emit(f"if n{j}[0] != {ops} or n{j}[{slot + 1}] != c{frm}: continue")
         tick = _tick_test(j, pivot, _tick_of(j))
         if how == "up" or tick:
-            src.emit(f"v = hc.get(n{j})")
+            src.emit(f"v = get(n{j})")
             src.emit(f"if v is None{' or ' + tick if tick else ''}: continue")
         # else: a class's nodes list holds live e-nodes only (rebuild filters it), no look-up needed
         if how == "up":
@@ -232,7 +232,7 @@ def _emit_last(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], p
         src.emit(f"for op in {ops}:")
         src.depth += 1
         source = "islice(tables[op], eg.rows_since(op, L), None)"
-        conds.append(f"(v := hc.get({n})) is not None and {_tick_of(j)} >= L")
+        conds.append(f"(v := get({n})) is not None and {_tick_of(j)} >= L")
         cls = "v >> BITS"
     else:
         if how == "down":
@@ -248,7 +248,7 @@ def _emit_last(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], p
         if how == "up" or tick:
             # the tick test negated: the loop form skips a row when it holds
             keep = {f"{_tick_of(j)} < L": f"{_tick_of(j)} >= L", f"{_tick_of(j)} >= L": f"{_tick_of(j)} < L"}
-            conds.append(f"(v := hc.get({n})) is not None" + (f" and {keep[tick]}" if tick else ""))
+            conds.append(f"(v := get({n})) is not None" + (f" and {keep[tick]}" if tick else ""))
     names: dict[int, str] = {}
     for s_, (kind, x) in enumerate(rule.atoms[j].slots):
         if kind == "var":
@@ -278,7 +278,7 @@ def search_source(rule: QueryRule, pivot: int) -> str:
     innermost step is a list comprehension (:func:`_emit_last`)."""
     src = _Source()
     src.lines.append("def search(eg, L, out):")
-    src.emit("hc = eg.hashcons; nodes = eg.nodes; parents = eg.parents; tables = eg.tables; seen = {}")
+    src.emit("get = eg.hashcons.get; nodes = eg.nodes; parents = eg.parents; tables = eg.tables; seen = {}")
     bound: set = set()
     order = _visit_order(rule, pivot)
     for step in order[:-1]:
@@ -309,7 +309,7 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         "def apply(eg, matches, guarded):",
         "    add = eg.add; new1 = eg.new1; new2 = eg.new2; merge = eg.merge; find = eg.find; parent = eg.parent",
         "    into = eg.into",
-        "    ctype = eg.ctype; tkey = eg.type_key; hc = eg.hashcons",
+        "    ctype = eg.ctype; tkey = eg.type_key; hc = eg.hashcons; get = hc.get",
         "    unions = refused = 0",
         "    for m in matches:",
     ]
@@ -343,7 +343,7 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         if top:  # a new top e-node joins the match's class (EGraph.into): no class of its own to merge
             key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
             lines.append(f"        key = {key}")
-            lines.append("        v = hc.get(key)")
+            lines.append("        v = get(key)")
             lines.append(f"        if v is not None: {t} = v >> BITS")
             lines.append("        else:")
             lines.append("            if parent[r] != r: r = find(r)")
@@ -378,7 +378,7 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
                 lines.append("            continue")
         elif len(args) in (1, 2):
             key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
-            lines.append(f"        v = hc.get({key})")
+            lines.append(f"        v = get({key})")
             lines.append(f"        if v is not None: {t} = v >> BITS")
             lines.append("        else:")
             lines.append(f"            {t} = new{len(args)}({op}, {', '.join(args)})")
