@@ -343,3 +343,17 @@ def test_graph_nodes_keep_their_own_types():
     assert eg.type_of(root) == g.type and out.type == g.type
     want, got = _values([x], [g, out], 5, np.random.default_rng(1))
     np.testing.assert_allclose(got, want)
+
+
+def test_a_union_refines_the_parents_of_both_classes():
+    """``x = exp(y)``: the class of ``sqrt(x)`` becomes positive, whichever class the union keeps (the
+    parents of the class merged away are repaired first, then re-analyzed)."""
+    x, y = pt.vectors("x", "y")
+    for extra in ([], [pt.exp(y) + 1.0, pt.exp(y) * 2.0], [x + 1.0, x * 2.0]):
+        eg = EGraph()
+        root, ex, *_ = eg.add_graph([pt.sqrt(x), pt.exp(y), *extra])
+        assert class_interval(eg, root).nonnegative() and not class_interval(eg, root).positive()
+        eg.union(eg.add_graph([x])[0], ex, ("given", ()))
+        eg.rebuild()
+        assert class_interval(eg, root).positive(), extra
+        check_invariants(eg)

@@ -87,6 +87,8 @@ class EGraph:
         self.now = 0
         self.pending: list[tuple] = []
         self.analysis_pending: list[tuple] = []
+        #: classes whose data changed: their parents are re-analyzed once the pending e-nodes are repaired
+        self.data_changed: set[int] = set()
         #: classes merged into or re-inserted into since the last rebuild (parents lists compacted when doubled)
         self.touched: set[int] = set()
         #: classes that lost an e-node (re-canonicalized) since the last rebuild: their nodes lists are filtered
@@ -309,7 +311,7 @@ class EGraph:
                     both = self.analysis.merge(da, d)
                     if both != da:
                         data[r] = both
-                        self.analysis_pending.extend(parents[r])
+                        self.data_changed.add(r)
                         self.analysis.modify(self, r)
         return 1
 
@@ -467,8 +469,7 @@ class EGraph:
                 dead[n[0]] += 1
         nodes[rb] = None
         up = parents[rb]
-        self.pending.extend(up)
-        parents[ra].extend(up)
+        self.pending.extend(up)  # each live one holds rb: repaired, it joins ra's parents (or its twin is there)
         parents[rb] = None
         self.touched.add(ra)
         data = self.data
@@ -481,7 +482,7 @@ class EGraph:
         merged = self.analysis.merge(da, db)
         if merged != da or merged != db:
             self.data[ra] = merged
-            self.analysis_pending.extend(self.parents[ra])
+            self.data_changed.add(ra)
             self.analysis.modify(self, ra)
 
     def _repair_all(self, todo: list[tuple]) -> None:
@@ -532,10 +533,14 @@ class EGraph:
 
     def rebuild(self) -> None:
         """Restore the invariants: every live e-node canonical, congruence closed, analyses up to date."""
-        while self.pending or self.analysis_pending:
+        while self.pending or self.analysis_pending or self.data_changed:
             while self.pending:
                 todo, self.pending = self.pending, []
                 self._repair_all(todo)
+            if self.data_changed:
+                changed, self.data_changed = self.data_changed, set()
+                for c in changed:
+                    self.analysis_pending.extend(self.parents[self.find(c)])
             if self.analysis_pending:
                 todo, self.analysis_pending = self.analysis_pending, []
                 for p in dict.fromkeys(todo):
@@ -552,7 +557,7 @@ class EGraph:
         new = self.analysis.merge(old, tf(self, p, self.ctype[c]))
         if new != old:
             self.data[c] = new
-            self.analysis_pending.extend(self.parents[c])
+            self.data_changed.add(c)
             self.analysis.modify(self, c)
 
     def _compact(self) -> None:
