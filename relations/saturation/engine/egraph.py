@@ -30,6 +30,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Sequence
+from itertools import islice
 from typing import Any
 
 from pytensor.graph.basic import Constant, Variable
@@ -102,6 +103,8 @@ class EGraph:
         #: per op id: which children's data its transfer needs known (``analysis.ALWAYS``, ``ANY``, ``ALL``)
         self.need: list[int] = []
         self.const_watchers: list[tuple[Any, set]] = []
+        #: :meth:`fresh`'s rows, with the e-graph's state they were read in
+        self.fresh_rows: dict[tuple, tuple] = {}
 
     # -- interning ---------------------------------------------------------------------
 
@@ -602,12 +605,34 @@ class EGraph:
     def advance(self) -> None:
         """Move the clock on: rows written from now on are newer than every row so far."""
         self.clock += 1
+        self.fresh_rows = {}
         if self.clock > TICK_MASK:
             raise OverflowError(f"more than {TICK_MASK} ticks")
         self.now = (self.clock << TICK_BITS) | self.clock
         self.marks.append([len(t) for t in self.tables])
 
     # -- reading -----------------------------------------------------------------------
+
+    def fresh(self, oid: int, tick: int, kind: int) -> list[tuple[tuple, int]]:
+        """``(e-node, hash-cons value)`` of the live rows of op ``oid``'s table new since ``tick``: whose
+        tick (``kind`` 0) or in tick (``kind`` 1: the e-node's own tuple) is ``tick`` or later.
+
+        The pivot rows of a semi-naive search, shared by the rules' variants that start at the same
+        op (remembered until the e-graph changes)."""
+        key = (oid, tick, kind)
+        table = self.tables[oid]
+        stamp = (self.clock, len(table), self.merged, len(self.hashcons))
+        hit = self.fresh_rows.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        get, start = self.hashcons.get, self.rows_since(oid, tick)
+        if kind:
+            rows = [(n, v) for n in islice(table, start, None)
+                    if (v := get(n)) is not None and (v >> TICK_BITS) & TICK_MASK >= tick]
+        else:
+            rows = [(n, v) for n in islice(table, start, None) if (v := get(n)) is not None and v & TICK_MASK >= tick]
+        self.fresh_rows[key] = (stamp, rows)
+        return rows
 
     def rows_since(self, oid: int, tick: int) -> int:
         """The index of the first row of op ``oid``'s table written at ``tick`` or later."""

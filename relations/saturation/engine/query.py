@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 
 from pytensor.tensor.elemwise import Elemwise
@@ -190,10 +189,8 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
     if how == "pivot":
         src.emit(f"for op in {ops}:")
         src.depth += 1
-        src.emit(f"for n{j} in islice(tables[op], eg.rows_since(op, L), None):")
+        src.emit(f"for n{j}, v in fresh(op, L, {int(j == 0)}):")
         src.depth += 1
-        src.emit(f"v = get(n{j})")
-        src.emit(f"if v is None or {_tick_of(j)} < L: continue")
         src.emit(f"c{j} = v >> BITS")
     else:
         if how == "down":
@@ -231,8 +228,7 @@ def _emit_last(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], p
     if how == "pivot":
         src.emit(f"for op in {ops}:")
         src.depth += 1
-        source = "islice(tables[op], eg.rows_since(op, L), None)"
-        conds.append(f"(v := get({n})) is not None and {_tick_of(j)} >= L")
+        source = f"fresh(op, L, {int(j == 0)})"
         cls = "v >> BITS"
     else:
         if how == "down":
@@ -268,6 +264,10 @@ def _emit_last(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], p
         values = ["cls" if v == "v >> BITS" else v for v in values]
         src.emit(f"out += [({', '.join(values)},) for cls, {n} in ups{' if ' + ' and '.join(post) if post else ''}]")
         return
+    if how == "pivot":
+        cond = f" if {' and '.join(conds)}" if conds else ""
+        src.emit(f"out += [({', '.join(values)},) for {n}, v in {source}{cond}]")
+        return
     src.emit(f"out += [({', '.join(values)},) for {n} in {source} if {' and '.join(conds)}]")
 
 
@@ -278,7 +278,7 @@ def search_source(rule: QueryRule, pivot: int) -> str:
     innermost step is a list comprehension (:func:`_emit_last`)."""
     src = _Source()
     src.lines.append("def search(eg, L, out):")
-    src.emit("get = eg.hashcons.get; nodes = eg.nodes; parents = eg.parents; tables = eg.tables; seen = {}")
+    src.emit("get = eg.hashcons.get; nodes = eg.nodes; parents = eg.parents; fresh = eg.fresh; seen = {}")
     bound: set = set()
     order = _visit_order(rule, pivot)
     for step in order[:-1]:
@@ -438,7 +438,7 @@ class BoundRule:
     def __init__(self, rule: QueryRule, eg: EGraph) -> None:
         self.rule, self.eg, self.name = rule, eg, rule.name
         names: dict[str, Any] = {
-            "const_class": const_class, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK, "islice": islice,
+            "const_class": const_class, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK,
         }
         for j, atom in enumerate(rule.atoms):
             if atom.kind == "op":
