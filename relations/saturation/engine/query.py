@@ -360,11 +360,10 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
                     "                else: unions += 1",
                     "                continue",
                     "            i = len(parent)",
-                    "            parent.append(r); nodes.append(None); parents.append(None); ctype.append(tid)",
-                    "            data.append(None)",
-                    "            ulog.append((m[0], i, (NAME, m)))",
+                    "            parent_app(r); nodes_app(None); parents_app(None); ctype_app(tid); data_app(None)",
+                    "            ulog_app((m[0], i, (NAME, m)))",
                     "            hc[key] = (r << BITS) | now",
-                    "            table.append(key)",
+                    "            table_app(key)",
                     "            nodes[r].append(key)",
                     f"            parents[{x}].append(key)",
                     f"            if {x} != {y}: parents[{y}].append(key)",
@@ -404,7 +403,9 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         op = top_ops[0]
         lines[4:4] = [
             "    icache = eg.infer_cache; nodes = eg.nodes; parents = eg.parents; data = eg.data; ulog = eg.unions",
-            f"    TF = eg.transfer[{op}]; NEED = eg.need[{op}]; table = eg.tables[{op}]; now = eg.now",
+            f"    TF = eg.transfer[{op}]; NEED = eg.need[{op}]; table_app = eg.tables[{op}].append; now = eg.now",
+            "    parent_app = parent.append; nodes_app = nodes.append; parents_app = parents.append",
+            "    ctype_app = ctype.append; data_app = data.append; ulog_app = ulog.append",
         ]
     lines.insert(4, "    born = 0")
     return "\n".join(lines), consts
