@@ -7,21 +7,29 @@ is an op id of arity 0.  The type of a class is the one its first e-node has, in
 per (op id, input type ids) with ``op.make_node`` over dummy inputs and remembered.
 
 Storage, indexed by class id (an int; a class id is also the id of the e-node that made it):
-``parent`` (union-find), ``nodes`` (its e-nodes), ``parents`` (e-nodes using it), ``ctype``
-(its type id) and ``data`` (its analysis, :mod:`.analysis`).  ``hashcons`` maps every live,
-canonical e-node to ``root class << CLASS_SHIFT | in tick << TICK_BITS | tick``: the tick is the
-clock at which its row was last (re)written, the in tick the clock at which its tuple was
+``parent`` (union-find), ``nodes`` (its e-nodes; after :meth:`EGraph.rebuild` a root's list holds
+its live e-nodes only, so a search reads them without a look-up), ``parents`` (e-nodes using it,
+stale entries dropped when the list doubled), ``ctype`` (its type id) and ``data`` (its analysis,
+:mod:`.analysis`).  ``hashcons`` maps every live e-node to ``root class << CLASS_SHIFT | in tick
+<< TICK_BITS | tick`` (its class is always a root: a union re-points the moved e-nodes): the tick
+is the clock at which its row was last (re)written, the in tick the clock at which its tuple was
 (a new or re-canonicalized e-node; a merge of its class re-stamps the tick only).  One dict
 holds all three: an e-node costs one entry; ``tables[op id]``
 lists the rows (e-nodes) in tick order and ``marks[t][op id]`` is the index of the first row
-written at tick ``t`` or later, for semi-naive matching (:mod:`.query`).  A table keeps stale
+written at tick ``t`` or later, for semi-naive matching (:mod:`.query`; :meth:`EGraph.fresh`
+reads an op's new live rows once for every rule variant that starts there).  A table keeps stale
 rows (an e-node re-canonicalized or re-stamped) until it is half stale, then it is compacted.
 
-Rebuilding is egg's: a union moves the smaller class's e-nodes to the larger (their rows are
-re-stamped: their output column changed) and queues the smaller class's parents; ``rebuild``
-re-canonicalizes only those queued parents, merging congruent ones, until none are left.
-No pass re-keys every e-node.  Every union records why (``unions``: ``(a, b, reason)`` with
-``reason`` a rule's ``(name, substitution)`` or ``("congruence", e-node)``); :meth:`explain`
+A right side's new top e-node joins the match's class at once (:meth:`EGraph.into`): it takes an
+id whose union-find slot points at the class (``nodes``, ``parents`` ``None`` there), with the
+union ``(match root, id, reason)`` recorded, so proofs read it as a class made and merged at once.
+
+Rebuilding is egg's: a union moves the class with fewer e-nodes and parents into the other (the
+moved e-nodes' rows are re-stamped: their output column changed) and queues the moved class's
+parents; ``rebuild`` re-canonicalizes only those queued parents (each joins the kept class's
+parents list), merging congruent ones, until none are left, then re-analyzes the parents of the
+classes whose data changed.  No pass re-keys every e-node.  Every union records why (``unions``:
+``(a, b, reason)`` with ``reason`` a rule's ``(name, substitution)`` or ``("congruence", e-node)``); :meth:`explain`
 reads a path back.
 """
 

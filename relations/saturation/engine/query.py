@@ -17,7 +17,10 @@ e-node whose current tick is ``L`` or later is new, at whichever of its rows).  
 takes atom ``i``'s rows from tick ``L`` on, atoms
 before ``i`` older than ``L`` and atoms after ``i`` any: the variants are disjoint and
 together give exactly the matches with at least one new row, each starting from the new
-rows of its pivot.  Nothing is capped.  Guards are callables ``guard(eg, binding)`` over the
+rows of its pivot.  Nothing is capped.  The innermost step is a list comprehension, and an
+innermost up step reads a class's fitting parents once per search (a big class is the parent of
+many new e-nodes).  A right side's new top e-node joins the match's class directly
+(:meth:`EGraph.into`, inlined for two children) instead of making a class merged into it.  Guards are callables ``guard(eg, binding)`` over the
 classes bound to the variables' names (and the analyses, :mod:`.analysis`).
 
 Rules whose sides hold anything else (goal nodes such as ``p.reduce``,
