@@ -21,7 +21,8 @@ rows of its pivot.  Nothing is capped.  The innermost step is a list comprehensi
 innermost up step reads a class's fitting parents once per search (a big class is the parent of
 many new e-nodes).  A right side's new top e-node joins the match's class directly
 (:meth:`EGraph.into`, inlined for two children) instead of making a class merged into it.
-Guards are callables ``guard(eg, binding)`` over the classes bound to the variables' names (and the analyses, :mod:`.analysis`).
+Guards are callables ``guard(eg, binding)`` over the classes bound to the variables' names
+(and the analyses, :mod:`.analysis`).
 
 Rules whose sides hold anything else (goal nodes such as ``p.reduce``,
 ``p.elemwise(f, inputs=xs)``, ``p.named``, nodes with props such as ``p.sum``, ``where=``
