@@ -60,6 +60,14 @@ IN_FIELD = TICK_MASK << TICK_BITS
 CLASS_SHIFT = 2 * TICK_BITS
 
 
+#: output types by ``(op, output index, input types...)`` (``None``: the Op refuses them), for every
+#: e-graph: ``make_node`` costs milliseconds (its variables read a stack trace), an e-graph meets the
+#: same few combinations again
+_INFERRED: dict[tuple, Any] = {}
+_INFERRED_MAX = 100_000
+_UNKNOWN = object()
+
+
 def _is_left_padding(node: Any) -> bool:
     """Whether ``node`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front)."""
     if node is None or type(node.op) is not DimShuffle:
@@ -170,11 +178,18 @@ class EGraph:
         tid = self.infer_cache.get(key)
         if tid is None:
             _, op, _, out = self.ops[oid]
-            try:
-                dummies = [self.types[t]() for t in key[1:]]
-                tid = self.type_id(op.make_node(*dummies).outputs[out].type)
-            except (TypeError, ValueError, NotImplementedError):
-                tid = -1
+            types = [self.types[t] for t in key[1:]]
+            known = (op, out, *types)
+            t = _INFERRED.get(known, _UNKNOWN)
+            if t is _UNKNOWN:
+                try:
+                    t = op.make_node(*[ty() for ty in types]).outputs[out].type
+                except (TypeError, ValueError, NotImplementedError):
+                    t = None
+                if len(_INFERRED) >= _INFERRED_MAX:
+                    _INFERRED.clear()
+                _INFERRED[known] = t
+            tid = -1 if t is None else self.type_id(t)
             self.infer_cache[key] = tid
         return tid
 
