@@ -75,6 +75,8 @@ def check_invariants(eg: EGraph) -> None:
     assert len(live_per_class) == eg.n_classes
     for c in live_per_class:  # a root's nodes list holds its live e-nodes only (searches read it without a look-up)
         assert all(eg.hashcons.get(n, -1) >> CLASS_SHIFT == c for n in eg.nodes[c]), c
+        live_parents = [n for n in eg.parents[c] if n in eg.hashcons]
+        assert len(live_parents) == len(set(live_parents)), c  # each once: a search does not deduplicate them
 
 
 def _label(eg: EGraph, oid: int) -> tuple:

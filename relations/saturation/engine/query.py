@@ -471,12 +471,13 @@ class BoundRule:
 
         A match (its substitution) fixes every row of a tree pattern in a congruence-closed
         e-graph, and the variants are disjoint, so a variant repeats a match only by visiting a
-        row twice: a parents list holding an e-node twice (until compacted), or a pivot range
-        spanning several ticks (an e-node re-stamped at two of them).  Only those are deduplicated."""
+        row twice: a pivot range spanning several ticks (an e-node re-stamped at two of them);
+        only those are deduplicated (a class's nodes list holds its live e-nodes once, and a
+        parents list each live parent once: a union queues the moved parents instead of copying them)."""
         out: list = []
         several_ticks = since < self.eg.clock
-        for search, ups in self.searchers:
-            if ups or several_ticks:
+        for search, _ in self.searchers:
+            if several_ticks:
                 found: list = []
                 search(self.eg, since, found)
                 out.extend(dict.fromkeys(found))
