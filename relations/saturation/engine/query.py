@@ -323,7 +323,10 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
     lines.append(f"        {names}{',' if not rule.vars else ''} = m")
     for x in _rhs_vars(rule.rhs, []):
         i = rule.vars.index(x)
-        lines.append(f"        if parent[v{i}] != v{i}: v{i} = find(v{i})")
+        # one step inline (a class merged away in this apply points at its root mostly), then find
+        lines.append(f"        if parent[v{i}] != v{i}:")
+        lines.append(f"            v{i} = parent[v{i}]")
+        lines.append(f"            if parent[v{i}] != v{i}: v{i} = find(v{i})")
     consts: dict[str, Any] = {}
     counter = [0]
     top_ops: list[str] = []
@@ -350,7 +353,9 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
             lines.append("        v = get(key)")
             lines.append(f"        if v is not None: {t} = v >> BITS")
             lines.append("        else:")
-            lines.append("            if parent[r] != r: r = find(r)")
+            lines.append("            if parent[r] != r:")
+            lines.append("                r = parent[r]")
+            lines.append("                if parent[r] != r: r = find(r)")
             if len(args) == 2:
                 # EGraph.into inlined where nothing needs it (a known type, canonical children, no analysis)
                 x, y = args
@@ -393,7 +398,9 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
 
     result = emit(rule.rhs, [], top=True)
     lines += [
-        "        if parent[r] != r: r = find(r)",
+        "        if parent[r] != r:",
+        "            r = parent[r]",
+        "            if parent[r] != r: r = find(r)",
         f"        t = {result}",  # a root: a hash-cons hit's class, a canonical variable's, a constant's
         *(["        if parent[t] != t: t = find(t)"] if len(getattr(rule.rhs, "args", ())) > 2 else []),
         "        if r == t: continue",
