@@ -37,6 +37,12 @@ Three tables, from one run:
   ``time.process_time``: see ``egglog_algebra.py``); then the
   memory the query engine's e-graph holds per e-node at 10^5 e-nodes (``tracemalloc``).
 
+  Then the same rules through ``relations.saturate`` (its e-graph of PyTensor terms, the rules
+  e-matched as queries on an index of it): e-nodes and seconds per iteration beside the engine's.
+- ``numerics``: the ``algebra`` rule set with PyTensor's stabilizers (``rewriters="stabilize"``)
+  on each spelling of ``tests/numerics_corpus.py`` of up to 20 nodes, forward, default limits:
+  how many saturate (or name their bound) in under 50 ms, the median, the slowest.
+
 ``--quick`` runs three models and the 10^3 graph only (and the algebra table up to 10^4 e-nodes).
 """
 
@@ -282,6 +288,91 @@ def algebra_table(cases: list[tuple[int, int, int]]) -> None:
             prev_e, prev_o = ne, no
 
 
+def saturate_iterations(n: int, k: int) -> list[tuple[int, float]]:
+    """``(e-nodes, seconds)`` after each of ``k`` forward iterations of ``relations.saturate``'s e-graph
+    (PyTensor terms, the 8 rules e-matched as queries: :mod:`relations.saturation.query_matcher`)."""
+    import pytensor.tensor as pt
+    from egglog_algebra import poly
+
+    from relations.saturation.egraph import EGraph
+
+    eg = EGraph(eight_rules())
+    eg.add(poly(n, pt.dscalar, 2))
+    one = relations.Limits(iterations=1, nodes=None, seconds=None, growth=None)
+    out = []
+    for _ in range(k):
+        t0 = time.process_time()
+        eg.run(one, backward=False)
+        dt = time.process_time() - t0
+        out.append((eg.size[1], dt))
+    return out
+
+
+def eight_rules() -> list:
+    """Issue 42's 8 rules as the toolkit's relations (``rewrite_rule``, choices for saturation)."""
+    from egglog_algebra import query_rules
+
+    return [relations.rewrite_rule(q.name, q.lhs, q.rhs, choice=True) for q in query_rules()]
+
+
+def saturate_table(cases: list[tuple[int, int]]) -> None:
+    """``relations.saturate`` (terms as PyTensor variables) on the same benchmark, against the query engine."""
+    from egglog_algebra import engine_iterations
+
+    print("\nthe same rules through relations.saturate (the e-graph of PyTensor terms; the rules matched as "
+          "queries on its index, each new e-node built as a PyTensor node): per iteration, CPU seconds")
+    print("| expression | k | engine e-nodes | saturate e-nodes | engine (ms) | saturate (ms) | saturate e-nodes/s "
+          "| saturate s per e-node / engine's |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n, k in cases:
+        eng = engine_iterations(n, k)[0]
+        sat = saturate_iterations(n, k)
+        prev_e = prev_s = 0
+        for i, ((ne, te), (ns, ts)) in enumerate(zip(eng, sat), start=1):
+            rate_e, rate_s = (ne - prev_e) / te, (ns - prev_s) / ts
+            ratio = rate_e / rate_s if rate_s > 0 else float("nan")
+            print(f"| poly({n}) | {i} | {ne} | {ns} | {te * 1e3:.2f} | {ts * 1e3:.1f} | {rate_s:,.0f} | {ratio:.1f} |",
+                  flush=True)
+            prev_e, prev_s = ne, ns
+
+
+def numerics_table(max_nodes: int = 20, rounds: int = 3) -> None:
+    """``saturate(spelling, RULESETS["algebra"], rewriters="stabilize", backward=False)`` on every spelling of
+    ``tests/numerics_corpus.py`` of up to ``max_nodes`` nodes: seconds (best of ``rounds``), stop reasons."""
+    import statistics
+    from collections import Counter
+
+    from pytensor.graph.traversal import applys_between
+
+    from numerics_corpus import CORPUS
+
+    rules = relations.RULESETS["algebra"]
+    relations.saturate(CORPUS[0].graph()[1], rules, rewriters="stabilize", backward=False)  # warm the caches
+    rows = []
+    for s in CORPUS:
+        ins, out = s.graph()
+        n = len(list(applys_between(ins, [out])))
+        if n > max_nodes:
+            continue
+        best = float("inf")
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            eg = relations.saturate(out, rules, rewriters="stabilize", backward=False)
+            best = min(best, time.perf_counter() - t0)
+        rows.append((best, n, eg.report.stop, eg.report.nodes, s.name))
+    times = sorted(r[0] for r in rows)
+    print(f"\nalgebra rules + PyTensor's stabilizers on {len(rows)} spellings of tests/numerics_corpus.py "
+          f"(up to {max_nodes} nodes), default Limits, best of {rounds}")
+    print("| spellings | under 50 ms | median (ms) | 90th percentile (ms) | max (ms) | stops |")
+    print("|---|---|---|---|---|---|")
+    stops = Counter(r[2] for r in rows)
+    print(f"| {len(rows)} | {sum(t < 0.05 for t in times)} | {statistics.median(times) * 1e3:.1f} "
+          f"| {times[int(0.9 * len(times))] * 1e3:.1f} | {times[-1] * 1e3:.1f} "
+          f"| {', '.join(f'{k} {v}' for k, v in stops.most_common())} |")
+    for t, n, stop, nodes, name in sorted(rows, reverse=True)[:5]:
+        print(f"  slowest: {name} ({n} nodes): {t * 1e3:.0f} ms, {nodes} e-nodes, {stop}")
+
+
 def algebra_memory(n: int, k: int) -> None:
     """Bytes the query engine's e-graph holds per e-node after ``k`` iterations on ``poly(n)`` (tracemalloc)."""
     from egglog_algebra import engine_iterations
@@ -303,13 +394,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--family", action="store_true", help="the egglog table on the generated family only")
-    parser.add_argument("--table", choices=["models", "family", "egglog", "listing", "algebra", "all"],
+    parser.add_argument("--table", choices=["models", "family", "egglog", "listing", "algebra", "numerics", "all"],
                         default="all")
     args = parser.parse_args(argv)
     if args.table in ("algebra", "all"):
         algebra_table([(1, 8, 3), (2, 8, 3)] if args.quick else [(1, 8, 5), (2, 8, 3), (3, 7, 2)])
         algebra_memory(2, 8) if args.quick else algebra_memory(3, 7)
+        saturate_table([(1, 7), (2, 6)] if args.quick else [(1, 8), (2, 7)])
         if args.table == "algebra":
+            return
+    if args.table in ("numerics", "all"):
+        numerics_table()
+        if args.table == "numerics":
             return
     if pm is None:
         print("PyMC is not installed (pip install -e '.[bench]', Python 3.12): no model tables")

@@ -122,7 +122,11 @@ def test_guards_compose_and_print_as_written():
     either = positive(a) | negative(a)
     assert repr(either) == "(positive(a) | negative(a))" and either(a=-pt.exp(x)) and not either(a=x)
     assert repr(~positive(a)) == "~positive(a)" and (~positive(a))(a=x)
-    assert both.reads == "node" and (is_float(a) & same_type_of(a, b)).reads == "class"
+    assert both.reads == "value" and (is_float(a) & same_type_of(a, b)).reads == "class"
+    nodes = guard(lambda v: v.owner is not None)
+    assert (both & nodes(a)).reads == "node" and (nodes(a) | is_float(b)).reads == "node"
+    with pytest.raises(ValueError, match="reads must be"):
+        guard(reads="graph")
     with pytest.raises(TypeError, match="right operand of & must be a Guard"):
         is_float(a) & (lambda a: True)
 
@@ -135,7 +139,7 @@ def test_a_guard_of_your_own():
     assert repr(short(a)) == "short(a)" and short(a)(a=x) and not short(a)(a=pt.matrix())
     with pytest.raises(TypeError, match="needs at least one pattern variable"):
         short(3)
-    with pytest.raises(ValueError, match="reads must be 'class' or 'node'"):
+    with pytest.raises(ValueError, match="reads must be 'class', 'value' or 'node'"):
         guard(reads="types")
 
 

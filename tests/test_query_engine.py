@@ -14,7 +14,7 @@ import pytest
 import relations
 from graph_bridge.interval_type import Interval
 from relations import patterns as p
-from relations.saturation.engine.analysis import class_interval, positive
+from relations.saturation.engine.analysis import IntervalAnalysis, class_interval, positive
 from relations.saturation.engine.egraph import CLASS_SHIFT, EGraph
 from relations.saturation.engine.extract import extract
 from relations.saturation.engine.query import QueryRule, UnsupportedRule, query_rule
@@ -284,6 +284,10 @@ def test_constant_folding():
 
     consts = [v for v in ancestors(extract(eg, [root])) if isinstance(v, Constant)]
     assert [float(v.data) for v in consts] == [5.0]
+    mirror = EGraph(IntervalAnalysis(fold=False))  # an index of another e-graph adds nothing of its own
+    five = mirror.add_graph([pt.add(pt.constant(2.0), pt.constant(3.0))])[0]
+    assert class_interval(mirror, five) == Interval(5.0, 5.0, False, False)
+    assert not any(len(n) == 1 for n in mirror.class_nodes(five))
 
 
 def test_stop_reasons_are_named():

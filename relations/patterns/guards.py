@@ -29,7 +29,9 @@ backward after the right side did).  The library:
 
 A guard whose test reads only types (``reads="class"``) lets saturation
 match its rule over the input classes without varying the e-nodes below
-them.
+them.  The range and constant guards read values only (``reads="value"``):
+an e-class's interval analysis answers them, so saturation e-matches their
+rules as queries (:mod:`relations.saturation.query_matcher`).
 """
 
 from __future__ import annotations
@@ -117,7 +119,9 @@ def _union(a: Guard, b: Guard) -> tuple[PatternVar, ...]:
 
 
 def _reads(a: Guard, b: Guard) -> str:
-    return "class" if a.reads == b.reads == "class" else "node"
+    if a.reads == b.reads == "class":
+        return "class"
+    return "value" if {a.reads, b.reads} <= {"class", "value"} else "node"
 
 
 def _text(x: Any) -> str:
@@ -128,11 +132,14 @@ def guard(fn: Callable[..., bool] | None = None, *, reads: str = "node") -> Any:
     """A guard factory from ``fn(value, ..., *params) -> bool``: called with pattern variables (and
     other arguments, passed through), it gives a :class:`Guard` over those variables.
 
-    ``reads="class"`` declares that ``fn`` reads only types.  Usable as
-    ``@guard`` or ``@guard(reads="class")``.
+    ``reads="class"`` declares that ``fn`` reads only types; ``reads="value"`` that it reads only
+    types and what :func:`graph_bridge.intervals.interval_of` and
+    :func:`graph_bridge.nodes.constant_data` say of the values (so an e-class's analysis can
+    answer it: the query engine runs such rules); ``"node"`` (the default) that it may read the
+    variable's node and the graph below.  Usable as ``@guard`` or ``@guard(reads="class")``.
     """
-    if reads not in ("class", "node"):
-        raise ValueError(f"reads must be 'class' or 'node', got {reads!r}")
+    if reads not in ("class", "value", "node"):
+        raise ValueError(f"reads must be 'class', 'value' or 'node', got {reads!r}")
     if fn is None:
         return functools.partial(guard, reads=reads)
     if not callable(fn):
@@ -162,7 +169,7 @@ def is_float(v: Variable) -> bool:
     return _dtype(v).startswith("float")
 
 
-@guard
+@guard(reads="value")
 def real(v: Variable) -> bool:
     """``v`` is a float tensor, or a constant of integers a float Elemwise reads as floats (``1 + exp(x)``
     holds ``1`` as an int8 constant): the numerics theory's identities are about real numbers."""
@@ -196,50 +203,50 @@ def is_scalar(v: Variable) -> bool:
     return getattr(v.type, "ndim", None) == 0
 
 
-@guard
+@guard(reads="value")
 def is_constant(v: Variable) -> bool:
     """``v`` is a constant (or a constant broadcast by ExpandDims)."""
     return constant_data(v) is not None
 
 
-@guard
+@guard(reads="value")
 def constant_where(v: Variable, test: Callable[[np.ndarray], Any]) -> bool:
     """``v`` is a non-empty constant and ``test(values)`` holds for all of them."""
     data = constant_data(v)
     return data is not None and data.size > 0 and bool(np.all(test(data)))
 
 
-@guard
+@guard(reads="value")
 def positive(v: Variable) -> bool:
     """Every value of ``v`` is > 0, on every input (:func:`graph_bridge.intervals.interval_of`)."""
     return interval_of(v).positive()
 
 
-@guard
+@guard(reads="value")
 def nonnegative(v: Variable) -> bool:
     """Every value of ``v`` is >= 0, on every input."""
     return interval_of(v).nonnegative()
 
 
-@guard
+@guard(reads="value")
 def negative(v: Variable) -> bool:
     """Every value of ``v`` is < 0, on every input."""
     return interval_of(v).negative()
 
 
-@guard
+@guard(reads="value")
 def nonpositive(v: Variable) -> bool:
     """Every value of ``v`` is <= 0, on every input."""
     return interval_of(v).nonpositive()
 
 
-@guard
+@guard(reads="value")
 def nonzero(v: Variable) -> bool:
     """No value of ``v`` is 0, on any input."""
     return interval_of(v).nonzero()
 
 
-@guard
+@guard(reads="value")
 def within(v: Variable, lo: float, hi: float) -> bool:
     """Every value of ``v`` is in ``[lo, hi]``, on every input."""
     return interval_of(v).within(lo, hi)

@@ -32,6 +32,7 @@ from relations.rules.lift import (
     inc_zeros_as_seto,
 )
 from relations.rules.measurable import MEASURABLE_CHOICES, MEASURABLE_RULES
+from relations.rules.numerics import NUMERICS_RULES
 from relations.rules.reductions import (
     reduce_alloco,
     reduce_writeso,
@@ -117,7 +118,10 @@ COMPILE_RULES: tuple = tuple(
 #: logprob derivation refuses to ones it matches (``relations.pymc.logp`` saturates with it),
 #: ``"measurable_choices"`` its rules that make a graph costlier; ``"algebra"`` the spellings of
 #: one expression PyTensor's stabilizers tell apart (saturation only, :data:`SATURATION_ONLY`:
-#: the stabilizing pass, ``relations/rules/algebra.py``).  Add your own entries freely.
+#: the stabilizing pass, ``relations/rules/algebra.py``); ``"numerics"`` the numerics theory
+#: (``relations/rules/numerics/``: Herbie's groups and PyTensor's special functions, each
+#: identity both ways; saturation only, what ``relations.stabilize`` saturates with).  Add your
+#: own entries freely.
 RULESETS: dict[str, tuple] = {
     "dimshuffle": _DIMSHUFFLE,
     "join": _JOIN,
@@ -132,11 +136,13 @@ RULESETS: dict[str, tuple] = {
     "reductions_through": _REDUCTIONS_THROUGH,
     "measurable": MEASURABLE_RULES,
     "measurable_choices": MEASURABLE_CHOICES,
+    "numerics": NUMERICS_RULES,
 }
 
 #: The rule sets whose rules undo one another (``neg(a) -> mul(-1, a)`` and back; each
-#: decreases its own measure): for saturation only, never run together by ``normalize``.
-SATURATION_ONLY: frozenset[str] = frozenset({"algebra"})
+#: decreases its own measure; the numerics theory's ``erfc_def`` and ``erf_def``): for
+#: saturation only, never run together by ``normalize`` (``best`` normalizes without them).
+SATURATION_ONLY: frozenset[str] = frozenset({"algebra", "numerics"})
 
 #: The indexes of the three built-in sets (each keeps its rules' plans and lookups across calls).
 DEFAULT_INDEX = RuleIndex(DEFAULT_RULES)

@@ -9,12 +9,19 @@ iteration (egg's deferred rebuilding).  Every class has one PyTensor type
 (``graph_bridge.type_facts.same_type``); a union of two classes of different
 types is a bug in a rule and raises ``TypeError`` naming both.
 
-The relations drive it, as they are; no rule is written twice.  Each rule's
-forward mode is its compiled plan (``relations.patterns.plans``), which reads a
+The relations drive it, as they are; no rule is written twice.  Two
+matchers run forward.  The plain pattern rules (``p.var``, ``p.const``, the
+scalar Elemwise builders, rule-language guards: :func:`relations.saturation.engine.query.query_rule`
+accepts them) are e-matched at Elemwise e-nodes as queries over an index of
+the e-graph (:mod:`relations.saturation.query_matcher`): every match, at any
+depth, with nothing cut.  Every other rule's forward mode is its compiled
+plan (``relations.patterns.plans``), which reads a
 variable's one-level view.  E-matching: at an e-node the plan runs on
 variables of that e-node whose inputs range over the e-nodes of the input
 classes, :data:`MATCH_DEPTH` levels down (one input changed at a time
-first, then two or more; at most :data:`MAX_CHOICES` choices per e-node;
+first, then two or more; at most :data:`MAX_CHOICES` choices per e-node,
+the e-nodes cut counted in ``Report.cut`` and a run that stopped changing
+with any cut stopping as ``"choices"``, not ``"saturated"``;
 a choice is a node built over those e-nodes' own variables, only when the
 rule index gives it a rule, and a rule naming no input Op in its
 ``child_heads``, or reading nothing below its inputs' nodes
@@ -58,6 +65,7 @@ from etuples.core import ExpressionTuple
 from pytensor import config
 from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.op import Op
+from pytensor.tensor.elemwise import Elemwise
 
 from graph_bridge import in_vocabulary, node_term
 from graph_bridge.context import GraphContext, graph_context
@@ -67,10 +75,11 @@ from graph_bridge.vocabulary import rewrites_whole_node
 from logic_core.memo import type_check
 from relations.arguments import as_variables, check_callable, check_count
 from relations.greedy.fixpoint import replacements
-from relations.patterns.relation import Relation, child_heads
+from relations.patterns.relation import Relation, RuleIndex, child_heads
 from relations.rules import rule_index
 from relations.saturation import extract as extract_mod
 from relations.saturation.foreign import ForeignRules, ForeignState, RewriterSpec, RewriterStats, foreign_rules
+from relations.saturation.query_matcher import QueryMatcher, query_rules
 
 __all__ = [
     "CONGRUENCE",
@@ -153,10 +162,12 @@ class RuleStats:
 class Report:
     """Why and where a saturation stopped.
 
-    ``stop`` is ``"saturated"`` (an iteration added nothing), ``"nodes"``,
-    ``"iterations"`` or ``"seconds"`` (the :class:`Limits` bound hit), or
-    ``"met"`` when a run's ``until`` condition held first (``prove``: the
-    two classes met).
+    ``stop`` is ``"saturated"`` (an iteration added nothing, and every match
+    was tried), ``"choices"`` (an iteration added nothing, but at some e-nodes
+    the choices of input e-nodes the plans and rewriters run on were cut at
+    :data:`MAX_CHOICES`: ``cut`` counts them), ``"nodes"``, ``"iterations"`` or
+    ``"seconds"`` (the :class:`Limits` bound hit), or ``"met"`` when a run's
+    ``until`` condition held first (``prove``: the two classes met).
     """
 
     stop: str = "saturated"
@@ -167,12 +178,25 @@ class Report:
     rules: dict[str, RuleStats] = field(default_factory=dict)
     #: per foreign rewriter (``rewriters=``): :class:`relations.saturation.foreign.RewriterStats`
     rewriters: dict[str, RewriterStats] = field(default_factory=dict)
+    #: e-nodes whose choices of input e-nodes were cut at :data:`MAX_CHOICES`: the plans and the
+    #: foreign rewriters there did not see every combination (the pattern rules, matched as
+    #: queries, are never cut); with any, a run that stopped changing stops as ``"choices"``
+    cut: int = 0
+    #: times egg's BackoffScheduler banned a pattern rule whose search found more matches than its
+    #: limit (its matches are found again when the ban ends; a run stopping while one is on stops
+    #: at a limit, never as ``"saturated"``)
+    bans: int = 0
 
     def __str__(self) -> str:
         lines = [
             f"stop: {self.stop} after {self.iterations} iterations, {self.seconds:.3f} s; "
             f"{self.classes} classes, {self.nodes} e-nodes"
         ]
+        if self.bans:
+            lines.append(f"  pattern rules banned {self.bans} times by the scheduler (too many matches at once)")
+        if self.cut:
+            lines.append(f"  choices of input e-nodes cut at {MAX_CHOICES} at {self.cut} e-nodes: the plans and "
+                         f"rewriters there did not see every combination")
         for name, s in self.rules.items():
             lines.append(f"  {name}: {s.matches} matches, {s.unions} unions, {s.seconds:.3f} s")
         idle = 0
@@ -217,6 +241,11 @@ class EGraph:
 
     def __init__(self, rules: Sequence[Relation] | None = None, rewriters: RewriterSpec = ()) -> None:
         self.index = rule_index(rules)
+        # the plain pattern rules are e-matched as queries (:mod:`.query_matcher`) at Elemwise
+        # e-nodes; the plans run the others there, and every rule at e-nodes of other Ops
+        queries = query_rules(self.index.rules)
+        self._queries = QueryMatcher(queries) if queries else None
+        self._plan_index = RuleIndex([r for r in self.index.rules if r not in queries]) if queries else self.index
         #: PyTensor node rewriters run at the e-nodes too (:mod:`relations.saturation.foreign`)
         self.foreign: ForeignRules | None = foreign_rules(rewriters, "rewriters")
         self._foreign = ForeignState()  # what the foreign rewriters have run on, and built
@@ -235,6 +264,8 @@ class EGraph:
         self._type: dict[int, Any] = {}  # class -> its type
         self._dirty = False
         self._done: set[Any] = set()  # choices (``_variants``) whose plans have run
+        #: e-nodes whose choices of input e-nodes were cut at :data:`MAX_CHOICES` (``Report.cut``)
+        self._cut: set[int] = set()
         self._built: dict[Any, Variable] = {}  # choice -> its variable
         self._round = 0  # the iteration running (counted over runs)
         self._visited: dict[int, int] = {}  # e-node -> the round its rules last ran
@@ -384,6 +415,8 @@ class EGraph:
         edges = self._edges
         edges.setdefault(a, []).append((b, why))
         edges.setdefault(b, []).append((a, why))
+        if self._queries is not None:
+            self._queries.unions.append((a, b))
         ma, mb = self._members[ra], self._members[rb]
         if len(ma) < len(mb) and not keep:
             ra, rb, ma, mb = rb, ra, mb, ma
@@ -583,6 +616,8 @@ class EGraph:
             if paused:
                 gc.enable()
         self._fill(report, start)
+        if report.cut and report.stop == "saturated":
+            report.stop = "choices"  # nothing changed, but not every choice was tried
         # the choices matched are forgotten (an e-node's rules run again only where a class
         # below it changes, ``_changed_below``): the e-graph keeps its terms, not its work
         self._done.clear()
@@ -632,12 +667,23 @@ class EGraph:
     def _fill(self, report: Report, start: float) -> None:
         report.classes, report.nodes = self.size
         report.seconds = time.perf_counter() - start
+        report.cut = len(self._cut)
+        report.bans = 0 if self._queries is None else self._queries.bans
 
     def _iterate(self, backward: bool, deadline: float | None, max_nodes: int | None, report: Report) -> bool:
         """One round over every e-node; whether it added a term or a union."""
         before = (len(self._vars), len(self._members))
         stats = report.rules
         self._round += 1
+        if self._queries is not None:
+
+            def check() -> None:
+                if deadline is not None and time.perf_counter() > deadline:
+                    raise _Stop("seconds")
+                if max_nodes is not None and len(self._hashcons) > max_nodes:
+                    raise _Stop("nodes")
+
+            self._queries.step(self, stats, check)
         for ms in list(self._members.values()):
             for t in list(ms):
                 if deadline is not None and time.perf_counter() > deadline:
@@ -659,7 +705,11 @@ class EGraph:
         grew = len(self._hashcons)
         self._built.clear()  # a choice whose plans ran is in ``_done``: its variable is not needed again
         self.rebuild()
-        return (len(self._vars), len(self._members)) != before or len(self._hashcons) != grew
+        changed = (len(self._vars), len(self._members)) != before or len(self._hashcons) != grew
+        if not changed and self._queries is not None and self._queries.banned:
+            self._queries.unban()  # not saturated while a rule is banned: its matches are to be found
+            changed = True
+        return changed
 
     def _changed_below(self, t: int) -> bool:
         """Whether e-node ``t`` is new, or a class within :data:`MATCH_DEPTH` below it gained an
@@ -700,12 +750,13 @@ class EGraph:
             members, find = self._members, self.find
             if all(len(members[find(c)]) == 1 for c in own):
                 return
-        options = [_Lazy(self._input_choices(c, depth - 1, deep)) for c in own]
+        options = [_Lazy(self._input_choices(c, depth - 1, deep), self._cut, t) for c in own]
         base = [o.get(0) for o in options]
         k = node.outputs.index(v)
         made = 0
         for combo in _combinations(options, base):
             if made >= MAX_CHOICES - 1:
+                self._cut.add(t)
                 return
             key = (t, tuple([ck for ck, _ in combo]))
             if all(map(_same_term, key[1], own)):
@@ -750,7 +801,7 @@ class EGraph:
         if found is None:
             found = self._guarded[op_class] = any(
                 getattr(r, "child_heads", None) is not None and not _reads_through_inputs(r)
-                for r in self.index.forward(op_class)
+                for r in self._forward_index(op_class).forward(op_class)
             )
         return found
 
@@ -770,16 +821,24 @@ class EGraph:
         found = self._deep.get(op_class)
         if found is None:
             heads: list = []
-            for r in self.index.forward(op_class):
+            for r in self._forward_index(op_class).forward(op_class):
                 if _reads_through_inputs(r):
                     heads.extend(child_heads(r))
             found = self._deep[op_class] = tuple(dict.fromkeys(heads))
         return found
 
+    def _forward_index(self, op_class: type) -> RuleIndex:
+        """The index of the rules whose plans run forward at e-nodes of ``op_class``: at an Elemwise,
+        not the pattern rules the query matcher runs (:mod:`.query_matcher`)."""
+        return self._plan_index if issubclass(op_class, Elemwise) else self.index
+
     def _forward_at(self, t: int, stats: dict[str, RuleStats], deadline: float | None = None) -> None:
         v = self._vars[t]
         node = v.owner
-        if not _rewritable(node) or not self.index.forward(type(node.op)) or self._loops_on(t, self.find(t)):
+        if not _rewritable(node):
+            return
+        index = self._forward_index(type(node.op))
+        if not index.forward(type(node.op)) or self._loops_on(t, self.find(t)):
             return  # (an identity on its class: its rules would see the class through itself)
         done = self._done
         deep = self._deep_heads(type(node.op))
@@ -799,7 +858,7 @@ class EGraph:
             done.add(key)
             # the rule index reads an Op and its inputs: the choice is built only for rules it gives
             built = is_variable(w)
-            rules: Sequence[Relation] = self.index.forward_for(w.owner if built else _View(node.op, w))
+            rules: Sequence[Relation] = index.forward_for(w.owner if built else _View(node.op, w))
             # a rule whose index names no input Op (``child_heads``) reads at most its
             # inputs' own nodes: the choices two levels down would give it nothing new
             if w is not v:
@@ -1087,11 +1146,13 @@ class _View:
 
 
 class _Lazy:
-    """The items of an iterator, read as far as asked (at most :data:`MAX_CHOICES`)."""
+    """The items of an iterator, read as far as asked (at most :data:`MAX_CHOICES`); an iterator
+    with more than that adds ``at`` (the e-node choosing) to ``cut``."""
 
-    def __init__(self, items: Iterator[Any]) -> None:
+    def __init__(self, items: Iterator[Any], cut: set[int], at: int) -> None:
         self._items = items
         self._seen: list[Any] = []
+        self._cut, self._at = cut, at
 
     def get(self, j: int) -> Any:
         seen = self._seen
@@ -1101,6 +1162,9 @@ class _Lazy:
                 self._items = iter(())
                 break
             seen.append(item)
+        if j >= MAX_CHOICES and len(seen) == MAX_CHOICES and next(self._items, None) is not None:
+            self._cut.add(self._at)
+            self._items = iter(())
         return seen[j] if j < len(seen) else None
 
     def all(self) -> list[Any]:

@@ -141,7 +141,11 @@ class ClassAnalysis(Protocol):
 
 class IntervalAnalysis:
     """The analysis an :class:`~relations.saturation.engine.egraph.EGraph` keeps per class: an Interval
-    (``None``: the whole line)."""
+    (``None``: the whole line).  ``fold=False``: no constant leaf is added (an e-graph that mirrors
+    another one, such as :mod:`relations.saturation.query_matcher`'s index, adds only what it mirrors)."""
+
+    def __init__(self, fold: bool = True) -> None:
+        self.fold = fold
 
     def leaf(self, v: Variable) -> Interval | None:
         """A constant's range, exact (``None`` for any other leaf)."""
@@ -173,7 +177,7 @@ class IntervalAnalysis:
                 point = _exact_point(op, kids)
                 if point is not None:
                     return point
-            nd = None if ndims else [eg.types[eg.ctype[find(k)]].ndim for k in enode[1:]]
+            nd = None if ndims else [getattr(eg.types[eg.ctype[find(k)]], "ndim", 0) for k in enode[1:]]
             return _coarse(op_interval(op, [k or EVERYTHING for k in kids], nd))
 
         scalar = getattr(op, "scalar_op", None)
@@ -187,7 +191,7 @@ class IntervalAnalysis:
 
     def modify(self, eg: Any, c: int) -> None:
         """Add a constant leaf to class ``c`` when its interval is an exact point its type holds."""
-        v = _point(eg.data[c])
+        v = _point(eg.data[c]) if self.fold else None
         if v is None:
             return
         t = eg.types[eg.ctype[c]]

@@ -47,7 +47,7 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from relations.saturation.engine.analysis import ALL, ALWAYS, ClassAnalysis, IntervalAnalysis
 
-__all__ = ["CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph"]
+__all__ = ["CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph", "is_left_padding"]
 
 #: The reason name recorded for a union made by congruence closure.
 CONGRUENCE = "congruence"
@@ -68,7 +68,7 @@ _INFERRED_MAX = 100_000
 _UNKNOWN = object()
 
 
-def _is_left_padding(node: Any) -> bool:
+def is_left_padding(node: Any) -> bool:
     """Whether ``node`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front)."""
     if node is None or type(node.op) is not DimShuffle:
         return False
@@ -152,12 +152,16 @@ class EGraph:
 
     def leaf_op(self, v: Variable) -> int:
         """The op id of the leaf ``v`` (constants of equal type and data share one)."""
-        key: Any = ("const", v.type, v.data.tobytes()) if isinstance(v, Constant) else ("var", id(v), v)
+        # a constant of array data by its type and bytes; any other leaf (None, a slice, a
+        # generator: no bytes) by itself
+        data: Any = v.data if isinstance(v, Constant) else None
+        tensor = hasattr(data, "tobytes")
+        key: Any = ("const", v.type, data.tobytes()) if tensor else ("var", id(v), v)
         oid = self.op_ids.get(key)
         if oid is None:
             oid = self._new_op(key, ("leaf", v))
             self.leaf[oid] = v
-            if isinstance(v, Constant):
+            if tensor:
                 for const, ops in self.const_watchers:
                     if const.matches(v):
                         ops.add(oid)
@@ -402,7 +406,7 @@ class EGraph:
         known = self.hashcons.get(enode)
         if known is not None:
             return self.find(known >> CLASS_SHIFT)
-        data = self.analysis.leaf(v) if isinstance(v, Constant) else None
+        data = self.analysis.leaf(v) if isinstance(v, Constant) and hasattr(v.data, "tobytes") else None
         return self._new_class(enode, self.type_id(v.type), data)
 
     def add_graph(self, outputs: Iterable[Variable]) -> list[int]:
@@ -424,14 +428,14 @@ class EGraph:
         cls: dict[Variable, int] = {}
 
         def class_of(v: Variable, under_elemwise: bool) -> int:
-            if under_elemwise and _is_left_padding(v.owner):
+            if under_elemwise and is_left_padding(v.owner):
                 return class_of(v.owner.inputs[0], True)
             known = cls.get(v)
             return known if known is not None else cls.setdefault(v, self.add_leaf(v))
 
         for node in toposort(outputs):
             nd = node.outputs[0].type.ndim if isinstance(node.op, Elemwise) else -1
-            elem = any(i.type.ndim == nd and not _is_left_padding(i.owner) for i in node.inputs)
+            elem = any(i.type.ndim == nd and not is_left_padding(i.owner) for i in node.inputs)
             kids = [class_of(i, elem) for i in node.inputs]
             for j, out in enumerate(node.outputs):
                 # the node's own type: an Op may read its constant inputs' values (Alloc's shape)

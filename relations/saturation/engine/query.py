@@ -88,6 +88,8 @@ class QueryRule:
                 raise TypeError(f"guards: {g!r} of rule {name!r} is not callable")
         self.vars: list[Any] = []
         self.atoms: list[_Atom] = []
+        self._code: dict[int, Any] = {}
+        self._build: tuple[str, dict] | None = None
         _elemwise_op(lhs, name, "lhs")
         self._atom(lhs, None)
         self._check_rhs(self.rhs)
@@ -118,6 +120,19 @@ class QueryRule:
             for a in pat.args:
                 self._check_rhs(a)
 
+    def code(self, pivot: int) -> Any:
+        """The compiled search from atom ``pivot`` (generated once per rule)."""
+        found = self._code.get(pivot)
+        if found is None:
+            found = self._code[pivot] = _compiled(search_source(self, pivot), f"<search {self.name} #{pivot}>")
+        return found
+
+    def build_source(self) -> tuple[str, dict]:
+        """The source of the rule's ``apply`` and the constants it names (generated once per rule)."""
+        if self._build is None:
+            self._build = _build_source(self)
+        return self._build
+
     def bind(self, eg: EGraph) -> BoundRule:
         """The rule's searchers and builder, generated for the op ids of ``eg``."""
         return BoundRule(self, eg)
@@ -130,8 +145,9 @@ def query_rule(rel: Any, guards: Sequence[Callable] = ()) -> QueryRule:
     """The :class:`QueryRule` of a :func:`relations.rewrite_rule` relation (its ``name``, ``lhs``, ``rhs``).
 
     Its ``where=`` guards of the rule language (:class:`relations.patterns.guards.Guard`: ``is_float(a)``,
-    ``positive(c)``, ...) are read on the classes (:func:`.guards.class_guard`); any other ``where=``
-    clause (a predicate or goal over PyTensor graphs) is refused (state it as ``guards=`` over classes)."""
+    ``positive(c)``, ...) that read types or values only (``reads`` ``"class"`` or ``"value"``) are read
+    on the classes (:func:`.guards.class_guard`); any other ``where=`` clause (a guard that reads
+    nodes, a predicate or goal over PyTensor graphs) is refused (state it as ``guards=`` over classes)."""
     name = getattr(rel, "name", None)
     if name is None or not hasattr(rel, "lhs"):
         raise TypeError(f"rel must be a rewrite_rule relation (with name, lhs, rhs), got {rel!r}")
@@ -141,6 +157,11 @@ def query_rule(rel: Any, guards: Sequence[Callable] = ()) -> QueryRule:
     if others:
         raise UnsupportedRule(f"rule {name!r}: where= clause {others[0]!r} runs on PyTensor graphs; give the query "
                               f"engine guards= over classes instead")
+    nodes = [w for w in where if w.reads not in ("class", "value")]
+    if nodes:
+        raise UnsupportedRule(f"rule {name!r}: where= guard {nodes[0]!r} may read its variables' nodes "
+                              f"(reads='node'); a class has many: declare reads='class' or 'value' when it "
+                              f"reads types or values only")
     return QueryRule(name, rel.lhs, rel.rhs, [*[class_guard(w) for w in where], *guards])
 
 
@@ -462,11 +483,11 @@ class BoundRule:
             env = dict(names)
             if rule.atoms[pivot].kind == "op":
                 env[f"OPS{pivot}"] = (env[f"OPS{pivot}"],)
-            code = _compiled(search_source(rule, pivot), f"<search {rule.name} #{pivot}>")
+            code = rule.code(pivot)
             exec(code, env)  # noqa: S102 - source generated from the rule's own patterns
             ups = any(how == "up" for _, how, _, _ in _visit_order(rule, pivot))
             self.searchers.append((env["search"], ups))
-        source, consts = _build_source(rule)
+        source, consts = rule.build_source()
         env = dict(names, **consts, NAME=rule.name)
         _rhs_ops(rule.rhs, eg, env)
         exec(_compiled(source, f"<apply {rule.name}>"), env)  # noqa: S102 - generated, as above
