@@ -1,5 +1,9 @@
 """Instructions per ``normalize`` of a PyMC model's logp + dlogp, counted by callgrind: ``python benchmarks/instructions.py``.
 
+``--algebra N K`` counts instead issue 42's algebra benchmark (``benchmarks/egglog_algebra.py``):
+``K`` iterations on ``poly(N)`` by the query engine and by egglog-python, each run once after a
+warm-up run, and prints both and their ratio.
+
 Wall clock on a shared machine swings by 15% and more; instruction counts
 do not.  The script runs itself under ``valgrind --tool=callgrind`` with
 collection off, normalizes the model's graph twice to warm the caches, then
@@ -23,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,14 +62,29 @@ def _worker(model: str, repeats: int, lib: str) -> None:
     region.cg_off()
 
 
-def count(checkout: Path, model: str, repeats: int, tmp: Path, lib: Path) -> float:
-    """Instructions per normalize of ``model`` with the packages of ``checkout``."""
-    out = tmp / f"cg.{abs(hash(str(checkout)))}.out"
+def _algebra_worker(engine: str, n: int, k: int, lib: str) -> None:
+    """Runs under callgrind: the measured region is ``k`` iterations of ``engine`` on ``poly(n)``."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from egglog_algebra import egglog_iterations, engine_iterations
+
+    run = (lambda: engine_iterations(n, k)) if engine == "ours" else (lambda: egglog_iterations(n, k))
+    run()
+    gc.collect()
+    region = ctypes.CDLL(lib)
+    region.cg_on()
+    run()
+    region.cg_off()
+
+
+def count(checkout: Path, model: str, repeats: int, tmp: Path, lib: Path, extra: Sequence[str] = ()) -> float:
+    """Instructions per normalize of ``model`` with the packages of ``checkout`` (``extra``: worker
+    arguments, ``--algebra N K --engine E`` for one algebra run)."""
+    out = tmp / f"cg.{abs(hash((str(checkout), *extra)))}.out"
     env = dict(os.environ, PYTHONPATH=str(checkout))
     cmd = [
         "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={out}",
         sys.executable, str(Path(__file__).resolve()), "--worker", "--model", model,
-        "--repeats", str(repeats), "--lib", str(lib),
+        "--repeats", str(repeats), "--lib", str(lib), *extra,
     ]
     subprocess.run(cmd, cwd=checkout, env=env, check=True, capture_output=True)
     dumps = sorted(tmp.glob(out.name + "*"))
@@ -79,15 +99,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", default="NormalMixture", help="a model of tests/pymc_models.py")
     parser.add_argument("--repeats", type=int, default=4, help="normalizes counted")
     parser.add_argument("--against", type=Path, help="another checkout to count and compare")
+    parser.add_argument("--algebra", type=int, nargs=2, metavar=("N", "K"),
+                        help="count K iterations on poly(N) of the algebra benchmark, ours and egglog's")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--engine", help=argparse.SUPPRESS)
     parser.add_argument("--lib", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        _worker(args.model, args.repeats, args.lib)
+        if args.algebra:
+            _algebra_worker(args.engine, *args.algebra, args.lib)
+        else:
+            _worker(args.model, args.repeats, args.lib)
         return
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         lib = _helper(tmp)
+        if args.algebra:
+            n, k = args.algebra
+            extra = ["--algebra", str(n), str(k)]
+            ours = count(ROOT, args.model, 1, tmp, lib, [*extra, "--engine", "ours"])
+            theirs = count(ROOT, args.model, 1, tmp, lib, [*extra, "--engine", "egglog"])
+            print(f"poly({n}), {k} iterations: ours {ours:,.0f} instructions, egglog {theirs:,.0f}, "
+                  f"ratio {ours / theirs:.2f}")
+            return
         here = count(ROOT, args.model, args.repeats, tmp, lib)
         print(f"{'checkout':<40} {'instructions / normalize':>26}")
         print(f"{str(ROOT):<40} {here:>26,.0f}")

@@ -14,9 +14,9 @@ from helpers import assert_same_types, snapshot
 from relations import patterns as p
 from relations.lang import Family, is_float, positive
 from relations.saturation.accuracy import sample_points
+from relations.saturation.engine.analysis import IntervalAnalysis, class_interval
 from relations.saturation.engine.egraph import EGraph
 from relations.saturation.engine.guards import class_guard
-from relations.saturation.engine.interval_analysis import IntervalAnalysis, class_interval
 from relations.saturation.engine.query import UnsupportedRule, query_rule
 from relations.saturation.engine.runner import Limits, Runner
 
@@ -32,14 +32,14 @@ def _log_prod() -> Family:
 
 
 def _saturated(g, fam):
-    eg = EGraph(IntervalAnalysis())
+    eg = EGraph()
     [root] = eg.add_graph([g])
     report = Runner(eg, [query_rule(r) for r in fam.rules], Limits(iterations=5)).run()
     return eg, root, report
 
 
 def test_class_intervals_come_from_the_interval_transfer_functions():
-    eg = EGraph(IntervalAnalysis())
+    eg = EGraph()
     assert class_interval(eg, eg.add_graph([pt.exp(x)])[0]).positive()
     [one_up] = eg.add_graph([pt.exp(x) + 1])
     assert class_interval(eg, one_up).within(1, np.inf) and class_interval(eg, one_up).positive()
@@ -71,7 +71,7 @@ def test_class_guard_and_refusals_name_what_is_wrong():
     with pytest.raises(UnsupportedRule, match="with_goal"):
         query_rule(r)
     g = class_guard(is_float(a))
-    eg = EGraph(IntervalAnalysis())
+    eg = EGraph()
     [k] = eg.add_graph([x])
     assert g(eg, {"a": k})
 

@@ -44,9 +44,9 @@ from graph_bridge.logic_views import same_constant
 from graph_bridge.type_facts import same_type
 from relations import patterns as p
 from relations.patterns.relation import Relation
+from relations.saturation.engine.analysis import IntervalAnalysis
 from relations.saturation.engine.egraph import CLASS_SHIFT, is_left_padding
 from relations.saturation.engine.egraph import EGraph as Index
-from relations.saturation.engine.interval_analysis import IntervalAnalysis
 from relations.saturation.engine.query import BoundRule, QueryRule, UnsupportedRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler
 
@@ -169,7 +169,7 @@ class QueryMatcher:
     """The index of a term e-graph and the pattern rules answered on it; see the module docstring."""
 
     def __init__(self, queries: dict[Relation, QueryRule]) -> None:
-        self.index = Index(IntervalAnalysis())
+        self.index = Index(IntervalAnalysis(fold=False))  # the index mirrors the term e-graph only
         entries = [(rel, q) for rel, q in queries.items()]
         entries += [(rel, v) for rel, q in queries.items() if (v := _cast_variant(q)) is not None]
         self.relations = [rel for rel, _ in entries]

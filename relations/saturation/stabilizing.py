@@ -48,7 +48,6 @@ from relations.saturation.accuracy import (
     sample_points,
 )
 from relations.saturation.engine.egraph import EGraph
-from relations.saturation.engine.interval_analysis import IntervalAnalysis
 from relations.saturation.engine.query import QueryRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
 
@@ -166,7 +165,7 @@ def stabilize(
     sample = sample_points(outputs, n, seed=seed, given=points)
     if sample.n == 0:
         raise ValueError(f"graph: no sampled point gives a real value ({sample.drawn} drawn); give points=")
-    eg = EGraph(IntervalAnalysis())
+    eg = EGraph()
     cls = eg.add_graph_classes(outputs)
     roots = [eg.find(cls[o]) for o in outputs]
     report = Runner(eg, qrules, limits or LIMITS, BackoffScheduler(*SCHEDULE)).run()

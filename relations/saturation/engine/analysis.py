@@ -1,417 +1,237 @@
-"""E-class analyses, egg's ``Analysis``: constant value, sign and value interval, merged on union.
+"""The e-class analysis, egg's ``Analysis``: a value interval per class, with the transfer functions of
+:mod:`graph_bridge.intervals`; sign and constant facts are read from it.
 
-A class's data is ``None`` (nothing known: the top of the lattice) or a tuple
-``(sign, lo, hi, const)``:
+One transfer table serves both readers: :func:`graph_bridge.intervals.interval_of` on a graph and
+this analysis on an e-graph call :func:`graph_bridge.intervals.op_interval` (exact real arithmetic:
+an identity's condition is a fact about real functions, so ``exp(x)`` is positive even where the
+float underflows to 0).  A class's data is an :class:`~graph_bridge.intervals.Interval`, or
+``None`` for the whole line (nothing known: the top of the lattice, what a free input has): a
+constant leaf's is its values' range, an e-node's is its Op's transfer of its children's, and a
+union keeps what both classes' data say (the intersection), so a class holding ``exp(x)`` is
+positive whichever of its e-nodes a guard reads.
 
-- ``sign``: a set of the signs the class's values can have, as bits ``NEG | ZERO | POS``
-  (``POSITIVE``, ``NONNEGATIVE``, ``NEGATIVE``, ``NONPOSITIVE``, ``ZERO``, ``NONZERO``,
-  ``UNKNOWN``); merged by intersection;
-- ``[lo, hi]``: floats (``inf`` allowed) bounding every value; merged by intersection;
-- ``const``: the value (a numpy array) when known, else ``None``.
+- Sign: :meth:`Interval.positive` ... of the class's interval (:func:`positive`, :func:`nonnegative`,
+  :func:`nonzero` are guards over them for :class:`~relations.saturation.engine.query.QueryRule`);
+- constant: a closed point interval ``[v, v]``, kept exact only where it is (a constant leaf's
+  value; ``+``, ``-``, ``*``, negation of exact points when the float result is exact, checked
+  with fractions): :meth:`IntervalAnalysis.modify` adds a constant leaf to a class whose type
+  has one element per value (every dimension broadcastable) and whose point the dtype holds
+  exactly, so ``(2 + 3) * x`` extracts as ``5 * x``.
 
-The type is the class's own (:attr:`EGraph.ctype`, checked to agree on union).  Claims are
-about the values that are not NaN (``sqrt(x)`` is non-negative where it is defined) and hold
-in floating point: a product of positives can underflow to 0 (non-negative, not positive),
-``exp`` is positive only where the interval says it cannot underflow.  Bounds computed in
-float64 are widened outward (relative ``2**-20`` plus the dtype's smallest subnormal) so a
-float32 computation's rounding stays inside.
+Every other bound is widened outward to a finite lattice (0, +-1, +-2**k for |k| <= 64, +-inf) so
+that refining a class along a cycle of e-nodes stops: each bound moves at most 260 times, and an
+exact point refines to nothing further.
 
-Transfer functions are per scalar Op class (add, sub, mul, true_div, neg, exp, log, log1p,
-expm1, sqrt, sqr, abs, sigmoid, softplus, erf, erfc, tanh, ...); an unknown Op gives ``None``.
-``modify`` adds a constant leaf to a class whose value is known and small (at most
-:data:`FOLD_SIZE` elements) when the constant has the class's type.
+Cost: the e-graph calls a transfer only when its children's data can give something (``need``:
+:data:`ALWAYS` for ``exp``, whose output is positive whatever its input; :data:`ANY` for ``mul``,
+for which one known child can decide (``0 * x``); :data:`ALL` for ``add``, ``sub``, ``neg``,
+``log``, which know nothing when a child is the whole line), so on free inputs the arithmetic
+rules add e-nodes without an analysis call.
+
+Before/After (the class of ``exp(x) + 1``)::
+
+    x: None (-inf, inf)   exp(x): (0, inf)   exp(x) + 1: [1, inf)
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any, Protocol
 
 import numpy as np
+import pytensor.scalar as ps
+from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor import constant
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
-__all__ = [
-    "FOLD_SIZE",
-    "NEG",
-    "NEGATIVE",
-    "NONNEGATIVE",
-    "NONPOSITIVE",
-    "NONZERO",
-    "POS",
-    "POSITIVE",
-    "UNKNOWN",
-    "ZERO",
-    "Analysis",
-    "nonnegative",
-    "nonzero",
-    "positive",
-    "sign_of",
-]
+from graph_bridge.interval_type import EVERYTHING, Interval
+from graph_bridge.intervals import constant_interval, op_interval
 
-NEG, ZERO, POS = 1, 2, 4
-POSITIVE, NONNEGATIVE, NEGATIVE, NONPOSITIVE, NONZERO, UNKNOWN = POS, POS | ZERO, NEG, NEG | ZERO, POS | NEG, 7
-INF = math.inf
-#: Constants folded into a leaf by ``modify``: at most this many elements.
-FOLD_SIZE = 16
-_REL = 2.0**-20
+__all__ = ["ALL", "ALWAYS", "ANY", "ClassAnalysis", "IntervalAnalysis", "class_interval", "nonnegative",
+           "nonzero", "positive"]
 
+#: ``need`` of a transfer: call it whatever the children's data (its output says something of top inputs).
+ALWAYS = 0
+#: ``need``: call it when some child's data is known (all of them the whole line give the whole line).
+ANY = 1
+#: ``need``: call it when every child's data is known (one child the whole line gives the whole line).
+ALL = 2
 
-def _atoms(s: int) -> tuple[int, ...]:
-    return tuple(b for b in (NEG, ZERO, POS) if s & b)
+_STEPS = sorted({0.0, *[2.0**k for k in range(-64, 65)], *[-(2.0**k) for k in range(-64, 65)]})
 
-
-def _table(rule: Callable[[int, int], int]) -> list[list[int]]:
-    out = [[0] * 8 for _ in range(8)]
-    for a in range(8):
-        for b in range(8):
-            r = 0
-            for x in _atoms(a):
-                for y in _atoms(b):
-                    r |= rule(x, y)
-            out[a][b] = r
-    return out
-
-
-def _add_sign(x: int, y: int) -> int:
-    if x == ZERO:
-        return y
-    if y == ZERO or x == y:
-        return x
-    return UNKNOWN
-
-
-def _mul_sign(x: int, y: int) -> int:
-    if ZERO in (x, y):
-        return ZERO
-    return (POS if x == y else NEG) | ZERO  # underflow
-
-
-def _div_sign(x: int, y: int) -> int:
-    if x == ZERO:
-        return ZERO  # 0/0 is NaN: not a value
-    if y == ZERO:
-        return x  # +-inf
-    return (POS if x == y else NEG) | ZERO
-
-
-ADD, MUL, DIV = _table(_add_sign), _table(_mul_sign), _table(_div_sign)
-
-
-def _neg_sign(s: int) -> int:
-    return (s & ZERO) | (NEG if s & POS else 0) | (POS if s & NEG else 0)
-
-
-def sign_of(lo: float, hi: float) -> int:
-    """The signs values in ``[lo, hi]`` can have."""
-    return (NEG if lo < 0 else 0) | (ZERO if lo <= 0 <= hi else 0) | (POS if hi > 0 else 0)
-
-
-def _widen(lo: float, hi: float, tiny: float) -> tuple[float, float]:
-    if lo != -INF and lo != 0.0:
-        lo = lo - abs(lo) * _REL - tiny
-    if hi != INF and hi != 0.0:
-        hi = hi + abs(hi) * _REL + tiny
-    return lo, hi
-
-
-def _make(sign: int, lo: float, hi: float, const: Any = None) -> tuple | None:
-    """Normalized data: sign and interval refine each other; ``None`` when nothing is known."""
-    if math.isnan(lo) or math.isnan(hi):
-        lo, hi = -INF, INF
-    if not sign & NEG:
-        lo = max(lo, 0.0)
-    if not sign & POS:
-        hi = min(hi, 0.0)
-    sign &= sign_of(lo, hi)
-    if sign == UNKNOWN and lo == -INF and hi == INF and const is None:
-        return None
-    return (sign, lo, hi, const)
-
-
-def _leaf_data(value: np.ndarray) -> tuple | None:
-    if value.size == 0 or value.dtype.kind not in "biuf":
-        return None
-    flat = value.astype("float64")
-    if np.isnan(flat).all():
-        return None
-    lo, hi = float(np.nanmin(flat)), float(np.nanmax(flat))
-    sign = (NEG if lo < 0 else 0) | (ZERO if (flat == 0).any() else 0) | (POS if hi > 0 else 0)
-    return (sign, lo, hi, value)
-
-
-TOP = (UNKNOWN, -INF, INF, None)
-
-
-def _unary(sign_map: Callable[[int], int], bounds: Callable[[float, float], tuple[float, float]]) -> Callable:
-    def transfer(d: tuple, tiny: float) -> tuple | None:
-        s, lo, hi, _ = d
-        with np.errstate(all="ignore"):
-            nlo, nhi = bounds(lo, hi)
-        return _make(sign_map(s), *_widen(nlo, nhi, tiny))
-
-    return transfer
-
-
-def _mono(f: Callable[[float], float]) -> Callable[[float, float], tuple[float, float]]:
-    return lambda lo, hi: (f(lo), f(hi))
-
-
-def _safe(f: Callable[[float], float], below: float = -INF, at_low: float = -INF) -> Callable[[float], float]:
-    def g(x: float) -> float:
-        if x < below:
-            return at_low
-        try:
-            return f(x)
-        except (OverflowError, ValueError):
-            return INF if x > 0 else at_low
-    return g
-
-
-def _sqr_bounds(lo: float, hi: float) -> tuple[float, float]:
-    if lo >= 0:
-        return lo * lo, hi * hi
-    if hi <= 0:
-        return hi * hi, lo * lo
-    return 0.0, max(lo * lo, hi * hi)
-
-
-def _abs_bounds(lo: float, hi: float) -> tuple[float, float]:
-    if lo >= 0:
-        return lo, hi
-    if hi <= 0:
-        return -hi, -lo
-    return 0.0, max(-lo, hi)
-
-
-def _abs_sign(s: int) -> int:
-    return (ZERO if s & ZERO else 0) | (POS if s & (POS | NEG) else 0)
-
-
-def _sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
-
-
-def _softplus(x: float) -> float:
-    return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
-
-
-def _keep(s: int) -> int:
-    return s
-
-
-def _NONNEG_SIGN(s: int) -> int:  # noqa: N802 - read as the constant sign it gives
-    return NONNEGATIVE
-UNARY: dict[str, Callable] = {
-    "Neg": _unary(_neg_sign, lambda lo, hi: (-hi, -lo)),
-    "Exp": _unary(_NONNEG_SIGN, _mono(_safe(math.exp, -746.0, 0.0))),
-    "Log": _unary(lambda s: UNKNOWN if s & POS or not s & ZERO else NEG,
-                  _mono(_safe(math.log, 0.0, -INF))),
-    "Log1p": _unary(_keep, _mono(_safe(math.log1p, -1.0, -INF))),
-    "Expm1": _unary(_keep, _mono(_safe(math.expm1))),
-    "Sqrt": _unary(lambda s: (s & (ZERO | POS)) or UNKNOWN, _mono(_safe(math.sqrt, 0.0, 0.0))),
-    "Sqr": _unary(lambda s: (ZERO if s & ZERO else 0) | (POS | ZERO if s & (POS | NEG) else 0), _sqr_bounds),
-    "Abs": _unary(_abs_sign, _abs_bounds),
-    "Sigmoid": _unary(_NONNEG_SIGN, _mono(_sigmoid)),
-    "Softplus": _unary(_NONNEG_SIGN, _mono(_safe(_softplus))),
-    "Erf": _unary(_keep, _mono(math.erf)),
-    "Erfc": _unary(_NONNEG_SIGN, lambda lo, hi: (math.erfc(hi), math.erfc(lo))),
-    "Tanh": _unary(_keep, _mono(math.tanh)),
-}
-#: Whether a unary op's result is known even when nothing is known of its input.
-UNARY_FROM_TOP = {"Exp", "Sqrt", "Sqr", "Abs", "Sigmoid", "Softplus", "Erf", "Erfc", "Tanh", "Expm1", "Log1p"}
-
-
-def _binary_bounds(name: str, a: tuple, b: tuple) -> tuple[float, float]:
-    (lo1, hi1), (lo2, hi2) = a, b
-    with np.errstate(all="ignore"):
-        if name == "Add":
-            lo, hi = lo1 + lo2, hi1 + hi2
-        elif name == "Sub":
-            lo, hi = lo1 - hi2, hi1 - lo2
-        elif name == "Mul":
-            ps = [x * y for x in (lo1, hi1) for y in (lo2, hi2)]
-            if any(math.isnan(x) for x in ps):
-                return -INF, INF
-            lo, hi = min(ps), max(ps)
-        else:
-            return -INF, INF
-    return (-INF if math.isnan(lo) else lo), (INF if math.isnan(hi) else hi)
-
-
-def _binary(name: str, a: tuple, b: tuple, tiny: float) -> tuple | None:
-    if name == "Sub":
-        sign = ADD[a[0]][_neg_sign(b[0])]
-    else:
-        sign = {"Add": ADD, "Mul": MUL, "TrueDiv": DIV}[name][a[0]][b[0]]
-    lo, hi = _binary_bounds(name, a[1:3], b[1:3])
-    return _make(sign, *_widen(lo, hi, tiny))
-
-
-BINARY = {"Add", "Sub", "Mul", "TrueDiv"}
-#: numpy functions folding constants, by scalar Op class name
-FOLD: dict[str, Callable] = {
-    "Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "TrueDiv": np.true_divide, "Neg": np.negative,
-    "Exp": np.exp, "Log": np.log, "Log1p": np.log1p, "Expm1": np.expm1, "Sqrt": np.sqrt, "Sqr": np.square,
-    "Abs": np.abs, "Tanh": np.tanh,
+#: scalar Ops whose output is the whole line when one input is (``x + (-inf, inf)``, ``log((-inf, inf))``)
+_STRICT = (ps.Add, ps.Sub, ps.Neg, ps.Identity, ps.Cast, ps.Log, ps.Log1p, ps.Log2, ps.Log10, ps.Reciprocal,
+           ps.Sinh, ps.Floor, ps.Ceil, ps.Pow)
+#: scalar Ops whose exact result on points is checked with fractions (a point stays a point when exact)
+_EXACT: dict[type, Callable[..., Fraction]] = {
+    ps.Add: lambda *xs: sum(xs, Fraction(0)),
+    ps.Sub: lambda x, y: x - y,
+    ps.Mul: lambda *xs: math.prod(xs, start=Fraction(1)),
+    ps.Neg: lambda x: -x,
 }
 
 
-_TINY: dict[Any, float] = {}
+def _down(v: float) -> float:
+    """The largest lattice point <= ``v``."""
+    if math.isinf(v) or math.isnan(v):
+        return -math.inf if math.isnan(v) else v
+    k = bisect_right(_STEPS, v)
+    return _STEPS[k - 1] if k else -math.inf
 
 
-def _tiny(dtype: str | None) -> float:
-    """The smallest positive subnormal of ``dtype`` (0 for non-floats)."""
-    t = _TINY.get(dtype)
-    if t is None:
-        t = 0.0
-        if dtype is not None and np.dtype(dtype).kind == "f":
-            t = float(np.nextafter(np.zeros((), dtype), np.ones((), dtype)))
-        _TINY[dtype] = t
-    return t
+def _coarse(i: Interval) -> Interval | None:
+    """``i`` widened outward to the lattice; ``None`` for the whole line.  A point (not known exact:
+    ``exp(2)`` rounded) is first widened by an ulp each way, so it is no constant."""
+    if i.lo == -math.inf and i.hi == math.inf:
+        return None
+    if i.lo == i.hi:
+        i = Interval(math.nextafter(i.lo, -math.inf), math.nextafter(i.hi, math.inf), False, False)
+    lo = _down(i.lo)
+    hi = -_down(-i.hi)
+    if lo == i.lo and hi == i.hi:
+        return i
+    return Interval(lo, hi, i.lo_open and lo == i.lo, i.hi_open and hi == i.hi)
 
 
-def _kids(eg: Any, enode: tuple, fold: Callable | None, tid: int) -> tuple[list, float, tuple | None, bool]:
-    kids = [eg.data[eg.find(k)] for k in enode[1:]]
-    t = eg.types[tid]
-    if fold is not None and all(d is not None and d[3] is not None for d in kids):
-        return kids, 0.0, _folded(fold, kids, t), True
-    return kids, _tiny(getattr(t, "dtype", None)), None, False
+def _point(i: Interval | None) -> float | None:
+    """The value of a closed point interval (``None`` for any other)."""
+    if i is None or i.lo != i.hi or i.lo_open or i.hi_open or math.isinf(i.lo):
+        return None
+    return i.lo
 
 
-def _unary_transfer(name: str) -> Callable:
-    fold, fn = FOLD.get(name), UNARY[name]
-
-    def transfer(eg: Any, enode: tuple, tid: int) -> tuple | None:
-        kids, tiny, folded, done = _kids(eg, enode, fold, tid)
-        if done:
-            return folded
-        if kids[0] is None:
-            return fn(TOP, tiny) if name in UNARY_FROM_TOP else None
-        return fn(kids[0], tiny)
-
-    return transfer
-
-
-def _binary_transfer(name: str) -> Callable:
-    fold = FOLD.get(name)
-
-    def transfer(eg: Any, enode: tuple, tid: int) -> tuple | None:
-        if len(enode) != 3:
+def _exact_point(op: Any, kids: list) -> Interval | None:
+    """The point an exact scalar Op gives on exact points, when its float result is exact too."""
+    exact = _EXACT.get(type(getattr(op, "scalar_op", None)))
+    if exact is None:
+        return None
+    values = []
+    for k in kids:
+        x = _point(k)
+        if x is None:
             return None
-        kids, tiny, folded, done = _kids(eg, enode, fold, tid)
-        if done:
-            return folded
-        if kids[0] is None or kids[1] is None:
-            return None
-        return _binary(name, kids[0], kids[1], tiny)
-
-    return transfer
+        values.append(Fraction(x))
+    real = exact(*values)
+    try:
+        v = float(real)
+    except OverflowError:
+        return None
+    return Interval(v, v, False, False) if Fraction(v) == real else None
 
 
 class ClassAnalysis(Protocol):
-    """What an e-graph asks of its analysis (:class:`Analysis`, or
-    :class:`~relations.saturation.engine.interval_analysis.IntervalAnalysis`)."""
+    """What an e-graph asks of its analysis (:class:`IntervalAnalysis`)."""
 
     def leaf(self, v: Any) -> Any:
-        """The data of a constant leaf ``v``."""
+        """The data of a leaf ``v`` (``None``: nothing known)."""
 
     def merge(self, a: Any, b: Any) -> Any:
         """The data of a union of classes with data ``a`` and ``b``."""
 
-    def transfer_for(self, op: Any) -> tuple[Callable | None, bool]:
-        """``(transfer(eg, enode, tid), strict)`` for e-nodes of ``op``."""
+    def transfer_for(self, op: Any) -> tuple[Callable | None, int]:
+        """``(transfer(eg, enode, tid), need)`` for e-nodes of ``op`` (``need``: :data:`ALWAYS`, :data:`ANY`
+        or :data:`ALL`, which children's data must be known for the transfer to say something)."""
 
     def modify(self, eg: Any, c: int) -> None:
         """Act on class ``c`` after its data changed."""
 
 
-class Analysis:
-    """The analysis the e-graph keeps per class: ``leaf``, ``transfer_for``, ``merge``, ``modify``."""
+class IntervalAnalysis:
+    """The analysis an :class:`~relations.saturation.engine.egraph.EGraph` keeps per class: an Interval
+    (``None``: the whole line).  ``fold=False``: no constant leaf is added (an e-graph that mirrors
+    another one, such as :mod:`relations.saturation.query_matcher`'s index, adds only what it mirrors)."""
 
-    def leaf(self, v: Any) -> tuple | None:
-        """The data of a constant leaf ``v``."""
-        return _leaf_data(np.asarray(v.data))
+    def __init__(self, fold: bool = True) -> None:
+        self.fold = fold
 
-    def merge(self, a: tuple | None, b: tuple | None) -> tuple | None:
-        """The meet of two classes' data (both hold of the merged class)."""
+    def leaf(self, v: Variable) -> Interval | None:
+        """A constant's range, exact (``None`` for any other leaf)."""
+        if not isinstance(v, Constant):
+            return None
+        i = constant_interval(v)
+        if i.lo == i.hi:
+            return i if _point(i) is not None else None
+        return _coarse(i)
+
+    def merge(self, a: Interval | None, b: Interval | None) -> Interval | None:
+        """The intersection (the first when they share nothing: a class of no values, length 0)."""
         if a is None:
             return b
         if b is None:
             return a
-        sign = a[0] & b[0]
-        lo, hi = max(a[1], b[1]), min(a[2], b[2])
-        if sign == 0 or lo > hi:  # no values (length-0) or one side unsound: keep the first
-            return a
-        return _make(sign, lo, hi, a[3] if a[3] is not None else b[3])
+        both = a.meet(b)
+        return a if both is None else both
 
-    def transfer_for(self, op: Any) -> tuple[Callable | None, bool]:
-        """``(transfer, strict)``: ``transfer(eg, enode, tid)`` gives the data of an e-node of ``op`` from its
-        children's (``None``: an Op the analysis does not know); ``strict``: it knows nothing when a
-        child's data is unknown (the e-graph then does not call it)."""
-        if isinstance(op, DimShuffle):
-            return _through, True
-        if not isinstance(op, Elemwise):
-            return None, True
-        name = type(op.scalar_op).__name__
-        if name in UNARY:
-            return _unary_transfer(name), name not in UNARY_FROM_TOP
-        if name in BINARY:
-            return _binary_transfer(name), True
-        return None, True
+    def transfer_for(self, op: Any) -> tuple[Callable | None, int]:
+        """``(transfer(eg, enode, tid), need)``: every Op has one (unknown Ops give the whole line)."""
+        ndims = isinstance(op, Elemwise | DimShuffle)
+        exact = type(getattr(op, "scalar_op", None)) in _EXACT
+
+        def transfer(eg: Any, enode: tuple, tid: int) -> Interval | None:
+            data, find = eg.data, eg.find
+            kids = [data[find(k)] for k in enode[1:]]
+            if exact:
+                point = _exact_point(op, kids)
+                if point is not None:
+                    return point
+            nd = None if ndims else [getattr(eg.types[eg.ctype[find(k)]], "ndim", 0) for k in enode[1:]]
+            return _coarse(op_interval(op, [k or EVERYTHING for k in kids], nd))
+
+        scalar = getattr(op, "scalar_op", None)
+        if isinstance(scalar, _STRICT):
+            return transfer, ALL
+        if scalar is not None and isinstance(op, Elemwise):
+            top = [EVERYTHING] * (scalar.nin if scalar.nin > 0 else 2)
+            if op_interval(op, top) == EVERYTHING:
+                return transfer, ANY
+        return transfer, ALWAYS
 
     def modify(self, eg: Any, c: int) -> None:
-        """Add a constant leaf to class ``c`` when its value is known, small and of the class's type."""
-        d = eg.data[c]
-        if d is None or d[3] is None or d[3].size > FOLD_SIZE:
+        """Add a constant leaf to class ``c`` when its interval is an exact point its type holds."""
+        v = _point(eg.data[c]) if self.fold else None
+        if v is None:
             return
+        t = eg.types[eg.ctype[c]]
+        bc = getattr(t, "broadcastable", None)
+        if bc is None or not all(bc) or np.dtype(t.dtype).kind not in "biuf":
+            return
+        value = np.asarray(v).astype(t.dtype)
+        if float(value) != v:
+            return  # not held exactly by the dtype (an int's overflow, a float32's rounding)
         for n in eg.nodes[c]:
             if len(n) == 1 and n in eg.hashcons:
                 return  # a leaf already
-        t = eg.types[eg.ctype[c]]
-        value = d[3]
-        if value.ndim != t.ndim or tuple(s == 1 for s in value.shape) != t.broadcastable:
-            return
-        leaf = eg.add_leaf(constant(value.astype(t.dtype), dtype=t.dtype))
+        leaf = eg.add_leaf(constant(value.reshape((1,) * t.ndim), dtype=t.dtype))
         eg.union(c, leaf, ("constant folding", ()))
 
 
-def _through(eg: Any, enode: tuple, tid: int) -> tuple | None:
-    d = eg.data[eg.find(enode[1])]
-    return None if d is None else (d[0], d[1], d[2], None)
+def class_interval(eg: Any, c: int) -> Interval:
+    """The interval of class ``c`` (the whole line when nothing is known)."""
+    d = eg.data[eg.find(c)]
+    return d if isinstance(d, Interval) else EVERYTHING
 
 
-def _folded(fold: Callable, kids: list, t: Any) -> tuple | None:
-    with np.errstate(all="ignore"):
-        try:
-            value = np.asarray(fold(*[k[3] for k in kids])).astype(t.dtype)
-        except (TypeError, ValueError):
-            return None
-    if value.ndim != t.ndim:
-        return None
-    return _leaf_data(value) or (UNKNOWN, -INF, INF, value)
-
-
-def _class_guard(name: str, allowed: int) -> Callable[[Any, dict], bool]:
+def _class_guard(name: str, test: Callable[[Interval], bool]) -> Callable[[Any, dict], bool]:
     def guard(eg: Any, binding: dict) -> bool:
-        d = eg.data[eg.find(binding[name])]
-        return d is not None and d[0] & ~allowed == 0
+        return test(class_interval(eg, binding[name]))
 
-    guard.__name__ = f"{name} in {allowed}"
+    guard.__name__ = f"{test.__name__}({name})"
     return guard
 
 
 def positive(name: str) -> Callable[[Any, dict], bool]:
-    """A guard: every (non-NaN) value of the class bound to ``name`` is > 0."""
-    return _class_guard(name, POSITIVE)
+    """A guard: every value of the class bound to ``name`` is > 0."""
+    return _class_guard(name, Interval.positive)
 
 
 def nonnegative(name: str) -> Callable[[Any, dict], bool]:
-    """A guard: every (non-NaN) value of the class bound to ``name`` is >= 0."""
-    return _class_guard(name, NONNEGATIVE)
+    """A guard: every value of the class bound to ``name`` is >= 0."""
+    return _class_guard(name, Interval.nonnegative)
 
 
 def nonzero(name: str) -> Callable[[Any, dict], bool]:
     """A guard: no value of the class bound to ``name`` is 0."""
-    return _class_guard(name, NONZERO)
+    return _class_guard(name, Interval.nonzero)

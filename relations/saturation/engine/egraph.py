@@ -7,21 +7,29 @@ is an op id of arity 0.  The type of a class is the one its first e-node has, in
 per (op id, input type ids) with ``op.make_node`` over dummy inputs and remembered.
 
 Storage, indexed by class id (an int; a class id is also the id of the e-node that made it):
-``parent`` (union-find), ``nodes`` (its e-nodes), ``parents`` (e-nodes using it), ``ctype``
-(its type id) and ``data`` (its analysis, :mod:`.analysis`).  ``hashcons`` maps every live,
-canonical e-node to ``root class << CLASS_SHIFT | in tick << TICK_BITS | tick``: the tick is the
-clock at which its row was last (re)written, the in tick the clock at which its tuple was
+``parent`` (union-find), ``nodes`` (its e-nodes; after :meth:`EGraph.rebuild` a root's list holds
+its live e-nodes only, so a search reads them without a look-up), ``parents`` (e-nodes using it,
+stale entries dropped when the list doubled), ``ctype`` (its type id) and ``data`` (its analysis,
+:mod:`.analysis`).  ``hashcons`` maps every live e-node to ``root class << CLASS_SHIFT | in tick
+<< TICK_BITS | tick`` (its class is always a root: a union re-points the moved e-nodes): the tick
+is the clock at which its row was last (re)written, the in tick the clock at which its tuple was
 (a new or re-canonicalized e-node; a merge of its class re-stamps the tick only).  One dict
 holds all three: an e-node costs one entry; ``tables[op id]``
 lists the rows (e-nodes) in tick order and ``marks[t][op id]`` is the index of the first row
-written at tick ``t`` or later, for semi-naive matching (:mod:`.query`).  A table keeps stale
+written at tick ``t`` or later, for semi-naive matching (:mod:`.query`; :meth:`EGraph.fresh`
+reads an op's new live rows once for every rule variant that starts there).  A table keeps stale
 rows (an e-node re-canonicalized or re-stamped) until it is half stale, then it is compacted.
 
-Rebuilding is egg's: a union moves the smaller class's e-nodes to the larger (their rows are
-re-stamped: their output column changed) and queues the smaller class's parents; ``rebuild``
-re-canonicalizes only those queued parents, merging congruent ones, until none are left.
-No pass re-keys every e-node.  Every union records why (``unions``: ``(a, b, reason)`` with
-``reason`` a rule's ``(name, substitution)`` or ``("congruence", e-node)``); :meth:`explain`
+A right side's new top e-node joins the match's class at once (:meth:`EGraph.into`): it takes an
+id whose union-find slot points at the class (``nodes``, ``parents`` ``None`` there), with the
+union ``(match root, id, reason)`` recorded, so proofs read it as a class made and merged at once.
+
+Rebuilding is egg's: a union moves the class with fewer e-nodes and parents into the other (the
+moved e-nodes' rows are re-stamped: their output column changed) and queues the moved class's
+parents; ``rebuild`` re-canonicalizes only those queued parents (each joins the kept class's
+parents list), merging congruent ones, until none are left, then re-analyzes the parents of the
+classes whose data changed.  No pass re-keys every e-node.  Every union records why (``unions``:
+``(a, b, reason)`` with ``reason`` a rule's ``(name, substitution)`` or ``("congruence", e-node)``); :meth:`explain`
 reads a path back.
 """
 
@@ -30,13 +38,14 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Sequence
+from itertools import islice
 from typing import Any
 
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import toposort
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
-from relations.saturation.engine.analysis import Analysis, ClassAnalysis
+from relations.saturation.engine.analysis import ALL, ALWAYS, ClassAnalysis, IntervalAnalysis
 
 __all__ = ["CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph", "is_left_padding"]
 
@@ -49,6 +58,14 @@ TICK_MASK = (1 << TICK_BITS) - 1
 IN_FIELD = TICK_MASK << TICK_BITS
 #: A hash-cons value's class id sits above both ticks: ``class << CLASS_SHIFT | in tick << TICK_BITS | tick``.
 CLASS_SHIFT = 2 * TICK_BITS
+
+
+#: output types by ``(op, output index, input types...)`` (``None``: the Op refuses them), for every
+#: e-graph: ``make_node`` costs milliseconds (its variables read a stack trace), an e-graph meets the
+#: same few combinations again
+_INFERRED: dict[tuple, Any] = {}
+_INFERRED_MAX = 100_000
+_UNKNOWN = object()
 
 
 def is_left_padding(node: Any) -> bool:
@@ -87,16 +104,23 @@ class EGraph:
         self.now = 0
         self.pending: list[tuple] = []
         self.analysis_pending: list[tuple] = []
+        #: classes whose data changed: their parents are re-analyzed once the pending e-nodes are repaired
+        self.data_changed: set[int] = set()
+        #: classes merged into or re-inserted into since the last rebuild (parents lists compacted when doubled)
         self.touched: set[int] = set()
-        #: per class: the length of its nodes and parents lists when last compacted
+        #: classes that lost an e-node (re-canonicalized) since the last rebuild: their nodes lists are filtered
+        self.dirty: set[int] = set()
+        #: per class: the length of its parents list when last compacted
         self.compacted: dict[int, int] = {}
         self.unions: list[tuple[int, int, Any]] = []
         self.merged = 0
-        self.analysis = analysis if analysis is not None else Analysis()
+        self.analysis = analysis if analysis is not None else IntervalAnalysis()
         self.transfer: list[Any] = []
-        #: per op id: whether its transfer knows nothing when a child's data is unknown
-        self.strict: list[bool] = []
+        #: per op id: which children's data its transfer needs known (``analysis.ALWAYS``, ``ANY``, ``ALL``)
+        self.need: list[int] = []
         self.const_watchers: list[tuple[Any, set]] = []
+        #: :meth:`fresh`'s rows, with the e-graph's state they were read in
+        self.fresh_rows: dict[tuple, tuple] = {}
 
     # -- interning ---------------------------------------------------------------------
 
@@ -115,9 +139,9 @@ class EGraph:
         self.ops.append(value)
         self.tables.append([])
         self.dead.append(0)
-        tf, strict = (None, True) if value[0] == "leaf" else self.analysis.transfer_for(value[1])
+        tf, need = (None, ALL) if value[0] == "leaf" else self.analysis.transfer_for(value[1])
         self.transfer.append(tf)
-        self.strict.append(strict)
+        self.need.append(need)
         return oid
 
     def op_id(self, op: Any, nin: int, out: int = 0) -> int:
@@ -158,11 +182,18 @@ class EGraph:
         tid = self.infer_cache.get(key)
         if tid is None:
             _, op, _, out = self.ops[oid]
-            try:
-                dummies = [self.types[t]() for t in key[1:]]
-                tid = self.type_id(op.make_node(*dummies).outputs[out].type)
-            except (TypeError, ValueError, NotImplementedError):
-                tid = -1
+            types = [self.types[t] for t in key[1:]]
+            known = (op, out, *types)
+            t = _INFERRED.get(known, _UNKNOWN)
+            if t is _UNKNOWN:
+                try:
+                    t = op.make_node(*[ty() for ty in types]).outputs[out].type
+                except (TypeError, ValueError, NotImplementedError):
+                    t = None
+                if len(_INFERRED) >= _INFERRED_MAX:
+                    _INFERRED.clear()
+                _INFERRED[known] = t
+            tid = -1 if t is None else self.type_id(t)
             self.infer_cache[key] = tid
         return tid
 
@@ -199,23 +230,29 @@ class EGraph:
         return self._add_new(enode, self.infer(oid, enode[1:]) if tid is None else tid)
 
     def add2(self, oid: int, a: int, b: int) -> int:
-        """:meth:`add` for two children (the hot path of right-hand sides; :meth:`_add_new` inlined)."""
+        """:meth:`add` for two children."""
         parent = self.parent
         if parent[a] != a:
             a = self.find(a)
         if parent[b] != b:
             b = self.find(b)
-        enode = (oid, a, b)
-        hashcons = self.hashcons
-        v = hashcons.get(enode)
-        if v is not None:
-            return v >> CLASS_SHIFT
+        v = self.hashcons.get((oid, a, b))
+        return v >> CLASS_SHIFT if v is not None else self.new2(oid, a, b)
+
+    def new2(self, oid: int, a: int, b: int) -> int:
+        """The class of the new e-node ``oid(a, b)`` (``a``, ``b`` roots; the e-node not in the hash-cons);
+        -1 if ill-typed (the hot path of right-hand sides: :meth:`_add_new` inlined).  Children that
+        are no roots any more (an analysis folded a constant meanwhile) go through :meth:`add2`."""
+        parent = self.parent
+        if parent[a] != a or parent[b] != b:
+            return self.add2(oid, a, b)
         ctype = self.ctype
         tid = self.infer_cache.get((oid, ctype[a], ctype[b]))
         if tid is None:
             tid = self.infer(oid, (a, b))
         if tid < 0:
             return -1
+        enode = (oid, a, b)
         c = len(parent)
         parent.append(c)
         self.nodes.append([enode])
@@ -224,28 +261,105 @@ class EGraph:
         ctype.append(tid)
         data = self.data
         data.append(None)
-        hashcons[enode] = (c << CLASS_SHIFT) | self.now
+        self.hashcons[enode] = (c << CLASS_SHIFT) | self.now
         self.tables[oid].append(enode)
         parents[a].append(enode)
         if a != b:
             parents[b].append(enode)
         tf = self.transfer[oid]
-        if tf is not None and (not self.strict[oid] or (data[a] is not None and data[b] is not None)):
-            self._analyze_new(enode, c, tid, tf)
+        if tf is not None:
+            need = self.need[oid]
+            if need == ALL:
+                known = data[a] is not None and data[b] is not None
+            else:
+                known = need == ALWAYS or data[a] is not None or data[b] is not None
+            if known:
+                self._analyze_new(enode, c, tid, tf)
         return c
+
+    def into(self, enode: tuple, r: int, a: int, reason: Any) -> int:
+        """Add the new canonical ``enode`` (not in the hash-cons) to the root class ``r`` for ``a``, recording
+        ``reason``: a right side's top e-node joins the match's class without a class of its own to merge.
+
+        It gets an id (a slot of the union-find pointing at ``r``, with the union ``(a, id, reason)``
+        recorded) as if it had made a class merged at once, so :meth:`explain` reads it alike.
+        Returns 1, or -1 (nothing added) when it is ill-typed or of another dtype/broadcastable than
+        ``r``."""
+        parent, ctype = self.parent, self.ctype
+        kids = enode[1:]
+        if len(enode) == 3:
+            oid, x, y = enode
+            tid = self.infer_cache.get((oid, ctype[x], ctype[y]))
+            canonical = parent[x] == x and parent[y] == y
+        else:
+            oid = enode[0]
+            tid = self.infer_cache.get((oid, *[ctype[k] for k in kids]))
+            canonical = all(parent[k] == k for k in kids)
+        if tid is None:
+            tid = self.infer(oid, kids)
+        if tid < 0 or (tid != ctype[r] and self.type_key[tid] != self.type_key[ctype[r]]):
+            return -1
+        if not canonical or parent[r] != r:  # an analysis folded a constant meanwhile
+            c = self.find(self.add(oid, kids))  # (adding may fold it too)
+            r = self.find(r)
+            if c != r:
+                self.merge(r, c, a, c, reason)
+            return 1
+        i = len(parent)
+        parent.append(r)
+        nodes, parents, data = self.nodes, self.parents, self.data
+        nodes.append(None)
+        parents.append(None)
+        ctype.append(tid)
+        data.append(None)
+        self.merged += 1
+        self.unions.append((a, i, reason))
+        self.hashcons[enode] = (r << CLASS_SHIFT) | self.now
+        self.tables[oid].append(enode)
+        nodes[r].append(enode)
+        if len(enode) == 3:
+            parents[x].append(enode)
+            if x != y:
+                parents[y].append(enode)
+        else:
+            for k in set(kids):
+                parents[k].append(enode)
+        tf = self.transfer[oid]
+        if tf is not None:
+            need = self.need[oid]
+            if len(enode) == 3:
+                if need == ALL:
+                    known = data[x] is not None and data[y] is not None
+                else:
+                    known = need == ALWAYS or data[x] is not None or data[y] is not None
+            else:
+                known = need == ALWAYS or (all if need == ALL else any)(data[k] is not None for k in kids)
+            if known:
+                d = tf(self, enode, tid)
+                if d is not None:
+                    da = data[r]
+                    both = self.analysis.merge(da, d)
+                    if both != da:
+                        data[r] = both
+                        self.data_changed.add(r)
+                        self.analysis.modify(self, r)
+        return 1
 
     def add1(self, oid: int, a: int) -> int:
         """:meth:`add` for one child."""
         if self.parent[a] != a:
             a = self.find(a)
-        enode = (oid, a)
-        v = self.hashcons.get(enode)
-        if v is not None:
-            return v >> CLASS_SHIFT
+        v = self.hashcons.get((oid, a))
+        return v >> CLASS_SHIFT if v is not None else self.new1(oid, a)
+
+    def new1(self, oid: int, a: int) -> int:
+        """:meth:`new2` for one child."""
+        if self.parent[a] != a:
+            return self.add1(oid, a)
         tid = self.infer_cache.get((oid, self.ctype[a]))
         if tid is None:
             tid = self.infer(oid, (a,))
-        return self._add_new(enode, tid)
+        return self._add_new((oid, a), tid)
 
     def _add_new(self, enode: tuple, tid: int) -> int:
         """A new class holding the new canonical ``enode`` of type ``tid`` (-1: ill-typed, nothing added)."""
@@ -271,8 +385,10 @@ class EGraph:
             for k in set(enode[1:]):
                 parents[k].append(enode)
         tf = self.transfer[oid]
-        if tf is not None and (not self.strict[oid] or all(self.data[k] is not None for k in enode[1:])):
-            self._analyze_new(enode, c, tid, tf)
+        if tf is not None:
+            need, data = self.need[oid], self.data
+            if need == ALWAYS or (all if need == ALL else any)(data[k] is not None for k in enode[1:]):
+                self._analyze_new(enode, c, tid, tf)
         return c
 
     def _analyze_new(self, enode: tuple, c: int, tid: int, tf: Any) -> None:
@@ -358,18 +474,32 @@ class EGraph:
 
     def merge(self, ra: int, rb: int, a: int, b: int, reason: Any) -> None:
         """:meth:`union` of two distinct roots ``ra`` and ``rb`` of one type (the caller checked),
-        for ``a`` and ``b``."""
-        nodes = self.nodes
-        if len(nodes[ra]) < len(nodes[rb]):
-            ra, rb = rb, ra
+        for ``a`` and ``b``.
+
+        The live e-nodes of the smaller class join the larger; their rows are re-stamped (their
+        output column changed); the smaller class's parents are queued for :meth:`rebuild`."""
+        nodes, parents = self.nodes, self.parents
+        src, keep = nodes[rb], nodes[ra]
+        if len(keep) + len(parents[ra]) < len(src) + len(parents[rb]):
+            ra, rb, src, keep = rb, ra, keep, src
         self.parent[rb] = ra
         self.merged += 1
         self.unions.append((a, b, reason))
-        self._move_nodes(rb, ra)
-        parents = self.parents
-        moved = parents[rb]
-        self.pending.extend(moved)
-        parents[ra].extend(moved)
+        hashcons, tables, dead = self.hashcons, self.tables, self.dead
+        clock = self.clock
+        moved = (ra << CLASS_SHIFT) | clock
+        for n in src:
+            v = hashcons.get(n)
+            if v is None or v >> CLASS_SHIFT != rb:
+                continue
+            hashcons[n] = moved | (v & IN_FIELD)
+            keep.append(n)
+            if v & TICK_MASK != clock:
+                tables[n[0]].append(n)
+                dead[n[0]] += 1
+        nodes[rb] = None
+        up = parents[rb]
+        self.pending.extend(up)  # each live one holds rb: repaired, it joins ra's parents (or its twin is there)
         parents[rb] = None
         self.touched.add(ra)
         data = self.data
@@ -382,65 +512,65 @@ class EGraph:
         merged = self.analysis.merge(da, db)
         if merged != da or merged != db:
             self.data[ra] = merged
-            self.analysis_pending.extend(self.parents[ra])
+            self.data_changed.add(ra)
             self.analysis.modify(self, ra)
 
-    def _move_nodes(self, src: int, dst: int) -> None:
-        """The live e-nodes of ``src`` join ``dst``; their rows are re-stamped (output column changed)."""
-        hashcons, tables, dead = self.hashcons, self.tables, self.dead
-        clock = self.clock
-        moved = (dst << CLASS_SHIFT) | clock
-        keep = self.nodes[dst]
-        for n in self.nodes[src]:
-            v = hashcons.get(n)
-            if v is None or v >> CLASS_SHIFT != src:
-                continue
-            hashcons[n] = moved | (v & IN_FIELD)
-            keep.append(n)
-            if v & TICK_MASK != clock:
-                tables[n[0]].append(n)
-                dead[n[0]] += 1
-        self.nodes[src] = None
-
     def _repair_all(self, todo: list[tuple]) -> None:
-        """:meth:`_repair` of each queued e-node; the canonical and the dead ones skipped inline."""
-        hashcons, parent, repair = self.hashcons, self.parent, self._repair
+        """Re-canonicalize each queued e-node: re-insert it, or merge it with its congruent twin
+        (the canonical and the dead ones skipped)."""
+        hashcons, parent, find, nodes, parents = self.hashcons, self.parent, self.find, self.nodes, self.parents
+        tables, dead, touched, key = self.tables, self.dead, self.touched, self.type_key
+        ctype, dirty = self.ctype, self.dirty
         for p in todo:
-            if p not in hashcons:
+            v = hashcons.get(p)
+            if v is None:
                 continue
             if len(p) == 3:
-                a, b = p[1], p[2]
+                op, a, b = p
                 if parent[a] == a and parent[b] == b:
                     continue
-            repair(p)
-
-    def _repair(self, p: tuple) -> None:
-        """Re-canonicalize the queued e-node ``p``: re-insert it, or merge it with its congruent twin."""
-        hashcons = self.hashcons
-        v = hashcons.get(p)
-        if v is None:
-            return
-        find = self.find
-        q = (p[0], find(p[1]), find(p[2])) if len(p) == 3 else (p[0], *[find(k) for k in p[1:]])
-        if q == p:
-            return
-        c = v >> CLASS_SHIFT
-        del hashcons[p]
-        self.dead[p[0]] += 1
-        twin = hashcons.get(q)
-        if twin is not None:
-            self.union(twin >> CLASS_SHIFT, c, (CONGRUENCE, q))
-        else:
-            self._insert(q, c)
-            self.nodes[c].append(q)
-            self.touched.add(c)
+                q = (op, a if parent[a] == a else find(a), b if parent[b] == b else find(b))
+            else:
+                op = p[0]
+                q = (op, *[find(k) for k in p[1:]])
+                if q == p:
+                    continue
+            c = v >> CLASS_SHIFT
+            del hashcons[p]
+            dirty.add(c)
+            dead[op] += 1
+            twin = hashcons.get(q)
+            if twin is not None:
+                t = twin >> CLASS_SHIFT
+                if t != c:
+                    if key[ctype[t]] != key[ctype[c]]:
+                        raise TypeError(f"congruent e-nodes {q} of classes {t} and {c} have types "
+                                        f"{self.types[ctype[t]]} and {self.types[ctype[c]]}")
+                    self.merge(t, c, t, c, (CONGRUENCE, q))
+            else:
+                hashcons[q] = (c << CLASS_SHIFT) | self.now
+                tables[op].append(q)
+                if len(q) == 3:
+                    a, b = q[1], q[2]
+                    parents[a].append(q)
+                    if a != b:
+                        parents[b].append(q)
+                else:
+                    for k in set(q[1:]):
+                        parents[k].append(q)
+                nodes[c].append(q)
+                touched.add(c)
 
     def rebuild(self) -> None:
         """Restore the invariants: every live e-node canonical, congruence closed, analyses up to date."""
-        while self.pending or self.analysis_pending:
+        while self.pending or self.analysis_pending or self.data_changed:
             while self.pending:
                 todo, self.pending = self.pending, []
                 self._repair_all(todo)
+            if self.data_changed:
+                changed, self.data_changed = self.data_changed, set()
+                for c in changed:
+                    self.analysis_pending.extend(self.parents[self.find(c)])
             if self.analysis_pending:
                 todo, self.analysis_pending = self.analysis_pending, []
                 for p in dict.fromkeys(todo):
@@ -457,22 +587,28 @@ class EGraph:
         new = self.analysis.merge(old, tf(self, p, self.ctype[c]))
         if new != old:
             self.data[c] = new
-            self.analysis_pending.extend(self.parents[c])
+            self.data_changed.add(c)
             self.analysis.modify(self, c)
 
     def _compact(self) -> None:
-        """Drop stale entries of the touched classes' lists that doubled since their last compaction,
-        and of tables half stale (amortized: each entry is dropped once, a live one copied O(1) times)."""
-        hashcons, compacted = self.hashcons, self.compacted
+        """Drop the dead e-nodes of every class's nodes list (so a search reads live e-nodes there
+        without a look-up), stale entries of the touched classes' parents lists that doubled since
+        their last compaction, and of tables half stale (amortized: each entry is dropped once, a
+        live one copied O(1) times)."""
+        hashcons, compacted, parent = self.hashcons, self.compacted, self.parent
+        nodes_of, parents_of = self.nodes, self.parents
+        for c in self.dirty:
+            if parent[c] == c:
+                nodes_of[c] = [n for n in nodes_of[c] if n in hashcons]
+        self.dirty = set()
         for c in self.touched:
-            if self.parent[c] != c:
+            if parent[c] != c:
                 continue
-            nodes, parents = self.nodes[c], self.parents[c]
-            if len(nodes) + len(parents) <= 2 * compacted.get(c, 4):
+            parents = parents_of[c]
+            if len(parents) <= 2 * compacted.get(c, 4):
                 continue
-            nodes = self.nodes[c] = [n for n in nodes if hashcons.get(n, -1) >> CLASS_SHIFT == c]
-            parents = self.parents[c] = list(dict.fromkeys(n for n in parents if n in hashcons))
-            compacted[c] = len(nodes) + len(parents)
+            parents = parents_of[c] = list(dict.fromkeys([n for n in parents if n in hashcons]))
+            compacted[c] = len(parents)
         self.touched = set()
         for op, table in enumerate(self.tables):
             if self.dead[op] * 2 > len(table) > 64:
@@ -496,12 +632,34 @@ class EGraph:
     def advance(self) -> None:
         """Move the clock on: rows written from now on are newer than every row so far."""
         self.clock += 1
+        self.fresh_rows = {}
         if self.clock > TICK_MASK:
             raise OverflowError(f"more than {TICK_MASK} ticks")
         self.now = (self.clock << TICK_BITS) | self.clock
         self.marks.append([len(t) for t in self.tables])
 
     # -- reading -----------------------------------------------------------------------
+
+    def fresh(self, oid: int, tick: int, kind: int) -> list[tuple[tuple, int]]:
+        """``(e-node, hash-cons value)`` of the live rows of op ``oid``'s table new since ``tick``: whose
+        tick (``kind`` 0) or in tick (``kind`` 1: the e-node's own tuple) is ``tick`` or later.
+
+        The pivot rows of a semi-naive search, shared by the rules' variants that start at the same
+        op (remembered until the e-graph changes)."""
+        key = (oid, tick, kind)
+        table = self.tables[oid]
+        stamp = (self.clock, len(table), self.merged, len(self.hashcons))
+        hit = self.fresh_rows.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        get, start = self.hashcons.get, self.rows_since(oid, tick)
+        if kind:
+            rows = [(n, v) for n in islice(table, start, None)
+                    if (v := get(n)) is not None and (v >> TICK_BITS) & TICK_MASK >= tick]
+        else:
+            rows = [(n, v) for n in islice(table, start, None) if (v := get(n)) is not None and v & TICK_MASK >= tick]
+        self.fresh_rows[key] = (stamp, rows)
+        return rows
 
     def rows_since(self, oid: int, tick: int) -> int:
         """The index of the first row of op ``oid``'s table written at ``tick`` or later."""

@@ -5,7 +5,7 @@ are bound to.  In the query engine a pattern variable is bound to an e-class, so
 through a *stand-in*: the class's constant leaf when it holds one (``is_constant``,
 ``constant_where`` and the constant's own range then read it), else a fresh variable of the
 class's type assumed to lie in the class's interval (:func:`graph_bridge.intervals.assuming`,
-with :class:`.interval_analysis.IntervalAnalysis`): ``positive(a)`` holds of a class exactly
+with :class:`.analysis.IntervalAnalysis`): ``positive(a)`` holds of a class exactly
 when the class's analysis says so, whichever e-node made it.  A type guard reads the type.
 
 Before/After (``log(c * a) -> log(c) + log(a)`` guarded ``positive(c) & positive(a)``, on the
@@ -23,8 +23,8 @@ from pytensor.graph.basic import Constant, Variable
 
 from graph_bridge.intervals import assuming
 from relations.patterns.guards import Guard
+from relations.saturation.engine.analysis import class_interval
 from relations.saturation.engine.egraph import CLASS_SHIFT
-from relations.saturation.engine.interval_analysis import class_interval
 
 __all__ = ["class_guard", "stand_in"]
 

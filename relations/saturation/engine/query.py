@@ -17,8 +17,12 @@ e-node whose current tick is ``L`` or later is new, at whichever of its rows).  
 takes atom ``i``'s rows from tick ``L`` on, atoms
 before ``i`` older than ``L`` and atoms after ``i`` any: the variants are disjoint and
 together give exactly the matches with at least one new row, each starting from the new
-rows of its pivot.  Nothing is capped.  Guards are callables ``guard(eg, binding)`` over the
-classes bound to the variables' names (and the analyses, :mod:`.analysis`).
+rows of its pivot.  Nothing is capped.  The innermost step is a list comprehension, and an
+innermost up step reads a class's fitting parents once per search (a big class is the parent of
+many new e-nodes).  A right side's new top e-node joins the match's class directly
+(:meth:`EGraph.into`, inlined for two children) instead of making a class merged into it.
+Guards are callables ``guard(eg, binding)`` over the classes bound to the variables' names
+(and the analyses, :mod:`.analysis`).
 
 Rules whose sides hold anything else (goal nodes such as ``p.reduce``,
 ``p.elemwise(f, inputs=xs)``, ``p.named``, nodes with props such as ``p.sum``, ``where=``
@@ -31,7 +35,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 
 from pytensor.tensor.elemwise import Elemwise
@@ -211,10 +214,8 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
     if how == "pivot":
         src.emit(f"for op in {ops}:")
         src.depth += 1
-        src.emit(f"for n{j} in islice(tables[op], eg.rows_since(op, L), None):")
+        src.emit(f"for n{j}, v in fresh(op, L, {int(j == 0)}):")
         src.depth += 1
-        src.emit(f"v = hc.get(n{j})")
-        src.emit(f"if v is None or {_tick_of(j)} < L: continue")
         src.emit(f"c{j} = v >> BITS")
     else:
         if how == "down":
@@ -227,9 +228,11 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
             src.emit(f"for n{j} in parents[c{frm}]:")
             src.depth += 1
             src.emit(f"if n{j}[0] != {ops} or n{j}[{slot + 1}] != c{frm}: continue")
-        src.emit(f"v = hc.get(n{j})")
         tick = _tick_test(j, pivot, _tick_of(j))
-        src.emit(f"if v is None{' or ' + tick if tick else ''}: continue")
+        if how == "up" or tick:
+            src.emit(f"v = get(n{j})")
+            src.emit(f"if v is None{' or ' + tick if tick else ''}: continue")
+        # else: a class's nodes list holds live e-nodes only (rebuild filters it), no look-up needed
         if how == "up":
             src.emit(f"c{j} = v >> BITS")
     for s, (kind, x) in enumerate(rule.atoms[j].slots):
@@ -241,40 +244,117 @@ def _emit_visit(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], 
                 src.emit(f"v{x} = n{j}[{s + 1}]")
 
 
+def _emit_last(src: _Source, rule: QueryRule, step: tuple[int, str, int, int], pivot: int, bound: set) -> None:
+    """The innermost step as a list comprehension appending the matches (no ``append`` call per match)."""
+    j, how, frm, slot = step
+    ops = f"OPS{j}"
+    n = f"n{j}"
+    conds: list[str] = []
+    if how == "pivot":
+        src.emit(f"for op in {ops}:")
+        src.depth += 1
+        source = f"fresh(op, L, {int(j == 0)})"
+        cls = "v >> BITS"
+    else:
+        if how == "down":
+            src.emit(f"c{j} = n{frm}[{slot + 1}]")
+            source = f"nodes[c{j}]"
+            conds.append(f"{n}[0] == {ops}" if rule.atoms[j].kind == "op" else f"{n}[0] in {ops}")
+            cls = f"c{j}"
+        else:
+            source = f"parents[c{frm}]"
+            conds.append(f"{n}[0] == {ops} and {n}[{slot + 1}] == c{frm}")
+            cls = "v >> BITS"
+        tick = _tick_test(j, pivot, _tick_of(j))
+        if how == "up" or tick:
+            # the tick test negated: the loop form skips a row when it holds
+            keep = {f"{_tick_of(j)} < L": f"{_tick_of(j)} >= L", f"{_tick_of(j)} >= L": f"{_tick_of(j)} < L"}
+            conds.append(f"(v := get({n})) is not None" + (f" and {keep[tick]}" if tick else ""))
+    names: dict[int, str] = {}
+    for s_, (kind, x) in enumerate(rule.atoms[j].slots):
+        if kind == "var":
+            if x in bound:
+                conds.append(f"{n}[{s_ + 1}] == v{x}")
+            elif x in names:
+                conds.append(f"{n}[{s_ + 1}] == {names[x]}")
+            else:
+                names[x] = f"{n}[{s_ + 1}]"
+    values = [cls if j == 0 else "c0", *[names.get(x, f"v{x}") for x in range(len(rule.vars))]]
+    if how == "up":
+        # the parents of c{frm} that fit depend on that class only: found once per class and search
+        pre, post = conds[:2], conds[2:]
+        src.emit(f"ups = seen.get(c{frm})")
+        src.emit("if ups is None:")
+        src.emit(f"    ups = seen[c{frm}] = [(v >> BITS, {n}) for {n} in {source} if {' and '.join(pre)}]")
+        values = ["cls" if v == "v >> BITS" else v for v in values]
+        src.emit(f"out += [({', '.join(values)},) for cls, {n} in ups{' if ' + ' and '.join(post) if post else ''}]")
+        return
+    if how == "pivot":
+        cond = f" if {' and '.join(conds)}" if conds else ""
+        src.emit(f"out += [({', '.join(values)},) for {n}, v in {source}{cond}]")
+        return
+    src.emit(f"out += [({', '.join(values)},) for {n} in {source} if {' and '.join(conds)}]")
+
+
 def search_source(rule: QueryRule, pivot: int) -> str:
     """The Python source of variant ``pivot`` of ``rule``'s search: ``search(eg, L) -> list of matches``.
 
-    A match is ``(root class, class of each variable...)``, variables in ``rule.vars`` order."""
+    A match is ``(root class, class of each variable...)``, variables in ``rule.vars`` order.  The
+    innermost step is a list comprehension (:func:`_emit_last`)."""
     src = _Source()
     src.lines.append("def search(eg, L, out):")
-    src.emit("hc = eg.hashcons; nodes = eg.nodes; parents = eg.parents; tables = eg.tables")
+    src.emit("get = eg.hashcons.get; nodes = eg.nodes; parents = eg.parents; fresh = eg.fresh; seen = {}")
     bound: set = set()
-    for step in _visit_order(rule, pivot):
+    order = _visit_order(rule, pivot)
+    for step in order[:-1]:
         _emit_visit(src, rule, step, pivot, bound)
-    src.emit(f"out.append((c0, {''.join(f'v{x}, ' for x in range(len(rule.vars)))}))")
+    _emit_last(src, rule, order[-1], pivot, bound)
     return "\n".join(src.lines)
+
+
+def _rhs_vars(pat: Any, out: list) -> list:
+    if isinstance(pat, p.PatternVar):
+        if pat not in out:
+            out.append(pat)
+    elif isinstance(pat, p.Node):
+        for a in pat.args:
+            _rhs_vars(a, out)
+    return out
 
 
 def _build_source(rule: QueryRule) -> tuple[str, dict]:
     """The source of ``apply(eg, matches, guarded)``: build each match's right side, merge it with the root.
 
     Returns ``(unions, refused)``; also the constants the source names.  Guards run through
-    ``guarded(eg, m)`` when the rule has any."""
+    ``guarded(eg, m)`` when the rule has any.  The right side's variables are canonicalized once
+    per match, so a hash-cons miss of an e-node of one or two children is a new e-node
+    (:meth:`EGraph.new1`, :meth:`EGraph.new2`: no second lookup); a hit's class is a root (a
+    union re-points the moved e-nodes)."""
     lines = [
         "def apply(eg, matches, guarded):",
-        "    add = eg.add; add1 = eg.add1; add2 = eg.add2; merge = eg.merge; find = eg.find; parent = eg.parent",
-        "    ctype = eg.ctype; tkey = eg.type_key; hc = eg.hashcons",
+        "    add = eg.add; new1 = eg.new1; new2 = eg.new2; merge = eg.merge; find = eg.find; parent = eg.parent",
+        "    into = eg.into",
+        "    ctype = eg.ctype; tkey = eg.type_key; hc = eg.hashcons; get = hc.get",
         "    unions = refused = 0",
         "    for m in matches:",
     ]
     if rule.guards:
         lines.append("        if not guarded(eg, m): refused += 1; continue")
+    names = ", ".join(["r", *[f"v{i}" for i in range(len(rule.vars))]])
+    lines.append(f"        {names}{',' if not rule.vars else ''} = m")
+    for x in _rhs_vars(rule.rhs, []):
+        i = rule.vars.index(x)
+        # one step inline (a class merged away in this apply points at its root mostly), then find
+        lines.append(f"        if parent[v{i}] != v{i}:")
+        lines.append(f"            v{i} = parent[v{i}]")
+        lines.append(f"            if parent[v{i}] != v{i}: v{i} = find(v{i})")
     consts: dict[str, Any] = {}
     counter = [0]
+    top_ops: list[str] = []
 
-    def emit(pat: Any, siblings: list[str]) -> str:
+    def emit(pat: Any, siblings: list[str], top: bool = False) -> str:
         if isinstance(pat, p.PatternVar):
-            return f"m[{rule.vars.index(pat) + 1}]"
+            return f"v{rule.vars.index(pat)}"
         if isinstance(pat, p.Const):
             name = f"K{len(consts)}"
             consts[name] = pat
@@ -287,30 +367,79 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         args = [emit(a, kid_names) if isinstance(a, p.Const) else kid_names[kids.index(a)] for a in pat.args]
         counter[0] += 1
         t = f"t{counter[0]}"
-        if len(args) in (1, 2):
-            # the hash-cons hit inlined (its class is a root, or equal to one: unions in this loop
-            # re-point moved e-nodes); a miss (or a non-canonical key) goes through add1/add2
-            key = f"(OP{id(pat)}, {', '.join(args)}{',' if len(args) == 1 else ''})"
-            lines.append(f"        v = hc.get({key})")
-            made = f"add{len(args)}(OP{id(pat)}, {', '.join(args)})"
-            lines.append(f"        {t} = v >> BITS if v is not None else {made}")
+        op = f"OP{id(pat)}"
+        if top:  # a new top e-node joins the match's class (EGraph.into): no class of its own to merge
+            key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
+            lines.append(f"        key = {key}")
+            lines.append("        v = get(key)")
+            lines.append(f"        if v is not None: {t} = v >> BITS")
+            lines.append("        else:")
+            lines.append("            if parent[r] != r:")
+            lines.append("                r = parent[r]")
+            lines.append("                if parent[r] != r: r = find(r)")
+            if len(args) == 2:
+                # EGraph.into inlined where nothing needs it (a known type, canonical children, no analysis)
+                x, y = args
+                top_ops.append(op)
+                lines.extend([
+                    f"            tid = icache.get(({op}, ctype[{x}], ctype[{y}]))",
+                    f"            if (tid is None or tid != ctype[r] or parent[{x}] != {x} or parent[{y}] != {y}"
+                    f" or (TF is not None and (NEED == 0 or (NEED == 2 and data[{x}] is not None and data[{y}]"
+                    f" is not None) or (NEED == 1 and (data[{x}] is not None or data[{y}] is not None))))):",
+                    "                if into(key, r, m[0], (NAME, m)) < 0: refused += 1",
+                    "                else: unions += 1",
+                    "                continue",
+                    "            i = len(parent)",
+                    "            parent_app(r); nodes_app(None); parents_app(None); ctype_app(tid); data_app(None)",
+                    "            ulog_app((m[0], i, (NAME, m)))",
+                    "            hc[key] = (r << BITS) | now",
+                    "            table_app(key)",
+                    "            nodes[r].append(key)",
+                    f"            parents[{x}].append(key)",
+                    f"            if {x} != {y}: parents[{y}].append(key)",
+                    "            born += 1",
+                    "            unions += 1",
+                    "            continue",
+                ])
+            else:
+                lines.append("            if into(key, r, m[0], (NAME, m)) < 0: refused += 1")
+                lines.append("            else: unions += 1")
+                lines.append("            continue")
+        elif len(args) in (1, 2):
+            key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
+            lines.append(f"        v = get({key})")
+            lines.append(f"        if v is not None: {t} = v >> BITS")
+            lines.append("        else:")
+            lines.append(f"            {t} = new{len(args)}({op}, {', '.join(args)})")
+            lines.append(f"            if {t} < 0: refused += 1; continue")
         else:
-            lines.append(f"        {t} = add(OP{id(pat)}, ({''.join(x + ', ' for x in args)}))")
-        lines.append(f"        if {t} < 0: refused += 1; continue")
+            lines.append(f"        {t} = add({op}, ({''.join(x + ', ' for x in args)}))")
+            lines.append(f"        if {t} < 0: refused += 1; continue")
         return t
 
-    result = emit(rule.rhs, [])
+    result = emit(rule.rhs, [], top=True)
     lines += [
-        "        r = m[0]",
-        "        if parent[r] != r: r = find(r)",
-        f"        t = {result}",
-        "        if parent[t] != t: t = find(t)",
+        "        if parent[r] != r:",
+        "            r = parent[r]",
+        "            if parent[r] != r: r = find(r)",
+        f"        t = {result}",  # a root: a hash-cons hit's class, a canonical variable's, a constant's
+        *(["        if parent[t] != t: t = find(t)"] if len(getattr(rule.rhs, "args", ())) > 2 else []),
         "        if r == t: continue",
-        "        if tkey[ctype[r]] != tkey[ctype[t]]: refused += 1; continue",
+        "        if ctype[r] != ctype[t] and tkey[ctype[r]] != tkey[ctype[t]]: refused += 1; continue",
         "        merge(r, t, m[0], t, (NAME, m))",
         "        unions += 1",
+        "    eg.merged += born",
         "    return unions, refused",
     ]
+    if top_ops:
+        op = top_ops[0]
+        lines[4:4] = [
+            "    icache = eg.infer_cache; nodes = eg.nodes; parents = eg.parents; data = eg.data; ulog = eg.unions",
+            f"    TF = eg.transfer[{op}]; NEED = eg.need[{op}]; table_app = eg.tables[{op}].append; now = eg.now",
+            "    parent_app = parent.append; nodes_app = nodes.append; parents_app = parents.append",
+            "    ctype_app = ctype.append; data_app = data.append; ulog_app = ulog.append",
+        ]
+    lines.insert(4, "    born = 0")
     return "\n".join(lines), consts
 
 
@@ -342,7 +471,7 @@ class BoundRule:
     def __init__(self, rule: QueryRule, eg: EGraph) -> None:
         self.rule, self.eg, self.name = rule, eg, rule.name
         names: dict[str, Any] = {
-            "const_class": const_class, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK, "islice": islice,
+            "const_class": const_class, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK,
         }
         for j, atom in enumerate(rule.atoms):
             if atom.kind == "op":
@@ -370,12 +499,13 @@ class BoundRule:
 
         A match (its substitution) fixes every row of a tree pattern in a congruence-closed
         e-graph, and the variants are disjoint, so a variant repeats a match only by visiting a
-        row twice: a parents list holding an e-node twice (until compacted), or a pivot range
-        spanning several ticks (an e-node re-stamped at two of them).  Only those are deduplicated."""
+        row twice: a pivot range spanning several ticks (an e-node re-stamped at two of them);
+        only those are deduplicated (a class's nodes list holds its live e-nodes once, and a
+        parents list each live parent once: a union queues the moved parents instead of copying them)."""
         out: list = []
         several_ticks = since < self.eg.clock
-        for search, ups in self.searchers:
-            if ups or several_ticks:
+        for search, _ in self.searchers:
+            if several_ticks:
                 found: list = []
                 search(self.eg, since, found)
                 out.extend(dict.fromkeys(found))
