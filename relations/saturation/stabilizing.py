@@ -51,6 +51,7 @@ from relations.saturation.engine.egraph import EGraph
 from relations.saturation.engine.interval_analysis import IntervalAnalysis
 from relations.saturation.engine.query import QueryRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
+from relations.saturation.regimes import Regimes, infer_regimes, join_points, regimes_apply
 
 __all__ = ["FIT_POINTS", "LIMITS", "SCHEDULE", "Site", "Stabilized", "stabilize", "theory_rules"]
 
@@ -101,6 +102,8 @@ class Stabilized:
     points: int = 0
     report: Report | None = None
     extraction_converged: bool = True
+    #: the regimes of outputs whose forms are joined by a switch (:mod:`relations.saturation.regimes`)
+    regimes: list[Regimes] = field(default_factory=list)
 
     @property
     def graph(self) -> Variable:
@@ -121,6 +124,9 @@ class Stabilized:
             lines.append(f"output {k}: bits of error mean {b[0]:.1f} -> {a[0]:.1f}, max {b[1]:.1f} -> {a[1]:.1f}")
         for s in self.sites:
             lines.append(f"  {s.before}  ->  {s.after}   ({s.bits_before:.1f} -> {s.bits_after:.1f} bits)")
+        for r in self.regimes:
+            lines.append(f"  regimes on {r.variable} at {', '.join(f'{t:g}' for t in r.thresholds)}: "
+                         + " | ".join(str(f) for f in r.forms))
         if not self.sites:
             lines.append("  no form more accurate than the input")
         return "\n".join(lines)
@@ -154,13 +160,17 @@ def _sites(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, int],
 
 def stabilize(
     graph: Any, *, rules: Sequence[Any] | None = None, limits: Limits | None = None, n: int = 64, seed: int = 0,
-    points: Mapping[Variable, Any] | None = None,
+    points: Mapping[Variable, Any] | None = None, regimes: bool = True,
 ) -> Stabilized:
     """The most accurate form of ``graph`` under ``rules`` (default: the numerics theory), with a report.
 
     ``n`` points are sampled as Herbie samples (``seed``); ``points`` gives some inputs' values
     instead (the points on the leading axis).  Raises ``ValueError`` naming an input that cannot be
-    sampled (an integer input without ``points``)."""
+    sampled (an integer input without ``points``).
+
+    ``regimes``: where no single form is the most accurate at every point, infer Herbie's regimes
+    (:mod:`relations.saturation.regimes`): forms joined by a switch on one input, the thresholds
+    refined by bisection on exact values; the report's ``regimes`` lists them."""
     outputs, _ = as_variables(graph, "graph")
     qrules = theory_rules() if rules is None else [r if isinstance(r, QueryRule) else query_rule(r) for r in rules]
     sample = sample_points(outputs, n, seed=seed, given=points)
@@ -176,16 +186,39 @@ def stabilize(
     mine = node_values(eg, outputs, cls, fit)
     built: dict[int, Variable] = {}
     built_roots = build_choice(eg, choice, roots, built)
-    before, after = graph_error(outputs, sample), graph_error(built_roots, sample)
-    better = all(a[0] < b[0] - TIE_BITS and a[1] <= b[1] for a, b in zip(after, before, strict=True))
-    # and worse at no point of a grid of magnitudes Herbie's sampling is thin at (no regimes: a form better
-    # on most inputs may be worse where the input was right)
-    if better and points is None:
-        better = more_accurate(built_roots, outputs, grid_points(outputs), strictly=False)
-    if not better:
+    before = graph_error(outputs, sample)
+    # where the form chosen is not accurate everywhere: Herbie's regimes, forms joined by a switch on an input,
+    # fitted on the sample and the grid of magnitudes the result is checked on (binade-uniform draws seldom
+    # hold the moderate inputs where special functions turn: x = 5 for the normal log-CDF)
+    fit_r = sample if points is not None or not regimes else join_points(sample, grid_points(outputs))
+    if regimes and regimes_apply(outputs, fit_r) and any(b[1] > 1.0 for b in graph_error(built_roots, fit_r)):
+        found = infer_regimes(eg, roots, outputs, built_roots, fit_r, ClassExact(eg, fit_r))
+        if any(f is not None for f in found):
+            joined = [r if f is None else f.graph if isinstance(f, Regimes) else f for f, r in
+                      zip(found, built_roots, strict=True)]
+            after = graph_error(joined, sample)
+            if _accepted(outputs, joined, before, after, points is None):  # the regimes checked at their splits
+                sites = [Site(o, j, b[0], a[0]) for o, j, b, a in zip(outputs, joined, before, after, strict=True)
+                         if o is not j]
+                for s in sites:
+                    copy_stack_trace(s.before, s.after)
+                return Stabilized(joined, before, after, sites, sample.n, report, choice.converged,
+                                  [f for f in found if isinstance(f, Regimes)])
+    after = graph_error(built_roots, sample)
+    if not _accepted(outputs, built_roots, before, after, points is None):
         return Stabilized(list(outputs), before, before, [], sample.n, report, choice.converged)
     sites = _sites(eg, outputs, cls, choice, built, mine, exact)
     for s in sites:
         copy_stack_trace(s.before, s.after)
     return Stabilized(built_roots, before, after, sites, sample.n, report, choice.converged)
+
+
+def _accepted(outputs: Sequence[Variable], new: Sequence[Variable], before: Sequence[tuple[float, float]],
+              after: Sequence[tuple[float, float]], grid: bool) -> bool:
+    """Whether ``new`` is more accurate than ``outputs``: mean bits lower (by more than ``TIE_BITS``), max not
+    higher, and (``grid``) worse at no point of a grid of magnitudes Herbie's sampling is thin at."""
+    better = all(a[0] < b[0] - TIE_BITS and a[1] <= b[1] for a, b in zip(after, before, strict=True))
+    if better and grid:
+        better = more_accurate(new, outputs, grid_points(outputs), strictly=False)
+    return better
 
