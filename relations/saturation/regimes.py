@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 import pytensor.tensor as pt
-from pytensor.graph.basic import Variable
+from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.replace import graph_replace, vectorize_graph
 from pytensor.graph.traversal import toposort
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
@@ -62,7 +62,8 @@ from relations.saturation.engine.egraph import EGraph
 
 __all__ = [
     "BISECT_ULPS", "CHECK_BITS", "MAX_EXTRACTIONS", "REFINE", "SPLIT_PENALTY", "WORSE_BITS", "Regimes",
-    "build_switch", "check_points", "float_values", "infer_regimes", "join_points", "point_bits", "regimes_apply",
+    "build_switch", "check_points", "elementwise_in_inputs", "float_values", "infer_regimes", "join_points",
+    "point_bits", "regimes_apply",
     "shortest_between", "split_indices",
 ]
 
@@ -99,10 +100,23 @@ class Regimes:
         return "Regimes(" + "; ".join([*parts, f"{self.forms[-1]} beyond"]) + ")"
 
 
+def elementwise_in_inputs(outputs: Sequence[Variable]) -> bool:
+    """Whether every node that reads a graph input (directly or not) is an ``Elemwise`` or a ``DimShuffle``
+    (constant sub-graphs such as ``ones((2, 1))`` may be anything): a switch on an input's entries is then
+    a switch of the outputs' entries."""
+    reads: set[Variable] = set()
+    for node in toposort(list(outputs)):
+        if any((i.owner is None and not isinstance(i, Constant)) or i in reads for i in node.inputs):
+            if not isinstance(node.op, Elemwise | DimShuffle):
+                return False
+            reads.update(node.outputs)
+    return True
+
+
 def regimes_apply(outputs: Sequence[Variable], points: Points) -> bool:
-    """Whether regimes can be inferred: every output elementwise in the inputs (a switch on an input is then
-    a switch of every entry), and every input one value per point."""
-    if not all(isinstance(a.op, Elemwise | DimShuffle) for a in toposort(list(outputs))):
+    """Whether regimes can be inferred: every output elementwise in the inputs (:func:`elementwise_in_inputs`),
+    and every input one value per point."""
+    if not elementwise_in_inputs(outputs):
         return False
     return points.n > 1 and all(v.reshape(points.n, -1).shape[1] == 1 for v in points.values)
 
@@ -147,9 +161,10 @@ def float_values(outputs: Sequence[Variable], points: Points) -> list[np.ndarray
     with np.errstate(all="ignore"):
         for node in toposort(outs):
             storage: list[list[Any]] = [[None] for _ in node.outputs]
-            node.op.perform(node, [env[i] if i in env else i.data for i in node.inputs], storage)
+            node.op.perform(node, [env[i] if i in env else i.data for i in node.inputs],  # type: ignore[attr-defined]
+                            storage)
             env.update((o, s[0]) for o, s in zip(node.outputs, storage, strict=True))
-    return [np.asarray(env[o]) if o in env else np.asarray(o.data) for o in outs]
+    return [np.asarray(env[o]) if o in env else np.asarray(o.data) for o in outs]  # type: ignore[attr-defined]
 
 
 def point_bits(values: np.ndarray, exact: np.ndarray | None, n: int) -> np.ndarray:
@@ -307,7 +322,7 @@ def build_switch(var: Variable, thresholds: Sequence[float], forms: Sequence[Var
         out = pt.switch(pt.le(var, np.asarray(t, dtype=var.type.dtype)), f, out)
     out = pt.cast(out, like.type.dtype) if out.type.dtype != like.type.dtype else out
     if out.type.broadcastable != like.type.broadcastable:
-        out = pt.broadcast_to(out, like.shape) if like.type.ndim >= out.type.ndim else out
+        out = pt.broadcast_to(out, pt.shape(like)) if like.type.ndim >= out.type.ndim else out
     return out
 
 
@@ -438,7 +453,7 @@ def check_points(outputs: Sequence[Variable], regimes: Sequence[Regimes | Variab
     ``2**-10`` each way) and at the extremes of every regime (``+-1e300``, ``+-1e-300`` and ``+-1`` where the
     regime holds them), the other inputs from the first ``rows`` of the sample: where a regime's values are
     checked against exact values."""
-    cols = [[] for _ in points.inputs]
+    cols: list[list[np.ndarray]] = [[] for _ in points.inputs]
     base = min(points.n, rows)
     for reg in regimes:
         if not isinstance(reg, Regimes):

@@ -51,7 +51,7 @@ from relations.saturation.engine.egraph import EGraph
 from relations.saturation.engine.interval_analysis import IntervalAnalysis
 from relations.saturation.engine.query import QueryRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
-from relations.saturation.regimes import Regimes, infer_regimes, join_points, regimes_apply
+from relations.saturation.regimes import Regimes, elementwise_in_inputs, infer_regimes, join_points, regimes_apply
 
 __all__ = ["FIT_POINTS", "LIMITS", "SCHEDULE", "Site", "Stabilized", "stabilize", "theory_rules"]
 
@@ -190,7 +190,10 @@ def stabilize(
     # where the form chosen is not accurate everywhere: Herbie's regimes, forms joined by a switch on an input,
     # fitted on the sample and the grid of magnitudes the result is checked on (binade-uniform draws seldom
     # hold the moderate inputs where special functions turn: x = 5 for the normal log-CDF)
-    fit_r = sample if points is not None or not regimes else join_points(sample, grid_points(outputs))
+    fit_r = sample
+    if regimes and points is None and elementwise_in_inputs(outputs):  # one entry per point: each is a point
+        fit_r = join_points(sample if sample.values and sample.values[0].reshape(sample.n, -1).shape[1] == 1
+                            else sample_points(outputs, n, size=1, seed=seed), grid_points(outputs))
     if regimes and regimes_apply(outputs, fit_r) and any(b[1] > 1.0 for b in graph_error(built_roots, fit_r)):
         found = infer_regimes(eg, roots, outputs, built_roots, fit_r, ClassExact(eg, fit_r))
         if any(f is not None for f in found):
