@@ -62,7 +62,7 @@ from relations.saturation.engine.egraph import EGraph
 
 __all__ = [
     "BISECT_ULPS", "CHECK_BITS", "MAX_EXTRACTIONS", "REFINE", "SPLIT_PENALTY", "WORSE_BITS", "Regimes",
-    "build_switch", "check_points", "elementwise_in_inputs", "float_values", "infer_regimes", "join_points",
+    "build_switch", "check_points", "elementwise_in_inputs", "exact_at", "float_values", "infer_regimes", "join_points",
     "point_bits", "regimes_apply",
     "shortest_between", "split_indices",
 ]
@@ -180,7 +180,9 @@ def point_bits(values: np.ndarray, exact: np.ndarray | None, n: int) -> np.ndarr
     return bits.reshape(n, -1).mean(axis=1)
 
 
-def _exact_at(outputs: Sequence[Variable], points: Points) -> list[np.ndarray | None]:
+def exact_at(outputs: Sequence[Variable], points: Points) -> list[np.ndarray | None]:
+    """The exact values of ``outputs`` at the points, rounded to their dtypes (``None`` where an Op has no exact
+    meaning; NaN where unknown)."""
     batch = points.batched_inputs()
     outs = vectorize_graph(list(outputs), replace=batch)
     given = {batch[v]: x for v, x in zip(points.inputs, points.values, strict=True)}
@@ -266,7 +268,7 @@ class _Bisection:
 
     def error(self, forms: Sequence[Variable], t: float) -> list[float]:
         pts = self.at(t)
-        exact = _exact_at(self.outputs, pts)[0]
+        exact = exact_at(self.outputs, pts)[0]
         if exact is None or np.isnan(exact).all():
             return [0.0 for _ in forms]
         out = []
@@ -368,7 +370,7 @@ def _distinct(forms: list[Variable], bits: list[np.ndarray], values: list[np.nda
 
 def _error_matrix(forms: Sequence[Variable], out: Variable, points: Points) -> np.ndarray:
     """``errors[k, i]``: bits of error of ``forms[k]`` at point ``i`` against ``out``'s exact values."""
-    ref = _exact_at([out], points)[0]
+    ref = exact_at([out], points)[0]
     rows = []
     for f in forms:
         try:

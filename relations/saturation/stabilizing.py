@@ -51,7 +51,14 @@ from relations.saturation.engine.egraph import EGraph
 from relations.saturation.engine.interval_analysis import IntervalAnalysis
 from relations.saturation.engine.query import QueryRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
-from relations.saturation.regimes import Regimes, elementwise_in_inputs, infer_regimes, join_points, regimes_apply
+from relations.saturation.regimes import (
+    Regimes,
+    elementwise_in_inputs,
+    exact_at,
+    infer_regimes,
+    join_points,
+    regimes_apply,
+)
 
 __all__ = ["FIT_POINTS", "LIMITS", "SCHEDULE", "Site", "Stabilized", "stabilize", "theory_rules"]
 
@@ -181,7 +188,7 @@ def stabilize(
     roots = [eg.find(cls[o]) for o in outputs]
     report = Runner(eg, qrules, limits or LIMITS, BackoffScheduler(*SCHEDULE)).run()
     fit = sample.first(FIT_POINTS)
-    exact = ClassExact(eg, fit)
+    exact = _pinned(ClassExact(eg, fit), roots, outputs)
     choice = measured_choice(eg, fit, exact)
     mine = node_values(eg, outputs, cls, fit)
     built: dict[int, Variable] = {}
@@ -195,7 +202,8 @@ def stabilize(
         fit_r = join_points(sample if sample.values and sample.values[0].reshape(sample.n, -1).shape[1] == 1
                             else sample_points(outputs, n, size=1, seed=seed), grid_points(outputs))
     if regimes and regimes_apply(outputs, fit_r) and any(b[1] > 1.0 for b in graph_error(built_roots, fit_r)):
-        found = infer_regimes(eg, roots, outputs, built_roots, fit_r, ClassExact(eg, fit_r))
+        found = infer_regimes(eg, roots, outputs, built_roots, fit_r,
+                              _pinned(ClassExact(eg, fit_r), roots, outputs))
         if any(f is not None for f in found):
             joined = [r if f is None else f.graph if isinstance(f, Regimes) else f for f, r in
                       zip(found, built_roots, strict=True)]
@@ -214,6 +222,16 @@ def stabilize(
     for s in sites:
         copy_stack_trace(s.before, s.after)
     return Stabilized(built_roots, before, after, sites, sample.n, report, choice.converged)
+
+
+def _pinned(exact: ClassExact, roots: Sequence[int], outputs: Sequence[Variable]) -> ClassExact:
+    """``exact`` with each root's values those of its output as written: the points were kept where these are
+    known, while a class's smallest tree may be unknown there (``log1p(-erfc(-a) / 2)`` at ``a = 1e100``, where
+    no precision tells ``erfc`` from 2)."""
+    for root, e in zip(roots, exact_at(outputs, exact.points), strict=True):
+        if e is not None and root not in exact.known:
+            exact.known[root] = e
+    return exact
 
 
 def _accepted(outputs: Sequence[Variable], new: Sequence[Variable], before: Sequence[tuple[float, float]],

@@ -42,8 +42,10 @@ eq("log_mul_erfc", p.log(p.mul(b, p.erfc(a))), p.add(p.log(b), p.sub(p.log(p.erf
 eq("log_erfc_reflect", p.log(p.erfc(a)), p.add(LOG2, p.log1p(p.mul(-0.5, p.erfc(p.neg(a))))), real(a),
    "``log(erfc(a))`` is ``log(2) + log1p(-erfc(-a) / 2)``: the digits near 0 where ``erfc(a)`` is near 2.")
 eq("log_mul_erfc_reflect", p.log(p.mul(b, p.erfc(a))),
-   p.add(p.log(b), p.add(LOG2, p.log1p(p.mul(-0.5, p.erfc(p.neg(a)))))), floats & positive(b),
+   p.add(p.log(p.mul(2, b)), p.log1p(p.mul(-0.5, p.erfc(p.neg(a))))), floats & positive(b),
    "The log of a positive weight times ``erfc(a)``, through the reflection.")
+eq("log_one_sub_half_erfc", p.log(p.sub(1, p.mul(0.5, p.erfc(a)))), p.log(p.mul(0.5, p.erfc(p.neg(a)))), real(a),
+   "``log(1 - erfc(a) / 2)`` is ``log(erfc(-a) / 2)``: the normal log-CDF from the upper tail.")
 # gamma and gammaln
 eq("gammaln_def", p.gammaln(a), p.log(p.gamma(a)), real(a) & positive(a),
    "``gammaln(a)`` is ``log(gamma(a))`` for ``a > 0``.")
