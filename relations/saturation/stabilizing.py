@@ -207,13 +207,15 @@ def stabilize(
         if any(f is not None for f in found):
             joined = [r if f is None else f.graph if isinstance(f, Regimes) else f for f, r in
                       zip(found, built_roots, strict=True)]
-            after = graph_error(joined, sample)
-            if _accepted(outputs, joined, before, after, points is None):  # the regimes checked at their splits
-                sites = [Site(o, j, b[0], a[0]) for o, j, b, a in zip(outputs, joined, before, after, strict=True)
+            # measured on the points they were fitted on: the sample and the grid, where binade-uniform draws
+            # may hold no point of the range a regime repairs (x = 5 for log(1 - 0.5 * erfc(x / sqrt(2))))
+            before_r, after = graph_error(outputs, fit_r), graph_error(joined, fit_r)
+            if _accepted(outputs, joined, before_r, after, points is None):  # the regimes checked at their splits
+                sites = [Site(o, j, b[0], a[0]) for o, j, b, a in zip(outputs, joined, before_r, after, strict=True)
                          if o is not j]
                 for s in sites:
                     copy_stack_trace(s.before, s.after)
-                return Stabilized(joined, before, after, sites, sample.n, report, choice.converged,
+                return Stabilized(joined, before_r, after, sites, fit_r.n, report, choice.converged,
                                   [f for f in found if isinstance(f, Regimes)])
     after = graph_error(built_roots, sample)
     if not _accepted(outputs, built_roots, before, after, points is None):
