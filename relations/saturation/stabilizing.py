@@ -50,6 +50,14 @@ from relations.saturation.accuracy import (
 from relations.saturation.engine.egraph import EGraph
 from relations.saturation.engine.query import QueryRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
+from relations.saturation.regimes import (
+    Regimes,
+    elementwise_in_inputs,
+    exact_at,
+    infer_regimes,
+    join_points,
+    regimes_apply,
+)
 
 __all__ = ["FIT_POINTS", "LIMITS", "SCHEDULE", "Site", "Stabilized", "stabilize", "theory_rules"]
 
@@ -100,6 +108,8 @@ class Stabilized:
     points: int = 0
     report: Report | None = None
     extraction_converged: bool = True
+    #: the regimes of outputs whose forms are joined by a switch (:mod:`relations.saturation.regimes`)
+    regimes: list[Regimes] = field(default_factory=list)
 
     @property
     def graph(self) -> Variable:
@@ -120,6 +130,9 @@ class Stabilized:
             lines.append(f"output {k}: bits of error mean {b[0]:.1f} -> {a[0]:.1f}, max {b[1]:.1f} -> {a[1]:.1f}")
         for s in self.sites:
             lines.append(f"  {s.before}  ->  {s.after}   ({s.bits_before:.1f} -> {s.bits_after:.1f} bits)")
+        for r in self.regimes:
+            lines.append(f"  regimes on {r.variable} at {', '.join(f'{t:g}' for t in r.thresholds)}: "
+                         + " | ".join(str(f) for f in r.forms))
         if not self.sites:
             lines.append("  no form more accurate than the input")
         return "\n".join(lines)
@@ -153,13 +166,17 @@ def _sites(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, int],
 
 def stabilize(
     graph: Any, *, rules: Sequence[Any] | None = None, limits: Limits | None = None, n: int = 64, seed: int = 0,
-    points: Mapping[Variable, Any] | None = None,
+    points: Mapping[Variable, Any] | None = None, regimes: bool = True,
 ) -> Stabilized:
     """The most accurate form of ``graph`` under ``rules`` (default: the numerics theory), with a report.
 
     ``n`` points are sampled as Herbie samples (``seed``); ``points`` gives some inputs' values
     instead (the points on the leading axis).  Raises ``ValueError`` naming an input that cannot be
-    sampled (an integer input without ``points``)."""
+    sampled (an integer input without ``points``).
+
+    ``regimes``: where no single form is the most accurate at every point, infer Herbie's regimes
+    (:mod:`relations.saturation.regimes`): forms joined by a switch on one input, the thresholds
+    refined by bisection on exact values; the report's ``regimes`` lists them."""
     outputs, _ = as_variables(graph, "graph")
     qrules = theory_rules() if rules is None else [r if isinstance(r, QueryRule) else query_rule(r) for r in rules]
     sample = sample_points(outputs, n, seed=seed, given=points)
@@ -170,21 +187,60 @@ def stabilize(
     roots = [eg.find(cls[o]) for o in outputs]
     report = Runner(eg, qrules, limits or LIMITS, BackoffScheduler(*SCHEDULE)).run()
     fit = sample.first(FIT_POINTS)
-    exact = ClassExact(eg, fit)
+    exact = _pinned(ClassExact(eg, fit), roots, outputs)
     choice = measured_choice(eg, fit, exact)
     mine = node_values(eg, outputs, cls, fit)
     built: dict[int, Variable] = {}
     built_roots = build_choice(eg, choice, roots, built)
-    before, after = graph_error(outputs, sample), graph_error(built_roots, sample)
-    better = all(a[0] < b[0] - TIE_BITS and a[1] <= b[1] for a, b in zip(after, before, strict=True))
-    # and worse at no point of a grid of magnitudes Herbie's sampling is thin at (no regimes: a form better
-    # on most inputs may be worse where the input was right)
-    if better and points is None:
-        better = more_accurate(built_roots, outputs, grid_points(outputs), strictly=False)
-    if not better:
+    before = graph_error(outputs, sample)
+    # where the form chosen is not accurate everywhere: Herbie's regimes, forms joined by a switch on an input,
+    # fitted on the sample and the grid of magnitudes the result is checked on (binade-uniform draws seldom
+    # hold the moderate inputs where special functions turn: x = 5 for the normal log-CDF)
+    fit_r = sample
+    if regimes and points is None and elementwise_in_inputs(outputs):  # one entry per point: each is a point
+        fit_r = join_points(sample if sample.values and sample.values[0].reshape(sample.n, -1).shape[1] == 1
+                            else sample_points(outputs, n, size=1, seed=seed), grid_points(outputs))
+    if regimes and regimes_apply(outputs, fit_r) and any(b[1] > 1.0 for b in graph_error(built_roots, fit_r)):
+        found = infer_regimes(eg, roots, outputs, built_roots, fit_r,
+                              _pinned(ClassExact(eg, fit_r), roots, outputs))
+        if any(f is not None for f in found):
+            joined = [r if f is None else f.graph if isinstance(f, Regimes) else f for f, r in
+                      zip(found, built_roots, strict=True)]
+            # measured on the points they were fitted on: the sample and the grid, where binade-uniform draws
+            # may hold no point of the range a regime repairs (x = 5 for log(1 - 0.5 * erfc(x / sqrt(2))))
+            before_r, after = graph_error(outputs, fit_r), graph_error(joined, fit_r)
+            if _accepted(outputs, joined, before_r, after, points is None):  # the regimes checked at their splits
+                sites = [Site(o, j, b[0], a[0]) for o, j, b, a in zip(outputs, joined, before_r, after, strict=True)
+                         if o is not j]
+                for s in sites:
+                    copy_stack_trace(s.before, s.after)
+                return Stabilized(joined, before_r, after, sites, fit_r.n, report, choice.converged,
+                                  [f for f in found if isinstance(f, Regimes)])
+    after = graph_error(built_roots, sample)
+    if not _accepted(outputs, built_roots, before, after, points is None):
         return Stabilized(list(outputs), before, before, [], sample.n, report, choice.converged)
     sites = _sites(eg, outputs, cls, choice, built, mine, exact)
     for s in sites:
         copy_stack_trace(s.before, s.after)
     return Stabilized(built_roots, before, after, sites, sample.n, report, choice.converged)
+
+
+def _pinned(exact: ClassExact, roots: Sequence[int], outputs: Sequence[Variable]) -> ClassExact:
+    """``exact`` with each root's values those of its output as written: the points were kept where these are
+    known, while a class's smallest tree may be unknown there (``log1p(-erfc(-a) / 2)`` at ``a = 1e100``, where
+    no precision tells ``erfc`` from 2)."""
+    for root, e in zip(roots, exact_at(outputs, exact.points), strict=True):
+        if e is not None and root not in exact.known:
+            exact.known[root] = e
+    return exact
+
+
+def _accepted(outputs: Sequence[Variable], new: Sequence[Variable], before: Sequence[tuple[float, float]],
+              after: Sequence[tuple[float, float]], grid: bool) -> bool:
+    """Whether ``new`` is more accurate than ``outputs``: mean bits lower (by more than ``TIE_BITS``), max not
+    higher, and (``grid``) worse at no point of a grid of magnitudes Herbie's sampling is thin at."""
+    better = all(a[0] < b[0] - TIE_BITS and a[1] <= b[1] for a, b in zip(after, before, strict=True))
+    if better and grid:
+        better = more_accurate(new, outputs, grid_points(outputs), strictly=False)
+    return better
 

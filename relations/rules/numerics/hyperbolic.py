@@ -51,6 +51,9 @@ eq("tanh_expm1", p.tanh(x), p.true_div(p.expm1(p.mul(2, x)), p.add(p.expm1(p.mul
 eq("log_sinh", p.log(p.sinh(x)), p.add(x, p.log(p.true_div(p.neg(p.expm1(p.mul(-2, x))), 2))), fx,
    "``log(sinh(x)) = x + log(-expm1(-2x) / 2)`` (both undefined for ``x < 0``).")
 
+eq("log_cosh_sinh", p.log(p.cosh(x)), p.log1p(p.mul(2, p.sqr(p.sinh(p.true_div(x, 2))))), fx,
+   "``log(cosh(x)) = log1p(2 sinh(x/2)**2)``.")
+
 # Symmetry
 eq("sinh_neg", p.sinh(p.neg(x)), p.neg(p.sinh(x)), fx, "``sinh(-x) = -sinh(x)``.")
 eq("cosh_neg", p.cosh(p.neg(x)), p.cosh(x), fx, "``cosh(-x) = cosh(x)``.")

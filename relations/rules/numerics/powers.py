@@ -64,6 +64,14 @@ rw("rem_square_sqrt", p.mul(p.sqrt(a), p.sqrt(a)), a, f1 & nonnegative(a), "``sq
 rw("sqr_sqrt", p.sqr(p.sqrt(a)), a, f1 & nonnegative(a), "``sqr(sqrt(a)) = a`` for ``a >= 0``.")
 rw("pow2_sqrt", p.pow(p.sqrt(a), 2), a, f1 & nonnegative(a), "``sqrt(a) ** 2 = a`` for ``a >= 0``.")
 rw("sqrt_sqr_nonneg", p.sqrt(p.sqr(a)), a, f1 & nonnegative(a), "``sqrt(sqr(a)) = a`` for ``a >= 0``.")
+# Herbie's flip--: a difference of square roots as a quotient by their sum (no cancellation)
+eq("flip_sqrt_sub", p.sub(p.sqrt(a), p.sqrt(b)), p.true_div(p.sub(a, b), p.add(p.sqrt(a), p.sqrt(b))),
+   f2 & (positive(a) | positive(b)),
+   "``sqrt(a) - sqrt(b) = (a - b) / (sqrt(a) + sqrt(b))`` for ``a > 0`` or ``b > 0``.")
+eq("flip_sqrt_shift", p.sub(p.sqrt(p.add(a, c)), p.sqrt(a)), p.true_div(c, p.add(p.sqrt(p.add(a, c)), p.sqrt(a))),
+   f1 & real(c) & nonzero(c), "``sqrt(a + c) - sqrt(a) = c / (sqrt(a + c) + sqrt(a))`` for ``c != 0``.")
+eq("flip_sqrt_sub_b", p.sub(p.sqrt(a), b), p.true_div(p.sub(a, p.mul(b, b)), p.add(p.sqrt(a), b)), f2 & positive(b),
+   "``sqrt(a) - b = (a - b*b) / (sqrt(a) + b)`` for ``b > 0`` (the quadratic formula's cancellation).")
 eq("rem_sqrt_square", p.sqrt(p.mul(a, a)), p.abs(a), f1, "``sqrt(a * a) = abs(a)``.")
 eq("sqrt_sqr", p.sqrt(p.sqr(a)), p.abs(a), f1, "``sqrt(sqr(a)) = abs(a)``.")
 

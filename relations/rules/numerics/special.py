@@ -17,6 +17,7 @@ from relations.patterns.guards import nonnegative, positive, real
 __all__ = ["FAMILY"]
 
 a, b, c = p.var("a"), p.var("b"), p.var("c")
+LOG2 = p.log(2.0)
 floats = real(a) & real(b)
 
 #: The group's family.
@@ -38,6 +39,13 @@ eq("log_erfc", p.log(p.erfc(a)), p.sub(p.log(p.erfcx(a)), p.sqr(a)), real(a),
    "``log(erfc(a))`` is ``log(erfcx(a)) - a**2``: finite in the far tail.")
 eq("log_mul_erfc", p.log(p.mul(b, p.erfc(a))), p.add(p.log(b), p.sub(p.log(p.erfcx(a)), p.sqr(a))),
    floats & positive(b), "The log of a positive weight times ``erfc(a)``, through ``erfcx``.")
+eq("log_erfc_reflect", p.log(p.erfc(a)), p.add(LOG2, p.log1p(p.mul(-0.5, p.erfc(p.neg(a))))), real(a),
+   "``log(erfc(a))`` is ``log(2) + log1p(-erfc(-a) / 2)``: the digits near 0 where ``erfc(a)`` is near 2.")
+eq("log_mul_erfc_reflect", p.log(p.mul(b, p.erfc(a))),
+   p.add(p.log(p.mul(2, b)), p.log1p(p.mul(-0.5, p.erfc(p.neg(a))))), floats & positive(b),
+   "The log of a positive weight times ``erfc(a)``, through the reflection.")
+eq("log_one_sub_half_erfc", p.log(p.sub(1, p.mul(0.5, p.erfc(a)))), p.log(p.mul(0.5, p.erfc(p.neg(a)))), real(a),
+   "``log(1 - erfc(a) / 2)`` is ``log(erfc(-a) / 2)``: the normal log-CDF from the upper tail.")
 # gamma and gammaln
 eq("gammaln_def", p.gammaln(a), p.log(p.gamma(a)), real(a) & positive(a),
    "``gammaln(a)`` is ``log(gamma(a))`` for ``a > 0``.")
