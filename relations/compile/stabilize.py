@@ -41,6 +41,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pytensor.scalar as ps
 from pytensor import config
 from pytensor.compile import optdb
@@ -137,6 +138,14 @@ REGION_DEPTH = 4
 #: is given to ``relations.stabilize`` with these bounds.
 SCREEN_POINTS = 12
 SCREEN_BITS = 1.0
+#: The cheap screen before it (:func:`_wide_flag`): points, and the mean bits between float64 and extended
+#: precision above which a region is measured; a region larger than :data:`SCREEN_ELEMENTS` per point
+#: (a model's data, a 30 x 30 matrix) is not measured with mpmath: the screen took minutes on them.
+WIDE_POINTS = 16
+WIDE_BITS = 1.0
+SCREEN_ELEMENTS = 64
+#: PyTensor's rewrite databases :func:`_stock_form` applies to a flagged region before measuring it.
+STOCK_REWRITES = ("canonicalize", "stabilize", "specialize")
 PASS_LIMITS = RunnerLimits(nodes=3_000, iterations=8, seconds=1.0)
 #: How the measured stage compiles a region to measure it: PyTensor's own rewrites (FAST_RUN's, without
 #: this pass), run by the Python linker (no Numba compile for a measurement).
@@ -421,6 +430,12 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
             continue
         with config.change_flags(traceback__limit=0):
             (copy,), leaves = _cut([root])
+            if not _wide_flag(copy) or not _wide_flag(_stock_form(copy)):
+                budget.passed += 1
+                continue
+            if _elements(copy) > SCREEN_ELEMENTS:
+                budget.large += 1
+                continue
             screened = _screen(copy)
             if screened is None:
                 continue
@@ -436,6 +451,43 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
         pairs.append((root, new))
         budget.replaced += 1
     return pairs
+
+
+def _wide_flag(copy: Variable) -> bool:
+    """The cheap screen: whether the region as written, in float64, is more than :data:`WIDE_BITS` off its
+    value in extended precision (:func:`graph_bridge.wide_float.wide_gap`: numpy only, no compile, no
+    mpmath).  One with a non-float input is not (nothing to sample, as :func:`_screen`), nor one with an Op the
+    extended evaluation does not know (the mpmath screen took up to minutes on such regions of a model)."""
+    from graph_bridge.wide_float import wide_gap
+
+    try:
+        gap = wide_gap(copy, n=WIDE_POINTS)
+    except (NotImplementedError, ValueError, TypeError, IndexError):
+        return False
+    return gap is not None and gap > WIDE_BITS
+
+
+def _stock_form(copy: Variable) -> Variable:
+    """The region as PyTensor's own rewrites up to ``specialize`` leave it (:data:`STOCK_REWRITES`): its
+    stabilizers repair ``log(sigmoid(x))`` and the like themselves, and only what they leave is measured."""
+    from pytensor.graph.rewriting.utils import rewrite_graph
+
+    out = rewrite_graph(copy, include=STOCK_REWRITES, clone=True)
+    assert isinstance(out, Variable)
+    return out
+
+
+def _elements(copy: Variable) -> int:
+    """The elements one point of the region holds: its float inputs' and constants' sizes (an unknown length 2)."""
+    from pytensor.graph.traversal import graph_inputs
+
+    total = 0
+    for v in graph_inputs([copy]):
+        if isinstance(v, Constant):
+            total += int(np.asarray(v.data).size)
+        else:
+            total += int(np.prod([s if s is not None else 2 for s in v.type.shape]))
+    return total
 
 
 def _screen(copy: Variable) -> Any:
@@ -470,11 +522,11 @@ class MeasuredBudget:
 
     def __init__(self, seconds: float = 3.0) -> None:
         self.seconds = seconds
-        self.stabilized = self.replaced = self.skipped = 0
+        self.stabilized = self.replaced = self.skipped = self.passed = self.large = 0
 
     def __repr__(self) -> str:
-        return (f"MeasuredBudget(seconds={self.seconds}, stabilized={self.stabilized}, replaced={self.replaced}, "
-                f"skipped={self.skipped})")
+        return (f"MeasuredBudget(seconds={self.seconds}, passed={self.passed}, large={self.large}, "
+                f"stabilized={self.stabilized}, replaced={self.replaced}, skipped={self.skipped})")
 
 
 class StabilizingRewriter(GraphRewriter):
