@@ -38,7 +38,7 @@ from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
-__all__ = ["BINADES", "WIDE", "evaluate", "screen_floats", "wide_gap"]
+__all__ = ["BINADES", "WIDE", "evaluate", "screen_floats", "wide_gap", "wide_screen"]
 
 #: The extended dtype of the reference evaluation.
 WIDE = np.longdouble
@@ -139,13 +139,14 @@ _INNER: dict[Any, tuple[list[Variable], Variable]] = {}
 
 
 def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype: Any = WIDE,
-             order: Sequence[Any] | None = None) -> list[np.ndarray]:
+             order: Sequence[Any] | None = None, env: dict[Variable, Any] | None = None) -> list[np.ndarray]:
     """``outputs`` at ``values`` (one array per non-constant input), every float held in ``dtype``.
 
     Raises :class:`NotImplementedError` on an Op outside Elemwise (of :data:`SCALAR`), CAReduce (of
     :data:`REDUCE`), DimShuffle, Alloc, (advanced) indexing and symbolic Ops (softmax); ``order``: the
-    graph's nodes in :func:`~pytensor.graph.traversal.toposort` order, when the caller has it."""
-    env: dict[Variable, Any] = {}
+    graph's nodes in :func:`~pytensor.graph.traversal.toposort` order, when the caller has it; ``env``
+    receives every variable's value."""
+    env = {} if env is None else env
     for v, x in values.items():
         env[v] = np.asarray(x).astype(_in(str(v.type.dtype), dtype))
     if not outputs:
@@ -221,28 +222,36 @@ def screen_floats(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarra
 
 
 def wide_gap(output: Variable, n: int = 8, seed: int = 0, size: int = 2) -> float | None:
+    """Mean bits between ``output`` in float64 and in :data:`WIDE` (:func:`wide_screen`'s first part)."""
+    return wide_screen(output, n, seed, size)[0]
+
+
+def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2) -> tuple[float | None, int]:
     """Mean bits between ``output`` evaluated in float64 and in :data:`WIDE` over ``n`` sampled points.
 
     Each point draws every float input at its static shape (an unknown length is ``size``) uniformly
     over the binades of :data:`BINADES` (:func:`screen_floats`); the points where
     the wide result is NaN are dropped (no real value there).  ``None``: no float output, a
     non-float input (nothing to sample), or no point left.  Raises :class:`NotImplementedError` on an
-    Op :func:`evaluate` does not know."""
+    Op :func:`evaluate` does not know.  Second: the elements one point's evaluation computed (every
+    node's output), the size of an exact evaluation of the graph per point."""
     if str(getattr(output.type, "dtype", "")) != "float64":
-        return None
+        return None, 0
     inputs = [v for v in explicit_graph_inputs([output]) if not isinstance(v, Constant)]
     if any(str(getattr(v.type, "dtype", "")) != "float64" for v in inputs):
-        return None
+        return None, 0
     rng = np.random.default_rng(seed)
     order = list(toposort([output]))
     gaps = []
     for _ in range(n):
         at = {v: screen_floats(tuple(s if s is not None else size for s in v.type.shape), rng) for v in inputs}
-        [lo] = evaluate([output], at, np.float64, order)
+        lo_env: dict[Variable, Any] = {}
+        [lo] = evaluate([output], at, np.float64, order, lo_env)
         [hi] = evaluate([output], at, WIDE, order)
         ref = hi.astype("float64")
         keep = ~np.isnan(hi)
         if keep.any():
             gaps.append(float(np.mean(_bits(lo[keep], ref[keep]))))
-    return float(np.mean(gaps)) if gaps else None
+    elements = sum(int(np.size(lo_env.get(node.outputs[0], 0))) for node in order)
+    return (float(np.mean(gaps)) if gaps else None), elements
 

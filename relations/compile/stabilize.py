@@ -41,7 +41,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pytensor.scalar as ps
 from pytensor import config
 from pytensor.compile import optdb
@@ -139,11 +138,12 @@ REGION_DEPTH = 4
 SCREEN_POINTS = 12
 SCREEN_BITS = 1.0
 #: The cheap screen before it (:func:`_wide_flag`): points, and the mean bits between float64 and extended
-#: precision above which a region is measured; a region larger than :data:`SCREEN_ELEMENTS` per point
-#: (a model's data, a 30 x 30 matrix) is not measured with mpmath: the screen took minutes on them.
+#: precision above which a region is measured; a region computing more than :data:`SCREEN_ELEMENTS`
+#: elements per point (a model's data, a GP's 20 x 20 kernel) is not measured with mpmath: the screen took
+#: minutes on them.
 WIDE_POINTS = 16
 WIDE_BITS = 1.0
-SCREEN_ELEMENTS = 64
+SCREEN_ELEMENTS = 256
 #: PyTensor's rewrite databases :func:`_stock_form` applies to a flagged region before measuring it.
 STOCK_REWRITES = ("canonicalize", "stabilize", "specialize")
 PASS_LIMITS = RunnerLimits(nodes=3_000, iterations=8, seconds=1.0)
@@ -422,19 +422,33 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
     from relations.saturation.stabilizing import stabilize
 
     budget = budget or MeasuredBudget()
-    pairs = []
+    pairs: list[tuple[Variable, Variable]] = []
     start = time.perf_counter()
+    # the cheap screen first, every region (numpy only); then the flagged ones as PyTensor's own rewrites
+    # leave them, all in one rewrite; only what is still flagged is measured with mpmath
+    flagged = []
     for root in head_roots(outputs):
+        with config.change_flags(traceback__limit=0):
+            (copy,), leaves = _cut([root])
+            gap, elements = _wide_screen(copy)
+        if gap is None or gap <= WIDE_BITS:
+            budget.passed += 1
+        elif elements > SCREEN_ELEMENTS:
+            budget.large += 1
+        else:
+            flagged.append((root, copy, leaves))
+    if not flagged:
+        return pairs
+    with config.change_flags(traceback__limit=0):
+        stock = _stock_forms([copy for _, copy, _ in flagged])
+    for (root, copy, leaves), form in zip(flagged, stock, strict=True):
         if time.perf_counter() - start > budget.seconds:
             budget.skipped += 1
             continue
         with config.change_flags(traceback__limit=0):
-            (copy,), leaves = _cut([root])
-            if not _wide_flag(copy) or not _wide_flag(_stock_form(copy)):
+            gap, _ = _wide_screen(form)
+            if gap is None or gap <= WIDE_BITS:
                 budget.passed += 1
-                continue
-            if _elements(copy) > SCREEN_ELEMENTS:
-                budget.large += 1
                 continue
             screened = _screen(copy)
             if screened is None:
@@ -453,41 +467,28 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
     return pairs
 
 
-def _wide_flag(copy: Variable) -> bool:
-    """The cheap screen: whether the region as written, in float64, is more than :data:`WIDE_BITS` off its
-    value in extended precision (:func:`graph_bridge.wide_float.wide_gap`: numpy only, no compile, no
-    mpmath).  One with a non-float input is not (nothing to sample, as :func:`_screen`), nor one with an Op the
-    extended evaluation does not know (the mpmath screen took up to minutes on such regions of a model)."""
-    from graph_bridge.wide_float import wide_gap
+def _wide_screen(copy: Variable) -> tuple[float | None, int]:
+    """The cheap screen: the mean bits the region as written, in float64, is off its value in extended
+    precision (:func:`graph_bridge.wide_float.wide_screen`: numpy only, no compile, no mpmath), and the
+    elements one point computes.  ``None``: a non-float input (nothing to sample, as :func:`_screen`), or
+    an Op the extended evaluation does not know (the mpmath screen took up to minutes on such regions)."""
+    from graph_bridge.wide_float import wide_screen
 
     try:
-        gap = wide_gap(copy, n=WIDE_POINTS)
+        return wide_screen(copy, n=WIDE_POINTS)
     except (NotImplementedError, ValueError, TypeError, IndexError):
-        return False
-    return gap is not None and gap > WIDE_BITS
+        return None, 0
 
 
-def _stock_form(copy: Variable) -> Variable:
-    """The region as PyTensor's own rewrites up to ``specialize`` leave it (:data:`STOCK_REWRITES`): its
-    stabilizers repair ``log(sigmoid(x))`` and the like themselves, and only what they leave is measured."""
+def _stock_forms(copies: Sequence[Variable]) -> list[Variable]:
+    """The regions as PyTensor's own rewrites up to ``specialize`` leave them (:data:`STOCK_REWRITES`), in
+    one rewrite: its stabilizers repair ``log(sigmoid(x))`` and the like themselves, and only what they
+    leave is measured."""
     from pytensor.graph.rewriting.utils import rewrite_graph
 
-    out = rewrite_graph(copy, include=STOCK_REWRITES, clone=True)
-    assert isinstance(out, Variable)
+    out = rewrite_graph(list(copies), include=STOCK_REWRITES, clone=True)
+    assert isinstance(out, list)
     return out
-
-
-def _elements(copy: Variable) -> int:
-    """The elements one point of the region holds: its float inputs' and constants' sizes (an unknown length 2)."""
-    from pytensor.graph.traversal import graph_inputs
-
-    total = 0
-    for v in graph_inputs([copy]):
-        if isinstance(v, Constant):
-            total += int(np.asarray(v.data).size)
-        else:
-            total += int(np.prod([s if s is not None else 2 for s in v.type.shape]))
-    return total
 
 
 def _screen(copy: Variable) -> Any:
