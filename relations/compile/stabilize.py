@@ -38,9 +38,11 @@ Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pytensor.scalar as ps
 from pytensor import config
 from pytensor.compile import optdb
@@ -50,6 +52,7 @@ from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace
 from pytensor.graph.rewriting.basic import GraphRewriter, copy_stack_trace
+from pytensor.graph.traversal import toposort
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.special import LogSoftmax, Softmax
@@ -419,8 +422,6 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
     :data:`SCREEN_BITS` is given to :func:`relations.stabilize` (the numerics theory, forms chosen by
     measured error); its result replaces the root where it is more accurate.  ``budget`` bounds the
     seconds (:class:`MeasuredBudget`; what it skipped is counted in it, never silently)."""
-    from relations.saturation.stabilizing import stabilize
-
     budget = budget or MeasuredBudget()
     pairs: list[tuple[Variable, Variable]] = []
     start = time.perf_counter()
@@ -437,34 +438,99 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
             budget.large += 1
         else:
             flagged.append((root, copy, leaves))
-    if not flagged:
+    known = []
+    for root, copy, leaves in flagged:
+        key = _region_key(copy)
+        if key is not None and key[0] in _OUTCOMES:
+            budget.cached += 1
+            found = _OUTCOMES[key[0]]
+            _OUTCOMES.move_to_end(key[0])
+            if found is not None:
+                form, their_leaves = found
+                mine = clone_replace([form], replace=dict(zip(their_leaves, key[1], strict=True)))[0]
+                pairs.append(_replacement(root, mine, leaves))
+                budget.replaced += 1
+        else:
+            known.append((root, copy, leaves, key))
+    if not known:
         return pairs
     with config.change_flags(traceback__limit=0):
-        stock = _stock_forms([copy for _, copy, _ in flagged])
-    for (root, copy, leaves), form in zip(flagged, stock, strict=True):
+        stock = _stock_forms([copy for _, copy, _, _ in known])
+    for (root, copy, leaves, key), form in zip(known, stock, strict=True):
         if time.perf_counter() - start > budget.seconds:
             budget.skipped += 1
             continue
         with config.change_flags(traceback__limit=0):
-            gap, _ = _wide_screen(form)
-            if gap is None or gap <= WIDE_BITS:
-                budget.passed += 1
-                continue
-            screened = _screen(copy)
-            if screened is None:
-                continue
-            budget.stabilized += 1
-            r = stabilize(copy, limits=PASS_LIMITS, n=32)
-            if not r.changed or r.graph.type.dtype != root.type.dtype or r.graph.type.ndim != root.type.ndim:
-                continue
-            if not _compiles_better(r.graph, copy, screened):
-                continue
-        new = clone_replace([r.graph], replace=leaves)[0] if leaves else r.graph
-        new = root.type.filter_variable(new, allow_convert=True)
-        copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
-        pairs.append((root, new))
-        budget.replaced += 1
+            better = _measure(root, copy, form, budget)
+        if key is not None:
+            _OUTCOMES[key[0]] = None if better is None else (better, key[1])
+            while len(_OUTCOMES) > CACHE_SIZE:
+                _OUTCOMES.popitem(last=False)
+        if better is not None:
+            pairs.append(_replacement(root, better, leaves))
+            budget.replaced += 1
     return pairs
+
+
+def _measure(root: Variable, copy: Variable, form: Variable, budget: MeasuredBudget) -> Variable | None:
+    """The form :func:`relations.stabilize` finds for a flagged region ``copy`` (``form``: as PyTensor's
+    rewrites leave it), where it compiles more accurate than ``copy``; else ``None``."""
+    from relations.saturation.stabilizing import stabilize
+
+    gap, _ = _wide_screen(form)
+    if gap is None or gap <= WIDE_BITS:
+        budget.passed += 1
+        return None
+    screened = _screen(copy)
+    if screened is None:
+        return None
+    budget.stabilized += 1
+    r = stabilize(copy, limits=PASS_LIMITS, n=32)
+    if not r.changed or r.graph.type.dtype != root.type.dtype or r.graph.type.ndim != root.type.ndim:
+        return None
+    return r.graph if _compiles_better(r.graph, copy, screened) else None
+
+
+def _replacement(root: Variable, form: Variable, leaves: dict[Variable, Variable]) -> tuple[Variable, Variable]:
+    new = clone_replace([form], replace=leaves)[0] if leaves else form
+    new = root.type.filter_variable(new, allow_convert=True)
+    copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
+    return root, new
+
+
+#: What the measured stage found per region structure (:func:`_region_key`), the last :data:`CACHE_SIZE`:
+#: the form that replaces it (over the region's inputs in order) or ``None``.  A model compiled again
+#: (its logp, its dlogp, a sampler's functions) pays the mpmath screen and ``relations.stabilize`` once.
+_OUTCOMES: OrderedDict[tuple, tuple[Variable, list[Variable]] | None] = OrderedDict()
+CACHE_SIZE = 512
+
+
+def _region_key(copy: Variable) -> tuple[tuple, list[Variable]] | None:
+    """The region's structure (its Ops, constants' values and how they connect; its inputs by position
+    and type) and its inputs in that order; ``None`` where an Op is not hashable."""
+    index: dict[Variable, tuple] = {}
+    inputs: list[Variable] = []
+    parts = []
+    for node in toposort([copy]):
+        ins = []
+        for i in node.inputs:
+            if i not in index:
+                if isinstance(i, Constant):
+                    data = np.asarray(i.data)
+                    index[i] = ("c", str(i.type), data.shape, data.tobytes())
+                else:
+                    index[i] = ("x", len(inputs), str(i.type))
+                    inputs.append(i)
+            ins.append(index[i])
+        parts.append((node.op, tuple(ins)))
+        for k, o in enumerate(node.outputs):
+            index[o] = ("n", len(parts) - 1, k)
+    key = (tuple(parts), index.get(copy))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key, inputs
 
 
 def _wide_screen(copy: Variable) -> tuple[float | None, int]:
@@ -523,11 +589,12 @@ class MeasuredBudget:
 
     def __init__(self, seconds: float = 3.0) -> None:
         self.seconds = seconds
-        self.stabilized = self.replaced = self.skipped = self.passed = self.large = 0
+        self.stabilized = self.replaced = self.skipped = self.passed = self.large = self.cached = 0
 
     def __repr__(self) -> str:
         return (f"MeasuredBudget(seconds={self.seconds}, passed={self.passed}, large={self.large}, "
-                f"stabilized={self.stabilized}, replaced={self.replaced}, skipped={self.skipped})")
+                f"cached={self.cached}, stabilized={self.stabilized}, replaced={self.replaced}, "
+                f"skipped={self.skipped})")
 
 
 class StabilizingRewriter(GraphRewriter):
