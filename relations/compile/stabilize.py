@@ -421,7 +421,15 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
     (:func:`relations.saturation.accuracy.sample_points`, Herbie's sampling), exceeds
     :data:`SCREEN_BITS` is given to :func:`relations.stabilize` (the numerics theory, forms chosen by
     measured error); its result replaces the root where it is more accurate.  ``budget`` bounds the
-    seconds (:class:`MeasuredBudget`; what it skipped is counted in it, never silently)."""
+    seconds (:class:`MeasuredBudget`; what it skipped is counted in it, never silently).
+
+    Measuring with mpmath costs 0.1 s to minutes a region, so three cheap steps come first: every
+    region is screened in numpy (:func:`_wide_screen`: float64 against extended precision, about a
+    millisecond); the flagged ones are rewritten as PyTensor's own rewrites leave them, all in one
+    rewrite (:func:`_stock_forms`), and screened again; one computing more than
+    :data:`SCREEN_ELEMENTS` elements a point is not measured (counted as ``large``).  Outcomes are
+    kept per region structure (:func:`_region_key`), so the same region compiled again is not
+    measured again."""
     budget = budget or MeasuredBudget()
     pairs: list[tuple[Variable, Variable]] = []
     start = time.perf_counter()
@@ -615,8 +623,9 @@ class StabilizingRewriter(GraphRewriter):
 class MeasuredRewriter(GraphRewriter):
     """The measured stage (:func:`measured`) as a pass, tag :data:`MEASURED_NAME` (opt in:
     ``relations.mode("relational", "relational_stabilize", "relational_measured")``).  It is not in the
-    default mode: screening every head region costs 0.1-0.5 s and stabilizing one 1-4 s, which made the
-    test suite's PyMC models compile 5x slower.  :attr:`last` is the last graph's :class:`MeasuredBudget`."""
+    default mode: a region the screens flag costs 1-4 s in ``relations.stabilize`` on its first compile
+    (``benchmarks/measured_pass.py`` has the PyMC models' figures).  :attr:`last` is the last graph's
+    :class:`MeasuredBudget`."""
 
     last: MeasuredBudget | None = None
 
