@@ -57,7 +57,9 @@ def bits_of_error(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:
     width = max_bits(str(c.dtype))
     c_nan, e_nan = np.isnan(c), np.isnan(e)
     cf, ef = np.where(c_nan, 0, c).astype(c.dtype), np.where(e_nan, 0, e).astype(c.dtype)
-    gap = np.abs(ordinals(cf) - ordinals(ef)).astype(float)
+    # at least 1-d: numpy gives a 0-d object difference back as a Python int, which has no ``astype`` (an
+    # AttributeError on 0-d values of opposite signs far apart, beyond int64, at 10x saturation limits)
+    gap = np.abs(np.atleast_1d(ordinals(cf)) - np.atleast_1d(ordinals(ef))).astype(float).reshape(np.shape(c))
     bits = np.minimum(np.log2(1.0 + gap), float(width))
     return np.where(c_nan | e_nan, np.where(c_nan & e_nan, 0.0, float(width)), bits)
 

@@ -174,3 +174,14 @@ def test_samples_cover_every_binade():
     assert s32.shape == (10, 3) and s32.dtype == np.float32
     with pytest.raises(ValueError, match="dtype"):
         sample_floats("int64", 3, np.random.default_rng(0))
+
+
+def test_bits_of_error_of_zero_d_values_far_apart():
+    """0-d values of opposite signs: their ordinals' difference exceeds int64 and numpy returned it as a
+    Python int (``'int' object has no attribute 'astype'``, relations.stabilize at 10x limits)."""
+    bits = bits_of_error(np.array(-1e300), np.array(1e300))
+    assert bits.shape == () and 63.0 < float(bits) <= 64.0
+    assert float(bits_of_error(np.array(2.0), np.array(2.0))) == 0.0
+    from relations.saturation.accuracy import _agree
+
+    assert not _agree(np.array(-1e300), np.array(1e300)) and _agree(np.array(-0.0), np.array(0.0))

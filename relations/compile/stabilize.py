@@ -38,9 +38,11 @@ Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pytensor.scalar as ps
 from pytensor import config
 from pytensor.compile import optdb
@@ -50,6 +52,7 @@ from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace
 from pytensor.graph.rewriting.basic import GraphRewriter, copy_stack_trace
+from pytensor.graph.traversal import toposort
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.special import LogSoftmax, Softmax
@@ -137,6 +140,15 @@ REGION_DEPTH = 4
 #: is given to ``relations.stabilize`` with these bounds.
 SCREEN_POINTS = 12
 SCREEN_BITS = 1.0
+#: The cheap screen before it (:func:`_wide_flag`): points, and the mean bits between float64 and extended
+#: precision above which a region is measured; a region computing more than :data:`SCREEN_ELEMENTS`
+#: elements per point (a model's data, a GP's 20 x 20 kernel) is not measured with mpmath: the screen took
+#: minutes on them.
+WIDE_POINTS = 16
+WIDE_BITS = 1.0
+SCREEN_ELEMENTS = 256
+#: PyTensor's rewrite databases :func:`_stock_form` applies to a flagged region before measuring it.
+STOCK_REWRITES = ("canonicalize", "stabilize", "specialize")
 PASS_LIMITS = RunnerLimits(nodes=3_000, iterations=8, seconds=1.0)
 #: How the measured stage compiles a region to measure it: PyTensor's own rewrites (FAST_RUN's, without
 #: this pass), run by the Python linker (no Numba compile for a measurement).
@@ -409,33 +421,148 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
     (:func:`relations.saturation.accuracy.sample_points`, Herbie's sampling), exceeds
     :data:`SCREEN_BITS` is given to :func:`relations.stabilize` (the numerics theory, forms chosen by
     measured error); its result replaces the root where it is more accurate.  ``budget`` bounds the
-    seconds (:class:`MeasuredBudget`; what it skipped is counted in it, never silently)."""
-    from relations.saturation.stabilizing import stabilize
+    seconds (:class:`MeasuredBudget`; what it skipped is counted in it, never silently).
 
+    Measuring with mpmath costs 0.1 s to minutes a region, so three cheap steps come first: every
+    region is screened in numpy (:func:`_wide_screen`: float64 against extended precision, about a
+    millisecond); the flagged ones are rewritten as PyTensor's own rewrites leave them, all in one
+    rewrite (:func:`_stock_forms`), and screened again; one computing more than
+    :data:`SCREEN_ELEMENTS` elements a point is not measured (counted as ``large``).  Outcomes are
+    kept per region structure (:func:`_region_key`), so the same region compiled again is not
+    measured again."""
     budget = budget or MeasuredBudget()
-    pairs = []
+    pairs: list[tuple[Variable, Variable]] = []
     start = time.perf_counter()
+    # the cheap screen first, every region (numpy only); then the flagged ones as PyTensor's own rewrites
+    # leave them, all in one rewrite; only what is still flagged is measured with mpmath
+    flagged = []
     for root in head_roots(outputs):
+        with config.change_flags(traceback__limit=0):
+            (copy,), leaves = _cut([root])
+            gap, elements = _wide_screen(copy)
+        if gap is None or gap <= WIDE_BITS:
+            budget.passed += 1
+        elif elements > SCREEN_ELEMENTS:
+            budget.large += 1
+        else:
+            flagged.append((root, copy, leaves))
+    known = []
+    for root, copy, leaves in flagged:
+        key = _region_key(copy)
+        if key is not None and key[0] in _OUTCOMES:
+            budget.cached += 1
+            found = _OUTCOMES[key[0]]
+            _OUTCOMES.move_to_end(key[0])
+            if found is not None:
+                form, their_leaves = found
+                mine = clone_replace([form], replace=dict(zip(their_leaves, key[1], strict=True)))[0]
+                pairs.append(_replacement(root, mine, leaves))
+                budget.replaced += 1
+        else:
+            known.append((root, copy, leaves, key))
+    if not known:
+        return pairs
+    with config.change_flags(traceback__limit=0):
+        stock = _stock_forms([copy for _, copy, _, _ in known])
+    for (root, copy, leaves, key), form in zip(known, stock, strict=True):
         if time.perf_counter() - start > budget.seconds:
             budget.skipped += 1
             continue
         with config.change_flags(traceback__limit=0):
-            (copy,), leaves = _cut([root])
-            screened = _screen(copy)
-            if screened is None:
-                continue
-            budget.stabilized += 1
-            r = stabilize(copy, limits=PASS_LIMITS, n=32)
-            if not r.changed or r.graph.type.dtype != root.type.dtype or r.graph.type.ndim != root.type.ndim:
-                continue
-            if not _compiles_better(r.graph, copy, screened):
-                continue
-        new = clone_replace([r.graph], replace=leaves)[0] if leaves else r.graph
-        new = root.type.filter_variable(new, allow_convert=True)
-        copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
-        pairs.append((root, new))
-        budget.replaced += 1
+            better = _measure(root, copy, form, budget)
+        if key is not None:
+            _OUTCOMES[key[0]] = None if better is None else (better, key[1])
+            while len(_OUTCOMES) > CACHE_SIZE:
+                _OUTCOMES.popitem(last=False)
+        if better is not None:
+            pairs.append(_replacement(root, better, leaves))
+            budget.replaced += 1
     return pairs
+
+
+def _measure(root: Variable, copy: Variable, form: Variable, budget: MeasuredBudget) -> Variable | None:
+    """The form :func:`relations.stabilize` finds for a flagged region ``copy`` (``form``: as PyTensor's
+    rewrites leave it), where it compiles more accurate than ``copy``; else ``None``."""
+    from relations.saturation.stabilizing import stabilize
+
+    gap, _ = _wide_screen(form)
+    if gap is None or gap <= WIDE_BITS:
+        budget.passed += 1
+        return None
+    screened = _screen(copy)
+    if screened is None:
+        return None
+    budget.stabilized += 1
+    r = stabilize(copy, limits=PASS_LIMITS, n=32)
+    if not r.changed or r.graph.type.dtype != root.type.dtype or r.graph.type.ndim != root.type.ndim:
+        return None
+    return r.graph if _compiles_better(r.graph, copy, screened) else None
+
+
+def _replacement(root: Variable, form: Variable, leaves: dict[Variable, Variable]) -> tuple[Variable, Variable]:
+    new = clone_replace([form], replace=leaves)[0] if leaves else form
+    new = root.type.filter_variable(new, allow_convert=True)
+    copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
+    return root, new
+
+
+#: What the measured stage found per region structure (:func:`_region_key`), the last :data:`CACHE_SIZE`:
+#: the form that replaces it (over the region's inputs in order) or ``None``.  A model compiled again
+#: (its logp, its dlogp, a sampler's functions) pays the mpmath screen and ``relations.stabilize`` once.
+_OUTCOMES: OrderedDict[tuple, tuple[Variable, list[Variable]] | None] = OrderedDict()
+CACHE_SIZE = 512
+
+
+def _region_key(copy: Variable) -> tuple[tuple, list[Variable]] | None:
+    """The region's structure (its Ops, constants' values and how they connect; its inputs by position
+    and type) and its inputs in that order; ``None`` where an Op is not hashable."""
+    index: dict[Variable, tuple] = {}
+    inputs: list[Variable] = []
+    parts = []
+    for node in toposort([copy]):
+        ins = []
+        for i in node.inputs:
+            if i not in index:
+                if isinstance(i, Constant):
+                    data = np.asarray(i.data)
+                    index[i] = ("c", str(i.type), data.shape, data.tobytes())
+                else:
+                    index[i] = ("x", len(inputs), str(i.type))
+                    inputs.append(i)
+            ins.append(index[i])
+        parts.append((node.op, tuple(ins)))
+        for k, o in enumerate(node.outputs):
+            index[o] = ("n", len(parts) - 1, k)
+    key = (tuple(parts), index.get(copy))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key, inputs
+
+
+def _wide_screen(copy: Variable) -> tuple[float | None, int]:
+    """The cheap screen: the mean bits the region as written, in float64, is off its value in extended
+    precision (:func:`graph_bridge.wide_float.wide_screen`: numpy only, no compile, no mpmath), and the
+    elements one point computes.  ``None``: a non-float input (nothing to sample, as :func:`_screen`), or
+    an Op the extended evaluation does not know (the mpmath screen took up to minutes on such regions)."""
+    from graph_bridge.wide_float import wide_screen
+
+    try:
+        return wide_screen(copy, n=WIDE_POINTS)
+    except (NotImplementedError, ValueError, TypeError, IndexError):
+        return None, 0
+
+
+def _stock_forms(copies: Sequence[Variable]) -> list[Variable]:
+    """The regions as PyTensor's own rewrites up to ``specialize`` leave them (:data:`STOCK_REWRITES`), in
+    one rewrite: its stabilizers repair ``log(sigmoid(x))`` and the like themselves, and only what they
+    leave is measured."""
+    from pytensor.graph.rewriting.utils import rewrite_graph
+
+    out = rewrite_graph(list(copies), include=STOCK_REWRITES, clone=True)
+    assert isinstance(out, list)
+    return out
 
 
 def _screen(copy: Variable) -> Any:
@@ -470,10 +597,11 @@ class MeasuredBudget:
 
     def __init__(self, seconds: float = 3.0) -> None:
         self.seconds = seconds
-        self.stabilized = self.replaced = self.skipped = 0
+        self.stabilized = self.replaced = self.skipped = self.passed = self.large = self.cached = 0
 
     def __repr__(self) -> str:
-        return (f"MeasuredBudget(seconds={self.seconds}, stabilized={self.stabilized}, replaced={self.replaced}, "
+        return (f"MeasuredBudget(seconds={self.seconds}, passed={self.passed}, large={self.large}, "
+                f"cached={self.cached}, stabilized={self.stabilized}, replaced={self.replaced}, "
                 f"skipped={self.skipped})")
 
 
@@ -495,8 +623,9 @@ class StabilizingRewriter(GraphRewriter):
 class MeasuredRewriter(GraphRewriter):
     """The measured stage (:func:`measured`) as a pass, tag :data:`MEASURED_NAME` (opt in:
     ``relations.mode("relational", "relational_stabilize", "relational_measured")``).  It is not in the
-    default mode: screening every head region costs 0.1-0.5 s and stabilizing one 1-4 s, which made the
-    test suite's PyMC models compile 5x slower.  :attr:`last` is the last graph's :class:`MeasuredBudget`."""
+    default mode: a region the screens flag costs 1-4 s in ``relations.stabilize`` on its first compile
+    (``benchmarks/measured_pass.py`` has the PyMC models' figures).  :attr:`last` is the last graph's
+    :class:`MeasuredBudget`."""
 
     last: MeasuredBudget | None = None
 

@@ -1,0 +1,257 @@
+"""A graph evaluated in numpy at two precisions: the cheap screen of the measured stabilizing stage.
+
+:func:`evaluate` runs a graph of Elemwise, CAReduce, DimShuffle, Alloc and
+indexing nodes with numpy, its float values held in a chosen dtype:
+``float64`` (the graph as written) or ``np.longdouble`` (x87 extended:
+64-bit significand, exponents to 16384, so ``exp(800)`` and the digits a
+float64 cancellation loses are still there).  Each Op is computed by one
+formula at both precisions (a stable one: ``softplus``, ``sigmoid``,
+``log1mexp`` as PyTensor's own implementations compute them), so a
+difference between the two results comes from how the graph composes its
+Ops, not from an Op.  Special functions numpy has no extended loop for
+(``erf``, ``erfc``, ``erfcx``, ``gammaln``, ``gamma``) are computed from
+scipy's float64 values with their range extended (``erfc(x) = exp(-x**2) *
+erfcx(x)``, ``gamma(x) = sign * exp(gammaln(x))``): relative precision of
+float64 but no underflow or overflow, enough to see a spelling that
+overflows or underflows where its value does not.
+
+:func:`wide_gap` is the screen: the mean bits of error
+(:func:`~graph_bridge.float_error.bits_of_error`) of the float64 result
+against the extended one rounded to float64, on inputs sampled as Herbie
+samples them.  It costs a few numpy calls per node (no compile, no
+mpmath), so every region of a graph can be screened; only the regions it
+flags are measured against exact values.  An Op it does not know raises
+:class:`NotImplementedError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pytensor.scalar as ps
+import scipy.special as sp
+from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.traversal import explicit_graph_inputs, toposort
+from pytensor.tensor.basic import Alloc
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
+
+__all__ = ["BINADES", "WIDE", "evaluate", "screen_floats", "wide_gap", "wide_screen"]
+
+#: The extended dtype of the reference evaluation.
+WIDE = np.longdouble
+
+_LOG2 = np.log(2.0)
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.where(x > 0, x + np.log1p(np.exp(-np.abs(x))), np.log1p(np.exp(np.minimum(x, 0))))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _log1mexp(x: np.ndarray) -> np.ndarray:
+    return np.where(x < -_LOG2, np.log1p(-np.exp(x)), np.log(-np.expm1(x)))
+
+
+def _erfc(x: np.ndarray) -> np.ndarray:
+    d = np.asarray(x, dtype="float64")
+    if x.dtype != WIDE:
+        return sp.erfc(d)
+    # exp(-x**2) in the wide dtype: no underflow until x ~ 106
+    return np.where(x > 0, np.exp(-x * x) * sp.erfcx(np.maximum(d, 0)).astype(WIDE), sp.erfc(d).astype(WIDE))
+
+
+def _erfcx(x: np.ndarray) -> np.ndarray:
+    d = np.asarray(x, dtype="float64")
+    if x.dtype != WIDE:
+        return sp.erfcx(d)
+    return np.where(x < 0, np.exp(x * x) * sp.erfc(np.minimum(d, 0)).astype(WIDE), sp.erfcx(d).astype(WIDE))
+
+
+def _gamma(x: np.ndarray) -> np.ndarray:
+    d = np.asarray(x, dtype="float64")
+    if x.dtype != WIDE:
+        return sp.gamma(d)
+    return sp.gammasgn(d).astype(WIDE) * np.exp(sp.gammaln(d).astype(WIDE))
+
+
+def _via_float64(f: Callable) -> Callable:
+    def g(x: np.ndarray) -> np.ndarray:
+        return f(np.asarray(x, dtype="float64")).astype(x.dtype if x.dtype.kind == "f" else "float64")
+
+    return g
+
+
+#: scalar Op class -> a numpy function of the inputs computing in their dtype
+SCALAR: dict[type, Callable[..., Any]] = {
+    ps.Add: lambda *a: _fold(np.add, a), ps.Mul: lambda *a: _fold(np.multiply, a), ps.Sub: np.subtract,
+    ps.TrueDiv: np.true_divide, ps.Neg: np.negative, ps.Reciprocal: lambda x: 1 / x, ps.Pow: np.power,
+    ps.Sqr: np.square, ps.Sqrt: np.sqrt, ps.Abs: np.abs, ps.Exp: np.exp, ps.Exp2: np.exp2, ps.Expm1: np.expm1,
+    ps.Log: np.log, ps.Log2: np.log2, ps.Log10: np.log10, ps.Log1p: np.log1p, ps.Sigmoid: _sigmoid,
+    ps.Softplus: _softplus, ps.Log1mexp: _log1mexp, ps.Erf: _via_float64(sp.erf), ps.Erfc: _erfc,
+    ps.Erfcx: _erfcx, ps.Gamma: _gamma, ps.GammaLn: _via_float64(sp.gammaln), ps.Psi: _via_float64(sp.psi),
+    ps.Maximum: np.maximum, ps.Minimum: np.minimum, ps.Sin: np.sin, ps.Cos: np.cos, ps.Tan: np.tan,
+    ps.Sinh: np.sinh, ps.Cosh: np.cosh, ps.Tanh: np.tanh, ps.ArcSinh: np.arcsinh, ps.ArcCosh: np.arccosh,
+    ps.ArcTanh: np.arctanh, ps.ArcTan: np.arctan, ps.ArcSin: np.arcsin, ps.ArcCos: np.arccos,
+    ps.Switch: lambda c, a, b: np.where(c.astype(bool), a, b), ps.GT: np.greater, ps.GE: np.greater_equal,
+    ps.LT: np.less, ps.LE: np.less_equal, ps.EQ: np.equal, ps.NEQ: np.not_equal, ps.AND: np.logical_and,
+    ps.OR: np.logical_or, ps.Invert: np.logical_not, ps.Identity: lambda x: x, ps.Sign: np.sign,
+    ps.Floor: np.floor, ps.Ceil: np.ceil, ps.IsNan: np.isnan, ps.IsInf: np.isinf,
+    ps.Clip: lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+}
+#: CAReduce scalar Op class -> numpy reduction
+REDUCE: dict[type, Callable[..., Any]] = {
+    ps.Add: np.add.reduce, ps.Mul: np.multiply.reduce, ps.Maximum: np.maximum.reduce, ps.Minimum: np.minimum.reduce,
+    ps.AND: np.logical_and.reduce, ps.OR: np.logical_or.reduce,
+}
+
+
+def _fold(f: Callable, args: Sequence[np.ndarray]) -> np.ndarray:
+    out = args[0]
+    for a in args[1:]:
+        out = f(out, a)
+    return out
+
+
+def _in(dtype: str, wide: Any) -> Any:
+    """The dtype a value of PyTensor dtype ``dtype`` is held in at precision ``wide``."""
+    return wide if dtype.startswith("float") else dtype
+
+
+def _inner(op: Any, node: Any) -> tuple[list[Variable], Variable]:
+    """Fresh inputs and the inner graph of a symbolic Op (built once per Op and input types)."""
+    key = (op, tuple(i.type for i in node.inputs))
+    if key not in _INNER:
+        fresh = [i.type() for i in node.inputs]
+        [inner] = op.build_inner_graph(*fresh)
+        _INNER[key] = (fresh, inner)
+    return _INNER[key]
+
+
+_INNER: dict[Any, tuple[list[Variable], Variable]] = {}
+
+
+def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype: Any = WIDE,
+             order: Sequence[Any] | None = None, env: dict[Variable, Any] | None = None) -> list[np.ndarray]:
+    """``outputs`` at ``values`` (one array per non-constant input), every float held in ``dtype``.
+
+    Raises :class:`NotImplementedError` on an Op outside Elemwise (of :data:`SCALAR`), CAReduce (of
+    :data:`REDUCE`), DimShuffle, Alloc, (advanced) indexing and symbolic Ops (softmax); ``order``: the
+    graph's nodes in :func:`~pytensor.graph.traversal.toposort` order, when the caller has it; ``env``
+    receives every variable's value."""
+    env = {} if env is None else env
+    for v, x in values.items():
+        env[v] = np.asarray(x).astype(_in(str(v.type.dtype), dtype))
+    if not outputs:
+        return []
+    with np.errstate(all="ignore"):
+        for node in order if order is not None else toposort(list(outputs)):
+            for i in node.inputs:
+                if i not in env:
+                    if not isinstance(i, Constant):
+                        raise ValueError(f"values: no value for the input {i}")
+                    env[i] = np.asarray(i.data).astype(_in(str(i.type.dtype), dtype))
+            ins = [env[i] for i in node.inputs]
+            out_dtype = str(node.outputs[0].type.dtype) if hasattr(node.outputs[0].type, "dtype") else ""
+            op = node.op
+            if isinstance(op, Elemwise):
+                f = SCALAR.get(type(op.scalar_op))
+                if f is None or len(node.outputs) != 1:
+                    raise NotImplementedError(f"no extended evaluation of {op}")
+                if isinstance(op.scalar_op, ps.Cast):
+                    f = None
+                res = f(*ins) if f is not None else ins[0]
+            elif isinstance(op, CAReduce) and type(op.scalar_op) in REDUCE:
+                res = REDUCE[type(op.scalar_op)](ins[0], axis=op.axis)
+            elif isinstance(op, Alloc):
+                res = np.broadcast_to(ins[0], tuple(int(s) for s in ins[1:]))
+            elif isinstance(op, DimShuffle | Subtensor | AdvancedSubtensor):  # any dtype
+                box: list[list[Any]] = [[None]]
+                op.perform(node, ins, box)
+                res = np.asarray(box[0][0])
+            elif hasattr(op, "build_inner_graph") and len(node.outputs) == 1:  # softmax, log_softmax, logsumexp
+                fresh, inner = _inner(op, node)
+                [res] = evaluate([inner], dict(zip(fresh, ins, strict=True)), dtype)
+            else:
+                raise NotImplementedError(f"no extended evaluation of {op}")
+            res = np.asarray(res)
+            env[node.outputs[0]] = res.astype(_in(out_dtype, dtype)) if out_dtype else res
+    return [env[o] if o in env else _constant(o, dtype) for o in outputs]
+
+
+def _constant(v: Any, dtype: Any) -> np.ndarray:
+    if not isinstance(v, Constant):
+        raise ValueError(f"values: no value for the input {v}")
+    return np.asarray(v.data).astype(_in(str(v.type.dtype), dtype))
+
+
+def _ordinals(x: np.ndarray) -> np.ndarray:
+    raw = x.view(np.int64)
+    return np.where(raw < 0, -(raw & np.int64(0x7FFFFFFFFFFFFFFF)), raw)
+
+
+def _bits(computed: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Herbie's bits of error of float64 ``computed`` against float64 ``reference`` (vectorized in int64)."""
+    c, r = np.ascontiguousarray(computed, dtype="float64"), np.ascontiguousarray(reference, dtype="float64")
+    cn, rn = np.isnan(c), np.isnan(r)
+    a, b = _ordinals(np.where(cn, 0.0, c)), _ordinals(np.where(rn, 0.0, r))
+    # ordinals of opposite signs may not fit an int64 difference: far apart anyway, a float difference
+    gap = np.where((a < 0) != (b < 0), np.abs(a.astype(float) - b.astype(float)), np.abs(a - b).astype(float))
+    bits = np.minimum(np.log2(1.0 + gap), 64.0)
+    return np.where(cn | rn, np.where(cn & rn, 0.0, 64.0), bits)
+
+
+#: The binades :func:`screen_floats` draws from: ``2**-60`` (1e-18) to ``2**14`` (16384), where the wide
+#: dtype's range (exponents to 16384) holds what float64's overflows or underflows (``exp(800)``,
+#: ``exp(-800)``, ``x**2`` of 1e200 does not occur); the binades beyond overflow the wide dtype too.
+BINADES = (-60.0, 14.0)
+
+
+def screen_floats(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """float64 values of both signs, uniform over the binades of :data:`BINADES` (Herbie's sampling, on
+    the range where the wide evaluation is a reference)."""
+    mag = np.exp2(rng.uniform(*BINADES, size=shape))
+    return np.where(rng.random(shape) < 0.5, -mag, mag)
+
+
+def wide_gap(output: Variable, n: int = 8, seed: int = 0, size: int = 2) -> float | None:
+    """Mean bits between ``output`` in float64 and in :data:`WIDE` (:func:`wide_screen`'s first part)."""
+    return wide_screen(output, n, seed, size)[0]
+
+
+def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2) -> tuple[float | None, int]:
+    """Mean bits between ``output`` evaluated in float64 and in :data:`WIDE` over ``n`` sampled points.
+
+    Each point draws every float input at its static shape (an unknown length is ``size``) uniformly
+    over the binades of :data:`BINADES` (:func:`screen_floats`); the points where
+    the wide result is NaN are dropped (no real value there).  ``None``: no float output, a
+    non-float input (nothing to sample), or no point left.  Raises :class:`NotImplementedError` on an
+    Op :func:`evaluate` does not know.  Second: the elements one point's evaluation computed (every
+    node's output), the size of an exact evaluation of the graph per point."""
+    if str(getattr(output.type, "dtype", "")) != "float64":
+        return None, 0
+    inputs = [v for v in explicit_graph_inputs([output]) if not isinstance(v, Constant)]
+    if any(str(getattr(v.type, "dtype", "")) != "float64" for v in inputs):
+        return None, 0
+    rng = np.random.default_rng(seed)
+    order = list(toposort([output]))
+    gaps = []
+    for _ in range(n):
+        at = {v: screen_floats(tuple(s if s is not None else size for s in v.type.shape), rng) for v in inputs}
+        lo_env: dict[Variable, Any] = {}
+        [lo] = evaluate([output], at, np.float64, order, lo_env)
+        [hi] = evaluate([output], at, WIDE, order)
+        ref = hi.astype("float64")
+        keep = ~np.isnan(hi)
+        if keep.any():
+            gaps.append(float(np.mean(_bits(lo[keep], ref[keep]))))
+    elements = sum(int(np.size(lo_env.get(node.outputs[0], 0))) for node in order)
+    return (float(np.mean(gaps)) if gaps else None), elements
+

@@ -1,0 +1,46 @@
+"""The cheap screen of the measured stabilizing stage: float64 against extended precision, numpy only."""
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+
+from graph_bridge.wide_float import WIDE, evaluate, wide_gap
+
+x = pt.dscalar("x")
+y = pt.dvector("y")
+
+
+@pytest.mark.parametrize("name, graph", [
+    ("exp(x) - 1", pt.exp(x) - 1),
+    ("exp(x) / (exp(x) - 1)", pt.exp(x) / (pt.exp(x) - 1)),
+    ("log(1 + exp(x))", pt.log(1 + pt.exp(x))),
+    ("log(erfc(x))", pt.log(pt.erfc(x))),
+    ("log(sum(exp(y)))", pt.log(pt.sum(pt.exp(y)))),
+])
+def test_flags_inaccurate_spellings(name, graph):
+    assert wide_gap(graph, n=16) > 1.0, name
+
+
+@pytest.mark.parametrize("name, graph", [
+    ("expm1(x)", pt.expm1(x)),
+    ("softplus(x)", pt.softplus(x)),
+    ("log1p(x)", pt.log1p(x)),
+    ("x + 1", x + 1.0),
+    ("normal logp", -0.5 * ((x - 1.0) / 2.0) ** 2 - pt.log(2.0)),
+])
+def test_passes_stable_spellings(name, graph):
+    assert wide_gap(graph, n=16) <= 1.0, name
+
+
+def test_evaluate_keeps_the_extended_range():
+    [lo] = evaluate([pt.log(1 + pt.exp(x))], {x: np.array(800.0)}, np.float64)
+    [hi] = evaluate([pt.log(1 + pt.exp(x))], {x: np.array(800.0)}, WIDE)
+    assert np.isinf(lo) and hi.dtype == WIDE and abs(float(hi) - 800.0) < 1e-12
+    [s] = evaluate([pt.special.softmax(y)], {y: np.array([0.0, np.log(3.0)])}, WIDE)
+    np.testing.assert_allclose(s.astype(float), [0.25, 0.75])
+
+
+def test_unknown_op_and_integer_input():
+    with pytest.raises(NotImplementedError):
+        wide_gap(pt.linalg.det(pt.dmatrix("m")) + 1.0)
+    assert wide_gap(pt.exp(pt.lscalar("k")) + x) is None
