@@ -87,8 +87,14 @@ def test_reduction_of_reads_no_input_of_a_node_that_is_not_a_reduction():
     assert axes == (1,) and inner is m
 
 
-@pytest.mark.parametrize("rules", list(RULE_SETS), ids=str)
-@pytest.mark.parametrize("name, g, givens", GRAPHS, ids=[c[0] for c in GRAPHS])
+#: graphs whose queries under the numerics theory take 10-50 s here (random variables, Scan, OpFromGraph,
+#: Blockwise solve: each query of the five saturates): the theory is run on the others
+NUMERICS_SLOW = {"blockwise_solve", "rv_param", "scan", "rv_add", "rv_sums", "opfromgraph_two_outputs", "opfromgraph",
+                 "rv_set", "rv_stack_T"}
+CASES = [(rules, *c) for rules in RULE_SETS for c in GRAPHS if not (rules == "numerics" and c[0] in NUMERICS_SLOW)]
+
+
+@pytest.mark.parametrize("rules, name, g, givens", CASES, ids=[f"{c[1]}-{c[0]}" for c in CASES])
 def test_every_query_is_total(name, g, givens, rules):
     rule_set = RULE_SETS[rules]
     limits = SMALL.get(rules, LIMITS)

@@ -348,76 +348,8 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         lines.append(f"        if parent[v{i}] != v{i}:")
         lines.append(f"            v{i} = parent[v{i}]")
         lines.append(f"            if parent[v{i}] != v{i}: v{i} = find(v{i})")
-    consts: dict[str, Any] = {}
-    counter = [0]
-    top_ops: list[str] = []
-
-    def emit(pat: Any, siblings: list[str], top: bool = False) -> str:
-        if isinstance(pat, p.PatternVar):
-            return f"v{rule.vars.index(pat)}"
-        if isinstance(pat, p.Const):
-            name = f"K{len(consts)}"
-            consts[name] = pat
-            counter[0] += 1
-            t = f"t{counter[0]}"
-            lines.append(f"        {t} = const_class(eg, {name}, ({''.join(x + ', ' for x in siblings)}))")
-            return t
-        kids = [a for a in pat.args if not isinstance(a, p.Const)]
-        kid_names = [emit(a, []) for a in kids]
-        args = [emit(a, kid_names) if isinstance(a, p.Const) else kid_names[kids.index(a)] for a in pat.args]
-        counter[0] += 1
-        t = f"t{counter[0]}"
-        op = f"OP{id(pat)}"
-        if top:  # a new top e-node joins the match's class (EGraph.into): no class of its own to merge
-            key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
-            lines.append(f"        key = {key}")
-            lines.append("        v = get(key)")
-            lines.append(f"        if v is not None: {t} = v >> BITS")
-            lines.append("        else:")
-            lines.append("            if parent[r] != r:")
-            lines.append("                r = parent[r]")
-            lines.append("                if parent[r] != r: r = find(r)")
-            if len(args) == 2:
-                # EGraph.into inlined where nothing needs it (a known type, canonical children, no analysis)
-                x, y = args
-                top_ops.append(op)
-                lines.extend([
-                    f"            tid = icache.get(({op}, ctype[{x}], ctype[{y}]))",
-                    f"            if (tid is None or tid != ctype[r] or parent[{x}] != {x} or parent[{y}] != {y}"
-                    f" or (TF is not None and (NEED == 0 or (NEED == 2 and data[{x}] is not None and data[{y}]"
-                    f" is not None) or (NEED == 1 and (data[{x}] is not None or data[{y}] is not None))))):",
-                    "                if into(key, r, m[0], (NAME, m)) < 0: refused += 1",
-                    "                else: unions += 1",
-                    "                continue",
-                    "            i = len(parent)",
-                    "            parent_app(r); nodes_app(None); parents_app(None); ctype_app(tid); data_app(None)",
-                    "            ulog_app((m[0], i, (NAME, m)))",
-                    "            hc[key] = (r << BITS) | now",
-                    "            table_app(key)",
-                    "            nodes[r].append(key)",
-                    f"            parents[{x}].append(key)",
-                    f"            if {x} != {y}: parents[{y}].append(key)",
-                    "            born += 1",
-                    "            unions += 1",
-                    "            continue",
-                ])
-            else:
-                lines.append("            if into(key, r, m[0], (NAME, m)) < 0: refused += 1")
-                lines.append("            else: unions += 1")
-                lines.append("            continue")
-        elif len(args) in (1, 2):
-            key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
-            lines.append(f"        v = get({key})")
-            lines.append(f"        if v is not None: {t} = v >> BITS")
-            lines.append("        else:")
-            lines.append(f"            {t} = new{len(args)}({op}, {', '.join(args)})")
-            lines.append(f"            if {t} < 0: refused += 1; continue")
-        else:
-            lines.append(f"        {t} = add({op}, ({''.join(x + ', ' for x in args)}))")
-            lines.append(f"        if {t} < 0: refused += 1; continue")
-        return t
-
-    result = emit(rule.rhs, [], top=True)
+    writer = _ApplyWriter(rule, lines)
+    result = writer.emit(rule.rhs, [], top=True)
     lines += [
         "        if parent[r] != r:",
         "            r = parent[r]",
@@ -431,8 +363,8 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
         "    eg.merged += born",
         "    return unions, refused",
     ]
-    if top_ops:
-        op = top_ops[0]
+    if writer.top_ops:
+        op = writer.top_ops[0]
         lines[4:4] = [
             "    icache = eg.infer_cache; nodes = eg.nodes; parents = eg.parents; data = eg.data; ulog = eg.unions",
             f"    TF = eg.transfer[{op}]; NEED = eg.need[{op}]; table_app = eg.tables[{op}].append; now = eg.now",
@@ -440,7 +372,90 @@ def _build_source(rule: QueryRule) -> tuple[str, dict]:
             "    ctype_app = ctype.append; data_app = data.append; ulog_app = ulog.append",
         ]
     lines.insert(4, "    born = 0")
-    return "\n".join(lines), consts
+    return "\n".join(lines), writer.consts
+
+
+class _ApplyWriter:
+    """The lines of a generated ``apply`` that build a right side, one method per kind of node."""
+
+    def __init__(self, rule: QueryRule, lines: list[str]) -> None:
+        self.rule, self.lines = rule, lines
+        self.consts: dict[str, Any] = {}
+        self.counter = 0
+        self.top_ops: list[str] = []
+
+    def _fresh(self) -> str:
+        self.counter += 1
+        return f"t{self.counter}"
+
+    def emit(self, pat: Any, siblings: list[str], top: bool = False) -> str:
+        """The name of the class ``pat`` builds (lines appended that build it); ``top``: the right side's root."""
+        if isinstance(pat, p.PatternVar):
+            return f"v{self.rule.vars.index(pat)}"
+        if isinstance(pat, p.Const):
+            name = f"K{len(self.consts)}"
+            self.consts[name] = pat
+            t = self._fresh()
+            self.lines.append(f"        {t} = const_class(eg, {name}, ({''.join(x + ', ' for x in siblings)}))")
+            return t
+        kids = [a for a in pat.args if not isinstance(a, p.Const)]
+        kid_names = [self.emit(a, []) for a in kids]
+        args = [self.emit(a, kid_names) if isinstance(a, p.Const) else kid_names[kids.index(a)] for a in pat.args]
+        t = self._fresh()
+        op = f"OP{id(pat)}"
+        lines = self.lines
+        if top:  # a new top e-node joins the match's class (EGraph.into): no class of its own to merge
+            self._top(op, args, t)
+        elif len(args) in (1, 2):
+            key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
+            lines.append(f"        v = get({key})")
+            lines.append(f"        if v is not None: {t} = v >> BITS")
+            lines.append("        else:")
+            lines.append(f"            {t} = new{len(args)}({op}, {', '.join(args)})")
+            lines.append(f"            if {t} < 0: refused += 1; continue")
+        else:
+            lines.append(f"        {t} = add({op}, ({''.join(x + ', ' for x in args)}))")
+            lines.append(f"        if {t} < 0: refused += 1; continue")
+        return t
+
+    def _top(self, op: str, args: list[str], t: str) -> None:
+        lines = self.lines
+        key = f"({op}, {', '.join(args)}{',' if len(args) == 1 else ''})"
+        lines.append(f"        key = {key}")
+        lines.append("        v = get(key)")
+        lines.append(f"        if v is not None: {t} = v >> BITS")
+        lines.append("        else:")
+        lines.append("            if parent[r] != r:")
+        lines.append("                r = parent[r]")
+        lines.append("                if parent[r] != r: r = find(r)")
+        if len(args) != 2:
+            lines.append("            if into(key, r, m[0], (NAME, m)) < 0: refused += 1")
+            lines.append("            else: unions += 1")
+            lines.append("            continue")
+            return
+        # EGraph.into inlined where nothing needs it (a known type, canonical children, no analysis)
+        x, y = args
+        self.top_ops.append(op)
+        lines.extend([
+            f"            tid = icache.get(({op}, ctype[{x}], ctype[{y}]))",
+            f"            if (tid is None or tid != ctype[r] or parent[{x}] != {x} or parent[{y}] != {y}"
+            f" or (TF is not None and (NEED == 0 or (NEED == 2 and data[{x}] is not None and data[{y}]"
+            f" is not None) or (NEED == 1 and (data[{x}] is not None or data[{y}] is not None))))):",
+            "                if into(key, r, m[0], (NAME, m)) < 0: refused += 1",
+            "                else: unions += 1",
+            "                continue",
+            "            i = len(parent)",
+            "            parent_app(r); nodes_app(None); parents_app(None); ctype_app(tid); data_app(None)",
+            "            ulog_app((m[0], i, (NAME, m)))",
+            "            hc[key] = (r << BITS) | now",
+            "            table_app(key)",
+            "            nodes[r].append(key)",
+            f"            parents[{x}].append(key)",
+            f"            if {x} != {y}: parents[{y}].append(key)",
+            "            born += 1",
+            "            unions += 1",
+            "            continue",
+        ])
 
 
 def const_class(eg: EGraph, const: Any, siblings: tuple[int, ...]) -> int:
