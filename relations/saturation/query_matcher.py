@@ -303,13 +303,7 @@ class QueryMatcher:
             before, after = lhs[0], rhs[0]
             if not same_type(after.type, before.type):
                 continue
-            b = eg._add(before)
-            eg._new_gen = eg._bgen[b]
-            try:
-                a = eg._add(after)
-            finally:
-                eg._new_gen = 0
-            if eg._union(b, a, (rel, "forward", b)):
+            if eg.relate(before, after, rel):
                 s.unions += 1
 
     def _variable(self, c: int) -> Variable:
