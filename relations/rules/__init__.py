@@ -10,6 +10,7 @@ concatenation (``RULESETS["default"] + (my_rule,)``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from relations.arguments import check_relations, greedy_rules
 from relations.patterns.relation import Relation, RuleIndex, unmeasured_choice
@@ -32,7 +33,6 @@ from relations.rules.lift import (
     inc_zeros_as_seto,
 )
 from relations.rules.measurable import MEASURABLE_CHOICES, MEASURABLE_RULES
-from relations.rules.numerics import NUMERICS_RULES
 from relations.rules.reductions import (
     reduce_alloco,
     reduce_writeso,
@@ -122,7 +122,49 @@ COMPILE_RULES: tuple = tuple(
 #: (``relations/rules/numerics/``: Herbie's groups and PyTensor's special functions, each
 #: identity both ways; saturation only, what ``relations.stabilize`` saturates with).  Add your
 #: own entries freely.
-RULESETS: dict[str, tuple] = {
+class _RuleSets(dict):
+    """A dict of rule sets whose ``"numerics"`` entry (a few hundred relations, 0.2 s to import) is
+    imported when it is first read, not when ``relations`` is."""
+
+    def _load(self) -> None:
+        if dict.get(self, "numerics") is _NUMERICS:
+            from relations.rules.numerics import NUMERICS_RULES
+
+            dict.__setitem__(self, "numerics", NUMERICS_RULES)
+
+    def __getitem__(self, key: str) -> tuple:
+        if key == "numerics":
+            self._load()
+        return dict.__getitem__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key == "numerics":
+            self._load()
+        return dict.get(self, key, default)
+
+    def __iter__(self) -> Any:  # (also takes ``{**RULESETS}`` and ``dict(RULESETS)`` off dict's fast copy)
+        return dict.__iter__(self)
+
+    def keys(self) -> Any:
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._load()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._load()
+        return dict.items(self)
+
+    def copy(self) -> dict:
+        self._load()
+        return dict(dict.items(self))
+
+
+#: stands for the numerics theory until it is read (:class:`_RuleSets`)
+_NUMERICS: tuple = ()
+
+RULESETS: dict[str, tuple] = _RuleSets({
     "dimshuffle": _DIMSHUFFLE,
     "join": _JOIN,
     "lift": _LIFT,
@@ -136,8 +178,8 @@ RULESETS: dict[str, tuple] = {
     "reductions_through": _REDUCTIONS_THROUGH,
     "measurable": MEASURABLE_RULES,
     "measurable_choices": MEASURABLE_CHOICES,
-    "numerics": NUMERICS_RULES,
-}
+    "numerics": _NUMERICS,
+})
 
 #: The rule sets whose rules undo one another (``neg(a) -> mul(-1, a)`` and back; each
 #: decreases its own measure; the numerics theory's ``erfc_def`` and ``erf_def``): for
