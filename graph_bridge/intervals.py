@@ -298,7 +298,7 @@ def _node_interval(v: Variable, known: dict[Variable, Interval]) -> Interval:
     if len(node.outputs) != 1:
         return EVERYTHING
     ins = [known.get(i, EVERYTHING) for i in node.inputs]
-    return op_interval(node.op, ins, [i.type.ndim for i in node.inputs])
+    return op_interval(node.op, ins, [getattr(i.type, "ndim", 0) for i in node.inputs])  # (NoneConst: no ndim)
 
 
 _ASSUMED: ContextVar[Mapping[Variable, Interval]] = ContextVar("assumed_intervals", default={})

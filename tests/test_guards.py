@@ -173,3 +173,12 @@ def test_a_guard_over_a_variable_no_side_binds_is_refused():
 
 def test_the_guard_prints_in_the_rule_docstring():
     assert "Guards: is_float(a) & positive(c)" in LOG_MUL.__doc__
+
+
+def test_an_interval_reads_through_an_input_of_no_tensor_type():
+    # found by the thorough property run: SpecifyShape's NoneConst (shape entry not given) has no ndim
+    m = pt.matrix("m")
+    shaped = pt.specify_shape(pt.exp(m), (1, None))
+    assert any(not hasattr(i.type, "ndim") for i in shaped.owner.inputs)
+    assert interval_of(shaped).positive()
+    assert nonzero(a)(a=shaped / 2.0)
