@@ -363,3 +363,12 @@ def test_a_union_refines_the_parents_of_both_classes():
         eg.rebuild()
         assert class_interval(eg, root).positive(), extra
         check_invariants(eg)
+
+
+def test_a_graph_with_an_input_of_no_tensor_type_is_added():
+    # SpecifyShape's NoneConst (a shape entry not given) has no ndim: only an Elemwise reads through padding
+    m = pt.matrix("m")
+    shaped = pt.specify_shape(pt.exp(m), (1, None))
+    eg = EGraph()
+    (c,) = eg.add_graph([shaped])
+    assert eg.type_of(c) == shaped.type

@@ -38,15 +38,16 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pytensor.graph.basic import Apply, Constant, Variable
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.elemwise import DimShuffle
 
 from graph_bridge.logic_views import same_constant
 from graph_bridge.type_facts import same_type
 from relations import patterns as p
 from relations.patterns.relation import Relation
 from relations.saturation.engine.analysis import IntervalAnalysis
-from relations.saturation.engine.egraph import CLASS_SHIFT, is_left_padding
+from relations.saturation.engine.egraph import CLASS_SHIFT, is_left_padding, reads_through_padding
 from relations.saturation.engine.egraph import EGraph as Index
+from relations.saturation.engine.guards import stand_in
 from relations.saturation.engine.query import BoundRule, QueryRule, UnsupportedRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler
 
@@ -147,22 +148,13 @@ def constants_equal(pairs: Sequence[tuple[str, str]]) -> Callable[[Index, dict],
             ca, cb = index.find(binding[a]), index.find(binding[b])
             if ca == cb:
                 continue
-            u, v = _constant(index, ca), _constant(index, cb)
-            if u is None or v is None or not same_constant(u, v):
+            u, v = stand_in(index, ca)[0], stand_in(index, cb)[0]  # a class's constant leaf, if it holds one
+            if not (isinstance(u, Constant) and isinstance(v, Constant) and same_constant(u, v)):
                 return False
             apart = True
         return apart
 
     return test
-
-
-def _constant(index: Index, c: int) -> Constant | None:
-    for n in index.class_nodes(c):
-        if len(n) == 1:
-            leaf = index.leaf.get(n[0])
-            if isinstance(leaf, Constant):
-                return leaf
-    return None
 
 
 class QueryMatcher:
@@ -216,10 +208,7 @@ class QueryMatcher:
     def _kids(self, node: Any, terms: Sequence[int]) -> list[int]:
         """The index classes of ``node``'s inputs (terms ``terms``), an Elemwise read through its left padding."""
         cls = self.cls
-        if not isinstance(node.op, Elemwise):
-            return [cls[c] for c in terms]
-        nd = node.outputs[0].type.ndim
-        if not any(i.type.ndim == nd and not is_left_padding(i.owner) for i in node.inputs):
+        if not reads_through_padding(node):
             return [cls[c] for c in terms]
         kids = []
         for i, c in zip(node.inputs, terms):
@@ -364,15 +353,7 @@ class QueryMatcher:
         inference (once per Op and input types, :meth:`Index.infer`), with the left padding an
         Elemwise's make_node adds; ``None`` where the Op refuses the types."""
         index = self.index
-        key = (oid, *[t for _, t in args])
-        tid = index.infer_cache.get(key)
-        if tid is None:
-            _, op, _, _ = index.ops[oid]
-            try:
-                tid = index.type_id(op.make_node(*[index.types[t]() for t in key[1:]]).outputs[0].type)
-            except (TypeError, ValueError, NotImplementedError):
-                tid = -1
-            index.infer_cache[key] = tid
+        tid = index.infer_types(oid, [t for _, t in args])
         if tid < 0:
             return None
         out = index.types[tid]

@@ -47,7 +47,10 @@ from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from relations.saturation.engine.analysis import ALL, ALWAYS, ClassAnalysis, IntervalAnalysis
 
-__all__ = ["CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph", "is_left_padding"]
+__all__ = [
+    "CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph", "is_left_padding",
+    "reads_through_padding",
+]
 
 #: The reason name recorded for a union made by congruence closure.
 CONGRUENCE = "congruence"
@@ -75,6 +78,16 @@ def is_left_padding(node: Any) -> bool:
     order = node.op.new_order
     k = len(order) - node.inputs[0].type.ndim
     return k >= 0 and all(o == "x" for o in order[:k]) and list(order[k:]) == list(range(len(order) - k))
+
+
+def reads_through_padding(node: Any) -> bool:
+    """Whether an e-node of ``node`` reads its inputs through the left padding its make_node adds: an
+    Elemwise with an input of its output's ndim that is no padding (``x + 1`` over a vector ``x``;
+    not ``exp(x[None])``, whose ExpandDims gives a dimension nothing else does)."""
+    if not isinstance(node.op, Elemwise):
+        return False
+    nd = node.outputs[0].type.ndim
+    return any(i.type.ndim == nd and not is_left_padding(i.owner) for i in node.inputs)
 
 
 class EGraph:
@@ -178,7 +191,11 @@ class EGraph:
 
     def infer(self, oid: int, kids: Sequence[int]) -> int:
         """The type id of op ``oid`` over classes ``kids`` (-1 if the Op refuses those types)."""
-        key = (oid, *[self.ctype[k] for k in kids])
+        return self.infer_types(oid, [self.ctype[k] for k in kids])
+
+    def infer_types(self, oid: int, tids: Sequence[int]) -> int:
+        """The type id of op ``oid`` over inputs of type ids ``tids`` (-1 if the Op refuses them)."""
+        key = (oid, *tids)
         tid = self.infer_cache.get(key)
         if tid is None:
             _, op, _, out = self.ops[oid]
@@ -434,8 +451,7 @@ class EGraph:
             return known if known is not None else cls.setdefault(v, self.add_leaf(v))
 
         for node in toposort(outputs):
-            nd = node.outputs[0].type.ndim if isinstance(node.op, Elemwise) else -1
-            elem = any(i.type.ndim == nd and not is_left_padding(i.owner) for i in node.inputs)
+            elem = reads_through_padding(node)
             kids = [class_of(i, elem) for i in node.inputs]
             for j, out in enumerate(node.outputs):
                 # the node's own type: an Op may read its constant inputs' values (Alloc's shape)
