@@ -331,6 +331,29 @@ _COND_LOSS: dict[type, Callable[..., float]] = {
 }
 
 
+def _near_zero_bits(slope: Callable[[Any], Any]) -> Callable[..., float]:
+    """The bits a function loses to its operand's error near one of its zeros (``sin`` at ``pi``, ``cos`` at
+    ``pi/2``): ``log2 |x f'(x) / f(x)|`` with ``f(x)`` the computed ``result`` itself, so a value that only
+    rounding keeps from 0 (``cos(arcsin(1))``) loses every bit it has, however small it is."""
+
+    def loss(result: Any, x: Any) -> float:
+        if mp.isnan(x) or mp.isnan(result) or mp.isinf(x) or x == 0:
+            return 0.0
+        if result == 0:
+            return math.inf
+        with mp.workprec(24):  # a magnitude is all a loss needs
+            k = abs(x * slope(x) / result)
+        return float(min(mp.mag(k), _HUGE)) if k > 1 else 0.0
+
+    return loss
+
+
+# sin, cos and tan of an operand that carries rounding, near their zeros (the zeros of tan are sin's)
+_COND_LOSS[ps.Sin] = _near_zero_bits(mp.cos)
+_COND_LOSS[ps.Cos] = _near_zero_bits(lambda x: -mp.sin(x))
+_COND_LOSS[ps.Tan] = _near_zero_bits(lambda x: 1 + mp.tan(x) ** 2)
+
+
 #: The loss of a value computed without rounding (an input, a constant, a sum or product of such).
 EXACT = -1.0
 _EXACT_FNS: dict[type, Callable[..., Any]] = {

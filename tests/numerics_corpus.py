@@ -42,7 +42,7 @@ targets: ``log_ndtr``, ``erfc``, ``log_erf``, ``log_expm1``, ``log_cosh``,
 ``log_sinh``, ``logpow``, ``betaln``, ``sqrt_diff``, ``frac_diff``,
 ``exprel``, ``log1p_recip``, ``quadratic_root``, ``exp2``,
 ``log_sigmoid_product``, ``logit_sigmoid``, ``sigmoid_odds``, ``tanh``,
-``sinh``, ``log_poch``. :func:`check_spelling` evaluates each spelling's
+``sinh``, ``log_poch``, ``one_minus_cos``, ``one_minus_cos_ratio``. :func:`check_spelling` evaluates each spelling's
 own graph exactly (:func:`graph_bridge.exact.exact_values`) and the tests
 check it equals the reference.
 :data:`CORPUS_ISSUE35` keeps the first 107 spellings, on which issue 35's
@@ -926,6 +926,19 @@ _SINH = [
       "float32"),
 ]
 
+X_COS = _f(1e-300, 1e-9, -3e-5, 1e-3, 0.5, 3.0)
+X_COS32 = _f(1e-20, 1e-4, -3e-3, 0.5, 3.0, dtype="float32")
+one_minus_cos_ref = ew(lambda v: 2 * mp.sin(v / 2) ** 2)
+_ONE_MINUS_COS = [
+    S("1-cos(x)", "one_minus_cos", "issue 44: cancellation at tiny arguments (1 - cos(x) rounds to 0 below 1e-8)",
+      lambda x: 1 - pt.cos(x), [X_COS], one_minus_cos_ref),
+    S("-(cos(x)-1)", "one_minus_cos", "a negated difference", lambda x: -(pt.cos(x) - 1), [X_COS], one_minus_cos_ref),
+    S("1-cos(x) f32", "one_minus_cos", "float32", lambda x: 1 - pt.cos(x), [X_COS32], one_minus_cos_ref, "float32"),
+    S("(1-cos(x))/x**2", "one_minus_cos_ratio", "issue 44: the same cancellation under a division (0/0 in float near 0)",
+      lambda x: (1 - pt.cos(x)) / x**2, [_f(1e-150, 1e-9, -3e-5, 1e-3, 0.5, 3.0)],
+      ew(lambda v: 2 * mp.sin(v / 2) ** 2 / v**2)),
+]
+
 # the kinds of issue 44 on the first targets
 
 _SOFTPLUS_MORE = [
@@ -1084,7 +1097,7 @@ CORPUS: tuple[Spelling, ...] = tuple(
     + _ERFCX_MORE
     + _LOG_NDTR + _LOG_DIFF_NDTR + _ERFC + _LOG_ERF + _LOG_EXPM1 + _LOG_COSH + _LOG_SINH + _LOGPOW + _BETALN + _SQRT_DIFF
     + _FRAC_DIFF + _EXPREL + _LOG1P_RECIP + _QUAD + _EXP2 + _LOG_SIGMOID_PRODUCT + _LOGIT_SIGMOID + _SIGMOID_ODDS
-    + _TANH + _SINH + _LOG_POCH
+    + _TANH + _SINH + _LOG_POCH + _ONE_MINUS_COS
 )
 #: The stable targets, in corpus order.
 TARGETS: tuple[str, ...] = tuple(dict.fromkeys(s.target for s in CORPUS))

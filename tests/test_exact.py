@@ -39,6 +39,16 @@ def test_a_cancellation_beyond_the_precision_bound_is_unknown_not_wrong():
     assert ok[1] and float(v[1]) == pytest.approx(math.expm1(0.5), rel=1e-15)
 
 
+def test_a_trig_function_at_a_rounded_zero_is_unknown_not_a_tiny_value():
+    # arcsin(1) is pi/2 rounded at the working precision: cos of it is 1e-40 at 128 bits, 1e-80 at 256,
+    # never the 0 it is; a rounded operand near sin's, cos's or tan's zeros loses every bit
+    v, ok = _one(pt.cos(pt.arcsin(x)), [1.0, 0.5], max_bits=512)
+    assert not ok[0] and mp.isnan(v[0])
+    assert ok[1] and float(v[1]) == pytest.approx(math.sqrt(0.75), rel=1e-15)
+    v, ok = _one(pt.sin(pt.arctan(x)), [1e300])  # no zero near: sin(pi/2 - 1e-300) is 1 to every digit
+    assert ok[0] and float(v[0]) == 1.0
+
+
 def test_overflow_of_floats_is_no_overflow_of_exact_values():
     v, _ = _one(pt.log(pt.exp(x)), [800.0, -800.0])
     assert [float(a) for a in v] == [800.0, -800.0]

@@ -3,7 +3,7 @@
 Grouped as Herbie groups its rules (``src/core/rules.rkt``): arithmetic (commutativity,
 associativity, distributivity, identities, differences of squares, fractions), powers and
 roots, exponentials, logarithms, the special functions PyTensor has (erf, erfc, erfcx, gamma,
-gammaln, sigmoid, softplus, log1p, expm1, log1mexp) and hyperbolic functions.  Each group is a
+gammaln, sigmoid, softplus, log1p, expm1, log1mexp), hyperbolic and trigonometric functions.  Each group is a
 :class:`~relations.patterns.family.Family` in its own module, explained on its own docs page:
 
 - an **equality** (``fam.equal``) holds both ways on the whole domain its guard states;
@@ -23,13 +23,21 @@ with the least measured error.  Importing this package is not free (a few hundre
 from __future__ import annotations
 
 from relations.patterns.family import Family
-from relations.rules.numerics import arithmetic, exponentials, hyperbolic, logarithms, powers, special
+from relations.rules.numerics import (
+    arithmetic,
+    exponentials,
+    hyperbolic,
+    logarithms,
+    powers,
+    special,
+    trigonometry,
+)
 
 __all__ = ["GROUPS", "NUMERICS_RULES"]
 
 #: The theory's groups, in the order saturation tries them.
 GROUPS: dict[str, Family] = {
-    m.FAMILY.name: m.FAMILY for m in (arithmetic, powers, exponentials, logarithms, special, hyperbolic)
+    m.FAMILY.name: m.FAMILY for m in (arithmetic, powers, exponentials, logarithms, special, hyperbolic, trigonometry)
 }
 #: Every relation of the theory (an equality gives two), group by group.
 NUMERICS_RULES: tuple = tuple(r for fam in GROUPS.values() for r in fam.rules)
