@@ -19,7 +19,7 @@ from pytensor.compile.mode import Mode
 
 from fpcore import evaluate, parse, read_all
 from graph_bridge.exact import exact_values
-from numerics_fpbench import FPBENCH, FULL, SKIPPED, Benchmark, B, floats_between
+from numerics_fpbench import FPBENCH, FULL, SKIPPED, B, Benchmark, floats_between
 
 #: Op by Op, as written: no rewrite, no C compilation (a few milliseconds a graph).
 AS_WRITTEN = Mode(linker="py", optimizer=None)
