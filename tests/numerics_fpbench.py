@@ -2,13 +2,15 @@
 
 Each :class:`Benchmark` is one ``FPCore`` of the benchmark suites, transcribed into a PyTensor graph, in
 the record format of ``numerics_heldout.py`` (a :class:`numerics_corpus.Spelling`): ``build`` is the
-transcription (a ``let`` a local variable, ``(- x)`` a negation, FPCore's left-nested operations Python's
+transcription (written out from the FPCore's text by a one-off script, then read over and kept as code here:
+a ``let`` a local variable, ``(- x)`` a negation, FPCore's left-nested operations Python's
 left-to-right ones, ``atan`` ``pt.arctan``, ``fabs`` ``pt.abs``, ``pow`` ``**``, ``cbrt`` ``** (1 / 3)``, only where
 the precondition keeps its operand positive), and ``reference`` is the ``FPCore`` itself, read and evaluated
 exactly by :mod:`fpcore` (mpmath), not the transcription: a transcription error makes the two differ
 (``tests/test_numerics_fpbench.py``).  ``fpcore`` keeps the FPCore's text (its arguments, ``:name``,
-``:precision`` and ``:pre`` and its body, as the source writes them, comments and other properties left
-out); ``ranges`` are the intervals its ``:pre`` bounds each argument to (the whole float range where it sets
+``:precision`` and ``:pre`` and its body, printed again on one line, square brackets as parentheses,
+comments and the other properties left out; the cube root's transcription is ``pow`` of the double nearest
+a third, whose exact value differs from the cube root's by about ``1e-16 log(x)`` relatively); ``ranges`` are the intervals its ``:pre`` bounds each argument to (the whole float range where it sets
 no bound), inside which :meth:`Benchmark.sample` draws as Herbie does (uniformly over the bit patterns of
 the floats between the bounds), keeping the points where the whole ``:pre`` holds; ``values`` is one point
 inside the precondition where the float64 (float32 for ``:precision binary32``) graph is finite.  ``target``
