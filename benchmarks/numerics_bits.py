@@ -100,7 +100,8 @@ def _has_pre(spelling) -> bool:
     return hasattr(spelling, "ranges") and spelling.core().prop(":pre") is not None
 
 
-def measure(spelling, points: int, modes: dict) -> dict:
+def measure(spelling, points: int, modes: dict, limits=None) -> dict:
+    """The row of one spelling: its points and the bits of error of each column (``limits``: stabilize's)."""
     ins, out = spelling.graph()
     if _has_pre(spelling):
         pts = sample_pre(spelling, ins, out, points, seed=1)
@@ -111,7 +112,7 @@ def measure(spelling, points: int, modes: dict) -> dict:
             [row[name]] = graph_error([out], pts, mode)
         own = sample_pre(spelling, ins, out, 64, seed=0)
         t = time.perf_counter()
-        r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)))
+        r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)), limits=limits)
         row["stabilize s"] = time.perf_counter() - t
         [row["stabilize"]] = graph_error(r.outputs, pts)
         row["changed"], row["report"] = r.changed, str(r)
@@ -124,10 +125,10 @@ def measure(spelling, points: int, modes: dict) -> dict:
         [row[name]] = graph_error([out], pts, mode)
     t = time.perf_counter()
     try:
-        r = relations.stabilize(out)
+        r = relations.stabilize(out, limits=limits)
     except (ValueError, IndexError):  # its own sample's shapes do not fit the graph: given, as a user would
         own = sample(spelling, ins, out, 64, seed=0)
-        r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)))
+        r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)), limits=limits)
         row["given points"] = True
     row["stabilize s"] = time.perf_counter() - t
     [row["stabilize"]] = graph_error(r.outputs, pts)
@@ -145,6 +146,8 @@ def main() -> None:
                     help="print stabilize's report of each spelling still above the mean bits threshold")
     ap.add_argument("--reports-file", default=None,
                     help="append stabilize's report of every spelling to this file as it is measured")
+    ap.add_argument("--limits", default=None, metavar="NODES,ITERATIONS,SECONDS",
+                    help="stabilize's saturation limits (default: its own, relations.saturation.stabilizing.LIMITS)")
     ap.add_argument("--start", type=int, default=0, help="skip the first START spellings (to split a run)")
     ap.add_argument("--name", action="append", default=None, help="only the spellings of this name (repeatable)")
     ap.add_argument("--target", default=None)
@@ -161,6 +164,12 @@ def main() -> None:
         corpus = FPBENCH
     spellings = [s for s in corpus if args.target in (None, s.target) and args.name in (None, [])
                  or args.name and s.name in args.name][args.start :][: args.limit]
+    limits = None
+    if args.limits:
+        from relations.saturation.egraph import Limits
+
+        nodes, iterations, seconds = args.limits.split(",")
+        limits = Limits(nodes=int(nodes), iterations=int(iterations), seconds=float(seconds))
     modes = {"as written": None, "FAST_RUN": "FAST_RUN", "relations.mode()": relations.mode()}
     cols = [*modes, "stabilize"]
     print("| spelling | target | dtype | points | " + " | ".join(f"{c} (mean / max bits)" for c in cols)
@@ -169,7 +178,7 @@ def main() -> None:
     rows = {}
     for s in spellings:
         try:
-            row = measure(s, args.points, modes)
+            row = measure(s, args.points, modes, limits)
         except Exception as exc:  # noqa: BLE001 - a spelling the tools refuse is reported, not hidden
             print(f"| `{s.name}` | {s.target} | {s.dtype} | error: {type(exc).__name__}: {exc} |")
             continue
