@@ -187,7 +187,9 @@ def main() -> None:
             with open(args.reports_file, "a") as fh:
                 fh.write(f"### {s.name}: {row['stabilize'][0]:.1f} mean bits after stabilize\n{row['report']}\n\n")
         if row["points"] == 0:
-            print(f"| `{s.name}` | {s.target} | {s.dtype} | 0 | no sampled point is real |")
+            why = "no point inside its :pre found (bit-pattern draws in its ranges)" if _has_pre(s) else \
+                "no sampled point is real"
+            print(f"| `{s.name}` | {s.target} | {s.dtype} | 0 | {why} |")
             continue
         print(f"| `{s.name}` | {s.target} | {s.dtype} | {row['points']} | "
               + " | ".join(_fmt(row[c]) for c in cols) + f" | {row['stabilize s']:.2f} |", flush=True)
@@ -201,6 +203,15 @@ def main() -> None:
           + " |")
     print(f"| spellings above {INACCURATE_BITS} mean bits | "
           + " | ".join(str(sum(r[c][0] > INACCURATE_BITS for r in done)) for c in cols) + " |")
+    targets = sorted({s.target for s in spellings if rows.get(s.name, {}).get("points")})
+    if len(targets) > 1:
+        print("\n| target | spellings | " + " | ".join(f"{c} mean bits (above {INACCURATE_BITS})" for c in cols) + " |")
+        print("|---|---|" + "---|" * len(cols))
+        for t in targets:
+            sel = [rows[s.name] for s in spellings if s.target == t and rows.get(s.name, {}).get("points")]
+            print(f"| {t} | {len(sel)} | " + " | ".join(
+                f"{np.mean([r[c][0] for r in sel]):.2f} ({sum(r[c][0] > INACCURATE_BITS for r in sel)})" for c in cols)
+                + " |")
     worse = [n for n, r in rows.items() if r["points"] and r["stabilize"][0] > r["as written"][0] + 0.05]
     print(f"\nspellings stabilize made worse (mean bits, as written): {worse or 'none'} of {len(done)}")
     worse = [n for n, r in rows.items() if r["points"] and r["relations.mode()"][0] > r["FAST_RUN"][0] + 0.05]
