@@ -1,7 +1,10 @@
 """Bits of error, as Herbie reports them, on the numerics corpus: as written, FAST_RUN, relations.mode(), stabilize.
 
-For each spelling of ``tests/numerics_corpus.py`` (``--heldout``: ``tests/numerics_heldout.py``),
-inputs are sampled as Herbie samples (uniform over the bit patterns of the dtype's finite
+For each spelling of ``tests/numerics_corpus.py`` (``--heldout``: ``tests/numerics_heldout.py``;
+``--fpbench``: the FPBench and Herbie expressions of ``tests/numerics_fpbench.py``, each sampled inside
+its FPCore's ``:pre`` as Herbie samples: bit-pattern uniform in the ranges it bounds, the points where the
+whole ``:pre`` holds; ``relations.stabilize`` is given 64 such points, seed 0, as ``points=``, where the
+FPCore has a ``:pre``), inputs are sampled as Herbie samples (uniform over the bit patterns of the dtype's finite
 floats, points kept where the exact value is a real number; :func:`relations.saturation.accuracy.sample_points`,
 ``--points`` of them, seed 1: not the seed ``relations.stabilize`` chose its forms on; a spelling that
 is not elementwise has its inputs drawn at its own inputs' shapes, for which it was written), and the
@@ -71,8 +74,49 @@ def sample(spelling, ins, out, n: int, seed: int):
     return Points(tuple(ins), tuple(np.concatenate(k)[:n] for k in kept), min(count, n), drawn)
 
 
-def measure(spelling, points: int, modes: dict) -> dict:
+def sample_pre(spelling, ins, out, n: int, seed: int) -> Points:
+    """``n`` points inside an FPCore's ``:pre`` (:meth:`numerics_fpbench.Benchmark.sample`) where the exact value
+    is real, drawn ``n`` at a time, 16 times at most, as :func:`sample_points` draws."""
+    rng = np.random.default_rng(seed)
+    kept: list[list[np.ndarray]] = [[] for _ in ins]
+    count = drawn = 0
+    for _ in range(16):
+        cols = spelling.sample(n, rng)
+        if not len(cols[0]):
+            continue
+        got = sample_points([out], n, given={v: c[:, None] for v, c in zip(ins, cols, strict=True)})
+        by_input = dict(zip(got.inputs, got.values, strict=True))
+        for k, v in enumerate(ins):
+            kept[k].append(by_input[v])
+        count, drawn = count + got.n, drawn + got.drawn
+        if count >= n:
+            break
+    if not count:
+        return Points(tuple(ins), tuple(np.empty((0, 1), dtype=v.type.dtype) for v in ins), 0, drawn)
+    return Points(tuple(ins), tuple(np.concatenate(k)[:n] for k in kept), min(count, n), drawn)
+
+
+def _has_pre(spelling) -> bool:
+    return hasattr(spelling, "ranges") and spelling.core().prop(":pre") is not None
+
+
+def measure(spelling, points: int, modes: dict, limits=None) -> dict:
+    """The row of one spelling: its points and the bits of error of each column (``limits``: stabilize's)."""
     ins, out = spelling.graph()
+    if _has_pre(spelling):
+        pts = sample_pre(spelling, ins, out, points, seed=1)
+        row = {"points": pts.n}
+        if pts.n == 0:
+            return row
+        for name, mode in modes.items():
+            [row[name]] = graph_error([out], pts, mode)
+        own = sample_pre(spelling, ins, out, 64, seed=0)
+        t = time.perf_counter()
+        r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)), limits=limits)
+        row["stabilize s"] = time.perf_counter() - t
+        [row["stabilize"]] = graph_error(r.outputs, pts)
+        row["changed"], row["report"] = r.changed, str(r)
+        return row
     pts = sample(spelling, ins, out, points, seed=1)
     row = {"points": pts.n}
     if pts.n == 0:
@@ -81,14 +125,14 @@ def measure(spelling, points: int, modes: dict) -> dict:
         [row[name]] = graph_error([out], pts, mode)
     t = time.perf_counter()
     try:
-        r = relations.stabilize(out)
+        r = relations.stabilize(out, limits=limits)
     except (ValueError, IndexError):  # its own sample's shapes do not fit the graph: given, as a user would
         own = sample(spelling, ins, out, 64, seed=0)
-        r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)))
+        r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)), limits=limits)
         row["given points"] = True
     row["stabilize s"] = time.perf_counter() - t
     [row["stabilize"]] = graph_error(r.outputs, pts)
-    row["changed"] = r.changed
+    row["changed"], row["report"] = r.changed, str(r)
     return row
 
 
@@ -96,6 +140,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=64)
     ap.add_argument("--heldout", action="store_true", help="the held-out corpus (tests/numerics_heldout.py)")
+    ap.add_argument("--fpbench", action="store_true",
+                    help="the FPBench and Herbie expressions (tests/numerics_fpbench.py), sampled inside their :pre")
+    ap.add_argument("--reports", action="store_true",
+                    help="print stabilize's report of each spelling still above the mean bits threshold")
+    ap.add_argument("--reports-file", default=None,
+                    help="append stabilize's report of every spelling to this file as it is measured")
+    ap.add_argument("--limits", default=None, metavar="NODES,ITERATIONS,SECONDS",
+                    help="stabilize's saturation limits (default: its own, relations.saturation.stabilizing.LIMITS)")
+    ap.add_argument("--start", type=int, default=0, help="skip the first START spellings (to split a run)")
+    ap.add_argument("--name", action="append", default=None, help="only the spellings of this name (repeatable)")
     ap.add_argument("--target", default=None)
     ap.add_argument("--limit", type=int, default=None, help="the first N spellings only")
     args = ap.parse_args()
@@ -104,7 +158,18 @@ def main() -> None:
         from numerics_heldout import HELDOUT
 
         corpus = HELDOUT
-    spellings = [s for s in corpus if args.target in (None, s.target)][: args.limit]
+    if args.fpbench:
+        from numerics_fpbench import FPBENCH
+
+        corpus = FPBENCH
+    spellings = [s for s in corpus if args.target in (None, s.target) and args.name in (None, [])
+                 or args.name and s.name in args.name][args.start :][: args.limit]
+    limits = None
+    if args.limits:
+        from relations.saturation.egraph import Limits
+
+        nodes, iterations, seconds = args.limits.split(",")
+        limits = Limits(nodes=int(nodes), iterations=int(iterations), seconds=float(seconds))
     modes = {"as written": None, "FAST_RUN": "FAST_RUN", "relations.mode()": relations.mode()}
     cols = [*modes, "stabilize"]
     print("| spelling | target | dtype | points | " + " | ".join(f"{c} (mean / max bits)" for c in cols)
@@ -113,13 +178,18 @@ def main() -> None:
     rows = {}
     for s in spellings:
         try:
-            row = measure(s, args.points, modes)
+            row = measure(s, args.points, modes, limits)
         except Exception as exc:  # noqa: BLE001 - a spelling the tools refuse is reported, not hidden
             print(f"| `{s.name}` | {s.target} | {s.dtype} | error: {type(exc).__name__}: {exc} |")
             continue
         rows[s.name] = row
+        if args.reports_file and "report" in row:
+            with open(args.reports_file, "a") as fh:
+                fh.write(f"### {s.name}: {row['stabilize'][0]:.1f} mean bits after stabilize\n{row['report']}\n\n")
         if row["points"] == 0:
-            print(f"| `{s.name}` | {s.target} | {s.dtype} | 0 | no sampled point is real |")
+            why = "no point inside its :pre found (bit-pattern draws in its ranges)" if _has_pre(s) else \
+                "no sampled point is real"
+            print(f"| `{s.name}` | {s.target} | {s.dtype} | 0 | {why} |")
             continue
         print(f"| `{s.name}` | {s.target} | {s.dtype} | {row['points']} | "
               + " | ".join(_fmt(row[c]) for c in cols) + f" | {row['stabilize s']:.2f} |", flush=True)
@@ -133,12 +203,25 @@ def main() -> None:
           + " |")
     print(f"| spellings above {INACCURATE_BITS} mean bits | "
           + " | ".join(str(sum(r[c][0] > INACCURATE_BITS for r in done)) for c in cols) + " |")
+    targets = sorted({s.target for s in spellings if rows.get(s.name, {}).get("points")})
+    if len(targets) > 1:
+        print("\n| target | spellings | " + " | ".join(f"{c} mean bits (above {INACCURATE_BITS})" for c in cols) + " |")
+        print("|---|---|" + "---|" * len(cols))
+        for t in targets:
+            sel = [rows[s.name] for s in spellings if s.target == t and rows.get(s.name, {}).get("points")]
+            print(f"| {t} | {len(sel)} | " + " | ".join(
+                f"{np.mean([r[c][0] for r in sel]):.2f} ({sum(r[c][0] > INACCURATE_BITS for r in sel)})" for c in cols)
+                + " |")
     worse = [n for n, r in rows.items() if r["points"] and r["stabilize"][0] > r["as written"][0] + 0.05]
     print(f"\nspellings stabilize made worse (mean bits, as written): {worse or 'none'} of {len(done)}")
     worse = [n for n, r in rows.items() if r["points"] and r["relations.mode()"][0] > r["FAST_RUN"][0] + 0.05]
     print(f"spellings relations.mode() made worse (mean bits, FAST_RUN): {worse or 'none'} of {len(done)}")
     given = [n for n, r in rows.items() if r.get("given points")]
     print(f"stabilize given points at the spelling's shapes: {given or 'none'}")
+    if args.reports:
+        for n, r in rows.items():
+            if r["points"] and r["stabilize"][0] > INACCURATE_BITS:
+                print(f"\n### {n}: {r['stabilize'][0]:.1f} mean bits after stabilize\n{r['report']}")
     print(f"stabilize seconds: median {np.median([r['stabilize s'] for r in done]):.2f}, "
           f"max {max(r['stabilize s'] for r in done):.2f}")
 
