@@ -401,7 +401,11 @@ def _restore(tags: list[Any], kept: list[dict[str, Any]]) -> None:
     there (``local_log_erfc`` marks the node it read) is undone."""
     for tag, attrs in zip(tags, kept):
         d = tag.__dict__
-        if len(d) != len(attrs) or any([d.get(k, d) is not v for k, v in attrs.items()]):
+        try:
+            same = d == attrs  # (values compared by identity first: no ``__eq__`` call if none changed)
+        except Exception:  # noqa: BLE001 - a value whose ``==`` is no bool (an array) was changed
+            same = False
+        if not same:
             d.clear()
             d.update(attrs)
 
