@@ -41,7 +41,8 @@ Three tables, from one run:
   e-matched as queries on an index of it): e-nodes and seconds per iteration beside the engine's.
 - ``numerics``: the ``algebra`` rule set with PyTensor's stabilizers (``rewriters="stabilize"``)
   on each spelling of ``tests/numerics_corpus.py`` of up to 20 nodes, forward, default limits:
-  how many saturate (or name their bound) in under 50 ms, the median, the slowest.
+  how many saturate (or name their bound) in under 50 ms, the median, the slowest; the PyTensor
+  rewriters' ``transform`` calls and seconds, and the choices a necessary condition excluded.
 
 ``--quick`` runs three models and the 10^3 graph only (and the algebra table up to 10^4 e-nodes).
 """
@@ -350,6 +351,7 @@ def numerics_table(max_nodes: int = 20, rounds: int = 3) -> None:
     rules = relations.RULESETS["algebra"]
     relations.saturate(CORPUS[0].graph()[1], rules, rewriters="stabilize", backward=False)  # warm the caches
     rows = []
+    foreign: Counter = Counter()  # the PyTensor rewriters in the last run of each spelling
     for s in CORPUS:
         ins, out = s.graph()
         n = len(list(applys_between(ins, [out])))
@@ -361,6 +363,11 @@ def numerics_table(max_nodes: int = 20, rounds: int = 3) -> None:
             eg = relations.saturate(out, rules, rewriters="stabilize", backward=False)
             best = min(best, time.perf_counter() - t0)
         rows.append((best, n, eg.report.stop, eg.report.nodes, s.name))
+        for st in eg.report.rewriters.values():
+            foreign["calls"] += st.calls
+            foreign["excluded"] += getattr(st, "excluded", 0)
+            foreign["seconds"] += st.seconds
+        foreign["run"] += eg.report.seconds
     times = sorted(r[0] for r in rows)
     print(f"\nalgebra rules + PyTensor's stabilizers on {len(rows)} spellings of tests/numerics_corpus.py "
           f"(up to {max_nodes} nodes), default Limits, best of {rounds}")
@@ -372,6 +379,9 @@ def numerics_table(max_nodes: int = 20, rounds: int = 3) -> None:
           f"| {', '.join(f'{k} {v}' for k, v in stops.most_common())} |")
     for t, n, stop, nodes, name in sorted(rows, reverse=True)[:5]:
         print(f"  slowest: {name} ({n} nodes): {t * 1e3:.0f} ms, {nodes} e-nodes, {stop}")
+    print(f"  PyTensor's rewriters (last run of each): {foreign['calls']:,} transform calls, "
+          f"{foreign['seconds']:.2f} s of {foreign['run']:.2f} s in them; {foreign['excluded']:,} choices "
+          "excluded by a condition every match needs (RewriterStats.excluded)")
 
 
 def algebra_memory(n: int, k: int) -> None:

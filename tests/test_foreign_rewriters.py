@@ -21,6 +21,7 @@ from pytensor.graph.basic import equal_computations
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.rewriting.basic import MergeOptimizer, PatternNodeRewriter, in2out, node_rewriter
 from pytensor.graph.rewriting.utils import rewrite_graph
+from pytensor.tensor.rewriting.basic import constant_folding
 from unification import var as logic_var
 
 import relations
@@ -29,11 +30,14 @@ from helpers import assert_close, assert_same_types, check_rewrite, require_pymc
 from relations.patterns.relation import answers
 from relations.queries.explanations import Step
 from relations.saturation.costs import elements_touched
+from relations.saturation.egraph import MAX_CHOICES, EGraph
 from relations.saturation.foreign import (
     MAX_LOGGED_ERRORS,
     ForeignRewriter,
     LocalGraph,
+    PatternNode,
     RewriterStats,
+    necessary,
     resolve_rewriters,
 )
 
@@ -293,15 +297,22 @@ def test_the_input_graph_is_not_changed_and_types_are_kept():
     assert snapshot(g) == before
 
 
-def test_a_rewriter_that_tags_what_it_reads_tags_a_copy_not_the_graph():
-    """``local_log_erfc`` marks the node it rewrote; shown the graph's own node, that mark would make
-    PyTensor's stabilize skip ``log(erfc(x))`` when the user compiles the graph afterwards."""
+def test_a_rewriter_that_tags_what_it_reads_leaves_no_tag_on_the_graph():
+    """``local_log_erfc`` marks the node it rewrote; left on the graph's own node, that mark would make
+    PyTensor's stabilize skip ``log(erfc(x))`` when the user compiles the graph afterwards.  The
+    rewriters are shown the node itself; its tags and its outputs' are restored after each."""
+
+    def tags(g):
+        nodes = pytensor.graph.traversal.applys_between([x], [g])
+        return [dict(vars(t)) for n in nodes for t in (n.tag, *[v.tag for v in n.outputs])]
+
     x = pt.dvector("x")
     g = pt.log(pt.erfc(x))
-    tags = [dict(vars(v.tag)) for n in pytensor.graph.traversal.applys_between([x], [g]) for v in n.outputs]
+    before = tags(g)
     eg = relations.saturate(g, rewriters=("stabilize",))
     assert eg.report.rewriters["local_log_erfc"].unions >= 1
-    assert [dict(vars(v.tag)) for n in pytensor.graph.traversal.applys_between([x], [g]) for v in n.outputs] == tags
+    assert tags(g) == before
+    assert not hasattr(g.owner.tag, "local_log_erfc_applied")
     out = pytensor.function([x], g, mode="FAST_RUN")(np.array([30.0]))
     assert np.isfinite(out).all() and np.allclose(out, [-(30.0**2) - np.log(30.0 * np.sqrt(np.pi))], rtol=1e-3)
 
@@ -396,6 +407,118 @@ def test_a_foreign_rewriter_is_a_relation_forward_and_as_a_check():
 def test_rewriter_stats_print():
     s = RewriterStats(calls=3, matches=1, unions=1, errors=1, rejected=0, seconds=0.25, first_error="E: boom")
     assert str(s) == "3 calls, 1 matches, 1 unions, 1 errors, 0 rejected, 0.250 s (first error: E: boom)"
+    s = RewriterStats(calls=3, matches=1, unions=1, seconds=0.25, excluded=7)
+    assert str(s) == "3 calls, 1 matches, 1 unions, 0 errors, 0 rejected, 0.250 s, 7 choices excluded"
+
+
+# -- which choices a rewriter is run on -----------------------------------------------------------
+
+
+def test_every_choice_the_egraph_gives_is_run_and_a_cut_is_reported():
+    """An e-node whose input class has 36 e-node combinations below it: the e-graph gives 32 of its
+    choices (``MAX_CHOICES``) and counts the e-node as cut; the rewriters run on each of them once,
+    and the run stops as ``"choices"``, not ``"saturated"``.  (A visit used to take 12 choices, lose
+    the 13th and report nothing.)"""
+    shown = []
+
+    @node_rewriter([pt.exp])
+    def counting(fgraph, node):
+        shown.append(tuple(id(i.owner.inputs[k]) for i in node.inputs for k in range(2)))
+
+    a, b = pt.dscalars("a", "b")
+    eg = EGraph((), rewriters=[counting])
+    eg.add(pt.exp(a + b), backward=False)
+    for k in range(5):
+        eg.union(a, pt.dscalar(f"a{k}"))
+        eg.union(b, pt.dscalar(f"b{k}"))
+    report = eg.run(backward=False)
+    assert report.rewriters["counting"].calls == len(shown) == len(set(shown)) == MAX_CHOICES
+    assert report.cut == 1 and report.stop == "choices"
+
+
+def test_necessary_conditions_of_patterns_and_constant_folding():
+    """A pattern's Ops are looked for among the inputs' nodes in any order (PyTensor matches a
+    commutative Op's inputs in any order); constant folding needs constant inputs only."""
+    x = pt.dvector("x")
+    fold = necessary(constant_folding)
+    assert fold(pt.add(pt.constant(1.0), pt.constant(2.0)).owner)
+    assert not fold(pt.add(x, pt.constant(2.0)).owner)
+    assert necessary(raising) is None  # a function rewriter: nothing known, always called
+    if PatternNode is None:
+        assert necessary(LOG1P) is None  # pytensor 3.0's patterns are etuples: no pre-check
+        return
+    x = pt.dscalar("x")  # (on a vector, the 1 is an ExpandDims of a constant: no match)
+    (one_plus_erf,) = resolve_rewriters("local_one_plus_erf")  # add(1, erf(x)) -> erfc(-x)
+    needs = one_plus_erf.needs
+    assert needs(pt.add(1, pt.erf(x)).owner) and needs(pt.add(pt.erf(x), 1).owner)
+    assert not needs(pt.add(1, pt.erfc(x)).owner) and not needs(pt.add(x, pt.erf(x)).owner)
+    assert not needs(pt.sub(1, pt.erf(x)).owner)
+    deep = necessary(LOG1P)  # log(add(1, x)): the add is looked for one level down
+    assert deep(pt.log(pt.add(1, x)).owner) and not deep(pt.log(pt.mul(1, x)).owner)
+
+
+@pytest.mark.parametrize(
+    "name", ["log(0.5*erfc(-x/sqrt(2)))", "log(1-sigmoid(x))", "exp(x)/(1+exp(x))", "log(1+x*ones_like(x))"]
+)
+def test_a_necessary_condition_excludes_only_choices_the_rewriter_does_not_match(name, monkeypatch):
+    """On spellings of the numerics corpus under the algebra rules and ``"stabilize"``: every choice
+    a rewriter's necessary condition excluded, shown to it, gives nothing, and the e-graph is the
+    one a run calling every rewriter on every choice grows (e-nodes, and each rewriter's matches
+    and unions)."""
+    from numerics_corpus import CORPUS
+    from relations.saturation import foreign
+
+    (spelling,) = [s for s in CORPUS if s.name == name]
+    rules = relations.RULESETS["algebra"]
+    wrong: list[str] = []
+    run_choice = foreign.ForeignRules._run_choice
+
+    def checking(self, egraph, rewriters, w, own, stats, made):
+        for rw in rewriters:
+            if rw.needs is not None and not rw.needs(w.owner):
+                work = foreign.private_copy(w.owner)
+                try:
+                    found = rw.transform(LocalGraph(work), work)
+                except Exception:  # noqa: BLE001 - a rewriter that raises matches nothing
+                    found = None
+                if found is not None and found is not False:
+                    wrong.append(rw.name)
+        return run_choice(self, egraph, rewriters, w, own, stats, made)
+
+    limits = relations.Limits(seconds=None)
+    with monkeypatch.context() as m:
+        m.setattr(foreign.ForeignRules, "_run_choice", checking)
+        pruned = relations.saturate(spelling.graph()[1], rules, rewriters="stabilize", backward=False, limits=limits)
+    assert wrong == []
+    assert sum(s.excluded for s in pruned.report.rewriters.values()) > 0
+    with monkeypatch.context() as m:
+        for rw in foreign.foreign_rules("stabilize").rewriters:
+            m.setattr(rw, "needs", None)
+        every = relations.saturate(spelling.graph()[1], rules, rewriters="stabilize", backward=False, limits=limits)
+    assert sum(s.excluded for s in every.report.rewriters.values()) == 0
+    done = pruned.report
+    assert (done.classes, done.nodes, done.stop) == (every.report.classes, every.report.nodes, every.report.stop)
+    for k, s in every.report.rewriters.items():
+        p = pruned.report.rewriters[k]
+        assert (p.matches, p.unions, p.calls + p.excluded) == (s.matches, s.unions, s.calls), k
+
+
+def test_named_rewriters_are_resolved_again_once_something_is_registered(monkeypatch):
+    """``foreign_rules("name")`` is kept between saturations while nothing is registered under optdb."""
+    from pytensor.graph.rewriting.db import EquilibriumDB, SequenceDB
+
+    from relations.saturation import foreign
+
+    db, inner = SequenceDB(), EquilibriumDB()
+    db.register("mine", inner, "fast_run", position=1)
+    inner.register("log1p_of_one_plus", LOG1P, "fast_run")
+    monkeypatch.setattr(foreign, "optdb", db)
+    monkeypatch.setattr(foreign, "_WALKED", [(), None, []])
+    first = foreign.foreign_rules("mine")
+    assert [r.name for r in first.rewriters] == ["log1p_of_one_plus"]
+    assert foreign.foreign_rules("mine") is first
+    inner.register("softplus_of_exp", SOFTPLUS, "fast_run")
+    assert [r.name for r in foreign.foreign_rules("mine").rewriters] == ["log1p_of_one_plus", "softplus_of_exp"]
 
 
 def test_equivalents_with_rewriters_list_the_stable_form():
