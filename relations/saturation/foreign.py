@@ -608,6 +608,8 @@ class MatchingService(Protocol):
 
     def variable(self, t: int) -> Variable: ...
 
+    def term_op(self, t: int) -> Any: ...
+
     def choices(self, t: int, done: set[Any]) -> Iterator[Variable]: ...
 
     def relate(self, before: Variable, after: Variable, rule: Any) -> bool: ...
@@ -686,13 +688,15 @@ class ForeignRules:
     ) -> bool:
         """Run the rewriters tracking e-node ``t``'s Op (but the ones that built it) on each of its
         choices not in ``state.done``; add and union what they return.  ``False`` if ``deadline``
-        passed before every choice was seen."""
+        passed before every choice was seen.  The e-node's variable is read (built, for a term
+        recorded without one) only where a rewriter tracks its Op."""
+        op = egraph.term_op(t)
+        if op is None or type(op) in EXPLICIT_OPS or not self.at(op):
+            return True
         own = egraph.variable(t)
         node = own.owner
-        if node is None or type(node.op) in EXPLICIT_OPS:
-            return True
         rewriters = self.at(node.op)
-        if not rewriters or state.generation.get(node, 0) >= MAX_GENERATIONS:
+        if state.generation.get(node, 0) >= MAX_GENERATIONS:
             return True
         builder = state.builder.get(node)
         if builder is not None:
