@@ -231,6 +231,8 @@ class QueryMatcher:
         self.unions: list[tuple[int, int]] = []  # term pairs the term e-graph merged since the last sync
         #: (term, ndim) -> the term of its left padding to that ndim (one per term and ndim)
         self._pads: dict[tuple[int, int], int] = {}
+        #: (type id, ndim) -> the padding's Op and type (``_padded``)
+        self._pad_types: dict[tuple[int, int], tuple[DimShuffle, Any]] = {}
         self._sides: list[tuple[tuple, tuple] | None] = [None] * len(self.bound)  # (``_compiled``)
         self._eg: EGraph = None
 
@@ -476,9 +478,12 @@ class QueryMatcher:
 
     def _padded(self, v: Side, tid: int, nd: int) -> Side:
         """``v`` (of type id ``tid``) padded on the left to ``nd`` dimensions as Elemwise's make_node pads it."""
-        index = self.index
-        op = _pad_op(index.types[tid].ndim, nd)
-        return op, index.types[index.infer_types(index.op_id(op, 1), [tid])], (v,)
+        found = self._pad_types.get((tid, nd))
+        if found is None:
+            index = self.index
+            op = _pad_op(index.types[tid].ndim, nd)
+            found = self._pad_types[(tid, nd)] = op, index.types[index.infer_types(index.op_id(op, 1), [tid])]
+        return found[0], found[1], (v,)
 
     def _build(self, pat: tuple, m: tuple[int, ...]) -> tuple[Side, int] | None:
         """The right side ``pat`` (compiled) over the terms of the classes match ``m`` binds (``None``: it
