@@ -38,7 +38,8 @@ Three tables, from one run:
   memory the query engine's e-graph holds per e-node at 10^5 e-nodes (``tracemalloc``).
 
   Then the same rules through ``relations.saturate`` (its e-graph of PyTensor terms, the rules
-  e-matched as queries on an index of it): e-nodes and seconds per iteration beside the engine's.
+  e-matched as queries on an index of it, the terms they add recorded without PyTensor nodes):
+  e-nodes and seconds per iteration beside the engine's.
 - ``numerics``: the ``algebra`` rule set with PyTensor's stabilizers (``rewriters="stabilize"``)
   on each spelling of ``tests/numerics_corpus.py`` of up to 20 nodes, forward, default limits:
   how many saturate (or name their bound) in under 50 ms, the median, the slowest; the PyTensor
@@ -321,7 +322,8 @@ def saturate_table(cases: list[tuple[int, int]]) -> None:
     from egglog_algebra import engine_iterations
 
     print("\nthe same rules through relations.saturate (the e-graph of PyTensor terms; the rules matched as "
-          "queries on its index, each new e-node built as a PyTensor node; egg's BackoffScheduler on, so the "
+          "queries on its index, each new e-node recorded as its Op, input terms and type, no PyTensor node built "
+          "until something reads it; egg's BackoffScheduler on, so the "
           "counts part from the engine's once a rule finds more than 1,000 matches): per iteration, CPU seconds")
     print("| expression | k | engine e-nodes | saturate e-nodes | engine (ms) | saturate (ms) | saturate e-nodes/s "
           "| saturate s per e-node / engine's |")

@@ -38,7 +38,7 @@ from relations.queries.explanations import Explanation, SaturatedExplanation, St
 from relations.queries.proofs import prove_in
 from relations.queries.why_not import closest_rewriters
 from relations.rules import greedy_index, rule_index
-from relations.saturation.costs import variable_elements
+from relations.saturation.costs import type_elements
 from relations.saturation.egraph import EGraph, Limits, saturate
 from relations.saturation.foreign import RewriterSpec, foreign_rules
 from relations.saturation.stability import stability_key, stability_node_cost
@@ -90,7 +90,7 @@ def explain_normal_form(graph: Any, rules: Any = None, bookkeeping: bool = False
 def _ranking(egraph: EGraph, cost: NodeCost | None) -> tuple[NodeCost, Callable[[Sequence[Variable]], Any]]:
     """The cost per e-node extraction minimizes, and the key candidate forms are ranked by."""
     if cost is None:
-        scale = 1.0 + sum(variable_elements(n.var) for ns in egraph.classes().values() for n in ns if n.var.owner)
+        scale = 1.0 + sum(type_elements(n.type) for ns in egraph.classes().values() for n in ns if not n.is_leaf)
         return stability_node_cost(scale), stability_key
 
     def total(outputs: Sequence[Variable]) -> float:

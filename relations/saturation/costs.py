@@ -44,6 +44,7 @@ __all__ = [
     "node_cost",
     "node_costs",
     "node_elements",
+    "type_elements",
     "op_kind",
     "shape_finder",
     "variable_elements",
@@ -574,7 +575,12 @@ def variable_elements(v: Variable, unknown_dim: int = 16) -> float:
     Summed over the outputs of every node of a graph, this is
     :func:`elements_touched`; ``relations.saturation.extract`` uses it as the cost of an e-node.
     """
-    shape = getattr(v.type, "shape", None)
+    return type_elements(v.type, unknown_dim)
+
+
+def type_elements(t: Any, unknown_dim: int = 16) -> float:
+    """:func:`variable_elements` of a variable of type ``t`` (none needed: an e-node's type is enough)."""
+    shape = getattr(t, "shape", None)
     if shape is None:
         return 1.0
     size = 1.0

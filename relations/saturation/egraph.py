@@ -9,6 +9,15 @@ iteration (egg's deferred rebuilding).  Every class has one PyTensor type
 (``graph_bridge.type_facts.same_type``); a union of two classes of different
 types is a bug in a rule and raises ``TypeError`` naming both.
 
+A term the query matcher adds is recorded without a PyTensor node
+(:meth:`EGraph.lazy_term`): its Op, its input terms and its type, which the
+matcher's index infers once per Op and input types.  Keys, congruence, the
+classes' types and the index read no more; its variable is built when
+something reads it (:meth:`EGraph.variable`: a plan or a foreign rewriter
+run at that e-node, extraction's chosen e-nodes, a proof step, a drawing,
+``ENode.var``), over its children's variables, once.
+:attr:`EGraph.lazy_terms` counts them, built and not.
+
 The relations drive it, as they are; no rule is written twice.  Two
 matchers run forward.  The plain pattern rules (``p.var``, ``p.const``, the
 scalar Elemwise builders, rule-language guards: :func:`relations.saturation.engine.query.query_rule`
@@ -214,13 +223,39 @@ class _Stop(Exception):
     """A limit was hit (its name is the stop reason)."""
 
 
-@dataclass(frozen=True)
 class ENode:
-    """One e-node: ``var`` (a variable it was made from) and the classes of its inputs."""
+    """One e-node: its ``term``, the classes of its inputs (``children``) and ``var``, a variable it
+    was made from (built when first read, for a term the query matcher recorded without one:
+    :meth:`EGraph.variable`); ``type`` and ``is_leaf`` read no variable."""
 
-    term: int
-    var: Variable
-    children: tuple[int, ...]
+    __slots__ = ("_egraph", "children", "term")
+
+    def __init__(self, term: int, children: tuple[int, ...], egraph: EGraph) -> None:
+        self.term, self.children, self._egraph = term, children, egraph
+
+    @property
+    def var(self) -> Variable:
+        """The term's variable (built now if the term has none yet)."""
+        return self._egraph.variable(self.term)
+
+    @property
+    def type(self) -> Any:
+        """The term's PyTensor type (nothing built)."""
+        return self._egraph.term_type(self.term)
+
+    @property
+    def is_leaf(self) -> bool:
+        """Whether the term is a graph input or a constant (no node)."""
+        return self._egraph.term_op(self.term) is None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ENode) and (self.term, self.children) == (other.term, other.children)
+
+    def __hash__(self) -> int:
+        return hash((self.term, self.children))
+
+    def __repr__(self) -> str:
+        return f"ENode(term={self.term}, children={self.children})"
 
 
 def _leaf_key(v: Variable) -> Any:
@@ -249,7 +284,11 @@ class EGraph:
         #: PyTensor node rewriters run at the e-nodes too (:mod:`relations.saturation.foreign`)
         self.foreign: ForeignRules | None = foreign_rules(rewriters, "rewriters")
         self._foreign = ForeignState()  # what the foreign rewriters have run on, and built
-        self._vars: list[Variable] = []  # term -> its variable
+        self._vars: list[Variable | None] = []  # term -> its variable (``None``: not built yet)
+        #: term -> its Op and type, for a term recorded without a variable (built by :meth:`variable`)
+        self._lazy: dict[int, tuple[Op, Any]] = {}
+        #: terms recorded without a variable whose variable was built since (:attr:`lazy_terms`)
+        self._reified = 0
         self._children: list[tuple[int, ...]] = []  # term -> its input terms
         self._parent: list[int] = []  # union-find over terms; a class is named by its root term
         self._edges: dict[int, list[tuple[int, Any]]] = {}  # the explanation forest: term -> (term, why)
@@ -358,11 +397,14 @@ class EGraph:
         node = v.owner
         if node is None:
             return self._heads.setdefault(_leaf_key(v), len(self._heads))
-        op = node.op
-        k = (id(op), node.outputs.index(v) if len(node.outputs) > 1 else 0)
+        return self._op_head(node.op, node.outputs.index(v) if len(node.outputs) > 1 else 0)
+
+    def _op_head(self, op: Op, out: int) -> int:
+        """The number of output ``out`` of ``op`` (:meth:`_head_of`)."""
+        k = (id(op), out)
         found = self._head_ids.get(k)
         if found is None:
-            found = self._heads.setdefault((op, k[1]), len(self._heads))
+            found = self._heads.setdefault((op, out), len(self._heads))
             self._head_ids[k] = found
             self._head_ops.append(op)  # kept alive: its id names it
         return found
@@ -370,22 +412,36 @@ class EGraph:
     def _new_term(self, v: Variable) -> int:
         node = v.owner
         t = len(self._vars)
-        head = self._head_of(v)
-        if node is None:
-            children: tuple[int, ...] = ()
-            key: Any = (head, ())
-        else:
-            children = tuple([self._term_of[i] for i in node.inputs])
-            key = (head, tuple([self.find(c) for c in children]))
-        self._head.append(head)
+        children = () if node is None else tuple([self._term_of[i] for i in node.inputs])
         self._vars.append(v)
+        self._term_of[v] = t
+        self._enter(t, self._head_of(v), children, v.type)
+        return t
+
+    def lazy_term(self, op: Op, children: Sequence[int], out_type: Any) -> int:
+        """A new term: ``op`` (of one output) over the terms ``children``, of type ``out_type``, recorded
+        without a PyTensor node: its variable is built when something reads it (:meth:`variable`).
+
+        It is hash-consed as a term made from a variable is (its key: the Op's number and the
+        children's classes), so an e-node the e-graph holds gains a term, not an e-node.  The
+        caller vouches that ``op`` over those inputs makes ``out_type`` (``make_node``'s type)."""
+        t = len(self._vars)
+        self._vars.append(None)
+        self._lazy[t] = (op, out_type)
+        self._enter(t, self._op_head(op, 0), tuple(children), out_type)
+        return t
+
+    def _enter(self, t: int, head: int, children: tuple[int, ...], ty: Any) -> None:
+        """Term ``t`` (its variable, if any, recorded already) joins the terms: a new e-node, or a
+        term of the e-node of its key."""
+        key: Any = (head, tuple([self.find(c) for c in children]) if children else ())
+        self._head.append(head)
         self._children.append(children)
         self._parent.append(t)
         self._bgen.append(self._new_gen)
-        self._term_of[v] = t
         other = self._hashcons.get(key)
         if other is None:
-            self._type[t] = v.type
+            self._type[t] = ty
             self._hashcons[key] = t
             self._members[t] = [t]
             parents, find = self._parents, self.find
@@ -393,12 +449,11 @@ class EGraph:
                 parents.setdefault(find(c), []).append(t)
         else:  # the same e-node: ``t`` joins its class (which gains no e-node, so needs no repair)
             root = self.find(other)
-            self._check_types(self._type[root], v.type, CONGRUENCE)
+            self._check_types(self._type[root], ty, CONGRUENCE)
             edges = self._edges
             edges.setdefault(other, []).append((t, CONGRUENCE))
             edges.setdefault(t, []).append((other, CONGRUENCE))
             self._parent[t] = root
-        return t
 
     def _key(self, t: int) -> Any:
         find = self.find
@@ -498,13 +553,17 @@ class EGraph:
         """Add ``after`` and union it with ``before``'s class, justified as ``rule`` run forward on
         ``before`` (a proof step names it); whether the classes were apart.  Their types must be one
         (``TypeError`` otherwise)."""
-        b = self._add(before)
-        self._new_gen = self._bgen[b]
+        return self.relate_terms(self._add(before), lambda: self._add(after), rule)
+
+    def relate_terms(self, before: int, after: Callable[[], int], rule: Any) -> bool:
+        """:meth:`relate` for term ``before`` and the term ``after()`` adds (its new terms made
+        by ``before``'s backward steps, as ``before`` was)."""
+        self._new_gen = self._bgen[before]
         try:
-            a = self._add(after)
+            a = after()
         finally:
             self._new_gen = 0
-        return self._union(b, a, (rule, "forward", b))
+        return self._union(before, a, (rule, "forward", before))
 
     def union(self, a: Variable, b: Variable) -> bool:
         """Assert that variables ``a`` and ``b`` are equal: their classes become one (``TypeError`` if
@@ -538,9 +597,9 @@ class EGraph:
         """Every class and its e-nodes (after a rebuild)."""
         self.rebuild()
         find = self.find
+        children = self._children
         return {
-            c: [ENode(t, self._vars[t], tuple([find(k) for k in self._children[t]])) for t in ms]
-            for c, ms in self._members.items()
+            c: [ENode(t, tuple([find(k) for k in children[t]]), self) for t in ms] for c, ms in self._members.items()
         }
 
     def class_type(self, c: int) -> Any:
@@ -548,8 +607,64 @@ class EGraph:
         return self._type[self.find(c)]
 
     def variable(self, t: int) -> Variable:
-        """The variable of term ``t``."""
-        return self._vars[t]
+        """The variable of term ``t``; a term recorded without one (:meth:`lazy_term`) gets it now, a
+        node over its children's variables (built first, as needed), once."""
+        v = self._vars[t]
+        return v if v is not None else self._reify(t)
+
+    def _reify(self, t: int) -> Variable:
+        vars_, children, lazy, term_of = self._vars, self._children, self._lazy, self._term_of
+        stack = [t]
+        while stack:
+            u = stack[-1]
+            if vars_[u] is not None:
+                stack.pop()
+                continue
+            missing = [c for c in children[u] if vars_[c] is None]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            op, ty = lazy.pop(u)
+            out = ty.make_variable()
+            out.tag.trace = []  # as a node built while the rules run has (``traceback__limit=0``)
+            Apply(op, [vars_[c] for c in children[u]], [out])  # type: ignore[misc]
+            vars_[u] = out
+            term_of[out] = u
+            self._reified += 1
+        return vars_[t]  # type: ignore[return-value]
+
+    @property
+    def lazy_terms(self) -> tuple[int, int]:
+        """``(unbuilt, built)``: the terms recorded without a PyTensor variable (the query matcher's,
+        :meth:`lazy_term`) whose variable nothing has read yet, and those whose variable was built
+        since, when read."""
+        return len(self._lazy), self._reified
+
+    def term_op(self, t: int) -> Op | None:
+        """The Op of term ``t``'s node (``None`` for a graph input or a constant); nothing built."""
+        v = self._vars[t]
+        if v is None:
+            return self._lazy[t][0]
+        node = v.owner
+        return None if node is None else node.op
+
+    def term_type(self, t: int) -> Any:
+        """The PyTensor type of term ``t`` (its class's); nothing built."""
+        v = self._vars[t]
+        return self._lazy[t][1] if v is None else v.type
+
+    def term_head(self, t: int) -> tuple[Op, int, Any] | None:
+        """``(Op, output index, type)`` of term ``t`` (``None`` for a leaf); nothing built."""
+        v = self._vars[t]
+        if v is None:
+            op, ty = self._lazy[t]
+            return op, 0, ty
+        node = v.owner
+        if node is None:
+            return None
+        outs = node.outputs
+        return node.op, (outs.index(v) if len(outs) > 1 else 0), v.type
 
     def term_children(self, t: int) -> tuple[int, ...]:
         """The input terms of term ``t``."""
@@ -740,7 +855,7 @@ class EGraph:
         with ``build=False`` a new choice comes as its list of input variables instead.  ``deep``
         (if given): the Op classes of input e-nodes whose own inputs are varied too (the
         ``child_heads`` of the node's rules: no other rule reads below an input's node)."""
-        v = self._vars[t]
+        v = self.variable(t)
         yield t, v
         node = v.owner
         own = self._children[t]
@@ -781,18 +896,17 @@ class EGraph:
         only below the e-nodes of a ``deep`` Op class, if given).  An e-node all of whose inputs are its
         own class (``Alloc(x)`` of a 0-d ``x``, once ``alloc_identityo`` made it one class with ``x``)
         is no other choice: a rule would see the class itself through it."""
-        vars_ = self._vars
         home = self.find(c)
         for m in (c, *[m for m in self._members[home] if m != c and not self._loops_on(m, home)]):
             d = depth
             if deep is not None and d:
-                node = vars_[m].owner
-                if node is None or not isinstance(node.op, deep):
+                op = self.term_op(m)
+                if op is None or not isinstance(op, deep):
                     d = 0
             if d:
                 yield from self._variants(m, d)
             else:
-                yield m, vars_[m]  # (what ``_variants(m, 0)`` gives)
+                yield m, self.variable(m)  # (what ``_variants(m, 0)`` gives)
 
     def _class_guarded(self, op_class: type) -> bool:
         """Whether a forward rule of ``op_class`` names input Ops (``child_heads``) but reads nothing
@@ -834,6 +948,11 @@ class EGraph:
 
     def _forward_at(self, t: int, stats: dict[str, RuleStats], deadline: float | None = None) -> None:
         v = self._vars[t]
+        if v is None:  # a term with no node yet: built only if a plan may run on it
+            op = self._lazy[t][0]
+            if not in_vocabulary(op) or not self._forward_index(type(op)).forward(type(op)):
+                return
+            v = self.variable(t)
         node = v.owner
         if not _rewritable(node):
             return
@@ -872,6 +991,11 @@ class EGraph:
 
     def _backward_at(self, t: int, stats: dict[str, RuleStats]) -> None:
         v = self._vars[t]
+        if v is None:  # a term with no node yet: built only if a rule may run backward on it
+            op = self._lazy[t][0]
+            if not in_vocabulary(op) or not self.index.backward(type(op)):
+                return
+            v = self.variable(t)
         node = v.owner
         if not _rewritable(node):
             return
@@ -993,8 +1117,8 @@ class EGraph:
         t = self._term_of.get(v)
         if t is None:
             return (v,)
-        vars_ = self._vars
-        return (v, *[vars_[m] for m in self._members[self.find(t)] if vars_[m] is not v])
+        variable = self.variable
+        return (v, *[w for m in self._members[self.find(t)] if (w := variable(m)) is not v])
 
     def _held_type(self, out: Any) -> Any | None:
         """The type of the class holding answer ``out``, if the e-graph holds it (nothing built)."""

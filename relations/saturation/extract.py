@@ -38,7 +38,7 @@ from pytensor.graph.basic import Variable
 from graph_bridge.provenance import TAG, mark_rewritten, node_ids
 from graph_bridge.traverse import bottom_up, clone_over
 from relations.arguments import check_callable, check_count
-from relations.saturation.costs import variable_elements
+from relations.saturation.costs import type_elements
 
 __all__ = ["EXACT_MAX_ACYCLIC", "EXACT_MAX_NODES", "EXACT_SECONDS", "MAX_FORM_NODES", "Extraction", "extract", "forms"]
 
@@ -76,11 +76,16 @@ class Extraction:
 
 def _costs(egraph: Any, cost: Cost | None) -> tuple[dict[int, list], dict[int, float]]:
     classes = egraph.classes()
-    fn = variable_elements if cost is None else cost
     costs: dict[int, float] = {}
+    if cost is None:  # the default cost reads the e-nodes' types: no variable is built
+        for nodes in classes.values():
+            for n in nodes:
+                costs[n.term] = 0.0 if n.is_leaf else type_elements(n.type)
+        return classes, costs
+    fn = cost
     for nodes in classes.values():
         for n in nodes:
-            if n.var.owner is None:
+            if n.is_leaf:
                 costs[n.term] = 0.0
                 continue
             c = fn(n.var)

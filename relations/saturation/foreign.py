@@ -696,6 +696,8 @@ class MatchingService(Protocol):
 
     def variable(self, t: int) -> Variable: ...
 
+    def term_op(self, t: int) -> Any: ...
+
     def choices(self, t: int, done: set[Any]) -> Iterator[Variable]: ...
 
     def relate(self, before: Variable, after: Variable, rule: Any) -> bool: ...
@@ -781,13 +783,17 @@ class ForeignRules:
         e-graph, so marked done, and never run, and the choices past it were tried only if a
         class below changed again; no report said so.  Without that bound the numerics corpus's
         e-graphs are the same and 8 of its 244 spellings stop as ``"choices"``, not
-        ``"saturated"``: their e-nodes have more combinations than the e-graph gives.)"""
+        ``"saturated"``: their e-nodes have more combinations than the e-graph gives.)
+
+        The e-node's variable is read (built, for a term recorded without one) only where a rewriter
+        tracks its Op."""
+        op = egraph.term_op(t)
+        if op is None or type(op) in EXPLICIT_OPS or not self.at(op):
+            return True
         own = egraph.variable(t)
         node = own.owner
-        if node is None or type(node.op) in EXPLICIT_OPS:
-            return True
         rewriters = self.at(node.op)
-        if not rewriters or state.generation.get(node, 0) >= MAX_GENERATIONS:
+        if state.generation.get(node, 0) >= MAX_GENERATIONS:
             return True
         builder = state.builder.get(node)
         if builder is not None:

@@ -15,10 +15,14 @@ Guards read the index's value intervals (:mod:`.engine.guards`).
 A match whose right side the index holds in the matched class already is
 counted and left, nothing built.  For any other, the left side is
 instantiated over the classes it matched (a term in the matched class: the
-step a proof re-checks) and the right side is built over the classes'
-variables; both are added to the term e-graph and unioned, justified as the
-rule run forward, as the plan matcher does.  A right side of another type
-than the matched class is refused (counted).
+step a proof re-checks) and the right side over the classes' terms; both are
+added to the term e-graph and unioned, justified as the rule run forward, as
+the plan matcher does.  A right side of another type than the matched class
+is refused.  Neither side is built as a PyTensor node: each new node is
+recorded as its Op, its input terms and its type, inferred by the index once
+per Op and input types (:meth:`EGraph.lazy_term`); its variable is built when
+something reads it (a plan or a foreign rewriter at that e-node, extraction,
+a proof, a drawing: :meth:`EGraph.variable`).
 
 The index reads an Elemwise through the left padding its make_node adds to
 an input of lower ndim (``x + 1`` over a vector ``x`` reads the scalar ``1``),
@@ -37,15 +41,15 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from pytensor.graph.basic import Apply, Constant, Variable
-from pytensor.tensor.elemwise import DimShuffle
+from pytensor.graph.basic import Constant
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from graph_bridge.logic_views import same_constant
 from graph_bridge.type_facts import same_type
 from relations import patterns as p
 from relations.patterns.relation import Relation
 from relations.saturation.engine.analysis import IntervalAnalysis
-from relations.saturation.engine.egraph import CLASS_SHIFT, is_left_padding, reads_through_padding
+from relations.saturation.engine.egraph import CLASS_SHIFT
 from relations.saturation.engine.egraph import EGraph as Index
 from relations.saturation.engine.guards import stand_in
 from relations.saturation.engine.query import BoundRule, QueryRule, UnsupportedRule, query_rule
@@ -55,6 +59,55 @@ from relations.saturation.engine.runner import BackoffScheduler
 EGraph = Any
 
 __all__ = ["QueryMatcher", "cast_variant", "query_rules", "repeats_a_variable"]
+
+#: A side of a match before it is added to the term e-graph: a term (an ``int``), a constant the
+#: right side built (a ``Variable``), or a node to record, ``(Op, type, input sides)``
+Side = Any
+
+#: ``(input ndim, output ndim)`` -> the DimShuffle an Elemwise's make_node pads an input with
+_PAD_OPS: dict[tuple[int, int], DimShuffle] = {}
+
+
+def _pad_op(k: int, nd: int) -> DimShuffle:
+    op = _PAD_OPS.get((k, nd))
+    if op is None:
+        order: list[Any] = ["x"] * (nd - k) + list(range(k))
+        op = _PAD_OPS[(k, nd)] = DimShuffle(input_ndim=k, new_order=order)
+    return op
+
+
+def _pads(op: Any) -> bool:
+    """Whether ``op`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front;
+    ``engine.egraph.is_left_padding`` of its node)."""
+    if type(op) is not DimShuffle:
+        return False
+    order = op.new_order
+    k = len(order) - op.input_ndim
+    return k >= 0 and all(o == "x" for o in order[:k]) and list(order[k:]) == list(range(len(order) - k))
+
+
+#: kinds of a compiled pattern (:func:`_compile`)
+_VAR, _CONST, _NODE = 0, 1, 2
+
+
+def _compile(pat: Any, slots: dict, index: Index) -> tuple:
+    """``pat`` as nested tuples read without ``isinstance`` on pattern variables (a metaclass check):
+    ``(_VAR, its position in a match)``, ``(_CONST, the p.Const)``, or ``(_NODE, op id, args, kinds)``."""
+    if isinstance(pat, p.PatternVar):
+        return _VAR, slots[pat]
+    if isinstance(pat, p.Const):
+        return _CONST, pat
+    args = tuple(_compile(a, slots, index) for a in pat.args)
+    return _NODE, index.op_id(pat.make, len(args)), args, tuple(pat.kinds)
+
+
+class _Typed:
+    """A stand-in for a variable of type ``type`` (what ``p.Const.build`` reads of its siblings)."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, type_: Any) -> None:
+        self.type = type_
 
 
 #: relation -> its query, or ``None`` when the query engine cannot run it (made once per relation)
@@ -176,25 +229,27 @@ class QueryMatcher:
         self.cls: list[int] = []  # term -> its index class when synced
         self.term_at: dict[int, int] = {}  # index class id (as made) -> a term it was made for
         self.unions: list[tuple[int, int]] = []  # term pairs the term e-graph merged since the last sync
-        self._term_of: dict[Variable, int] = {}
-        self._pads: dict[tuple[Variable, int], Variable] = {}
-        self._eg_vars: list[Variable] = []
+        #: (term, ndim) -> the term of its left padding to that ndim (one per term and ndim)
+        self._pads: dict[tuple[int, int], int] = {}
+        #: (type id, ndim) -> the padding's Op and type (``_padded``)
+        self._pad_types: dict[tuple[int, int], tuple[DimShuffle, Any]] = {}
+        self._sides: list[tuple[tuple, tuple] | None] = [None] * len(self.bound)  # (``_compiled``)
+        self._eg: EGraph = None
 
     # -- the index ---------------------------------------------------------------------
 
     def sync(self, eg: EGraph) -> None:
         """Add the terms made and the unions made since the last sync to the index, and rebuild it."""
         index, cls, term_at = self.index, self.cls, self.term_at
-        vars_, children = eg._vars, eg._children
-        for t in range(len(cls), len(vars_)):
-            v = vars_[t]
-            node = v.owner
-            if node is None:
-                c = index.add_leaf(v)
+        children, head_of = eg._children, eg.term_head
+        for t in range(len(cls), len(children)):
+            head = head_of(t)
+            if head is None:
+                c = index.add_leaf(eg.variable(t))  # (a leaf always has its variable)
             else:
-                kids = self._kids(node, children[t])
-                k = node.outputs.index(v) if len(node.outputs) > 1 else 0
-                c = index.add(index.op_id(node.op, len(kids), k), kids, index.type_id(v.type))
+                op, k, ty = head
+                kids = self._kids(eg, op, ty, children[t])
+                c = index.add(index.op_id(op, len(kids), k), kids, index.type_id(ty))
             cls.append(c)
             term_at.setdefault(c, t)
         if self.unions:
@@ -205,22 +260,24 @@ class QueryMatcher:
             self.unions.clear()
         index.rebuild()
 
-    def _kids(self, node: Any, terms: Sequence[int]) -> list[int]:
-        """The index classes of ``node``'s inputs (terms ``terms``), an Elemwise read through its left padding."""
+    def _kids(self, eg: EGraph, op: Any, ty: Any, terms: Sequence[int]) -> list[int]:
+        """The index classes of the input terms ``terms`` of a term of ``op`` (of type ``ty``), an
+        Elemwise read through its left padding (``engine.egraph.reads_through_padding``)."""
         cls = self.cls
-        if not reads_through_padding(node):
+        if not isinstance(op, Elemwise) or not terms:
+            return [cls[c] for c in terms]
+        nd = ty.ndim
+        term_op, term_type, children = eg.term_op, eg.term_type, eg._children
+        padded = [_pads(term_op(c)) for c in terms]
+        if not any(not pad and term_type(c).ndim == nd for c, pad in zip(terms, padded)):
             return [cls[c] for c in terms]
         kids = []
-        for i, c in zip(node.inputs, terms):
-            while is_left_padding(i.owner):
-                i = i.owner.inputs[0]
-                c = -1
-            kids.append(cls[c] if c >= 0 else self._class_of_variable(i))
+        for c, pad in zip(terms, padded):
+            while pad:
+                c = children[c][0]
+                pad = _pads(term_op(c))
+            kids.append(cls[c])
         return kids
-
-    def _class_of_variable(self, v: Variable) -> int:
-        """The index class of variable ``v`` under a padding (a term of the e-graph, synced before its reader)."""
-        return self.cls[self._term_of[v]]
 
     # -- one iteration -------------------------------------------------------------------
 
@@ -232,7 +289,7 @@ class QueryMatcher:
         matches are dropped and its semi-naive clock stays, so they are found again when the ban
         ends (``banned`` says whether one is on: the e-graph is not saturated while it is).
         ``check()`` is called between rules' searches and within their matches (it raises at a limit)."""
-        self._term_of, self._eg_vars = eg._term_of, eg._vars
+        self._eg = eg
         self.sync(eg)
         index, sched = self.index, self.scheduler
         self.iteration += 1
@@ -271,130 +328,188 @@ class QueryMatcher:
 
     def _apply(self, eg: EGraph, j: int, matches: list[tuple[int, ...]], s: Any, check: Callable[[], None]) -> None:
         rule, rel = self.bound[j], self.relations[j]
+        lhs_pat, rhs_pat = self._compiled(j)
+        find = self.index.find
+        guarded = rule.guarded if rule.rule.guards else None
         index = self.index
-        find = index.find
-        names = rule.rule.vars
         for k, m in enumerate(matches):
             if k & 63 == 63:
                 check()  # a limit is met within a rule's matches, not only after them
-            if rule.rule.guards and not rule.guarded(index, m):
+            if guarded is not None and not guarded(index, m):
                 continue
             s.matches += 1
             root = find(m[0])
-            binding = dict(zip(names, m[1:]))
-            held = self._held(rule.rule.rhs, binding)
+            held = self._held(rhs_pat, m)
             if held is not None and find(held) == root:
                 continue
-            lhs = next(self._instances(rule.rule.lhs, root, binding), None)
-            rhs = self._build(rule.rule.rhs, binding)
+            lhs = self._first(lhs_pat, root, m)
+            rhs = self._build(rhs_pat, m)
             if lhs is None or rhs is None:
                 continue
             before, after = lhs[0], rhs[0]
-            if not same_type(after.type, before.type):
+            if not same_type(self._side_type(eg, after), self._side_type(eg, before)):
                 continue
-            if eg.relate(before, after, rel):
+            if eg.relate_terms(self._term(eg, before), lambda after=after: self._term(eg, after), rel):
                 s.unions += 1
 
-    def _variable(self, c: int) -> Variable:
-        """A variable of index class ``c``: one of the terms' it was made for."""
-        return self._eg_vars[self.term_at[self.index.find(c)]]
+    def _compiled(self, j: int) -> tuple[tuple, tuple]:
+        """Rule ``j``'s sides as nested tuples (:func:`_compile`), made once."""
+        found = self._sides[j]
+        if found is None:
+            q = self.bound[j].rule
+            slots = {v: i + 1 for i, v in enumerate(q.vars)}  # a match is (root, *the variables' classes)
+            found = self._sides[j] = (_compile(q.lhs, slots, self.index), _compile(q.rhs, slots, self.index))
+        return found
 
-    def _held(self, pat: Any, binding: dict) -> int | None:
-        """The index class of ``pat`` under ``binding`` if the index holds it (nothing added)."""
-        index = self.index
-        if isinstance(pat, p.PatternVar):
-            return binding[pat]
-        if isinstance(pat, p.Const):
+    @staticmethod
+    def _side_type(eg: EGraph, side: Side) -> Any:
+        if type(side) is int:
+            return eg.term_type(side)
+        return side[1] if type(side) is tuple else side.type
+
+    def _term(self, eg: EGraph, side: Side) -> int:
+        """The term of ``side``, its new nodes recorded (:meth:`EGraph.lazy_term`: no PyTensor node built)."""
+        if type(side) is int:
+            return side
+        if type(side) is not tuple:
+            return eg.term(side)  # a constant the right side built
+        op, ty, ins = side
+        kids = [self._term(eg, i) for i in ins]
+        if _pads(op):  # a left padding: one per term and ndim
+            key = (kids[0], ty.ndim)
+            found = self._pads.get(key)
+            if found is None:
+                found = self._pads[key] = eg.lazy_term(op, kids, ty)
+            return found
+        return eg.lazy_term(op, kids, ty)
+
+    def _variable(self, c: int) -> int:
+        """A term of index class ``c``: one of those it was made for."""
+        return self.term_at[self.index.find(c)]
+
+    def _held(self, pat: tuple, m: tuple[int, ...]) -> int | None:
+        """The index class of ``pat`` (compiled) under match ``m`` if the index holds it (nothing added)."""
+        kind = pat[0]
+        if kind == _VAR:
+            return m[pat[1]]
+        if kind == _CONST:
             return None
+        index = self.index
         kids = []
-        for a in pat.args:
-            if isinstance(a, p.Const):
+        for a in pat[2]:
+            if a[0] == _CONST:
                 return None
-            k = self._held(a, binding)
+            k = self._held(a, m)
             if k is None:
                 return None
             kids.append(index.find(k))
-        v = index.hashcons.get((index.op_id(pat.make, len(kids)), *kids))
+        v = index.hashcons.get((pat[1], *kids))
         return None if v is None else v >> CLASS_SHIFT
 
-    def _instances(self, pat: Any, c: int, binding: dict) -> Iterator[tuple[Variable, int]]:
-        """``(variable, type id)`` of ``pat`` in index class ``c`` under ``binding``, each e-node of the
-        class a choice (a left side instantiated over the e-nodes it matched)."""
+    def _first(self, pat: tuple, c: int, m: tuple[int, ...]) -> tuple[Side, int] | None:
+        """The first of :meth:`_instances` (``None`` if none): each argument's first instance, and the
+        full search only where the Op refuses their types."""
         index = self.index
         c = index.find(c)
-        if isinstance(pat, p.PatternVar):
-            if index.find(binding[pat]) == c:
-                yield self._variable(c), index.ctype[c]
+        kind = pat[0]
+        if kind == _VAR:
+            return (self.term_at[c], index.ctype[c]) if index.find(m[pat[1]]) == c else None
+        if kind == _CONST:
+            return next(self._instances(pat, c, m), None)
+        oid, args = pat[1], pat[2]
+        for n in index.class_nodes(c):
+            if n[0] != oid:
+                continue
+            got = []
+            for a, k in zip(args, n[1:]):
+                x = self._first(a, k, m)
+                if x is None:
+                    break
+                got.append(x)
+            else:
+                made = self._make(oid, got)
+                return made if made is not None else next(self._instances(pat, c, m), None)
+        return None
+
+    def _instances(self, pat: tuple, c: int, m: tuple[int, ...]) -> Iterator[tuple[Side, int]]:
+        """``(side, type id)`` of ``pat`` (compiled) in index class ``c`` under match ``m``, each e-node
+        of the class a choice (a left side instantiated over the e-nodes it matched; nothing added yet)."""
+        index = self.index
+        c = index.find(c)
+        kind = pat[0]
+        if kind == _VAR:
+            if index.find(m[pat[1]]) == c:
+                yield self.term_at[c], index.ctype[c]
             return
-        if isinstance(pat, p.Const):
+        if kind == _CONST:
+            const = pat[1]
             for n in index.class_nodes(c):
                 leaf = index.leaf.get(n[0]) if len(n) == 1 else None
-                if leaf is not None and pat.matches(leaf):
-                    yield leaf, index.ctype[c]
+                if leaf is not None and const.matches(leaf):
+                    yield self._eg.term(leaf), index.ctype[c]  # (a leaf the e-graph holds)
             return
-        oid = index.op_id(pat.make, len(pat.args))
+        oid = pat[1]
         for n in index.class_nodes(c):
             if n[0] == oid:
-                yield from self._over(pat, oid, n[1:], 0, [], binding)
+                yield from self._over(pat, oid, n[1:], 0, [], m)
 
-    def _over(
-        self, pat: Any, oid: int, kids: tuple, i: int, got: list, binding: dict
-    ) -> Iterator[tuple[Variable, int]]:
+    def _over(self, pat: tuple, oid: int, kids: tuple, i: int, got: list, m: tuple) -> Iterator[tuple[Side, int]]:
         if i == len(kids):
             made = self._make(oid, got)
             if made is not None:
                 yield made
             return
-        for v in self._instances(pat.args[i], kids[i], binding):
-            yield from self._over(pat, oid, kids, i + 1, [*got, v], binding)
+        for v in self._instances(pat[2][i], kids[i], m):
+            yield from self._over(pat, oid, kids, i + 1, [*got, v], m)
 
-    def _make(self, oid: int, args: list[tuple[Variable, int]]) -> tuple[Variable, int] | None:
-        """Op ``oid`` over ``args`` (``(variable, type id)`` each), its output typed by the index's
-        inference (once per Op and input types, :meth:`Index.infer`), with the left padding an
-        Elemwise's make_node adds; ``None`` where the Op refuses the types."""
+    def _make(self, oid: int, args: list[tuple[Side, int]]) -> tuple[Side, int] | None:
+        """Op ``oid`` over ``args`` (``(side, type id)`` each), its output typed by the index's
+        inference (once per Op and input types, :meth:`Index.infer_types`), with the left padding
+        an Elemwise's make_node adds; ``None`` where the Op refuses the types.  Nothing is built."""
         index = self.index
         tid = index.infer_types(oid, [t for _, t in args])
         if tid < 0:
             return None
-        out = index.types[tid]
+        types = index.types
+        out = types[tid]
         nd = out.ndim
-        ins = [v if v.type.ndim == nd else self._padded(v, nd) for v, _ in args]
-        return Apply(index.ops[oid][1], ins, [out()]).outputs[0], tid
+        ins = [v if types[t].ndim == nd else self._padded(v, t, nd) for v, t in args]
+        return (index.ops[oid][1], out, tuple(ins)), tid
 
-    def _padded(self, v: Variable, nd: int) -> Variable:
-        """``v`` padded on the left to ``nd`` dimensions as Elemwise's make_node pads it (one DimShuffle per
-        variable and ndim)."""
-        key = (v, nd)
-        found = self._pads.get(key)
+    def _padded(self, v: Side, tid: int, nd: int) -> Side:
+        """``v`` (of type id ``tid``) padded on the left to ``nd`` dimensions as Elemwise's make_node pads it."""
+        found = self._pad_types.get((tid, nd))
         if found is None:
-            k = v.type.ndim
-            order: list[Any] = ["x"] * (nd - k) + list(range(k))
-            found = self._pads[key] = DimShuffle(input_ndim=k, new_order=order).make_node(v).outputs[0]
-        return found
+            index = self.index
+            op = _pad_op(index.types[tid].ndim, nd)
+            found = self._pad_types[(tid, nd)] = op, index.types[index.infer_types(index.op_id(op, 1), [tid])]
+        return found[0], found[1], (v,)
 
-    def _build(self, pat: Any, binding: dict) -> tuple[Variable, int] | None:
-        """The right side ``pat`` over the variables of the classes ``binding`` names (``None``: it does not build)."""
+    def _build(self, pat: tuple, m: tuple[int, ...]) -> tuple[Side, int] | None:
+        """The right side ``pat`` (compiled) over the terms of the classes match ``m`` binds (``None``: it
+        does not build)."""
         index = self.index
-        if isinstance(pat, p.PatternVar):
-            c = index.find(binding[pat])
-            return self._variable(c), index.ctype[c]
-        built: list[tuple[Variable, int] | None] = []
-        for a in pat.args:
-            if isinstance(a, p.Const):
+        if pat[0] == _VAR:
+            c = index.find(m[pat[1]])
+            return self.term_at[c], index.ctype[c]
+        _, oid, args, kinds = pat
+        built: list[tuple[Side, int] | None] = []
+        for a in args:
+            if a[0] == _CONST:
                 built.append(None)
                 continue
-            b = self._build(a, binding)
+            b = self._build(a, m)
             if b is None:
                 return None
             built.append(b)
-        siblings = [b[0] for b in built if b is not None]
-        args = []
-        for a, b, kind in zip(pat.args, built, pat.kinds):
+        siblings = [_Typed(index.types[b[1]]) for b in built if b is not None]
+        sides = []
+        for a, b, kind in zip(args, built, kinds):
             if b is None:
                 try:
-                    v = a.build(siblings, kind)
+                    v = a[1].build(siblings, kind)
                 except (TypeError, ValueError):
                     return None
                 b = (v, index.type_id(v.type))
-            args.append(b)
-        return self._make(index.op_id(pat.make, len(args)), args)
+            sides.append(b)
+        return self._make(oid, sides)
