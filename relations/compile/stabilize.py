@@ -139,6 +139,10 @@ REGION_DEPTH = 4
 #: is given to ``relations.stabilize`` with these bounds.
 SCREEN_POINTS = 12
 SCREEN_BITS = 1.0
+#: Draws of :data:`SCREEN_POINTS` points at most in that screen: a region real on few inputs (a Dirichlet-
+#: multinomial's ``gammaln`` of sums) is measured on the points those draws give, not drawn for 16 times
+#: (45 s of mpmath on that model's region, where it was found accurate).
+SCREEN_TRIES = 2
 #: The cheap screen before it (:func:`_wide_flag`): points, and the mean bits between float64 and extended
 #: precision above which a region is measured; a region computing more than :data:`SCREEN_ELEMENTS`
 #: elements per point (a model's data, a GP's 20 x 20 kernel) is not measured with mpmath: the screen took
@@ -651,7 +655,7 @@ def _screen(copy: Variable) -> Any:
     from relations.saturation.accuracy import graph_error, sample_points
 
     try:
-        pts = sample_points([copy], SCREEN_POINTS)
+        pts = sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES)
         if pts.n == 0:
             return None
         [(mean, _)] = graph_error([copy], pts, STOCK)
