@@ -141,3 +141,22 @@ def test_the_mode_compiles_and_matches_stock():
     stock = pytensor.function([x], out, mode="FAST_COMPILE")
     at = np.array([-2.0, -1e-3, 0.5, 3.0])
     np.testing.assert_allclose(f(at), stock(at), rtol=1e-12)
+
+
+def test_a_region_holding_an_index_none_is_screened_without_error():
+    """``log(softmax(x)[[1, 0]])`` canonicalized reads a ``SpecifyShape`` with a ``NoneConst`` (a constant of a
+    type without a dtype): the numpy screen raised an AttributeError on it, and the stage failed the rewrite."""
+    from pytensor.graph.rewriting.utils import rewrite_graph
+    from pytensor.tensor.special import softmax
+
+    from graph_bridge.wide_float import evaluate
+
+    x = pt.dmatrix("x")
+    g = rewrite_graph(pt.log(softmax(x, axis=-1)[[1, 0]]), include=("canonicalize",))
+    none_type = pytensor.tensor.type_other.NoneConst.type
+    none = [i for n in pytensor.graph.traversal.toposort([g]) for i in n.inputs if i.type == none_type]
+    assert none  # the spelling still holds the constant this test is about
+    S.measured([g], S.MeasuredBudget())  # no error
+    y = pt.dvector("y")
+    [v] = evaluate([y[None]], {y: np.array([1.0, 2.0])})
+    assert v.shape == (1, 2)
