@@ -3,13 +3,18 @@
 Needs PyMC (Python 3.12 line).  Per model of ``tests/pymc_models.py``: the
 seconds of PyTensor's default-mode rewrites alone on a FunctionGraph of new
 ``[logp, dlogp]`` graphs, stock and with ``relational_measured`` included
-(alternating, best of ``--rounds``), their ratio (target <= 1.05); the
+(alternating, best of ``--rounds``), their ratio (target <= 1.05; the whole
+pipeline's noise on a loaded machine is larger than that); the stage's own
+seconds (its timer, ``MeasuredBudget.seconds_spent``, best of the rounds) and
+``1 + stage / stock``, the same ratio without the pipeline's noise; the first
+round with the stage and the stage's seconds in it (a cold compile: what the
+per-region cache then saves; regions of models run before are cached); the
 compiled call time ratio (best of interleaved rounds, target <= 1.0 within
 noise); whether the values are equal (allclose at the initial point and at
 ``--points`` random points around it); and what the stage did on the last
 graph (:class:`relations.compile.stabilize.MeasuredBudget`: regions passed by
-the cheap screen, too large to measure, measured with
-``relations.stabilize``, replaced, skipped when its seconds ran out).
+the numpy screens, too large to measure, found in the cache, measured, given
+to ``relations.stabilize``, replaced, skipped past the budget).
 """
 
 from __future__ import annotations
