@@ -160,3 +160,17 @@ def test_a_region_holding_an_index_none_is_screened_without_error():
     y = pt.dvector("y")
     [v] = evaluate([y[None]], {y: np.array([1.0, 2.0])})
     assert v.shape == (1, 2)
+
+
+def test_a_large_constant_is_held_by_its_digest():
+    x = pt.dvector("x")
+    data = np.linspace(0.0, 1.0, 1000)
+
+    def key(values):
+        [(root, region)] = S._head_regions([pt.log1p(pt.exp(x) * pt.as_tensor(values))])
+        return S._structure(root, region)[0]
+
+    k = key(data)
+    assert k == key(data.copy()) and k != key(data[::-1].copy())
+    held = [c[2] for part in k for c in part[1] if c[0] == "c" and c[2][0] == (1000,)]
+    assert held and all(len(h[2]) == 32 for h in held)  # a SHA-256 digest, not 8,000 bytes

@@ -37,6 +37,7 @@ Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
@@ -584,6 +585,20 @@ _OUTCOMES: OrderedDict[Hashable, Any] = OrderedDict()
 CACHE_SIZE = 4096
 
 
+#: Constants of more bytes than this are held in a region's structure by their digest (a model's data).
+DIGEST_BYTES = 1024
+
+
+def _constant_key(data: Any) -> Hashable:
+    """A constant's value in a region's structure: its shape and bytes (their SHA-256 digest above
+    :data:`DIGEST_BYTES`), or the object itself where it is not an array of numbers (a slice, ``None``)."""
+    arr = np.asarray(data)
+    if arr.dtype.kind == "O":
+        return data
+    raw = arr.tobytes()
+    return (arr.shape, str(arr.dtype), hashlib.sha256(raw).digest() if len(raw) > DIGEST_BYTES else raw)
+
+
 def _structure(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | None, list[Variable]]:
     """The structure of ``root``'s region (the variables ``region``, every other input a leaf, as
     :func:`_cut` copies it) and its inputs in that structure's order.
@@ -605,9 +620,7 @@ def _structure(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | N
         node = v.owner
         if v not in inside or node is None:
             if isinstance(v, Constant):
-                data = np.asarray(v.data)
-                value = v.data if data.dtype.kind == "O" else (data.shape, data.tobytes())
-                index[v] = ("c", v.type, value)
+                index[v] = ("c", v.type, _constant_key(v.data))
             else:
                 index[v] = ("x", len(inputs), v.type)
                 inputs.append(v)
