@@ -157,7 +157,7 @@ def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype:
                 if i not in env:
                     if not isinstance(i, Constant):
                         raise ValueError(f"values: no value for the input {i}")
-                    env[i] = np.asarray(i.data).astype(_in(str(i.type.dtype), dtype))
+                    env[i] = _constant(i, dtype)
             ins = [env[i] for i in node.inputs]
             out_dtype = str(node.outputs[0].type.dtype) if hasattr(node.outputs[0].type, "dtype") else ""
             op = node.op
@@ -186,10 +186,15 @@ def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype:
     return [env[o] if o in env else _constant(o, dtype) for o in outputs]
 
 
-def _constant(v: Any, dtype: Any) -> np.ndarray:
+def _constant(v: Any, dtype: Any) -> Any:
+    """A constant's value held at precision ``dtype``; one of a type without a dtype (an index's ``None``
+    or slice, ``NoneConst``) as it is."""
     if not isinstance(v, Constant):
         raise ValueError(f"values: no value for the input {v}")
-    return np.asarray(v.data).astype(_in(str(v.type.dtype), dtype))
+    kind = getattr(v.type, "dtype", None)
+    if kind is None:
+        return v.data
+    return np.asarray(v.data).astype(_in(str(kind), dtype))
 
 
 def _ordinals(x: np.ndarray) -> np.ndarray:
@@ -248,7 +253,8 @@ def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2) -> t
         lo_env: dict[Variable, Any] = {}
         [lo] = evaluate([output], at, np.float64, order, lo_env)
         [hi] = evaluate([output], at, WIDE, order)
-        ref = hi.astype("float64")
+        with np.errstate(over="ignore"):  # an extended value beyond float64 rounds to inf, as it should
+            ref = hi.astype("float64")
         keep = ~np.isnan(hi)
         if keep.any():
             gaps.append(float(np.mean(_bits(lo[keep], ref[keep]))))

@@ -37,9 +37,10 @@ Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,7 +53,6 @@ from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace
 from pytensor.graph.rewriting.basic import GraphRewriter, copy_stack_trace
-from pytensor.graph.traversal import toposort
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.special import LogSoftmax, Softmax
@@ -115,10 +115,12 @@ NUMERIC_REWRITERS = frozenset({
     "log1msigm_to_softplus", "log1p_neg_sigmoid", "logdiffexp_to_log1mexpdiff", "logmexpm1_to_log1mexp",
     "logsigm_to_softplus", "local_dimshuffle_lift",
 })
-#: Bounds of one pass's saturation (every region of a graph together).  The corpus's regions saturate
-#: in 2-6 iterations, 5-300 ms here (the broadcast ones are the slowest: the lifts add an e-node per
-#: operand); the PyMC models' regions (at most one per model) in 5-40 ms.
-LIMITS = Limits(nodes=4_000, iterations=6, seconds=0.3, growth=None)
+#: Bounds of one pass's saturation (every region of a graph together): e-nodes and iterations, no seconds, so
+#: a graph compiles alike under any load (a 0.3 s bound left ``log(1 + broadcast_to(exp(x)))`` unrepaired at a
+#: load of 8 on 2 cores).  The corpus's 244 spellings take a median of 0.2 ms and at most 0.19 s here (the
+#: broadcast ones are the slowest: the lifts add an e-node per operand); the PyMC models' regions (at most
+#: one per model) 5-40 ms.
+LIMITS = Limits(nodes=4_000, iterations=6, seconds=None, growth=None)
 #: The algebra rules the pass saturates with: ``RULESETS["algebra"]`` but the converses the graphs it
 #: sees (canonicalized: ``mul(-1, .)`` for negations, ``true_div`` for divisions) do not need
 #: (``neg -> mul(-1, .)``, ``reciprocal -> 1 / .``, ``exp(-a) -> 1 / exp(a)``, ``a - b -> a + -b``)
@@ -140,6 +142,10 @@ REGION_DEPTH = 4
 #: is given to ``relations.stabilize`` with these bounds.
 SCREEN_POINTS = 12
 SCREEN_BITS = 1.0
+#: Draws of :data:`SCREEN_POINTS` points at most in that screen: a region real on few inputs (a Dirichlet-
+#: multinomial's ``gammaln`` of sums) is measured on the points those draws give, not drawn for 16 times
+#: (45 s of mpmath on that model's region, where it was found accurate).
+SCREEN_TRIES = 2
 #: The cheap screen before it (:func:`_wide_flag`): points, and the mean bits between float64 and extended
 #: precision above which a region is measured; a region computing more than :data:`SCREEN_ELEMENTS`
 #: elements per point (a model's data, a GP's 20 x 20 kernel) is not measured with mpmath: the screen took
@@ -149,7 +155,11 @@ WIDE_BITS = 1.0
 SCREEN_ELEMENTS = 256
 #: PyTensor's rewrite databases :func:`_stock_form` applies to a flagged region before measuring it.
 STOCK_REWRITES = ("canonicalize", "stabilize", "specialize")
-PASS_LIMITS = RunnerLimits(nodes=3_000, iterations=8, seconds=1.0)
+#: The saturation bounds of ``relations.stabilize`` in the measured stage: e-nodes and iterations, no seconds,
+#: so a region's outcome is the same under any load.
+PASS_LIMITS = RunnerLimits(nodes=3_000, iterations=8, seconds=None)
+#: The regions the measured stage measures per graph (:class:`MeasuredBudget`), cached ones included.
+MEASURED_REGIONS = 4
 #: How the measured stage compiles a region to measure it: PyTensor's own rewrites (FAST_RUN's, without
 #: this pass), run by the Python linker (no Numba compile for a measurement).
 STOCK = Mode(linker="py", optimizer="fast_run")
@@ -399,9 +409,8 @@ def _replacements(roots: Sequence[Variable], limits: Limits) -> list[tuple[Varia
     return pairs
 
 
-def head_roots(outputs: Sequence[Variable]) -> list[Variable]:
-    """Every region the numerics theory knows the head of: a head or arithmetic node with a head within
-    :data:`REGION_DEPTH` levels below it (or a head itself), inside no other one's region."""
+def _head_regions(outputs: Sequence[Variable]) -> list[tuple[Variable, list[Variable]]]:
+    """:func:`head_roots` with each root's region (:func:`_region`)."""
     found = []
     for out in owned_variables(list(outputs)):
         node = out.owner
@@ -410,93 +419,157 @@ def head_roots(outputs: Sequence[Variable]) -> list[Variable]:
         if _is_head(node) or _below_has_head(out, REGION_DEPTH, skip_root=True):
             found.append(out)
     roots = set(found)
+    regions = {r: _region(r) for r in found}
     covered: set[Variable] = set()
     for r in found:
-        covered.update(u for u in _region(r) if u is not r and u in roots)
-    return [r for r in found if r not in covered]
+        covered.update(u for u in regions[r] if u is not r and u in roots)
+    return [(r, regions[r]) for r in found if r not in covered]
+
+
+def head_roots(outputs: Sequence[Variable]) -> list[Variable]:
+    """Every region the numerics theory knows the head of: a head or arithmetic node with a head within
+    :data:`REGION_DEPTH` levels below it (or a head itself), inside no other one's region."""
+    return [r for r, _ in _head_regions(outputs)]
+
+
+#: What the measured stage decided for a region (:data:`_OUTCOMES`' values besides a replacement): the numpy
+#: screen (as written, or as PyTensor's rewrites leave it) found it accurate; too large to measure with
+#: mpmath; accurate (or not measurable) as PyTensor compiles it; measured and no form of
+#: ``relations.stabilize`` compiled more accurate.
+PASSED, LARGE, ACCURATE, KEPT = "passed", "large", "accurate", "kept"
+
+
+class _Region:
+    """One region of a graph in the measured stage: its root, structure (:func:`_structure`), inputs in the
+    structure's order, and, once screened, its cut copy and what was decided."""
+
+    __slots__ = ("root", "key", "inputs", "copy", "leaves", "outcome")
+
+    def __init__(self, root: Variable, key: Hashable | None, inputs: list[Variable]) -> None:
+        self.root, self.key, self.inputs = root, key, inputs
+        self.copy: Variable | None = None
+        self.leaves: dict[Variable, Variable] = {}
+        self.outcome: Any = None
 
 
 def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) -> list[tuple[Variable, Variable]]:
     """The measured stage: every region of :func:`head_roots` whose error, measured on sampled inputs
     (:func:`relations.saturation.accuracy.sample_points`, Herbie's sampling), exceeds
     :data:`SCREEN_BITS` is given to :func:`relations.stabilize` (the numerics theory, forms chosen by
-    measured error); its result replaces the root where it is more accurate.  ``budget`` bounds the
-    seconds (:class:`MeasuredBudget`; what it skipped is counted in it, never silently).
+    measured error); its result replaces the root where it is more accurate.
 
-    Measuring with mpmath costs 0.1 s to minutes a region, so three cheap steps come first: every
-    region is screened in numpy (:func:`_wide_screen`: float64 against extended precision, about a
-    millisecond); the flagged ones are rewritten as PyTensor's own rewrites leave them, all in one
-    rewrite (:func:`_stock_forms`), and screened again; one computing more than
-    :data:`SCREEN_ELEMENTS` elements a point is not measured (counted as ``large``).  Outcomes are
-    kept per region structure (:func:`_region_key`), so the same region compiled again is not
-    measured again."""
+    Measuring with mpmath costs 0.1 s to seconds a region, so cheap steps come first.  Every
+    outcome is kept per region structure (:func:`_structure`: its Ops, constants, connections and input
+    types; :data:`_OUTCOMES`), so a region seen before (the same model's dlogp, a sampler's functions, a
+    model compiled again) costs a walk of its nodes and a dict look-up: no screen, no measurement.  A
+    region not seen before is screened in numpy (:func:`_wide_screen`: float64 against extended
+    precision, about a millisecond); the flagged ones are rewritten as PyTensor's own rewrites leave them,
+    all in one rewrite (:func:`_stock_forms`), and screened again; one computing more than
+    :data:`SCREEN_ELEMENTS` elements a point is not measured (``large``).
+
+    ``budget`` (:class:`MeasuredBudget`) bounds the regions measured per graph by count, cached ones
+    included, in the graph's order: the same graph gives the same result whatever the machine's load and
+    whatever was compiled before (what it skipped is counted in it, never silently)."""
     budget = budget or MeasuredBudget()
+    t0 = time.perf_counter()
+    regions = [_Region(root, *_structure(root, region)) for root, region in _head_regions(outputs)]
+    fresh: dict[Hashable, _Region] = {}  # one region of each structure not seen before (a key of None: its own)
+    for k, r in enumerate(regions):
+        if r.key is None or r.key not in _OUTCOMES:
+            fresh.setdefault(("new", k) if r.key is None else r.key, r)
+    _screen_fresh(list(fresh.values()))
     pairs: list[tuple[Variable, Variable]] = []
-    start = time.perf_counter()
-    # the cheap screen first, every region (numpy only); then the flagged ones as PyTensor's own rewrites
-    # leave them, all in one rewrite; only what is still flagged is measured with mpmath
-    flagged = []
-    for root in head_roots(outputs):
-        with config.change_flags(traceback__limit=0):
-            (copy,), leaves = _cut([root])
-            gap, elements = _wide_screen(copy)
-        if gap is None or gap <= WIDE_BITS:
-            budget.passed += 1
-        elif elements > SCREEN_ELEMENTS:
-            budget.large += 1
-        else:
-            flagged.append((root, copy, leaves))
-    known = []
-    for root, copy, leaves in flagged:
-        key = _region_key(copy)
-        if key is not None and key[0] in _OUTCOMES:
+    measuring = 0
+    for r in regions:
+        outcome = r.outcome
+        if outcome is None and r.key is not None and r.key in _OUTCOMES:  # seen before (or earlier in this graph)
+            outcome = _OUTCOMES[r.key]
+            _OUTCOMES.move_to_end(r.key)
             budget.cached += 1
-            found = _OUTCOMES[key[0]]
-            _OUTCOMES.move_to_end(key[0])
-            if found is not None:
-                form, their_leaves = found
-                mine = clone_replace([form], replace=dict(zip(their_leaves, key[1], strict=True)))[0]
-                pairs.append(_replacement(root, mine, leaves))
-                budget.replaced += 1
-        else:
-            known.append((root, copy, leaves, key))
-    if not known:
-        return pairs
-    with config.change_flags(traceback__limit=0):
-        stock = _stock_forms([copy for _, copy, _, _ in known])
-    for (root, copy, leaves, key), form in zip(known, stock, strict=True):
-        if time.perf_counter() - start > budget.seconds:
+        if outcome is PASSED:
+            budget.passed += 1
+            continue
+        if outcome is LARGE:
+            budget.large += 1
+            continue
+        # a measurement, made now or cached: counted alike, so what is measured does not depend on the cache;
+        # a region not screened and not known is one of a structure measured earlier in this graph, skipped
+        if measuring >= budget.regions or (outcome is None and r.copy is None):
             budget.skipped += 1
             continue
-        with config.change_flags(traceback__limit=0):
-            better = _measure(root, copy, form, budget)
-        if key is not None:
-            _OUTCOMES[key[0]] = None if better is None else (better, key[1])
-            while len(_OUTCOMES) > CACHE_SIZE:
-                _OUTCOMES.popitem(last=False)
-        if better is not None:
-            pairs.append(_replacement(root, better, leaves))
+        measuring += 1
+        budget.measured += 1
+        if outcome is None:  # measured now: a form reads the copy's leaves
+            outcome = _measure(r, budget)
+            _remember(r, outcome)
+            if isinstance(outcome, Variable):
+                pairs.append(_replacement(r.root, outcome, r.leaves))
+                budget.replaced += 1
+        elif isinstance(outcome, tuple):  # cached: a form over the inputs of the region it was found for
+            form, their_inputs = outcome
+            mine = clone_replace([form], replace=dict(zip(their_inputs, r.inputs, strict=True)))[0]
+            pairs.append(_replacement(r.root, mine, {}))
             budget.replaced += 1
+    budget.seconds_spent += time.perf_counter() - t0
     return pairs
 
 
-def _measure(root: Variable, copy: Variable, form: Variable, budget: MeasuredBudget) -> Variable | None:
-    """The form :func:`relations.stabilize` finds for a flagged region ``copy`` (``form``: as PyTensor's
-    rewrites leave it), where it compiles more accurate than ``copy``; else ``None``."""
+def _screen_fresh(fresh: Sequence[_Region]) -> None:
+    """The numpy screens of regions not seen before: :attr:`_Region.outcome` set (and remembered) for those
+    passed or too large; the others keep a cut copy and their form as PyTensor's rewrites leave it."""
+    flagged: list[tuple[_Region, Variable]] = []
+    for r in fresh:
+        with config.change_flags(traceback__limit=0):
+            (copy,), r.leaves = _cut([r.root])
+            r.copy = copy
+            gap, elements = _wide_screen(copy)
+        if gap is None or gap <= WIDE_BITS:
+            r.outcome = PASSED
+        elif elements > SCREEN_ELEMENTS:
+            r.outcome = LARGE
+        else:
+            flagged.append((r, copy))
+        if r.outcome is not None:
+            _remember(r, r.outcome)
+    if not flagged:
+        return
+    with config.change_flags(traceback__limit=0):
+        stock = _stock_forms([copy for _, copy in flagged])
+    for (r, _), form in zip(flagged, stock, strict=True):
+        gap, _ = _wide_screen(form)
+        if gap is None or gap <= WIDE_BITS:
+            r.outcome = PASSED
+            _remember(r, PASSED)
+
+
+def _remember(r: _Region, outcome: Any) -> None:
+    """Keep ``outcome`` for ``r``'s structure (a replacement over the copy's leaves, in the structure's order)."""
+    if r.key is None:
+        return
+    if isinstance(outcome, Variable):
+        mine = {v: k for k, v in r.leaves.items()}
+        outcome = (outcome, [mine.get(i, i) for i in r.inputs])
+    _OUTCOMES[r.key] = outcome
+    while len(_OUTCOMES) > CACHE_SIZE:
+        _OUTCOMES.popitem(last=False)
+
+
+def _measure(r: _Region, budget: MeasuredBudget) -> Any:
+    """What :func:`relations.stabilize` finds for a flagged region: the form (over the copy's leaves) where it
+    compiles more accurate than the region, else :data:`ACCURATE` or :data:`KEPT`."""
     from relations.saturation.stabilizing import stabilize
 
-    gap, _ = _wide_screen(form)
-    if gap is None or gap <= WIDE_BITS:
-        budget.passed += 1
-        return None
-    screened = _screen(copy)
-    if screened is None:
-        return None
-    budget.stabilized += 1
-    r = stabilize(copy, limits=PASS_LIMITS, n=32)
-    if not r.changed or r.graph.type.dtype != root.type.dtype or r.graph.type.ndim != root.type.ndim:
-        return None
-    return r.graph if _compiles_better(r.graph, copy, screened) else None
+    assert r.copy is not None
+    with config.change_flags(traceback__limit=0):
+        screened = _screen(r.copy)
+        if screened is None:
+            return ACCURATE
+        budget.stabilized += 1
+        s = stabilize(r.copy, limits=PASS_LIMITS, n=32, regimes=False)
+        root = r.root
+        if not s.changed or s.graph.type.dtype != root.type.dtype or s.graph.type.ndim != root.type.ndim:
+            return KEPT
+        return s.graph if _compiles_better(s.graph, r.copy, screened) else KEPT
 
 
 def _replacement(root: Variable, form: Variable, leaves: dict[Variable, Variable]) -> tuple[Variable, Variable]:
@@ -506,38 +579,64 @@ def _replacement(root: Variable, form: Variable, leaves: dict[Variable, Variable
     return root, new
 
 
-#: What the measured stage found per region structure (:func:`_region_key`), the last :data:`CACHE_SIZE`:
-#: the form that replaces it (over the region's inputs in order) or ``None``.  A model compiled again
-#: (its logp, its dlogp, a sampler's functions) pays the mpmath screen and ``relations.stabilize`` once.
-_OUTCOMES: OrderedDict[tuple, tuple[Variable, list[Variable]] | None] = OrderedDict()
-CACHE_SIZE = 512
+#: What the measured stage decided per region structure (:func:`_structure`), the last :data:`CACHE_SIZE`:
+#: :data:`PASSED`, :data:`LARGE`, :data:`ACCURATE`, :data:`KEPT`, or the form that replaces it with the
+#: inputs it reads in the structure's order.  A model compiled again (its logp, its dlogp, a sampler's
+#: functions) pays the screens, the mpmath measurement and ``relations.stabilize`` once per region.
+_OUTCOMES: OrderedDict[Hashable, Any] = OrderedDict()
+CACHE_SIZE = 4096
 
 
-def _region_key(copy: Variable) -> tuple[tuple, list[Variable]] | None:
-    """The region's structure (its Ops, constants' values and how they connect; its inputs by position
-    and type) and its inputs in that order; ``None`` where an Op is not hashable."""
+#: Constants of more bytes than this are held in a region's structure by their digest (a model's data).
+DIGEST_BYTES = 1024
+
+
+def _constant_key(data: Any) -> Hashable:
+    """A constant's value in a region's structure: its shape and bytes (their SHA-256 digest above
+    :data:`DIGEST_BYTES`), or the object itself where it is not an array of numbers (a slice, ``None``)."""
+    arr = np.asarray(data)
+    if arr.dtype.kind == "O":
+        return data
+    raw = arr.tobytes()
+    return (arr.shape, str(arr.dtype), hashlib.sha256(raw).digest() if len(raw) > DIGEST_BYTES else raw)
+
+
+def _structure(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | None, list[Variable]]:
+    """The structure of ``root``'s region (the variables ``region``, every other input a leaf, as
+    :func:`_cut` copies it) and its inputs in that structure's order.
+
+    The structure lists each node once, inputs before the node, in the order a walk from the root reads
+    them: its Op (PyTensor's Ops compare by their parameters), its inputs (a node's place, a constant's
+    type and value, or an input's place and type) and which output is read.  Two regions of one structure
+    compute the same function of their inputs taken in order.  ``None`` (not cached) where an Op or a
+    constant is not hashable."""
+    inside = set(region)
     index: dict[Variable, tuple] = {}
     inputs: list[Variable] = []
-    parts = []
-    for node in toposort([copy]):
-        ins = []
-        for i in node.inputs:
-            if i not in index:
-                if isinstance(i, Constant):
-                    data = np.asarray(i.data)
-                    index[i] = ("c", str(i.type), data.shape, data.tobytes())
-                else:
-                    index[i] = ("x", len(inputs), str(i.type))
-                    inputs.append(i)
-            ins.append(index[i])
-        parts.append((node.op, tuple(ins)))
-        for k, o in enumerate(node.outputs):
-            index[o] = ("n", len(parts) - 1, k)
-    key = (tuple(parts), index.get(copy))
+    parts: list[tuple] = []
+    stack: list[tuple[Variable, bool]] = [(root, False)]
+    while stack:
+        v, ready = stack.pop()
+        if v in index:
+            continue
+        node = v.owner
+        if v not in inside or node is None:
+            if isinstance(v, Constant):
+                index[v] = ("c", v.type, _constant_key(v.data))
+            else:
+                index[v] = ("x", len(inputs), v.type)
+                inputs.append(v)
+        elif ready:
+            parts.append((node.op, tuple(index[i] for i in node.inputs), node.outputs.index(v)))
+            index[v] = ("n", len(parts) - 1)
+        else:
+            stack.append((v, True))
+            stack.extend((i, False) for i in reversed(node.inputs) if i not in index)
+    key = tuple(parts)
     try:
         hash(key)
     except TypeError:
-        return None
+        return None, inputs
     return key, inputs
 
 
@@ -571,7 +670,7 @@ def _screen(copy: Variable) -> Any:
     from relations.saturation.accuracy import graph_error, sample_points
 
     try:
-        pts = sample_points([copy], SCREEN_POINTS)
+        pts = sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES)
         if pts.n == 0:
             return None
         [(mean, _)] = graph_error([copy], pts, STOCK)
@@ -592,17 +691,24 @@ def _compiles_better(new: Variable, copy: Variable, pts: Any) -> bool:
 
 
 class MeasuredBudget:
-    """The seconds the measured stage may spend on one graph, and what it did: regions given to
-    :func:`relations.stabilize`, replaced, and skipped when the seconds ran out."""
+    """How many regions the measured stage may measure in one graph (a count, cached measurements included:
+    the same graph gives the same result under any load and after any other compile), and what it did:
+    regions passed by the numpy screens, too large to measure, found in the cache, measured, given to
+    :func:`relations.stabilize`, replaced, and skipped once ``regions`` were measured.  ``seconds_spent``
+    is informative only (no decision reads it)."""
 
-    def __init__(self, seconds: float = 3.0) -> None:
-        self.seconds = seconds
-        self.stabilized = self.replaced = self.skipped = self.passed = self.large = self.cached = 0
+    def __init__(self, regions: int = MEASURED_REGIONS) -> None:
+        if isinstance(regions, bool) or not isinstance(regions, int) or regions < 0:
+            raise ValueError(f"regions must be a non-negative int, got {regions!r}")
+        self.regions = regions
+        self.passed = self.large = self.cached = self.measured = 0
+        self.stabilized = self.replaced = self.skipped = 0
+        self.seconds_spent = 0.0
 
     def __repr__(self) -> str:
-        return (f"MeasuredBudget(seconds={self.seconds}, passed={self.passed}, large={self.large}, "
-                f"cached={self.cached}, stabilized={self.stabilized}, replaced={self.replaced}, "
-                f"skipped={self.skipped})")
+        return (f"MeasuredBudget(regions={self.regions}, passed={self.passed}, large={self.large}, "
+                f"cached={self.cached}, measured={self.measured}, stabilized={self.stabilized}, "
+                f"replaced={self.replaced}, skipped={self.skipped})")
 
 
 class StabilizingRewriter(GraphRewriter):
@@ -622,10 +728,11 @@ class StabilizingRewriter(GraphRewriter):
 
 class MeasuredRewriter(GraphRewriter):
     """The measured stage (:func:`measured`) as a pass, tag :data:`MEASURED_NAME` (opt in:
-    ``relations.mode("relational", "relational_stabilize", "relational_measured")``).  It is not in the
-    default mode: a region the screens flag costs 1-4 s in ``relations.stabilize`` on its first compile
-    (``benchmarks/measured_pass.py`` has the PyMC models' figures).  :attr:`last` is the last graph's
-    :class:`MeasuredBudget`."""
+    ``relations.mode("relational", "relational_stabilize", "relational_measured")``).  A region seen before
+    costs a walk of its nodes (:data:`_OUTCOMES`); a new one a millisecond of numpy screens; a new region
+    the screens flag is measured and given to ``relations.stabilize``, seconds to tens of seconds, once per
+    process (``benchmarks/measured_pass.py`` has the PyMC models' figures, warm and cold).  :attr:`last`
+    is the last graph's :class:`MeasuredBudget`."""
 
     last: MeasuredBudget | None = None
 
