@@ -59,11 +59,22 @@ def sample(spelling, ins, out, n: int, seed: int):
     if _elementwise(out):
         return sample_points([out], n, seed=seed)
     rng = np.random.default_rng(seed)
+
+    def draw() -> dict:
+        return {v: sample_floats(v.type.dtype, (n, *np.shape(x)), rng) for v, x in zip(ins, spelling.values, strict=True)}
+
+    return _drawn_points(ins, out, n, draw)
+
+
+def _drawn_points(ins, out, n: int, draw) -> Points:
+    """``n`` points where the exact value is real, from inputs ``draw()`` gives (a dict, or ``None`` when it found
+    none), ``n`` at a time, 16 times at most, as :func:`sample_points` draws."""
     kept: list[list[np.ndarray]] = [[] for _ in ins]
     count = drawn = 0
-    for _ in range(16):  # n at a time, 16 times at most, as sample_points draws
-        given = {v: sample_floats(v.type.dtype, (n, *np.shape(x)), rng) for v, x in zip(ins, spelling.values,
-                                                                                         strict=True)}
+    for _ in range(16):
+        given = draw()
+        if given is None:
+            continue
         got = sample_points([out], n, given=given)
         by_input = dict(zip(got.inputs, got.values, strict=True))
         for k, v in enumerate(ins):
@@ -71,6 +82,8 @@ def sample(spelling, ins, out, n: int, seed: int):
         count, drawn = count + got.n, drawn + got.drawn
         if count >= n:
             break
+    if not kept[0]:  # no draw gave a point
+        return Points(tuple(ins), tuple(np.empty((0, 1), dtype=v.type.dtype) for v in ins), 0, drawn)
     return Points(tuple(ins), tuple(np.concatenate(k)[:n] for k in kept), min(count, n), drawn)
 
 
@@ -78,22 +91,12 @@ def sample_pre(spelling, ins, out, n: int, seed: int) -> Points:
     """``n`` points inside an FPCore's ``:pre`` (:meth:`numerics_fpbench.Benchmark.sample`) where the exact value
     is real, drawn ``n`` at a time, 16 times at most, as :func:`sample_points` draws."""
     rng = np.random.default_rng(seed)
-    kept: list[list[np.ndarray]] = [[] for _ in ins]
-    count = drawn = 0
-    for _ in range(16):
+
+    def draw() -> dict | None:
         cols = spelling.sample(n, rng)
-        if not len(cols[0]):
-            continue
-        got = sample_points([out], n, given={v: c[:, None] for v, c in zip(ins, cols, strict=True)})
-        by_input = dict(zip(got.inputs, got.values, strict=True))
-        for k, v in enumerate(ins):
-            kept[k].append(by_input[v])
-        count, drawn = count + got.n, drawn + got.drawn
-        if count >= n:
-            break
-    if not count:
-        return Points(tuple(ins), tuple(np.empty((0, 1), dtype=v.type.dtype) for v in ins), 0, drawn)
-    return Points(tuple(ins), tuple(np.concatenate(k)[:n] for k in kept), min(count, n), drawn)
+        return {v: c[:, None] for v, c in zip(ins, cols, strict=True)} if len(cols[0]) else None
+
+    return _drawn_points(ins, out, n, draw)
 
 
 def _has_pre(spelling) -> bool:

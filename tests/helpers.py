@@ -278,3 +278,25 @@ def all_rules() -> tuple:
     import relations
 
     return tuple(dict.fromkeys(r for name, rules in relations.RULESETS.items() if name != "numerics" for r in rules))
+
+
+def issue42_algebra() -> list:
+    """Issue 42's 8 rules (commutativity, associativity, distributivity both ways, ``a - b <-> a + -b``),
+    plain patterns that ``saturate`` e-matches as queries."""
+    from relations import patterns as p
+    from relations import rewrite_rule
+
+    a, b, c = p.var("a"), p.var("b"), p.var("c")
+    return [
+        rewrite_rule(name, lhs, rhs, choice=True)
+        for name, lhs, rhs in [
+            ("add_comm", p.add(a, b), p.add(b, a)),
+            ("mul_comm", p.mul(a, b), p.mul(b, a)),
+            ("add_assoc", p.add(a, p.add(b, c)), p.add(p.add(a, b), c)),
+            ("mul_assoc", p.mul(a, p.mul(b, c)), p.mul(p.mul(a, b), c)),
+            ("distribute", p.mul(a, p.add(b, c)), p.add(p.mul(a, b), p.mul(a, c))),
+            ("factor", p.add(p.mul(a, b), p.mul(a, c)), p.mul(a, p.add(b, c))),
+            ("sub_to_add", p.sub(a, b), p.add(a, p.neg(b))),
+            ("add_to_sub", p.add(a, p.neg(b)), p.sub(a, b)),
+        ]
+    ]

@@ -21,24 +21,12 @@ from relations.lang import Family, positive
 from relations.rules import RULESETS
 from relations.saturation.egraph import MAX_CHOICES, EGraph
 from relations.saturation.query_matcher import cast_variant, query_rules, repeats_a_variable
-from tests.helpers import check_rewrite
+from tests.helpers import check_rewrite, issue42_algebra
 
 a, b, c = p.var("a"), p.var("b"), p.var("c")
 
 #: issue 42's 8 rules (commutativity, associativity, distributivity both ways, a - b <-> a + -b)
-EIGHT = [
-    rewrite_rule(name, lhs, rhs, choice=True)
-    for name, lhs, rhs in [
-        ("add_comm", p.add(a, b), p.add(b, a)),
-        ("mul_comm", p.mul(a, b), p.mul(b, a)),
-        ("add_assoc", p.add(a, p.add(b, c)), p.add(p.add(a, b), c)),
-        ("mul_assoc", p.mul(a, p.mul(b, c)), p.mul(p.mul(a, b), c)),
-        ("distribute", p.mul(a, p.add(b, c)), p.add(p.mul(a, b), p.mul(a, c))),
-        ("factor", p.add(p.mul(a, b), p.mul(a, c)), p.mul(a, p.add(b, c))),
-        ("sub_to_add", p.sub(a, b), p.add(a, p.neg(b))),
-        ("add_to_sub", p.add(a, p.neg(b)), p.sub(a, b)),
-    ]
-]
+EIGHT = issue42_algebra()
 
 NO_LIMITS = Limits(nodes=None, iterations=None, seconds=None, growth=None)
 
