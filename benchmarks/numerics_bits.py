@@ -106,33 +106,25 @@ def _has_pre(spelling) -> bool:
 def measure(spelling, points: int, modes: dict, limits=None) -> dict:
     """The row of one spelling: its points and the bits of error of each column (``limits``: stabilize's)."""
     ins, out = spelling.graph()
-    if _has_pre(spelling):
-        pts = sample_pre(spelling, ins, out, points, seed=1)
-        row = {"points": pts.n}
-        if pts.n == 0:
-            return row
-        for name, mode in modes.items():
-            [row[name]] = graph_error([out], pts, mode)
-        own = sample_pre(spelling, ins, out, 64, seed=0)
-        t = time.perf_counter()
-        r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)), limits=limits)
-        row["stabilize s"] = time.perf_counter() - t
-        [row["stabilize"]] = graph_error(r.outputs, pts)
-        row["changed"], row["report"] = r.changed, str(r)
-        return row
-    pts = sample(spelling, ins, out, points, seed=1)
-    row = {"points": pts.n}
+    pre = _has_pre(spelling)
+    draw = sample_pre if pre else sample
+    pts = draw(spelling, ins, out, points, seed=1)
+    row: dict = {"points": pts.n}
     if pts.n == 0:
         return row
     for name, mode in modes.items():
         [row[name]] = graph_error([out], pts, mode)
     t = time.perf_counter()
-    try:
-        r = relations.stabilize(out, limits=limits)
-    except (ValueError, IndexError):  # its own sample's shapes do not fit the graph: given, as a user would
-        own = sample(spelling, ins, out, 64, seed=0)
+    if pre:  # stabilize is given points inside the :pre
+        own = sample_pre(spelling, ins, out, 64, seed=0)
         r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)), limits=limits)
-        row["given points"] = True
+    else:
+        try:
+            r = relations.stabilize(out, limits=limits)
+        except (ValueError, IndexError):  # its own sample's shapes do not fit the graph: given, as a user would
+            own = sample(spelling, ins, out, 64, seed=0)
+            r = relations.stabilize(out, points=dict(zip(own.inputs, own.values, strict=True)), limits=limits)
+            row["given points"] = True
     row["stabilize s"] = time.perf_counter() - t
     [row["stabilize"]] = graph_error(r.outputs, pts)
     row["changed"], row["report"] = r.changed, str(r)
