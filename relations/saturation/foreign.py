@@ -788,11 +788,11 @@ class ForeignRules:
         The e-node's variable is read (built, for a term recorded without one) only where a rewriter
         tracks its Op."""
         op = egraph.term_op(t)
-        if op is None or type(op) in EXPLICIT_OPS or not self.at(op):
+        rewriters = () if op is None or type(op) in EXPLICIT_OPS else self.at(op)
+        if not rewriters:
             return True
         own = egraph.variable(t)
         node = own.owner
-        rewriters = self.at(node.op)
         if state.generation.get(node, 0) >= MAX_GENERATIONS:
             return True
         builder = state.builder.get(node)
