@@ -26,6 +26,7 @@ from graph_bridge.measures import weighted_operands
 from helpers import backward, check_rewrite, forward, holds, snapshot
 from relations import lang
 from relations.lang import p, rewrite_rule
+from relations.queries.explanations import Step
 
 x, c = p.var("x"), p.var("c")
 SHAPES = [(0, 2), (1, 1), (3, 2), (2, 0)]
@@ -91,6 +92,35 @@ def test_read_through_only_the_broadcast_padding():
     [out] = forward(q, m * v)
     assert seen[-1] is v
     check_rewrite(m * v, out, {m: SHAPES, v: [(2,), (1,), (2,), (0,)]})
+
+
+def test_an_elemwise_whose_every_input_is_expanded_is_read_as_it_is():
+    """``m[None] / 0.5`` over a matrix ``m``: the ExpandDims of ``m`` adds a dimension nothing else
+    gives, so neither operand is read through it (the e-graph reads it so too, and a proof step
+    taken there must re-check: a thorough property run found one that did not)."""
+    a, b = p.var("a"), p.var("b")
+    r = relations.RULESETS["algebra"]
+    [div] = [rel for rel in r if rel.__name__ == "div_mul_reciprocalo"]
+    m = pt.matrix("m", shape=(1, 2))
+    half = pt.expand_dims(pt.constant(0.5), (0, 1, 2))
+    y = pt.expand_dims(m, 0) / half
+    before = snapshot(y)
+    [out] = forward(div, y)
+    assert out.type == y.type
+    assert out.owner.inputs[0] is y.owner.inputs[0]  # the ExpandDims of m, not m
+    check_rewrite(y, out, {m: [(1, 2)]})
+    # as a check, the way a proof re-checks its step (the right side reads ``m`` through its
+    # padding beside the Reciprocal, so the step holds by the forward answer, ``Step.holds``)
+    assert Step("div_mul_reciprocalo", div, y, pt.expand_dims(m, 0) * pt.reciprocal(half)).holds()
+    other = pt.reciprocal(pt.expand_dims(pt.constant(2.0), (0, 1, 2)))
+    assert not Step("div_mul_reciprocalo", div, y, pt.expand_dims(m, 0) * other).holds()
+    [gen] = backward(div, pt.expand_dims(m, 0) * pt.reciprocal(half))
+    assert equal_computations([gen], [y])
+    assert snapshot(y) == before
+    # a matrix beside the expanded scalar: read through its padding as before
+    q = rewrite_rule("div_seen", p.true_div(a, b), p.true_div(a, b), where=(lambda b: b.type.ndim == 0,), choice=True)
+    assert forward(q, m / pt.constant(0.5))
+    assert forward(q, y) == []
 
 
 # -- b. a lambda guard beside a compiled pattern node ---------------------------------------------

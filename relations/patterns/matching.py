@@ -21,6 +21,7 @@ from graph_bridge import term_variable
 from graph_bridge.logic_views import same_constant
 from graph_bridge.nodes import absorb_expansion, is_expansion
 from graph_bridge.ops import derive_entry
+from relations.saturation.engine.egraph import reads_through_padding
 from relations.patterns.syntax import DEFAULT, Const, Named, Node
 
 _UNBOUND = object()
@@ -101,7 +102,7 @@ def match(pattern: Any, t: Any, binding: dict | None = None) -> dict | None:
         ):
             return None
         kids = _children(sub, node)
-        padded = type(node.op) is Elemwise and len(node.inputs) >= 2
+        padded = type(node.op) is Elemwise and len(node.inputs) >= 2 and reads_through_padding(node)
         stack.extend(
             (a, _operand(a, node.inputs[i], kids[i]) if padded else kids[i]) for a, i in zip(pat.args, pos)
         )
@@ -123,6 +124,10 @@ def _operand(pat: Any, v: Variable, t: Any) -> Any:
     rules see after ``elemwise_explicito``) holds the input itself.  So a
     pattern argument reads through that padding (``p.mul(x, c)`` binds ``c``
     to the 0-d ``s`` of ``m * s``), unless it is a DimShuffle pattern itself.
+    The Elemwise is read so only when one input of its output's ndim is no
+    padding (``reads_through_padding``, as the e-graph reads it): in
+    ``x[None] / 0.5`` over a matrix ``x`` the ExpandDims of ``x`` adds a
+    dimension nothing else gives, so both operands are read as they are.
     """
     if _wants_dimshuffle(pat) or not is_expansion(v):
         return t
