@@ -46,22 +46,43 @@ def ordinals(values: np.ndarray) -> np.ndarray:
     return np.where(raw < 0, -(raw + sign_bit), raw).astype(object)
 
 
+def _magnitudes(values: np.ndarray, unsigned: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each float's distance from zero in floats (an unsigned integer) and whether its sign bit is set."""
+    raw: np.ndarray = values.view(unsigned)
+    sign_bit = _SIGN[unsigned]
+    return (raw & ~sign_bit).astype(np.uint64), raw >= sign_bit
+
+
+_UNSIGNED = {np.dtype("float64"): np.uint64, np.dtype("float32"): np.uint32, np.dtype("float16"): np.uint16}
+_SIGN: dict[Any, Any] = {u: u(1) << u(8 * np.dtype(u).itemsize - 1) for u in (np.uint64, np.uint32, np.uint16)}
+_WIDTH = {np.dtype("float64"): 64.0, np.dtype("float32"): 32.0, np.dtype("float16"): 16.0}
+
+
 def bits_of_error(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:
     """Herbie's error of each ``computed`` float against ``exact`` (already rounded to the same dtype).
 
     ``log2(1 + |ordinal(computed) - ordinal(exact)|)``; a NaN on either side, where the other is
-    not NaN, is the dtype's width (the worst error); both NaN is 0."""
+    not NaN, is the dtype's width (the worst error); both NaN is 0.  The distance between the
+    two floats' :func:`ordinals` is computed in unsigned 64-bit integers (a float's distance
+    from zero is below ``2**63``, so the sum of two never wraps), not in Python integers."""
     c, e = np.asarray(computed), np.asarray(exact)
     if c.dtype != e.dtype:
         raise ValueError(f"exact: dtype {e.dtype} differs from computed's {c.dtype}; round it first")
-    width = max_bits(str(c.dtype))
+    unsigned = _UNSIGNED.get(c.dtype)
+    if unsigned is None:
+        raise ValueError(f"computed: not a float dtype, got {c.dtype!r}")
+    width = _WIDTH[c.dtype]
     c_nan, e_nan = np.isnan(c), np.isnan(e)
-    cf, ef = np.where(c_nan, 0, c).astype(c.dtype), np.where(e_nan, 0, e).astype(c.dtype)
-    # at least 1-d: numpy gives a 0-d object difference back as a Python int, which has no ``astype`` (an
-    # AttributeError on 0-d values of opposite signs far apart, beyond int64, at 10x saturation limits)
-    gap = np.abs(np.atleast_1d(ordinals(cf)) - np.atleast_1d(ordinals(ef))).astype(float).reshape(np.shape(c))
-    bits = np.minimum(np.log2(1.0 + gap), float(width))
-    return np.where(c_nan | e_nan, np.where(c_nan & e_nan, 0.0, float(width)), bits)
+    nans = bool(c_nan.any() or e_nan.any())
+    if nans:
+        c, e = np.where(c_nan, 0, c).astype(c.dtype), np.where(e_nan, 0, e).astype(c.dtype)
+    (mc, sc), (me, se) = _magnitudes(c, unsigned), _magnitudes(e, unsigned)
+    apart = np.maximum(mc, me) - np.minimum(mc, me)  # one side of zero: the difference of the distances
+    gap = np.where(sc == se, apart, mc + me).astype(float)  # either side: their sum (zeros of both signs: 0)
+    bits = np.minimum(np.log2(1.0 + gap), width)
+    if not nans:
+        return bits
+    return np.where(c_nan | e_nan, np.where(c_nan & e_nan, 0.0, width), bits)
 
 
 def sample_floats(dtype: str, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:

@@ -195,3 +195,25 @@ def test_bits_of_error_of_zero_d_values_far_apart():
     from relations.saturation.accuracy import _agree
 
     assert not _agree(np.array(-1e300), np.array(1e300)) and _agree(np.array(-0.0), np.array(0.0))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_bits_of_error_is_the_distance_on_the_float_line(dtype):
+    """The unsigned-integer distance ``bits_of_error`` computes is ``|ordinal(a) - ordinal(b)|`` (Python
+    integers): sampled floats, their neighbours, and every pair of zeros, infinities, extremes and NaN."""
+    rng = np.random.default_rng(3)
+    info = np.finfo(dtype)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, info.max, -info.max, info.smallest_subnormal],
+                       dtype=dtype)
+    a = sample_floats(dtype, 3000, rng)
+    b = np.concatenate([sample_floats(dtype, 2900, rng), np.nextafter(a[:100], np.asarray(np.inf, dtype))])
+    a = np.concatenate([a, np.repeat(special, special.size)])
+    b = np.concatenate([b, np.tile(special, special.size)]).astype(dtype)
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    gap = np.abs(ordinals(np.where(nan_a, 0, a).astype(dtype)) - ordinals(np.where(nan_b, 0, b).astype(dtype)))
+    want = np.minimum(np.log2(1.0 + gap.astype(float)), max_bits(dtype))
+    want = np.where(nan_a | nan_b, np.where(nan_a & nan_b, 0.0, max_bits(dtype)), want)
+    got = bits_of_error(a, b)
+    assert got.shape == a.shape and np.array_equal(got, want)
+    assert float(bits_of_error(np.asarray(1.0, dtype), np.asarray(-1.0, dtype))) == pytest.approx(
+        max_bits(dtype) - 1, abs=0.1)

@@ -174,3 +174,72 @@ def test_the_measured_stage_never_trades_a_form_pytensor_repairs():
     if next(iter(optdb.__db__[MEASURED_NAME])).last.replaced:
         small = f(np.array([1e-300, 1e-8]))  # log(1 - 2x/sqrt(pi)): stock's log(erfc(x)) is 0 at 1e-300
         np.testing.assert_allclose(small, -2 / np.sqrt(np.pi) * np.array([1e-300, 1e-8]), rtol=1e-7)
+
+
+def _every_node_every_pass(eg, points, exact):
+    """``measured_choice`` as it was first written, the oracle: every e-node run at every pass."""
+    from relations.saturation import accuracy as A
+
+    choice, runner = A.Choice(), A._Runner(eg)
+    live = [(n, v >> A.CLASS_SHIFT) for n, v in eg.hashcons.items()]
+    for n, c in live:
+        if len(n) == 1:
+            choice.enode[c], choice.values[c], choice.size[c] = n, A._leaf_values(eg, n, points), 1
+            choice.batched[c] = A._is_float(eg.leaf[n[0]])
+    for _ in range(A.PASSES):
+        changed = False
+        for n, c in live:
+            kids = [eg.find(k) for k in n[1:]]
+            if len(n) == 1 or any(k not in choice.values for k in kids):
+                continue
+            size, flags = 1 + sum(choice.size[k] for k in kids), tuple(choice.batched[k] for k in kids)
+            vals = runner.run(n, [choice.values[k] for k in kids], flags)
+            if vals is None:
+                continue
+            if choice.enode.get(c) == n:
+                changed |= size != choice.size[c] or not A._agree(vals, choice.values[c])
+                choice.values[c], choice.size[c], choice.batched[c] = vals, size, any(flags)
+            elif A._better(choice, exact, c, vals, size) and not A._reaches(choice, eg, kids, c):
+                choice.enode[c], choice.values[c], choice.size[c], choice.batched[c] = n, vals, size, any(flags)
+                changed = True
+        if not changed:
+            break
+    return choice
+
+
+def test_measured_choice_reruns_only_what_changed_and_chooses_as_running_everything_does():
+    """``measured_choice`` runs an e-node again only when its class's or a child's values moved since it last
+    ran; it chooses what running every e-node at every pass chooses (a class chosen better after its parents
+    ran: ``log(cosh(x))``, where a skip of every e-node run once already chooses otherwise)."""
+    from relations.saturation import accuracy as A
+    from relations.saturation.stabilizing import theory_rules
+
+    y = pt.dvector("y")
+    for g in (pt.log(pt.cosh(y)), -pt.log(1 + pt.exp(-y))):
+        eg = EGraph()
+        eg.add_graph([g])
+        Runner(eg, theory_rules(), Limits(nodes=1500, iterations=5, seconds=None)).run()
+        pts = sample_points([g], 16, seed=0)
+        exact = A.ClassExact(eg, pts)
+        got, want = A.measured_choice(eg, pts, exact), _every_node_every_pass(eg, pts, exact)
+        assert got.enode == want.enode and got.size == want.size and got.converged
+
+
+def test_the_runner_binds_a_rule_once_its_ops_have_e_nodes():
+    """A rule whose left side names an Op the e-graph has no e-node of is not bound (no searcher is generated
+    for it) and counts 0 matches; it is bound the iteration another rule adds that Op, and matches then."""
+    from relations.saturation.engine.query import QueryRule
+
+    fam = Family("demo_bind", choice=True)
+    fam.rewrite("exp_log", p.exp(p.log(a)), a, is_float(a), "exp(log(a)) is a where it is defined.")
+    fam.rewrite("log_to_exp_log", p.log(a), p.log(p.exp(p.log(a))), is_float(a), "log(a) as log(exp(log(a))).")
+    rules = [query_rule(r) for r in fam.rules]
+    eg = EGraph()
+    eg.add_graph([pt.log(x)])
+    run = Runner(eg, rules, Limits(iterations=3, seconds=None))
+    assert run.unbound == 2
+    run.step(0, 0.0)
+    assert isinstance(run.rules[0], QueryRule) and run.unbound == 1  # no exp yet: exp_log not bound
+    assert run.report.iterations[0].matches["exp_log"] == 0 and run.report.iterations[0].unions["log_to_exp_log"]
+    run.step(1, 0.0)
+    assert run.unbound == 0 and run.report.iterations[1].matches["exp_log"] >= 1

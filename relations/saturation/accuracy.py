@@ -385,6 +385,8 @@ def _agree(a: np.ndarray, b: np.ndarray) -> bool:
         return False
     if a.dtype.kind != "f":
         return bool(np.array_equal(a, b))
+    if np.array_equal(a, b, equal_nan=True):  # most candidates compute the very same floats
+        return True
     return bool((bits_of_error(a, b) <= 1.0).all())
 
 
@@ -410,28 +412,47 @@ def measured_choice(eg: EGraph, points: Points, exact: ClassExact | None = None)
     choice = Choice()
     runner = _Runner(eg)
     live = [(n, v >> CLASS_SHIFT) for n, v in eg.hashcons.items()]
+    # a class's version moves whenever its choice's values do; an e-node is run again only when its
+    # class's or a child's version moved since it last ran (running it again would decide the same)
+    version: dict[int, int] = {}
+    ran: dict[tuple, tuple] = {}
     for n, c in live:
         if len(n) == 1:
             choice.enode[c], choice.values[c], choice.size[c] = n, _leaf_values(eg, n, points), 1
             choice.batched[c] = _is_float(eg.leaf[n[0]])
+            version[c] = 0
     for k in range(PASSES):
         changed = False
         for n, c in live:
-            if len(n) == 1 or any(eg.find(x) not in choice.values for x in n[1:]):
+            if len(n) == 1:
                 continue
             kids = [eg.find(x) for x in n[1:]]
+            if any(x not in choice.values for x in kids):
+                continue
+            stamp = (version.get(c, -1), *[version[x] for x in kids])
+            if ran.get(n) == stamp:
+                continue
             size = 1 + sum(choice.size[x] for x in kids)
             flags = tuple(choice.batched[x] for x in kids)
             vals = runner.run(n, [choice.values[x] for x in kids], flags)
             if vals is None:
+                ran[n] = stamp
                 continue
             if choice.enode.get(c) == n:  # the chosen e-node over children chosen since: its values move
-                changed |= size != choice.size[c] or not _agree(vals, choice.values[c])
+                moved = size != choice.size[c] or not _agree(vals, choice.values[c])
+                changed |= moved
+                if moved or not np.array_equal(vals, choice.values[c], equal_nan=True):
+                    version[c] = version.get(c, 0) + 1
                 choice.values[c], choice.size[c], choice.batched[c] = vals, size, any(flags)
+                ran[n] = (version[c], *stamp[1:])
                 continue
-            if _better(choice, exact, c, vals, size) and not _reaches(choice, eg, kids, c):
+            if not _better(choice, exact, c, vals, size):
+                ran[n] = stamp
+            elif not _reaches(choice, eg, kids, c):  # (refused for a cycle: tried again next pass)
                 choice.enode[c], choice.values[c], choice.size[c] = n, vals, size
                 choice.batched[c] = any(flags)
+                version[c] = version.get(c, 0) + 1
+                ran[n] = (version[c], *stamp[1:])
                 changed = True
         choice.passes = k + 1
         if not changed:

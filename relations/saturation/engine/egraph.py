@@ -163,6 +163,12 @@ class EGraph:
         oid = self.op_ids.get(key)
         return oid if oid is not None else self._new_op(key, ("op", op, nin, out))
 
+    def holds_op(self, op: Any, nin: int, out: int = 0) -> bool:
+        """Whether an e-node of output ``out`` of ``op`` over ``nin`` inputs was ever added (a rule whose
+        left side names an Op without one has no match)."""
+        oid = self.op_ids.get((op, nin, out))
+        return oid is not None and bool(self.tables[oid])
+
     def leaf_op(self, v: Variable) -> int:
         """The op id of the leaf ``v`` (constants of equal type and data share one)."""
         # a constant of array data by its type and bytes; any other leaf (None, a slice, a
