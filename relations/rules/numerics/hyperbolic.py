@@ -53,6 +53,8 @@ eq("log_sinh", p.log(p.sinh(x)), p.add(x, p.log(p.true_div(p.neg(p.expm1(p.mul(-
 
 eq("log_cosh_sinh", p.log(p.cosh(x)), p.log1p(p.mul(2, p.sqr(p.sinh(p.true_div(x, 2))))), fx,
    "``log(cosh(x)) = log1p(2 sinh(x/2)**2)``.")
+eq("log_cosh_abs", p.log(p.cosh(x)), p.add(p.abs(x), p.log1p(p.true_div(p.expm1(p.mul(-2, p.abs(x))), 2))), fx,
+   "``log(cosh(x)) = |x| + log1p(expm1(-2|x|) / 2)``: no overflow at large ``|x|``.")
 
 # Symmetry
 eq("sinh_neg", p.sinh(p.neg(x)), p.neg(p.sinh(x)), fx, "``sinh(-x) = -sinh(x)``.")
