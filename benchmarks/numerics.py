@@ -10,6 +10,14 @@ run's figures.  ``--target NAME`` keeps one target's spellings.
 instead (kept aside from the rule writers: the figures say how far the
 rules carry to spellings nobody tuned them on).
 
+``--stabilize`` adds, for each spelling ``relations.mode()`` leaves
+inaccurate, whether the numerics theory holds a stable form of it:
+``relations.stabilize(graph)`` (the theory, extraction by measured error,
+Herbie's regimes; its default limits) compiled with ``relations.mode()`` and
+measured at the same extreme inputs; the summary splits the spellings still
+inaccurate into those (a form the compile mode does not reach) and the
+others (no form in the theory, or none found within the limits).
+
 ``--models`` (PyMC, Python 3.12 line) prints instead, for the logp + dlogp
 of each model of ``tests/pymc_models.py``: the regions the stabilizing
 pass saturates and the roots it replaces, the pass's own seconds (best of
@@ -84,6 +92,42 @@ def summary(spellings: list, results: dict) -> None:
     print("still inaccurate with relations.mode():", ", ".join(f"`{n}`" for n in still) or "none")
 
 
+def theory_table(spellings: list) -> None:
+    """Per spelling: whether the form ``relations.stabilize`` finds, compiled with ``relations.mode()``, is accurate
+    at the spelling's extreme inputs (and stabilize's seconds, and the kinds of its report)."""
+    import time
+
+    import numpy as np
+    import pytensor
+
+    from numerics_corpus import accuracy
+
+    mode = relations.mode()
+    print()
+    print("| spelling | target | stabilize() accurate | max rel err | seconds | stabilize's report |")
+    print("|---|---|---|---|---|---|")
+    found, none = [], []
+    for s in spellings:
+        ins, out = s.graph()
+        t0 = time.perf_counter()
+        try:
+            st = relations.stabilize(out)
+            fn = pytensor.function(ins, st.graph, mode=mode)
+            with np.errstate(all="ignore"):
+                ok, err = accuracy(fn(*s.values), s)
+            what = str(st).splitlines()[0]
+        except ValueError as e:  # an input stabilize cannot sample (an integer input)
+            ok, err, what = False, float("inf"), f"refused: {e}"
+        seconds = time.perf_counter() - t0
+        (found if ok else none).append(s.name)
+        print(f"| `{s.name}` | {s.target} | {'yes' if ok else 'no'} | {_err(err)} | {seconds:.1f} | {what} |",
+              flush=True)
+    print()
+    print(f"the theory holds an accurate form (stabilize finds it): {len(found)} of {len(spellings)}:",
+          ", ".join(f"`{n}`" for n in found) or "none")
+    print(f"no accurate form found by stabilize: {len(none)}:", ", ".join(f"`{n}`" for n in none) or "none")
+
+
 def _pass_clock() -> list:
     """Time the stabilizing pass's ``apply``: each call appends ``(regions, seconds)`` (the regions
     counted outside the clock)."""
@@ -152,6 +196,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--heldout", action="store_true", help="the held-out spellings instead of the corpus")
     parser.add_argument("--models", action="store_true", help="the pass's time on the PyMC models instead")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--stabilize", action="store_true",
+                        help="also relations.stabilize() on each spelling relations.mode() leaves inaccurate")
     args = parser.parse_args(argv)
     if args.models:
         models_table(args.rounds)
@@ -160,6 +206,8 @@ def main(argv: list[str] | None = None) -> None:
     spellings = [s for s in source if args.target is None or s.target == args.target]
     results = run(spellings)
     summary(spellings, results)
+    if args.stabilize:
+        theory_table([s for s in spellings if not results[s.name][1][0]])
 
 
 if __name__ == "__main__":
