@@ -272,7 +272,7 @@ def all_rules() -> tuple:
     """Every rule of every rule set in ``relations.RULESETS``, once, in the order the sets name them
     (the default rules first): a rule added to a set there is checked by the generic tests.
 
-    But the numerics theory's (``RULESETS["numerics"]``, 564 relations): ``tests/test_numerics_theory.py``
+    But the numerics theory's (``RULESETS["numerics"]``, 566 relations): ``tests/test_numerics_theory.py``
     checks each of them forward, backward, as a check and on exact values at extreme inputs, and the
     generic saturation tests run it as a set of its own (with smaller limits)."""
     import relations
