@@ -27,6 +27,8 @@ __all__ = [
     "alloc_parts",
     "constant_data",
     "is_expansion",
+    "is_left_padding",
+    "reads_through_padding",
     "join_parts",
     "read_or_build",
     "scalar_of",
@@ -132,6 +134,25 @@ def is_expansion(v: Variable) -> bool:
         return False
     op = node.op  # DimShuffle reads its order into the input dims it keeps, in output order
     return op.shuffle == tuple(range(op.input_ndim))
+
+
+def is_left_padding(node: Any) -> bool:
+    """Whether ``node`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front)."""
+    if node is None or type(node.op) is not DimShuffle:
+        return False
+    order = node.op.new_order
+    k = len(order) - node.inputs[0].type.ndim
+    return k >= 0 and all(o == "x" for o in order[:k]) and list(order[k:]) == list(range(len(order) - k))
+
+
+def reads_through_padding(node: Any) -> bool:
+    """Whether an e-node of ``node`` reads its inputs through the left padding its make_node adds: an
+    Elemwise with an input of its output's ndim that is no padding (``x + 1`` over a vector ``x``;
+    not ``exp(x[None])``, whose ExpandDims gives a dimension nothing else does)."""
+    if not isinstance(node.op, Elemwise):
+        return False
+    nd = node.outputs[0].type.ndim
+    return any(i.type.ndim == nd and not is_left_padding(i.owner) for i in node.inputs)
 
 
 def absorb_expansion(v: Variable) -> tuple[Variable, str]:

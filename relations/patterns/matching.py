@@ -19,10 +19,9 @@ from unification.variable import Var
 
 from graph_bridge import term_variable
 from graph_bridge.logic_views import same_constant
-from graph_bridge.nodes import absorb_expansion, is_expansion
+from graph_bridge.nodes import absorb_expansion, is_expansion, reads_through_padding
 from graph_bridge.ops import derive_entry
 from relations.patterns.syntax import DEFAULT, Const, Named, Node
-from relations.saturation.engine.egraph import reads_through_padding
 
 _UNBOUND = object()
 

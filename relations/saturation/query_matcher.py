@@ -78,7 +78,7 @@ def _pad_op(k: int, nd: int) -> DimShuffle:
 
 def _pads(op: Any) -> bool:
     """Whether ``op`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front;
-    ``engine.egraph.is_left_padding`` of its node)."""
+    ``graph_bridge.nodes.is_left_padding`` of its node)."""
     if type(op) is not DimShuffle:
         return False
     order = op.new_order
@@ -262,7 +262,7 @@ class QueryMatcher:
 
     def _kids(self, eg: EGraph, op: Any, ty: Any, terms: Sequence[int]) -> list[int]:
         """The index classes of the input terms ``terms`` of a term of ``op`` (of type ``ty``), an
-        Elemwise read through its left padding (``engine.egraph.reads_through_padding``)."""
+        Elemwise read through its left padding (``graph_bridge.nodes.reads_through_padding``)."""
         cls = self.cls
         if not isinstance(op, Elemwise) or not terms:
             return [cls[c] for c in terms]

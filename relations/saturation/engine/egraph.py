@@ -43,14 +43,11 @@ from typing import Any
 
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import toposort
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
+from graph_bridge.nodes import is_left_padding, reads_through_padding
 from relations.saturation.engine.analysis import ALL, ALWAYS, ClassAnalysis, IntervalAnalysis
 
-__all__ = [
-    "CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph", "is_left_padding",
-    "reads_through_padding",
-]
+__all__ = ["CLASS_SHIFT", "CONGRUENCE", "IN_FIELD", "TICK_BITS", "TICK_MASK", "EGraph"]
 
 #: The reason name recorded for a union made by congruence closure.
 CONGRUENCE = "congruence"
@@ -69,25 +66,6 @@ CLASS_SHIFT = 2 * TICK_BITS
 _INFERRED: dict[tuple, Any] = {}
 _INFERRED_MAX = 100_000
 _UNKNOWN = object()
-
-
-def is_left_padding(node: Any) -> bool:
-    """Whether ``node`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front)."""
-    if node is None or type(node.op) is not DimShuffle:
-        return False
-    order = node.op.new_order
-    k = len(order) - node.inputs[0].type.ndim
-    return k >= 0 and all(o == "x" for o in order[:k]) and list(order[k:]) == list(range(len(order) - k))
-
-
-def reads_through_padding(node: Any) -> bool:
-    """Whether an e-node of ``node`` reads its inputs through the left padding its make_node adds: an
-    Elemwise with an input of its output's ndim that is no padding (``x + 1`` over a vector ``x``;
-    not ``exp(x[None])``, whose ExpandDims gives a dimension nothing else does)."""
-    if not isinstance(node.op, Elemwise):
-        return False
-    nd = node.outputs[0].type.ndim
-    return any(i.type.ndim == nd and not is_left_padding(i.owner) for i in node.inputs)
 
 
 class EGraph:
