@@ -85,11 +85,18 @@ def bits_of_error(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:
     return np.where(c_nan | e_nan, np.where(c_nan & e_nan, 0.0, width), bits)
 
 
-def sample_floats(dtype: str, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    """Finite floats of ``dtype``, uniform over their bit patterns (Herbie's sampling)."""
+def sample_floats(dtype: str, size: int | tuple[int, ...], rng: np.random.Generator,
+                  within: tuple[float, float] | None = None) -> np.ndarray:
+    """Finite floats of ``dtype``, uniform over their bit patterns (Herbie's sampling).
+
+    ``within=(lo, hi)``: the floats from ``lo`` to ``hi`` (both included) only, uniform over their
+    :func:`ordinals` (every binade between as likely as any other, as Herbie samples inside a
+    precondition's bounds)."""
     kind: Any = _INT.get(str(dtype))
     if kind is None:
         raise ValueError(f"dtype: not a float dtype, got {dtype!r}")
+    if within is not None:
+        return _sample_between(np.dtype(dtype), kind, within, size, rng)
     info = np.iinfo(kind)
     out = np.empty(size, dtype=dtype)
     flat = out.reshape(-1)
@@ -101,3 +108,16 @@ def sample_floats(dtype: str, size: int | tuple[int, ...], rng: np.random.Genera
         flat[filled : filled + vals.size] = vals
         filled += vals.size
     return out
+
+
+def _sample_between(dtype: np.dtype, kind: Any, within: tuple[float, float], size: int | tuple[int, ...],
+                    rng: np.random.Generator) -> np.ndarray:
+    info = np.finfo(dtype)
+    lo, hi = (float(np.clip(np.asarray(b, dtype=dtype), -info.max, info.max)) for b in within)
+    if not lo <= hi:
+        raise ValueError(f"within: no float lies from {within[0]} to {within[1]}")
+    first, last = (int(ordinals(np.asarray([b], dtype=dtype))[0]) for b in (lo, hi))
+    o = rng.integers(first, last, size=size, endpoint=True, dtype=np.int64)
+    sign = np.int64(np.iinfo(kind).min)  # the sign bit, in the integer of the dtype's width
+    raw = np.where(o >= 0, o, np.bitwise_or(-o, sign)).astype(kind)
+    return raw.view(dtype)

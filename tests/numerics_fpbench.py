@@ -39,6 +39,7 @@ import numpy as np
 import pytensor.tensor as pt
 
 from fpcore import FPCore, evaluate, parse
+from graph_bridge.float_error import sample_floats
 from numerics_corpus import Spelling, ew
 
 __all__ = ["FPBENCH", "SKIPPED", "SOURCES", "Benchmark"]
@@ -53,22 +54,11 @@ F32_MAX = float(np.finfo("float32").max)
 #: No bound: every finite float64 (float32).
 FULL = (-F64_MAX, F64_MAX)
 FULL32 = (-F32_MAX, F32_MAX)
-_INT = {"float64": np.int64, "float32": np.int32}
-_UINT = {"float64": np.uint64, "float32": np.uint32}
-_SIGN = {"float64": 1 << 63, "float32": 1 << 31}
-
-
-def _ordinal(x: float, dtype: str) -> int:
-    raw = int(np.asarray(x, dtype=dtype).view(_INT[dtype]))
-    return -(raw + _SIGN[dtype]) if raw < 0 else raw
 
 
 def floats_between(lo: float, hi: float, size: int, rng: np.random.Generator, dtype: str = "float64") -> np.ndarray:
     """``size`` floats of ``dtype`` in ``[lo, hi]``, uniform over their bit patterns (Herbie's sampling)."""
-    ords = rng.integers(_ordinal(lo, dtype), _ordinal(hi, dtype), size=size, endpoint=True, dtype=np.int64)
-    mag = np.abs(ords).astype(_UINT[dtype])  # the sign bit set for the negative ordinals
-    raw = np.where(ords < 0, mag | _UINT[dtype](_SIGN[dtype]), mag).astype(_UINT[dtype])
-    return raw.view(dtype)
+    return sample_floats(dtype, size, rng, within=(lo, hi))
 
 
 @dataclass(frozen=True)

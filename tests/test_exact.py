@@ -217,3 +217,15 @@ def test_bits_of_error_is_the_distance_on_the_float_line(dtype):
     assert got.shape == a.shape and np.array_equal(got, want)
     assert float(bits_of_error(np.asarray(1.0, dtype), np.asarray(-1.0, dtype))) == pytest.approx(
         max_bits(dtype) - 1, abs=0.1)
+
+
+def test_samples_within_a_range_are_uniform_over_its_floats():
+    rng = np.random.default_rng(2)
+    s = sample_floats("float64", 2000, rng, within=(0.0, np.inf))
+    assert s.dtype == np.float64 and np.isfinite(s).all() and (s >= 0).all()
+    assert s.min() < 1e-200 and s.max() > 1e200  # every binade of the positives, not uniform on the line
+    s32 = sample_floats("float32", (50, 2), rng, within=(-5.0, -1e-3))
+    assert s32.shape == (50, 2) and s32.dtype == np.float32 and ((s32 >= -5.0) & (s32 <= -1e-3)).all()
+    assert (sample_floats("float64", 3, rng, within=(3.0, 3.0)) == 3.0).all()
+    with pytest.raises(ValueError, match="no float lies"):
+        sample_floats("float64", 3, rng, within=(2.0, 1.0))

@@ -243,3 +243,31 @@ def test_the_runner_binds_a_rule_once_its_ops_have_e_nodes():
     assert run.report.iterations[0].matches["exp_log"] == 0 and run.report.iterations[0].unions["log_to_exp_log"]
     run.step(1, 0.0)
     assert run.unbound == 0 and run.report.iterations[1].matches["exp_log"] >= 1
+
+
+def test_a_domain_lets_a_guarded_identity_apply_and_the_points_stay_inside_it():
+    """``log(x**3)`` overflows at ``x = 1e200``; ``3 * log(x)`` holds only where ``x > 0``, unknown of a bare
+    input, so it is not applied.  Told ``x > 0`` (``domain=``, Herbie's ``:pre``), stabilize applies it,
+    draws its points there and says the form equals the input there only."""
+    y = pt.dvector("y")
+    g = pt.log(y**3)
+    before = snapshot(g)
+    assert not relations.stabilize(g).changed
+    s = relations.stabilize(g, domain={y: Interval(0, np.inf, lo_open=True)})
+    assert s.changed and s.after[0][0] < 1.0 < s.before[0][0]
+    assert "where y in (0, inf) only" in str(s)
+    assert_same_types(g, s.graph)
+    assert snapshot(g) == before
+    f = pytensor.function([y], s.graph, mode="FAST_COMPILE")
+    at = np.array([1e-300, 1e-5, 1.0, 2.0, 1e200])
+    np.testing.assert_allclose(f(at), 3 * np.log(at), rtol=1e-15)
+    assert np.isinf(pytensor.function([y], g, mode="FAST_COMPILE")(at)[-1])  # the input as written overflows
+    # every point drawn lies inside; a closed range given as a tuple holds its ends
+    pts = sample_points([g], 64, domain=((y, Interval(1.0, 2.0, False, False)),))
+    assert pts.n == 64 and ((pts.values[0] >= 1.0) & (pts.values[0] <= 2.0)).all()
+    with pytest.raises(ValueError, match="not an input of the graph"):
+        relations.stabilize(g, domain={pt.dvector("z"): (0, 1)})
+    with pytest.raises(ValueError, match="is empty"):
+        relations.stabilize(g, domain={y: (2.0, 1.0)})
+    with pytest.raises(ValueError, match=r"must be \(lo, hi\)"):
+        relations.stabilize(g, domain={y: "positive"})

@@ -25,7 +25,7 @@ Herbie's measure (:mod:`graph_bridge.float_error`), applied to an e-graph of the
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from pytensor.tensor.type import TensorType
 
 from graph_bridge.exact import NotExact, exact_values, round_to
 from graph_bridge.float_error import bits_of_error, sample_floats
+from graph_bridge.interval_type import Interval
 from relations.saturation.engine.egraph import CLASS_SHIFT, EGraph
 from relations.saturation.engine.extract import best_nodes
 
@@ -63,14 +64,46 @@ class Points:
     values: tuple[np.ndarray, ...]
     n: int
     drawn: int = 0
+    #: the ranges some inputs are known to lie in (``relations.stabilize``'s ``domain``): points made from
+    #: these (a subset, a join, probes at a regime's thresholds) keep only rows inside (:meth:`within`)
+    domain: tuple[tuple[Variable, Interval], ...] = ()
 
     def first(self, k: int) -> Points:
         """The first ``k`` points (all of them when there are fewer)."""
-        return Points(self.inputs, tuple(v[:k] for v in self.values), min(self.n, k), self.drawn)
+        return replace(self, values=tuple(v[:k] for v in self.values), n=min(self.n, k))
+
+    def within(self, domain: tuple[tuple[Variable, Interval], ...] | None = None) -> Points:
+        """The points whose every entry of each input ``domain`` bounds (default: the points' own) is in its
+        interval, carrying that domain."""
+        domain = self.domain if domain is None else domain
+        if not domain:
+            return self
+        keep = np.ones(self.n, dtype=bool)
+        for v, interval in domain:
+            if v in self.inputs:
+                vals = self.values[self.inputs.index(v)].reshape(self.n, -1)
+                keep &= np.all(_inside(vals, interval), axis=1)
+        idx = np.flatnonzero(keep)
+        return replace(self, values=tuple(v[idx] for v in self.values), n=len(idx), domain=domain)
 
     def batched_inputs(self) -> dict[Variable, Variable]:
         """A batched variable per input (a leading axis added to its type)."""
         return {v: batched(v) for v in self.inputs}
+
+
+def _inside(values: np.ndarray, interval: Interval) -> np.ndarray:
+    lo = values > interval.lo if interval.lo_open else values >= interval.lo
+    return lo & (values < interval.hi if interval.hi_open else values <= interval.hi)
+
+
+def closed_ends(interval: Interval, dtype: str) -> tuple[float, float]:
+    """The least and greatest float of ``dtype`` in ``interval`` (an open end: the next float inward)."""
+    lo, hi = np.asarray(interval.lo, dtype=dtype), np.asarray(interval.hi, dtype=dtype)
+    if interval.lo_open:
+        lo = np.nextafter(lo, np.asarray(np.inf, dtype=dtype))
+    if interval.hi_open:
+        hi = np.nextafter(hi, np.asarray(-np.inf, dtype=dtype))
+    return float(lo), float(hi)
 
 
 def _is_float(v: Variable) -> bool:
@@ -123,14 +156,15 @@ def grid_points(outputs: Sequence[Variable], seed: int = 0) -> Points:
 
 def sample_points(
     outputs: Sequence[Variable], n: int = 64, *, size: int | None = None, seed: int = 0, tries: int = 16,
-    given: Mapping[Variable, Any] | None = None,
+    given: Mapping[Variable, Any] | None = None, domain: tuple[tuple[Variable, Interval], ...] = (),
 ) -> Points:
     """Up to ``n`` points where every output's exact value is a real number, inputs drawn as Herbie draws.
 
     A float vector input gets ``n`` draws of shape ``(size,)`` (default: 1 for a graph of Elemwise
     and DimShuffle only, whose entries are independent points, else 2) (a broadcastable dimension
     1); ``given`` fixes an input's values (an array with the points on its leading axis, e.g.
-    the data a model is evaluated at), which are then used as they are.  Draws ``n`` at a time,
+    the data a model is evaluated at), which are then used as they are; ``domain`` draws an input
+    inside its interval (the points carry it: :meth:`Points.within`).  Draws ``n`` at a time,
     ``tries`` times at most."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
@@ -139,6 +173,7 @@ def sample_points(
     if size is None:  # an elementwise graph's entries are points of their own: one entry per point suffices
         size = 1 if all(isinstance(a.op, Elemwise | DimShuffle) for a in toposort(outputs)) else 2
     rng = np.random.default_rng(seed)
+    bounds = {v: closed_ends(i, v.type.dtype) for v, i in domain if v in inputs}
     batch = {v: batched(v) for v in inputs}
     outs = vectorize_graph(outputs, replace=batch)
     kept: list[list[np.ndarray]] = [[] for _ in inputs]
@@ -146,10 +181,11 @@ def sample_points(
     for _ in range(tries):
         if given:
             vals = [np.asarray(given[v], dtype=v.type.dtype) if v in given else
-                    sample_floats(v.type.dtype, (len(next(iter(given.values()))), *_shape(v, size)), rng)
+                    sample_floats(v.type.dtype, (len(next(iter(given.values()))), *_shape(v, size)), rng,
+                                  within=bounds.get(v))
                     for v in inputs]
         else:
-            vals = [sample_floats(v.type.dtype, (n, *_shape(v, size)), rng) for v in inputs]
+            vals = [sample_floats(v.type.dtype, (n, *_shape(v, size)), rng, within=bounds.get(v)) for v in inputs]
         at = {batch[v]: x for v, x in zip(inputs, vals, strict=True)}
         exact, _ = exact_values(outs, at, rows=True, max_bits=MAX_BITS)
         good = np.ones(len(vals[0]) if vals else 1, dtype=bool)
@@ -163,7 +199,7 @@ def sample_points(
         if count >= n or given:
             break
     values = tuple(np.concatenate(k)[:n] if given is None else np.concatenate(k) for k in kept)
-    return Points(tuple(inputs), values, count if given else min(count, n), drawn)
+    return Points(tuple(inputs), values, count if given else min(count, n), drawn).within(domain)
 
 
 def _leading(v: np.ndarray, n: int) -> np.ndarray:

@@ -126,7 +126,7 @@ def join_points(a: Points, b: Points) -> Points:
     if a.inputs != b.inputs:
         raise ValueError("b: the points are of other inputs")
     return Points(a.inputs, tuple(np.concatenate([x, y]) for x, y in zip(a.values, b.values, strict=True)),
-                  a.n + b.n, a.drawn + b.drawn)
+                  a.n + b.n, a.drawn + b.drawn, a.domain or b.domain).within()
 
 
 def _column(points: Points, k: int) -> np.ndarray:
@@ -134,7 +134,7 @@ def _column(points: Points, k: int) -> np.ndarray:
 
 
 def _subset(points: Points, idx: np.ndarray) -> Points:
-    return Points(points.inputs, tuple(v[idx] for v in points.values), len(idx), points.drawn)
+    return Points(points.inputs, tuple(v[idx] for v in points.values), len(idx), points.drawn, points.domain)
 
 
 class _SubsetExact:
@@ -264,7 +264,7 @@ class _Bisection:
         """The sample's ``rows`` with input ``k`` set to ``t``."""
         vals = [v[self.rows] for v in self.points.values]
         vals[self.k] = np.full_like(vals[self.k], t)
-        return Points(self.points.inputs, tuple(vals), len(self.rows))
+        return Points(self.points.inputs, tuple(vals), len(self.rows), domain=self.points.domain)
 
     def error(self, forms: Sequence[Variable], t: float) -> list[float]:
         pts = self.at(t)
@@ -480,4 +480,5 @@ def check_points(outputs: Sequence[Variable], regimes: Sequence[Regimes | Variab
                     cols[i].append(np.full_like(v[j], p) if i == k else v[j])
     if not cols or not cols[0]:
         return None
-    return Points(points.inputs, tuple(np.stack(c) for c in cols), len(cols[0]))
+    found = Points(points.inputs, tuple(np.stack(c) for c in cols), len(cols[0]), domain=points.domain).within()
+    return found if found.n else None

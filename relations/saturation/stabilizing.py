@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 from pytensor.graph.basic import Variable
 from pytensor.graph.rewriting.basic import copy_stack_trace
+from pytensor.graph.traversal import explicit_graph_inputs
 
+from graph_bridge.interval_type import Interval
 from relations.arguments import as_variables
 from relations.saturation.accuracy import (
     TIE_BITS,
@@ -47,6 +49,7 @@ from relations.saturation.accuracy import (
     read_through,
     sample_points,
 )
+from relations.saturation.engine.analysis import IntervalAnalysis
 from relations.saturation.engine.egraph import EGraph
 from relations.saturation.engine.query import QueryRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
@@ -110,6 +113,8 @@ class Stabilized:
     extraction_converged: bool = True
     #: the regimes of outputs whose forms are joined by a switch (:mod:`relations.saturation.regimes`)
     regimes: list[Regimes] = field(default_factory=list)
+    #: the ranges ``stabilize`` was told the inputs lie in: the forms equal the input there only
+    domain: tuple[tuple[Variable, Interval], ...] = ()
 
     @property
     def graph(self) -> Variable:
@@ -135,6 +140,8 @@ class Stabilized:
                          + " | ".join(str(f) for f in r.forms))
         if not self.sites:
             lines.append("  no form more accurate than the input")
+        elif self.domain:
+            lines.append("  equal to the input where " + ", ".join(f"{v} in {i}" for v, i in self.domain) + " only")
         return "\n".join(lines)
 
 
@@ -167,6 +174,7 @@ def _sites(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, int],
 def stabilize(
     graph: Any, *, rules: Sequence[Any] | None = None, limits: Limits | None = None, n: int = 64, seed: int = 0,
     points: Mapping[Variable, Any] | None = None, regimes: bool = True,
+    domain: Mapping[Variable, Interval | tuple[float, float]] | None = None,
 ) -> Stabilized:
     """The most accurate form of ``graph`` under ``rules`` (default: the numerics theory), with a report.
 
@@ -176,13 +184,20 @@ def stabilize(
 
     ``regimes``: where no single form is the most accurate at every point, infer Herbie's regimes
     (:mod:`relations.saturation.regimes`): forms joined by a switch on one input, the thresholds
-    refined by bisection on exact values; the report's ``regimes`` lists them."""
+    refined by bisection on exact values; the report's ``regimes`` lists them.
+
+    ``domain`` states where inputs lie (Herbie's ``:pre``): ``{x: (0, inf)}`` (both ends included) or
+    ``{x: Interval(0, inf, lo_open=True)}`` (``x > 0``).  Points are drawn there only, and the e-graph's
+    interval analysis starts from these ranges, so an identity guarded by them applies (``log(x**m) =
+    m * log(x)`` where ``x > 0``).  The form returned equals the input on the domain only; the report says
+    so.  Raises ``ValueError`` naming a key that is not an input of the graph or an empty range."""
     outputs, _ = as_variables(graph, "graph")
+    given = _domain(outputs, domain)
     qrules = theory_rules() if rules is None else [r if isinstance(r, QueryRule) else query_rule(r) for r in rules]
-    sample = sample_points(outputs, n, seed=seed, given=points)
+    sample = sample_points(outputs, n, seed=seed, given=points, domain=given)
     if sample.n == 0:
         raise ValueError(f"graph: no sampled point gives a real value ({sample.drawn} drawn); give points=")
-    eg = EGraph()
+    eg = EGraph(IntervalAnalysis(inputs=dict(given)))
     cls = eg.add_graph_classes(outputs)
     roots = [eg.find(cls[o]) for o in outputs]
     report = Runner(eg, qrules, limits or LIMITS, BackoffScheduler(*SCHEDULE)).run()
@@ -199,7 +214,8 @@ def stabilize(
     fit_r = sample
     if regimes and points is None and elementwise_in_inputs(outputs):  # one entry per point: each is a point
         fit_r = join_points(sample if sample.values and sample.values[0].reshape(sample.n, -1).shape[1] == 1
-                            else sample_points(outputs, n, size=1, seed=seed), grid_points(outputs))
+                            else sample_points(outputs, n, size=1, seed=seed, domain=given),
+                            grid_points(outputs).within(given))
     if regimes and regimes_apply(outputs, fit_r) and any(b[1] > 1.0 for b in graph_error(built_roots, fit_r)):
         found = infer_regimes(eg, roots, outputs, built_roots, fit_r,
                               _pinned(ClassExact(eg, fit_r), roots, outputs))
@@ -209,20 +225,45 @@ def stabilize(
             # measured on the points they were fitted on: the sample and the grid, where binade-uniform draws
             # may hold no point of the range a regime repairs (x = 5 for log(1 - 0.5 * erfc(x / sqrt(2))))
             before_r, after = graph_error(outputs, fit_r), graph_error(joined, fit_r)
-            if _accepted(outputs, joined, before_r, after, points is None):  # the regimes checked at their splits
+            # the regimes checked at their splits
+            if _accepted(outputs, joined, before_r, after, points is None, given):
                 sites = [Site(o, j, b[0], a[0]) for o, j, b, a in zip(outputs, joined, before_r, after, strict=True)
                          if o is not j]
                 for s in sites:
                     copy_stack_trace(s.before, s.after)
                 return Stabilized(joined, before_r, after, sites, fit_r.n, report, choice.converged,
-                                  [f for f in found if isinstance(f, Regimes)])
+                                  [f for f in found if isinstance(f, Regimes)], given)
     after = graph_error(built_roots, sample)
-    if not _accepted(outputs, built_roots, before, after, points is None):
+    if not _accepted(outputs, built_roots, before, after, points is None, given):
         return Stabilized(list(outputs), before, before, [], sample.n, report, choice.converged)
     sites = _sites(eg, outputs, cls, choice, built, mine, exact)
     for s in sites:
         copy_stack_trace(s.before, s.after)
-    return Stabilized(built_roots, before, after, sites, sample.n, report, choice.converged)
+    return Stabilized(built_roots, before, after, sites, sample.n, report, choice.converged, domain=given)
+
+
+def _domain(outputs: Sequence[Variable], domain: Mapping[Variable, Any] | None,
+            ) -> tuple[tuple[Variable, Interval], ...]:
+    """``stabilize``'s ``domain`` as ``(input, Interval)`` pairs, checked."""
+    if not domain:
+        return ()
+    inputs = set(explicit_graph_inputs(list(outputs)))
+    found = []
+    for v, r in domain.items():
+        if v not in inputs:
+            raise ValueError(f"domain: {v} is not an input of the graph")
+        if isinstance(r, Interval):
+            iv = r
+        else:
+            try:
+                lo, hi = (float(b) for b in r)
+            except (TypeError, ValueError):
+                raise ValueError(f"domain: the range of {v} must be (lo, hi) or an Interval, got {r!r}") from None
+            iv = Interval(lo, hi, False, False)
+        if not (iv.lo < iv.hi or (iv.lo == iv.hi and not (iv.lo_open or iv.hi_open))):
+            raise ValueError(f"domain: the range of {v} is empty: {iv}")
+        found.append((v, iv))
+    return tuple(found)
 
 
 def _pinned(exact: ClassExact, roots: Sequence[int], outputs: Sequence[Variable]) -> ClassExact:
@@ -236,11 +277,11 @@ def _pinned(exact: ClassExact, roots: Sequence[int], outputs: Sequence[Variable]
 
 
 def _accepted(outputs: Sequence[Variable], new: Sequence[Variable], before: Sequence[tuple[float, float]],
-              after: Sequence[tuple[float, float]], grid: bool) -> bool:
+              after: Sequence[tuple[float, float]], grid: bool, domain: tuple = ()) -> bool:
     """Whether ``new`` is more accurate than ``outputs``: mean bits lower (by more than ``TIE_BITS``), max not
     higher, and (``grid``) worse at no point of a grid of magnitudes Herbie's sampling is thin at."""
     better = all(a[0] < b[0] - TIE_BITS and a[1] <= b[1] for a, b in zip(after, before, strict=True))
     if better and grid:
-        better = more_accurate(new, outputs, grid_points(outputs), strictly=False)
+        better = more_accurate(new, outputs, grid_points(outputs).within(domain), strictly=False)
     return better
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any, Protocol
 
@@ -144,13 +144,15 @@ class IntervalAnalysis:
     (``None``: the whole line).  ``fold=False``: no constant leaf is added (an e-graph that mirrors
     another one, such as :mod:`relations.saturation.query_matcher`'s index, adds only what it mirrors)."""
 
-    def __init__(self, fold: bool = True) -> None:
+    def __init__(self, fold: bool = True, inputs: Mapping[Variable, Interval] | None = None) -> None:
         self.fold = fold
+        #: the ranges some graph inputs are known to lie in (``relations.stabilize``'s ``domain``)
+        self.inputs = dict(inputs or {})
 
     def leaf(self, v: Variable) -> Interval | None:
-        """A constant's range, exact (``None`` for any other leaf)."""
+        """A constant's range, exact; an input's given range (``None`` for any other leaf)."""
         if not isinstance(v, Constant):
-            return None
+            return self.inputs.get(v)
         i = constant_interval(v)
         if i.lo == i.hi:
             return i if _point(i) is not None else None

@@ -407,7 +407,7 @@ class EGraph:
         known = self.hashcons.get(enode)
         if known is not None:
             return self.find(known >> CLASS_SHIFT)
-        data = self.analysis.leaf(v) if isinstance(v, Constant) and hasattr(v.data, "tobytes") else None
+        data = self.analysis.leaf(v) if not isinstance(v, Constant) or hasattr(v.data, "tobytes") else None
         return self._new_class(enode, self.type_id(v.type), data)
 
     def add_graph(self, outputs: Iterable[Variable]) -> list[int]:
