@@ -124,3 +124,25 @@ def test_shortest_between_reads_as_written():
     assert shortest_between(1.2345, 1.3, "float64") == 1.3
     assert shortest_between(-7.3, -7.1, "float64") in (-7.3, -7.2, -7.1)
     assert shortest_between(-1.0, 2.0, "float64") == 0.0
+
+
+def test_the_probes_of_a_float32_regime_raise_no_overflow_warning():
+    """``check_points`` probes ``+-1e300`` where the dtype holds them: comparing ``1e300`` with float32's
+    largest float cast it to float32 (NumPy 2), an ``overflow encountered in cast`` warning on every
+    float32 graph with regimes (the corpus's ``log(0.5*erfc(-x/sqrt(2))) f32``)."""
+    import warnings
+
+    from relations.saturation.accuracy import sample_points
+    from relations.saturation.regimes import build_switch, check_points
+
+    x = pt.fvector("x")
+    out = pt.log1p(pt.exp(x))
+    forms = (pt.exp(x), pt.softplus(x))
+    reg = Regimes(x, (-20.0,), forms, build_switch(x, [-20.0], forms, out))
+    pts = sample_points([out], 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        at = check_points([out], [reg], pts)
+    probes = at.values[0].reshape(-1)
+    assert at.values[0].dtype == np.float32 and np.isfinite(probes).all()
+    assert (probes <= -20.0).any() and (probes > -20.0).any() and -1e300 not in probes.tolist()

@@ -471,7 +471,7 @@ def check_points(outputs: Sequence[Variable], regimes: Sequence[Regimes | Variab
         ends = [-float(info.max), *reg.thresholds, float(info.max)]
         for lo, hi in zip(ends, ends[1:], strict=False):
             for m in (-1e300, -1.0, -1e-300, 1e-300, 1.0, 1e300, -float(info.tiny), float(info.tiny)):
-                m = float(np.asarray(m, dtype=dtype)) if abs(m) <= info.max else m
+                m = float(np.asarray(m, dtype=dtype)) if abs(m) <= float(info.max) else m
                 if lo < m <= hi:
                     probes.append(m)
         for p in probes:
