@@ -286,3 +286,22 @@ def test_a_form_better_only_where_the_sample_is_thin_is_taken():
     want = np.log1p(np.exp(-at))
     np.testing.assert_allclose(f(at), want, rtol=1e-15, atol=0)
     assert np.abs(pytensor.function([y], g, mode="FAST_COMPILE")(at)[3] / want[3] - 1) > 1e-3  # as written
+
+
+def test_a_form_whose_exact_values_differ_from_the_input_is_refused():
+    """The e-graph unions expressions undefined on the same inputs (``x / sqrt(1 - x*x)`` and ``tan(arcsin(x))``
+    for ``|x| > 1``, both NaN); congruence spreads such a union, and within 3,000 e-nodes and 8 iterations
+    ``log((x+1)/x)`` came out as ``log1p(x)``, its error measured against its own exact values: 0 bits.
+    A form is now compared with the input on exact values before it is returned."""
+    from relations.saturation.stabilizing import _equal_on
+
+    y = pt.dvector("y")
+    g = pt.log((y + 1) / y)
+    pts = sample_points([g], 16)
+    assert not _equal_on([g], [pt.log1p(y)], pts)
+    assert _equal_on([g], [pt.log1p(1 / y)], pts)
+    s = relations.stabilize(g, limits=Limits(nodes=3_000, iterations=8, seconds=None))
+    f = pytensor.function([y], s.graph, mode="FAST_COMPILE")
+    at = np.array([1.5, 1e3, 1e10])
+    np.testing.assert_allclose(f(at), np.log1p(1 / at), rtol=1e-6)
+    assert ("an unsound union" in str(s)) == s.unequal

@@ -31,6 +31,7 @@ from pytensor.graph.basic import Variable
 from pytensor.graph.rewriting.basic import copy_stack_trace
 from pytensor.graph.traversal import explicit_graph_inputs
 
+from graph_bridge.float_error import bits_of_error
 from graph_bridge.interval_type import Interval
 from relations.arguments import as_variables
 from relations.saturation.accuracy import (
@@ -115,6 +116,9 @@ class Stabilized:
     regimes: list[Regimes] = field(default_factory=list)
     #: the ranges ``stabilize`` was told the inputs lie in: the forms equal the input there only
     domain: tuple[tuple[Variable, Interval], ...] = ()
+    #: a form extracted had other exact values than the input at sampled points (an unsound union in the
+    #: e-graph) and was refused
+    unequal: bool = False
 
     @property
     def graph(self) -> Variable:
@@ -138,6 +142,8 @@ class Stabilized:
         for r in self.regimes:
             lines.append(f"  regimes on {r.variable} at {', '.join(f'{t:g}' for t in r.thresholds)}: "
                          + " | ".join(str(f) for f in r.forms))
+        if self.unequal:
+            lines.append("  a form found differs from the input at sampled points (an unsound union): refused")
         if not self.sites:
             lines.append("  no form more accurate than the input")
         elif self.domain:
@@ -211,6 +217,7 @@ def stabilize(
     # where the form chosen is not accurate everywhere: Herbie's regimes, forms joined by a switch on an input,
     # fitted on the sample and the grid of magnitudes the result is checked on (binade-uniform draws seldom
     # hold the moderate inputs where special functions turn: x = 5 for the normal log-CDF)
+    unequal = False
     fit_r = sample
     if points is None and elementwise_in_inputs(outputs):  # one entry per point: each is a point
         fit_r = join_points(sample if sample.values and sample.values[0].reshape(sample.n, -1).shape[1] == 1
@@ -225,8 +232,9 @@ def stabilize(
             # measured on the points they were fitted on: the sample and the grid, where binade-uniform draws
             # may hold no point of the range a regime repairs (x = 5 for log(1 - 0.5 * erfc(x / sqrt(2))))
             before_r, after = graph_error(outputs, fit_r), graph_error(joined, fit_r)
-            # the regimes checked at their splits
-            if _accepted(outputs, joined, before_r, after, points is None, given):
+            # the regimes checked at their splits, and equal to the input where both are known
+            if _accepted(outputs, joined, before_r, after, points is None, given) and not (
+                    unequal := not _equal_on(outputs, joined, fit_r)):
                 sites = [Site(o, j, b[0], a[0]) for o, j, b, a in zip(outputs, joined, before_r, after, strict=True)
                          if o is not j]
                 for s in sites:
@@ -239,12 +247,34 @@ def stabilize(
     if fit_r is not sample:
         before = graph_error(outputs, fit_r)
     after = graph_error(built_roots, fit_r)
-    if not _accepted(outputs, built_roots, before, after, points is None, given):
-        return Stabilized(list(outputs), before, before, [], fit_r.n, report, choice.converged)
+    accepted = _accepted(outputs, built_roots, before, after, points is None, given)
+    equal = _equal_on(outputs, built_roots, fit_r) if accepted else True
+    if not (accepted and equal):
+        return Stabilized(list(outputs), before, before, [], fit_r.n, report, choice.converged,
+                          unequal=unequal or not equal)
     sites = _sites(eg, outputs, cls, choice, built, mine, exact)
     for s in sites:
         copy_stack_trace(s.before, s.after)
     return Stabilized(built_roots, before, after, sites, fit_r.n, report, choice.converged, domain=given)
+
+
+def _equal_on(outputs: Sequence[Variable], new: Sequence[Variable], points: Any) -> bool:
+    """Whether ``new`` has the exact values of ``outputs`` at the points (to an ulp; where both are known).
+
+    The error of a form is measured against its own exact values, which trusts that every union of the
+    e-graph is sound.  A union of expressions undefined on the same inputs is not (both are NaN there:
+    ``x / sqrt(1 - x*x)`` and ``tan(arcsin(x))`` for ``|x| > 1``); congruence then spreads it, and
+    ``log((x+1)/x)`` came out as ``log1p(x)``, measured exact.  So a form whose exact values differ from
+    the input's is refused, and the report says so (:attr:`Stabilized.unequal`)."""
+    olds, news = exact_at(outputs, points), exact_at(new, points)
+    for o, n in zip(olds, news, strict=True):
+        if o is None or n is None or o is n:
+            continue
+        o, n = np.broadcast_arrays(o, n)
+        known = ~(np.isnan(o) | np.isnan(n))
+        if known.any() and (bits_of_error(n[known], o[known]) > 1.0).any():
+            return False
+    return True
 
 
 def _domain(outputs: Sequence[Variable], domain: Mapping[Variable, Any] | None,
