@@ -53,9 +53,11 @@ def _magnitudes(values: np.ndarray, unsigned: Any) -> tuple[np.ndarray, np.ndarr
     return (raw & ~sign_bit).astype(np.uint64), raw >= sign_bit
 
 
-_UNSIGNED = {np.dtype("float64"): np.uint64, np.dtype("float32"): np.uint32, np.dtype("float16"): np.uint16}
-_SIGN: dict[Any, Any] = {u: u(1) << u(8 * np.dtype(u).itemsize - 1) for u in (np.uint64, np.uint32, np.uint16)}
-_WIDTH = {np.dtype("float64"): 64.0, np.dtype("float32"): 32.0, np.dtype("float16"): 16.0}
+#: :data:`_BITS` by dtype object (``str(dtype)`` cost more than the rest of a call): its unsigned integer of that
+#: width, and the width
+_UNSIGNED: dict[Any, Any] = {np.dtype(k): np.dtype(f"uint{b}").type for k, b in _BITS.items()}
+_WIDTH = {np.dtype(k): float(b) for k, b in _BITS.items()}
+_SIGN: dict[Any, Any] = {u: u(1) << u(8 * np.dtype(u).itemsize - 1) for u in _UNSIGNED.values()}
 
 
 def bits_of_error(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:

@@ -28,6 +28,7 @@ __all__ = [
     "constant_data",
     "is_expansion",
     "is_left_padding",
+    "pads_left",
     "reads_through_padding",
     "join_parts",
     "read_or_build",
@@ -136,13 +137,18 @@ def is_expansion(v: Variable) -> bool:
     return op.shuffle == tuple(range(op.input_ndim))
 
 
-def is_left_padding(node: Any) -> bool:
-    """Whether ``node`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front)."""
-    if node is None or type(node.op) is not DimShuffle:
+def pads_left(op: Any) -> bool:
+    """Whether ``op`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front)."""
+    if type(op) is not DimShuffle:
         return False
-    order = node.op.new_order
-    k = len(order) - node.inputs[0].type.ndim
+    order = op.new_order
+    k = len(order) - op.input_ndim
     return k >= 0 and all(o == "x" for o in order[:k]) and list(order[k:]) == list(range(len(order) - k))
+
+
+def is_left_padding(node: Any) -> bool:
+    """Whether ``node`` applies the DimShuffle Elemwise broadcasting adds (:func:`pads_left`)."""
+    return node is not None and pads_left(node.op)
 
 
 def reads_through_padding(node: Any) -> bool:

@@ -45,6 +45,7 @@ from pytensor.graph.basic import Constant
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from graph_bridge.logic_views import same_constant
+from graph_bridge.nodes import pads_left
 from graph_bridge.type_facts import same_type
 from relations import patterns as p
 from relations.patterns.relation import Relation
@@ -74,16 +75,6 @@ def _pad_op(k: int, nd: int) -> DimShuffle:
         order: list[Any] = ["x"] * (nd - k) + list(range(k))
         op = _PAD_OPS[(k, nd)] = DimShuffle(input_ndim=k, new_order=order)
     return op
-
-
-def _pads(op: Any) -> bool:
-    """Whether ``op`` is the DimShuffle Elemwise broadcasting adds (only ``"x"`` entries in front;
-    ``graph_bridge.nodes.is_left_padding`` of its node)."""
-    if type(op) is not DimShuffle:
-        return False
-    order = op.new_order
-    k = len(order) - op.input_ndim
-    return k >= 0 and all(o == "x" for o in order[:k]) and list(order[k:]) == list(range(len(order) - k))
 
 
 #: kinds of a compiled pattern (:func:`_compile`)
@@ -268,14 +259,14 @@ class QueryMatcher:
             return [cls[c] for c in terms]
         nd = ty.ndim
         term_op, term_type, children = eg.term_op, eg.term_type, eg._children
-        padded = [_pads(term_op(c)) for c in terms]
+        padded = [pads_left(term_op(c)) for c in terms]
         if not any(not pad and term_type(c).ndim == nd for c, pad in zip(terms, padded)):
             return [cls[c] for c in terms]
         kids = []
         for c, pad in zip(terms, padded):
             while pad:
                 c = children[c][0]
-                pad = _pads(term_op(c))
+                pad = pads_left(term_op(c))
             kids.append(cls[c])
         return kids
 
@@ -375,7 +366,7 @@ class QueryMatcher:
             return eg.term(side)  # a constant the right side built
         op, ty, ins = side
         kids = [self._term(eg, i) for i in ins]
-        if _pads(op):  # a left padding: one per term and ndim
+        if pads_left(op):  # a left padding: one per term and ndim
             key = (kids[0], ty.ndim)
             found = self._pads.get(key)
             if found is None:

@@ -233,8 +233,9 @@ def stabilize(
             # may hold no point of the range a regime repairs (x = 5 for log(1 - 0.5 * erfc(x / sqrt(2))))
             before_r, after = graph_error(outputs, fit_r), graph_error(joined, fit_r)
             # the regimes checked at their splits, and equal to the input where both are known
-            if _accepted(outputs, joined, before_r, after, points is None, given) and not (
-                    unequal := not _equal_on(outputs, joined, fit_r)):
+            accepted = _accepted(outputs, joined, before_r, after, points is None, given)
+            unequal = accepted and not _equal_on(outputs, joined, fit_r)
+            if accepted and not unequal:
                 sites = [Site(o, j, b[0], a[0]) for o, j, b, a in zip(outputs, joined, before_r, after, strict=True)
                          if o is not j]
                 for s in sites:
@@ -248,7 +249,7 @@ def stabilize(
         before = graph_error(outputs, fit_r)
     after = graph_error(built_roots, fit_r)
     accepted = _accepted(outputs, built_roots, before, after, points is None, given)
-    equal = _equal_on(outputs, built_roots, fit_r) if accepted else True
+    equal = not accepted or _equal_on(outputs, built_roots, fit_r)
     if not (accepted and equal):
         return Stabilized(list(outputs), before, before, [], fit_r.n, report, choice.converged,
                           unequal=unequal or not equal)
