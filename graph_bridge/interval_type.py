@@ -52,6 +52,11 @@ class Interval:
         """Every value is in ``[lo, hi]``."""
         return self.lo >= lo and self.hi <= hi
 
+    def inside(self, lo: float, hi: float) -> bool:
+        """Every value is in the open interval ``(lo, hi)``."""
+        above = self.lo > lo or (self.lo == lo and self.lo_open)
+        return above and (self.hi < hi or (self.hi == hi and self.hi_open))
+
     def meet(self, other: Interval) -> Interval | None:
         """The values both hold (the intersection), ``None`` when they share none."""
         lo, lo_open = (self.lo, self.lo_open) if self.lo > other.lo else (other.lo, other.lo_open)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pytensor.scalar as ps
 from pytensor.graph.basic import Constant, Variable
+from pytensor.scalar.math import Log1mexp
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.random.op import RandomVariable
@@ -40,7 +41,7 @@ from graph_bridge.interval_type import EVERYTHING, INF, Interval
 from graph_bridge.supports import random_support
 from graph_bridge.traverse import bottom_up
 
-__all__ = ["assuming", "constant_interval", "interval_of", "op_interval"]
+__all__ = ["assuming", "constant_interval", "defined_nowhere", "interval_of", "op_interval", "partial_op"]
 
 _POSITIVE = Interval(0.0, INF, True, True)
 _NONNEGATIVE = Interval(0.0, INF, False, True)
@@ -280,6 +281,52 @@ def op_interval(op: Any, ins: Sequence[Interval], ndims: Sequence[int] | None = 
         pieces = [t for k, t in enumerate(ins) if ndims is None or ndims[k] > 0]
         return _fold(Interval.join, pieces) if pieces else EVERYTHING
     return EVERYTHING
+
+
+def _zero(a: Interval) -> bool:
+    return a.lo == 0 and a.hi == 0
+
+
+def _infinite_point(a: Interval) -> bool:
+    return a.lo == a.hi and math.isinf(a.lo)
+
+
+#: For each partial scalar Op, when its inputs' intervals leave it no real value: the log of a value
+#: that is at most 0 everywhere, a division by exactly 0, the arcsine of a value above 1 everywhere...
+_NOWHERE: dict[type, Callable[[Sequence[Interval]], bool]] = {
+    ps.Log: lambda i: i[0].hi <= 0,
+    ps.Log2: lambda i: i[0].hi <= 0,
+    ps.Log10: lambda i: i[0].hi <= 0,
+    ps.Log1p: lambda i: i[0].hi <= -1,
+    ps.Sqrt: lambda i: i[0].hi < 0,
+    ps.Reciprocal: lambda i: _zero(i[0]),
+    ps.TrueDiv: lambda i: _zero(i[1]),
+    ps.Pow: lambda i: _zero(i[0]) and i[1].hi < 0,
+    ps.ArcSin: lambda i: i[0].lo > 1 or i[0].hi < -1,
+    ps.ArcCos: lambda i: i[0].lo > 1 or i[0].hi < -1,
+    ps.ArcTanh: lambda i: i[0].lo >= 1 or i[0].hi <= -1,
+    ps.ArcCosh: lambda i: i[0].hi < 1,
+    Log1mexp: lambda i: i[0].lo >= 0,
+}
+
+
+def partial_op(op: Any) -> bool:
+    """Whether ``op`` is an Elemwise of a scalar Op that :func:`defined_nowhere` knows a domain of."""
+    return type(getattr(op, "scalar_op", None)) in _NOWHERE
+
+
+def defined_nowhere(op: Any, ins: Sequence[Interval]) -> bool:
+    """Whether ``op`` has no real value for any inputs in the intervals ``ins``: an input is an infinite
+    point (``log(0)``), or every input is outside the Op's domain (``log`` of a value ``<= 0``, a division
+    by exactly 0).  ``False`` where unknown.
+
+    An equality between real functions says nothing about an expression that is nowhere a real
+    number; an e-graph that unions one with a value is unsound, and congruence spreads it (``1/0``
+    and ``1/(-0)`` in one class make ``inf`` equal ``-inf``)."""
+    test = _NOWHERE.get(type(getattr(op, "scalar_op", None)))
+    if test is None or len(ins) == 0:
+        return False
+    return any(_infinite_point(i) for i in ins) or test(ins)
 
 
 def constant_interval(v: Constant) -> Interval:

@@ -26,7 +26,7 @@ from relations.rules.numerics import GROUPS, NUMERICS_RULES
 from theory_checks import _guards, exact_mismatches, instance, pair_mismatches
 
 RULES = {r.__name__: r for r in NUMERICS_RULES}
-RANGES = ("positive", "negative", "nonzero", "nonnegative", "nonpositive", "within")
+RANGES = ("positive", "negative", "nonzero", "nonnegative", "nonpositive", "within", "inside")
 RANGE_GUARDED = [n for n, r in RULES.items() if any(k in g.text for g in _guards(r) for k in RANGES)]
 
 

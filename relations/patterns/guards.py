@@ -22,7 +22,8 @@ backward after the right side did).  The library:
   arithmetic over the sub-graph; an Op it does not know gives the whole
   line, so a range guard over an unknown value does not hold):
   :func:`positive`, :func:`nonnegative`, :func:`negative`,
-  :func:`nonpositive`, :func:`nonzero`, :func:`within`;
+  :func:`nonpositive`, :func:`nonzero`, :func:`within` (a closed range),
+  :func:`inside` (an open one);
 - your own: :func:`guard` turns a predicate over PyTensor variables into a
   guard factory (``@guard def short(v): return v.type.ndim < 3`` gives
   ``short(a)``).
@@ -52,6 +53,7 @@ __all__ = [
     "constant_where",
     "guard",
     "has_ndim",
+    "inside",
     "is_constant",
     "is_float",
     "is_integer",
@@ -250,3 +252,9 @@ def nonzero(v: Variable) -> bool:
 def within(v: Variable, lo: float, hi: float) -> bool:
     """Every value of ``v`` is in ``[lo, hi]``, on every input."""
     return interval_of(v).within(lo, hi)
+
+
+@guard(reads="value")
+def inside(v: Variable, lo: float, hi: float) -> bool:
+    """Every value of ``v`` is in ``(lo, hi)``, ends excluded, on every input."""
+    return interval_of(v).inside(lo, hi)

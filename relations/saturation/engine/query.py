@@ -37,8 +37,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytensor.tensor as pt
 from pytensor.tensor.elemwise import Elemwise
 
+from graph_bridge.interval_type import EVERYTHING, Interval
+from graph_bridge.intervals import defined_nowhere, partial_op
 from relations import patterns as p
 from relations.patterns.guards import Guard
 from relations.saturation.engine.egraph import CLASS_SHIFT, TICK_BITS, TICK_MASK, EGraph
@@ -404,6 +407,9 @@ class _ApplyWriter:
         t = self._fresh()
         op = f"OP{id(pat)}"
         lines = self.lines
+        if pat.name in p.ELEMWISE and partial_op(getattr(pt, pat.name)):
+            # no e-node that is nowhere a real number (log(0), 1/0): graph_bridge.intervals.defined_nowhere
+            lines.append(f"        if NOWHERE(eg, {op}, ({''.join(x + ', ' for x in args)})): refused += 1; continue")
         if top:  # a new top e-node joins the match's class (EGraph.into): no class of its own to merge
             self._top(op, args, t)
         elif len(args) in (1, 2):
@@ -467,6 +473,14 @@ def const_class(eg: EGraph, const: Any, siblings: tuple[int, ...]) -> int:
     return eg.add_leaf(leaf)
 
 
+def nowhere(eg: EGraph, oid: int, kids: Sequence[int]) -> bool:
+    """Whether the e-node ``oid(kids)`` is nowhere a real number by its children's intervals (a right side
+    that builds one is refused: it cannot equal the match, which is)."""
+    data, find = eg.data, eg.find
+    ins = [d if isinstance(d := data[find(k)], Interval) else EVERYTHING for k in kids]
+    return defined_nowhere(eg.ops[oid][1], ins)
+
+
 def _rhs_ops(pat: Any, eg: EGraph, names: dict) -> None:
     if isinstance(pat, p.Node):
         names[f"OP{id(pat)}"] = eg.op_id(pat.make, len(pat.args))
@@ -486,7 +500,7 @@ class BoundRule:
     def __init__(self, rule: QueryRule, eg: EGraph) -> None:
         self.rule, self.eg, self.name = rule, eg, rule.name
         names: dict[str, Any] = {
-            "const_class": const_class, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK,
+            "const_class": const_class, "NOWHERE": nowhere, "BITS": CLASS_SHIFT, "INS": TICK_BITS, "MASK": TICK_MASK,
         }
         for j, atom in enumerate(rule.atoms):
             if atom.kind == "op":
