@@ -44,12 +44,14 @@ from typing import Any
 from pytensor.graph.basic import Constant
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
+from graph_bridge.interval_type import EVERYTHING, Interval
+from graph_bridge.intervals import constant_interval, defined_nowhere, op_interval
 from graph_bridge.logic_views import same_constant
 from graph_bridge.nodes import pads_left
 from graph_bridge.type_facts import same_type
 from relations import patterns as p
 from relations.patterns.relation import Relation
-from relations.saturation.engine.analysis import IntervalAnalysis
+from relations.saturation.engine.analysis import IntervalAnalysis, class_interval
 from relations.saturation.engine.egraph import CLASS_SHIFT
 from relations.saturation.engine.egraph import EGraph as Index
 from relations.saturation.engine.guards import stand_in
@@ -476,15 +478,16 @@ class QueryMatcher:
             found = self._pad_types[(tid, nd)] = op, index.types[index.infer_types(index.op_id(op, 1), [tid])]
         return found[0], found[1], (v,)
 
-    def _build(self, pat: tuple, m: tuple[int, ...]) -> tuple[Side, int] | None:
-        """The right side ``pat`` (compiled) over the terms of the classes match ``m`` binds (``None``: it
-        does not build)."""
+    def _build(self, pat: tuple, m: tuple[int, ...]) -> tuple[Side, int, Interval] | None:
+        """The right side ``pat`` (compiled) over the terms of the classes match ``m`` binds, with its
+        interval (``None``: it does not build, or a node of it is nowhere a real number:
+        :func:`graph_bridge.intervals.defined_nowhere`, as the query engine refuses it)."""
         index = self.index
         if pat[0] == _VAR:
             c = index.find(m[pat[1]])
-            return self.term_at[c], index.ctype[c]
+            return self.term_at[c], index.ctype[c], class_interval(index, c)
         _, oid, args, kinds = pat
-        built: list[tuple[Side, int] | None] = []
+        built: list[tuple[Side, int, Interval] | None] = []
         for a in args:
             if a[0] == _CONST:
                 built.append(None)
@@ -501,6 +504,11 @@ class QueryMatcher:
                     v = a[1].build(siblings, kind)
                 except (TypeError, ValueError):
                     return None
-                b = (v, index.type_id(v.type))
+                b = (v, index.type_id(v.type), constant_interval(v) if isinstance(v, Constant) else EVERYTHING)
             sides.append(b)
-        return self._make(oid, sides)
+        op = index.ops[oid][1]
+        ins = [b[2] for b in sides]
+        if defined_nowhere(op, ins):
+            return None
+        made = self._make(oid, [(v, t) for v, t, _ in sides])
+        return None if made is None else (*made, op_interval(op, ins))
