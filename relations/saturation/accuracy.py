@@ -405,8 +405,10 @@ class ClassExact:
         if c not in self.best:
             return None
         v = _build(self.eg, c, self.best, self.built)
-        if not _is_float(v):
-            return None
+        return self.of(v) if _is_float(v) else None
+
+    def of(self, v: Variable) -> np.ndarray | None:
+        """The exact values at the points of ``v``, a graph over the points' inputs (``None``: not known)."""
         out = vectorize_graph(v, replace={u: self.batch[u] for u in self.points.inputs})
         try:
             (e,), _ = exact_values([out], self.given, rows=True, max_bits=MAX_BITS)

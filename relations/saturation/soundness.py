@@ -29,17 +29,13 @@ from typing import Any
 
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
-from pytensor.graph.replace import vectorize_graph
 from pytensor.graph.traversal import explicit_graph_inputs
 
-from graph_bridge.exact import NotExact, exact_values, round_to
 from relations.saturation.accuracy import (
-    MAX_BITS,
     ClassExact,
     Points,
     _build,
     _is_float,
-    _leading,
     _leaf_values,
     _Runner,
     _shape,
@@ -99,12 +95,7 @@ def _exact_enode(cx: ClassExact, n: tuple) -> np.ndarray | None:
         v = kind[1].make_node(*kids).outputs[kind[3]]
     except (KeyError, TypeError, ValueError):
         return None
-    out = vectorize_graph(v, replace={u: cx.batch[u] for u in cx.points.inputs})
-    try:
-        (e,), _ = exact_values([out], cx.given, rows=True, max_bits=MAX_BITS)
-    except NotExact:
-        return None
-    return _leading(round_to(e, v.type.dtype), cx.points.n)
+    return cx.of(v)
 
 
 def unsound_nodes(eg: EGraph, points: Points, rtol: float = 1e-2, atol: float = 1e-6,
