@@ -180,12 +180,12 @@ def _every_node_every_pass(eg, points, exact):
     """``measured_choice`` as it was first written, the oracle: every e-node run at every pass."""
     from relations.saturation import accuracy as A
 
-    choice, runner = A.Choice(), A._Runner(eg)
+    choice, runner = A.Choice(), A.NodeRunner(eg)
     live = [(n, v >> A.CLASS_SHIFT) for n, v in eg.hashcons.items()]
     for n, c in live:
         if len(n) == 1:
-            choice.enode[c], choice.values[c], choice.size[c] = n, A._leaf_values(eg, n, points), 1
-            choice.batched[c] = A._is_float(eg.leaf[n[0]])
+            choice.enode[c], choice.values[c], choice.size[c] = n, A.leaf_values(eg, n, points), 1
+            choice.batched[c] = A.is_float_var(eg.leaf[n[0]])
     for _ in range(A.PASSES):
         changed = False
         for n, c in live:

@@ -10,6 +10,7 @@ from pytensor.compile.mode import Mode, get_default_mode, get_mode
 from pytensor.graph.basic import Variable
 
 from relations.arguments import check_relations, check_tag
+from relations.compile.precision import NAME as PRECISION_TAG
 from relations.compile.registration import register_relational
 from relations.compile.stabilize import NAME as STABILIZE_TAG
 from relations.greedy.fixpoint import normalize_variables
@@ -46,15 +47,17 @@ def register(rules: Rules, tag: str) -> None:
     register_relational(normalize_with_rules, name=tag, reports_steps=True)
 
 
-#: The optdb tags :func:`mode` includes when given none: the ``relational`` pass and the stabilizing pass.
-DEFAULT_TAGS: tuple[str, ...] = ("relational", STABILIZE_TAG)
+#: The optdb tags :func:`mode` includes when given none: the ``relational`` pass, the precision pass and the
+#: stabilizing pass.
+DEFAULT_TAGS: tuple[str, ...] = ("relational", PRECISION_TAG, STABILIZE_TAG)
 
 
 def mode(*tags: str, base: str | Mode | None = None) -> Mode:
     """A compilation mode that applies the rules: ``base`` (default: PyTensor's default mode) including ``tags``.
 
-    ``tags`` default to :data:`DEFAULT_TAGS` (``relational`` and the stabilizing
-    pass ``relational_stabilize``, :mod:`relations.compile.stabilize`); each must be registered in
+    ``tags`` default to :data:`DEFAULT_TAGS` (``relational``, the precision pass ``relational_precision``,
+    :mod:`relations.compile.precision`, and the stabilizing pass ``relational_stabilize``,
+    :mod:`relations.compile.stabilize`); each must be registered in
     ``optdb`` (``relational``, or a tag of :func:`register`): PyTensor's
     ``Mode.including`` ignores a tag it does not know, so a typo would
     compile without the rules, and here it is a ``ValueError`` naming it.

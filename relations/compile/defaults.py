@@ -8,6 +8,8 @@
   PyTensor's ``canonicalize``, ``stabilize`` and ``specialize`` databases,
   :func:`relations.compile.lowering.lower`), and in PyMC's early logprob
   rewrites when PyMC is imported;
+- ``relational_precision``: a unary Op of a constant computed in the float dtype its Elemwise reads
+  it in (``x / pt.sqrt(2.0)``: float64's sqrt(2)), before canonicalize (:mod:`relations.compile.precision`);
 - ``relational_stabilize``: PyTensor's stabilizers matched on every spelling
   of the regions around log/exp/sigmoid/softmax/erf/gamma heads
   (:mod:`relations.compile.stabilize`), right before ``stabilize``;
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from relations.compile.lowering import lower_outputs, protect_compiled
 from relations.compile.passes import cheapest, compile_normalize, compile_normalize_sites
+from relations.compile.precision import register_precision
 from relations.compile.pymc_hooks import register_pymc_lowering
 from relations.compile.registration import register_lowering, register_node_lowering, register_relational
 from relations.compile.stabilize import register_measured, register_stabilizing
@@ -38,6 +41,7 @@ def register_all() -> None:
         compile_normalize, name="relational_normalize", reports_steps=True, sites_fn=compile_normalize_sites
     )
     register_lowering(lower_outputs, in_place=protect_compiled)
+    register_precision()
     register_stabilizing()
     register_measured()
     install_merge_alloc_fix()

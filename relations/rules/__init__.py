@@ -33,6 +33,7 @@ from relations.rules.lift import (
     inc_zeros_as_seto,
 )
 from relations.rules.measurable import MEASURABLE_CHOICES, MEASURABLE_RULES
+from relations.rules.precision import PRECISION_RULES
 from relations.rules.reductions import (
     reduce_alloco,
     reduce_writeso,
@@ -120,7 +121,8 @@ COMPILE_RULES: tuple = tuple(
 #: one expression PyTensor's stabilizers tell apart (saturation only, :data:`SATURATION_ONLY`:
 #: the stabilizing pass, ``relations/rules/algebra.py``); ``"numerics"`` the numerics theory
 #: (``relations/rules/numerics/``: Herbie's groups and PyTensor's special functions, each
-#: identity both ways; saturation only, what ``relations.stabilize`` saturates with).  Add your
+#: identity both ways; saturation only, what ``relations.stabilize`` saturates with); ``"precision"``
+#: the rule computing a constant operand in the float dtype its Elemwise reads it in.  Add your
 #: own entries freely.
 class _RuleSets(dict):
     """A dict of rule sets whose ``"numerics"`` entry (a few hundred relations, 0.2 s to import) is
@@ -179,6 +181,7 @@ RULESETS: dict[str, tuple] = _RuleSets({
     "measurable": MEASURABLE_RULES,
     "measurable_choices": MEASURABLE_CHOICES,
     "numerics": _NUMERICS,
+    "precision": PRECISION_RULES,
 })
 
 #: The rule sets whose rules undo one another (``neg(a) -> mul(-1, a)`` and back; each

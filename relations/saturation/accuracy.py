@@ -42,9 +42,10 @@ from relations.saturation.engine.egraph import CLASS_SHIFT, EGraph
 from relations.saturation.engine.extract import best_nodes
 
 __all__ = [
-    "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "Points", "batched", "build_choice", "canonical",
-    "GRID", "error_summary", "graph_bits", "graph_error", "grid_points", "measured_choice",
-    "more_accurate", "node_values", "own_enode", "read_through", "sample_points",
+    "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "NodeRunner", "Points", "batched", "build_choice",
+    "build_class", "canonical", "GRID", "error_summary", "graph_bits", "graph_error", "grid_points", "is_float_var",
+    "leaf_values", "measured_choice", "more_accurate", "node_values", "own_enode", "point_shape", "read_through",
+    "sample_points",
 ]
 
 #: Errors closer than this (bits, mean over the points) are ties, decided by tree size.
@@ -106,7 +107,8 @@ def closed_ends(interval: Interval, dtype: str) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def _is_float(v: Variable) -> bool:
+def is_float_var(v: Variable) -> bool:
+    """Whether ``v`` is of a float dtype."""
     return str(getattr(v.type, "dtype", "")).startswith("float")
 
 
@@ -118,7 +120,8 @@ def batched(v: Variable) -> Variable:
     return TensorType(t.dtype, shape=(None, *t.shape))(name=f"{v.name or 'x'}_points")
 
 
-def _shape(v: Variable, size: int) -> tuple[int, ...]:
+def point_shape(v: Variable, size: int) -> tuple[int, ...]:
+    """The shape of one point's value of ``v``: its static lengths, 1 where broadcastable, else ``size``."""
     return tuple(1 if b else (s if s is not None else size) for b, s in zip(v.type.broadcastable, v.type.shape,
                                                                               strict=True))
 
@@ -149,7 +152,7 @@ def grid_points(outputs: Sequence[Variable], seed: int = 0) -> Points:
     top = min((float(np.finfo(v.type.dtype).max) for v in inputs), default=np.inf)
     grid = GRID[np.abs(GRID) <= top]  # the magnitudes each input's dtype holds
     cols = [grid] + [rng.permutation(grid) for _ in inputs[1:]]
-    given = {v: np.broadcast_to(c.reshape(-1, *[1] * v.type.ndim), (len(grid), *_shape(v, 1))).astype(v.type.dtype)
+    given = {v: np.broadcast_to(c.reshape(-1, *[1] * v.type.ndim), (len(grid), *point_shape(v, 1))).astype(v.type.dtype)
              for v, c in zip(inputs, cols, strict=True)}
     return sample_points(outputs, len(grid), given=given)
 
@@ -181,11 +184,11 @@ def sample_points(
     for _ in range(tries):
         if given:
             vals = [np.asarray(given[v], dtype=v.type.dtype) if v in given else
-                    sample_floats(v.type.dtype, (len(next(iter(given.values()))), *_shape(v, size)), rng,
+                    sample_floats(v.type.dtype, (len(next(iter(given.values()))), *point_shape(v, size)), rng,
                                   within=bounds.get(v))
                     for v in inputs]
         else:
-            vals = [sample_floats(v.type.dtype, (n, *_shape(v, size)), rng, within=bounds.get(v)) for v in inputs]
+            vals = [sample_floats(v.type.dtype, (n, *point_shape(v, size)), rng, within=bounds.get(v)) for v in inputs]
         at = {batch[v]: x for v, x in zip(inputs, vals, strict=True)}
         exact, _ = exact_values(outs, at, rows=True, max_bits=MAX_BITS)
         good = np.ones(len(vals[0]) if vals else 1, dtype=bool)
@@ -209,7 +212,8 @@ def _leading(v: np.ndarray, n: int) -> np.ndarray:
     return np.broadcast_to(v, (n, *v.shape))
 
 
-def _build(eg: EGraph, c: int, best: dict, built: dict[int, Variable]) -> Variable:
+def build_class(eg: EGraph, c: int, best: dict, built: dict[int, Variable]) -> Variable:
+    """Class ``c`` as a graph of the e-nodes ``best`` chooses (``built``: the classes built so far, kept)."""
     stack = [eg.find(c)]
     while stack:
         k = stack[-1]
@@ -242,7 +246,7 @@ class Choice:
     converged: bool = True
 
 
-class _Runner:
+class NodeRunner:
     """Batched e-nodes run Op by Op with ``perform``; the batched graph of each (op id, child types) built once."""
 
     def __init__(self, eg: EGraph) -> None:
@@ -309,13 +313,13 @@ def canonical(eg: EGraph, enode: tuple) -> tuple:
 def node_values(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, int],
                 points: Points) -> dict[Variable, np.ndarray]:
     """The float values of every variable of the graph of ``outputs`` at the points, Op by Op as written."""
-    runner = _Runner(eg)
+    runner = NodeRunner(eg)
     values: dict[Variable, np.ndarray] = {}
     flag: dict[Variable, bool] = {}
     for v in cls:
         if v.owner is None:
-            values[v] = _leaf_values(eg, (eg.leaf_op(v),), points)
-            flag[v] = _is_float(v)
+            values[v] = leaf_values(eg, (eg.leaf_op(v),), points)
+            flag[v] = is_float_var(v)
     for node in toposort(list(outputs)):
         for out in node.outputs:
             if out not in cls:
@@ -367,14 +371,15 @@ def _reaches(choice: Choice, eg: EGraph, start: Sequence[int], target: int) -> b
     return False
 
 
-def _leaf_values(eg: EGraph, n: tuple, points: Points) -> np.ndarray:
+def leaf_values(eg: EGraph, n: tuple, points: Points) -> np.ndarray:
+    """The values at the points of the leaf e-node ``n``: an input's, or a constant's broadcast to every point."""
     v = eg.leaf[n[0]]
     if v in points.inputs:
         return points.values[points.inputs.index(v)]
     data = np.asarray(v.data) if isinstance(v, Constant) else None
     if data is None:
         raise ValueError(f"points: no values for the graph input {v}")
-    if not _is_float(v):  # a shape or an index: one value for every point
+    if not is_float_var(v):  # a shape or an index: one value for every point
         return data
     return np.broadcast_to(data, (points.n, *data.shape))
 
@@ -404,8 +409,8 @@ class ClassExact:
     def _compute(self, c: int) -> np.ndarray | None:
         if c not in self.best:
             return None
-        v = _build(self.eg, c, self.best, self.built)
-        return self.of(v) if _is_float(v) else None
+        v = build_class(self.eg, c, self.best, self.built)
+        return self.of(v) if is_float_var(v) else None
 
     def of(self, v: Variable) -> np.ndarray | None:
         """The exact values at the points of ``v``, a graph over the points' inputs (``None``: not known)."""
@@ -448,7 +453,7 @@ def measured_choice(eg: EGraph, points: Points, exact: ClassExact | None = None)
     class (``exact``, computed on demand) are read only where its candidates differ."""
     exact = exact if exact is not None else ClassExact(eg, points)
     choice = Choice()
-    runner = _Runner(eg)
+    runner = NodeRunner(eg)
     live = [(n, v >> CLASS_SHIFT) for n, v in eg.hashcons.items()]
     # a class's version moves whenever its choice's values do; an e-node is run again only when its
     # class's or a child's version moved since it last ran (running it again would decide the same)
@@ -456,8 +461,8 @@ def measured_choice(eg: EGraph, points: Points, exact: ClassExact | None = None)
     ran: dict[tuple, tuple] = {}
     for n, c in live:
         if len(n) == 1:
-            choice.enode[c], choice.values[c], choice.size[c] = n, _leaf_values(eg, n, points), 1
-            choice.batched[c] = _is_float(eg.leaf[n[0]])
+            choice.enode[c], choice.values[c], choice.size[c] = n, leaf_values(eg, n, points), 1
+            choice.batched[c] = is_float_var(eg.leaf[n[0]])
             version[c] = 0
     for k in range(PASSES):
         changed = False
@@ -513,7 +518,7 @@ def build_choice(eg: EGraph, choice: Choice, classes: Sequence[int],
     missing = [c for c in classes if eg.find(c) not in best]
     if missing:
         raise ValueError(f"classes: no form was chosen for classes {missing}")
-    return [_build(eg, c, best, built) for c in classes]
+    return [build_class(eg, c, best, built) for c in classes]
 
 
 def graph_bits(outputs: Sequence[Variable], points: Points, mode: Any = None) -> list[np.ndarray]:

@@ -33,12 +33,12 @@ from pytensor.graph.traversal import explicit_graph_inputs
 
 from relations.saturation.accuracy import (
     ClassExact,
+    NodeRunner,
     Points,
-    _build,
-    _is_float,
-    _leaf_values,
-    _Runner,
-    _shape,
+    build_class,
+    is_float_var,
+    leaf_values,
+    point_shape,
 )
 from relations.saturation.engine.egraph import CLASS_SHIFT, EGraph
 
@@ -69,8 +69,8 @@ def moderate_points(outputs: Sequence[Variable], n: int = 16, seed: int = 0) -> 
     rng = np.random.default_rng(seed)
     values = []
     for v in inputs:
-        shape = (n, *_shape(v, 2))
-        if _is_float(v):
+        shape = (n, *point_shape(v, 2))
+        if is_float_var(v):
             x = np.where(rng.random(shape) < 0.5, rng.uniform(-4, 4, shape), rng.uniform(1e-3, 4, shape))
         else:
             x = rng.integers(-3, 4, shape)
@@ -91,7 +91,7 @@ def _exact_enode(cx: ClassExact, n: tuple) -> np.ndarray | None:
     eg = cx.eg
     kind = eg.ops[n[0]]
     try:
-        kids = [_build(eg, k, cx.best, cx.built) for k in n[1:]]
+        kids = [build_class(eg, k, cx.best, cx.built) for k in n[1:]]
         v = kind[1].make_node(*kids).outputs[kind[3]]
     except (KeyError, TypeError, ValueError):
         return None
@@ -110,14 +110,14 @@ def unsound_nodes(eg: EGraph, points: Points, rtol: float = 1e-2, atol: float = 
     children's smallest trees, :mod:`graph_bridge.exact`) differs from its class's too, so that
     rounding (``cosh(a)*cosh(b) - sinh(a)*sinh(b)`` cancels to 0 where ``cosh(a - b)`` is 1) is not
     reported; where an exact value is not known, the floats' difference stands."""
-    runner = _Runner(eg)
+    runner = NodeRunner(eg)
     live = [(n, eg.find(v >> CLASS_SHIFT)) for n, v in eg.hashcons.items()]
     vals: dict[int, np.ndarray] = {}
     batched: dict[int, bool] = {}
     for n, c in live:
         if len(n) == 1:
-            vals[c] = np.asarray(_leaf_values(eg, n, points))
-            batched[c] = _is_float(eg.leaf[n[0]]) or eg.leaf[n[0]] in points.inputs
+            vals[c] = np.asarray(leaf_values(eg, n, points))
+            batched[c] = is_float_var(eg.leaf[n[0]]) or eg.leaf[n[0]] in points.inputs
     inner = [(n, c, [eg.find(k) for k in n[1:]]) for n, c in live if len(n) > 1]
     ran: dict[tuple, np.ndarray | None] = {}
     for _ in range(len(inner) + 1):  # each pass gives at least one more class values, or ends

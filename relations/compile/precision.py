@@ -1,0 +1,61 @@
+"""The ``relational_precision`` pass: a constant operand computed in the float dtype its Elemwise reads it in.
+
+``RULESETS["precision"]`` (:mod:`relations.rules.precision`) applied greedily at the position of
+the ``relational`` pass, before canonicalize folds constants: ``x / pt.sqrt(2.0)`` with ``x``
+float64 divides by float64's ``sqrt(2)``, not float32's (PyMC's ``normal_lcdf``: 1.7e-6 → 7.5e-15
+relative error at ``z = 10``).  The ``relational`` pass keeps a normal form only where it is
+faster, so the rule has its own pass.  It runs only on a graph holding such an operand (a walk
+over its nodes, :func:`needed`), so other graphs pay that walk alone.  Each replacement's reason
+is the rule's name; its new nodes carry the replaced node's stack trace.
+
+Before/After (``x / pt.sqrt(2.0)``, compiled)::
+
+    True_div(x, 1.4142135 float32)    ->    True_div(x, 1.4142135623730951 float64)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pytensor.compile import optdb
+from pytensor.graph.basic import Variable
+from pytensor.graph.fg import FunctionGraph
+from pytensor.tensor.elemwise import Elemwise
+
+from relations.compile.registration import POSITION, RelationalRewriter
+from relations.greedy.fixpoint import normalize_variables
+from relations.patterns.relation import RuleIndex
+from relations.rules.precision import PRECISION_RULES, narrow_constant_operand
+
+__all__ = ["NAME", "needed", "register_precision"]
+
+#: The pass's optdb name (a tag of :func:`relations.mode`'s defaults).
+NAME = "relational_precision"
+
+_INDEX = RuleIndex(PRECISION_RULES)
+
+
+def needed(fgraph: FunctionGraph) -> bool:
+    """Whether some float Elemwise of ``fgraph`` reads a unary Op of a narrower constant."""
+    for node in fgraph.apply_nodes:
+        if isinstance(node.op, Elemwise) and len(node.outputs) == 1:
+            dtype = node.outputs[0].type.dtype
+            if any(narrow_constant_operand(dtype, i) for i in node.inputs):
+                return True
+    return False
+
+
+def normalize_precision(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
+    """``outs`` with :data:`relations.rules.precision.PRECISION_RULES` applied greedily."""
+    return normalize_variables(list(outs), _INDEX, on_rewrite=on_rewrite, mark=True)
+
+
+def register_precision() -> RelationalRewriter:
+    """Register the pass in ``optdb`` under :data:`NAME` (off unless a mode includes it); once."""
+    existing = optdb.__db__.get(NAME)
+    if existing:
+        return next(iter(existing))
+    rewriter = RelationalRewriter(normalize_precision, NAME, needed=needed, reports_steps=True)
+    optdb.register(NAME, rewriter, position=POSITION)
+    return rewriter

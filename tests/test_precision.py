@@ -1,0 +1,125 @@
+"""The precision rule (``relations/rules/precision.py``) and its pass: a unary Op of a constant computed in the
+float dtype its Elemwise reads it in, forward, backward, as a check, on values, and compiled."""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from pytensor.graph.basic import Constant
+from pytensor.graph.fg import FunctionGraph
+
+import relations
+from helpers import backward, check_rewrite, forward, holds, snapshot
+from relations.compile.compile_modes import DEFAULT_TAGS
+from relations.compile.precision import NAME, needed, normalize_precision
+from relations.rules import RULESETS
+from relations.rules.precision import PRECISION, narrow_constant_operands
+
+RULE = PRECISION["constant_operand_upcasto"]
+x = pt.vector("x", dtype="float64")
+m = pt.matrix("m", dtype="float64")
+VEC = [(0,), (1,), (5,)]
+MAT = [(2, 3), (1, 1), (0, 2)]
+
+
+def _normal_lcdf(z):
+    """PyMC's ``dist_math.normal_lcdf`` at mu = 0, sigma = 1, as written there (``pt.sqrt(2.0)``)."""
+    return pt.switch(
+        pt.lt(z, -1.0),
+        pt.log(pt.erfcx(-z / pt.sqrt(2.0)) / 2.0) - pt.sqr(z) / 2.0,
+        pt.log1p(-pt.erfc(z / pt.sqrt(2.0)) / 2.0),
+    )
+
+
+def test_pt_sqrt_of_a_python_float_is_float32():
+    """The behaviour the rule answers: PyTensor reads 2.0 as float32, so ``pt.sqrt(2.0)`` is float32's sqrt(2)."""
+    assert pt.sqrt(2.0).dtype == "float32"
+    assert (x / pt.sqrt(2.0)).dtype == "float64"
+
+
+@pytest.mark.parametrize(("lhs", "shapes"), [
+    (lambda: x / pt.sqrt(2.0), {x: VEC}),
+    (lambda: pt.sqrt(2.0) * m, {m: MAT}),
+    (lambda: x * pt.log(2), {x: VEC}),  # an int8 constant, its log float32
+    (lambda: pt.erfc(x / pt.sqrt(2.0)) + pt.exp(1.5), {x: VEC}),
+])
+def test_forward_casts_the_constant_and_keeps_types_and_values(lhs, shapes):
+    before = lhs()
+    seen = snapshot(before)
+    (after,) = forward(RULE, before, n=1)
+    check_rewrite(before, after, shapes)
+    assert narrow_constant_operands(after) == narrow_constant_operands(before) - 1
+    assert snapshot(before) == seen
+
+
+def test_forward_gives_the_float64_function_of_the_constant():
+    (after,) = forward(RULE, x / pt.sqrt(2.0), n=1)
+    operand = after.owner.inputs[1].owner.inputs[0]  # (under the ExpandDims Elemwise pads it with)
+    assert operand.dtype == "float64" and operand.owner.inputs[0].owner.op.scalar_op.o_type.dtype == "float64"
+    assert operand.eval() == np.sqrt(2.0)
+    assert (x / pt.sqrt(2.0)).owner.inputs[1].eval() != np.sqrt(2.0)
+
+
+def test_backward_reads_the_left_side_off_a_cast_constant():
+    rhs = x / pt.sqrt(pt.cast(pt.constant(np.float32(2.0)), "float64"))
+    found = backward(RULE, rhs, n=1)
+    assert found
+    (lhs,) = found
+    check_rewrite(rhs, lhs, {x: VEC})
+    sqrt = lhs.owner.inputs[1].owner.inputs[0]
+    assert sqrt.dtype == "float32" and isinstance(sqrt.owner.inputs[0], Constant)
+
+
+def test_check_holds_on_the_pair_and_not_on_another_graph():
+    lhs = x / pt.sqrt(2.0)
+    (rhs,) = forward(RULE, lhs, n=1)
+    assert holds(RULE, lhs, rhs)
+    assert not holds(RULE, lhs, x / pt.sqrt(3.0))
+    assert not holds(RULE, lhs, lhs)
+
+
+@pytest.mark.parametrize("graph", [
+    lambda: pt.vector("y", dtype="float32") / pt.sqrt(2.0),  # the consumer is float32 itself
+    lambda: x / pt.sqrt(np.float64(2.0)),  # already float64
+    lambda: x / pt.sqrt(pt.vector("z", dtype="float32")),  # an input: the user's float32 data
+    lambda: x / pt.floor(pt.constant(np.float32(2.5))),  # floor: exact in any dtype, not listed
+    lambda: x / 2.0,  # a constant read as it is
+])
+def test_left_untouched(graph):
+    g = graph()
+    assert forward(RULE, g) == []
+    assert narrow_constant_operands(g) == 0
+
+
+def test_the_pass_compiles_pymcs_normal_lcdf_to_float64_digits():
+    """``relations.mode()`` computes ``pt.sqrt(2.0)`` in float64: PyMC's normal log-CDF keeps its digits."""
+    z = pt.dvector("z")
+    out = _normal_lcdf(z)
+    values = np.array([-40.0, -5.0, -1.5, 0.5, 3.0, 6.0, 10.0])
+    with mp.workdps(50):
+        exact = np.array([float(mp.log(mp.ncdf(mp.mpf(v)))) for v in values])
+    stock = pytensor.function([z], out, mode="FAST_COMPILE")(values)
+    ours = pytensor.function([z], out, mode=relations.mode(base="FAST_COMPILE"))(values)
+    assert np.max(np.abs(stock - exact) / np.abs(exact)) > 1e-6  # float32's sqrt(2): 1.7e-6 at z = 10
+    assert np.max(np.abs(ours - exact) / np.abs(exact)) < 1e-14
+
+
+@pytest.mark.default_mode
+def test_the_default_backend_compiles_the_pass_output():
+    f = pytensor.function([x], x / pt.sqrt(2.0), mode=relations.mode())
+    assert f(np.array([10.0]))[0] == 10.0 / np.sqrt(2.0)
+
+
+def test_the_pass_runs_only_where_needed_and_keeps_the_trace():
+    plain = FunctionGraph([x], [pt.exp(x) / 2.0], clone=True)
+    assert not needed(plain)
+    g = x / pt.sqrt(2.0)
+    assert needed(FunctionGraph([x], [g], clone=True))
+    g.owner.tag.trace = [[("model.py", 7, "logp", "x / pt.sqrt(2.0)")]]
+    (out,) = normalize_precision([g])
+    assert out is not g and out.tag.trace == g.tag.trace
+    assert RULESETS["precision"] == (RULE,)
+    assert NAME in DEFAULT_TAGS
