@@ -15,25 +15,18 @@ Before/After (``x / pt.sqrt(2.0)``, compiled)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from pytensor.compile import optdb
-from pytensor.graph.basic import Variable
 from pytensor.graph.fg import FunctionGraph
 from pytensor.tensor.elemwise import Elemwise
 
 from relations.compile.registration import POSITION, RelationalRewriter
-from relations.greedy.fixpoint import normalize_variables
-from relations.patterns.relation import RuleIndex
-from relations.rules.precision import PRECISION_RULES, narrow_constant_operand
+from relations.rules.precision import narrow_constant_operand
+from relations.saturation.stabilizing import precise
 
 __all__ = ["NAME", "needed", "register_precision"]
 
 #: The pass's optdb name (a tag of :func:`relations.mode`'s defaults).
 NAME = "relational_precision"
-
-_INDEX = RuleIndex(PRECISION_RULES)
 
 
 def needed(fgraph: FunctionGraph) -> bool:
@@ -46,9 +39,9 @@ def needed(fgraph: FunctionGraph) -> bool:
     return False
 
 
-def normalize_precision(outs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
-    """``outs`` with :data:`relations.rules.precision.PRECISION_RULES` applied greedily."""
-    return normalize_variables(list(outs), _INDEX, on_rewrite=on_rewrite, mark=True)
+#: ``outs`` with :data:`relations.rules.precision.PRECISION_RULES` applied greedily (``on_rewrite(rule, before,
+#: after)`` told of each rewrite).
+normalize_precision = precise
 
 
 def register_precision() -> RelationalRewriter:

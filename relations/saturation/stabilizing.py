@@ -34,6 +34,9 @@ from pytensor.graph.traversal import explicit_graph_inputs
 from graph_bridge.float_error import bits_of_error
 from graph_bridge.interval_type import Interval
 from relations.arguments import as_variables
+from relations.greedy.fixpoint import normalize_variables
+from relations.patterns.relation import RuleIndex
+from relations.rules.precision import PRECISION_RULES
 from relations.saturation.accuracy import (
     TIE_BITS,
     Choice,
@@ -212,7 +215,7 @@ def stabilize(
     choice = measured_choice(eg, fit, exact)
     mine = node_values(eg, outputs, cls, fit)
     built: dict[int, Variable] = {}
-    built_roots = build_choice(eg, choice, roots, built)
+    built_roots = precise(build_choice(eg, choice, roots, built))
     before = graph_error(outputs, sample)
     # where the form chosen is not accurate everywhere: Herbie's regimes, forms joined by a switch on an input,
     # fitted on the sample and the grid of magnitudes the result is checked on (binade-uniform draws seldom
@@ -227,8 +230,8 @@ def stabilize(
         found = infer_regimes(eg, roots, outputs, built_roots, fit_r,
                               _pinned(ClassExact(eg, fit_r), roots, outputs))
         if any(f is not None for f in found):
-            joined = [r if f is None else f.graph if isinstance(f, Regimes) else f for f, r in
-                      zip(found, built_roots, strict=True)]
+            joined = precise([r if f is None else f.graph if isinstance(f, Regimes) else f for f, r in
+                              zip(found, built_roots, strict=True)])
             # measured on the points they were fitted on: the sample and the grid, where binade-uniform draws
             # may hold no point of the range a regime repairs (x = 5 for log(1 - 0.5 * erfc(x / sqrt(2))))
             before_r, after = graph_error(outputs, fit_r), graph_error(joined, fit_r)
@@ -257,6 +260,16 @@ def stabilize(
     for s in sites:
         copy_stack_trace(s.before, s.after)
     return Stabilized(built_roots, before, after, sites, fit_r.n, report, choice.converged, domain=given)
+
+
+_PRECISION = RuleIndex(PRECISION_RULES)
+
+
+def precise(outputs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
+    """``outputs`` with every unary Op of a narrower constant computed in the float dtype its Elemwise reads it in
+    (:mod:`relations.rules.precision`: a right side's ``log(0.5)`` over the user's float32 ``0.5``;
+    ``on_rewrite``: see :func:`relations.greedy.fixpoint.normalize_variables`)."""
+    return normalize_variables(list(outputs), _PRECISION, on_rewrite=on_rewrite, mark=True)
 
 
 def _equal_on(outputs: Sequence[Variable], new: Sequence[Variable], points: Any) -> bool:
