@@ -256,7 +256,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--compile-rounds", type=int, default=3, help="new graphs compiled per mode and model")
     parser.add_argument("--table", choices=("all", "normalize", "compiled"), default="all")
-    parser.add_argument("--tag", choices=("relational", "relational_normalize", "relational_stabilize"), default="relational",
+    parser.add_argument("--tag", choices=("relational", "relational_normalize", "relational_precision", "relational_stabilize"),
+                        default="relational",
                         help="the tag the compiled table includes (relational_normalize: every rewrite applied)")
     parser.add_argument("models", nargs="*", help="model names (default: all)")
     args = parser.parse_args(argv)
