@@ -13,7 +13,7 @@ from pytensor.graph.fg import FunctionGraph
 
 import relations
 from helpers import backward, check_rewrite, forward, holds, snapshot
-from relations.compile.compile_modes import DEFAULT_TAGS
+from relations.compile.compile_modes import DEFAULT_TAGS, WITH_PRECISION
 from relations.compile.precision import NAME, needed, normalize_precision
 from relations.rules import RULESETS
 from relations.rules.precision import PRECISION, narrow_constant_operands
@@ -95,21 +95,22 @@ def test_left_untouched(graph):
 
 
 def test_the_pass_compiles_pymcs_normal_lcdf_to_float64_digits():
-    """``relations.mode()`` computes ``pt.sqrt(2.0)`` in float64: PyMC's normal log-CDF keeps its digits."""
+    """``relations.mode(*WITH_PRECISION)`` computes ``pt.sqrt(2.0)`` in float64: PyMC's normal log-CDF keeps its
+    digits."""
     z = pt.dvector("z")
     out = _normal_lcdf(z)
     values = np.array([-40.0, -5.0, -1.5, 0.5, 3.0, 6.0, 10.0])
     with mp.workdps(50):
         exact = np.array([float(mp.log(mp.ncdf(mp.mpf(v)))) for v in values])
     stock = pytensor.function([z], out, mode="FAST_COMPILE")(values)
-    ours = pytensor.function([z], out, mode=relations.mode(base="FAST_COMPILE"))(values)
+    ours = pytensor.function([z], out, mode=relations.mode(*WITH_PRECISION, base="FAST_COMPILE"))(values)
     assert np.max(np.abs(stock - exact) / np.abs(exact)) > 1e-6  # float32's sqrt(2): 1.7e-6 at z = 10
     assert np.max(np.abs(ours - exact) / np.abs(exact)) < 1e-14
 
 
 @pytest.mark.default_mode
 def test_the_default_backend_compiles_the_pass_output():
-    f = pytensor.function([x], x / pt.sqrt(2.0), mode=relations.mode())
+    f = pytensor.function([x], x / pt.sqrt(2.0), mode=relations.mode(*WITH_PRECISION))
     assert f(np.array([10.0]))[0] == 10.0 / np.sqrt(2.0)
 
 
@@ -122,7 +123,7 @@ def test_the_pass_runs_only_where_needed_and_keeps_the_trace():
     (out,) = normalize_precision([g])
     assert out is not g and out.tag.trace == g.tag.trace
     assert RULESETS["precision"] == (RULE,)
-    assert NAME in DEFAULT_TAGS
+    assert NAME in WITH_PRECISION and NAME not in DEFAULT_TAGS  # opt-in: see compile_modes.DEFAULT_TAGS
 
 
 def test_stabilize_returns_forms_without_a_narrow_constant_operand():
