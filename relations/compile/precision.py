@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from pytensor.compile import optdb
 from pytensor.graph.fg import FunctionGraph
-from pytensor.tensor.elemwise import Elemwise
 
 from relations.compile.registration import POSITION, RelationalRewriter
-from relations.rules.precision import narrow_constant_operand
+from relations.rules.precision import narrow_operands
 from relations.saturation.stabilizing import precise
 
 __all__ = ["NAME", "needed", "register_precision"]
@@ -34,12 +33,7 @@ NAME = "relational_precision"
 
 def needed(fgraph: FunctionGraph) -> bool:
     """Whether some float Elemwise of ``fgraph`` reads a unary Op of a narrower constant."""
-    for node in fgraph.apply_nodes:
-        if isinstance(node.op, Elemwise) and len(node.outputs) == 1:
-            dtype = node.outputs[0].type.dtype
-            if any(narrow_constant_operand(dtype, i) for i in node.inputs):
-                return True
-    return False
+    return any(narrow_operands(node) for node in fgraph.apply_nodes)
 
 
 #: ``outs`` with :data:`relations.rules.precision.PRECISION_RULES` applied greedily (``on_rewrite(rule, before,

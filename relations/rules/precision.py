@@ -50,6 +50,7 @@ __all__ = [
     "constant_operand_upcasto",
     "narrow_constant_operand",
     "narrow_constant_operands",
+    "narrow_operands",
 ]
 
 
@@ -71,13 +72,16 @@ def narrow_constant_operand(consumer_dtype: str, operand: Variable) -> bool:
     return isinstance(node.inputs[0], Constant) and wide is not None and narrow is not None and narrow < wide
 
 
+def narrow_operands(node: Any) -> int:
+    """The operands of ``node`` (a float Elemwise) that :func:`constant_operand_upcasto` casts (0 for other nodes)."""
+    if not isinstance(node.op, Elemwise) or len(node.outputs) != 1:
+        return 0
+    return sum(narrow_constant_operand(node.outputs[0].type.dtype, i) for i in node.inputs)
+
+
 def narrow_constant_operands(v: Variable) -> int:
     """Pairs (float Elemwise, operand of it that :func:`constant_operand_upcasto` casts) in ``v``'s graph."""
-    total = 0
-    for n in graph_nodes(v):
-        if isinstance(n.op, Elemwise) and len(n.outputs) == 1:
-            total += sum(narrow_constant_operand(n.outputs[0].type.dtype, i) for i in n.inputs)
-    return total
+    return sum(narrow_operands(n) for n in graph_nodes(v))
 
 
 #: The rule's measure: each application casts one such operand.

@@ -40,10 +40,10 @@ from typing import Any
 import pytensor.tensor as pt
 from pytensor.tensor.elemwise import Elemwise
 
-from graph_bridge.interval_type import EVERYTHING, Interval
 from graph_bridge.intervals import defined_nowhere, partial_op
 from relations import patterns as p
 from relations.patterns.guards import Guard
+from relations.saturation.engine.analysis import class_interval
 from relations.saturation.engine.egraph import CLASS_SHIFT, TICK_BITS, TICK_MASK, EGraph
 from relations.saturation.engine.guards import class_guard
 
@@ -476,9 +476,7 @@ def const_class(eg: EGraph, const: Any, siblings: tuple[int, ...]) -> int:
 def nowhere(eg: EGraph, oid: int, kids: Sequence[int]) -> bool:
     """Whether the e-node ``oid(kids)`` is nowhere a real number by its children's intervals (a right side
     that builds one is refused: it cannot equal the match, which is)."""
-    data, find = eg.data, eg.find
-    ins = [d if isinstance(d := data[find(k)], Interval) else EVERYTHING for k in kids]
-    return defined_nowhere(eg.ops[oid][1], ins)
+    return defined_nowhere(eg.ops[oid][1], [class_interval(eg, k) for k in kids])
 
 
 def _rhs_ops(pat: Any, eg: EGraph, names: dict) -> None:
