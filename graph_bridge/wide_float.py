@@ -38,7 +38,7 @@ from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
-__all__ = ["BINADES", "WIDE", "evaluate", "screen_floats", "wide_gap", "wide_screen"]
+__all__ = ["BINADES", "SCREENED", "SCREEN_GRID", "WIDE", "evaluate", "screen_floats", "wide_gap", "wide_screen"]
 
 #: The extended dtype of the reference evaluation.
 WIDE = np.longdouble
@@ -68,6 +68,16 @@ def _erfc(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, np.exp(-x * x) * sp.erfcx(np.maximum(d, 0)).astype(WIDE), sp.erfc(d).astype(WIDE))
 
 
+def _erf(x: np.ndarray) -> np.ndarray:
+    d = np.asarray(x, dtype="float64")
+    if x.dtype != WIDE:
+        return sp.erf(d).astype(x.dtype)
+    # near +-1 as 1 - erfc(|x|) in the wide dtype: float64's erf rounds erf(-7) to -1 exactly, and a
+    # screen reading it in float64 sees no cancellation in 0.5 + 0.5 * erf(x)
+    far = np.abs(x) >= 0.5
+    return np.where(far, np.sign(x) * (1 - _erfc(np.abs(x))), sp.erf(d).astype(WIDE))
+
+
 def _erfcx(x: np.ndarray) -> np.ndarray:
     d = np.asarray(x, dtype="float64")
     if x.dtype != WIDE:
@@ -95,7 +105,7 @@ SCALAR: dict[type, Callable[..., Any]] = {
     ps.TrueDiv: np.true_divide, ps.Neg: np.negative, ps.Reciprocal: lambda x: 1 / x, ps.Pow: np.power,
     ps.Sqr: np.square, ps.Sqrt: np.sqrt, ps.Abs: np.abs, ps.Exp: np.exp, ps.Exp2: np.exp2, ps.Expm1: np.expm1,
     ps.Log: np.log, ps.Log2: np.log2, ps.Log10: np.log10, ps.Log1p: np.log1p, ps.Sigmoid: _sigmoid,
-    ps.Softplus: _softplus, ps.Log1mexp: _log1mexp, ps.Erf: _via_float64(sp.erf), ps.Erfc: _erfc,
+    ps.Softplus: _softplus, ps.Log1mexp: _log1mexp, ps.Erf: _erf, ps.Erfc: _erfc,
     ps.Erfcx: _erfcx, ps.Gamma: _gamma, ps.GammaLn: _via_float64(sp.gammaln), ps.Psi: _via_float64(sp.psi),
     ps.Maximum: np.maximum, ps.Minimum: np.minimum, ps.Sin: np.sin, ps.Cos: np.cos, ps.Tan: np.tan,
     ps.Sinh: np.sinh, ps.Cosh: np.cosh, ps.Tanh: np.tanh, ps.ArcSinh: np.arcsinh, ps.ArcCosh: np.arccosh,
@@ -198,19 +208,25 @@ def _constant(v: Any, dtype: Any) -> Any:
 
 
 def _ordinals(x: np.ndarray) -> np.ndarray:
+    """The floats' places in their dtype's order (float64 or float32), as int64."""
+    if x.dtype == np.float32:
+        raw32 = x.view(np.int32).astype(np.int64)
+        return np.where(raw32 < 0, -(raw32 & np.int64(0x7FFFFFFF)), raw32)
     raw = x.view(np.int64)
     return np.where(raw < 0, -(raw & np.int64(0x7FFFFFFFFFFFFFFF)), raw)
 
 
-def _bits(computed: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Herbie's bits of error of float64 ``computed`` against float64 ``reference`` (vectorized in int64)."""
-    c, r = np.ascontiguousarray(computed, dtype="float64"), np.ascontiguousarray(reference, dtype="float64")
+def _bits(computed: np.ndarray, reference: np.ndarray, dtype: str = "float64") -> np.ndarray:
+    """Herbie's bits of error of ``computed`` against ``reference``, both rounded to ``dtype`` (float64 or
+    float32: at most 64 or 32 bits, as :mod:`graph_bridge.float_error`), vectorized in int64."""
+    top = 32.0 if dtype == "float32" else 64.0
+    c, r = np.ascontiguousarray(computed, dtype=dtype), np.ascontiguousarray(reference, dtype=dtype)
     cn, rn = np.isnan(c), np.isnan(r)
-    a, b = _ordinals(np.where(cn, 0.0, c)), _ordinals(np.where(rn, 0.0, r))
+    a, b = _ordinals(np.where(cn, 0, c).astype(dtype)), _ordinals(np.where(rn, 0, r).astype(dtype))
     # ordinals of opposite signs may not fit an int64 difference: far apart anyway, a float difference
     gap = np.where((a < 0) != (b < 0), np.abs(a.astype(float) - b.astype(float)), np.abs(a - b).astype(float))
-    bits = np.minimum(np.log2(1.0 + gap), 64.0)
-    return np.where(cn | rn, np.where(cn & rn, 0.0, 64.0), bits)
+    bits = np.minimum(np.log2(1.0 + gap), top)
+    return np.where(cn | rn, np.where(cn & rn, 0.0, top), bits)
 
 
 #: The binades :func:`screen_floats` draws from: ``2**-60`` (1e-18) to ``2**14`` (16384), where the wide
@@ -231,33 +247,59 @@ def wide_gap(output: Variable, n: int = 8, seed: int = 0, size: int = 2) -> floa
     return wide_screen(output, n, seed, size)[0]
 
 
-def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2) -> tuple[float | None, int]:
-    """Mean bits between ``output`` evaluated in float64 and in :data:`WIDE` over ``n`` sampled points.
+#: Magnitudes every input also takes in :func:`wide_screen` (``grid=True``), both signs and 0: where
+#: bit-uniform draws are thin and cancellations live (``softplus(x) - x`` for x in [20, 700], a few
+#: percent of the draws), within :data:`BINADES`.
+SCREEN_GRID = tuple(sorted({s * m for s in (1.0, -1.0) for m in (
+    1e-10, 1e-4, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 40.0, 100.0, 1e4)} | {0.0}))
+#: The float dtypes :func:`wide_screen` measures (its extended dtype holds both exactly).
+SCREENED = ("float64", "float32")
+
+
+def _points(inputs: Sequence[Variable], n: int, grid: bool, rng: np.random.Generator,
+            size: int) -> list[dict[Variable, np.ndarray]]:
+    shapes = {v: tuple(s if s is not None else size for s in v.type.shape) for v in inputs}
+    drawn = [{v: screen_floats(shapes[v], rng) for v in inputs} for _ in range(n)]
+    if not grid:
+        return drawn
+    cols = [np.array(SCREEN_GRID)] + [rng.permutation(SCREEN_GRID) for _ in inputs[1:]]
+    return drawn + [{v: np.full(shapes[v], c[k]) for v, c in zip(inputs, cols, strict=True)}
+                    for k in range(len(SCREEN_GRID))]
+
+
+def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2,
+                grid: bool = False) -> tuple[float | None, int]:
+    """Mean bits between ``output`` evaluated in its float dtype (float64 or float32) and in :data:`WIDE`
+    over ``n`` sampled points, and with ``grid`` over the points of :data:`SCREEN_GRID` too.
 
     Each point draws every float input at its static shape (an unknown length is ``size``) uniformly
-    over the binades of :data:`BINADES` (:func:`screen_floats`); the points where
-    the wide result is NaN are dropped (no real value there).  ``None``: no float output, a
-    non-float input (nothing to sample), or no point left.  Raises :class:`NotImplementedError` on an
-    Op :func:`evaluate` does not know.  Second: the elements one point's evaluation computed (every
-    node's output), the size of an exact evaluation of the graph per point."""
-    if str(getattr(output.type, "dtype", "")) != "float64":
+    over the binades of :data:`BINADES` (:func:`screen_floats`); a grid point gives every element of
+    each input one magnitude of the grid (the inputs after the first a shuffled copy).  The points where
+    the wide result is NaN are dropped (no real value there).  Bits are counted in the output's dtype.
+    ``None``: no float output, an input that is not a float of :data:`SCREENED` (nothing to sample), or no
+    point left.  Raises :class:`NotImplementedError` on an Op :func:`evaluate` does not know.  Second: the
+    elements one point's evaluation computed (every node's output), the size of an exact evaluation of
+    the graph per point."""
+    dtype = str(getattr(output.type, "dtype", ""))
+    if dtype not in SCREENED:
         return None, 0
     inputs = [v for v in explicit_graph_inputs([output]) if not isinstance(v, Constant)]
-    if any(str(getattr(v.type, "dtype", "")) != "float64" for v in inputs):
+    if any(str(getattr(v.type, "dtype", "")) not in SCREENED for v in inputs):
         return None, 0
     rng = np.random.default_rng(seed)
     order = list(toposort([output]))
     gaps = []
-    for _ in range(n):
-        at = {v: screen_floats(tuple(s if s is not None else size for s in v.type.shape), rng) for v in inputs}
-        lo_env: dict[Variable, Any] = {}
-        [lo] = evaluate([output], at, np.float64, order, lo_env)
+    lo_env: dict[Variable, Any] = {}
+    for at in _points(inputs, n, grid, rng, size):
+        at = {v: x.astype(str(v.type.dtype)) for v, x in at.items()}
+        lo_env = {}
+        [lo] = evaluate([output], at, np.dtype(dtype).type, order, lo_env)
         [hi] = evaluate([output], at, WIDE, order)
-        with np.errstate(over="ignore"):  # an extended value beyond float64 rounds to inf, as it should
-            ref = hi.astype("float64")
+        with np.errstate(over="ignore"):  # an extended value beyond the dtype rounds to inf, as it should
+            ref = hi.astype(dtype)
         keep = ~np.isnan(hi)
         if keep.any():
-            gaps.append(float(np.mean(_bits(lo[keep], ref[keep]))))
+            gaps.append(float(np.mean(_bits(lo[keep], ref[keep], dtype))))
     elements = sum(int(np.size(lo_env.get(node.outputs[0], 0))) for node in order)
     return (float(np.mean(gaps)) if gaps else None), elements
 

@@ -130,17 +130,34 @@ def test_region_structure_tells_constants_types_and_wiring_apart():
     assert key(pt.log1p(pt.exp(x) * x))[0] != k3  # one input read twice is another wiring
 
 
-def test_the_mode_compiles_and_matches_stock():
+def test_the_mode_measures_the_spelling_as_written_and_repairs_it():
     x, out = _graph()
     stage = S.register_measured()
     mode = relations.mode("relational", "relational_stabilize", "relational_measured")
     f = pytensor.function([x], out, mode=mode)
-    # the region reaches the stage canonicalized (-1 + sigmoid(x) + sigmoid(x)): flagged by both screens and
-    # measured; within PASS_LIMITS relations.stabilize finds no better form of that spelling, so none is made
-    assert stage.last.measured == 1
+    # the stage runs before canonicalize, which turns the region into -1 + sigmoid(x) + sigmoid(x): a spelling
+    # the theory relates to tanh(x / 2) within PASS_LIMITS only as the user wrote it
+    assert stage.last.measured == 1 and stage.last.replaced == 1
     stock = pytensor.function([x], out, mode="FAST_COMPILE")
     at = np.array([-2.0, -1e-3, 0.5, 3.0])
     np.testing.assert_allclose(f(at), stock(at), rtol=1e-12)
+    tiny = np.array([1e-20, -3e-300])
+    np.testing.assert_array_equal(f(tiny), tiny / 2)  # stock: 0 (1e-20) and 0 (-3e-300)
+    assert not np.array_equal(stock(tiny), tiny / 2)
+
+
+def test_the_grid_points_flag_what_the_sampled_points_miss():
+    """``softplus(x) - x`` loses digits for x in [20, 700] only, where a few percent of bit-uniform draws
+    fall: both screens take a grid of magnitudes, and the stage compiles ``softplus(-x)``."""
+    x = pt.dvector("x")
+    out = pt.softplus(x) - x
+    S._OUTCOMES.clear()
+    stage = S.register_measured()
+    f = pytensor.function([x], out, mode=relations.mode("relational", "relational_stabilize",
+                                                         "relational_measured"))
+    assert stage.last.replaced == 1
+    at = np.array([-5.0, 0.0, 30.0, 100.0, 600.0])
+    np.testing.assert_allclose(f(at), np.log1p(np.exp(-at)), rtol=1e-14)
 
 
 def test_a_region_holding_an_index_none_is_screened_without_error():
@@ -174,3 +191,36 @@ def test_a_large_constant_is_held_by_its_digest():
     assert k == key(data.copy()) and k != key(data[::-1].copy())
     held = [c[2] for part in k for c in part[1] if c[0] == "c" and c[2][0] == (1000,)]
     assert held and all(len(h[2]) == 32 for h in held)  # a SHA-256 digest, not 8,000 bytes
+
+
+def test_a_region_holds_the_constants_it_computes_from():
+    """``sqrt(2.0)`` under ``-x / sqrt(2.0)`` lies beyond the region's depth: cut into a leaf, it was a float32
+    input sampled over its whole range, and the measurement chose the normal log-CDF's regimes at -109 and 40."""
+    x = pt.dvector("x")
+
+    def region(c):
+        [(root, region)] = S._head_regions([pt.log(0.5 * pt.erfc(-x / pt.sqrt(c)))])
+        (copy,), leaves = S._cut([root], S.MEASURED_HEADS, constants=True)
+        return S._structure(root, region), leaves
+
+    ((k2, ins2), leaves) = region(2.0)
+    assert ins2 == [x] and leaves == {}  # the one input is x: no leaf cut at sqrt(2.0)
+    assert k2 != region(3.0)[0][0]  # and in the structure: sqrt(3.0) is another region
+    assert k2 == region(2.0)[0][0]
+
+
+def test_the_normal_log_cdf_written_through_erfc_compiles_accurate():
+    """PyMC's censored-likelihood spelling: ``-inf`` at x = -40 as PyTensor compiles it, -804.6 with the stage
+    (regimes: ``erfcx`` below a threshold, the reflection above)."""
+    from scipy.special import log_ndtr
+
+    x = pt.dvector("x")
+    out = pt.log(0.5 * pt.erfc(-x / pt.sqrt(2.0)))
+    stage = S.register_measured()
+    f = pytensor.function([x], out, mode=relations.mode("relational", "relational_stabilize",
+                                                         "relational_measured"))
+    assert stage.last.replaced == 1
+    at = np.array([-40.0, -10.0, -1.0, 0.0, 1.0, 5.0, 10.0])
+    with np.errstate(divide="ignore"):
+        assert np.isneginf(pytensor.function([x], out)(at)[0])
+    np.testing.assert_allclose(f(at), log_ndtr(at), rtol=1e-13, atol=1e-300)

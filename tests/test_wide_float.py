@@ -4,7 +4,7 @@ import numpy as np
 import pytensor.tensor as pt
 import pytest
 
-from graph_bridge.wide_float import WIDE, evaluate, wide_gap
+from graph_bridge.wide_float import WIDE, evaluate, wide_gap, wide_screen
 
 x = pt.dscalar("x")
 y = pt.dvector("y")
@@ -44,3 +44,20 @@ def test_unknown_op_and_integer_input():
     with pytest.raises(NotImplementedError):
         wide_gap(pt.linalg.det(pt.dmatrix("m")) + 1.0)
     assert wide_gap(pt.exp(pt.lscalar("k")) + x) is None
+
+
+def test_the_grid_flags_a_cancellation_bit_uniform_draws_miss():
+    # softplus(x) - x cancels for x in [20, 700] only: a few percent of bit-uniform draws
+    out = pt.softplus(y) - y
+    assert wide_screen(out, n=16)[0] <= 1.0
+    assert wide_screen(out, n=16, grid=True)[0] > 1.0
+    assert wide_screen(pt.softplus(-y), n=16, grid=True)[0] <= 1.0
+
+
+def test_float32_is_screened_in_float32_bits():
+    xf = pt.fvector("xf")
+    bad, _ = wide_screen(pt.exp(xf) - 1, n=16, grid=True)
+    good, _ = wide_screen(pt.expm1(xf), n=16, grid=True)
+    assert bad is not None and 1.0 < bad <= 32.0
+    assert good is not None and good <= 1.0
+    assert wide_screen(pt.exp(xf) + y, n=4)[0] is not None  # float32 and float64 inputs together

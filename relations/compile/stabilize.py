@@ -69,6 +69,7 @@ from relations.saturation.stability import instability, stability_cost
 
 __all__ = [
     "HEADS",
+    "MEASURED_HEADS",
     "LIMITS",
     "MEASURED_NAME",
     "MeasuredBudget",
@@ -96,6 +97,11 @@ NAME = "relational_stabilize"
 MEASURED_NAME = "relational_measured"
 #: optdb position: after ``canonicalize`` (1), right before PyTensor's ``stabilize`` (1.5).
 POSITION = 1.49
+#: optdb position of the measured stage: after the ``relational`` pass (0.5) and its lowering (0.55), before
+#: ``useless`` (0.6) and ``canonicalize`` (1), so it measures the graph as the user spelled it (what
+#: :func:`relations.stabilize` is given); canonicalize's n-ary sums (``sigmoid(x) - (1 - sigmoid(x))`` as
+#: ``-1 + sigmoid(x) + sigmoid(x)``) hide the spellings the theory's identities relate.
+MEASURED_POSITION = 0.57
 #: PyTensor's rewrite databases whose node rewriters run in the e-graph (those of :data:`NUMERIC_REWRITERS`).
 REWRITERS = ("stabilize", "specialize")
 #: The node rewriters of :data:`REWRITERS` that concern numerics (log, exp, sigmoid, softmax, erf, gamma
@@ -170,6 +176,14 @@ HEADS: tuple[type, ...] = (
     ps.Gamma, ps.GammaLn, ps.Log1mexp,
 )
 HEAD_OPS: tuple[type, ...] = (Softmax, LogSoftmax)
+#: The measured stage's heads: :data:`HEADS` and the other functions the numerics theory holds identities
+#: of (square roots, trigonometric and hyperbolic functions: ``sqrt(x + 1) - sqrt(x)``, ``1 - cos(x)``,
+#: ``2 * cosh(x) - 2``).  Its numpy screen passes the accurate ones at a millisecond each; the fast pass
+#: keeps :data:`HEADS`, the functions PyTensor's stabilizers and its detectors (:func:`hazard`) concern.
+MEASURED_HEADS: tuple[type, ...] = (
+    *HEADS, ps.Sqrt, ps.Sin, ps.Cos, ps.Tan, ps.Sinh, ps.Cosh, ps.Tanh, ps.ArcSin, ps.ArcCos, ps.ArcTan,
+    ps.ArcSinh, ps.ArcCosh, ps.ArcTanh,
+)
 #: Scalar ops a region reaches through (the algebra's and the stabilizers' operands).
 THROUGH: tuple[type, ...] = (
     ps.Add, ps.Sub, ps.Mul, ps.Neg, ps.TrueDiv, ps.Reciprocal, ps.Pow, ps.Sqr, ps.Cast,
@@ -197,15 +211,15 @@ def numeric_rewriters() -> tuple[Any, ...]:
     return _NUMERIC[0]
 
 
-def _is_head(node: Apply | None) -> bool:
-    return node is not None and (isinstance(scalar_op_of(node), HEADS) or isinstance(node.op, HEAD_OPS))
+def _is_head(node: Apply | None, heads: tuple[type, ...] = HEADS) -> bool:
+    return node is not None and (isinstance(scalar_op_of(node), heads) or isinstance(node.op, HEAD_OPS))
 
 
 def _is_through(node: Apply | None) -> bool:
     return node is not None and (isinstance(scalar_op_of(node), THROUGH) or isinstance(node.op, THROUGH_OPS))
 
 
-def _below_has_head(v: Variable, depth: int, skip_root: bool) -> bool:
+def _below_has_head(v: Variable, depth: int, skip_root: bool, heads: tuple[type, ...] = HEADS) -> bool:
     """Whether a head is within ``depth`` levels below ``v`` (through :data:`THROUGH` nodes)."""
     stack = [(v, 0)]
     seen: set[Variable] = set()
@@ -215,9 +229,9 @@ def _below_has_head(v: Variable, depth: int, skip_root: bool) -> bool:
         if node is None or u in seen:
             continue
         seen.add(u)
-        if _is_head(node) and not (skip_root and u is v):
+        if _is_head(node, heads) and not (skip_root and u is v):
             return True
-        if d < depth and (_is_through(node) or (u is v and _is_head(node))):
+        if d < depth and (_is_through(node) or (u is v and _is_head(node, heads))):
             stack.extend((i, d + 1) for i in node.inputs)
     return False
 
@@ -347,8 +361,11 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     return False
 
 
-def _region(root: Variable) -> list[Variable]:
-    """The variables of ``root``'s region: :data:`REGION_DEPTH` levels down through head and :data:`THROUGH` nodes."""
+def _region(root: Variable, heads: tuple[type, ...] = HEADS, constants: bool = False) -> list[Variable]:
+    """The variables of ``root``'s region: :data:`REGION_DEPTH` levels down through head and :data:`THROUGH`
+    nodes; with ``constants``, and the whole graph of every input beyond them computed from constants only
+    (``sqrt(2.0)`` under ``-x / sqrt(2.0)``: cut into a leaf, a float32 input the measurement samples over
+    its whole range, it gave the normal log-CDF regimes at -109 and 40)."""
     out, seen, stack = [], set(), [(root, 0)]
     while stack:
         u, d = stack.pop()
@@ -356,16 +373,44 @@ def _region(root: Variable) -> list[Variable]:
             continue
         seen.add(u)
         out.append(u)
-        if d < REGION_DEPTH and (_is_through(u.owner) or _is_head(u.owner)):
+        if d < REGION_DEPTH and (_is_through(u.owner) or _is_head(u.owner, heads)):
             stack.extend((i, d + 1) for i in u.owner.inputs)
+        elif constants:
+            for i in u.owner.inputs:
+                if i.owner is not None and i not in seen and _of_constants(i):
+                    stack.append((i, d + 1))
     return out
 
 
-def _cut(roots: Sequence[Variable]) -> tuple[list[Variable], dict[Variable, Variable]]:
-    """Copies of the roots' regions, every input beyond them a fresh leaf; leaf -> original variable."""
+#: The variables :func:`_of_constants` reads before it answers no (a model's graph above a region is large).
+CONSTANT_WALK = 32
+
+
+def _of_constants(v: Variable) -> bool:
+    """Whether ``v`` is computed from constants only, within :data:`CONSTANT_WALK` variables."""
+    stack, seen = [v], set()
+    while stack:
+        u = stack.pop()
+        if u in seen:
+            continue
+        seen.add(u)
+        if u.owner is None:
+            if not isinstance(u, Constant):
+                return False
+        elif len(seen) > CONSTANT_WALK:
+            return False
+        else:
+            stack.extend(u.owner.inputs)
+    return True
+
+
+def _cut(roots: Sequence[Variable], heads: tuple[type, ...] = HEADS,
+         constants: bool = False) -> tuple[list[Variable], dict[Variable, Variable]]:
+    """Copies of the roots' regions (:func:`_region`), every input beyond them a fresh leaf; leaf -> original
+    variable."""
     inside: set[Variable] = set()
     for r in roots:
-        inside.update(_region(r))
+        inside.update(_region(r, heads, constants))
     leaves: dict[Variable, Variable] = {}
     replace: dict[Variable, Variable] = {}
     for u in inside:
@@ -410,16 +455,17 @@ def _replacements(roots: Sequence[Variable], limits: Limits) -> list[tuple[Varia
 
 
 def _head_regions(outputs: Sequence[Variable]) -> list[tuple[Variable, list[Variable]]]:
-    """:func:`head_roots` with each root's region (:func:`_region`)."""
+    """:func:`head_roots` with each root's region (:func:`_region`), heads :data:`MEASURED_HEADS`."""
     found = []
+    heads = MEASURED_HEADS
     for out in owned_variables(list(outputs)):
         node = out.owner
-        if len(node.outputs) != 1 or not (_is_head(node) or isinstance(scalar_op_of(node), THROUGH)):
+        if len(node.outputs) != 1 or not (_is_head(node, heads) or isinstance(scalar_op_of(node), THROUGH)):
             continue
-        if _is_head(node) or _below_has_head(out, REGION_DEPTH, skip_root=True):
+        if _is_head(node, heads) or _below_has_head(out, REGION_DEPTH, skip_root=True, heads=heads):
             found.append(out)
     roots = set(found)
-    regions = {r: _region(r) for r in found}
+    regions = {r: _region(r, heads, constants=True) for r in found}
     covered: set[Variable] = set()
     for r in found:
         covered.update(u for u in regions[r] if u is not r and u in roots)
@@ -427,8 +473,8 @@ def _head_regions(outputs: Sequence[Variable]) -> list[tuple[Variable, list[Vari
 
 
 def head_roots(outputs: Sequence[Variable]) -> list[Variable]:
-    """Every region the numerics theory knows the head of: a head or arithmetic node with a head within
-    :data:`REGION_DEPTH` levels below it (or a head itself), inside no other one's region."""
+    """Every region the numerics theory knows the head of (:data:`MEASURED_HEADS`): a head or arithmetic node
+    with a head within :data:`REGION_DEPTH` levels below it (or a head itself), inside no other one's region."""
     return [r for r, _ in _head_regions(outputs)]
 
 
@@ -456,7 +502,7 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
     """The measured stage: every region of :func:`head_roots` whose error, measured on sampled inputs
     (:func:`relations.saturation.accuracy.sample_points`, Herbie's sampling), exceeds
     :data:`SCREEN_BITS` is given to :func:`relations.stabilize` (the numerics theory, forms chosen by
-    measured error); its result replaces the root where it is more accurate.
+    measured error, Herbie's regimes); its result replaces the root where it compiles more accurate.
 
     Measuring with mpmath costs 0.1 s to seconds a region, so cheap steps come first.  Every
     outcome is kept per region structure (:func:`_structure`: its Ops, constants, connections and input
@@ -520,7 +566,7 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
     flagged: list[tuple[_Region, Variable]] = []
     for r in fresh:
         with config.change_flags(traceback__limit=0):
-            (copy,), r.leaves = _cut([r.root])
+            (copy,), r.leaves = _cut([r.root], MEASURED_HEADS, constants=True)
             r.copy = copy
             gap, elements = _wide_screen(copy)
         if gap is None or gap <= WIDE_BITS:
@@ -565,7 +611,7 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
         if screened is None:
             return ACCURATE
         budget.stabilized += 1
-        s = stabilize(r.copy, limits=PASS_LIMITS, n=32, regimes=False)
+        s = stabilize(r.copy, limits=PASS_LIMITS, n=32, regimes=True)
         root = r.root
         if not s.changed or s.graph.type.dtype != root.type.dtype or s.graph.type.ndim != root.type.ndim:
             return KEPT
@@ -648,7 +694,7 @@ def _wide_screen(copy: Variable) -> tuple[float | None, int]:
     from graph_bridge.wide_float import wide_screen
 
     try:
-        return wide_screen(copy, n=WIDE_POINTS)
+        return wide_screen(copy, n=WIDE_POINTS, grid=True)
     except (NotImplementedError, ValueError, TypeError, IndexError):
         return None, 0
 
@@ -665,18 +711,19 @@ def _stock_forms(copies: Sequence[Variable]) -> list[Variable]:
 
 
 def _screen(copy: Variable) -> Any:
-    """The sampled points where the region, as PyTensor's own rewrites compile it (:data:`STOCK`), has a
-    mean error above :data:`SCREEN_BITS` (``None``: it is accurate there, or cannot be measured)."""
-    from relations.saturation.accuracy import graph_error, sample_points
+    """The points where the region, as PyTensor's own rewrites compile it (:data:`STOCK`), has a mean error
+    above :data:`SCREEN_BITS`: sampled points (Herbie's), else the points of
+    :data:`~relations.saturation.accuracy.GRID`, where bit-uniform draws are thin (``softplus(x) - x``
+    cancels for x in [20, 700] only).  ``None``: it is accurate on both, or cannot be measured."""
+    from relations.saturation.accuracy import graph_error, grid_points, sample_points
 
     try:
-        pts = sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES)
-        if pts.n == 0:
-            return None
-        [(mean, _)] = graph_error([copy], pts, STOCK)
+        for pts in (sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES), grid_points([copy])):
+            if pts.n and graph_error([copy], pts, STOCK)[0][0] > SCREEN_BITS:
+                return pts
     except (ValueError, TypeError, NotImplementedError):  # an integer leaf, an Op with no exact meaning
         return None
-    return pts if mean > SCREEN_BITS else None
+    return None
 
 
 def _compiles_better(new: Variable, copy: Variable, pts: Any) -> bool:
@@ -750,12 +797,13 @@ class MeasuredRewriter(GraphRewriter):
 
 
 def register_measured() -> MeasuredRewriter:
-    """Register the measured stage in ``optdb`` as :data:`MEASURED_NAME`, after the pass (off unless included)."""
+    """Register the measured stage in ``optdb`` as :data:`MEASURED_NAME` at :data:`MEASURED_POSITION`, before
+    canonicalize (off unless included)."""
     existing = optdb.__db__.get(MEASURED_NAME)
     if existing:
         return next(iter(existing))
     rewriter = MeasuredRewriter()
-    optdb.register(MEASURED_NAME, rewriter, position=POSITION + 0.005)
+    optdb.register(MEASURED_NAME, rewriter, position=MEASURED_POSITION)
     return rewriter
 
 
