@@ -251,7 +251,7 @@ def wide_gap(output: Variable, n: int = 8, seed: int = 0, size: int = 2) -> floa
 #: bit-uniform draws are thin and cancellations live (``softplus(x) - x`` for x in [20, 700], a few
 #: percent of the draws), within :data:`BINADES`.
 SCREEN_GRID = tuple(sorted({s * m for s in (1.0, -1.0) for m in (
-    1e-10, 1e-4, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 40.0, 100.0, 1e4)} | {0.0}))
+    1e-10, 1e-4, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 40.0, 100.0, 400.0, 1e3, 1e4)} | {0.0}))
 #: The float dtypes :func:`wide_screen` measures (its extended dtype holds both exactly).
 SCREENED = ("float64", "float32")
 
