@@ -18,7 +18,7 @@ def _graph():
 
 def test_measured_replaces_an_inaccurate_region_and_keeps_values():
     x, out = _graph()
-    S._OUTCOMES.clear()
+    S.clear_outcomes()
     budget = S.MeasuredBudget()
     pairs = S.measured([out], budget)
     assert budget.stabilized == 1 and budget.replaced == 1 and len(pairs) == 1
@@ -45,7 +45,7 @@ def test_a_region_of_the_same_structure_reuses_the_outcome():
 def test_accurate_regions_cost_no_measurement():
     x = pt.dvector("x")
     out = pt.softplus(x) + pt.log1p(pt.exp(-pt.abs(x))) * pt.sigmoid(x)
-    S._OUTCOMES.clear()
+    S.clear_outcomes()
     budget = S.MeasuredBudget()
     assert S.measured([out], budget) == []
     assert budget.passed >= 1 and budget.stabilized == 0 and budget.cached == 0 and budget.measured == 0
@@ -71,7 +71,7 @@ def _flagged(n):
 def test_every_outcome_is_cached_so_a_region_seen_before_is_neither_screened_nor_measured(monkeypatch):
     import relations.saturation.stabilizing as ST
 
-    S._OUTCOMES.clear()
+    S.clear_outcomes()
     calls: list = []
     monkeypatch.setattr(ST, "stabilize", _refuse(calls))
     x = pt.dvector("x")
@@ -102,7 +102,7 @@ def test_the_budget_is_a_count_and_cached_measurements_count_too(monkeypatch):
     seen = []
     for warm in (False, True, True):  # cold cache, then warm: the same regions measured, the same skipped
         if not warm:
-            S._OUTCOMES.clear()
+            S.clear_outcomes()
         budget = S.MeasuredBudget(regions=2)
         S.measured(outs, budget)
         seen.append((budget.measured, budget.skipped, budget.cached))
@@ -151,7 +151,7 @@ def test_the_grid_points_flag_what_the_sampled_points_miss():
     fall: both screens take a grid of magnitudes, and the stage compiles ``softplus(-x)``."""
     x = pt.dvector("x")
     out = pt.softplus(x) - x
-    S._OUTCOMES.clear()
+    S.clear_outcomes()
     stage = S.register_measured()
     f = pytensor.function([x], out, mode=relations.mode("relational", "relational_stabilize",
                                                          "relational_measured"))

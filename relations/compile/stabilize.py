@@ -60,6 +60,7 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.nodes import scalar_op_of
 from graph_bridge.traverse import owned_variables
+from relations.compile.outcome_store import OutcomeStore
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form
 from relations.saturation.costs import shape_finder
@@ -86,6 +87,7 @@ __all__ = [
     "measured",
     "numeric_rewriters",
     "region_roots",
+    "clear_outcomes",
     "register_measured",
     "register_stabilizing",
     "stabilized",
@@ -521,6 +523,8 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
     regions = [_Region(root, *_structure(root, region)) for root, region in _head_regions(outputs)]
     fresh: dict[Hashable, _Region] = {}  # one region of each structure not seen before (a key of None: its own)
     for k, r in enumerate(regions):
+        if r.key is not None and r.key not in _OUTCOMES and _from_store(r.key):
+            budget.stored += 1
         if r.key is None or r.key not in _OUTCOMES:
             fresh.setdefault(("new", k) if r.key is None else r.key, r)
     _screen_fresh(list(fresh.values()))
@@ -547,7 +551,8 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
         budget.measured += 1
         if outcome is None:  # measured now: a form reads the copy's leaves
             outcome = _measure(r, budget)
-            _remember(r, outcome)
+            if r.key is not None:
+                STORE.put(r.key, _remember(r, outcome))
             if isinstance(outcome, Variable):
                 pairs.append(_replacement(r.root, outcome, r.leaves))
                 budget.replaced += 1
@@ -588,16 +593,37 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             _remember(r, PASSED)
 
 
-def _remember(r: _Region, outcome: Any) -> None:
-    """Keep ``outcome`` for ``r``'s structure (a replacement over the copy's leaves, in the structure's order)."""
+def _remember(r: _Region, outcome: Any) -> Any:
+    """Keep ``outcome`` for ``r``'s structure (a replacement over the copy's leaves, in the structure's order),
+    and return what is kept."""
     if r.key is None:
-        return
+        return outcome
     if isinstance(outcome, Variable):
         mine = {v: k for k, v in r.leaves.items()}
         outcome = (outcome, [mine.get(i, i) for i in r.inputs])
     _OUTCOMES[r.key] = outcome
     while len(_OUTCOMES) > CACHE_SIZE:
         _OUTCOMES.popitem(last=False)
+    return outcome
+
+
+def _from_store(key: Hashable) -> bool:
+    """Whether :data:`STORE` holds a measurement of ``key``'s structure (then kept in :data:`_OUTCOMES`)."""
+    kept = STORE.get(key)
+    if isinstance(kept, str) and kept in (ACCURATE, KEPT):
+        _OUTCOMES[key] = ACCURATE if kept == ACCURATE else KEPT  # the module's constants, compared by identity
+        return True
+    if isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[0], Variable):
+        _OUTCOMES[key] = kept
+        return True
+    return False
+
+
+def clear_outcomes(store: bool = True) -> None:
+    """Forget every outcome of the measured stage: in memory, and with ``store`` on disk (:data:`STORE`)."""
+    _OUTCOMES.clear()
+    if store:
+        STORE.clear()
 
 
 def _measure(r: _Region, budget: MeasuredBudget) -> Any:
@@ -631,6 +657,10 @@ def _replacement(root: Variable, form: Variable, leaves: dict[Variable, Variable
 #: functions) pays the screens, the mpmath measurement and ``relations.stabilize`` once per region.
 _OUTCOMES: OrderedDict[Hashable, Any] = OrderedDict()
 CACHE_SIZE = 4096
+#: The measurements (:data:`ACCURATE`, :data:`KEPT` or a replacement) kept across processes, in PyTensor's
+#: compile directory (:class:`relations.compile.outcome_store.OutcomeStore`): a model compiled again in a new
+#: process reads them instead of measuring.  ``STORE = OutcomeStore(other_dir)`` moves it.
+STORE = OutcomeStore()
 
 
 #: Constants of more bytes than this are held in a region's structure by their digest (a model's data).
@@ -740,22 +770,22 @@ def _compiles_better(new: Variable, copy: Variable, pts: Any) -> bool:
 class MeasuredBudget:
     """How many regions the measured stage may measure in one graph (a count, cached measurements included:
     the same graph gives the same result under any load and after any other compile), and what it did:
-    regions passed by the numpy screens, too large to measure, found in the cache, measured, given to
-    :func:`relations.stabilize`, replaced, and skipped once ``regions`` were measured.  ``seconds_spent``
-    is informative only (no decision reads it)."""
+    regions passed by the numpy screens, too large to measure, found in the cache (in memory, or read from
+    :data:`STORE`: ``stored``), measured, given to :func:`relations.stabilize`, replaced, and skipped once
+    ``regions`` were measured.  ``seconds_spent`` is informative only (no decision reads it)."""
 
     def __init__(self, regions: int = MEASURED_REGIONS) -> None:
         if isinstance(regions, bool) or not isinstance(regions, int) or regions < 0:
             raise ValueError(f"regions must be a non-negative int, got {regions!r}")
         self.regions = regions
         self.passed = self.large = self.cached = self.measured = 0
-        self.stabilized = self.replaced = self.skipped = 0
+        self.stabilized = self.replaced = self.skipped = self.stored = 0
         self.seconds_spent = 0.0
 
     def __repr__(self) -> str:
         return (f"MeasuredBudget(regions={self.regions}, passed={self.passed}, large={self.large}, "
                 f"cached={self.cached}, measured={self.measured}, stabilized={self.stabilized}, "
-                f"replaced={self.replaced}, skipped={self.skipped})")
+                f"replaced={self.replaced}, skipped={self.skipped}, stored={self.stored})")
 
 
 class StabilizingRewriter(GraphRewriter):
