@@ -14,13 +14,16 @@ noise); whether the values are equal (allclose at the initial point and at
 ``--points`` random points around it); and what the stage did on the last
 graph (:class:`relations.compile.stabilize.MeasuredBudget`: regions passed by
 the numpy screens, too large to measure, found in the cache, measured, given
-to ``relations.stabilize``, replaced, skipped past the budget).
+to ``relations.stabilize``, replaced, skipped past the budget, read from the store).  The stage's store
+on disk (``relations.compile.outcome_store``) starts empty unless ``--keep-store``: the first round is what
+a new machine pays (``--keep-store`` run twice: what a second process pays).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -39,6 +42,8 @@ from pytensor.graph.fg import FunctionGraph  # noqa: E402
 
 import relations  # noqa: E402,F401  (registers the passes)
 from pymc_models import MODELS, logp_dlogp, pm, point_values, selected  # noqa: E402
+from relations.compile import stabilize as S  # noqa: E402
+from relations.compile.outcome_store import OutcomeStore  # noqa: E402
 from relations.compile.stabilize import MEASURED_NAME, register_measured  # noqa: E402
 
 
@@ -63,9 +68,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--points", type=int, default=3)
+    ap.add_argument("--keep-store", action="store_true",
+                    help="read and write the stage's store in PyTensor's compile directory (default: a new, empty one)")
     ap.add_argument("models", nargs="*")
     args = ap.parse_args(argv)
     names = selected(args.models)
+    if not args.keep_store:  # the first round's figures are a new machine's: nothing read from an earlier run
+        S.STORE = OutcomeStore(tempfile.mkdtemp(prefix="measured_outcomes_"))
     base = get_default_mode()
     meas = base.including(MEASURED_NAME)
     stage = register_measured()

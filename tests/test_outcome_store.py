@@ -1,6 +1,7 @@
 """The measured stage's outcomes kept on disk (``relations.compile.outcome_store``): read in a new process,
 never read by other code, never half-written."""
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -8,6 +9,7 @@ import textwrap
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
+import pytest
 
 from relations.compile import outcome_store
 from relations.compile import stabilize as S
@@ -19,14 +21,33 @@ def _graph():
     return x, pt.sigmoid(x) - (1 - pt.sigmoid(x))  # cancels near 0: tanh(x / 2)
 
 
-def test_a_measurement_is_read_back_instead_of_measured_again(tmp_path, monkeypatch):
-    monkeypatch.setattr(S, "STORE", OutcomeStore(tmp_path))
-    S.clear_outcomes()
-    first = S.MeasuredBudget()
-    S.measured([_graph()[1]], first)
+@pytest.fixture(scope="module")
+def measured_once(tmp_path_factory):
+    """A store holding the measurement of :func:`_graph`'s region (measured once for the module's tests)."""
+    where = tmp_path_factory.mktemp("store")
+    kept = S.STORE
+    S.STORE = OutcomeStore(where)
+    try:
+        S.clear_outcomes()
+        first = S.MeasuredBudget()
+        S.measured([_graph()[1]], first)
+    finally:
+        S.STORE = kept
+        S.clear_outcomes(store=False)
     assert first.stabilized == 1 and first.replaced == 1 and first.stored == 0
-    assert len(list(tmp_path.glob("*.pkl"))) == 1
+    assert len(list(where.glob("*.pkl"))) == 1
+    return where
+
+
+def _store_from(measured_once, tmp_path, monkeypatch):
+    shutil.copytree(measured_once, tmp_path / "store")
+    monkeypatch.setattr(S, "STORE", OutcomeStore(tmp_path / "store"))
     S.clear_outcomes(store=False)  # as a new process starts: nothing in memory
+    return tmp_path / "store"
+
+
+def test_a_measurement_is_read_back_instead_of_measured_again(measured_once, tmp_path, monkeypatch):
+    _store_from(measured_once, tmp_path, monkeypatch)
     x, out = _graph()
     second = S.MeasuredBudget()
     [(root, new)] = S.measured([out], second)
@@ -37,15 +58,12 @@ def test_a_measurement_is_read_back_instead_of_measured_again(tmp_path, monkeypa
     assert new.type == out.type
 
 
-def test_a_new_process_reads_what_this_one_measured(tmp_path, monkeypatch):
-    monkeypatch.setattr(S, "STORE", OutcomeStore(tmp_path))
-    S.clear_outcomes()
-    S.measured([_graph()[1]], S.MeasuredBudget())
+def test_a_new_process_reads_what_this_one_measured(measured_once):
     script = textwrap.dedent(f"""
         import numpy as np, pytensor, pytensor.tensor as pt
         from relations.compile import stabilize as S
         from relations.compile.outcome_store import OutcomeStore
-        S.STORE = OutcomeStore({str(tmp_path)!r})
+        S.STORE = OutcomeStore({str(measured_once)!r})
         x = pt.dvector("x")
         budget = S.MeasuredBudget()
         [(root, new)] = S.measured([pt.sigmoid(x) - (1 - pt.sigmoid(x))], budget)
@@ -78,13 +96,10 @@ def test_an_unreadable_entry_is_a_miss_and_an_unwritable_store_keeps_nothing(tmp
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_the_stage_measures_again_where_the_entry_is_unreadable(tmp_path, monkeypatch):
-    monkeypatch.setattr(S, "STORE", OutcomeStore(tmp_path))
-    S.clear_outcomes()
-    S.measured([_graph()[1]], S.MeasuredBudget())
-    for path in tmp_path.glob("*.pkl"):
+def test_the_stage_measures_again_where_the_entry_is_unreadable(measured_once, tmp_path, monkeypatch):
+    store = _store_from(measured_once, tmp_path, monkeypatch)
+    for path in store.glob("*.pkl"):
         path.write_bytes(b"garbage")
-    S.clear_outcomes(store=False)
     again = S.MeasuredBudget()
     S.measured([_graph()[1]], again)
     assert again.stored == 0 and again.stabilized == 1 and again.replaced == 1
