@@ -23,7 +23,7 @@ from graph_bridge.provenance import mark_rewritten
 from graph_bridge.rebroadcast import rebroadcast_outputs
 from relations import lang, patterns
 from relations.arguments import Graph, as_variables, same_structure
-from relations.compile.compile_modes import DEFAULT_TAGS, mode, register
+from relations.compile.compile_modes import ACCURATE_TAGS, DEFAULT_TAGS, mode, register
 from relations.compile.defaults import register_all
 from relations.compile.lowering import lower
 from relations.greedy.fixpoint import normalize_variables
@@ -50,6 +50,7 @@ from relations.saturation.foreign import resolve_rewriters
 from relations.saturation.stabilizing import Stabilized, stabilize
 
 __all__ = [
+    "ACCURATE_TAGS",
     "COMPILE_RULES",
     "DEFAULT_RULES",
     "DEFAULT_TAGS",

@@ -12,11 +12,12 @@ from pytensor.graph.basic import Variable
 from relations.arguments import check_relations, check_tag
 from relations.compile.precision import NAME as PRECISION_TAG
 from relations.compile.registration import register_relational
+from relations.compile.stabilize import MEASURED_NAME as MEASURED_TAG
 from relations.compile.stabilize import NAME as STABILIZE_TAG
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, RuleIndex
 
-__all__ = ["DEFAULT_TAGS", "WITH_PRECISION", "mode", "register"]
+__all__ = ["ACCURATE_TAGS", "DEFAULT_TAGS", "WITH_PRECISION", "mode", "register"]
 
 #: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
 Rules = Sequence[Relation]
@@ -53,6 +54,12 @@ def register(rules: Rules, tag: str) -> None:
 DEFAULT_TAGS: tuple[str, ...] = ("relational", STABILIZE_TAG)
 #: :data:`DEFAULT_TAGS` and the precision pass: ``relations.mode(*WITH_PRECISION)``.
 WITH_PRECISION: tuple[str, ...] = ("relational", PRECISION_TAG, STABILIZE_TAG)
+#: :data:`WITH_PRECISION` and the measured stage (``relational_measured``: the numerics theory, extraction
+#: by measured error and regimes at compile time, on the regions its screens flag):
+#: ``relations.mode(*relations.ACCURATE_TAGS)``, the most accurate compile.  A flagged region not seen
+#: before costs seconds to tens of seconds once (then kept in PyTensor's compile directory); see
+#: ``docs/stabilize.md``.
+ACCURATE_TAGS: tuple[str, ...] = ("relational", PRECISION_TAG, STABILIZE_TAG, MEASURED_TAG)
 
 
 def mode(*tags: str, base: str | Mode | None = None) -> Mode:
@@ -60,7 +67,8 @@ def mode(*tags: str, base: str | Mode | None = None) -> Mode:
 
     ``tags`` default to :data:`DEFAULT_TAGS` (``relational`` and the stabilizing pass
     ``relational_stabilize``, :mod:`relations.compile.stabilize`; :data:`WITH_PRECISION` adds the
-    precision pass, :mod:`relations.compile.precision`); each must be registered in
+    precision pass, :mod:`relations.compile.precision`, and :data:`ACCURATE_TAGS` the measured stage as well);
+    each must be registered in
     ``optdb`` (``relational``, or a tag of :func:`register`): PyTensor's
     ``Mode.including`` ignores a tag it does not know, so a typo would
     compile without the rules, and here it is a ``ValueError`` naming it.
