@@ -27,7 +27,7 @@ flags are measured against exact values.  An Op it does not know raises
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytensor.scalar as ps
@@ -38,7 +38,9 @@ from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
-__all__ = ["BINADES", "SCREENED", "SCREEN_GRID", "WIDE", "evaluate", "screen_floats", "wide_gap", "wide_screen"]
+__all__ = [
+    "BINADES", "SCREENED", "SCREEN_GRID", "WIDE", "Screened", "evaluate", "screen_floats", "wide_gap", "wide_screen",
+]
 
 #: The extended dtype of the reference evaluation.
 WIDE = np.longdouble
@@ -267,8 +269,18 @@ def _points(inputs: Sequence[Variable], n: int, grid: bool, rng: np.random.Gener
                     for k in range(len(SCREEN_GRID))]
 
 
+class Screened(NamedTuple):
+    """What :func:`wide_screen` measured: the mean bits (``None``: nothing measurable), the elements one
+    point computes, and the elements lost whole (computed ``inf`` or 0 where the value is finite and not 0:
+    a log-CDF's ``-inf`` at x = -40, an ``exp`` overflowing)."""
+
+    mean: float | None
+    elements: int
+    lost: int = 0
+
+
 def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2,
-                grid: bool = False) -> tuple[float | None, int]:
+                grid: bool = False) -> Screened:
     """Mean bits between ``output`` evaluated in its float dtype (float64 or float32) and in :data:`WIDE`
     over ``n`` sampled points, and with ``grid`` over the points of :data:`SCREEN_GRID` too.
 
@@ -282,13 +294,14 @@ def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2,
     the graph per point."""
     dtype = str(getattr(output.type, "dtype", ""))
     if dtype not in SCREENED:
-        return None, 0
+        return Screened(None, 0)
     inputs = [v for v in explicit_graph_inputs([output]) if not isinstance(v, Constant)]
     if any(str(getattr(v.type, "dtype", "")) not in SCREENED for v in inputs):
-        return None, 0
+        return Screened(None, 0)
     rng = np.random.default_rng(seed)
     order = list(toposort([output]))
     gaps = []
+    lost = 0
     lo_env: dict[Variable, Any] = {}
     for at in _points(inputs, n, grid, rng, size):
         at = {v: x.astype(str(v.type.dtype)) for v, x in at.items()}
@@ -300,6 +313,8 @@ def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2,
         keep = ~np.isnan(hi)
         if keep.any():
             gaps.append(float(np.mean(_bits(lo[keep], ref[keep], dtype))))
+            whole = (np.isinf(lo) | (lo == 0)) & np.isfinite(ref) & (ref != 0)
+            lost += int(np.count_nonzero(whole & keep))
     elements = sum(int(np.size(lo_env.get(node.outputs[0], 0))) for node in order)
-    return (float(np.mean(gaps)) if gaps else None), elements
+    return Screened(float(np.mean(gaps)) if gaps else None, elements, lost)
 

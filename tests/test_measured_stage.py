@@ -242,3 +242,41 @@ def test_the_accurate_tags_add_the_precision_pass_and_the_stage():
     default = pytensor.function([x], out, mode=relations.mode())(at)
     np.testing.assert_allclose(accurate, exact, rtol=1e-15)
     assert np.max(np.abs(default / exact - 1)) > 1e-9
+
+
+def test_a_critical_sub_expression_gets_the_regimes():
+    """PyMC's normal log-CDF with a location and a scale, written as one ``erfc``: draws of ``x``, ``mu`` and
+    ``sigma`` seldom reach ``(x - mu) / sigma < -38``, where it is ``-inf``; the stage measures the region
+    over ``z = -(x - mu) / (sigma * sqrt(2))`` (Herbie's regimes on a sub-expression) and compiles the
+    ``erfcx`` form below a threshold of ``z`` and the reflection above."""
+    from scipy.special import log_ndtr
+
+    x, mu, sigma = pt.dvector("x"), pt.dvector("mu"), pt.dvector("sigma")
+    out = pt.log(0.5 * pt.erfc(-(x - mu) / (sigma * pt.sqrt(2.0))))
+    [(root, region)] = S._head_regions([out])
+    (copy,), _ = S._cut([root], S.MEASURED_HEADS, constants=True)
+    [(operand, leaf, narrow)] = S._narrowed(copy)
+    assert S._reads(operand) == 2 and S._reads(narrow) == 1  # x - mu is the region's leaf: its depth is 4
+    assert S._wide_screen(copy).mean <= S.WIDE_BITS  # the whole region's draws: the lost corner diluted
+    assert S._flags(S._wide_screen(narrow), narrow)
+    stage = S.register_measured()
+    f = pytensor.function([x, mu, sigma], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = (np.array([-40.0, -10.0, -1.0, 0.0, 10.0, 40.0]), np.array([0.0, 1.0, -3.0, 2.0, 1.0, 0.0]),
+          np.array([1.0, 2.0, 0.5, 1.0, 1.0, 4.0]))
+    stock = pytensor.function([x, mu, sigma], out)
+    with np.errstate(divide="ignore"):
+        assert np.isneginf(stock(*at)[0]) and stock(*at)[4] == 0.0  # log_ndtr(9) = -1.1e-19 lost as well
+    np.testing.assert_allclose(f(*at), log_ndtr((at[0] - at[1]) / at[2]), rtol=1e-13, atol=1e-300)
+    for n in (0, 1):
+        assert f(*(np.full(n, v) for v in (0.3, 0.0, 1.0))).shape == (n,)
+
+
+def test_a_value_lost_whole_flags_a_region_of_several_inputs_only():
+    from graph_bridge.wide_float import Screened
+
+    x, y = pt.dvector("x"), pt.dvector("y")
+    two, one = pt.exp(x) + y, pt.exp(x)
+    assert S._flags(Screened(0.2, 3, lost=1), two) and not S._flags(Screened(0.2, 3, lost=1), one)
+    assert not S._flags(Screened(0.2, 3, lost=0), two) and S._flags(Screened(1.5, 3, lost=0), one)
+    assert not S._flags(Screened(None, 0), two)

@@ -53,6 +53,7 @@ from pytensor.graph.features import ReplaceValidate
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import clone_replace
 from pytensor.graph.rewriting.basic import GraphRewriter, copy_stack_trace
+from pytensor.graph.traversal import explicit_graph_inputs
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
 from pytensor.tensor.special import LogSoftmax, Softmax
@@ -60,6 +61,7 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.nodes import scalar_op_of
 from graph_bridge.traverse import owned_variables
+from graph_bridge.wide_float import Screened
 from relations.compile.outcome_store import OutcomeStore
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form
@@ -150,6 +152,9 @@ REGION_DEPTH = 4
 #: is given to ``relations.stabilize`` with these bounds.
 SCREEN_POINTS = 12
 SCREEN_BITS = 1.0
+#: Bits of error at one point that say its value is lost (Herbie counts 64 for an infinity where the value
+#: is finite): the mpmath screen flags a region of several inputs with one such point.
+LOST_BITS = 60.0
 #: Draws of :data:`SCREEN_POINTS` points at most in that screen: a region real on few inputs (a Dirichlet-
 #: multinomial's ``gammaln`` of sums) is measured on the points those draws give, not drawn for 16 times
 #: (45 s of mpmath on that model's region, where it was found accurate).
@@ -567,28 +572,31 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
 
 def _screen_fresh(fresh: Sequence[_Region]) -> None:
     """The numpy screens of regions not seen before: :attr:`_Region.outcome` set (and remembered) for those
-    passed or too large; the others keep a cut copy and their form as PyTensor's rewrites leave it."""
-    flagged: list[tuple[_Region, Variable]] = []
+    passed or too large; the others keep a cut copy.  A region is flagged where the region, or the region
+    over one of its critical sub-expressions (:func:`_narrowed`), is flagged (:func:`_flags`) both as
+    written and as PyTensor's rewrites leave it."""
+    flagged: list[tuple[_Region, list[Variable]]] = []
     for r in fresh:
         with config.change_flags(traceback__limit=0):
             (copy,), r.leaves = _cut([r.root], MEASURED_HEADS, constants=True)
             r.copy = copy
-            gap, elements = _wide_screen(copy)
-        if gap is None or gap <= WIDE_BITS:
+            screened = _wide_screen(copy)
+            targets = [copy] if _flags(screened, copy) else [n for _, _, n in _narrowed(copy)
+                                                              if _flags(_wide_screen(n), n)]
+        if not targets:
             r.outcome = PASSED
-        elif elements > SCREEN_ELEMENTS:
+        elif screened.elements > SCREEN_ELEMENTS:
             r.outcome = LARGE
         else:
-            flagged.append((r, copy))
+            flagged.append((r, targets))
         if r.outcome is not None:
             _remember(r, r.outcome)
     if not flagged:
         return
     with config.change_flags(traceback__limit=0):
-        stock = _stock_forms([copy for _, copy in flagged])
-    for (r, _), form in zip(flagged, stock, strict=True):
-        gap, _ = _wide_screen(form)
-        if gap is None or gap <= WIDE_BITS:
+        stock = iter(_stock_forms([t for _, targets in flagged for t in targets]))
+    for r, targets in flagged:
+        if not any([_flags(_wide_screen(form), form) for form in (next(stock) for _ in targets)]):
             r.outcome = PASSED
             _remember(r, PASSED)
 
@@ -628,20 +636,63 @@ def clear_outcomes(store: bool = True) -> None:
 
 def _measure(r: _Region, budget: MeasuredBudget) -> Any:
     """What :func:`relations.stabilize` finds for a flagged region: the form (over the copy's leaves) where it
-    compiles more accurate than the region, else :data:`ACCURATE` or :data:`KEPT`."""
+    compiles more accurate than the region, else :data:`ACCURATE` or :data:`KEPT`.  Where the region reads
+    more than one input, the region over a critical sub-expression (:func:`_narrowed`) is measured too, as
+    Herbie finds regimes on one: its form must compile more accurate than it over the sub-expression's
+    values, and no less accurate than the region over the region's inputs."""
     from relations.saturation.stabilizing import stabilize
 
     assert r.copy is not None
     with config.change_flags(traceback__limit=0):
-        screened = _screen(r.copy)
-        if screened is None:
+        whole = _screen(r.copy)
+        # the critical sub-expressions first: their regimes see the whole range of their values, where draws
+        # of the region's inputs seldom reach the corner the whole region's regimes would have to split at
+        candidates: list[tuple[Variable | None, Variable | None, Variable, Any]] = [
+            (op, leaf, narrow, pts) for op, leaf, narrow in _narrowed(r.copy) if (pts := _screen(narrow)) is not None]
+        if whole is not None:
+            candidates.append((None, None, r.copy, whole))
+        if not candidates:
             return ACCURATE
         budget.stabilized += 1
-        s = stabilize(r.copy, limits=PASS_LIMITS, n=32, regimes=True)
         root = r.root
-        if not s.changed or s.graph.type.dtype != root.type.dtype or s.graph.type.ndim != root.type.ndim:
-            return KEPT
-        return s.graph if _compiles_better(s.graph, r.copy, screened) else KEPT
+        for operand, leaf, target, pts in candidates:
+            s = stabilize(target, limits=PASS_LIMITS, n=32, regimes=True)
+            if not s.changed or s.graph.type.dtype != root.type.dtype or s.graph.type.ndim != root.type.ndim:
+                continue
+            if operand is None:
+                if _compiles_better(s.graph, r.copy, pts):
+                    return s.graph
+                continue
+            assert leaf is not None
+            form = clone_replace([s.graph], replace={leaf: operand})[0]
+            if _compiles_better(s.graph, target, pts) and _compiles_no_worse(form, r.copy):
+                return form
+        return KEPT
+
+
+#: The critical sub-expressions :func:`_narrowed` offers at most.
+CRITICAL = 1
+
+
+def _narrowed(copy: Variable) -> list[tuple[Variable, Variable, Variable]]:
+    """Herbie's critical sub-expressions of a region reading more than one input: the operands of its heads
+    (innermost first) that read two inputs or more, such as ``-(x - mu) / (sigma * sqrt(2))`` under a normal
+    log-CDF's ``erfc`` (regimes on one of ``x``, ``mu``, ``sigma`` cannot split where the value changes
+    form, and draws of three inputs rarely reach the corner where it is lost).  Each as ``(operand, leaf,
+    the region with the operand a fresh leaf)``, at most :data:`CRITICAL`."""
+    from pytensor.graph.traversal import toposort
+
+    if _reads(copy) < 2:
+        return []
+    found: list[Variable] = []
+    for node in toposort([copy]):
+        if _is_head(node, MEASURED_HEADS):
+            found.extend(i for i in node.inputs if i.owner is not None and i not in found and _reads(i) >= 2)
+    out = []
+    for operand in found[:CRITICAL]:
+        leaf = operand.type()
+        out.append((operand, leaf, clone_replace([copy], replace={operand: leaf})[0]))
+    return out
 
 
 def _replacement(root: Variable, form: Variable, leaves: dict[Variable, Variable]) -> tuple[Variable, Variable]:
@@ -716,17 +767,33 @@ def _structure(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | N
     return key, inputs
 
 
-def _wide_screen(copy: Variable) -> tuple[float | None, int]:
+def _wide_screen(copy: Variable) -> Screened:
     """The cheap screen: the mean bits the region as written, in float64, is off its value in extended
-    precision (:func:`graph_bridge.wide_float.wide_screen`: numpy only, no compile, no mpmath), and the
-    elements one point computes.  ``None``: a non-float input (nothing to sample, as :func:`_screen`), or
-    an Op the extended evaluation does not know (the mpmath screen took up to minutes on such regions)."""
+    precision (:func:`graph_bridge.wide_float.wide_screen`: numpy only, no compile, no mpmath), the
+    elements one point computes and those lost whole.  ``None``: a non-float input (nothing to sample, as
+    :func:`_screen`), or an Op the extended evaluation does not know (the mpmath screen took up to minutes
+    on such regions)."""
     from graph_bridge.wide_float import wide_screen
 
     try:
         return wide_screen(copy, n=WIDE_POINTS, grid=True)
     except (NotImplementedError, ValueError, TypeError, IndexError):
-        return None, 0
+        return Screened(None, 0)
+
+
+def _reads(v: Variable) -> int:
+    """The inputs (not constants) ``v`` is computed from."""
+    return sum(1 for i in explicit_graph_inputs([v]) if not isinstance(i, Constant))
+
+
+def _flags(screened: Screened, region: Variable) -> bool:
+    """Whether a numpy screen flags a region: a mean error above :data:`WIDE_BITS`, or, for a region of two
+    inputs or more, a value lost whole at some point (the normal log-CDF ``log(0.5 * erfc(-(x - mu) /
+    (sigma * sqrt(2))))`` is ``-inf`` where ``(x - mu) / sigma`` is below -38, a corner of three inputs'
+    draws that leaves the mean at half a bit)."""
+    if screened.mean is None:
+        return False
+    return screened.mean > WIDE_BITS or (screened.lost > 0 and _reads(region) >= 2)
 
 
 def _stock_forms(copies: Sequence[Variable]) -> list[Variable]:
@@ -744,16 +811,41 @@ def _screen(copy: Variable) -> Any:
     """The points where the region, as PyTensor's own rewrites compile it (:data:`STOCK`), has a mean error
     above :data:`SCREEN_BITS`: sampled points (Herbie's), else the points of
     :data:`~relations.saturation.accuracy.GRID`, where bit-uniform draws are thin (``softplus(x) - x``
-    cancels for x in [20, 700] only).  ``None``: it is accurate on both, or cannot be measured."""
+    cancels for x in [20, 700] only); for a region of two inputs or more, also points where a value is lost
+    (:data:`LOST_BITS`, as :func:`_flags`).  ``None``: it is accurate on both, or cannot be measured."""
     from relations.saturation.accuracy import graph_error, grid_points, sample_points
 
+    several = _reads(copy) >= 2
     try:
         for pts in (sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES), grid_points([copy])):
-            if pts.n and graph_error([copy], pts, STOCK)[0][0] > SCREEN_BITS:
+            if not pts.n:
+                continue
+            [(mean, top)] = graph_error([copy], pts, STOCK)
+            if mean > SCREEN_BITS or (several and top >= LOST_BITS):
                 return pts
     except (ValueError, TypeError, NotImplementedError):  # an integer leaf, an Op with no exact meaning
         return None
     return None
+
+
+#: Bits a form found on a critical sub-expression may lose at a point of the whole region (:func:`_measure`):
+#: the sub-expression's rounding flows through the form's switch (``log1p(-0.5 * erfc(-z))`` over ``z = -(x -
+#: mu) / (sigma * sqrt(2))`` is 2.6 bits off at x - mu = 30, sigma = 40, where the spelling is 1 bit off).
+CRITICAL_SLACK = 2.0
+
+
+def _compiles_no_worse(new: Variable, copy: Variable) -> bool:
+    """Whether ``new``, compiled with PyTensor's own rewrites, is no less accurate than ``copy`` so compiled (by
+    more than :data:`CRITICAL_SLACK` bits) at sampled points and at the points of
+    :data:`~relations.saturation.accuracy.GRID`."""
+    from relations.saturation.accuracy import grid_points, more_accurate, sample_points
+
+    try:
+        sampled = sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES)
+        return all(more_accurate([new], [copy], pts, STOCK, strictly=False, slack=CRITICAL_SLACK)
+                   for pts in (sampled, grid_points([copy])) if pts.n)
+    except (ValueError, TypeError, NotImplementedError):
+        return False
 
 
 def _compiles_better(new: Variable, copy: Variable, pts: Any) -> bool:

@@ -564,16 +564,16 @@ def graph_error(outputs: Sequence[Variable], points: Points, mode: Any = None) -
 
 
 def more_accurate(new: Sequence[Variable], old: Sequence[Variable], points: Points, mode: Any = None,
-                  strictly: bool = True) -> bool:
-    """Whether the outputs ``new`` are no less accurate than ``old`` at any point (by more than the one ulp a
-    reordering may cost) and, with ``strictly``, better on average, both compiled in ``mode``
+                  strictly: bool = True, slack: float = 1.0) -> bool:
+    """Whether the outputs ``new`` are no less accurate than ``old`` at any point (by more than ``slack`` bits:
+    the one ulp a reordering may cost) and, with ``strictly``, better on average, both compiled in ``mode``
     (:func:`graph_bits`).  Without regimes (Herbie's branches) a form better on most inputs may be
     worse where the input was right: this says it is not, on ``points``."""
     for a, b in zip(graph_bits(new, points, mode), graph_bits(old, points, mode), strict=True):
         if a.shape != b.shape:
             return False
         known = ~np.isnan(a) & ~np.isnan(b)
-        if not (a[known] <= b[known] + 1).all():
+        if not (a[known] <= b[known] + slack).all():
             return False
         if strictly and known.any() and not a[known].mean() < b[known].mean() - TIE_BITS:
             return False
