@@ -218,12 +218,24 @@ def numeric_rewriters() -> tuple[Any, ...]:
     return _NUMERIC[0]
 
 
+_KINDS: dict[tuple[tuple[type, ...], type], bool] = {}
+
+
+def _of_kind(op: Any, kinds: tuple[type, ...]) -> bool:
+    """``isinstance(op, kinds)``, memoized per Op class (the region walks ask it of every node of a model)."""
+    key = (kinds, type(op))
+    found = _KINDS.get(key)
+    if found is None:
+        found = _KINDS[key] = isinstance(op, kinds)
+    return found
+
+
 def _is_head(node: Apply | None, heads: tuple[type, ...] = HEADS) -> bool:
-    return node is not None and (isinstance(scalar_op_of(node), heads) or isinstance(node.op, HEAD_OPS))
+    return node is not None and (_of_kind(scalar_op_of(node), heads) or _of_kind(node.op, HEAD_OPS))
 
 
 def _is_through(node: Apply | None) -> bool:
-    return node is not None and (isinstance(scalar_op_of(node), THROUGH) or isinstance(node.op, THROUGH_OPS))
+    return node is not None and (_of_kind(scalar_op_of(node), THROUGH) or _of_kind(node.op, THROUGH_OPS))
 
 
 def _below_has_head(v: Variable, depth: int, skip_root: bool, heads: tuple[type, ...] = HEADS) -> bool:
