@@ -29,6 +29,15 @@ where nothing is gained) is left as it came.  Each replacement's reason
 is ``relational_stabilize``, and its new nodes carry the root's stack
 trace.
 
+The measured stage (:func:`measured`, :class:`MeasuredRewriter`, tag
+``relational_measured``, opt in: ``relations.ACCURATE_TAGS``) runs before
+``canonicalize`` (:data:`MEASURED_POSITION`) on every region headed by a
+function the numerics theory knows (:data:`MEASURED_HEADS`): numpy screens,
+then ``relations.stabilize`` (extraction by measured error, regimes, on a
+critical sub-expression too) on the regions that lose digits as PyTensor
+compiles them; outcomes kept per region structure, in memory and on disk
+(:data:`STORE`).
+
 Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
 
     Log(Add([[1.]], Alloc(Exp(x), 3, n)))    ->   Alloc(Softplus(x), 3, n)
