@@ -24,7 +24,8 @@ others (no form in the theory, or none found within the limits).
 screens flag) compiles it accurate, and the compile's seconds (the stage's
 cache is per process: a spelling sharing a region's structure with one
 before it is cheap), with the count it repairs and the spellings it makes
-inaccurate.
+inaccurate; ``--accurate`` compiles with ``relations.ACCURATE_TAGS`` instead
+(the precision pass too).
 
 ``--models`` (PyMC, Python 3.12 line) prints instead, for the logp + dlogp
 of each model of ``tests/pymc_models.py``: the regions the stabilizing
@@ -101,6 +102,11 @@ def summary(spellings: list, results: dict) -> None:
     print("still inaccurate with relations.mode():", ", ".join(f"`{n}`" for n in still) or "none")
 
 
+#: ``--measured``'s mode: the defaults and the measured stage (``--accurate``: ``relations.ACCURATE_TAGS``, the
+#: precision pass too).
+MEASURED_TAGS: tuple[str, ...] = ("relational", "relational_stabilize", "relational_measured")
+
+
 #: ``--stabilize``'s bounds: stabilize's default e-nodes and iterations, no seconds (the measured stage's bounds).
 THEORY_LIMITS = RunnerLimits(nodes=3_000, iterations=8, seconds=None)
 
@@ -152,13 +158,15 @@ def theory_table(spellings: list, only: list[str] | None = None) -> None:
     print(f"no accurate form found by stabilize: {len(none)}:", ", ".join(f"`{n}`" for n in none) or "none")
 
 
-def measured_table(spellings: list, results: dict) -> None:
-    """Per spelling: whether the mode with the measured stage (``relational_measured``) compiles it accurate at
-    its extreme inputs, its largest relative error, and the compile's seconds; then how many of those
-    ``relations.mode()`` leaves inaccurate it repairs, and which it gets right makes inaccurate."""
+def measured_table(spellings: list, results: dict, tags: tuple[str, ...] = MEASURED_TAGS) -> None:
+    """Per spelling: whether the mode with the measured stage (``relational_measured``; ``tags``) compiles it
+    accurate at its extreme inputs, its largest relative error, and the compile's seconds; then how many of
+    those ``relations.mode()`` leaves inaccurate it repairs, and which it gets right makes inaccurate."""
     import time
 
-    mode = relations.mode("relational", "relational_stabilize", "relational_measured")
+    mode = relations.mode(*tags)
+    print()
+    print(f"relations.mode{tags}")
     print()
     print("| spelling | target | relations.mode() ok | with relational_measured | max rel err | compile seconds |")
     print("|---|---|---|---|---|---|")
@@ -250,6 +258,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--measured", action="store_true",
                         help="also the mode with the measured stage on each spelling")
+    parser.add_argument("--accurate", action="store_true",
+                        help="--measured with relations.ACCURATE_TAGS (the precision pass too)")
     parser.add_argument("--stabilize", action="store_true",
                         help="also relations.stabilize() on each spelling relations.mode() leaves inaccurate")
     parser.add_argument("--name", action="append", default=None,
@@ -264,7 +274,7 @@ def main(argv: list[str] | None = None) -> None:
     results = run(spellings)
     summary(spellings, results)
     if args.measured:
-        measured_table(spellings, results)
+        measured_table(spellings, results, relations.ACCURATE_TAGS if args.accurate else MEASURED_TAGS)
     if args.stabilize:
         theory_table([s for s in spellings if not results[s.name][1][0]], args.name)
 
