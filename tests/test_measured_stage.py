@@ -296,3 +296,18 @@ def test_the_stage_never_trades_what_the_fast_pass_makes_of_a_spelling():
     at = (np.array([0.5, 10.0, 200.0, 1e5]), np.array([3.0, 0.5, 100.0, 10.0]))
     exact = [float(mp.loggamma(a + b) - mp.loggamma(a)) for a, b in zip(*at, strict=True)]
     np.testing.assert_allclose(f(*at), exact, rtol=1e-9)
+
+
+def test_a_region_stabilize_cannot_measure_is_kept_and_the_compile_goes_on(monkeypatch):
+    """A Dirichlet-multinomial's region once made ``relations.stabilize`` raise (a reduction over a length-0
+    axis in its exact evaluation), and the stage failed the rewrite at every compile: such a region is kept."""
+
+    def fails(graph, **kwargs):
+        raise ValueError("cannot reshape array of size 0 into shape (0)")
+
+    monkeypatch.setattr(relations.saturation.stabilizing, "stabilize", fails)
+    S.clear_outcomes()
+    budget = S.MeasuredBudget()
+    assert S.measured([_graph()[1]], budget) == []
+    assert budget.stabilized == 1 and budget.replaced == 0
+    S.clear_outcomes()

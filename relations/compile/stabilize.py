@@ -681,7 +681,10 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
         budget.stabilized += 1
         root = r.root
         for operand, leaf, target, pts in candidates:
-            s = stabilize(target, limits=PASS_LIMITS, n=32, regimes=True)
+            try:
+                s = stabilize(target, limits=PASS_LIMITS, n=32, regimes=True)
+            except (ValueError, TypeError, IndexError, NotImplementedError):  # a region it cannot sample or
+                continue  # measure (a reduction over a length-0 axis): kept, never a failed compile
             if not s.changed or s.graph.type.dtype != root.type.dtype or s.graph.type.ndim != root.type.ndim:
                 continue
             if operand is None:
@@ -707,7 +710,9 @@ def _narrowed(copy: Variable) -> list[tuple[Variable, Variable, Variable]]:
     the region with the operand a fresh leaf)``, at most :data:`CRITICAL`."""
     from pytensor.graph.traversal import toposort
 
-    if _reads(copy) < 2:
+    from relations.saturation.regimes import elementwise_in_inputs
+
+    if _reads(copy) < 2 or not elementwise_in_inputs([copy]):  # regimes split elementwise graphs only
         return []
     found: list[Variable] = []
     for node in toposort([copy]):
@@ -813,12 +818,15 @@ def _reads(v: Variable) -> int:
 
 def _flags(screened: Screened, region: Variable) -> bool:
     """Whether a numpy screen flags a region: a mean error above :data:`WIDE_BITS`, or, for a region of two
-    inputs or more, a value lost whole at some point (the normal log-CDF ``log(0.5 * erfc(-(x - mu) /
-    (sigma * sqrt(2))))`` is ``-inf`` where ``(x - mu) / sigma`` is below -38, a corner of three inputs'
-    draws that leaves the mean at half a bit)."""
+    inputs or more elementwise in them (where regimes apply), a value lost whole at some point (the normal
+    log-CDF ``log(0.5 * erfc(-(x - mu) / (sigma * sqrt(2))))`` is ``-inf`` where ``(x - mu) / sigma`` is below
+    -38, a corner of three inputs' draws that leaves the mean at half a bit)."""
+    from relations.saturation.regimes import elementwise_in_inputs
+
     if screened.mean is None:
         return False
-    return screened.mean > WIDE_BITS or (screened.lost > 0 and _reads(region) >= 2)
+    return screened.mean > WIDE_BITS or (screened.lost > 0 and _reads(region) >= 2
+                                         and elementwise_in_inputs([region]))
 
 
 def _stock_forms(copies: Sequence[Variable]) -> list[Variable]:
@@ -839,8 +847,9 @@ def _screen(copy: Variable) -> Any:
     cancels for x in [20, 700] only); for a region of two inputs or more, also points where a value is lost
     (:data:`LOST_BITS`, as :func:`_flags`).  ``None``: it is accurate on both, or cannot be measured."""
     from relations.saturation.accuracy import graph_error, grid_points, sample_points
+    from relations.saturation.regimes import elementwise_in_inputs
 
-    several = _reads(copy) >= 2
+    several = _reads(copy) >= 2 and elementwise_in_inputs([copy])
     try:
         for pts in (sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES), grid_points([copy])):
             if not pts.n:
