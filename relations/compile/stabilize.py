@@ -619,9 +619,12 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
     if not flagged:
         return
     with config.change_flags(traceback__limit=0):
-        stock = iter(_stock_forms([t for _, targets in flagged for t in targets]))
-    for r, targets in flagged:
-        if not any([_flags(_wide_screen(form), form) for form in (next(stock) for _ in targets)]):
+        stock = _stock_forms([t for _, targets in flagged for t in targets])
+    start = 0
+    for r, targets in flagged:  # each region's targets, rewritten in one call, in order
+        forms = stock[start:start + len(targets)]
+        start += len(targets)
+        if not any(_flags(_wide_screen(form), form) for form in forms):
             r.outcome = PASSED
             _remember(r, PASSED)
 
@@ -710,9 +713,7 @@ def _narrowed(copy: Variable) -> list[tuple[Variable, Variable, Variable]]:
     the region with the operand a fresh leaf)``, at most :data:`CRITICAL`."""
     from pytensor.graph.traversal import toposort
 
-    from relations.saturation.regimes import elementwise_in_inputs
-
-    if _reads(copy) < 2 or not elementwise_in_inputs([copy]):  # regimes split elementwise graphs only
+    if not _several_elementwise(copy):
         return []
     found: list[Variable] = []
     for node in toposort([copy]):
@@ -811,6 +812,14 @@ def _wide_screen(copy: Variable) -> Screened:
         return Screened(None, 0)
 
 
+def _several_elementwise(v: Variable) -> bool:
+    """Whether ``v`` reads two inputs or more and is elementwise in them: where regimes on a critical
+    sub-expression apply (regimes split elementwise graphs only), and where a value lost at one point flags."""
+    from relations.saturation.regimes import elementwise_in_inputs
+
+    return _reads(v) >= 2 and elementwise_in_inputs([v])
+
+
 def _reads(v: Variable) -> int:
     """The inputs (not constants) ``v`` is computed from."""
     return sum(1 for i in explicit_graph_inputs([v]) if not isinstance(i, Constant))
@@ -821,12 +830,9 @@ def _flags(screened: Screened, region: Variable) -> bool:
     inputs or more elementwise in them (where regimes apply), a value lost whole at some point (the normal
     log-CDF ``log(0.5 * erfc(-(x - mu) / (sigma * sqrt(2))))`` is ``-inf`` where ``(x - mu) / sigma`` is below
     -38, a corner of three inputs' draws that leaves the mean at half a bit)."""
-    from relations.saturation.regimes import elementwise_in_inputs
-
     if screened.mean is None:
         return False
-    return screened.mean > WIDE_BITS or (screened.lost > 0 and _reads(region) >= 2
-                                         and elementwise_in_inputs([region]))
+    return screened.mean > WIDE_BITS or (screened.lost > 0 and _several_elementwise(region))
 
 
 def _stock_forms(copies: Sequence[Variable]) -> list[Variable]:
@@ -847,9 +853,7 @@ def _screen(copy: Variable) -> Any:
     cancels for x in [20, 700] only); for a region of two inputs or more, also points where a value is lost
     (:data:`LOST_BITS`, as :func:`_flags`).  ``None``: it is accurate on both, or cannot be measured."""
     from relations.saturation.accuracy import graph_error, grid_points, sample_points
-    from relations.saturation.regimes import elementwise_in_inputs
-
-    several = _reads(copy) >= 2 and elementwise_in_inputs([copy])
+    several = _several_elementwise(copy)
     try:
         for pts in (sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES), grid_points([copy])):
             if not pts.n:
