@@ -22,6 +22,7 @@ from pytensor.graph.op import Op
 from pytensor.tensor import basic as ptb
 from pytensor.tensor import subtensor as pts
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.math import Dot
 
 __all__ = [
     "OpBuilder",
@@ -243,7 +244,7 @@ def _stock_classes() -> list[type[Op]]:
         (c for c in _subclasses(CAReduce) if c.__module__.startswith("pytensor.")),
         key=lambda c: (c.__module__, c.__name__),
     )
-    classes += [ptb.Join, ptb.Alloc]
+    classes += [ptb.Join, ptb.Alloc, Dot]
     for name in (
         "Subtensor",
         "AdvancedSubtensor",
@@ -259,6 +260,6 @@ def _stock_classes() -> list[type[Op]]:
 
 
 def register_stock_classes() -> None:
-    """Add PyTensor's Elemwise, DimShuffle, CAReduce family, Join, Alloc and (Inc)Subtensor classes."""
+    """Add PyTensor's Elemwise, DimShuffle, CAReduce family, Join, Alloc, Dot and (Inc)Subtensor classes."""
     for cls in _stock_classes():
         register_op_class(cls)

@@ -12,8 +12,11 @@ the left side is not finite and the right side is.
 from __future__ import annotations
 
 import numpy as np
+import pytensor
+import pytensor.graph.traversal
 import pytensor.tensor as pt
 import pytest
+from pytensor.compile.mode import Mode
 from pytensor.graph.basic import equal_computations
 
 import relations
@@ -26,6 +29,21 @@ x32 = pt.vector("x32", dtype="float32")
 m = pt.matrix("m")
 VEC = [(0,), (1,), (5,)]
 MAT = [(2, 3), (1, 1), (0, 2), (3, 0)]
+#: a weighted sum's shapes: three columns for the weights, no empty reduced axis (PyTensor's Max, which the
+#: max shift reads as its own ``logsumexp`` does, raises on one under the Python linker)
+MAT3 = [(2, 3), (1, 3), (0, 3)]
+W3 = pt.constant(np.array([0.25, -0.25, 0.5]))
+x2 = pt.vector("x2", shape=(2,))
+m3 = pt.matrix("m3", shape=(None, 3))
+y3 = pt.vector("y3", shape=(3,))
+#: the weighted sums' exponents, named as the rules' variable: ``domain={"a": ...}`` bounds them
+A3, A2 = pt.matrix("a", shape=(None, 3)), pt.vector("a", shape=(2,))
+
+
+def _shifted(a, axis):
+    top = pt.max(a, axis=axis)
+    mm = pt.switch(pt.isinf(top), 0, top)
+    return mm, pt.expand_dims(mm, axis)
 
 #: name -> (left side, expected right side, run-time shapes)
 CASES = {
@@ -78,6 +96,51 @@ CASES = {
         lambda: pt.log(pt.expand_dims(pt.constant(3.0), 0)) + pt.log(pt.sum(pt.exp(m), axis=1)),
         {m: MAT},
     ),
+    "dot_ones_sumo": (
+        lambda: pt.dot(pt.exp(m), pt.ones((m.shape[1], 1))),
+        lambda: pt.expand_dims(pt.sum(pt.exp(m), axis=1), 1),
+        {m: MAT},
+    ),
+    "ones_dot_sumo": (
+        lambda: pt.dot(pt.ones((1, m.shape[0])), pt.exp(m)),
+        lambda: pt.expand_dims(pt.sum(pt.exp(m), axis=0), 0),
+        {m: MAT},
+    ),
+    "log_one_plus_sum_expo": (
+        lambda: pt.log(1 + pt.sum(pt.exp(m), axis=1)),
+        lambda: pt.softplus(pt.log(pt.sum(pt.exp(m), axis=1))),
+        {m: MAT},
+    ),
+    "log_sum_weighted_expo": (
+        lambda: pt.log(pt.sum(W3 * pt.exp(m), axis=1)),
+        lambda: _shifted(m, 1)[0] + pt.log(pt.sum(W3 * pt.exp(m - _shifted(m, 1)[1]), axis=1)),
+        {m: MAT3},
+    ),
+    "log_sum_exp_weightedo": (
+        lambda: pt.log(pt.sum(pt.exp(m) * y[None, :], axis=1)),
+        lambda: _shifted(m, 1)[0] + pt.log(pt.sum(pt.exp(m - _shifted(m, 1)[1]) * y[None, :], axis=1)),
+        {m: MAT3, y: [(3,), (3,), (3,)]},
+    ),
+    "downcast_above_elemwiseo": (
+        lambda: pt.log(pt.cast(pt.exp(x), "float32")),
+        lambda: pt.cast(pt.log(pt.exp(x)), "float32"),
+        {x: VEC},
+    ),
+    "log_reshape_lifto": (
+        lambda: pt.log(pt.special.softmax(m, axis=1).flatten()),
+        lambda: pt.reshape(pt.log(pt.special.softmax(m, axis=1)), (-1,)),
+        {m: MAT},
+    ),
+    "log_specify_shape_lifto": (
+        lambda: pt.log(pt.specify_shape(pt.exp(x), (x.shape[0],))),
+        lambda: pt.specify_shape(pt.log(pt.exp(x)), (x.shape[0],)),
+        {x: VEC},
+    ),
+    "log_specify_shape2_lifto": (
+        lambda: pt.log(pt.specify_shape(pt.special.softmax(m, axis=1), (m.shape[0], None))),
+        lambda: pt.specify_shape(pt.log(pt.special.softmax(m, axis=1)), (m.shape[0], None)),
+        {m: MAT},
+    ),
     "add_commuteo": (lambda: pt.exp(x) + y, lambda: y + pt.exp(x), {x: VEC, y: VEC}),
     "mul_commuteo": (lambda: pt.exp(x) * y, lambda: y * pt.exp(x), {x: VEC, y: VEC}),
     "add_associateo": (lambda: pt.add(pt.add(x, y), pt.exp(x)), lambda: pt.add(x, pt.add(y, pt.exp(x))), {x: VEC, y: VEC}),
@@ -94,6 +157,8 @@ DOMAINS = {
     "upcast_through_elemwiseo": {"x": "finite"},
     "add_associateo": {"a": "finite", "b": "finite", "x": "finite"},
     "mul_associateo": {"a": "finite", "b": "finite", "x": "finite"},
+    "log_sum_weighted_expo": {"a": (-30, 30)},
+    "log_sum_exp_weightedo": {"a": (-30, 30)},
 }
 #: Rules ``verify`` cannot draw a left side of (their guards ask a length or a positive constant): their
 #: own graphs, at finite inputs.
@@ -113,7 +178,20 @@ GRAPHS = {
         pt.cast(pt.sigmoid(x32), "float64"),
     ],
     "log_gamma_as_gammalno": lambda: [pt.log(pt.gamma(pt.vector("x", dtype="float32")))],
+    "dot_ones_sumo": lambda: [pt.dot(pt.exp(m), pt.ones((m.shape[1], 1))), pt.dot(m3, pt.constant(np.ones((3, 1))))],
+    "ones_dot_sumo": lambda: [pt.dot(pt.ones((1, m.shape[0])), pt.exp(m))],
+    "log_one_plus_sum_expo": lambda: [pt.log(1 + pt.sum(pt.exp(m), axis=1)), pt.log(1 + pt.sum(pt.exp(x)))],
+    "log_sum_weighted_expo": lambda: [pt.log(pt.sum(W3 * pt.exp(A3), axis=1)), pt.log(pt.sum(2.0 * pt.exp(A2)))],
+    "log_sum_exp_weightedo": lambda: [pt.log(pt.sum(pt.exp(A3) * y3[None, :], axis=1))],
+    "downcast_above_elemwiseo": lambda: [pt.log(pt.cast(pt.exp(x), "float32")), pt.sqrt(pt.cast(x, "float32"))],
+    "log_reshape_lifto": lambda: [pt.log(pt.special.softmax(m, axis=1).flatten()), pt.log(pt.reshape(pt.exp(m), (-1,)))],
+    "log_specify_shape_lifto": lambda: [pt.log(pt.specify_shape(pt.exp(x), (x.shape[0],)))],
+    "log_specify_shape2_lifto": lambda: [pt.log(pt.specify_shape(pt.special.softmax(m, axis=1), (m.shape[0], None)))],
 }
+#: Rules whose right side reads a ``Max`` as PyTensor's own ``logsumexp`` does: on an empty reduced axis the
+#: Python and C backends raise where the left side gives ``-inf`` (as they do on PyTensor's own form), the
+#: default (Numba) gives ``-inf``; ``verify`` compiles them with it.
+MAX_SHIFTED = {"log_sum_weighted_expo", "log_sum_exp_weightedo"}
 RULES = {r.__name__: r for r in alg.ALGEBRA_RULES}
 
 
@@ -167,7 +245,32 @@ def test_verify_finds_no_counterexample(name):
                 continue
             assert ce is None
         return
+    if name in MAX_SHIFTED:
+        mode = Mode(linker="numba", optimizer=None)
+        assert relations.verify(RULES[name], examples=8, seed=0, domain=DOMAINS[name], graphs=graphs, mode=mode) is None
+        return
     assert relations.verify(RULES[name], examples=80, seed=0, domain=DOMAINS.get(name), graphs=graphs) is None
+
+
+@pytest.mark.parametrize("name", sorted(MAX_SHIFTED))
+def test_the_weighted_logsumexp_is_finite_where_the_sum_overflows_and_keeps_empty_and_infinite_rows(name):
+    lhs_of, _, _ = CASES[name]
+    lhs = lhs_of()
+    (rhs,) = forward(RULES[name], lhs, n=1)
+    ins = [v for v in (m, y) if v in set(pytensor.graph.traversal.explicit_graph_inputs([lhs]))]
+    before, after = pytensor.function(ins, lhs), pytensor.function(ins, rhs)  # the default backend
+    w = [np.array([1.0, 2.0, 0.5])] if len(ins) == 2 else []
+    big = np.array([[800.0, 799.0, 0.0], [-np.inf, -np.inf, -np.inf], [np.inf, 0.0, 1.0]])
+    got = after(big, *w)
+    weights = W3.data if not w else w[0]
+    expected = 800.0 + np.log(weights[0] + weights[1] * np.exp(-1.0) + weights[2] * np.exp(-800.0))
+    np.testing.assert_allclose(got[0], expected, rtol=1e-12)
+    assert not np.isfinite(before(big, *w)[0])  # the spelling overflows (inf, or inf - inf)
+    assert got[1] == before(big, *w)[1] == -np.inf
+    np.testing.assert_array_equal(got[2], before(big, *w)[2])  # inf or nan as the spelling gives
+    if w:  # an empty reduced axis: the default backend gives -inf, as the spelling does
+        np.testing.assert_array_equal(after(np.zeros((2, 0)), np.zeros(0)), [-np.inf, -np.inf])
+        np.testing.assert_array_equal(before(np.zeros((2, 0)), np.zeros(0)), [-np.inf, -np.inf])
 
 
 @pytest.mark.parametrize("name", ["mul_exp_as_exp_addo", "exp_sqr_erfc_as_erfcxo", "log_gamma_as_gammalno"])

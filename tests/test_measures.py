@@ -141,6 +141,7 @@ def test_every_saturation_only_rule_alone_decreases_its_measure(drawn: Drawn):
 
 def test_the_algebra_rules_fire_and_decrease_their_measures():
     x, y = pt.vector("x"), pt.vector("y")
+    m, m3, w3 = pt.matrix("m"), pt.matrix("m3", shape=(None, 3)), pt.vector("w3", shape=(3,))
     x32 = pt.vector("x32", dtype="float32")
     graphs_ = [
         pt.log1p(-1.0 * pt.exp(x)),
@@ -152,6 +153,13 @@ def test_the_algebra_rules_fire_and_decrease_their_measures():
         pt.exp(x)[None] / pt.broadcast_to(1 + pt.exp(x), (3, x.shape[0])),
         pt.log(pt.mean(pt.exp(x))) + pt.log(3.0 * pt.sum(pt.exp(y))),
         pt.add(pt.add(pt.exp(x), y), x) * pt.mul(pt.mul(pt.exp(x), y), x),
+        # sums, logsumexp and softmax in disguise
+        pt.log(pt.dot(pt.exp(m), pt.ones((m.shape[1], 1)))) + pt.dot(pt.ones((1, m.shape[0])), pt.exp(m)).sum(),
+        pt.log(1 + pt.sum(pt.exp(m), axis=1)) + pt.log(pt.sum(w3 * pt.exp(m3), axis=1))
+        + pt.log(pt.sum(pt.exp(m3) * w3, axis=1)),
+        pt.log(pt.cast(pt.exp(x), "float32")),
+        pt.log(pt.special.softmax(m, axis=1).flatten()).sum() + pt.log(pt.specify_shape(pt.exp(x), (3,))).sum()
+        + pt.log(pt.specify_shape(pt.exp(m), (2, None))).sum(),
     ]
     fired = set()
     for r in relations.RULESETS["algebra"]:

@@ -233,6 +233,30 @@ def test_join_alloc_and_set_subtensor_patterns(a):
     assert forward(refused, pt.set_subtensor(v[1:], 2.0)) == []
 
 
+def test_dot_reshape_and_specify_shape_patterns(a):
+    """``p.dot``, ``p.reshape`` and ``p.specify_shape`` match the node the PyTensor call builds and build it;
+    a vector's ``pt.dot`` (an ExpandDims and a Squeeze around a matrix Dot) is matched at its Dot."""
+    b, s, t = p.var("b"), p.var("s"), p.var("t")
+    m, n = pt.matrix("m"), pt.matrix("n")
+    swap = rewrite_rule("dot_transpose", p.dot(a, b), p.transpose(p.dot(p.transpose(b), p.transpose(a))), choice=True)
+    [out] = forward(swap, pt.dot(m, n))
+    check_rewrite(pt.dot(m, n), out, {m: [(2, 3), (0, 1), (1, 0)], n: [(3, 2), (1, 4), (0, 2)]})
+    assert forward(swap, pt.dot(m, pt.vector("v"))) == []  # the root is a Squeeze, not a Dot
+    flat = rewrite_rule("exp_flat", p.exp(p.reshape(a, s)), p.reshape(p.exp(a), s), choice=True)
+    lhs = pt.exp(m.flatten())
+    [out] = forward(flat, lhs)
+    assert out.owner.inputs[1] is lhs.owner.inputs[0].owner.inputs[1]
+    check_rewrite(lhs, out, {m: [(2, 3), (0, 2), (1, 1)]})
+    spec = rewrite_rule("exp_spec", p.exp(p.specify_shape(a, s, t)), p.specify_shape(p.exp(a), s, t), choice=True)
+    lhs = pt.exp(pt.specify_shape(m, (2, None)))
+    [out] = forward(spec, lhs)
+    assert out.type == lhs.type and out.owner.op == lhs.owner.inputs[0].owner.op
+    check_rewrite(lhs, out, {m: [(2, 3), (2, 0)]})
+    assert forward(spec, pt.exp(pt.specify_shape(pt.vector("v"), (3,)))) == []  # one dim, not two
+    with pytest.raises(TypeError, match="p.specify_shape takes a tensor pattern and one pattern per dim"):
+        p.specify_shape(a)
+
+
 def test_elemwise_pattern_matches_explicit_form_only_when_stock_would_read_the_same(a):
     from graph_bridge import explicit_elemwise
 

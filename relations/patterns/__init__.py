@@ -17,7 +17,8 @@ A pattern is built with the same calls as a PyTensor graph, under ``p.``::
 - ``p.sum(a, axis=None)``, ``p.prod``, ``p.max``, ``p.min``, ``p.all``,
   ``p.any``, ``p.expand_dims(a, axis)``, ``p.transpose(a, axes=None)``,
   ``p.join(axis, *tensors)``, ``p.alloc(value, *shape)``,
-  ``p.set_subtensor(x[idx], y)``, ``p.inc_subtensor(x[idx], y)`` match
+  ``p.set_subtensor(x[idx], y)``, ``p.inc_subtensor(x[idx], y)``,
+  ``p.dot(a, b)``, ``p.reshape(a, shape)``, ``p.specify_shape(a, *dims)`` match
   exactly the node that the PyTensor function of the same name builds from
   the matched inputs (same Op, props and inputs: ``p.sum(a, axis=0)`` does
   not match a ``Sum`` with another ``dtype``), and build with that function.
@@ -77,13 +78,16 @@ from relations.patterns.builders import (
     any,
     careduce,
     dimshuffle,
+    dot,
     expand_dims,
     inc_subtensor,
     join,
     max,
     min,
     prod,
+    reshape,
     set_subtensor,
+    specify_shape,
     sum,
     transpose,
 )
@@ -160,6 +164,7 @@ __all__ = [
     "combine",
     "const",
     "dimshuffle",
+    "dot",
     "elemwise",
     "elemwise_first",
     "elemwise_operands",
@@ -183,9 +188,11 @@ __all__ = [
     "prop_keys",
     "prop_vars",
     "reduce",
+    "reshape",
     "same_prop",
     "set_at",
     "set_subtensor",
+    "specify_shape",
     "stock_alloc_of",
     "sum",
     "transpose",

@@ -4,7 +4,8 @@ One builder per scalar ``Elemwise`` function of ``pytensor.tensor``
 (:data:`ELEMWISE_BUILDERS`, ``p.exp``, ``p.add``, ...), the reductions
 (``p.sum``, ..., ``p.careduce`` over a :class:`Reduction`), ``p.dimshuffle``,
 ``p.expand_dims``, ``p.transpose``, ``p.join``, ``p.alloc``,
-``p.set_subtensor`` and ``p.inc_subtensor``.
+``p.set_subtensor`` and ``p.inc_subtensor``, ``p.dot``, ``p.reshape`` and
+``p.specify_shape``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import pytensor.tensor as pt
 from pytensor.graph.basic import Variable
 from pytensor.graph.op import Op
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.math import Dot
+from pytensor.tensor.shape import Reshape, SpecifyShape
 from unification.variable import Var
 
 from graph_bridge import ExplicitAlloc, ExplicitElemwise, builder_for, explicit_alloc
@@ -339,6 +342,50 @@ def alloc(value: Any, *shape: Any) -> Node:
         rebuild_check=True,
         kinds=("any",) + ("int",) * len(shape),
         also=explicit_alloc,
+    )
+
+
+def dot(a: Any, b: Any) -> Node:
+    """Pattern of ``pt.dot(a, b)`` for matrices (a ``Dot`` node: ``pt.dot`` of a vector expands it first)."""
+    return Node(
+        "dot",
+        (a, b),
+        pt.dot,
+        (Dot,),
+        lambda node: (0, 1),
+        rebuild_check=True,
+        kinds=("any", "any"),
+    )
+
+
+def reshape(a: Any, shape: Any) -> Node:
+    """Pattern of ``pt.reshape(a, shape)`` (a ``Reshape`` node; ``shape`` matches its shape input, a
+    vector: ``a.flatten()`` is ``reshape(a, [-1])``)."""
+    return Node(
+        "reshape",
+        (a, shape),
+        pt.reshape,
+        (Reshape,),
+        lambda node: (0, 1),
+        rebuild_check=True,
+        kinds=("any", "int"),
+    )
+
+
+def specify_shape(a: Any, *shape: Any) -> Node:
+    """Pattern of ``pt.specify_shape(a, shape)`` with one pattern per dim of ``a`` (a ``SpecifyShape``
+    node; a dim it leaves unknown is ``NoneConst``, matched by a variable)."""
+    if not shape:
+        raise TypeError("p.specify_shape takes a tensor pattern and one pattern per dim")
+    n = len(shape)
+    return Node(
+        "specify_shape",
+        (a, *shape),
+        lambda x, *s: pt.specify_shape(x, s),
+        (SpecifyShape,),
+        lambda node: range(n + 1) if len(node.inputs) == n + 1 else None,
+        rebuild_check=True,
+        kinds=("any",) * (n + 1),
     )
 
 

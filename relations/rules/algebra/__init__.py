@@ -21,7 +21,10 @@ name; the goals and guards the table reads are in ``algebra_goals.py`` beside it
 
 from __future__ import annotations
 
+from pytensor.tensor.math import Dot
+
 from graph_bridge import same_typeo
+from graph_bridge.measures import count
 from relations import patterns as p
 from relations.patterns.family import Family
 from relations.patterns.guards import is_float, same_type
@@ -42,11 +45,25 @@ from relations.rules.algebra.algebra_goals import (
     scalar_or_constanto,
     upcasto,
 )
+from relations.rules.algebra.sum_goals import (
+    DOWNCASTS_READ,
+    LOGS_OF_RESHAPES,
+    LOGS_OF_SUMS,
+    LOGS_OF_UNSHIFTED,
+    downcasto,
+    max_shifto,
+    ones_columno,
+    ones_rowo,
+    same_ndim,
+    unshifted,
+)
 
 __all__ = ["ALGEBRA", "ALGEBRA_RULES"]
 
 a, b, x = p.var("a"), p.var("b"), p.var("x")
 f, c, hole, v, shape = p.var("f"), p.var("c"), p.var("hole"), p.var("v"), p.var("shape")
+w, m, mk, ax, s, t = p.var("w"), p.var("m"), p.var("mk"), p.var("ax"), p.var("s"), p.var("t")
+terms = p.var("terms")
 bf, af, sb, sa, ev = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa"), p.var("ev")
 floats = is_float(a) & is_float(b)
 
@@ -100,6 +117,41 @@ rw("log_div_by_lengtho", p.log(p.true_div(a, b)), p.sub(p.log(a), p.log(b)), is_
    "The log of a mean is the log of the sum less the log of the length.", measure=DIVISIONS)
 rw("log_mul_positive_consto", p.log(p.mul(c, a)), p.add(p.log(c), p.log(a)), is_float(a) & positive_constant(c),
    "The log of a product with a positive constant is a sum of logs.", measure=PRODUCTS)
+# sums, logsumexp and softmax in disguise (issue 44's corpus: a sum written as a product with ones, a constant
+# term or weights inside a sum of exponentials, a cast or a reshape between a log and what it stabilizes)
+rw("dot_ones_sumo", p.dot(a, c), p.expand_dims(p.sum(a, axis=1), 1),
+   (is_float(a), ones_columno(a, c), same_typeo(p.LHS, p.RHS)),
+   "A product with a column of ones sums the rows (``dot(exp(x), ones((n, 1)))``).", measure=count(Dot))
+rw("ones_dot_sumo", p.dot(c, a), p.expand_dims(p.sum(a, axis=0), 0),
+   (is_float(a), ones_rowo(a, c), same_typeo(p.LHS, p.RHS)),
+   "A product of a row of ones sums the columns.", measure=count(Dot))
+rw("log_one_plus_sum_expo", p.log(p.add(1, p.sum(p.exp(a), axis=ax))), p.softplus(p.log(p.sum(p.exp(a), axis=ax))),
+   (is_float(a), same_typeo(p.LHS, p.RHS)),
+   "``log(1 + sum(exp(a)))`` is ``softplus(log(sum(exp(a))))``: the 1 is ``exp(0)`` in the sum.",
+   measure=LOGS_OF_SUMS)
+rw("log_sum_weighted_expo", p.log(p.sum(p.named(terms, p.mul(w, p.exp(a))), axis=ax)),
+   p.add(m, p.log(p.sum(p.mul(w, p.exp(p.sub(a, mk))), axis=ax))),
+   (is_float(a) & is_float(w) & same_ndim(a, terms) & unshifted(a), max_shifto(a, ax, m, mk), same_typeo(p.LHS, p.RHS)),
+   "The log of a weighted sum of exponentials takes out their max, as ``logsumexp`` does: weights of any sign.",
+   measure=LOGS_OF_UNSHIFTED)
+rw("log_sum_exp_weightedo", p.log(p.sum(p.named(terms, p.mul(p.exp(a), w)), axis=ax)),
+   p.add(m, p.log(p.sum(p.mul(p.exp(p.sub(a, mk)), w), axis=ax))),
+   (is_float(a) & is_float(w) & same_ndim(a, terms) & unshifted(a), max_shifto(a, ax, m, mk), same_typeo(p.LHS, p.RHS)),
+   "The same with the weights second.", measure=LOGS_OF_UNSHIFTED)
+rw("downcast_above_elemwiseo", p.elemwise(f, p.elemwise(c, x, before=(), after=()), before=(), after=()),
+   p.elemwise(c, p.elemwise(f, x, before=(), after=()), before=(), after=()),
+   (downcasto(c, f, x), same_typeo(p.LHS, p.RHS)),
+   "A narrowing cast moved above a unary Elemwise: the Elemwise computed in the wider dtype.",
+   measure=DOWNCASTS_READ)
+rw("log_reshape_lifto", p.log(p.reshape(a, s)), p.reshape(p.log(a), s), (is_float(a), same_typeo(p.LHS, p.RHS)),
+   "A log moved inside a reshape (``log(softmax(x).flatten())``: the log meets the softmax).",
+   measure=LOGS_OF_RESHAPES)
+rw("log_specify_shape_lifto", p.log(p.specify_shape(a, s)), p.specify_shape(p.log(a), s),
+   (is_float(a), same_typeo(p.LHS, p.RHS)), "A log moved inside a vector's SpecifyShape.", measure=LOGS_OF_RESHAPES)
+rw("log_specify_shape2_lifto", p.log(p.specify_shape(a, s, t)), p.specify_shape(p.log(a), s, t),
+   (is_float(a), same_typeo(p.LHS, p.RHS)),
+   "A log moved inside a matrix's SpecifyShape (``log(softmax(x)[[1, 0]])``, whose index canonicalize turns "
+   "into a slice and a SpecifyShape).", measure=LOGS_OF_RESHAPES)
 # commutativity and associativity, bounded (operands put in order; pairs nested to the right)
 rw("add_commuteo", p.add(a, b), p.add(b, a), out_of_operand_order(a, b), "Add commutes, into operand_key order.",
    measure=MISORDERED)

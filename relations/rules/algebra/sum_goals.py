@@ -1,0 +1,250 @@
+"""The goals, guards and measures of the algebra's sums in disguise (``relations/rules/algebra/__init__.py``).
+
+- :func:`ones_columno` and :func:`ones_rowo`: a ``Dot`` operand of ones that sums the other;
+- guards: :func:`same_ndim`, :func:`unshifted`: (an exponential's argument not yet shifted by a max);
+- :func:`max_shifto`: the max a weighted sum of exponentials is shifted by, as PyTensor's
+  ``logsumexp`` shifts (``switch(isinf(m), 0, m)``);
+- :func:`downcasto`: a Cast to a narrower float under a unary Elemwise of
+  :data:`~relations.rules.algebra.algebra_goals.UPCAST_SAFE`;
+- the measures the rules decrease.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytensor.scalar as ps
+import pytensor.tensor as pt
+from pytensor.graph.basic import Variable, equal_computations
+from pytensor.tensor.basic import get_underlying_scalar_constant_value
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.exceptions import NotScalarConstantError
+from pytensor.tensor.shape import Reshape, SpecifyShape
+
+from graph_bridge import etuplize
+from graph_bridge.measures import Measure, graph_nodes
+from graph_bridge.nodes import scalar_op_of
+from graph_bridge.terms import term_variable
+from logic_core.moded import Mode, ModedGoal, moded
+from relations.patterns.guards import guard
+from relations.rules.algebra.algebra_goals import UPCAST_SAFE
+
+__all__ = [
+    "DOWNCASTS_READ",
+    "LOGS_OF_RESHAPES",
+    "LOGS_OF_SUMS",
+    "LOGS_OF_UNSHIFTED",
+    "downcasto",
+    "max_shifto",
+    "ones_columno",
+    "ones_rowo",
+    "same_ndim",
+    "unshifted",
+]
+
+
+def _all_ones(v: Variable) -> bool:
+    try:
+        return float(get_underlying_scalar_constant_value(v)) == 1.0
+    except (NotScalarConstantError, TypeError, ValueError):
+        return False
+
+
+def _ones_of(a: Variable, c: Variable, column: bool) -> bool:
+    """``c`` is a matrix of ones that ``dot`` contracts with ``a``'s last (``column``) or first axis, with one
+    column (``ones((n, 1))``, ``ones(n)[:, None]``) or one row."""
+    keep = 1 if column else 0
+    return (
+        c.type.ndim == 2 and a.type.ndim == 2 and c.type.shape[keep] == 1 and c.type.dtype == a.type.dtype
+        and _all_ones(c)
+    )
+
+
+def _ones_goal(name: str, column: bool) -> Any:
+    def goal(a: Any, c: Any) -> ModedGoal:
+        def check(at: Any, ct: Any) -> Any:
+            av, cv = term_variable(at), term_variable(ct)
+            return () if av is not None and cv is not None and _ones_of(av, cv, column) else None
+
+        def build(at: Any) -> Any:
+            av = term_variable(at)
+            if av is None or av.type.ndim != 2:
+                return None
+            tv = pt.as_tensor_variable(av)
+            shape = (tv.shape[1], 1) if column else (1, tv.shape[0])
+            return (etuplize(pt.ones(shape, dtype=av.type.dtype)),)
+
+        return moded(
+            name,
+            {"a": a, "c": c},
+            Mode(needs=("a", "c"), gives=(), one=check),
+            Mode(needs=("a",), gives=("c",), one=build),
+            waiting=f"{name} needs the summed matrix",
+        )
+
+    goal.__name__ = name
+    goal.__doc__ = (
+        f"``c`` is a matrix of ones with one {'column' if column else 'row'} that ``dot`` contracts with ``a`` "
+        f"(``dot(a, c)`` sums ``a``'s {'rows' if column else 'columns'}); backward, ``c`` is built from "
+        f"``a``'s shape."
+    )
+    return goal
+
+
+ones_columno = _ones_goal("ones_columno", column=True)
+ones_rowo = _ones_goal("ones_rowo", column=False)
+
+
+def _from_max(v: Variable) -> bool:
+    """``v`` is a Max reduction, read through DimShuffles and ``switch(isinf(m), 0, m)``."""
+    node = v.owner
+    for _ in range(3):
+        if node is None:
+            return False
+        if isinstance(node.op, CAReduce) and isinstance(node.op.scalar_op, ps.ScalarMaximum):
+            return True
+        node = node.inputs[-1].owner if isinstance(node.op, (DimShuffle, Elemwise)) else None
+    return False
+
+
+def _is_shifted(a: Variable) -> bool:
+    node = a.owner
+    return isinstance(scalar_op_of(node), ps.Sub) and _from_max(node.inputs[1])
+
+
+@guard(reads="class")
+def same_ndim(a: Variable, b: Variable) -> bool:
+    """``a`` and ``b`` have one ndim (an exponential read through an ``ExpandDims`` does not: its max would be
+    taken along other axes)."""
+    return bool(a.type.ndim == b.type.ndim)
+
+
+@guard
+def unshifted(a: Variable) -> bool:
+    """``a`` is not ``x - m`` for ``m`` a max: an exponential's argument the max shift has not taken yet."""
+    return not _is_shifted(a)
+
+
+def _shift(a: Variable, axis: Any) -> tuple[Variable, Variable]:
+    """``(m, mk)``: the max of ``a`` along ``axis`` with an infinite max read as 0, and ``m`` with the reduced
+    axes kept (PyTensor's ``logsumexp`` shifts by it so: an all ``-inf`` row gives ``-inf``, not ``nan``)."""
+    top = pt.max(a, axis=axis)
+    m = pt.switch(pt.isinf(top), 0, top)
+    axes = tuple(range(a.type.ndim)) if axis is None else tuple(axis)
+    mk = pt.expand_dims(m, axes) if axes else m
+    return m, mk
+
+
+def max_shifto(a: Any, axis: Any, m: Any, mk: Any) -> ModedGoal:
+    """``m`` and ``mk`` are the max of ``a`` along ``axis`` (:func:`_shift`); both known: a check."""
+
+    def build(at: Any, ax: Any) -> Any:
+        av = term_variable(at)
+        if av is None or not av.type.dtype.startswith("float"):
+            return None
+        m_, mk_ = _shift(av, ax)
+        return etuplize(m_), etuplize(mk_)
+
+    def check(at: Any, ax: Any, mt: Any, mkt: Any) -> Any:
+        built, mv, mkv = build(at, ax), term_variable(mt), term_variable(mkt)
+        if built is None or mv is None or mkv is None:
+            return None
+        want = [term_variable(t) for t in built]
+        if any(u is None for u in want):
+            return None
+        return () if equal_computations([mv, mkv], want) else None  # type: ignore[arg-type]
+
+    return moded(
+        "max_shifto",
+        {"a": a, "axis": axis, "m": m, "mk": mk},
+        Mode(needs=("a", "axis", "m", "mk"), gives=(), one=check),
+        Mode(needs=("a", "axis"), gives=("m", "mk"), one=build),
+        waiting="max_shifto needs the exponential's argument and the axes",
+    )
+
+
+def downcasto(cast: Any, op: Any, x_term: Any) -> ModedGoal:
+    """Check: ``cast`` is a Cast from ``x``'s float dtype to a narrower float, and ``op`` a scalar op of
+    :data:`~relations.rules.algebra.algebra_goals.UPCAST_SAFE` (computed in the wider dtype, then cast)."""
+
+    def check(ct: Any, ft: Any, xt: Any) -> Any:
+        xv = term_variable(xt)
+        if not (isinstance(ct, ps.Cast) and isinstance(ft, UPCAST_SAFE) and xv is not None):
+            return
+        src, dst = xv.type.dtype, ct.o_type.dtype
+        if src.startswith("float") and dst.startswith("float") and int(dst[5:]) < int(src[5:]):
+            yield ()
+
+    return moded(
+        "downcasto",
+        {"cast": cast, "op": op, "x_term": x_term},
+        Mode(needs=("cast", "op", "x_term"), gives=(), run=check),
+        waiting="downcasto needs the cast, op and x",
+    )
+
+
+def _log_reads(node: Any, test: Any) -> bool:
+    return isinstance(scalar_op_of(node), ps.Log) and node.inputs[0].owner is not None and test(node.inputs[0].owner)
+
+
+def _is_downcast(node: Any) -> bool:
+    op = scalar_op_of(node)
+    if not isinstance(op, ps.Cast):
+        return False
+    src, dst = node.inputs[0].type.dtype, op.o_type.dtype
+    return src.startswith("float") and dst.startswith("float") and int(dst[5:]) < int(src[5:])
+
+
+def _sum_of_exp(v: Variable) -> bool:
+    node = v.owner
+    return (
+        node is not None
+        and isinstance(node.op, CAReduce)
+        and isinstance(node.op.scalar_op, ps.Add)
+        and isinstance(scalar_op_of(node.inputs[0].owner), ps.Exp)
+    )
+
+
+def _weighted_unshifted(node: Any) -> bool:
+    """A Sum of ``w * exp(a)`` (either order) with ``a`` not max-shifted."""
+    if not (isinstance(node.op, CAReduce) and isinstance(node.op.scalar_op, ps.Add)):
+        return False
+    mul = node.inputs[0].owner
+    if not isinstance(scalar_op_of(mul), ps.Mul):
+        return False
+    return any(isinstance(scalar_op_of(i.owner), ps.Exp) and not _is_shifted(i.owner.inputs[0]) for i in mul.inputs)
+
+
+#: ``log(c + sum(exp(a)))``'s measure: Log nodes reading an Add with a Sum of exponentials.
+LOGS_OF_SUMS = Measure(
+    "Log nodes reading an Add of a Sum of Exp",
+    lambda v: sum(
+        1
+        for n in graph_nodes(v)
+        if _log_reads(n, lambda o: isinstance(scalar_op_of(o), ps.Add) and any(_sum_of_exp(i) for i in o.inputs))
+    ),
+)
+#: The weighted logsumexp's measure: Log nodes reading a Sum of weighted exponentials not max-shifted.
+LOGS_OF_UNSHIFTED = Measure(
+    "Log nodes reading a Sum of w * exp(a), a not max-shifted",
+    lambda v: sum(1 for n in graph_nodes(v) if _log_reads(n, _weighted_unshifted)),
+)
+#: The log lifted into a reshape's measure: Log nodes reading a Reshape or a SpecifyShape.
+LOGS_OF_RESHAPES = Measure(
+    "Log nodes reading a Reshape or SpecifyShape",
+    lambda v: sum(1 for n in graph_nodes(v) if _log_reads(n, lambda o: isinstance(o.op, (Reshape, SpecifyShape)))),
+)
+#: The downcast's measure: unary Elemwise nodes reading a Cast to a narrower float.
+DOWNCASTS_READ = Measure(
+    "unary Elemwise nodes reading a narrowing float Cast",
+    lambda v: sum(
+        1
+        for n in graph_nodes(v)
+        if isinstance(n.op, Elemwise) and len(n.inputs) == 1 and not _is_cast(n)
+        and n.inputs[0].owner is not None and _is_downcast(n.inputs[0].owner)
+    ),
+)
+
+
+def _is_cast(node: Any) -> bool:
+    return isinstance(scalar_op_of(node), ps.Cast)
