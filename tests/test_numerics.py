@@ -48,6 +48,27 @@ REPAIRED = [
     "log(gamma(x)) f32",
     "exp(x**2)*erfc(x)",
     "-(1-exp(x))",
+    # sums, logsumexp and softmax in disguise (issue 44): the algebra's dot, weighted-sum, cast and reshape rules
+    "log(sum(w*exp(x),1)) w const",
+    "log(sum(exp(x)*w,1)) w vector",
+    "log(1+sum(exp(x),1))",
+    "log(dot(exp(x),ones(3)))",
+    "log(cast32(sum(exp(x),1)))",
+    "exp(x)/dot(exp(x),ones((3,1)))",
+    "log(softmax(x)[[1,0]])",
+    "log(softmax(x).flatten())",
+    "x-log(dot(exp(x),ones(3)))[:,None]",
+    "log(softmax(x).reshape((6,)))",
+    # hyperbolic functions in disguise and logs the stabilizers miss: the theory entries the pass saturates with
+    "log(exp(x)-1)",
+    "log(expm1(x))",
+    "log(exp(x)-1) f32",
+    "log(sinh(x))",
+    "log((exp(x)-exp(-x))/2)",
+    "log(sigmoid(x)*sigmoid(y))",
+    "(exp(x)-exp(-x))/(exp(x)+exp(-x))",
+    "sinh(x)/cosh(x)",
+    "(exp(x)-exp(-x))/2",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).
@@ -178,6 +199,36 @@ def test_hazards_are_the_spellings_stock_stabilizers_miss():
     assert hazard(pt.erfc(x) / pt.exp(-(x**2)), under_log=False)
     assert hazard(pt.exp(x**2) * pt.erfc(x), under_log=False)
     assert not hazard(pt.log(1 + pt.exp(x)))  # PyTensor matches this spelling itself
+    m = pt.matrix("m")
+    assert hazard(pt.dot(pt.exp(m), pt.ones((3, 1))))  # a sum written as a product with ones
+    assert not hazard(pt.dot(pt.exp(m), m))
+    assert hazard(pt.log(pt.sum(y * pt.exp(m), axis=1)))  # a weighted sum of exponentials
+    assert hazard(pt.log(1 + pt.sum(pt.exp(m), axis=1)))  # a constant term: exp(0)
+    assert hazard(pt.log(pt.special.softmax(m, axis=1).flatten()))  # a reshape between log and softmax
+    assert not hazard(pt.log(pt.sum(pt.exp(m), axis=1)))  # PyTensor's local_log_sum_exp matches it
+    minus_one = pt.constant(np.array([-1.0]))  # canonicalize's negation: mul([-1.], x)
+    assert hazard(pt.exp(x) - pt.exp(-x)) and hazard(pt.exp(x) + pt.exp(pt.mul(minus_one, x)))  # 2 sinh, 2 cosh
+    assert not hazard(pt.exp(x) + pt.exp(y)) and not hazard(pt.exp(x) - pt.exp(-y))  # not a hyperbolic
+    assert hazard(pt.sinh(x) / pt.cosh(x)) and hazard(pt.log(pt.expm1(x))) and hazard(pt.log(pt.sinh(x)))
+    assert hazard(pt.log(pt.sigmoid(x) * pt.sigmoid(y))) and not hazard(pt.log(pt.sigmoid(x) * y))
+
+
+def test_the_pass_saturates_with_the_theory_entries_whose_right_side_is_stable():
+    from relations.compile.stabilize import STABILIZE_RULES, THEORY_ENTRIES, pass_rules
+    from relations.rules.numerics import NUMERICS_RULES
+
+    rules = pass_rules()
+    assert rules[: len(STABILIZE_RULES)] == STABILIZE_RULES
+    assert [r.__name__ for r in rules[len(STABILIZE_RULES):]] == list(THEORY_ENTRIES)
+    assert set(rules[len(STABILIZE_RULES):]) <= set(NUMERICS_RULES)
+    x = pt.vector("x")
+    [(old, new)] = stabilized([pt.log(pt.expm1(x))])
+    assert instability([new]) == 0 < instability([old])
+    f = pytensor.function([x], new, mode="FAST_COMPILE")
+    v = np.array([1e-20, 0.5, 40.0, 800.0])
+    np.testing.assert_allclose(f(v), [np.log(1e-20), np.log(np.expm1(0.5)), 40.0 + np.log1p(-np.exp(-40.0)), 800.0])
+    assert f(np.zeros(0)).shape == (0,)
+    assert stabilized([pt.exp(x) + pt.exp(pt.vector("y"))]) == []  # no region: left as it came
 
 
 def _corpus_results():

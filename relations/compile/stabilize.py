@@ -20,7 +20,7 @@ but four converses) and PyTensor's own ``stabilize`` and ``specialize``
 node rewriters that concern numerics (:data:`NUMERIC_REWRITERS`, run on
 the e-graph's forms by :mod:`relations.saturation.foreign`), and extracts
 each root under :func:`stability_cost`: first the number of e-nodes that
-are :func:`unstable` (``exp``, ``log``, ``gamma``, ``erfc`` over data: the
+are :func:`unstable` (``exp``, ``log``, ``gamma``, ``erfc``, ``sinh``, ``cosh`` over data: the
 Ops that overflow, underflow or lose the digits where a stable Op does
 not), then the measured cost.  A root is replaced only where that count
 (:func:`instability`) strictly drops, so the pass never trades a stable
@@ -65,6 +65,8 @@ from pytensor.graph.rewriting.basic import GraphRewriter, copy_stack_trace
 from pytensor.graph.traversal import explicit_graph_inputs
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
+from pytensor.tensor.math import Dot
+from pytensor.tensor.shape import Reshape, SpecifyShape
 from pytensor.tensor.special import LogSoftmax, Softmax
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
@@ -74,6 +76,7 @@ from graph_bridge.wide_float import Screened
 from relations.compile.outcome_store import OutcomeStore
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form
+from relations.rules.dimshuffle import dimshuffle_composeo, dimshuffle_identityo
 from relations.saturation.costs import shape_finder
 from relations.saturation.egraph import EGraph, Limits
 from relations.saturation.engine.runner import Limits as RunnerLimits
@@ -93,10 +96,12 @@ __all__ = [
     "REWRITERS",
     "STABILIZE_RULES",
     "StabilizingRewriter",
+    "THEORY_ENTRIES",
     "hazard",
     "head_roots",
     "measured",
     "numeric_rewriters",
+    "pass_rules",
     "region_roots",
     "clear_outcomes",
     "register_measured",
@@ -145,7 +150,8 @@ LIMITS = Limits(nodes=4_000, iterations=6, seconds=None, growth=None)
 #: (``neg -> mul(-1, .)``, ``reciprocal -> 1 / .``, ``exp(-a) -> 1 / exp(a)``, ``a - b -> a + -b``)
 #: and the commutativity and associativity of add and mul (the stabilizers read operands in any
 #: order, and the set holds both orders where one is needed): each e-node costs every rule at
-#: every iteration.
+#: every iteration.  And two DimShuffle rules: a ``dot`` with ones becomes a sum with its reduced axis kept,
+#: which ``pt.dot(m, ones(n))``'s Squeeze drops again (``log(dot(exp(x), ones(3)))``).
 STABILIZE_RULES: tuple = tuple(
     r
     for r in ALGEBRA_RULES
@@ -154,7 +160,32 @@ STABILIZE_RULES: tuple = tuple(
         "mul_minus_one_nego_rev", "one_div_reciprocalo_rev", "reciprocal_exp_nego_rev", "sub_add_nego",
         "add_commuteo", "mul_commuteo", "add_associateo", "mul_associateo",
     }
+) + (dimshuffle_composeo, dimshuffle_identityo)
+#: Entries of the numerics theory (:mod:`relations.rules.numerics`) the pass saturates with too: each one's
+#: right side has fewer unstable Ops (:func:`relations.saturation.stability.unstable`) and is at least as
+#: accurate at every input (``log(expm1(x)) -> x + log1mexp(-x)``, ``exp(x) - exp(-x) -> 2 * sinh(x)``, the
+#: quotients that are ``tanh``, ``log(a * b) -> log(a) + log(b)`` with one factor positive: the log of a
+#: product of sigmoids).  The theory's entries whose best form depends on the input (``log(cosh(x))``:
+#: ``|x| + softplus(-2|x|) - log(2)`` loses the digits at tiny ``x`` that ``log1p(2 sinh(x/2)**2)``
+#: keeps) are left to the measured stage, which splits regimes.
+THEORY_ENTRIES: tuple[str, ...] = (
+    "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
+    "quot_tanh",
 )
+_PASS_RULES: list[tuple] = []
+
+
+def pass_rules() -> tuple:
+    """The rules the pass saturates with: :data:`STABILIZE_RULES` and the :data:`THEORY_ENTRIES` (the theory is
+    imported at the first region, not with ``relations``)."""
+    if not _PASS_RULES:
+        from relations.rules.numerics import NUMERICS_RULES
+
+        by_name = {r.__name__: r for r in NUMERICS_RULES}
+        _PASS_RULES.append(STABILIZE_RULES + tuple(by_name[n] for n in THEORY_ENTRIES))
+    return _PASS_RULES[0]
+
+
 #: Levels below a region root the e-graph sees; deeper inputs are leaves.
 REGION_DEPTH = 4
 #: The measured stage: a region whose mean error on this many sampled points exceeds this many bits
@@ -193,23 +224,26 @@ STOCK = Mode(linker="py", optimizer="fast_run").including(NAME)
 #: Scalar ops the pass's regions are built around (and a region's softmax Ops, :data:`HEAD_OPS`).
 HEADS: tuple[type, ...] = (
     ps.Log, ps.Log1p, ps.Exp, ps.Expm1, ps.Sigmoid, ps.Softplus, ps.Erf, ps.Erfc, ps.Erfcx,
-    ps.Gamma, ps.GammaLn, ps.Log1mexp,
+    ps.Gamma, ps.GammaLn, ps.Log1mexp, ps.Sinh, ps.Cosh,
 )
 HEAD_OPS: tuple[type, ...] = (Softmax, LogSoftmax)
 #: The measured stage's heads: :data:`HEADS` and the other functions the numerics theory holds identities
-#: of (square roots, trigonometric and hyperbolic functions: ``sqrt(x + 1) - sqrt(x)``, ``1 - cos(x)``,
-#: ``2 * cosh(x) - 2``).  Its numpy screen passes the accurate ones at a millisecond each; the fast pass
-#: keeps :data:`HEADS`, the functions PyTensor's stabilizers and its detectors (:func:`hazard`) concern.
+#: of (square roots, trigonometric functions, ``tanh`` and the inverse hyperbolic ones: ``sqrt(x + 1) -
+#: sqrt(x)``, ``1 - cos(x)``, ``asinh(x)``).  Its numpy screen passes the accurate ones at a millisecond
+#: each; the fast pass keeps :data:`HEADS`, the functions PyTensor's stabilizers and its detectors
+#: (:func:`hazard`) concern.
 MEASURED_HEADS: tuple[type, ...] = (
-    *HEADS, ps.Sqrt, ps.Sin, ps.Cos, ps.Tan, ps.Sinh, ps.Cosh, ps.Tanh, ps.ArcSin, ps.ArcCos, ps.ArcTan,
+    *HEADS, ps.Sqrt, ps.Sin, ps.Cos, ps.Tan, ps.Tanh, ps.ArcSin, ps.ArcCos, ps.ArcTan,
     ps.ArcSinh, ps.ArcCosh, ps.ArcTanh,
 )
+#: ``expm1`` and the hyperbolic functions that overflow (:func:`_hyperbolic`'s spellings read them).
+HYPERBOLIC: tuple[type, ...] = (ps.Expm1, ps.Sinh, ps.Cosh)
 #: Scalar ops a region reaches through (the algebra's and the stabilizers' operands).
 THROUGH: tuple[type, ...] = (
     ps.Add, ps.Sub, ps.Mul, ps.Neg, ps.TrueDiv, ps.Reciprocal, ps.Pow, ps.Sqr, ps.Cast,
 )
 #: Op classes a region reaches through besides those Elemwise.
-THROUGH_OPS: tuple[type, ...] = (Alloc, CAReduce, DimShuffle, Subtensor, AdvancedSubtensor)
+THROUGH_OPS: tuple[type, ...] = (Alloc, CAReduce, DimShuffle, Subtensor, AdvancedSubtensor, Dot, Reshape, SpecifyShape)
 
 
 _NUMERIC: list[Any] = []
@@ -355,13 +389,18 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     PyMC model's ``(x - mu) / exp(s)``), a reciprocal or power -1 of one; a
     product of exponentials (under a ``log``) or of ``exp`` and ``erfc``;
     ``log`` of ``gamma`` (pytensor #1181); a ``log`` of a sum holding
-    ``mul(-1, exp(.))`` (pytensor #1476); a negated ``1 - exp(x)``; a
-    division by a length (a mean) under a ``log``.  ``under_log``: the
-    region's root is a ``log``.
+    ``mul(-1, exp(.))`` (pytensor #1476) or a sum of exponentials
+    (``log(1 + sum(exp(x)))``); a ``log`` of a weighted sum of exponentials,
+    or of a reshaped softmax; a ``dot`` with ones (a sum); a hyperbolic
+    function in disguise (:func:`_hyperbolic`); a negated ``1 - exp(x)``; a
+    division by a length (a mean) under a ``log``.
+    ``under_log``: the region's root is a ``log``.
     """
     node = v.owner
     op = scalar_op_of(node)
     ins = node.inputs
+    if _hyperbolic(v):
+        return True
     if isinstance(node.op, Alloc) or isinstance(op, ps.Cast):
         return _below_has_head(ins[0], REGION_DEPTH - 1, skip_root=False)
     if isinstance(op, ps.Reciprocal):
@@ -385,12 +424,99 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         return any(_is_minus_one(i) for i in ins) and any(
             isinstance(k, ps.Sub) and any(_is_head(j.owner) for j in i.owner.inputs) for k, i in zip(kinds, ins)
         )
+    if isinstance(node.op, Dot):
+        return any(_is_ones(i) for i in ins)
     if isinstance(op, ps.Log):
         inner = _op_of(ins[0])
         if isinstance(inner, ps.Gamma):
             return True
-        return isinstance(inner, ps.Add) and any(_negated_exp(i) for i in ins[0].owner.inputs)
+        if isinstance(inner, ps.Add) and any(_negated_exp(i) or _sum_of(i, ps.Exp) for i in ins[0].owner.inputs):
+            return True
+        return _sum_of(ins[0], ps.Mul) or _reshaped_softmax(ins[0])
     return False
+
+
+def _negation(a: Variable, b: Variable) -> bool:
+    """``b`` is ``-a``, spelled ``neg(a)`` or ``mul(-1, a)`` (canonicalize's)."""
+    node = b.owner
+    op = scalar_op_of(node)
+    if isinstance(op, ps.Neg):
+        return node.inputs[0] is a
+    if not isinstance(op, ps.Mul) or len(node.inputs) != 2:
+        return False
+    u, w = node.inputs
+    return (_is_minus_one(u) and w is a) or (_is_minus_one(w) and u is a)
+
+
+def _exp_pair(v: Variable) -> bool:
+    """``exp(x) + exp(-x)`` or ``exp(x) - exp(-x)``: twice a hyperbolic function."""
+    node = v.owner
+    if not isinstance(scalar_op_of(node), (ps.Add, ps.Sub)) or len(node.inputs) != 2:
+        return False
+    args = []
+    for i in node.inputs:
+        e = i.owner
+        if e is not None and isinstance(e.op, DimShuffle):
+            e = e.inputs[0].owner
+        if not isinstance(scalar_op_of(e), ps.Exp):
+            return False
+        args.append(e.inputs[0])
+    return _negation(args[0], args[1]) or _negation(args[1], args[0])
+
+
+def _hyperbolic(v: Variable) -> bool:
+    """A hyperbolic function in disguise, or the log of one the stabilizers miss: ``exp(x) -/+ exp(-x)``; a
+    quotient of two such, of ``sinh`` and ``cosh`` or of ``expm1``s; ``log(expm1(x))``, ``log(sinh(x))``,
+    ``log(cosh(x))``; the log of a product of sigmoids (:data:`THEORY_ENTRIES` relate them to stable forms)."""
+    node = v.owner
+    op = scalar_op_of(node)
+    if _exp_pair(v):
+        return True
+    if isinstance(op, ps.TrueDiv):
+        return all(isinstance(_op_of(i), HYPERBOLIC) or _exp_pair(i) for i in node.inputs)
+    if not isinstance(op, ps.Log):
+        return False
+    inner = node.inputs[0]
+    kind = _op_of(inner)
+    if isinstance(kind, HYPERBOLIC):
+        return True
+    return isinstance(kind, ps.Mul) and sum(isinstance(_op_of(i), ps.Sigmoid) for i in inner.owner.inputs) >= 2
+
+
+def _is_ones(v: Variable) -> bool:
+    """A constant (or a broadcast constant) matrix of ones: a ``dot`` with it is a sum."""
+    from pytensor.tensor.basic import get_underlying_scalar_constant_value
+    from pytensor.tensor.exceptions import NotScalarConstantError
+
+    try:
+        return v.type.ndim == 2 and float(get_underlying_scalar_constant_value(v)) == 1.0
+    except (NotScalarConstantError, TypeError, ValueError):
+        return False
+
+
+def _sum_of(v: Variable, kind: type) -> bool:
+    """``v`` is a Sum (through a DimShuffle) of a ``kind`` Elemwise holding an ``exp`` (``sum(exp(x))``,
+    ``sum(w * exp(x))``)."""
+    node = v.owner
+    if node is not None and isinstance(node.op, DimShuffle):
+        node = node.inputs[0].owner
+    if node is None or not isinstance(node.op, CAReduce) or not isinstance(node.op.scalar_op, ps.Add):
+        return False
+    terms = node.inputs[0]
+    if not isinstance(scalar_op_of(terms.owner), kind):
+        return False
+    return kind is ps.Exp or any(isinstance(_op_of(i), ps.Exp) for i in terms.owner.inputs)
+
+
+def _reshaped_softmax(v: Variable) -> bool:
+    """``v`` is a Reshape or SpecifyShape of a softmax (``log(softmax(x).flatten())``)."""
+    node = v.owner
+    return (
+        node is not None
+        and isinstance(node.op, (Reshape, SpecifyShape))
+        and node.inputs[0].owner is not None
+        and isinstance(node.inputs[0].owner.op, Softmax)
+    )
 
 
 def _region(root: Variable, heads: tuple[type, ...] = HEADS, constants: bool = False) -> list[Variable]:
@@ -469,7 +595,7 @@ def _replacements(roots: Sequence[Variable], limits: Limits) -> list[tuple[Varia
         return []
     with config.change_flags(traceback__limit=0):
         copies, leaves = _cut(roots)
-        egraph = EGraph(STABILIZE_RULES, rewriters=numeric_rewriters())
+        egraph = EGraph(pass_rules(), rewriters=numeric_rewriters())
         egraph.add(copies)
         egraph.run(limits, backward=False)
         found = egraph.extract(cost=stability_cost(shape_finder()), roots=copies, method="greedy").result

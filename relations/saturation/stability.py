@@ -1,7 +1,7 @@
 """Numerical stability as a cost: which nodes are unstable spellings, and costs that never trade a
 stable Op for a cheaper unstable spelling.
 
-An *unstable* node is ``exp``, ``log``, ``gamma`` or ``erfc`` over data (not lengths or
+An *unstable* node is ``exp``, ``log``, ``gamma``, ``erfc``, ``sinh`` or ``cosh`` over data (not lengths or
 non-negative constants, not PyTensor 3.0's max-shifted logsumexp): ``log(1 + exp(x))`` has two,
 ``log1p(exp(x))`` one, ``softplus(x)`` none.  The stable Ops (``log1p``, ``expm1``, ``softplus``,
 ``log1mexp``, ``sigmoid``, ``LogSumExp``, ``gammaln``, ``erfcx``, ...) are not unstable.  The
@@ -37,8 +37,9 @@ __all__ = [
 ]
 
 
-#: Scalar ops that lose accuracy where a stable Op does not: the first part of the cost.
-UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc)
+#: Scalar ops that lose accuracy where a stable Op does not: the first part of the cost (``sinh`` and
+#: ``cosh`` overflow past 710 as ``exp`` does, where ``log(sinh(x))`` and ``tanh(x)`` do not).
+UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc, ps.Sinh, ps.Cosh)
 
 
 #: Weight of one unstable e-node against the measured cost (seconds): any count dominates.
