@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
+from pytensor.scalar.basic import Add, ScalarMaximum
 from pytensor.tensor.basic import Alloc, Join
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
 from graph_bridge.ops import BROADCAST, KEPT, MISSING, ExplicitAlloc, derive_entry
 from graph_bridge.terms import term_variable
@@ -33,6 +34,8 @@ __all__ = [
     "join_parts",
     "read_or_build",
     "scalar_of",
+    "from_max",
+    "summed",
 ]
 
 #: ``read(variable)``: the parts tuples of ``variable``'s node (none if it is not of the kind)
@@ -198,3 +201,30 @@ def scalar_op_of(node: Any) -> Any:
     if node is None or not isinstance(node.op, Elemwise):
         return None
     return node.op.scalar_op
+
+
+def summed(v: Variable) -> Variable | None:
+    """The operand of the sum ``v`` is (an Add ``CAReduce``, read through one DimShuffle: ``keepdims``), else
+    ``None``."""
+    node = v.owner
+    if node is not None and isinstance(node.op, DimShuffle):
+        node = node.inputs[0].owner
+    if node is None or not isinstance(node.op, CAReduce) or not isinstance(node.op.scalar_op, Add):
+        return None
+    return node.inputs[0]
+
+
+def from_max(v: Variable, depth: int = 3) -> bool:
+    """Whether ``v`` is a Max reduction, read through DimShuffles and Elemwise (``switch(isinf(m), 0, m)``),
+    at most ``depth`` nodes down."""
+    stack = [(v, 0)]
+    while stack:
+        u, d = stack.pop()
+        node = u.owner
+        if node is None:
+            continue
+        if isinstance(node.op, CAReduce) and isinstance(node.op.scalar_op, ScalarMaximum):
+            return True
+        if d < depth and isinstance(node.op, (DimShuffle, Elemwise)):
+            stack.extend((i, d + 1) for i in node.inputs)
+    return False

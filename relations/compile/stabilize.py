@@ -70,12 +70,13 @@ from pytensor.tensor.shape import Reshape, SpecifyShape
 from pytensor.tensor.special import LogSoftmax, Softmax
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
-from graph_bridge.nodes import scalar_op_of
+from graph_bridge.nodes import scalar_op_of, summed
 from graph_bridge.traverse import owned_variables
 from graph_bridge.wide_float import Screened
 from relations.compile.outcome_store import OutcomeStore
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form
+from relations.rules.algebra.sum_goals import all_ones
 from relations.rules.dimshuffle import dimshuffle_composeo, dimshuffle_identityo
 from relations.saturation.costs import shape_finder
 from relations.saturation.egraph import EGraph, Limits
@@ -425,7 +426,7 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
             isinstance(k, ps.Sub) and any(_is_head(j.owner) for j in i.owner.inputs) for k, i in zip(kinds, ins)
         )
     if isinstance(node.op, Dot):
-        return any(_is_ones(i) for i in ins)
+        return any(i.type.ndim == 2 and all_ones(i) for i in ins)
     if isinstance(op, ps.Log):
         inner = _op_of(ins[0])
         if isinstance(inner, ps.Gamma):
@@ -483,27 +484,11 @@ def _hyperbolic(v: Variable) -> bool:
     return isinstance(kind, ps.Mul) and sum(isinstance(_op_of(i), ps.Sigmoid) for i in inner.owner.inputs) >= 2
 
 
-def _is_ones(v: Variable) -> bool:
-    """A constant (or a broadcast constant) matrix of ones: a ``dot`` with it is a sum."""
-    from pytensor.tensor.basic import get_underlying_scalar_constant_value
-    from pytensor.tensor.exceptions import NotScalarConstantError
-
-    try:
-        return v.type.ndim == 2 and float(get_underlying_scalar_constant_value(v)) == 1.0
-    except (NotScalarConstantError, TypeError, ValueError):
-        return False
-
-
 def _sum_of(v: Variable, kind: type) -> bool:
     """``v`` is a Sum (through a DimShuffle) of a ``kind`` Elemwise holding an ``exp`` (``sum(exp(x))``,
     ``sum(w * exp(x))``)."""
-    node = v.owner
-    if node is not None and isinstance(node.op, DimShuffle):
-        node = node.inputs[0].owner
-    if node is None or not isinstance(node.op, CAReduce) or not isinstance(node.op.scalar_op, ps.Add):
-        return False
-    terms = node.inputs[0]
-    if not isinstance(scalar_op_of(terms.owner), kind):
+    terms = summed(v)
+    if terms is None or not isinstance(scalar_op_of(terms.owner), kind):
         return False
     return kind is ps.Exp or any(isinstance(_op_of(i), ps.Exp) for i in terms.owner.inputs)
 

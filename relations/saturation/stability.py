@@ -17,11 +17,9 @@ from typing import Any
 
 import pytensor.scalar as ps
 from pytensor.graph.basic import Variable
-from pytensor.scalar.basic import ScalarMaximum
-from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.shape import Shape, Shape_i
 
-from graph_bridge.nodes import scalar_op_of
+from graph_bridge.nodes import from_max, scalar_op_of, summed
 from relations.rules.algebra.algebra_goals import is_length
 from relations.saturation.costs import elements_touched, node_costs, variable_elements
 
@@ -57,21 +55,6 @@ def unstable(v: Variable) -> bool:
     return not shifted(v)
 
 
-def _from_max(v: Variable, depth: int = 3) -> bool:
-    """Whether ``v`` is a Max reduction, read through DimShuffles and Elemwise (``switch(isinf(m), 0, m)``)."""
-    stack = [(v, 0)]
-    while stack:
-        u, d = stack.pop()
-        node = u.owner
-        if node is None:
-            continue
-        if isinstance(node.op, CAReduce) and isinstance(node.op.scalar_op, ScalarMaximum):
-            return True
-        if d < depth and isinstance(node.op, (DimShuffle, Elemwise)):
-            stack.extend((i, d + 1) for i in node.inputs)
-    return False
-
-
 def shifted(v: Variable) -> bool:
     """Whether ``v`` is ``exp`` or ``log`` of the max-shifted logsumexp (PyTensor 3.0 spells
     ``logsumexp`` so: ``m + log(sum(exp(x - m)))``): ``exp(x - m)`` and ``exp(m)`` for ``m`` a max,
@@ -81,16 +64,13 @@ def shifted(v: Variable) -> bool:
     inner = node.inputs[0]
     if isinstance(op, ps.Exp):
         sub = inner.owner
-        if isinstance(scalar_op_of(sub), ps.Sub) and _from_max(sub.inputs[1]):
+        if isinstance(scalar_op_of(sub), ps.Sub) and from_max(sub.inputs[1]):
             return True
-        return _from_max(inner, 1)
+        return from_max(inner, 1)
     if isinstance(op, ps.Log):
-        red = inner.owner
-        if red is not None and isinstance(red.op, DimShuffle):
-            red = red.inputs[0].owner
-        if red is None or not isinstance(red.op, CAReduce) or not isinstance(red.op.scalar_op, ps.Add):
+        terms = summed(inner)
+        if terms is None:
             return False
-        terms = red.inputs[0]
         if isinstance(scalar_op_of(terms.owner), ps.Switch):
             return all(isinstance(scalar_op_of(i.owner), ps.Exp) and shifted(i) for i in terms.owner.inputs[1:])
         return isinstance(scalar_op_of(terms.owner), ps.Exp) and shifted(terms)

@@ -41,6 +41,8 @@ __all__ = [
     "scalar_form",
     "scalar_or_constanto",
     "upcasto",
+    "downcasto",
+    "float_bits",
 ]
 
 
@@ -51,24 +53,38 @@ UPCAST_SAFE: tuple[type, ...] = (
 )
 
 
-def upcasto(cast: Any, op: Any, x_term: Any) -> ModedGoal:
-    """Check: ``cast`` is a Cast from ``x``'s float dtype to a wider float, and ``op`` a scalar op
-    of :data:`UPCAST_SAFE`."""
+def float_bits(dtype: str) -> int | None:
+    """The width of a float dtype (``"float32"``: 32), ``None`` for any other dtype."""
+    return int(dtype[5:]) if dtype.startswith("float") else None
 
-    def check(ct: Any, ft: Any, xt: Any) -> Any:
-        xv = term_variable(xt)
-        if not (isinstance(ct, ps.Cast) and isinstance(ft, UPCAST_SAFE) and xv is not None):
-            return
-        src, dst = xv.type.dtype, ct.o_type.dtype
-        if src.startswith("float") and dst.startswith("float") and int(dst[5:]) > int(src[5:]):
-            yield ()
 
-    return moded(
-        "upcasto",
-        {"cast": cast, "op": op, "x_term": x_term},
-        Mode(needs=("cast", "op", "x_term"), gives=(), run=check),
-        waiting="upcasto needs the cast, op and x",
+def _casto(name: str, wider: bool) -> Any:
+    def goal(cast: Any, op: Any, x_term: Any) -> ModedGoal:
+        def check(ct: Any, ft: Any, xt: Any) -> Any:
+            xv = term_variable(xt)
+            if not (isinstance(ct, ps.Cast) and isinstance(ft, UPCAST_SAFE) and xv is not None):
+                return
+            src, dst = float_bits(xv.type.dtype), float_bits(ct.o_type.dtype)
+            if src is not None and dst is not None and (dst > src if wider else dst < src):
+                yield ()
+
+        return moded(
+            name,
+            {"cast": cast, "op": op, "x_term": x_term},
+            Mode(needs=("cast", "op", "x_term"), gives=(), run=check),
+            waiting=f"{name} needs the cast, op and x",
+        )
+
+    goal.__name__ = name
+    goal.__doc__ = (
+        f"Check: ``cast`` is a Cast from ``x``'s float dtype to a {'wider' if wider else 'narrower'} float, and "
+        f"``op`` a scalar op of :data:`UPCAST_SAFE` (computed in the wider dtype)."
     )
+    return goal
+
+
+upcasto = _casto("upcasto", wider=True)
+downcasto = _casto("downcasto", wider=False)
 
 
 def scalar_form(v: Variable) -> Variable | None:

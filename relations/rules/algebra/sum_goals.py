@@ -4,8 +4,6 @@
 - guards: :func:`same_ndim`, :func:`unshifted`: (an exponential's argument not yet shifted by a max);
 - :func:`max_shifto`: the max a weighted sum of exponentials is shifted by, as PyTensor's
   ``logsumexp`` shifts (``switch(isinf(m), 0, m)``);
-- :func:`downcasto`: a Cast to a narrower float under a unary Elemwise of
-  :data:`~relations.rules.algebra.algebra_goals.UPCAST_SAFE`;
 - the measures the rules decrease.
 """
 
@@ -17,24 +15,24 @@ import pytensor.scalar as ps
 import pytensor.tensor as pt
 from pytensor.graph.basic import Variable, equal_computations
 from pytensor.tensor.basic import get_underlying_scalar_constant_value
-from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.elemwise import Elemwise
 from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.shape import Reshape, SpecifyShape
 
 from graph_bridge import etuplize
 from graph_bridge.measures import Measure, graph_nodes
-from graph_bridge.nodes import scalar_op_of
+from graph_bridge.nodes import from_max, scalar_op_of, summed
 from graph_bridge.terms import term_variable
 from logic_core.moded import Mode, ModedGoal, moded
 from relations.patterns.guards import guard
-from relations.rules.algebra.algebra_goals import UPCAST_SAFE
+from relations.rules.algebra.algebra_goals import float_bits
 
 __all__ = [
+    "all_ones",
     "DOWNCASTS_READ",
     "LOGS_OF_RESHAPES",
     "LOGS_OF_SUMS",
     "LOGS_OF_UNSHIFTED",
-    "downcasto",
     "max_shifto",
     "ones_columno",
     "ones_rowo",
@@ -43,7 +41,8 @@ __all__ = [
 ]
 
 
-def _all_ones(v: Variable) -> bool:
+def all_ones(v: Variable) -> bool:
+    """``v`` is a constant, or a broadcast of one (``Alloc``, ``ExpandDims``), whose every element is 1."""
     try:
         return float(get_underlying_scalar_constant_value(v)) == 1.0
     except (NotScalarConstantError, TypeError, ValueError):
@@ -56,7 +55,7 @@ def _ones_of(a: Variable, c: Variable, column: bool) -> bool:
     keep = 1 if column else 0
     return (
         c.type.ndim == 2 and a.type.ndim == 2 and c.type.shape[keep] == 1 and c.type.dtype == a.type.dtype
-        and _all_ones(c)
+        and all_ones(c)
     )
 
 
@@ -95,21 +94,9 @@ ones_columno = _ones_goal("ones_columno", column=True)
 ones_rowo = _ones_goal("ones_rowo", column=False)
 
 
-def _from_max(v: Variable) -> bool:
-    """``v`` is a Max reduction, read through DimShuffles and ``switch(isinf(m), 0, m)``."""
-    node = v.owner
-    for _ in range(3):
-        if node is None:
-            return False
-        if isinstance(node.op, CAReduce) and isinstance(node.op.scalar_op, ps.ScalarMaximum):
-            return True
-        node = node.inputs[-1].owner if isinstance(node.op, (DimShuffle, Elemwise)) else None
-    return False
-
-
 def _is_shifted(a: Variable) -> bool:
     node = a.owner
-    return isinstance(scalar_op_of(node), ps.Sub) and _from_max(node.inputs[1])
+    return isinstance(scalar_op_of(node), ps.Sub) and from_max(node.inputs[1])
 
 
 @guard(reads="class")
@@ -163,26 +150,6 @@ def max_shifto(a: Any, axis: Any, m: Any, mk: Any) -> ModedGoal:
     )
 
 
-def downcasto(cast: Any, op: Any, x_term: Any) -> ModedGoal:
-    """Check: ``cast`` is a Cast from ``x``'s float dtype to a narrower float, and ``op`` a scalar op of
-    :data:`~relations.rules.algebra.algebra_goals.UPCAST_SAFE` (computed in the wider dtype, then cast)."""
-
-    def check(ct: Any, ft: Any, xt: Any) -> Any:
-        xv = term_variable(xt)
-        if not (isinstance(ct, ps.Cast) and isinstance(ft, UPCAST_SAFE) and xv is not None):
-            return
-        src, dst = xv.type.dtype, ct.o_type.dtype
-        if src.startswith("float") and dst.startswith("float") and int(dst[5:]) < int(src[5:]):
-            yield ()
-
-    return moded(
-        "downcasto",
-        {"cast": cast, "op": op, "x_term": x_term},
-        Mode(needs=("cast", "op", "x_term"), gives=(), run=check),
-        waiting="downcasto needs the cast, op and x",
-    )
-
-
 def _log_reads(node: Any, test: Any) -> bool:
     return isinstance(scalar_op_of(node), ps.Log) and node.inputs[0].owner is not None and test(node.inputs[0].owner)
 
@@ -191,26 +158,20 @@ def _is_downcast(node: Any) -> bool:
     op = scalar_op_of(node)
     if not isinstance(op, ps.Cast):
         return False
-    src, dst = node.inputs[0].type.dtype, op.o_type.dtype
-    return src.startswith("float") and dst.startswith("float") and int(dst[5:]) < int(src[5:])
+    src, dst = float_bits(node.inputs[0].type.dtype), float_bits(op.o_type.dtype)
+    return src is not None and dst is not None and dst < src
 
 
 def _sum_of_exp(v: Variable) -> bool:
-    node = v.owner
-    return (
-        node is not None
-        and isinstance(node.op, CAReduce)
-        and isinstance(node.op.scalar_op, ps.Add)
-        and isinstance(scalar_op_of(node.inputs[0].owner), ps.Exp)
-    )
+    terms = summed(v)
+    return terms is not None and isinstance(scalar_op_of(terms.owner), ps.Exp)
 
 
 def _weighted_unshifted(node: Any) -> bool:
     """A Sum of ``w * exp(a)`` (either order) with ``a`` not max-shifted."""
-    if not (isinstance(node.op, CAReduce) and isinstance(node.op.scalar_op, ps.Add)):
-        return False
-    mul = node.inputs[0].owner
-    if not isinstance(scalar_op_of(mul), ps.Mul):
+    terms = summed(node.outputs[0])
+    mul = terms.owner if terms is not None else None
+    if mul is None or not isinstance(scalar_op_of(mul), ps.Mul):
         return False
     return any(isinstance(scalar_op_of(i.owner), ps.Exp) and not _is_shifted(i.owner.inputs[0]) for i in mul.inputs)
 
