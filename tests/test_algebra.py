@@ -106,6 +106,11 @@ CASES = {
         lambda: pt.expand_dims(pt.sum(pt.exp(m), axis=0), 0),
         {m: MAT},
     ),
+    "dot_column_sumo": (
+        lambda: pt.dot(pt.exp(m), y[:, None]),
+        lambda: pt.expand_dims(pt.sum(pt.exp(m) * y[:, None].dimshuffle("x", 0), axis=1), 1),
+        {m: MAT, y: [(3,), (1,), (2,), (0,)]},
+    ),
     "log_one_plus_sum_expo": (
         lambda: pt.log(1 + pt.sum(pt.exp(m), axis=1)),
         lambda: pt.softplus(pt.log(pt.sum(pt.exp(m), axis=1))),
@@ -180,6 +185,7 @@ GRAPHS = {
     "log_gamma_as_gammalno": lambda: [pt.log(pt.gamma(pt.vector("x", dtype="float32")))],
     "dot_ones_sumo": lambda: [pt.dot(pt.exp(m), pt.ones((m.shape[1], 1))), pt.dot(m3, pt.constant(np.ones((3, 1))))],
     "ones_dot_sumo": lambda: [pt.dot(pt.ones((1, m.shape[0])), pt.exp(m))],
+    "dot_column_sumo": lambda: [pt.dot(pt.exp(m3), y3[:, None]), pt.dot(m3, pt.constant(np.array([[0.5], [-1.0], [2.0]])))],
     "log_one_plus_sum_expo": lambda: [pt.log(1 + pt.sum(pt.exp(m), axis=1)), pt.log(1 + pt.sum(pt.exp(x)))],
     "log_sum_weighted_expo": lambda: [pt.log(pt.sum(W3 * pt.exp(A3), axis=1)), pt.log(pt.sum(2.0 * pt.exp(A2)))],
     "log_sum_exp_weightedo": lambda: [pt.log(pt.sum(pt.exp(A3) * y3[None, :], axis=1))],
@@ -281,6 +287,19 @@ def test_off_the_domain_only_non_finite_left_sides_change(name):
     changed = ~np.isclose(before, after, equal_nan=True)
     assert changed.any()
     assert not np.isfinite(before[changed]).any() and np.isfinite(after[changed]).all()
+
+
+def test_a_dot_with_ones_is_a_sum_and_not_a_weighted_one():
+    ones = pt.ones((m.shape[1], 1))
+    assert forward(alg.ALGEBRA["dot_column_sumo"], pt.dot(m, ones)) == []  # dot_ones_sumo's: no product by 1
+    assert forward(alg.ALGEBRA["dot_ones_sumo"], pt.dot(m, y[:, None])) == []  # weights are not ones
+    assert forward(alg.ALGEBRA["dot_column_sumo"], pt.dot(m, pt.matrix("two", shape=(None, 2)))) == []
+    # a broadcastable column of a against rows of c that are not (or the converse): the Dot checks the lengths
+    # agree, a product would broadcast them
+    col = pt.matrix("col", shape=(None, 1))
+    assert forward(alg.ALGEBRA["dot_column_sumo"], pt.dot(col, y[:, None])) == []
+    assert forward(alg.ALGEBRA["dot_column_sumo"], pt.dot(m, pt.matrix("c11", shape=(1, 1)))) == []
+    assert forward(alg.ALGEBRA["dot_column_sumo"], pt.dot(col, pt.matrix("c11", shape=(1, 1))))
 
 
 def test_the_guards_refuse_ints_and_other_casts():

@@ -154,7 +154,8 @@ def test_the_algebra_rules_fire_and_decrease_their_measures():
         pt.log(pt.mean(pt.exp(x))) + pt.log(3.0 * pt.sum(pt.exp(y))),
         pt.add(pt.add(pt.exp(x), y), x) * pt.mul(pt.mul(pt.exp(x), y), x),
         # sums, logsumexp and softmax in disguise
-        pt.log(pt.dot(pt.exp(m), pt.ones((m.shape[1], 1)))) + pt.dot(pt.ones((1, m.shape[0])), pt.exp(m)).sum(),
+        pt.log(pt.dot(pt.exp(m), pt.ones((m.shape[1], 1)))) + pt.dot(pt.ones((1, m.shape[0])), pt.exp(m)).sum()
+        + pt.dot(pt.exp(m3), w3[:, None]).sum(),
         pt.log(1 + pt.sum(pt.exp(m), axis=1)) + pt.log(pt.sum(w3 * pt.exp(m3), axis=1))
         + pt.log(pt.sum(pt.exp(m3) * w3, axis=1)),
         pt.log(pt.cast(pt.exp(x), "float32")),

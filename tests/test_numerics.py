@@ -213,6 +213,25 @@ def test_hazards_are_the_spellings_stock_stabilizers_miss():
     assert hazard(pt.log(pt.sigmoid(x) * pt.sigmoid(y))) and not hazard(pt.log(pt.sigmoid(x) * y))
 
 
+def test_a_mixture_written_as_a_dot_with_its_weights_is_a_stable_weighted_logsumexp():
+    """``log(exp(logp) @ w)``, a mixture's density as model code writes it: the dot is a weighted sum of the
+    rows (``dot_column_sumo``) and the max comes out of it (``log_sum_exp_weightedo``)."""
+    logp, w = pt.matrix("logp"), pt.vector("w")
+    g = pt.log(pt.dot(pt.exp(logp), w))
+    assert hazard(g.owner.inputs[0].owner.inputs[0])  # the Dot under the Squeeze
+    f = pytensor.function([logp, w], g, mode=relations.mode())
+    stock = pytensor.function([logp, w], g)
+    lp = np.array([[800.0, 799.0, 0.0], [-800.0, -801.0, -1000.0], [0.5, -1.0, 2.0]])
+    wv = np.array([0.2, 0.3, 0.5])
+    exact = [800 + np.log(0.2 + 0.3 * np.exp(-1.0)), -800 + np.log(0.2 + 0.3 * np.exp(-1.0)), None]
+    got = f(lp, wv)
+    np.testing.assert_allclose(got[:2], exact[:2], rtol=1e-14)
+    np.testing.assert_allclose(got[2], stock(lp, wv)[2], rtol=1e-14)  # where the spelling is finite: its value
+    with np.errstate(all="ignore"):
+        assert np.isinf(stock(lp, wv)[:2]).all()
+    assert f(np.zeros((0, 3)), wv).shape == (0,) and f.maker.fgraph.outputs[0].type == g.type
+
+
 def test_the_pass_saturates_with_the_theory_entries_whose_right_side_is_stable():
     from relations.compile.stabilize import STABILIZE_RULES, THEORY_ENTRIES, pass_rules
     from relations.rules.numerics import NUMERICS_RULES

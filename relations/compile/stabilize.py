@@ -392,7 +392,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     ``log`` of ``gamma`` (pytensor #1181); a ``log`` of a sum holding
     ``mul(-1, exp(.))`` (pytensor #1476) or a sum of exponentials
     (``log(1 + sum(exp(x)))``); a ``log`` of a weighted sum of exponentials,
-    or of a reshaped softmax; a ``dot`` with ones (a sum); a hyperbolic
+    or of a reshaped softmax; a ``dot`` with ones (a sum), or of exponentials
+    with one column (a weighted sum: a mixture's weights); a hyperbolic
     function in disguise (:func:`_hyperbolic`); a negated ``1 - exp(x)``; a
     division by a length (a mean) under a ``log``.
     ``under_log``: the region's root is a ``log``.
@@ -425,8 +426,10 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         return any(_is_minus_one(i) for i in ins) and any(
             isinstance(k, ps.Sub) and any(_is_head(j.owner) for j in i.owner.inputs) for k, i in zip(kinds, ins)
         )
-    if isinstance(node.op, Dot):
-        return any(i.type.ndim == 2 and all_ones(i) for i in ins)
+    if isinstance(node.op, Dot):  # a sum (ones) or a weighted sum (one column) of exponentials
+        return any(i.type.ndim == 2 and all_ones(i) for i in ins) or (
+            isinstance(_op_of(ins[0]), ps.Exp) and ins[1].type.shape[-1] == 1
+        )
     if isinstance(op, ps.Log):
         inner = _op_of(ins[0])
         if isinstance(inner, ps.Gamma):

@@ -52,6 +52,7 @@ from relations.rules.algebra.sum_goals import (
     LOGS_OF_SUMS,
     LOGS_OF_UNSHIFTED,
     max_shifto,
+    one_column,
     ones_columno,
     ones_rowo,
     same_ndim,
@@ -125,6 +126,10 @@ rw("dot_ones_sumo", p.dot(a, c), p.expand_dims(p.sum(a, axis=1), 1),
 rw("ones_dot_sumo", p.dot(c, a), p.expand_dims(p.sum(a, axis=0), 0),
    (is_float(a), ones_rowo(a, c), same_typeo(p.LHS, p.RHS)),
    "A product of a row of ones sums the columns.", measure=count(Dot))
+rw("dot_column_sumo", p.dot(a, c), p.expand_dims(p.sum(p.mul(a, p.dimshuffle(c, ("x", 0))), axis=1), 1),
+   (is_float(a) & one_column(a, c), same_typeo(p.LHS, p.RHS)),
+   "A product with one column is a weighted sum of the rows (``log(dot(exp(x), w))``: a mixture's weights).",
+   measure=count(Dot))
 rw("log_one_plus_sum_expo", p.log(p.add(1, p.sum(p.exp(a), axis=ax))), p.softplus(p.log(p.sum(p.exp(a), axis=ax))),
    (is_float(a), same_typeo(p.LHS, p.RHS)),
    "``log(1 + sum(exp(a)))`` is ``softplus(log(sum(exp(a))))``: the 1 is ``exp(0)`` in the sum.",

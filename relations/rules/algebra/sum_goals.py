@@ -34,6 +34,7 @@ __all__ = [
     "LOGS_OF_SUMS",
     "LOGS_OF_UNSHIFTED",
     "max_shifto",
+    "one_column",
     "ones_columno",
     "ones_rowo",
     "same_ndim",
@@ -97,6 +98,17 @@ ones_rowo = _ones_goal("ones_rowo", column=False)
 def _is_shifted(a: Variable) -> bool:
     node = a.owner
     return isinstance(scalar_op_of(node), ps.Sub) and from_max(node.inputs[1])
+
+
+@guard
+def one_column(a: Variable, c: Variable) -> bool:
+    """``c`` is a matrix with one column (static), not of ones (:func:`ones_columno`'s): ``dot(a, c)`` is a
+    weighted sum of ``a``'s rows, ``sum(a * c.T, axis=1)``; and the product broadcasts no length the Dot
+    checks: ``a``'s columns are statically 1 exactly where ``c``'s rows are."""
+    return (
+        a.type.ndim == 2 and c.type.ndim == 2 and c.type.shape[1] == 1
+        and (a.type.shape[1] == 1) == (c.type.shape[0] == 1) and not all_ones(c)
+    )
 
 
 @guard(reads="class")
