@@ -77,7 +77,6 @@ from relations.compile.outcome_store import OutcomeStore
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form
 from relations.rules.algebra.sum_goals import all_ones
-from relations.rules.dimshuffle import dimshuffle_composeo, dimshuffle_identityo
 from relations.saturation.costs import shape_finder
 from relations.saturation.egraph import EGraph, Limits
 from relations.saturation.engine.runner import Limits as RunnerLimits
@@ -151,8 +150,7 @@ LIMITS = Limits(nodes=4_000, iterations=6, seconds=None, growth=None)
 #: (``neg -> mul(-1, .)``, ``reciprocal -> 1 / .``, ``exp(-a) -> 1 / exp(a)``, ``a - b -> a + -b``)
 #: and the commutativity and associativity of add and mul (the stabilizers read operands in any
 #: order, and the set holds both orders where one is needed): each e-node costs every rule at
-#: every iteration.  And two DimShuffle rules: a ``dot`` with ones becomes a sum with its reduced axis kept,
-#: which ``pt.dot(m, ones(n))``'s Squeeze drops again (``log(dot(exp(x), ones(3)))``).
+#: every iteration.
 STABILIZE_RULES: tuple = tuple(
     r
     for r in ALGEBRA_RULES
@@ -161,7 +159,7 @@ STABILIZE_RULES: tuple = tuple(
         "mul_minus_one_nego_rev", "one_div_reciprocalo_rev", "reciprocal_exp_nego_rev", "sub_add_nego",
         "add_commuteo", "mul_commuteo", "add_associateo", "mul_associateo",
     }
-) + (dimshuffle_composeo, dimshuffle_identityo)
+)
 #: Entries of the numerics theory (:mod:`relations.rules.numerics`) the pass saturates with too: each one's
 #: right side has fewer unstable Ops (:func:`relations.saturation.stability.unstable`) and is at least as
 #: accurate at every input (``log(expm1(x)) -> x + log1mexp(-x)``, ``exp(x) - exp(-x) -> 2 * sinh(x)``, the
