@@ -5,7 +5,9 @@
 stabilizer is a pattern that misses them, and at x = 800 they give inf.
 ``relations.mode()`` saturates the region around the ``log`` with the algebra
 rules and PyTensor's own stabilize rewriters, so one of the equal spellings is
-the one the stabilizer matches.
+the one the stabilizer matches.  A mixture's density written as model code
+writes it, ``log(exp(logp) @ w)``, is a weighted sum of exponentials in
+disguise: the pass reads the dot as that sum and takes the max out of it.
 
 Run: ``python examples/stable_numerics.py``.
 """
@@ -33,6 +35,15 @@ def main() -> None:
         ours = pytensor.function([x], g, mode=relations.mode())(800.0)
         print(f"  {name:40s} stock {np.max(stock):>6}   relations.mode() {np.max(ours):>6}")
         assert np.allclose(ours, 800.0)
+    logp, w = pt.dmatrix("logp"), pt.dvector("w")
+    mixture = pt.log(pt.dot(pt.exp(logp), w))
+    lp, wv = np.array([[800.0, 799.0, 0.0]]), np.array([0.2, 0.3, 0.5])
+    with np.errstate(over="ignore"):
+        stock = pytensor.function([logp, w], mixture)(lp, wv)
+    ours = pytensor.function([logp, w], mixture, mode=relations.mode())(lp, wv)
+    exact = 800.0 + np.log(0.2 + 0.3 * np.exp(-1.0))
+    print(f"  {'log(exp(logp) @ w), logp = [800, 799, 0]':40s} stock {stock[0]:>6}   relations.mode() {ours[0]:.4f}")
+    assert np.allclose(ours, exact, rtol=1e-14)
     print("which rewriter fired on which spelling:")
     rules = relations.DEFAULT_RULES + relations.RULESETS["algebra"]
     print(relations.explain(SPELLINGS["log1p(1 / exp(-x))"], rules=rules, rewriters=("stabilize",)))
