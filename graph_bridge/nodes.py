@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from pytensor.graph.basic import Constant, Variable
-from pytensor.scalar.basic import Add, ScalarMaximum
+from pytensor.scalar.basic import Add, ScalarMaximum, Sub
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
@@ -35,6 +35,7 @@ __all__ = [
     "read_or_build",
     "scalar_of",
     "from_max",
+    "max_shifted",
     "summed",
 ]
 
@@ -228,3 +229,10 @@ def from_max(v: Variable, depth: int = 3) -> bool:
         if d < depth and isinstance(node.op, (DimShuffle, Elemwise)):
             stack.extend((i, d + 1) for i in node.inputs)
     return False
+
+
+def max_shifted(v: Variable) -> bool:
+    """Whether ``v`` is ``x - m`` for ``m`` a max (:func:`from_max`): an exponential's argument shifted as
+    ``logsumexp`` shifts it."""
+    node = v.owner
+    return isinstance(scalar_op_of(node), Sub) and from_max(node.inputs[1])

@@ -15,8 +15,9 @@ stabilizers can miss (:func:`hazard`: a broadcast or a cast over a head,
 ``1 / exp(-x)``, a product of exponentials, ``log(gamma(x))``, ...; the
 spellings they match as they are, and a PyMC model's ``(x - mu) /
 exp(s)``, are left to them).  It saturates copies of those regions, within
-:data:`LIMITS`, with :data:`STABILIZE_RULES` (``RULESETS["algebra"]``
-but four converses) and PyTensor's own ``stabilize`` and ``specialize``
+:data:`LIMITS`, with :func:`pass_rules` (:data:`STABILIZE_RULES`:
+``RULESETS["algebra"]`` but four converses; and the numerics theory's
+:data:`THEORY_ENTRIES`) and PyTensor's own ``stabilize`` and ``specialize``
 node rewriters that concern numerics (:data:`NUMERIC_REWRITERS`, run on
 the e-graph's forms by :mod:`relations.saturation.foreign`), and extracts
 each root under :func:`stability_cost`: first the number of e-nodes that
@@ -965,6 +966,7 @@ def _screen(copy: Variable) -> Any:
     cancels for x in [20, 700] only); for a region of two inputs or more, also points where a value is lost
     (:data:`LOST_BITS`, as :func:`_flags`).  ``None``: it is accurate on both, or cannot be measured."""
     from relations.saturation.accuracy import graph_error, grid_points, sample_points
+
     several = _several_elementwise(copy)
     try:
         for pts in (sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES), grid_points([copy])):

@@ -19,7 +19,7 @@ import pytensor.scalar as ps
 from pytensor.graph.basic import Variable
 from pytensor.tensor.shape import Shape, Shape_i
 
-from graph_bridge.nodes import from_max, scalar_op_of, summed
+from graph_bridge.nodes import from_max, max_shifted, scalar_op_of, summed
 from relations.rules.algebra.algebra_goals import is_length
 from relations.saturation.costs import elements_touched, node_costs, variable_elements
 
@@ -63,10 +63,7 @@ def shifted(v: Variable) -> bool:
     op = scalar_op_of(node)
     inner = node.inputs[0]
     if isinstance(op, ps.Exp):
-        sub = inner.owner
-        if isinstance(scalar_op_of(sub), ps.Sub) and from_max(sub.inputs[1]):
-            return True
-        return from_max(inner, 1)
+        return max_shifted(inner) or from_max(inner, 1)
     if isinstance(op, ps.Log):
         terms = summed(inner)
         if terms is None:

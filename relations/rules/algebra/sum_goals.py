@@ -21,7 +21,7 @@ from pytensor.tensor.shape import Reshape, SpecifyShape
 
 from graph_bridge import etuplize
 from graph_bridge.measures import Measure, graph_nodes
-from graph_bridge.nodes import from_max, scalar_op_of, summed
+from graph_bridge.nodes import max_shifted, scalar_op_of, summed
 from graph_bridge.terms import term_variable
 from logic_core.moded import Mode, ModedGoal, moded
 from relations.patterns.guards import guard
@@ -95,11 +95,6 @@ ones_columno = _ones_goal("ones_columno", column=True)
 ones_rowo = _ones_goal("ones_rowo", column=False)
 
 
-def _is_shifted(a: Variable) -> bool:
-    node = a.owner
-    return isinstance(scalar_op_of(node), ps.Sub) and from_max(node.inputs[1])
-
-
 @guard
 def one_column(a: Variable, c: Variable) -> bool:
     """``c`` is a matrix with one column (static), not of ones (:func:`ones_columno`'s): ``dot(a, c)`` is a
@@ -121,7 +116,7 @@ def same_ndim(a: Variable, b: Variable) -> bool:
 @guard
 def unshifted(a: Variable) -> bool:
     """``a`` is not ``x - m`` for ``m`` a max: an exponential's argument the max shift has not taken yet."""
-    return not _is_shifted(a)
+    return not max_shifted(a)
 
 
 def _shift(a: Variable, axis: Any) -> tuple[Variable, Variable]:
@@ -185,7 +180,7 @@ def _weighted_unshifted(node: Any) -> bool:
     mul = terms.owner if terms is not None else None
     if mul is None or not isinstance(scalar_op_of(mul), ps.Mul):
         return False
-    return any(isinstance(scalar_op_of(i.owner), ps.Exp) and not _is_shifted(i.owner.inputs[0]) for i in mul.inputs)
+    return any(isinstance(scalar_op_of(i.owner), ps.Exp) and not max_shifted(i.owner.inputs[0]) for i in mul.inputs)
 
 
 #: ``log(c + sum(exp(a)))``'s measure: Log nodes reading an Add with a Sum of exponentials.
