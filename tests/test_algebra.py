@@ -146,6 +146,24 @@ CASES = {
         lambda: pt.specify_shape(pt.log(pt.special.softmax(m, axis=1)), (m.shape[0], None)),
         {m: MAT},
     ),
+    "add_split_firsto": (lambda: pt.add(-1.0, pt.exp(x), y), lambda: pt.add(-1.0, pt.add(pt.exp(x), y)), {x: VEC, y: VEC}),
+    "add_split_secondo": (lambda: pt.add(-1.0, pt.exp(x), y), lambda: pt.add(pt.exp(x), pt.add(-1.0, y)), {x: VEC, y: VEC}),
+    "add_split_thirdo": (lambda: pt.add(-1.0, pt.exp(x), y), lambda: pt.add(y, pt.add(-1.0, pt.exp(x))), {x: VEC, y: VEC}),
+    "mul_split_firsto": (
+        lambda: pt.mul(0.5, pt.exp(pt.sqr(x)), pt.erfc(x)),
+        lambda: pt.mul(0.5, pt.mul(pt.exp(pt.sqr(x)), pt.erfc(x))),
+        {x: VEC},
+    ),
+    "mul_split_secondo": (
+        lambda: pt.mul(pt.sigmoid(x), pt.sigmoid(y), m),
+        lambda: pt.mul(pt.sigmoid(y), pt.mul(pt.sigmoid(x), m)),
+        {x: [(3,), (1,), (0,)], y: [(3,), (1,), (0,)], m: [(2, 3), (1, 1), (2, 0)]},
+    ),
+    "mul_split_thirdo": (
+        lambda: pt.mul(pt.sigmoid(x), pt.sigmoid(y), pt.sigmoid(x)),
+        lambda: pt.mul(pt.sigmoid(x), pt.mul(pt.sigmoid(x), pt.sigmoid(y))),
+        {x: VEC, y: VEC},
+    ),
     "add_commuteo": (lambda: pt.exp(x) + y, lambda: y + pt.exp(x), {x: VEC, y: VEC}),
     "mul_commuteo": (lambda: pt.exp(x) * y, lambda: y * pt.exp(x), {x: VEC, y: VEC}),
     "add_associateo": (lambda: pt.add(pt.add(x, y), pt.exp(x)), lambda: pt.add(x, pt.add(y, pt.exp(x))), {x: VEC, y: VEC}),
@@ -161,6 +179,8 @@ DOMAINS = {
     "log_gamma_as_gammalno": {"x": (-30, 30)},
     "upcast_through_elemwiseo": {"x": "finite"},
     "add_associateo": {"a": "finite", "b": "finite", "x": "finite"},
+    **{f"{op}_split_{k}o": {"a": "finite", "b": "finite", "x": "finite"}
+       for op in ("add", "mul") for k in ("first", "second", "third")},
     "mul_associateo": {"a": "finite", "b": "finite", "x": "finite"},
     "log_sum_weighted_expo": {"a": (-30, 30)},
     "log_sum_exp_weightedo": {"a": (-30, 30)},

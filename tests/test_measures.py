@@ -161,6 +161,8 @@ def test_the_algebra_rules_fire_and_decrease_their_measures():
         pt.log(pt.cast(pt.exp(x), "float32")),
         pt.log(pt.special.softmax(m, axis=1).flatten()).sum() + pt.log(pt.specify_shape(pt.exp(x), (3,))).sum()
         + pt.log(pt.specify_shape(pt.exp(m), (2, None))).sum(),
+        # canonicalize's three-operand sums and products
+        pt.add(-1.0, pt.exp(x), y) + pt.mul(0.5, pt.exp(x), pt.erfc(y)),
     ]
     fired = set()
     for r in relations.RULESETS["algebra"]:

@@ -20,6 +20,7 @@ import pytensor.tensor as pt
 import pytest
 
 import relations
+from helpers import snapshot
 from numerics_corpus import (
     CORPUS,
     CORPUS_ISSUE35,
@@ -69,6 +70,13 @@ REPAIRED = [
     "(exp(x)-exp(-x))/(exp(x)+exp(-x))",
     "sinh(x)/cosh(x)",
     "(exp(x)-exp(-x))/2",
+    # canonicalize's three-operand sums and products read a pair at a time; a constant factored out of a
+    # hyperbolic function; a softplus inside the product under a log
+    "exp(x)-1+y",
+    "0.5*exp(x**2)*erfc(x)",
+    "log(sigmoid(x)*sigmoid(y)*sigmoid(x))",
+    "log(1/((1+exp(-x))*(1+exp(-y))))",
+    "0.5*exp(x)-0.5*exp(-x)",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).
@@ -211,6 +219,13 @@ def test_hazards_are_the_spellings_stock_stabilizers_miss():
     assert not hazard(pt.exp(x) + pt.exp(y)) and not hazard(pt.exp(x) - pt.exp(-y))  # not a hyperbolic
     assert hazard(pt.sinh(x) / pt.cosh(x)) and hazard(pt.log(pt.expm1(x))) and hazard(pt.log(pt.sinh(x)))
     assert hazard(pt.log(pt.sigmoid(x) * pt.sigmoid(y))) and not hazard(pt.log(pt.sigmoid(x) * y))
+    # an expm1 among more terms; a constant factor or a reciprocal in a hyperbolic pair; a softplus in a product
+    assert hazard(pt.add(-1.0, pt.exp(x), y), under_log=False) and not hazard(pt.add(2.0, pt.exp(x), y), under_log=False)
+    assert hazard(0.5 * pt.exp(x) - 0.5 * pt.exp(pt.mul(minus_one, x)))
+    assert not hazard(0.5 * pt.exp(x) - 2.0 * pt.exp(-x))  # not one factor: no hyperbolic function
+    assert hazard(pt.exp(x) - 1.0 / pt.exp(x)) and not hazard(pt.exp(x) - 1.0 / pt.exp(y))
+    assert hazard(pt.log((1.0 + pt.exp(-x)) * (1.0 + pt.exp(-y)))) and not hazard(pt.log((1.0 + x) * y))
+    assert hazard(pt.expm1(x) / (1.0 + pt.exp(x)))  # tanh(x / 2)
 
 
 def test_a_mixture_written_as_a_dot_with_its_weights_is_a_stable_weighted_logsumexp():
@@ -248,6 +263,28 @@ def test_the_pass_saturates_with_the_theory_entries_whose_right_side_is_stable()
     np.testing.assert_allclose(f(v), [np.log(1e-20), np.log(np.expm1(0.5)), 40.0 + np.log1p(-np.exp(-40.0)), 800.0])
     assert f(np.zeros(0)).shape == (0,)
     assert stabilized([pt.exp(x) + pt.exp(pt.vector("y"))]) == []  # no region: left as it came
+
+
+def test_three_operand_sums_and_products_are_read_a_pair_at_a_time():
+    """Canonicalize's ``add(-1, exp(x), y)`` and ``mul(0.5, exp(x**2), erfc(x))``: the algebra's split rules give
+    the pass the pair ``exp(x) - 1`` (``expm1``) and ``exp(x**2) * erfc(x)`` (``erfcx``)."""
+    x, y = pt.vector("x"), pt.vector("y")
+    g = pt.add(-1.0, pt.exp(x), y)
+    h = pt.mul(0.5, pt.exp(pt.sqr(x)), pt.erfc(x))
+    before = snapshot(g), snapshot(h)
+    pairs = dict(stabilized([g, h]))
+    assert set(pairs) == {g, h} and all(instability([new]) < instability([old]) for old, new in pairs.items())
+    assert (snapshot(g), snapshot(h)) == before
+    f = pytensor.function([x, y], [pairs[g], pairs[h]], mode="FAST_COMPILE")
+    xv = np.array([1e-20, 0.5, -3.0, 30.0])
+    got_g, got_h = f(xv, np.zeros(4))
+    np.testing.assert_allclose(got_g, np.expm1(xv), rtol=1e-15)
+    from scipy.special import erfcx
+
+    np.testing.assert_allclose(got_h, 0.5 * erfcx(xv), rtol=1e-14)  # 30: erfc underflows, exp(900) overflows
+    for n in (0, 1):
+        assert [v.shape for v in f(np.zeros(n), np.zeros(n))] == [(n,), (n,)]
+    assert pairs[g].type == g.type and pairs[h].type == h.type
 
 
 def _corpus_results():

@@ -71,6 +71,7 @@ from pytensor.tensor.shape import Reshape, SpecifyShape
 from pytensor.tensor.special import LogSoftmax, Softmax
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
+from graph_bridge.monotonicity import scalar_constant
 from graph_bridge.nodes import scalar_op_of, summed
 from graph_bridge.traverse import owned_variables
 from graph_bridge.wide_float import Screened
@@ -170,7 +171,7 @@ STABILIZE_RULES: tuple = tuple(
 #: keeps) are left to the measured stage, which splits regimes.
 THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
-    "quot_tanh",
+    "quot_tanh", "distribute_lft_out_sub",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -417,6 +418,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         return isinstance(_op_of(ins[1]), (ps.Exp, ps.Mul, ps.Cast))
     if isinstance(op, ps.Pow):
         return _is_minus_one(ins[1])
+    if isinstance(op, ps.Add) and len(ins) >= 3:  # ``exp(x) - 1 + y``: an expm1 among more terms
+        return any(scalar_constant(i) == -1.0 for i in ins) and any(isinstance(_op_of(i), ps.Exp) for i in ins)
     if isinstance(op, ps.Mul):
         kinds = [_op_of(i) for i in ins]
         exps = sum(isinstance(k, ps.Exp) for k in kinds)
@@ -435,6 +438,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
             return True
         if isinstance(inner, ps.Add) and any(_negated_exp(i) or _sum_of(i, ps.Exp) for i in ins[0].owner.inputs):
             return True
+        if isinstance(inner, ps.Mul) and any(_exp_plus_constant(i) for i in ins[0].owner.inputs):
+            return True  # a softplus inside a product: ``log((1 + exp(-x)) * (1 + exp(-y)))``
         return _sum_of(ins[0], ps.Mul) or _reshaped_softmax(ins[0])
     return False
 
@@ -451,20 +456,44 @@ def _negation(a: Variable, b: Variable) -> bool:
     return (_is_minus_one(u) and w is a) or (_is_minus_one(w) and u is a)
 
 
+def _exp_term(v: Variable) -> tuple[Any, Variable, bool] | None:
+    """``v`` as ``(factor, a, reciprocal)``: ``exp(a)``, ``c * exp(a)`` with ``c`` a constant (``factor`` its value,
+    else ``None``), or ``1 / exp(a)`` (``reciprocal``); ``None`` for anything else."""
+    node = v.owner
+    factor = None
+    if isinstance(scalar_op_of(node), ps.Mul) and len(node.inputs) == 2:
+        consts = [scalar_constant(i) for i in node.inputs]
+        if (consts[0] is None) == (consts[1] is None):
+            return None
+        factor = consts[0] if consts[0] is not None else consts[1]
+        node = node.inputs[1 if consts[0] is not None else 0].owner
+    reciprocal = False
+    if isinstance(scalar_op_of(node), (ps.TrueDiv, ps.Reciprocal)):
+        if isinstance(scalar_op_of(node), ps.TrueDiv) and scalar_constant(node.inputs[0]) != 1:
+            return None
+        node, reciprocal = node.inputs[-1].owner, True
+    if node is not None and isinstance(node.op, DimShuffle):
+        node = node.inputs[0].owner
+    if not isinstance(scalar_op_of(node), ps.Exp):
+        return None
+    return factor, node.inputs[0], reciprocal
+
+
 def _exp_pair(v: Variable) -> bool:
-    """``exp(x) + exp(-x)`` or ``exp(x) - exp(-x)``: twice a hyperbolic function."""
+    """``exp(x) + exp(-x)`` or ``exp(x) - exp(-x)``, each term maybe times one constant, the second maybe
+    ``1 / exp(x)``: a hyperbolic function."""
     node = v.owner
     if not isinstance(scalar_op_of(node), (ps.Add, ps.Sub)) or len(node.inputs) != 2:
         return False
-    args = []
-    for i in node.inputs:
-        e = i.owner
-        if e is not None and isinstance(e.op, DimShuffle):
-            e = e.inputs[0].owner
-        if not isinstance(scalar_op_of(e), ps.Exp):
-            return False
-        args.append(e.inputs[0])
-    return _negation(args[0], args[1]) or _negation(args[1], args[0])
+    first, second = (_exp_term(i) for i in node.inputs)
+    if first is None or second is None:
+        return False
+    (f, a, ra), (g, b, rb) = first, second
+    if f != g:
+        return False
+    if ra != rb:
+        return a is b
+    return not ra and (_negation(a, b) or _negation(b, a))
 
 
 def _hyperbolic(v: Variable) -> bool:
@@ -476,7 +505,7 @@ def _hyperbolic(v: Variable) -> bool:
     if _exp_pair(v):
         return True
     if isinstance(op, ps.TrueDiv):
-        return all(isinstance(_op_of(i), HYPERBOLIC) or _exp_pair(i) for i in node.inputs)
+        return all(isinstance(_op_of(i), HYPERBOLIC) or _exp_pair(i) or _exp_plus_constant(i) for i in node.inputs)
     if not isinstance(op, ps.Log):
         return False
     inner = node.inputs[0]
@@ -484,6 +513,15 @@ def _hyperbolic(v: Variable) -> bool:
     if isinstance(kind, HYPERBOLIC):
         return True
     return isinstance(kind, ps.Mul) and sum(isinstance(_op_of(i), ps.Sigmoid) for i in inner.owner.inputs) >= 2
+
+
+def _exp_plus_constant(v: Variable) -> bool:
+    """``c + exp(a)`` (two operands, either order): ``expm1(a) / (1 + exp(a))`` is ``tanh(a / 2)``."""
+    node = v.owner
+    if not isinstance(scalar_op_of(node), ps.Add) or len(node.inputs) != 2:
+        return False
+    kinds = [_op_of(i) for i in node.inputs]
+    return any(isinstance(k, ps.Exp) for k in kinds) and any(scalar_constant(i) is not None for i in node.inputs)
 
 
 def _sum_of(v: Variable, kind: type) -> bool:

@@ -366,7 +366,17 @@ def left_nested(v: Variable) -> int:
 LOG_OF_GAMMA = Measure("Log nodes reading a Gamma", log_of_gamma)
 BELOW_CASTS = Measure("pairs (Cast, non-Cast Elemwise below it)", below_casts)
 ALLOC_PATHS = paths_below(is_alloc_node, "Alloc")
+def nary(v: Variable) -> int:
+    """The Add and Mul nodes of three operands or more (canonicalize's n-ary sums and products)."""
+    return sum(
+        1
+        for n in graph_nodes(v)
+        if isinstance(getattr(n.op, "scalar_op", None), (ps.Add, ps.Mul)) and len(n.inputs) >= 3
+    )
+
+
 MISORDERED = Measure("binary Add/Mul nodes whose operands are out of operand_key order", misordered)
+NARY = Measure("Add/Mul nodes of three operands or more", nary)
 LEFT_NESTED = Measure("nodes under the first operand of left-nested binary Add/Mul nodes", left_nested)
 NEGATIONS = scalar_count(ps.Neg, "neg")
 DIVISIONS = scalar_count(ps.TrueDiv, "true_div")

@@ -48,6 +48,8 @@ eq("sinh_expm1", p.sinh(x), p.true_div(p.sub(p.expm1(x), p.expm1(p.neg(x))), 2),
    "``sinh(x) = (expm1(x) - expm1(-x)) / 2``.")
 eq("tanh_expm1", p.tanh(x), p.true_div(p.expm1(p.mul(2, x)), p.add(p.expm1(p.mul(2, x)), 2)), fx,
    "``tanh(x) = expm1(2x) / (expm1(2x) + 2)``.")
+eq("tanh_half_expm1", p.true_div(p.expm1(x), p.add(1, ex)), p.tanh(p.mul(0.5, x)), fx,
+   "``expm1(x) / (1 + exp(x)) = tanh(x / 2)`` (how canonicalize and ``local_expm1`` leave ``tanh_def_b``).")
 eq("log_sinh", p.log(p.sinh(x)), p.add(x, p.log(p.true_div(p.neg(p.expm1(p.mul(-2, x))), 2))), fx,
    "``log(sinh(x)) = x + log(-expm1(-2x) / 2)`` (both undefined for ``x < 0``).")
 
