@@ -364,16 +364,19 @@ def assuming(intervals: Mapping[Variable, Interval]) -> Iterator[None]:
         _ASSUMED.reset(token)
 
 
-def interval_of(v: Variable) -> Interval:
+def interval_of(v: Variable, memo: dict[Variable, Interval] | None = None) -> Interval:
     """An :class:`Interval` holding every value ``v`` takes, on every input (the whole line where unknown).
 
     Read bottom-up over ``v``'s ancestors, each once (no recursion: deep
     graphs are fine).  ``v`` is not changed.  Variables given to :func:`assuming`
-    take the interval given there.
+    take the interval given there.  ``memo`` (a dict the caller keeps) holds the intervals found, so
+    many calls over one graph read each variable once; it is filled, and read, as it is given.
     """
     if not isinstance(v, Variable):
         raise TypeError(f"v must be a PyTensor variable, got {type(v).__name__}")
-    known: dict[Variable, Interval] = dict(_ASSUMED.get())
+    known: dict[Variable, Interval] = dict(_ASSUMED.get()) if memo is None else memo
+    if memo is not None and not memo:
+        memo.update(_ASSUMED.get())
     for u in bottom_up([v], known.__contains__):
         known[u] = _node_interval(u, known)
     return known[v]

@@ -30,6 +30,17 @@ where nothing is gained) is left as it came.  Each replacement's reason
 is ``relational_stabilize``, and its new nodes carry the root's stack
 trace.
 
+Its cancellation tier takes the differences that lose digits with no
+unstable Op (``softplus(x) - x``, ``1 - cos(x)``, ``sqrt(x + 1) -
+sqrt(x)``): :func:`cancellation_roots` finds the cancellation sites
+(:mod:`relations.saturation.cancellation`) with a term of
+:data:`TIER_FUNCTIONS`; those a numpy screen sees lose digits
+(float64 against extended precision) are saturated with
+:func:`tier_rules` and extracted with the fewest sites among the forms
+of fewest unstable Ops; a form replaces its root where measured more
+accurate against mpmath (worse at no point, better on average) on the grid
+of magnitudes and sampled points.
+
 The measured stage (:func:`measured`, :class:`MeasuredRewriter`, tag
 ``relational_measured``, opt in: ``relations.ACCURATE_TAGS``) runs before
 ``canonicalize`` (:data:`MEASURED_POSITION`) on every region headed by a
@@ -71,6 +82,7 @@ from pytensor.tensor.shape import Reshape, SpecifyShape
 from pytensor.tensor.special import LogSoftmax, Softmax
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
+from graph_bridge.exact import NotExact
 from graph_bridge.monotonicity import scalar_constant
 from graph_bridge.nodes import scalar_op_of, summed
 from graph_bridge.traverse import owned_variables
@@ -79,6 +91,7 @@ from relations.compile.outcome_store import OutcomeStore
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form
 from relations.rules.algebra.sum_goals import all_ones
+from relations.saturation.cancellation import Sites, cancellation_cost, cancellation_sites, terms
 from relations.saturation.costs import shape_finder
 from relations.saturation.egraph import EGraph, Limits
 from relations.saturation.engine.runner import Limits as RunnerLimits
@@ -99,6 +112,9 @@ __all__ = [
     "STABILIZE_RULES",
     "StabilizingRewriter",
     "THEORY_ENTRIES",
+    "TIER_ENTRIES",
+    "TIER_FUNCTIONS",
+    "cancellation_roots",
     "hazard",
     "head_roots",
     "measured",
@@ -109,6 +125,7 @@ __all__ = [
     "register_measured",
     "register_stabilizing",
     "stabilized",
+    "tier_rules",
 ]
 
 #: The optdb name (and tag) of the pass; ``relations.mode()`` includes it by default.
@@ -187,6 +204,12 @@ def pass_rules() -> tuple:
     return _PASS_RULES[0]
 
 
+#: Points drawn as Herbie draws (besides the grid of magnitudes) a form with fewer cancellation sites is measured
+#: on; a region of more than :data:`TIER_NODES` nodes, or not elementwise in its inputs, is not measured (kept).
+TIER_POINTS = 16
+TIER_NODES = 40
+#: Points a cancellation root's region is screened on in numpy (:func:`_loses_digits`), besides the grid.
+TIER_SCREEN = 8
 #: Levels below a region root the e-graph sees; deeper inputs are leaves.
 REGION_DEPTH = 4
 #: The measured stage: a region whose mean error on this many sampled points exceeds this many bits
@@ -485,7 +508,12 @@ def _exp_pair(v: Variable) -> bool:
     node = v.owner
     if not isinstance(scalar_op_of(node), (ps.Add, ps.Sub)) or len(node.inputs) != 2:
         return False
-    first, second = (_exp_term(i) for i in node.inputs)
+    return _paired(*node.inputs)
+
+
+def _paired(u: Variable, w: Variable) -> bool:
+    """``u`` and ``w`` are ``exp(x)`` and ``exp(-x)`` (or ``1 / exp(x)``), times one constant or none."""
+    first, second = _exp_term(u), _exp_term(w)
     if first is None or second is None:
         return False
     (f, a, ra), (g, b, rb) = first, second
@@ -610,31 +638,159 @@ def _cut(roots: Sequence[Variable], heads: tuple[type, ...] = HEADS,
 
 def stabilized(outputs: Sequence[Variable], limits: Limits | None = None) -> list[tuple[Variable, Variable]]:
     """The replacements the pass makes in the graph of ``outputs``: ``(root, form)`` for each region root whose
-    extracted form has fewer unstable nodes (:func:`relations.saturation.stability.instability`)
-    (``[]``: the graph is left as it came)."""
-    return _replacements(region_roots(outputs), limits or LIMITS)
+    extracted form has fewer unstable nodes (:func:`relations.saturation.stability.instability`), and for each
+    cancellation root (:func:`cancellation_roots`) whose form has as many, fewer cancellation sites and is
+    measured more accurate (``[]``: the graph is left as it came)."""
+    roots = region_roots(outputs)
+    pairs = _replacements(roots, limits or LIMITS)
+    tier = cancellation_roots(outputs, roots)
+    return pairs + _replacements(tier, limits or LIMITS, cancelling=True) if tier else pairs
 
 
-def _replacements(roots: Sequence[Variable], limits: Limits) -> list[tuple[Variable, Variable]]:
+def _replacements(roots: Sequence[Variable], limits: Limits,
+                  cancelling: bool = False) -> list[tuple[Variable, Variable]]:
+    """The roots' saturated forms that replace them: fewer unstable Ops (:func:`stability_cost`'s extraction).
+    ``cancelling``: the roots are :func:`cancellation_roots`, saturated with the tier's rules where they lose
+    digits (:func:`_loses_digits`); then a form with as many unstable Ops as that and fewer cancellation
+    sites replaces one, where measured more accurate (:func:`cancellation_cost`'s extraction,
+    :func:`_cancels_less`)."""
     if not roots:
         return []
     with config.change_flags(traceback__limit=0):
-        copies, leaves = _cut(roots)
-        egraph = EGraph(pass_rules(), rewriters=numeric_rewriters())
+        copies, leaves = _cut(roots, MEASURED_HEADS if cancelling else HEADS)
+        if cancelling:  # only the sites that lose digits (``rho + 2 * softplus(-rho)`` is a site, and never does)
+            kept = [k for k, c in enumerate(copies) if _loses_digits(c)]
+            roots, copies = [roots[k] for k in kept], [copies[k] for k in kept]
+            if not roots:
+                return []
+        egraph = EGraph(tier_rules() if cancelling else pass_rules(), rewriters=numeric_rewriters())
         egraph.add(copies)
         egraph.run(limits, backward=False)
         found = egraph.extract(cost=stability_cost(shape_finder()), roots=copies, method="greedy").result
+        chosen: list[Variable | None] = [f if _fits(f, c) and instability([f]) < instability([c]) else None
+                                         for c, f in zip(copies, found, strict=True)]
+        # where nothing was gained, or the form gained still has a cancellation site (``2 * cosh(x) - 2`` for
+        # ``exp(x) - 2 + exp(-x)``): the form with the fewest sites, if measured more accurate
+        if cancelling and any(f is None or cancellation_sites([f]) for f in chosen):
+            fewer = egraph.extract(cost=cancellation_cost(shape_finder()), roots=copies, method="greedy").result
+            chosen = [g if _fits(g, c) and _cancels_less(g, c if f is None else f) else f
+                      for c, f, g in zip(copies, chosen, fewer, strict=True)]
     pairs = []
-    for root, copy, form in zip(roots, copies, found):
-        if form is copy or form.type.dtype != root.type.dtype or form.type.ndim != root.type.ndim:
-            continue
-        if instability([form]) >= instability([copy]):
+    for root, form in zip(roots, chosen, strict=True):
+        if form is None:
             continue
         new = clone_replace([form], replace=leaves)[0] if leaves else form
         new = root.type.filter_variable(new, allow_convert=True)
         copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
         pairs.append((root, new))
     return pairs
+
+
+def _loses_digits(copy: Variable) -> bool:
+    """Whether the region ``copy`` evaluated in float64 (or float32) differs from its extended-precision value
+    by more than :data:`WIDE_BITS` on average, or loses a value whole, on :data:`TIER_SCREEN` sampled points and
+    the screen's grid of magnitudes (:func:`graph_bridge.wide_float.wide_screen`: numpy, no mpmath)."""
+    from graph_bridge.wide_float import wide_screen
+
+    try:
+        screened = wide_screen(copy, n=TIER_SCREEN, grid=True)
+    except NotImplementedError:  # an Op the screen does not evaluate
+        return False
+    return screened.mean is not None and (screened.mean > WIDE_BITS or screened.lost > 0)
+
+
+def _fits(form: Variable, copy: Variable) -> bool:
+    """``form`` is not ``copy`` and has its dtype and ndim."""
+    return form is not copy and form.type.dtype == copy.type.dtype and form.type.ndim == copy.type.ndim
+
+
+#: Entries of the numerics theory the cancellation tier saturates with (besides :func:`pass_rules`): each
+#: relates a difference that cancels to a form with fewer cancellation sites
+#: (:mod:`relations.saturation.cancellation`) and no more unstable Ops: ``softplus(x) - x = softplus(-x)``,
+#: ``1 - cos(x) = 2 sin(x/2)**2``, ``sqrt(a + c) - sqrt(a) = c / (sqrt(a + c) + sqrt(a))``.
+TIER_ENTRIES: tuple[str, ...] = (
+    "add_commutative", "mul_commutative", "add_flip", "distribute_lft1_in", "distribute_lft1_out_sub",
+    "softplus_sub", "one_sub_cos", "cos_sub_one", "flip_sqrt_shift", "cosh_sub_one", "one_add_tanh", "one_sub_tanh",
+)
+#: The functions a cancellation root's term is computed by (those :data:`TIER_ENTRIES`' left sides read).
+TIER_FUNCTIONS: tuple[type, ...] = (ps.Softplus, ps.Cos, ps.Sqrt, ps.Cosh, ps.Tanh)
+_TIER_RULES: list[tuple] = []
+
+
+def tier_rules() -> tuple:
+    """The rules the cancellation tier saturates with: :func:`pass_rules` and :data:`TIER_ENTRIES` (the theory's
+    commutativity of add and mul among them: canonicalize puts a constant first, ``sqrt(1 + x) - sqrt(x)``)."""
+    if not _TIER_RULES:
+        from relations.rules.numerics import NUMERICS_RULES
+
+        by_name = {r.__name__: r for r in NUMERICS_RULES}
+        _TIER_RULES.append(pass_rules() + tuple(by_name[n] for n in TIER_ENTRIES))
+    return _TIER_RULES[0]
+
+
+def cancellation_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) -> list[Variable]:
+    """The Add and Sub nodes of the graph that are cancellation sites (:class:`Sites`) with a term computed by
+    one of :data:`TIER_FUNCTIONS` (``softplus(x) - x``, ``1 - cos(x)``, ``sqrt(x + 1) - sqrt(x)``), outside the
+    regions of ``taken`` (the pass's :func:`region_roots`) and holding none of them; of those, the ones inside
+    no other one's region."""
+    sites = Sites()
+    owned = owned_variables(list(outputs))
+    found = [v for v in owned if any(_tier_term(c) for c, _ in terms(v)) and sites.site(v)]
+    if not found:
+        return []
+    readers: dict[Variable, list[Variable]] = {}
+    for u in owned:
+        for i in u.owner.inputs:
+            readers.setdefault(i, []).append(u)
+    found = list(dict.fromkeys(_signed_root(v, readers.get(v, [])) for v in found))
+    covered = {u for r in taken for u in _region(r)}
+    regions = {r: _region(r, MEASURED_HEADS) for r in found}
+    inner = {u for r in found for u in regions[r] if u is not r}
+    return [r for r in found if r not in covered and r not in inner and not covered.intersection(regions[r])]
+
+
+def _tier_term(v: Variable) -> bool:
+    """``v`` is computed by one of :data:`TIER_FUNCTIONS`, or is a softplus the stock stabilizers will make
+    of ``log(1 + exp(a))`` or ``log1p(exp(a))`` (``log(1 + exp(x)) - x``)."""
+    op = scalar_op_of(v.owner)
+    if isinstance(op, TIER_FUNCTIONS):
+        return True
+    if isinstance(op, ps.Log1p):
+        return isinstance(_op_of(v.owner.inputs[0]), ps.Exp)
+    return isinstance(op, ps.Log) and _exp_plus_constant(v.owner.inputs[0])
+
+
+def _signed_root(v: Variable, readers: Sequence[Variable]) -> Variable:
+    """``v``, or the negation or product with a constant that is its one reader (``-(sqrt(x) - sqrt(x + 1))``:
+    the sign is part of what the theory's entries read)."""
+    if len(readers) != 1:
+        return v
+    (u,) = readers
+    op = scalar_op_of(u.owner)
+    if isinstance(op, ps.Neg) or (isinstance(op, ps.Mul) and len(u.owner.inputs) == 2
+                                  and any(scalar_constant(i) is not None for i in u.owner.inputs)):
+        return u
+    return v
+
+
+def _cancels_less(form: Variable, copy: Variable) -> bool:
+    """Whether ``form`` has as many unstable Ops as ``copy`` (a region's copy, or the form that has fewer than
+    it), fewer cancellation sites, and is measured more accurate, as written,
+    on the grid of magnitudes and sampled points (:func:`relations.saturation.accuracy.more_accurate`:
+    worse at no point, better on average)."""
+    if instability([form]) != instability([copy]) or cancellation_sites([form]) >= cancellation_sites([copy]):
+        return False
+    from relations.saturation.accuracy import grid_points, more_accurate, sample_points
+    from relations.saturation.regimes import elementwise_in_inputs, join_points
+
+    if len(owned_variables([copy])) > TIER_NODES or not elementwise_in_inputs([copy]):
+        return False  # a model's region over its data (a dot, a split): mpmath would take seconds to minutes
+
+    try:
+        points = join_points(grid_points([copy]), sample_points([copy], TIER_POINTS, size=1))
+        return points.n > 0 and more_accurate([form], [copy], points)
+    except (NotExact, ValueError):  # an Op without exact values, an input that cannot be drawn: kept as it is
+        return False
 
 
 def _head_regions(outputs: Sequence[Variable]) -> list[tuple[Variable, list[Variable]]]:

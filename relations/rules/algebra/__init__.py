@@ -171,18 +171,10 @@ rw("mul_associateo", p.mul(p.mul(a, b), x), p.mul(a, p.mul(b, x)), same_type(a, 
 # canonicalize's three-operand sums and products, read as a pair and a third operand (the stabilizers and the
 # entries above read binary nodes: ``exp(x) - 1 + y``, ``0.5 * exp(x**2) * erfc(x)``)
 same3 = is_float(a) & is_float(b) & is_float(x)
-rw("add_split_firsto", p.add(a, b, x), p.add(a, p.add(b, x)), same3,
-   "A sum of three is the first plus the sum of the other two.", measure=NARY)
-rw("add_split_secondo", p.add(a, b, x), p.add(b, p.add(a, x)), same3,
-   "A sum of three is the second plus the sum of the other two.", measure=NARY)
-rw("add_split_thirdo", p.add(a, b, x), p.add(x, p.add(a, b)), same3,
-   "A sum of three is the third plus the sum of the other two.", measure=NARY)
-rw("mul_split_firsto", p.mul(a, b, x), p.mul(a, p.mul(b, x)), same3,
-   "A product of three is the first times the product of the other two.", measure=NARY)
-rw("mul_split_secondo", p.mul(a, b, x), p.mul(b, p.mul(a, x)), same3,
-   "A product of three is the second times the product of the other two.", measure=NARY)
-rw("mul_split_thirdo", p.mul(a, b, x), p.mul(x, p.mul(a, b)), same3,
-   "A product of three is the third times the product of the other two.", measure=NARY)
+for _name, _op, _whole, _with in (("add", p.add, "sum", "plus"), ("mul", p.mul, "product", "times")):
+    for _nth, _one, _pair in (("first", a, (b, x)), ("second", b, (a, x)), ("third", x, (a, b))):
+        rw(f"{_name}_split_{_nth}o", _op(a, b, x), _op(_one, _op(*_pair)), same3,
+           f"A {_whole} of three is the {_nth} {_with} the {_whole} of the other two.", measure=NARY)
 
 #: The algebra relations, in the order saturation tries them.
 ALGEBRA_RULES: tuple = ALGEBRA.rules

@@ -73,6 +73,7 @@ eq("distribute_rgt_out_sub", p.sub(p.mul(b, a), p.mul(c, a)), p.mul(a, p.sub(b, 
    "``b*a - c*a = a * (b - c)``.")
 eq("distribute_lft1_in", p.add(p.mul(b, a), a), p.mul(p.add(b, 1), a), f2, "``b*a + a = (b + 1) * a``.")
 eq("distribute_rgt1_in", p.add(a, p.mul(c, a)), p.mul(p.add(c, 1), a), f1 & real(c), "``a + c*a = (c + 1) * a``.")
+eq("distribute_lft1_out_sub", p.sub(p.mul(b, a), a), p.mul(p.sub(b, 1), a), f2, "``b*a - a = (b - 1) * a``.")
 
 # Signs
 eq("distribute_lft_neg_in", p.neg(p.mul(a, b)), p.mul(p.neg(a), b), f2, "``-(a * b) = (-a) * b``.")

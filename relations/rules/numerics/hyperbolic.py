@@ -74,6 +74,12 @@ eq("cosh_2", p.cosh(p.mul(2, x)), p.add(p.mul(p.sinh(x), p.sinh(x)), p.mul(p.cos
 eq("sinh_2", p.sinh(p.mul(2, x)), p.mul(2, p.mul(p.sinh(x), p.cosh(x))), fx, "``sinh(2x) = 2 sinh(x) cosh(x)``.")
 eq("tanh_2", p.tanh(p.mul(2, x)), p.true_div(p.mul(2, p.tanh(x)), p.add(1, p.mul(p.tanh(x), p.tanh(x)))), fx,
    "``tanh(2x) = 2 tanh(x) / (1 + tanh(x)^2)``.")
+eq("one_add_tanh", p.add(1, p.tanh(x)), p.mul(2, p.sigmoid(p.mul(2, x))), fx,
+   "``1 + tanh(x) = 2 * sigmoid(2x)``: no cancellation where ``tanh(x)`` is near -1.")
+eq("one_sub_tanh", p.sub(1, p.tanh(x)), p.mul(2, p.sigmoid(p.mul(-2, x))), fx,
+   "``1 - tanh(x) = 2 * sigmoid(-2x)``: no cancellation where ``tanh(x)`` is near 1.")
+eq("cosh_sub_one", p.sub(p.cosh(x), 1), p.mul(2, p.sqr(p.sinh(p.true_div(x, 2)))), fx,
+   "``cosh(x) - 1 = 2 sinh(x/2)**2``: no cancellation near 0.")
 eq("cosh_1_2", p.cosh(p.true_div(x, 2)), p.sqrt(p.true_div(p.add(p.cosh(x), 1), 2)), fx,
    "``cosh(x / 2) = sqrt((cosh(x) + 1) / 2)``.")
 eq("sinh_1_2", p.sinh(p.true_div(x, 2)), p.true_div(p.sinh(x), p.sqrt(p.mul(2, p.add(p.cosh(x), 1)))), fx,
