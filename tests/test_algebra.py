@@ -93,7 +93,7 @@ CASES = {
     ),
     "log_mul_positive_consto": (
         lambda: pt.log(3.0 * pt.sum(pt.exp(m), axis=1)),
-        lambda: pt.log(pt.expand_dims(pt.constant(3.0), 0)) + pt.log(pt.sum(pt.exp(m), axis=1)),
+        lambda: pt.log(pt.constant(np.float64(3.0))) + pt.log(pt.sum(pt.exp(m), axis=1)),
         {m: MAT},
     ),
     "dot_ones_sumo": (
@@ -381,3 +381,20 @@ def test_the_operand_lift_backward_keeps_an_expansion_the_forward_would_not_make
     rhs2 = pt.alloc(pt.add(pt.expand_dims(s, (0, 1)), y2), 3, 1)
     for lhs in backward(alg.ALGEBRA["elemwise_alloc_operand_lifto"], rhs2):
         assert holds(alg.ALGEBRA["elemwise_alloc_operand_lifto"], lhs, rhs2)
+
+
+def test_the_log_of_a_constant_factor_is_taken_in_the_operands_dtype():
+    """PyTensor reads ``0.5 * x`` with a float32 ``0.5`` (and ``3 * x`` with an int8 ``3``): the log of it is built
+    in ``x``'s dtype, not float32's 2e-9 off; backward the constant is the widened one."""
+    rule = RULES["log_mul_positive_consto"]
+    for const in (0.5, 3):
+        g = pt.log(const * pt.exp(x))
+        assert str(g.owner.inputs[0].owner.inputs[0].type.dtype) in ("float32", "int8")
+        (found,) = forward(rule, g, n=1)
+        logs = [v for v in pytensor.graph.traversal.ancestors([found]) if v.owner is not None
+                and "Log" in str(v.owner.op) and not v.owner.inputs[0].owner]
+        (lc,) = logs
+        assert lc.type.dtype == "float64"
+        got = pytensor.function([x], found, mode="FAST_COMPILE")(np.array([0.25, 700.0]))
+        np.testing.assert_allclose(got, np.log(const) + np.array([0.25, 700.0]), rtol=1e-15)
+        assert holds(rule, g, found)

@@ -77,6 +77,7 @@ REPAIRED = [
     "log(sigmoid(x)*sigmoid(y)*sigmoid(x))",
     "log(1/((1+exp(-x))*(1+exp(-y))))",
     "0.5*exp(x)-0.5*exp(-x)",
+    "(exp(2*x)-1)/(exp(2*x)+1)",
     # differences that cancel with no unstable Op: the cancellation tier, measured before it replaces
     "softplus(x)-x",
     "log(1+exp(x))-x",
@@ -91,6 +92,8 @@ REPAIRED = [
     "2*cosh(x)-2",
     "2*(cosh(x)-1)",
     "(1+tanh(x/2))/2",
+    "log(0.5+0.5*tanh(x/2))",
+    "log(exp(x))-log(1+exp(x))",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).
@@ -301,19 +304,80 @@ def test_three_operand_sums_and_products_are_read_a_pair_at_a_time():
     assert pairs[g].type == g.type and pairs[h].type == h.type
 
 
-def _corpus_results():
+def test_among_forms_of_as_many_unstable_ops_one_without_expm1_is_taken():
+    """``expm1(2x) / (1 + exp(2x))`` (``tanh_def_b`` as PyTensor leaves it): ``expm1(2x) * sigmoid(-2x)`` and
+    ``tanh(x)`` have no unstable Op, but the first is ``inf * 0`` at x = 400; ``expm1`` weighs half one."""
+    from relations.saturation.stability import OVERFLOW_WEIGHT, stability_cost
+
+    x = pt.vector("x")
+    g = pt.expm1(2.0 * x) / (1.0 + pt.exp(2.0 * x))
+    [(old, new)] = stabilized([g])
+    assert old is g and any(type(getattr(v.owner, "op", None)).__name__ == "Elemwise" and "Tanh" in str(v.owner.op)
+                            for v in pytensor.graph.traversal.ancestors([new]))
+    with np.errstate(all="ignore"):
+        got = pytensor.function([x], new, mode="FAST_COMPILE")(np.array([-400.0, 1e-9, 0.5, 400.0]))
+    np.testing.assert_allclose(got, np.tanh([-400.0, 1e-9, 0.5, 400.0]), rtol=1e-15)
+    cost = stability_cost()
+    assert cost(pt.expm1(x)) >= OVERFLOW_WEIGHT > cost(pt.tanh(x)) and cost(pt.exp(x)) >= 1.0
+
+
+def test_the_log_of_a_scaled_erfc_takes_the_regimes_of_log_erfc_with_finite_gradients():
+    """``log(0.5 * erfc(-x / sqrt(2)))`` (a censored likelihood's normal log-CDF, which ``local_log_erfc`` does
+    not read): ``log_erfc_regimes`` gives ``log1p(-erf(a))`` below ``a = 0.5`` and ``log(erfcx(a)) - a**2``
+    above, each branch's input clamped, so neither the value nor the gradient sees the other branch's inf."""
+    x = pt.vector("x")
+    half = pt.constant(np.array([0.5], dtype="float32"))  # as canonicalize leaves PyTensor's float32 0.5
+    g = pt.log(pt.mul(half, pt.erfc(pt.mul(pt.constant(np.array([-1 / np.sqrt(2.0)])), x))))
+    [(old, new)] = stabilized([g])
+    assert old is g and instability([new]) < instability([g])
+    # the gradient of the form (``pytensor.grad`` of ``g`` itself is another graph, ``exp(-z**2) / erfc(z)``)
+    f = pytensor.function([x], [new, pytensor.grad(new.sum(), x)], mode="FAST_COMPILE")
+    v = np.array([-40.0, -10.0, -1.0, 0.0, 1.0])
+    got, grad = f(v)
+    with mp.workdps(60):
+        exact = [float(mp.log(mp.ncdf(t))) for t in v]
+        dexact = [float(mp.npdf(t) / mp.ncdf(t)) for t in v]
+    np.testing.assert_allclose(got, exact, rtol=1e-13)
+    np.testing.assert_allclose(grad, dexact, rtol=1e-12)
+    with np.errstate(all="ignore"):
+        stock = pytensor.function([x], g, mode="FAST_COMPILE")(v)
+    assert np.isneginf(stock[0])  # what PyTensor alone gives at x = -40
+    assert [a.shape for a in f(np.zeros(0))] == [(0,), (0,)] and new.type == g.type
+    compiled = pytensor.function([x], g, mode=relations.mode())  # the default backend takes the switch
+    np.testing.assert_allclose(compiled(v), exact, rtol=1e-13)
+
+
+def _corpus_results(monkeypatch):
+    """Each spelling's accuracy compiled stock and with ``relations.mode()``; the stabilizing pass failing on one
+    is an error (PyTensor logs a rewriter's exception and goes on; ``on_opt_error="raise"`` would also raise
+    PyTensor 3.3's own ``local_log_erfc`` failure on float32)."""
+    from relations.compile.stabilize import StabilizingRewriter
+
+    failures: list[str] = []
+    plain = StabilizingRewriter.apply
+
+    def apply(self, fgraph):
+        try:
+            return plain(self, fgraph)
+        except Exception as err:
+            failures.append(repr(err))
+            raise
+
+    monkeypatch.setattr(StabilizingRewriter, "apply", apply)
     mode = relations.mode()
-    return {s.name: (measure(s), measure(s, mode)) for s in CORPUS}
+    results = {s.name: (measure(s), measure(s, mode)) for s in CORPUS}
+    assert not failures, failures
+    return results
 
 
 @pytest.mark.slow
-def test_the_corpus_targets():
+def test_the_corpus_targets(monkeypatch):
     """Issue 35's targets on the spellings they were set on; on the whole corpus, nothing made worse.
 
     Issue 44's spellings (written elsewhere, for rules not yet written) are measured by
     ``benchmarks/numerics.py``: they do not meet issue 35's per-target targets yet.
     """
-    results = _corpus_results()
+    results = _corpus_results(monkeypatch)
     worse = [n for n, (stock, ours) in results.items() if stock[0] and not ours[0]]
     assert not worse, f"made worse: {worse}"
     first = {s.name for s in CORPUS_ISSUE35}

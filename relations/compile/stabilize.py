@@ -61,11 +61,12 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pytensor.scalar as ps
+import pytensor.tensor as pt
 from pytensor import config
 from pytensor.compile import optdb
 from pytensor.compile.mode import Mode
@@ -182,13 +183,16 @@ STABILIZE_RULES: tuple = tuple(
 #: Entries of the numerics theory (:mod:`relations.rules.numerics`) the pass saturates with too: each one's
 #: right side has fewer unstable Ops (:func:`relations.saturation.stability.unstable`) and is at least as
 #: accurate at every input (``log(expm1(x)) -> x + log1mexp(-x)``, ``exp(x) - exp(-x) -> 2 * sinh(x)``, the
-#: quotients that are ``tanh``, ``log(a * b) -> log(a) + log(b)`` with one factor positive: the log of a
-#: product of sigmoids).  The theory's entries whose best form depends on the input (``log(cosh(x))``:
+#: quotients that are ``tanh`` (``expm1(x) / (1 + exp(x)) -> tanh(x / 2)`` among them), ``log(a * b) ->
+#: log(a) + log(b)`` with one factor positive: the log of a product of sigmoids; ``a*b - a*c -> a * (b -
+#: c)``, which takes a constant out of ``0.5 * exp(x) - 0.5 * exp(-x)``; and ``log_erfc_regimes``, a regime
+#: form shipped as an identity, each branch accurate on its side).  The theory's entries whose best form
+#: depends on the input (``log(cosh(x))``:
 #: ``|x| + softplus(-2|x|) - log(2)`` loses the digits at tiny ``x`` that ``log1p(2 sinh(x/2)**2)``
 #: keeps) are left to the measured stage, which splits regimes.
 THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
-    "quot_tanh", "distribute_lft_out_sub",
+    "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -418,7 +422,10 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     or of a reshaped softmax; a ``dot`` with ones (a sum), or of exponentials
     with one column (a weighted sum: a mixture's weights); a hyperbolic
     function in disguise (:func:`_hyperbolic`); a negated ``1 - exp(x)``; a
-    division by a length (a mean) under a ``log``.
+    division by a length (a mean) under a ``log``; an ``exp`` and a ``-1``
+    among three terms or more (``exp(x) - 1 + y``); a ``log`` of a product
+    holding ``c + exp(a)`` (a softplus) or an ``erfc`` (the normal log-CDF,
+    ``log(0.5 * erfc(-x / sqrt(2)))``, which ``local_log_erfc`` does not read).
     ``under_log``: the region's root is a ``log``.
     """
     node = v.owner
@@ -463,6 +470,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
             return True
         if isinstance(inner, ps.Mul) and any(_exp_plus_constant(i) for i in ins[0].owner.inputs):
             return True  # a softplus inside a product: ``log((1 + exp(-x)) * (1 + exp(-y)))``
+        if isinstance(inner, (ps.Mul, ps.TrueDiv)) and any(isinstance(_op_of(i), ps.Erfc) for i in ins[0].owner.inputs):
+            return True  # the normal log-CDF: ``log(0.5 * erfc(-x / sqrt(2)))``, which local_log_erfc does not read
         return _sum_of(ins[0], ps.Mul) or _reshaped_softmax(ins[0])
     return False
 
@@ -631,9 +640,36 @@ def _cut(roots: Sequence[Variable], heads: tuple[type, ...] = HEADS,
                 leaf.name = i.name
                 replace[i] = leaf
                 leaves[leaf] = i
-    # the regions cut at fresh leaves: the e-graph holds the regions only, never the fgraph's nodes
-    copies = clone_replace(list(roots), replace=replace)
+    widened = _widened_constants(inside)
+    replace.update(widened)
+    # the regions cut at fresh leaves: the e-graph holds the regions only, never the fgraph's nodes (a widened
+    # constant changes its readers' input types, not their outputs': the nodes are rebuilt)
+    copies = clone_replace(list(roots), replace=replace, rebuild_strict=not widened)
     return list(copies), leaves
+
+
+#: Scalar ops whose constant operands :func:`_widened_constants` gives the dtype the node computes in.
+ARITHMETIC: tuple[type, ...] = (ps.Add, ps.Sub, ps.Mul, ps.TrueDiv)
+
+
+def _widened_constants(inside: set[Variable]) -> dict[Variable, Variable]:
+    """The constants the region's float arithmetic reads in a narrower dtype (PyTensor reads ``0.5 * x`` with a
+    float32 ``0.5``, ``3 * x`` with an int8 ``3``), each as a constant of the dtype its readers compute in: exact
+    (the Elemwise upcasts them), and a rule that takes ``log(0.5)`` out of ``log(0.5 * erfc(z))`` builds it, and
+    the e-graph folds it, in float64, not float32's 2e-9 off.  A constant read by anything else is kept."""
+    wanted: dict[Constant, set[str]] = {}
+    for u in inside:
+        dtype = str(getattr(u.type, "dtype", "")) if isinstance(scalar_op_of(u.owner), ARITHMETIC) else ""
+        for i in u.owner.inputs:
+            if isinstance(i, Constant):  # (a NoneConst, ``x[[1, 0]]``'s SpecifyShape reads one, has no dtype)
+                wanted.setdefault(i, set()).add(dtype if dtype.startswith("float") else "")
+    found: dict[Variable, Variable] = {}
+    for c, dtypes in wanted.items():
+        (dtype,) = dtypes if len(dtypes) == 1 else ("",)
+        own = str(getattr(c.type, "dtype", "bool"))
+        if dtype and own != dtype and own != "bool" and not (own.startswith("float") and own >= dtype):
+            found[c] = pt.constant(np.asarray(c.data).astype(dtype), dtype=dtype)
+    return found
 
 
 def stabilized(outputs: Sequence[Variable], limits: Limits | None = None) -> list[tuple[Variable, Variable]]:
@@ -679,6 +715,7 @@ def _replacements(roots: Sequence[Variable], limits: Limits,
     for root, form in zip(roots, chosen, strict=True):
         if form is None:
             continue
+        form = _precise(form)
         new = clone_replace([form], replace=leaves)[0] if leaves else form
         new = root.type.filter_variable(new, allow_convert=True)
         copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
@@ -699,6 +736,23 @@ def _loses_digits(copy: Variable) -> bool:
     return screened.mean is not None and (screened.mean > WIDE_BITS or screened.lost > 0)
 
 
+_PRECISE: list[Any] = []
+
+
+def _precise(form: Variable) -> Variable:
+    """``form`` with every unary Op of a narrower constant computed in the float dtype its Elemwise reads it in
+    (:mod:`relations.rules.precision`): a right side's ``log(2)`` of a literal is built in the literal's own
+    dtype (the region's own constants are widened before saturating, :func:`_widened_constants`)."""
+    if not _PRECISE:
+        from relations.greedy.fixpoint import normalize_variables
+        from relations.patterns.relation import RuleIndex
+        from relations.rules.precision import PRECISION_RULES
+
+        index = RuleIndex(PRECISION_RULES)
+        _PRECISE.append(lambda v: normalize_variables([v], index, mark=True)[0])
+    return _PRECISE[0](form)
+
+
 def _fits(form: Variable, copy: Variable) -> bool:
     """``form`` is not ``copy`` and has its dtype and ndim."""
     return form is not copy and form.type.dtype == copy.type.dtype and form.type.ndim == copy.type.ndim
@@ -709,7 +763,7 @@ def _fits(form: Variable, copy: Variable) -> bool:
 #: (:mod:`relations.saturation.cancellation`) and no more unstable Ops: ``softplus(x) - x = softplus(-x)``,
 #: ``1 - cos(x) = 2 sin(x/2)**2``, ``sqrt(a + c) - sqrt(a) = c / (sqrt(a + c) + sqrt(a))``.
 TIER_ENTRIES: tuple[str, ...] = (
-    "add_commutative", "mul_commutative", "add_flip", "distribute_lft1_in", "distribute_lft1_out_sub",
+    "add_commutative", "mul_commutative", "add_flip", "sub_negate_rev", "distribute_lft1_in", "distribute_lft1_out_sub",
     "softplus_sub", "one_sub_cos", "cos_sub_one", "flip_sqrt_shift", "cosh_sub_one", "one_add_tanh", "one_sub_tanh",
 )
 #: The functions a cancellation root's term is computed by (those :data:`TIER_ENTRIES`' left sides read).
@@ -742,7 +796,7 @@ def cancellation_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = 
     for u in owned:
         for i in u.owner.inputs:
             readers.setdefault(i, []).append(u)
-    found = list(dict.fromkeys(_signed_root(v, readers.get(v, [])) for v in found))
+    found = list(dict.fromkeys(_signed_root(v, readers) for v in found))
     covered = {u for r in taken for u in _region(r)}
     regions = {r: _region(r, MEASURED_HEADS) for r in found}
     inner = {u for r in found for u in regions[r] if u is not r}
@@ -760,16 +814,22 @@ def _tier_term(v: Variable) -> bool:
     return isinstance(op, ps.Log) and _exp_plus_constant(v.owner.inputs[0])
 
 
-def _signed_root(v: Variable, readers: Sequence[Variable]) -> Variable:
-    """``v``, or the negation or product with a constant that is its one reader (``-(sqrt(x) - sqrt(x + 1))``:
-    the sign is part of what the theory's entries read)."""
-    if len(readers) != 1:
-        return v
-    (u,) = readers
-    op = scalar_op_of(u.owner)
-    if isinstance(op, ps.Neg) or (isinstance(op, ps.Mul) and len(u.owner.inputs) == 2
-                                  and any(scalar_constant(i) is not None for i in u.owner.inputs)):
-        return u
+def _signed_root(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Variable:
+    """``v``, or up to two of its one readers that are a negation, a product with a constant or a log
+    (``-(sqrt(x) - sqrt(x + 1))``: the sign is part of what the theory's entries read; ``log(0.5 + 0.5 *
+    tanh(x / 2))``: the log of the ``sigmoid`` the tier finds is a stabilizer's)."""
+    for _ in range(2):
+        found = readers.get(v, [])
+        if len(found) != 1:
+            break
+        (u,) = found
+        op = scalar_op_of(u.owner)
+        if not (isinstance(op, (ps.Neg, ps.Log, ps.Log1p)) or (
+            isinstance(op, ps.Mul) and len(u.owner.inputs) == 2
+            and any(scalar_constant(i) is not None for i in u.owner.inputs)
+        )):
+            break
+        v = u
     return v
 
 

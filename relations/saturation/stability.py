@@ -42,6 +42,10 @@ UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc, ps.Sinh, ps.Cos
 
 #: Weight of one unstable e-node against the measured cost (seconds): any count dominates.
 UNSTABLE_WEIGHT = 1.0
+#: Weight of an ``expm1`` over data in :func:`stability_cost` (not in the count, :func:`instability`): accurate
+#: near 0, but it overflows past 710 as ``exp`` does, so among forms of as many unstable Ops extraction takes
+#: one without it (``tanh(x)`` for ``expm1(2x) * sigmoid(-2x)``, ``inf * 0`` at x = 400).
+OVERFLOW_WEIGHT = 0.5
 
 
 def unstable(v: Variable) -> bool:
@@ -53,6 +57,12 @@ def unstable(v: Variable) -> bool:
     if isinstance(scalar_op_of(node), ps.Log) and isinstance(scalar_op_of(node.inputs[0].owner), ps.Sign):
         return False  # log(sign(.)): 0, nan or -inf exactly (log_gamma_as_gammalno's right side)
     return not shifted(v)
+
+
+def _overflows(v: Variable) -> bool:
+    """``v`` is an ``expm1`` over something other than lengths and constants."""
+    node = v.owner
+    return isinstance(scalar_op_of(node), ps.Expm1) and not all(is_length(i) for i in node.inputs)
 
 
 def shifted(v: Variable) -> bool:
@@ -91,7 +101,8 @@ def instability(outputs: Sequence[Variable]) -> int:
 
 
 def stability_cost(shape_of: Callable[[Variable], Any] | None = None) -> Callable[[Variable], float]:
-    """A cost per e-node: :data:`UNSTABLE_WEIGHT` for an unstable Op, plus the measured cost (``node_costs``).
+    """A cost per e-node: :data:`UNSTABLE_WEIGHT` for an unstable Op (:data:`OVERFLOW_WEIGHT` for an ``expm1``),
+    plus the measured cost (``node_costs``).
 
     Lexicographic in effect (one unstable node outweighs any graph's
     predicted seconds): extraction takes the fewest unstable Ops, then the
@@ -100,8 +111,10 @@ def stability_cost(shape_of: Callable[[Variable], Any] | None = None) -> Callabl
     measured = node_costs(shape_of=shape_of)
 
     def cost(v: Variable) -> float:
-        bad = v.owner is not None and unstable(v)
-        return (UNSTABLE_WEIGHT if bad else 0.0) + measured(v)
+        if v.owner is None:
+            return measured(v)
+        weight = UNSTABLE_WEIGHT if unstable(v) else OVERFLOW_WEIGHT if _overflows(v) else 0.0
+        return weight + measured(v)
 
     return cost
 

@@ -46,6 +46,7 @@ from relations.rules.algebra.algebra_goals import (
     positive_constant,
     scalar_or_constanto,
     upcasto,
+    widened_consto,
 )
 from relations.rules.algebra.sum_goals import (
     DOWNCASTS_READ,
@@ -65,7 +66,7 @@ __all__ = ["ALGEBRA", "ALGEBRA_RULES"]
 a, b, x = p.var("a"), p.var("b"), p.var("x")
 f, c, hole, v, shape = p.var("f"), p.var("c"), p.var("hole"), p.var("v"), p.var("shape")
 w, m, mk, ax, s, t = p.var("w"), p.var("m"), p.var("mk"), p.var("ax"), p.var("s"), p.var("t")
-terms = p.var("terms")
+terms, cw = p.var("terms"), p.var("cw")
 bf, af, sb, sa, ev = p.var("bf"), p.var("af"), p.var("sb"), p.var("sa"), p.var("ev")
 floats = is_float(a) & is_float(b)
 
@@ -117,8 +118,10 @@ rw("elemwise_alloc_operand_lifto", p.elemwise(f, p.named(hole, p.alloc_of(v, sha
 # logarithms of products and quotients
 rw("log_div_by_lengtho", p.log(p.true_div(a, b)), p.sub(p.log(a), p.log(b)), is_float(a) & length(b),
    "The log of a mean is the log of the sum less the log of the length.", measure=DIVISIONS)
-rw("log_mul_positive_consto", p.log(p.mul(c, a)), p.add(p.log(c), p.log(a)), is_float(a) & positive_constant(c),
-   "The log of a product with a positive constant is a sum of logs.", measure=PRODUCTS)
+rw("log_mul_positive_consto", p.log(p.mul(c, a)), p.add(p.log(cw), p.log(a)),
+   (is_float(a) & positive_constant(c), widened_consto(c, a, cw)),
+   "The log of a product with a positive constant is a sum of logs (the constant's log in ``a``'s dtype).",
+   measure=PRODUCTS)
 # sums, logsumexp and softmax in disguise (issue 44's corpus: a sum written as a product with ones, a constant
 # term or weights inside a sum of exponentials, a cast or a reshape between a log and what it stabilizes)
 rw("dot_ones_sumo", p.dot(a, c), p.expand_dims(p.sum(a, axis=1), 1),

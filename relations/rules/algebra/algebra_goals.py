@@ -87,6 +87,36 @@ upcasto = _casto("upcasto", wider=True)
 downcasto = _casto("downcasto", wider=False)
 
 
+def widened_consto(c: Any, a: Any, cw: Any) -> ModedGoal:
+    """``cw`` is the one-element constant ``c`` as a 0-d constant of ``a``'s float dtype, where ``c``'s dtype is an
+    integer or a narrower float (else ``c``'s own 0-d form): PyTensor reads ``0.5 * x`` with a float32 ``0.5``,
+    and a ``log(0.5)`` built of it in a float64 graph would be float32's (2e-9 off).  Backward (``cw`` known) ``c``
+    is ``cw``; all three known: a check."""
+
+    def build(ct: Any, at: Any) -> Any:
+        cv, av = term_variable(ct), term_variable(at)
+        s = scalar_form(cv) if cv is not None else None
+        if not isinstance(s, Constant) or av is None or float_bits(av.type.dtype) is None:
+            return None
+        bits = float_bits(s.type.dtype)
+        if bits is not None and bits >= float_bits(av.type.dtype):  # type: ignore[operator]
+            return (s,)
+        return (scalar_constant(np.asarray(s.data).astype(av.type.dtype)),)
+
+    def check(ct: Any, at: Any, cwt: Any) -> Any:
+        built, got = build(ct, at), term_variable(cwt)
+        return () if built is not None and _same_scalar(got, built[0]) else None
+
+    return moded(
+        "widened_consto",
+        {"c": c, "a": a, "cw": cw},
+        Mode(needs=("c", "a", "cw"), gives=(), one=check),
+        Mode(needs=("c", "a"), gives=("cw",), one=build),
+        Mode(needs=("cw", "a"), gives=("c",), one=lambda cwt, at: (cwt,)),
+        waiting="widened_consto needs the constant and the operand",
+    )
+
+
 def scalar_form(v: Variable) -> Variable | None:
     """The 0-d form of a scalar-like input: 0-d, a 0-d expanded, or a constant of one element (``[[1.]]``)."""
     s = scalar_of(v)

@@ -44,6 +44,11 @@ eq("log_erfc_reflect", p.log(p.erfc(a)), p.add(LOG2, p.log1p(p.mul(-0.5, p.erfc(
 eq("log_mul_erfc_reflect", p.log(p.mul(b, p.erfc(a))),
    p.add(p.log(p.mul(2, b)), p.log1p(p.mul(-0.5, p.erfc(p.neg(a))))), floats & positive(b),
    "The log of a positive weight times ``erfc(a)``, through the reflection.")
+rw("log_erfc_regimes", p.log(p.erfc(a)),
+   p.switch(p.lt(a, 0.5), p.log1p(p.neg(p.erf(p.minimum(a, 0.5)))),
+            p.sub(p.log(p.erfcx(p.maximum(a, 0.5))), p.sqr(p.maximum(a, 0.5)))),
+   real(a), "``log(erfc(a))`` as ``log1p(-erf(a))`` for ``a < 0.5`` and ``log(erfcx(a)) - a**2`` above: each regime "
+   "accurate, each branch's input clamped to its side (no inf in the branch not taken, nor in its gradient).")
 eq("log_one_sub_half_erfc", p.log(p.sub(1, p.mul(0.5, p.erfc(a)))), p.log(p.mul(0.5, p.erfc(p.neg(a)))), real(a),
    "``log(1 - erfc(a) / 2)`` is ``log(erfc(-a) / 2)``: the normal log-CDF from the upper tail.")
 # gamma and gammaln
