@@ -40,6 +40,7 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 __all__ = [
     "BINADES", "SCREENED", "SCREEN_GRID", "WIDE", "Screened", "evaluate", "screen_floats", "wide_gap", "wide_screen",
+    "wide_screen_flat",
 ]
 
 #: The extended dtype of the reference evaluation.
@@ -318,3 +319,33 @@ def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2,
     elements = sum(int(np.size(lo_env.get(node.outputs[0], 0))) for node in order)
     return Screened(float(np.mean(gaps)) if gaps else None, elements, lost)
 
+
+def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0) -> Screened | None:
+    """:func:`wide_screen` with ``grid=True`` in one evaluation per precision, for a graph of Elemwise nodes only
+    (and constants expanded by a DimShuffle; ``None`` for another graph, or one :func:`wide_screen` would not measure): every input is a flat array of
+    one entry per point (the grid's magnitudes, the inputs after the first a shuffled copy, then ``n`` draws),
+    which the scalar functions broadcast as they would each point.  A few numpy calls per node in all, where
+    :func:`wide_screen` makes them per point; ``elements`` is the nodes' count (one entry a point)."""
+    dtype = str(getattr(output.type, "dtype", ""))
+    order = list(toposort([output]))
+    if dtype not in SCREENED or not all(
+        isinstance(node.op, Elemwise) or (isinstance(node.op, DimShuffle) and isinstance(node.inputs[0], Constant))
+        for node in order
+    ):
+        return None
+    inputs = [v for v in explicit_graph_inputs([output]) if not isinstance(v, Constant)]
+    if any(str(getattr(v.type, "dtype", "")) not in SCREENED for v in inputs):
+        return None
+    rng = np.random.default_rng(seed)
+    grid = np.array(SCREEN_GRID)
+    at = {v: np.concatenate([grid if k == 0 else rng.permutation(grid), screen_floats((n,), rng)]).astype(
+        str(v.type.dtype)) for k, v in enumerate(inputs)}
+    [lo] = evaluate([output], at, np.dtype(dtype).type, order)
+    [hi] = evaluate([output], at, WIDE, order)
+    with np.errstate(over="ignore"):
+        ref = hi.astype(dtype)
+    keep = ~np.isnan(hi)
+    if not keep.any():
+        return Screened(None, len(order))
+    whole = (np.isinf(lo) | (lo == 0)) & np.isfinite(ref) & (ref != 0) & keep
+    return Screened(float(np.mean(_bits(lo[keep], ref[keep], dtype))), len(order), int(np.count_nonzero(whole)))

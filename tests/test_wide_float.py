@@ -61,3 +61,19 @@ def test_float32_is_screened_in_float32_bits():
     assert bad is not None and 1.0 < bad <= 32.0
     assert good is not None and good <= 1.0
     assert wide_screen(pt.exp(xf) + y, n=4)[0] is not None  # float32 and float64 inputs together
+
+
+def test_the_flat_screen_sees_what_the_grid_screen_sees_in_one_evaluation():
+    from graph_bridge.wide_float import wide_screen_flat
+
+    x = pt.dvector("x")
+    cancels, never = pt.softplus(x) - x, x + 2.0 * pt.softplus(-x)
+    flat, per_point = wide_screen_flat(cancels), wide_screen(cancels, grid=True)
+    assert flat.lost > 0 and per_point.lost > 0 and flat.mean > 1.0  # x = 40: 0 where the value is 4.2e-18
+    calm = wide_screen_flat(never)
+    assert calm.lost == 0 and calm.mean < 1.0
+    assert wide_screen_flat(pt.sum(pt.exp(x))) is None  # not Elemwise only: the per-point screen's
+    assert wide_screen_flat(pt.ivector("i") + 1) is None  # an integer input: nothing to draw
+    x32 = pt.fvector("x32")
+    f32 = wide_screen_flat(pt.constant(np.float32(1.0)) - pt.cos(x32))
+    assert f32.lost > 0  # 1 - cos(1e-10) is 0 in float32

@@ -727,10 +727,10 @@ def _loses_digits(copy: Variable) -> bool:
     """Whether the region ``copy`` evaluated in float64 (or float32) differs from its extended-precision value
     by more than :data:`WIDE_BITS` on average, or loses a value whole, on :data:`TIER_SCREEN` sampled points and
     the screen's grid of magnitudes (:func:`graph_bridge.wide_float.wide_screen`: numpy, no mpmath)."""
-    from graph_bridge.wide_float import wide_screen
+    from graph_bridge.wide_float import wide_screen, wide_screen_flat
 
     try:
-        screened = wide_screen(copy, n=TIER_SCREEN, grid=True)
+        screened = wide_screen_flat(copy, n=TIER_SCREEN) or wide_screen(copy, n=TIER_SCREEN, grid=True)
     except NotImplementedError:  # an Op the screen does not evaluate
         return False
     return screened.mean is not None and (screened.mean > WIDE_BITS or screened.lost > 0)
