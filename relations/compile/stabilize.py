@@ -455,8 +455,11 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         exps = sum(isinstance(k, ps.Exp) for k in kinds)
         if (exps >= 2 and under_log) or (exps and any(isinstance(k, ps.Erfc) for k in kinds)):
             return True
+        # ``-(1 - exp(x))``; not ``-1 * y * sigmoid(z) * (1 - sigmoid(z))`` (an ordered logistic model's
+        # gradient, which PyTensor's sigmoid rewrites take)
         return any(_is_minus_one(i) for i in ins) and any(
-            isinstance(k, ps.Sub) and any(_is_head(j.owner) for j in i.owner.inputs) for k, i in zip(kinds, ins)
+            isinstance(k, ps.Sub) and any(isinstance(_op_of(j), ps.Exp) for j in i.owner.inputs)
+            for k, i in zip(kinds, ins)
         )
     if isinstance(node.op, Dot):  # a sum (ones) or a weighted sum (one column) of exponentials
         return any(i.type.ndim == 2 and all_ones(i) for i in ins) or (
