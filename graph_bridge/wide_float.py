@@ -322,7 +322,8 @@ def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2,
 
 def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0) -> Screened | None:
     """:func:`wide_screen` with ``grid=True`` in one evaluation per precision, for a graph of Elemwise nodes only
-    (and constants expanded by a DimShuffle; ``None`` for another graph, or one :func:`wide_screen` would not measure): every input is a flat array of
+    (and constants expanded by a DimShuffle; ``None`` for another graph, or one :func:`wide_screen` would not
+    measure): every input is a flat array of
     one entry per point (the grid's magnitudes, the inputs after the first a shuffled copy, then ``n`` draws),
     which the scalar functions broadcast as they would each point.  A few numpy calls per node in all, where
     :func:`wide_screen` makes them per point; ``elements`` is the nodes' count (one entry a point)."""
