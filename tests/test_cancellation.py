@@ -209,3 +209,14 @@ def test_the_tier_saturates_with_the_pass_rules_and_its_theory_entries():
     assert rules[: len(pass_rules())] == pass_rules()
     assert [r.__name__ for r in rules[len(pass_rules()):]] == list(TIER_ENTRIES)
     assert set(rules[len(pass_rules()):]) <= set(NUMERICS_RULES)
+
+
+def test_a_deep_graph_is_read_without_recursion():
+    """A chain of 2,000 additions (a model's recursion written out, deeper than Python's recursion limit): the sites
+    and the roots are read bottom-up."""
+    g = x
+    for _ in range(2000):
+        g = g + 1.0
+    deep = pt.softplus(g) - g
+    assert cancellation_sites([deep]) == 2000  # each "+ 1.0" of a computed value is a site too (not x + 1.0)
+    assert cancellation_roots([deep]) == [deep]

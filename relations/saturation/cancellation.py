@@ -37,7 +37,7 @@ from graph_bridge.interval_type import Interval
 from graph_bridge.intervals import interval_of
 from graph_bridge.monotonicity import scalar_constant
 from graph_bridge.nodes import scalar_op_of
-from graph_bridge.traverse import owned_variables
+from graph_bridge.traverse import bottom_up, owned_variables
 from relations.saturation.stability import stability_cost
 
 __all__ = ["SITE_WEIGHT", "Sites", "cancellation_cost", "cancellation_sites", "terms"]
@@ -96,14 +96,14 @@ class Sites:
         return s * sign
 
     def _leaves(self, v: Variable) -> frozenset[Variable]:
-        found = self._inputs.get(v)
-        if found is None:
-            if v.owner is None:
-                found = frozenset() if isinstance(v, Constant) else frozenset([v])
+        """The inputs ``v`` reads (not its constants); bottom-up, no recursion (a model's graph is deep)."""
+        known = self._inputs
+        for u in bottom_up([v], known.__contains__):
+            if u.owner is None:
+                known[u] = frozenset() if isinstance(u, Constant) else frozenset([u])
             else:
-                found = frozenset().union(*(self._leaves(i) for i in v.owner.inputs))
-            self._inputs[v] = found
-        return found
+                known[u] = frozenset().union(*(known[i] for i in u.owner.inputs))
+        return known[v]
 
     def site(self, v: Variable) -> bool:
         """Whether ``v``'s node is a cancellation site (see the module)."""
