@@ -90,7 +90,7 @@ from graph_bridge.traverse import owned_variables
 from graph_bridge.wide_float import Screened
 from relations.compile.outcome_store import OutcomeStore
 from relations.rules.algebra import ALGEBRA_RULES
-from relations.rules.algebra.algebra_goals import is_length, scalar_form
+from relations.rules.algebra.algebra_goals import is_length, scalar_form, widened
 from relations.rules.algebra.sum_goals import all_ones
 from relations.saturation.cancellation import Sites, cancellation_cost, cancellation_sites, terms
 from relations.saturation.costs import shape_finder
@@ -197,14 +197,19 @@ THEORY_ENTRIES: tuple[str, ...] = (
 _PASS_RULES: list[tuple] = []
 
 
-def pass_rules() -> tuple:
-    """The rules the pass saturates with: :data:`STABILIZE_RULES` and the :data:`THEORY_ENTRIES` (the theory is
-    imported at the first region, not with ``relations``)."""
-    if not _PASS_RULES:
-        from relations.rules.numerics import NUMERICS_RULES
+def _theory(names: Sequence[str]) -> tuple:
+    """The numerics theory's entries of these names (the theory is imported at the first region, not with
+    ``relations``)."""
+    from relations.rules.numerics import NUMERICS_RULES
 
-        by_name = {r.__name__: r for r in NUMERICS_RULES}
-        _PASS_RULES.append(STABILIZE_RULES + tuple(by_name[n] for n in THEORY_ENTRIES))
+    by_name = {r.__name__: r for r in NUMERICS_RULES}
+    return tuple(by_name[n] for n in names)
+
+
+def pass_rules() -> tuple:
+    """The rules the pass saturates with: :data:`STABILIZE_RULES` and the :data:`THEORY_ENTRIES`."""
+    if not _PASS_RULES:
+        _PASS_RULES.append(STABILIZE_RULES + _theory(THEORY_ENTRIES))
     return _PASS_RULES[0]
 
 
@@ -669,9 +674,9 @@ def _widened_constants(inside: set[Variable]) -> dict[Variable, Variable]:
     found: dict[Variable, Variable] = {}
     for c, dtypes in wanted.items():
         (dtype,) = dtypes if len(dtypes) == 1 else ("",)
-        own = str(getattr(c.type, "dtype", "bool"))
-        if dtype and own != dtype and own != "bool" and not (own.startswith("float") and own >= dtype):
-            found[c] = pt.constant(np.asarray(c.data).astype(dtype), dtype=dtype)
+        wide = widened(np.asarray(c.data), dtype) if dtype else None
+        if wide is not None:
+            found[c] = pt.constant(wide, dtype=dtype)
     return found
 
 
@@ -778,10 +783,7 @@ def tier_rules() -> tuple:
     """The rules the cancellation tier saturates with: :func:`pass_rules` and :data:`TIER_ENTRIES` (the theory's
     commutativity of add and mul among them: canonicalize puts a constant first, ``sqrt(1 + x) - sqrt(x)``)."""
     if not _TIER_RULES:
-        from relations.rules.numerics import NUMERICS_RULES
-
-        by_name = {r.__name__: r for r in NUMERICS_RULES}
-        _TIER_RULES.append(pass_rules() + tuple(by_name[n] for n in TIER_ENTRIES))
+        _TIER_RULES.append(pass_rules() + _theory(TIER_ENTRIES))
     return _TIER_RULES[0]
 
 

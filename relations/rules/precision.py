@@ -42,7 +42,7 @@ from graph_bridge.terms import term_variable
 from logic_core.moded import Mode, ModedGoal, moded
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.rules.algebra.algebra_goals import UPCAST_SAFE
+from relations.rules.algebra.algebra_goals import UPCAST_SAFE, float_bits
 
 __all__ = [
     "PRECISION",
@@ -54,11 +54,6 @@ __all__ = [
 ]
 
 
-def _bits(dtype: str) -> int | None:
-    """The width of a float dtype (``None`` for any other)."""
-    return int(dtype[5:]) if dtype.startswith("float") else None
-
-
 def narrow_constant_operand(consumer_dtype: str, operand: Variable) -> bool:
     """Whether ``operand`` is a unary :data:`UPCAST_SAFE` Elemwise of a constant (read through a DimShuffle), in a
     float dtype narrower than ``consumer_dtype`` (a float)."""
@@ -68,7 +63,7 @@ def narrow_constant_operand(consumer_dtype: str, operand: Variable) -> bool:
         node = operand.owner
     if node is None or not isinstance(node.op, Elemwise) or not isinstance(node.op.scalar_op, UPCAST_SAFE):
         return False
-    wide, narrow = _bits(consumer_dtype), _bits(operand.type.dtype)
+    wide, narrow = float_bits(consumer_dtype), float_bits(operand.type.dtype)
     return isinstance(node.inputs[0], Constant) and wide is not None and narrow is not None and narrow < wide
 
 
@@ -107,8 +102,8 @@ def constant_operand_upcasto(cast: Any, op: Any, k: Any, operand: Any, whole: An
         kv = term_variable(kt)
         if not (isinstance(ct, ps.Cast) and isinstance(opt, UPCAST_SAFE) and isinstance(kv, Constant)):
             return
-        wide = _bits(ct.o_type.dtype)
-        narrow = _bits(kv.type.dtype)
+        wide = float_bits(ct.o_type.dtype)
+        narrow = float_bits(kv.type.dtype)
         if wide is not None and (narrow is None or narrow < wide):
             yield ()
 

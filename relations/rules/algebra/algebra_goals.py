@@ -43,6 +43,7 @@ __all__ = [
     "upcasto",
     "downcasto",
     "float_bits",
+    "widened",
 ]
 
 
@@ -87,6 +88,16 @@ upcasto = _casto("upcasto", wider=True)
 downcasto = _casto("downcasto", wider=False)
 
 
+def widened(data: np.ndarray, dtype: str) -> np.ndarray | None:
+    """``data`` in the float ``dtype`` where its own dtype is a bool, an integer or a narrower float (PyTensor reads
+    ``0.5 * x`` with a float32 ``0.5``, ``3 * x`` with an int8 ``3``), else ``None`` (a float as wide, a value
+    that is not a number, or a ``dtype`` that is not a float)."""
+    wide, own = float_bits(dtype), float_bits(str(data.dtype))
+    if wide is None or data.dtype.kind not in "biuf" or (own is not None and own >= wide):
+        return None
+    return data.astype(dtype)
+
+
 def widened_consto(c: Any, a: Any, cw: Any) -> ModedGoal:
     """``cw`` is the one-element constant ``c`` as a 0-d constant of ``a``'s float dtype, where ``c``'s dtype is an
     integer or a narrower float (else ``c``'s own 0-d form): PyTensor reads ``0.5 * x`` with a float32 ``0.5``,
@@ -98,10 +109,8 @@ def widened_consto(c: Any, a: Any, cw: Any) -> ModedGoal:
         s = scalar_form(cv) if cv is not None else None
         if not isinstance(s, Constant) or av is None or float_bits(av.type.dtype) is None:
             return None
-        bits = float_bits(s.type.dtype)
-        if bits is not None and bits >= float_bits(av.type.dtype):  # type: ignore[operator]
-            return (s,)
-        return (scalar_constant(np.asarray(s.data).astype(av.type.dtype)),)
+        wide = widened(np.asarray(s.data), av.type.dtype)
+        return (s,) if wide is None else (scalar_constant(wide),)
 
     def check(ct: Any, at: Any, cwt: Any) -> Any:
         built, got = build(ct, at), term_variable(cwt)
