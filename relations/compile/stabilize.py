@@ -723,7 +723,6 @@ def _replacements(roots: Sequence[Variable], limits: Limits,
     for root, form in zip(roots, chosen, strict=True):
         if form is None:
             continue
-        form = _precise(form)
         new = clone_replace([form], replace=leaves)[0] if leaves else form
         new = root.type.filter_variable(new, allow_convert=True)
         copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
@@ -742,23 +741,6 @@ def _loses_digits(copy: Variable) -> bool:
     except NotImplementedError:  # an Op the screen does not evaluate
         return False
     return screened.mean is not None and (screened.mean > WIDE_BITS or screened.lost > 0)
-
-
-_PRECISE: list[Any] = []
-
-
-def _precise(form: Variable) -> Variable:
-    """``form`` with every unary Op of a narrower constant computed in the float dtype its Elemwise reads it in
-    (:mod:`relations.rules.precision`): a right side's ``log(2)`` of a literal is built in the literal's own
-    dtype (the region's own constants are widened before saturating, :func:`_widened_constants`)."""
-    if not _PRECISE:
-        from relations.greedy.fixpoint import normalize_variables
-        from relations.patterns.relation import RuleIndex
-        from relations.rules.precision import PRECISION_RULES
-
-        index = RuleIndex(PRECISION_RULES)
-        _PRECISE.append(lambda v: normalize_variables([v], index, mark=True)[0])
-    return _PRECISE[0](form)
 
 
 def _fits(form: Variable, copy: Variable) -> bool:
