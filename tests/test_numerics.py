@@ -319,6 +319,8 @@ def test_among_forms_of_as_many_unstable_ops_one_without_expm1_is_taken():
     np.testing.assert_allclose(got, np.tanh([-400.0, 1e-9, 0.5, 400.0]), rtol=1e-15)
     cost = stability_cost()
     assert cost(pt.expm1(x)) >= OVERFLOW_WEIGHT > cost(pt.tanh(x)) and cost(pt.exp(x)) >= 1.0
+    # a form of fewer unstable Ops is never outweighed by its expm1s (0.5 each let two match one exp)
+    assert 3 * cost(pt.expm1(x)) < cost(pt.exp(x))
 
 
 def test_the_log_of_a_scaled_erfc_takes_the_regimes_of_log_erfc_with_finite_gradients():

@@ -44,8 +44,9 @@ UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc, ps.Sinh, ps.Cos
 UNSTABLE_WEIGHT = 1.0
 #: Weight of an ``expm1`` over data in :func:`stability_cost` (not in the count, :func:`instability`): accurate
 #: near 0, but it overflows past 710 as ``exp`` does, so among forms of as many unstable Ops extraction takes
-#: one without it (``tanh(x)`` for ``expm1(2x) * sigmoid(-2x)``, ``inf * 0`` at x = 400).
-OVERFLOW_WEIGHT = 0.5
+#: one without it (``tanh(x)`` for ``expm1(2x) * sigmoid(-2x)``, ``inf * 0`` at x = 400).  Small against
+#: :data:`UNSTABLE_WEIGHT`, so that twenty ``expm1`` weigh less than one ``exp``: the count still comes first.
+OVERFLOW_WEIGHT = 0.05
 
 
 def unstable(v: Variable) -> bool:
