@@ -272,3 +272,25 @@ def test_a_rule_with_too_many_matches_is_banned_then_runs_to_saturation():
     assert report.stop == "saturated"  # every ban was lifted and its matches found again
     assert not eg._queries.banned
     assert _unapplied(eg, EIGHT[1:2] + EIGHT[3:4]) == []
+
+
+def test_a_term_that_joins_an_enode_by_its_key_joins_its_class_in_the_index():
+    # ``erf(x) + 1.0`` is ``add(erf(x), ExpandDims(1.0))``, which the index reads through the padding as
+    # ``add(erf(x), 1.0)``; ``erf(x) + [1.]`` is another e-node there.  Once the term e-graph holds
+    # ``ExpandDims(1.0)`` and ``[1.]`` as one class, the second term joins the first's e-node by its key (no
+    # union): the index must hold them as one class, or a match through it (``log(2 * erfc(-x))``) is missed
+    x = pt.dvector("x")
+    padded = pt.erf(x) + 1.0
+    one = pt.constant(np.array([1.0], dtype=padded.owner.inputs[1].dtype))
+    rule = rewrite_rule("log_two_erfc", p.log(p.mul(b, p.erfc(a))), p.add(p.log(b), p.log(p.erfc(a))), positive(b), choice=True)
+    eg = EGraph([rule])
+    g = pt.log(2.0 * padded)
+    eg.add([g, pt.erfc(-x)])
+    eg.union(padded.owner.inputs[1], one)
+    joined = pt.erf(x) + one
+    eg.add([joined])
+    assert eg.same(joined, padded)  # one e-node in the term e-graph, joined by its key
+    eg.union(joined, pt.erfc(-x))
+    eg.run(NO_LIMITS, backward=False)
+    assert eg.report.rules["log_two_erfc"].unions == 1
+    assert eg.same(g, pt.log(2.0) + pt.log(pt.erfc(-x)))

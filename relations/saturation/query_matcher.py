@@ -232,10 +232,12 @@ class QueryMatcher:
     # -- the index ---------------------------------------------------------------------
 
     def sync(self, eg: EGraph) -> None:
-        """Add the terms made and the unions made since the last sync to the index, and rebuild it."""
+        """Add the terms made and the unions made since the last sync to the index (and the classes the new
+        terms joined), and rebuild it."""
         index, cls, term_at = self.index, self.cls, self.term_at
         children, head_of = eg._children, eg.term_head
-        for t in range(len(cls), len(children)):
+        first = len(cls)
+        for t in range(first, len(children)):
             head = head_of(t)
             if head is None:
                 c = index.add_leaf(eg.variable(t))  # (a leaf always has its variable)
@@ -245,6 +247,10 @@ class QueryMatcher:
                 c = index.add(index.op_id(op, len(kids), k), kids, index.type_id(ty))
             cls.append(c)
             term_at.setdefault(c, t)
+        # a new term that joined an e-node of the term e-graph (its key there, no union) may be another e-node
+        # here: the index reads an input through its padding (``add(e, ExpandDims(1.0))`` is ``add(e, 1.0)``
+        # here, ``add(e, [1.])`` is not, where the term e-graph holds ``ExpandDims(1.0)`` and ``[1.]`` as one)
+        self.unions.extend((t, r) for t in range(first, len(children)) if (r := eg.find(t)) != t)
         if self.unions:
             for a, b in self.unions:
                 ca, cb = index.find(cls[a]), index.find(cls[b])
