@@ -320,17 +320,26 @@ def wide_screen(output: Variable, n: int = 8, seed: int = 0, size: int = 2,
     return Screened(float(np.mean(gaps)) if gaps else None, elements, lost)
 
 
-def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0) -> Screened | None:
-    """:func:`wide_screen` with ``grid=True`` in one evaluation per precision, for a graph of Elemwise nodes only
-    (and constants expanded by a DimShuffle; ``None`` for another graph, or one :func:`wide_screen` would not
-    measure): every input is a flat array of
-    one entry per point (the grid's magnitudes, the inputs after the first a shuffled copy, then ``n`` draws),
-    which the scalar functions broadcast as they would each point.  A few numpy calls per node in all, where
-    :func:`wide_screen` makes them per point; ``elements`` is the nodes' count (one entry a point)."""
+def _of_constants(order: Sequence[Any]) -> set[Variable]:
+    """The variables of the nodes ``order`` (in order) computed from constants only, and those constants."""
+    found: set[Variable] = set()
+    for node in order:
+        found.update(i for i in node.inputs if isinstance(i, Constant))
+        if all(i in found for i in node.inputs):
+            found.update(node.outputs)
+    return found
+
+
+def _flat_inputs(output: Variable, n: int, seed: int) -> tuple[list[Any], dict[Variable, np.ndarray]] | None:
+    """The nodes of ``output`` (an Elemwise graph, constants and their functions expanded by a DimShuffle) in
+    order, and its inputs at the flat screen's points: one entry per point (the grid's magnitudes, the inputs
+    after the first a shuffled copy, then ``n`` draws).  ``None``: another graph, or an input or output not of
+    :data:`SCREENED`."""
     dtype = str(getattr(output.type, "dtype", ""))
     order = list(toposort([output]))
+    constants = _of_constants(order)
     if dtype not in SCREENED or not all(
-        isinstance(node.op, Elemwise) or (isinstance(node.op, DimShuffle) and isinstance(node.inputs[0], Constant))
+        isinstance(node.op, Elemwise) or (isinstance(node.op, DimShuffle) and node.inputs[0] in constants)
         for node in order
     ):
         return None
@@ -341,6 +350,21 @@ def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0) -> Screened | 
     grid = np.array(SCREEN_GRID)
     at = {v: np.concatenate([grid if k == 0 else rng.permutation(grid), screen_floats((n,), rng)]).astype(
         str(v.type.dtype)) for k, v in enumerate(inputs)}
+    return order, at
+
+
+def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0) -> Screened | None:
+    """:func:`wide_screen` with ``grid=True`` in one evaluation per precision, for a graph of Elemwise nodes only
+    (and constants expanded by a DimShuffle; ``None`` for another graph, or one :func:`wide_screen` would not
+    measure): every input is a flat array of
+    one entry per point (the grid's magnitudes, the inputs after the first a shuffled copy, then ``n`` draws),
+    which the scalar functions broadcast as they would each point.  A few numpy calls per node in all, where
+    :func:`wide_screen` makes them per point; ``elements`` is the nodes' count (one entry a point)."""
+    found = _flat_inputs(output, n, seed)
+    if found is None:
+        return None
+    order, at = found
+    dtype = str(output.type.dtype)
     [lo] = evaluate([output], at, np.dtype(dtype).type, order)
     [hi] = evaluate([output], at, WIDE, order)
     with np.errstate(over="ignore"):
@@ -350,3 +374,26 @@ def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0) -> Screened | 
         return Screened(None, len(order))
     whole = (np.isinf(lo) | (lo == 0)) & np.isfinite(ref) & (ref != 0) & keep
     return Screened(float(np.mean(_bits(lo[keep], ref[keep], dtype))), len(order), int(np.count_nonzero(whole)))
+
+
+def flat_gap(a: Variable, b: Variable, n: int = 8, seed: int = 0) -> float | None:
+    """The most bits by which ``a`` and ``b`` (graphs of one float dtype over the same inputs) differ, each
+    evaluated in that dtype at the flat screen's points (:func:`wide_screen_flat`'s), as :func:`_bits` counts
+    them (the dtype's width where one is finite and the other not).  Points where both are NaN are skipped.
+    ``None``: a graph :func:`wide_screen_flat` would not measure, or not over the same inputs.  Two spellings
+    computing the same floats everywhere there have nothing to choose between them; where they differ, an exact
+    measurement says which is right."""
+    found = _flat_inputs(a, n, seed)
+    if found is None or str(getattr(b.type, "dtype", "")) != str(a.type.dtype) or _flat_inputs(b, 0, seed) is None:
+        return None
+    order, at = found
+    if set(at) != {v for v in explicit_graph_inputs([b]) if not isinstance(v, Constant)}:
+        return None
+    dtype = str(a.type.dtype)
+    [x] = evaluate([a], at, np.dtype(dtype).type, order)
+    [y] = evaluate([b], at, np.dtype(dtype).type)
+    x, y = np.broadcast_arrays(x, y)
+    keep = ~(np.isnan(x) & np.isnan(y))
+    if not keep.any():
+        return 0.0
+    return float(np.max(_bits(x[keep], y[keep], dtype)))

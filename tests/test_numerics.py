@@ -323,30 +323,88 @@ def test_among_forms_of_as_many_unstable_ops_one_without_expm1_is_taken():
     assert 3 * cost(pt.expm1(x)) < cost(pt.exp(x))
 
 
-def test_the_log_of_a_scaled_erfc_takes_the_regimes_of_log_erfc_with_finite_gradients():
+def test_the_log_of_a_scaled_erfc_takes_its_regimes_in_both_tails_with_finite_gradients():
     """``log(0.5 * erfc(-x / sqrt(2)))`` (a censored likelihood's normal log-CDF, which ``local_log_erfc`` does
-    not read): ``log_erfc_regimes`` gives ``log1p(-erf(a))`` below ``a = 0.5`` and ``log(erfcx(a)) - a**2``
-    above, each branch's input clamped, so neither the value nor the gradient sees the other branch's inf."""
+    not read): the count takes ``log(0.5) + log_erfc_regimes``, accurate in the lower tail and 0 in the upper
+    one (the rounding of ``log(0.5) + log(2 - tiny)``); the regime step measures ``log_mul_erfc_regimes`` more
+    accurate and takes it: both tails to the last digits, values and gradients (each branch's input clamped,
+    so neither sees the other branch's inf)."""
     x = pt.vector("x")
     half = pt.constant(np.array([0.5], dtype="float32"))  # as canonicalize leaves PyTensor's float32 0.5
     g = pt.log(pt.mul(half, pt.erfc(pt.mul(pt.constant(np.array([-1 / np.sqrt(2.0)])), x))))
+    before = snapshot(g)
     [(old, new)] = stabilized([g])
-    assert old is g and instability([new]) < instability([g])
+    assert old is g and snapshot(g) == before and new.type == g.type
+    assert any(isinstance(getattr(v.owner, "op", None), pt.elemwise.Elemwise)
+               and type(v.owner.op.scalar_op).__name__ == "Switch" for v in [new])
     # the gradient of the form (``pytensor.grad`` of ``g`` itself is another graph, ``exp(-z**2) / erfc(z)``)
     f = pytensor.function([x], [new, pytensor.grad(new.sum(), x)], mode="FAST_COMPILE")
-    v = np.array([-40.0, -10.0, -1.0, 0.0, 1.0])
+    v = np.array([-40.0, -10.0, -1.0, 0.0, 1.0, 5.0, 10.0, 30.0])
     got, grad = f(v)
-    with mp.workdps(60):
-        exact = [float(mp.log(mp.ncdf(t))) for t in v]
+    with mp.workdps(60):  # (above 0 through the other tail: ncdf(30) is 1 - 4.9e-198, 1 at 60 digits)
+        exact = [float(mp.log(mp.ncdf(t)) if t <= 0 else mp.log1p(-mp.ncdf(-t))) for t in v]
         dexact = [float(mp.npdf(t) / mp.ncdf(t)) for t in v]
-    np.testing.assert_allclose(got, exact, rtol=1e-13)
-    np.testing.assert_allclose(grad, dexact, rtol=1e-12)
+    # (at x = 30 the rounding of erfc's argument, -x / sqrt(2), is amplified 2 a**2 = 900 times: 1e-13)
+    np.testing.assert_allclose(got, exact, rtol=5e-13)
+    np.testing.assert_allclose(grad, dexact, rtol=5e-12)
     with np.errstate(all="ignore"):
         stock = pytensor.function([x], g, mode="FAST_COMPILE")(v)
-    assert np.isneginf(stock[0])  # what PyTensor alone gives at x = -40
-    assert [a.shape for a in f(np.zeros(0))] == [(0,), (0,)] and new.type == g.type
+    assert np.isneginf(stock[0]) and stock[6] == 0.0  # what PyTensor alone gives at x = -40 and x = 10
+    assert [a.shape for a in f(np.zeros(0))] == [(0,), (0,)] and [a.shape for a in f(np.zeros(1))] == [(1,), (1,)]
     compiled = pytensor.function([x], g, mode=relations.mode())  # the default backend takes the switch
-    np.testing.assert_allclose(compiled(v), exact, rtol=1e-13)
+    np.testing.assert_allclose(compiled(v), exact, rtol=5e-13)
+
+
+def _regime_form(name: str, lhs):
+    from helpers import forward
+    from relations.rules.numerics import NUMERICS_RULES
+
+    [rule] = [r for r in NUMERICS_RULES if r.__name__ == name]
+    [rhs] = forward(rule, lhs, n=1)
+    return rhs
+
+
+def _c(value: float, x):
+    """A constant in ``x``'s dtype (a Python float is float32 to PyTensor, and ``log(b)`` is built in ``b``'s)."""
+    return pt.constant(value, dtype=x.type.dtype)
+
+
+#: ``(rule, left side over x, exact value, points)``: each regime form against mpmath on both sides of its
+#: thresholds and in the far tails (the spelling loses each of these somewhere: ``-inf``, 0 or ``inf``)
+REGIME_CASES = [
+    ("log_mul_erfc_regimes", lambda x: pt.log(pt.mul(_c(0.5, x), pt.erfc(x))), lambda t: mp.log(mp.erfc(t) / 2),
+     [-30.0, -7.0, -1.0, -1e-10, 0.0, 1e-10, 0.3, 0.5, 0.7, 5.0, 30.0, 1e3]),
+    ("log_mul_erfc_regimes", lambda x: pt.log(pt.mul(_c(3.0, x), pt.erfc(x))), lambda t: mp.log(3 * mp.erfc(t)),
+     [-30.0, -1.0, 0.0, 0.4, 2.0, 30.0]),
+    ("log_erf_regimes", lambda x: pt.log(pt.erf(x)), lambda t: mp.log(mp.erf(t)),
+     [1e-300, 1e-10, 0.5, 0.999, 1.0, 1.5, 5.0, 10.0]),
+    ("log_cosh_regimes", lambda x: pt.log(pt.cosh(x)), lambda t: mp.log(mp.cosh(t)),
+     [0.0, 1e-300, -1e-300, 1e-10, -1e-10, 0.5, -0.5, 1.0, -1.0, 30.0, 800.0, 1e300]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("case", REGIME_CASES, ids=lambda c: c[0] if isinstance(c, tuple) else c)
+def test_the_regime_forms_are_accurate_on_each_side_with_finite_gradients(case, dtype):
+    """Each regime form of the numerics theory (a ``switch`` whose branches are accurate on their sides, their
+    inputs clamped) against mpmath, where the left side as written loses its digits or its value; its gradient
+    finite wherever the value's is (the branch not taken sees a clamped input, not an inf)."""
+    name, spelling, exact, points = case
+    x = pt.vector("x", dtype=dtype)
+    lhs = spelling(x)
+    before = snapshot(lhs)
+    rhs = _regime_form(name, lhs)
+    assert snapshot(lhs) == before and rhs.type == lhs.type
+    with np.errstate(over="ignore"):  # 1e300 is inf in float32
+        v = np.array(points, dtype=dtype)
+    with mp.workdps(80):
+        want = np.array([float(exact(mp.mpf(float(t)))) for t in v])
+    got, grad = pytensor.function([x], [rhs, pytensor.grad(rhs.sum(), x)], mode="FAST_COMPILE")(v)
+    # (float32's subnormals below 1.2e-38 hold a digit or two: log(erf(10)) is -2.1e-45)
+    np.testing.assert_allclose(got, want, rtol=2e-15 if dtype == "float64" else 2e-6,
+                               atol=0 if dtype == "float64" else 1e-40)
+    assert np.isfinite(grad[np.isfinite(got)]).all()
+    assert pytensor.function([x], rhs, mode="FAST_COMPILE")(np.zeros(0, dtype=dtype)).shape == (0,)
 
 
 def _corpus_results(monkeypatch):

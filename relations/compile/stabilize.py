@@ -192,7 +192,8 @@ STABILIZE_RULES: tuple = tuple(
 #: keeps) are left to the measured stage, which splits regimes.
 THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
-    "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes",
+    "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",
+    "distribute_lft_in_rev",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -665,41 +666,70 @@ def _widened_constants(inside: set[Variable]) -> dict[Variable, Variable]:
     float32 ``0.5``, ``3 * x`` with an int8 ``3``), each as a constant of the dtype its readers compute in: exact
     (the Elemwise upcasts them), and a rule that takes ``log(0.5)`` out of ``log(0.5 * erfc(z))`` builds it, and
     the e-graph folds it, in float64, not float32's 2e-9 off.  A constant read by anything else is kept."""
-    wanted: dict[Constant, set[str]] = {}
+    wanted: dict[Variable, set[str]] = {}
+    data: dict[Variable, np.ndarray] = {}
     for u in inside:
         dtype = str(getattr(u.type, "dtype", "")) if isinstance(scalar_op_of(u.owner), ARITHMETIC) else ""
         for i in u.owner.inputs:
-            if isinstance(i, Constant):  # (a NoneConst, ``x[[1, 0]]``'s SpecifyShape reads one, has no dtype)
+            value = data[i] if i in data else _constant_data(i)
+            if value is not None:
+                data[i] = value
                 wanted.setdefault(i, set()).add(dtype if dtype.startswith("float") else "")
     found: dict[Variable, Variable] = {}
     for c, dtypes in wanted.items():
         (dtype,) = dtypes if len(dtypes) == 1 else ("",)
-        wide = widened(np.asarray(c.data), dtype) if dtype else None
+        wide = widened(data[c], dtype) if dtype else None
         if wide is not None:
             found[c] = pt.constant(wide, dtype=dtype)
     return found
 
 
+def _constant_data(v: Variable) -> np.ndarray | None:
+    """The value of ``v``, a constant or a constant a DimShuffle only expands (``ExpandDims(0.5)``, which
+    ``0.5 * x`` reads before canonicalize folds it), at ``v``'s static shape; ``None`` for another variable
+    (a ``NoneConst``, ``x[[1, 0]]``'s SpecifyShape reads one, has no dtype)."""
+    if isinstance(v, Constant):
+        return np.asarray(v.data) if hasattr(v.type, "dtype") else None
+    node = v.owner
+    if node is None or not isinstance(node.op, DimShuffle) or not isinstance(node.inputs[0], Constant):
+        return None
+    data = np.asarray(node.inputs[0].data)
+    if data.ndim != 0 or any(s is None for s in v.type.shape):
+        return None
+    return data.reshape(v.type.shape)
+
+
 def stabilized(outputs: Sequence[Variable], limits: Limits | None = None) -> list[tuple[Variable, Variable]]:
     """The replacements the pass makes in the graph of ``outputs``: ``(root, form)`` for each region root whose
-    extracted form has fewer unstable nodes (:func:`relations.saturation.stability.instability`), and for each
-    cancellation root (:func:`cancellation_roots`) whose form has as many, fewer cancellation sites and is
-    measured more accurate (``[]``: the graph is left as it came)."""
+    extracted form has fewer unstable nodes (:func:`relations.saturation.stability.instability`); for each
+    regime root (:func:`regime_roots`) that loses digits, its regime form where measured more accurate than
+    that; and for each cancellation root (:func:`cancellation_roots`) whose form has as many, fewer
+    cancellation sites and is measured more accurate (``[]``: the graph is left as it came)."""
+    limits = limits or LIMITS
     roots = region_roots(outputs)
-    pairs = _replacements(roots, limits or LIMITS)
-    tier = cancellation_roots(outputs, roots)
-    return pairs + _replacements(tier, limits or LIMITS, cancelling=True) if tier else pairs
+    regimes = regime_roots(outputs, roots)
+    pairs = _replacements([r for r in roots if r not in regimes], limits)
+    if regimes:
+        pairs += _replacements(regimes, limits, kind="regime")
+    tier = cancellation_roots(outputs, roots + regimes)
+    return pairs + _replacements(tier, limits, kind="cancelling") if tier else pairs
 
 
-def _replacements(roots: Sequence[Variable], limits: Limits,
-                  cancelling: bool = False) -> list[tuple[Variable, Variable]]:
+def _replacements(roots: Sequence[Variable], limits: Limits, kind: str = "pass") -> list[tuple[Variable, Variable]]:
     """The roots' saturated forms that replace them: fewer unstable Ops (:func:`stability_cost`'s extraction).
-    ``cancelling``: the roots are :func:`cancellation_roots`, saturated with the tier's rules where they lose
-    digits (:func:`_loses_digits`); then a form with as many unstable Ops as that and fewer cancellation
-    sites replaces one, where measured more accurate (:func:`cancellation_cost`'s extraction,
-    :func:`_cancels_less`)."""
+    ``kind``:
+
+    - ``"cancelling"``: the roots are :func:`cancellation_roots`, saturated with the tier's rules where they
+      lose digits (:func:`_loses_digits`); then a form with as many unstable Ops as that and fewer
+      cancellation sites replaces one, where measured more accurate (:func:`cancellation_cost`'s extraction,
+      :func:`_cancels_less`);
+    - ``"regime"``: the roots are :func:`regime_roots`, saturated with :func:`regime_rules`; where one loses
+      digits, its regime form replaces it where measured more accurate than the form of fewer unstable Ops
+      (or than the root, if none has fewer: :func:`_regime_choices`).
+    """
     if not roots:
         return []
+    cancelling = kind == "cancelling"
     with config.change_flags(traceback__limit=0):
         copies, leaves = _cut(roots, MEASURED_HEADS if cancelling else HEADS)
         if cancelling:  # only the sites that lose digits (``rho + 2 * softplus(-rho)`` is a site, and never does)
@@ -707,7 +737,8 @@ def _replacements(roots: Sequence[Variable], limits: Limits,
             roots, copies = [roots[k] for k in kept], [copies[k] for k in kept]
             if not roots:
                 return []
-        egraph = EGraph(tier_rules() if cancelling else pass_rules(), rewriters=numeric_rewriters())
+        rules = {"pass": pass_rules, "cancelling": tier_rules, "regime": regime_rules}[kind]()
+        egraph = EGraph(rules, rewriters=numeric_rewriters())
         egraph.add(copies)
         egraph.run(limits, backward=False)
         found = egraph.extract(cost=stability_cost(shape_finder()), roots=copies, method="greedy").result
@@ -719,6 +750,8 @@ def _replacements(roots: Sequence[Variable], limits: Limits,
             fewer = egraph.extract(cost=cancellation_cost(shape_finder()), roots=copies, method="greedy").result
             chosen = [g if _fits(g, c) and _cancels_less(g, c if f is None else f) else f
                       for c, f, g in zip(copies, chosen, fewer, strict=True)]
+        if kind != "cancelling":
+            chosen = _regime_choices(egraph, copies, chosen)
     pairs = []
     for root, form in zip(roots, chosen, strict=True):
         if form is None:
@@ -827,17 +860,128 @@ def _cancels_less(form: Variable, copy: Variable) -> bool:
     worse at no point, better on average)."""
     if instability([form]) != instability([copy]) or cancellation_sites([form]) >= cancellation_sites([copy]):
         return False
+    return _measured_better(form, copy)
+
+
+def _measured_better(form: Variable, copy: Variable) -> bool:
+    """Whether ``form`` is measured more accurate than ``copy`` (a region's copy, or a form of it), as written, on
+    the grid of magnitudes and :data:`TIER_POINTS` sampled points
+    (:func:`relations.saturation.accuracy.more_accurate`: worse at no point, better on average); a region of
+    more than :data:`TIER_NODES` nodes or not elementwise in its inputs is not measured (no)."""
     from relations.saturation.accuracy import grid_points, more_accurate, sample_points
     from relations.saturation.regimes import elementwise_in_inputs, join_points
 
     if len(owned_variables([copy])) > TIER_NODES or not elementwise_in_inputs([copy]):
         return False  # a model's region over its data (a dot, a split): mpmath would take seconds to minutes
 
+    form, copy = _one_entry([form, copy])
     try:
         points = join_points(grid_points([copy]), sample_points([copy], TIER_POINTS, size=1))
         return points.n > 0 and more_accurate([form], [copy], points)
     except (NotExact, ValueError):  # an Op without exact values, an input that cannot be drawn: kept as it is
         return False
+
+
+def _one_entry(outputs: Sequence[Variable]) -> list[Variable]:
+    """``outputs`` (elementwise in their inputs) over inputs of unknown lengths where theirs are known: a point is
+    then one entry, where a model's ``(200,)`` data made it 200 (and 200 exact evaluations of ``erfc``)."""
+    leaves = [v for v in explicit_graph_inputs(outputs) if not isinstance(v, Constant)]
+    replace: dict[Variable, Variable] = {
+        v: pt.tensor(dtype=v.type.dtype, shape=tuple(1 if d == 1 else None for d in v.type.shape), name=v.name)
+        for v in leaves if any(d is not None and d > 1 for d in v.type.shape)
+    }
+    if not replace:
+        return list(outputs)
+    return list(clone_replace(list(outputs), replace=replace, rebuild_strict=False))
+
+
+#: Entries of the numerics theory the regime tier saturates with (besides :func:`pass_rules`): regime forms
+#: (a ``switch`` of forms each accurate on its side, the branch inputs clamped) with as many unstable Ops as the
+#: spelling or more, which the count cannot choose and the measurement does (``log(0.5 * erfc(a))``: the
+#: reflection below 0, ``erfcx`` above; ``log(erf(a))``: ``log1p(-erfc(a))`` above 1); and the entries that
+#: bring the spellings graphs have to their left sides (``log1p(-erfc(x))`` is ``log(erf(x))``,
+#: ``log1p(-0.5 * erfc(a))`` is ``log(0.5 * erfc(-a))``).
+REGIME_ENTRIES: tuple[str, ...] = (
+    "log_mul_erfc_regimes", "log_erf_regimes", "log1p_def_neg_rev", "erf_def_rev", "erfc_def_rev", "erfc_neg_erf",
+    "log_one_sub_half_erfc", "log1p_neg_half_erfc", "log1p_def_rev", "add_commutative", "mul_commutative",
+    "distribute_rgt1_in",
+)
+#: The functions the left sides of :data:`REGIME_ENTRIES`' regime forms read.
+REGIME_FUNCTIONS: tuple[type, ...] = (ps.Erf, ps.Erfc)
+_REGIME_RULES: list[tuple] = []
+
+
+def regime_rules() -> tuple:
+    """The rules the regime tier saturates with: :func:`pass_rules` and :data:`REGIME_ENTRIES`."""
+    if not _REGIME_RULES:
+        _REGIME_RULES.append(pass_rules() + _theory(REGIME_ENTRIES))
+    return _REGIME_RULES[0]
+
+
+def regime_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) -> list[Variable]:
+    """The roots of ``taken`` (the pass's :func:`region_roots`) whose region reads one of
+    :data:`REGIME_FUNCTIONS`, and the ``log`` and ``log1p`` nodes of the graph whose region reads one outside
+    them (``log1p(-erfc(x))``, which no stabilizer reads): of those, the ones inside no other one's region and
+    not a branch of a ``switch`` (:func:`_switch_branches`)."""
+    def reads(r: Variable, heads: tuple[type, ...] = HEADS) -> bool:
+        return any(isinstance(scalar_op_of(u.owner), REGIME_FUNCTIONS) for u in _region(r, heads))
+
+    pass_roots = [r for r in taken if reads(r)]
+    covered = {u for r in taken for u in _region(r)}
+    owned = owned_variables(list(outputs))
+    found = [v for v in owned if v not in covered and isinstance(scalar_op_of(v.owner), OUTER) and reads(v)]
+    if not found:
+        return pass_roots
+    inner = {u for r in found for u in _region(r) if u is not r}
+    branches = _switch_branches(owned, outputs)
+    return pass_roots + [r for r in found
+                         if r not in inner and r not in branches and not covered.intersection(_region(r))]
+
+
+def _switch_branches(owned: Sequence[Variable], outputs: Sequence[Variable]) -> set[Variable]:
+    """The variables of ``owned`` read only as a branch of a ``switch`` (not an output): a regime someone chose
+    already (PyMC's ``normal_lcdf`` takes ``log1p(-erfc(z / sqrt(2)) / 2)`` for ``z >= -1`` only), whose form
+    is kept: a regime form in its place would compute three functions where one is read."""
+    other: set[Variable] = set(outputs)
+    branch: set[Variable] = set()
+    for u in owned:
+        is_switch = isinstance(scalar_op_of(u.owner), ps.Switch)
+        for k, i in enumerate(u.owner.inputs):
+            (branch if is_switch and k > 0 else other).add(i)
+    return branch - other
+
+
+def _regime_choices(egraph: EGraph, copies: Sequence[Variable],
+                    chosen: Sequence[Variable | None]) -> list[Variable | None]:
+    """``chosen`` (a form per region copy, or ``None``), each replaced by a regime form of the copy where that form
+    computes other floats than the chosen one (than the copy if none: :func:`_differs`) and is measured more
+    accurate than it (:func:`_measured_better`).
+
+    A regime form is a ``switch`` e-node of the copy's class, as its rule wrote it over what it matched:
+    not extracted, since each branch is equal to the other in the e-graph, and the cheapest spelling of a
+    branch is the one the regime avoids (``log(erf(max(a, 1)))`` for ``log1p(-erfc(max(a, 1)))``)."""
+    classes = egraph.classes()
+    out = list(chosen)
+    for k, (c, f) in enumerate(zip(copies, chosen, strict=True)):
+        forms = [n.var for n in classes[egraph.class_of(c)] if isinstance(scalar_op_of(n.var.owner), ps.Switch)]
+        base = c if f is None else f
+        out[k] = next((g for g in forms if _fits(g, c) and _differs(g, base, c) and _measured_better(g, base)), f)
+    return out
+
+
+def _differs(form: Variable, base: Variable, copy: Variable) -> bool:
+    """Whether ``form`` and ``base`` compute floats more than :data:`WIDE_BITS` apart at some point of the
+    screen's grid and draws (:func:`graph_bridge.wide_float.flat_gap`): where they agree, nothing is measured.
+    Where they cannot be evaluated so, whether the region ``copy`` loses digits (:func:`_loses_digits`).  The
+    extended precision of :func:`_loses_digits` alone misses ``log1p(-0.5 * erfc(z))`` at ``z = -28``: ``erfc``
+    is 2 in it too, and both give ``-inf``; the regime form gives -804.6."""
+    from graph_bridge.wide_float import flat_gap
+
+    try:
+        gap = flat_gap(form, base, n=TIER_SCREEN)
+    except NotImplementedError:
+        gap = None
+    return _loses_digits(copy) if gap is None else gap > WIDE_BITS
 
 
 def _head_regions(outputs: Sequence[Variable]) -> list[tuple[Variable, list[Variable]]]:

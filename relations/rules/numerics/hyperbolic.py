@@ -57,6 +57,12 @@ eq("log_cosh_sinh", p.log(p.cosh(x)), p.log1p(p.mul(2, p.sqr(p.sinh(p.true_div(x
    "``log(cosh(x)) = log1p(2 sinh(x/2)**2)``.")
 eq("log_cosh_abs", p.log(p.cosh(x)), p.add(p.abs(x), p.log1p(p.true_div(p.expm1(p.mul(-2, p.abs(x))), 2))), fx,
    "``log(cosh(x)) = |x| + log1p(expm1(-2|x|) / 2)``: no overflow at large ``|x|``.")
+_small, _large = p.minimum(p.abs(x), 1), p.maximum(p.abs(x), 1)
+rw("log_cosh_regimes", p.log(p.cosh(x)),
+   p.switch(p.lt(p.abs(x), 1), p.mul(-0.5, p.log1p(p.neg(p.sqr(p.tanh(_small))))),
+            p.add(_large, p.log1p(p.true_div(p.expm1(p.mul(-2, _large)), 2)))), fx,
+   "``log(cosh(x))`` as ``-log1p(-tanh(x)**2) / 2`` for ``|x| < 1`` and ``|x| + log1p(expm1(-2|x|) / 2)`` above: "
+   "each regime accurate, each branch's input clamped to its side.")
 
 # Symmetry
 eq("sinh_neg", p.sinh(p.neg(x)), p.neg(p.sinh(x)), fx, "``sinh(-x) = -sinh(x)``.")

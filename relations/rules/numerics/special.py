@@ -49,6 +49,18 @@ rw("log_erfc_regimes", p.log(p.erfc(a)),
             p.sub(p.log(p.erfcx(p.maximum(a, 0.5))), p.sqr(p.maximum(a, 0.5)))),
    real(a), "``log(erfc(a))`` as ``log1p(-erf(a))`` for ``a < 0.5`` and ``log(erfcx(a)) - a**2`` above: each regime "
    "accurate, each branch's input clamped to its side (no inf in the branch not taken, nor in its gradient).")
+_mid, _top = p.minimum(p.maximum(a, 0), 0.5), p.maximum(a, 0.5)
+rw("log_mul_erfc_regimes", p.log(p.mul(b, p.erfc(a))),
+   p.switch(p.lt(a, 0), p.add(p.log(p.mul(2, b)), p.log1p(p.mul(-0.5, p.erfc(p.neg(p.minimum(a, 0)))))),
+            p.switch(p.lt(a, 0.5), p.add(p.log(b), p.log1p(p.neg(p.erf(_mid)))),
+                     p.add(p.log(b), p.sub(p.log(p.erfcx(_top)), p.sqr(_top))))),
+   floats & positive(b), "The log of a positive weight times ``erfc(a)``: the reflection below 0, ``log1p(-erf(a))`` "
+   "to 0.5, ``erfcx`` above, each branch's input clamped to its side.")
+rw("log_erf_regimes", p.log(p.erf(a)),
+   p.switch(p.lt(a, 1), p.log(p.erf(p.minimum(a, 1))), p.log1p(p.neg(p.erfc(p.maximum(a, 1))))), real(a),
+   "``log(erf(a))`` as written below 1 and ``log1p(-erfc(a))`` above (both undefined for ``a < 0``).")
+eq("log1p_neg_half_erfc", p.log1p(p.mul(-0.5, p.erfc(a))), p.log(p.mul(0.5, p.erfc(p.neg(a)))), real(a),
+   "``log1p(-erfc(a) / 2)`` is ``log(erfc(-a) / 2)``: PyMC's ``normal_lcdf`` branch, from the other tail.")
 eq("log_one_sub_half_erfc", p.log(p.sub(1, p.mul(0.5, p.erfc(a)))), p.log(p.mul(0.5, p.erfc(p.neg(a)))), real(a),
    "``log(1 - erfc(a) / 2)`` is ``log(erfc(-a) / 2)``: the normal log-CDF from the upper tail.")
 # gamma and gammaln

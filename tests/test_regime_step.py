@@ -1,0 +1,138 @@
+"""The stabilizing pass's regime step (``relations/compile/stabilize.py``: ``regime_roots``, ``REGIME_ENTRIES``).
+
+A regime form (a ``switch`` of forms each accurate on its side: ``log_mul_erfc_regimes``,
+``log_erf_regimes``, ``log_erfc_regimes``, ``log_cosh_regimes``) often has as many unstable Ops as the
+spelling, or more, so the count cannot choose it.  The pass takes one of a root's class where it computes
+other floats than the form the count chose (a numpy screen, ``graph_bridge.wide_float.flat_gap``) and is
+measured more accurate than it against mpmath.  Each repair is checked here against mpmath where the
+spelling loses its value, at length 0 and 1, for type, trace and untouched input, and in the default
+backend; what is not a regime root, and a regime form that computes the same floats, are left.
+"""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import relations
+from graph_bridge.wide_float import flat_gap
+from helpers import snapshot
+from relations.compile.stabilize import (
+    REGIME_ENTRIES,
+    pass_rules,
+    regime_roots,
+    regime_rules,
+    region_roots,
+    stabilized,
+)
+
+SQ2 = np.sqrt(2.0)
+
+
+def _switch(v) -> bool:
+    return type(getattr(getattr(v.owner, "op", None), "scalar_op", None)).__name__ == "Switch"
+
+
+def _exact(f, pts, dps: int = 60) -> np.ndarray:
+    with mp.workdps(dps):
+        return np.array([float(f(mp.mpf(float(v)))) for v in pts])
+
+
+def test_a_log_of_erf_or_erfc_outside_the_pass_roots_is_a_regime_root():
+    x = pt.vector("x")
+    g = pt.log1p(-pt.erfc(x))  # PyMC's HalfNormal log-CDF: no stabilizer reads it, no hazard
+    assert region_roots([g]) == [] and regime_roots([g]) == [g]
+    h = pt.log(0.5 * pt.erfc(-x / SQ2))  # a pass root (a log of a product holding an erfc): it stays one
+    assert region_roots([h]) == [h] and regime_roots([h], region_roots([h])) == [h]
+    # a branch of a switch is a regime someone chose (PyMC's normal_lcdf reads this one for z >= -1 only)
+    lcdf = pt.switch(pt.lt(x, -1.0), pt.log(pt.erfcx(-x / SQ2) / 2) - pt.sqr(x) / 2, pt.log1p(-pt.erfc(x / SQ2) / 2))
+    assert regime_roots([lcdf]) == []
+    read_twice = pt.log1p(-pt.erfc(x / SQ2) / 2)
+    assert regime_roots([pt.switch(pt.lt(x, -1.0), 0.0, read_twice) + read_twice]) == [read_twice]
+    assert regime_roots([pt.log1p(pt.exp(x))]) == [] and regime_roots([pt.erf(x)]) == []
+    outer = pt.log(-pt.log1p(-pt.erfc(x)))
+    assert regime_roots([outer]) == [outer]  # the outermost log whose region reads the erfc
+
+
+@pytest.mark.parametrize("spelling, exact, points", [
+    (lambda x: pt.log1p(-pt.erfc(x)), lambda t: mp.log(mp.erf(t)) if t < 1 else mp.log1p(-mp.erfc(t)),
+     [1e-300, 1e-10, 0.5, 1.0, 5.0, 10.0, 26.0]),
+    (lambda x: pt.log1p(-pt.erfc(x / SQ2)),
+     lambda t: mp.log(mp.erf(t / mp.sqrt(2))) if t < 1 else mp.log1p(-mp.erfc(t / mp.sqrt(2))),
+     [1e-300, 1e-10, 1.0, 10.0, 30.0]),
+    (lambda x: pt.log1p(-0.5 * pt.erfc(x / SQ2)), lambda t: mp.log(mp.ncdf(t)) if t <= 0 else mp.log1p(-mp.ncdf(-t)),
+     [-40.0, -10.0, -1.0, 0.0, 1.0, 10.0]),
+    (lambda x: pt.log(0.5 + 0.5 * pt.erf(x / SQ2)), lambda t: mp.log(mp.ncdf(t)) if t <= 0 else mp.log1p(-mp.ncdf(-t)),
+     [-40.0, -10.0, 0.0, 1.0, 10.0, 30.0]),
+], ids=["log1p(-erfc(x))", "log1p(-erfc(x/sqrt(2)))", "log1p(-0.5*erfc(x/sqrt(2)))", "log(0.5+0.5*erf(x/sqrt(2)))"])
+def test_the_regime_step_repairs_where_the_spelling_loses_its_value(spelling, exact, points):
+    x = pt.vector("x")
+    g = spelling(x)
+    before = snapshot(g)
+    pairs = stabilized([g])
+    assert snapshot(g) == before
+    [(old, new)] = pairs
+    assert old is g and new.type == g.type
+    assert any(_switch(u) for u in pytensor.graph.traversal.ancestors([new]))
+    v = np.array(points)
+    want = _exact(exact, v, dps=80)
+    got = pytensor.function([x], new, mode="FAST_COMPILE")(v)
+    # (at x = 30, erfc's argument x / sqrt(2) rounds once, amplified 2 a**2 = 900 times: 1e-13)
+    np.testing.assert_allclose(got, want, rtol=5e-13, atol=0)
+    with np.errstate(all="ignore"):
+        stock = pytensor.function([x], g, mode="FAST_COMPILE")(v)
+    assert not np.allclose(stock, want, rtol=1e-6, atol=0)  # what the spelling gives somewhere
+    f = pytensor.function([x], new, mode="FAST_COMPILE")
+    assert f(np.zeros(0)).shape == (0,) and f(np.ones(1)).shape == (1,)
+    assert all(getattr(u.tag, "trace", None) for u in pytensor.graph.traversal.ancestors([new]) if u.owner)
+
+
+def test_the_default_backend_compiles_the_regime_forms():
+    x = pt.vector("x")
+    g = pt.log1p(-pt.erfc(x))
+    v = np.array([1e-300, 0.5, 10.0])
+    got = pytensor.function([x], g, mode=relations.mode())(v)
+    np.testing.assert_allclose(got, _exact(lambda t: mp.log(mp.erf(t)) if t < 1 else mp.log1p(-mp.erfc(t)), v),
+                               rtol=1e-13)
+
+
+def test_float32_and_broadcastable_are_kept():
+    x = pt.tensor("x", dtype="float32", shape=(1, None))
+    g = pt.log1p(-pt.erfc(x))
+    [(old, new)] = stabilized([g])
+    assert new.type == g.type and new.type.broadcastable == (True, False)
+    v = np.array([[1e-30, 0.5, 5.0]], dtype="float32")
+    got = pytensor.function([x], new, mode="FAST_COMPILE")(v)
+    want = _exact(lambda t: mp.log(mp.erf(t)), v.ravel()).reshape(v.shape)
+    np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+def test_a_regime_form_computing_the_same_floats_is_not_measured():
+    x = pt.vector("x")
+    # log(erf(x)) as written against its regime form: they differ above 1 (0 against -1.5e-45 at 10)
+    form = pt.switch(pt.lt(x, 1.0), pt.log(pt.erf(pt.minimum(x, 1.0))), pt.log1p(-pt.erfc(pt.maximum(x, 1.0))))
+    assert flat_gap(form, pt.log(pt.erf(x))) > 1.0
+    # the same form against itself spelled with its branches swapped: the same floats everywhere
+    swapped = pt.switch(pt.ge(x, 1.0), pt.log1p(-pt.erfc(pt.maximum(x, 1.0))), pt.log(pt.erf(pt.minimum(x, 1.0))))
+    assert flat_gap(form, swapped) == 0.0
+    assert flat_gap(form, pt.log(pt.erf(pt.vector("y")))) is None  # not over the same inputs
+    assert flat_gap(pt.sum(x), pt.sum(x)) is None  # not an elementwise graph
+
+
+def test_log_cosh_takes_its_regimes_by_the_count():
+    x = pt.vector("x")
+    g = pt.log(pt.cosh(x))
+    [(old, new)] = stabilized([g])
+    assert _switch(new)
+    v = np.array([1e-10, -0.5, 1.0, 800.0, -1e300])
+    got = pytensor.function([x], new, mode="FAST_COMPILE")(v)
+    np.testing.assert_allclose(got, _exact(lambda t: mp.log(mp.cosh(t)), v, dps=80), rtol=1e-14)
+
+
+def test_the_regime_rules_are_the_pass_rules_and_the_entries():
+    rules = regime_rules()
+    assert rules[: len(pass_rules())] == pass_rules()
+    assert [r.__name__ for r in rules[len(pass_rules()):]] == list(REGIME_ENTRIES)
