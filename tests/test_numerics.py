@@ -94,6 +94,13 @@ REPAIRED = [
     "(1+tanh(x/2))/2",
     "log(0.5+0.5*tanh(x/2))",
     "log(exp(x))-log(1+exp(x))",
+    # regime forms: the count takes log_cosh_regimes; the regime step, measured, the others
+    "log(cosh(x))",
+    "log(cosh(x)) f32",
+    "log1p(-erf(x))",
+    "log1p(-erfc(x))",
+    "log1p(-erfc(x)) f32",
+    "log(0.5*erfc(-x/sqrt(2))) f32",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).
