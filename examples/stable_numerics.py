@@ -11,7 +11,8 @@ disguise: the pass reads the dot as that sum and takes the max out of it.
 A difference that cancels with no unstable Op (``softplus(x) - x``, ``sqrt(x +
 1) - sqrt(x)``) is taken apart by the pass's cancellation tier, where a form
 of the theory is measured more accurate; the normal log-CDF a censored
-likelihood writes, ``log(0.5 * erfc(-x / sqrt(2)))``, by a regime form.
+likelihood writes, ``log(0.5 * erfc(-x / sqrt(2)))``, and PyMC's HalfNormal log-CDF,
+``log1p(-erfc(x))``, by regime forms.
 
 Run: ``python examples/stable_numerics.py``.
 """
@@ -52,6 +53,8 @@ def main() -> None:
         ("softplus(x) - x", pt.softplus(x) - x, 40.0, np.log1p(np.exp(-40.0))),
         ("sqrt(x + 1) - sqrt(x)", pt.sqrt(x + 1) - pt.sqrt(x), 1e17, 1 / (2 * np.sqrt(1e17))),
         ("log(0.5 * erfc(-x / sqrt(2)))", pt.log(0.5 * pt.erfc(-x / np.sqrt(2.0))), -40.0, -804.6084420137538),
+        ("log(0.5 * erfc(-x / sqrt(2)))", pt.log(0.5 * pt.erfc(-x / np.sqrt(2.0))), 10.0, -7.619853024160525e-24),
+        ("log1p(-erfc(x))", pt.log1p(-pt.erfc(x)), 1e-300, np.log(2 / np.sqrt(np.pi)) + np.log(1e-300)),
     ):
         with np.errstate(divide="ignore"):
             stock = pytensor.function([x], g)(at)

@@ -220,3 +220,20 @@ def test_a_deep_graph_is_read_without_recursion():
     deep = pt.softplus(g) - g
     assert cancellation_sites([deep]) == 2000  # each "+ 1.0" of a computed value is a site too (not x + 1.0)
     assert cancellation_roots([deep]) == [deep]
+
+
+def test_a_sum_holding_exp_x_and_exp_minus_x_is_a_tier_root_and_is_repaired():
+    """``exp(x) - 2 + exp(-x)`` (Herbie's exp2): canonicalize's ``add(-2, exp(x), exp(-x))`` is no hazard and
+    has no function of the tier, but two of its terms are a ``cosh`` in disguise: the tier saturates it to
+    ``2 * cosh(x) - 2``, then ``4 * sinh(x/2)**2`` (fewer sites, measured more accurate)."""
+    g = pt.add(pt.constant(np.array([-2.0])), pt.exp(x), pt.exp(-x))
+    assert region_roots([g]) == [] and cancellation_roots([g]) == [g]
+    assert cancellation_roots([pt.add(pt.constant(np.array([-2.0])), pt.exp(x), pt.exp(y))]) == []
+    before = snapshot(g)
+    [(old, new)] = stabilized([g])
+    assert old is g and snapshot(g) == before and new.type == g.type
+    v = np.array([1e-9, 1e-4, 1.0, 30.0])
+    got = pytensor.function([x], new, mode="FAST_COMPILE")(v)
+    np.testing.assert_allclose(got, _exact(lambda t: 4 * mp.sinh(t / 2) ** 2, v), rtol=1e-14)
+    stock = pytensor.function([x], g, mode="FAST_COMPILE")(v)
+    assert abs(stock[0] - got[0]) > 1e-3 * got[0]  # the spelling cancels at 1e-9

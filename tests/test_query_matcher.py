@@ -294,3 +294,23 @@ def test_a_term_that_joins_an_enode_by_its_key_joins_its_class_in_the_index():
     eg.run(NO_LIMITS, backward=False)
     assert eg.report.rules["log_two_erfc"].unions == 1
     assert eg.same(g, pt.log(2.0) + pt.log(pt.erfc(-x)))
+
+
+def test_a_repeated_variable_matches_a_scalar_read_through_padding_and_a_one_element_constant():
+    # ``2.0 * x`` reads the scalar ``2.0`` through the ExpandDims its make_node adds; a folded ``[2.]`` is a
+    # constant of shape (1,): one value to an Elemwise, so ``b*a - a`` matches ``x * 2.0 - [2.]``
+    x = pt.dvector("x")
+    rule = rewrite_rule("factor_sub", p.sub(p.mul(b, a), a), p.mul(p.sub(b, 1), a), choice=True)
+    g = pt.sub(pt.mul(x, 2.0), pt.constant(np.array([2.0])))
+    eg = EGraph([rule])
+    eg.add([g])
+    eg.run(NO_LIMITS, backward=False)
+    assert eg.report.rules["factor_sub"].unions == 1
+    [form] = [n.var for n in eg.classes()[eg.class_of(g)] if type(n.var.owner.op.scalar_op).__name__ == "Mul"]
+    v = np.array([-1.5, 0.0, 3.0])
+    np.testing.assert_allclose(form.eval({x: v}), 2.0 * v - 2.0)
+    other = pt.sub(pt.mul(x, 2.0), pt.constant(np.array([3.0])))  # another value: no match
+    eg2 = EGraph([rule])
+    eg2.add([other])
+    eg2.run(NO_LIMITS, backward=False)
+    assert eg2.report.rules["factor_sub"].unions == 0

@@ -804,12 +804,13 @@ def tier_rules() -> tuple:
 
 def cancellation_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) -> list[Variable]:
     """The Add and Sub nodes of the graph that are cancellation sites (:class:`Sites`) with a term computed by
-    one of :data:`TIER_FUNCTIONS` (``softplus(x) - x``, ``1 - cos(x)``, ``sqrt(x + 1) - sqrt(x)``), outside the
+    one of :data:`TIER_FUNCTIONS` (``softplus(x) - x``, ``1 - cos(x)``, ``sqrt(x + 1) - sqrt(x)``) or two terms
+    that are ``exp(x)`` and ``exp(-x)`` (:func:`_exp_pairs`: ``exp(x) - 2 + exp(-x)``), outside the
     regions of ``taken`` (the pass's :func:`region_roots`) and holding none of them; of those, the ones inside
     no other one's region."""
     sites = Sites()
     owned = owned_variables(list(outputs))
-    found = [v for v in owned if any(_tier_term(c) for c, _ in terms(v)) and sites.site(v)]
+    found = [v for v in owned if (any(_tier_term(c) for c, _ in terms(v)) or _exp_pairs(v)) and sites.site(v)]
     if not found:
         return []
     readers: dict[Variable, list[Variable]] = {}
@@ -832,6 +833,16 @@ def _tier_term(v: Variable) -> bool:
     if isinstance(op, ps.Log1p):
         return isinstance(_op_of(v.owner.inputs[0]), ps.Exp)
     return isinstance(op, ps.Log) and _exp_plus_constant(v.owner.inputs[0])
+
+
+def _exp_pairs(v: Variable) -> bool:
+    """``v`` is a sum of three terms or more two of which are ``exp(x)`` and ``exp(-x)`` (:func:`_paired`): a
+    ``cosh`` or ``sinh`` with another term, ``exp(x) - 2 + exp(-x)`` (``2 * cosh(x) - 2``, which cancels)."""
+    node = v.owner
+    if not isinstance(scalar_op_of(node), ps.Add) or len(node.inputs) < 3:
+        return False
+    ins = node.inputs
+    return any(_paired(ins[i], ins[j]) for i in range(len(ins)) for j in range(i + 1, len(ins)))
 
 
 def _signed_root(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Variable:

@@ -41,6 +41,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
 from pytensor.graph.basic import Constant
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
@@ -195,12 +196,26 @@ def constants_equal(pairs: Sequence[tuple[str, str]]) -> Callable[[Index, dict],
             if ca == cb:
                 continue
             u, v = stand_in(index, ca)[0], stand_in(index, cb)[0]  # a class's constant leaf, if it holds one
-            if not (isinstance(u, Constant) and isinstance(v, Constant) and same_constant(u, v)):
+            if not (isinstance(u, Constant) and isinstance(v, Constant) and _one_value(u, v)):
                 return False
             apart = True
         return apart
 
     return test
+
+
+def _one_value(u: Constant, v: Constant) -> bool:
+    """``same_constant``, and a constant of one element against one of another shape (``2`` and ``[2.]``): the
+    index reads an Elemwise's 0-d operand through the padding its make_node adds (``mul(2, cosh(x))`` reads the
+    scalar ``2``), where a folded ``[2.]`` is a constant of shape ``(1,)`` (``2 * cosh(x) - 2``'s ``2``s)."""
+    if same_constant(u, v):
+        return True
+    a, b = np.asarray(u.data), np.asarray(v.data)
+    if a.size != 1 or b.size != 1 or a.shape == b.shape:
+        return False
+    su, sv = Constant(u.type.clone(shape=()), a.reshape(())), Constant(v.type.clone(shape=()), b.reshape(()))
+    same = same_constant(su, sv)
+    return bool(a.reshape(()) == b.reshape(())) if same is None else same
 
 
 class QueryMatcher:
