@@ -932,8 +932,9 @@ def regime_rules() -> tuple:
 def regime_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) -> list[Variable]:
     """The roots of ``taken`` (the pass's :func:`region_roots`) whose region reads one of
     :data:`REGIME_FUNCTIONS`, and the ``log`` and ``log1p`` nodes of the graph whose region reads one outside
-    them (``log1p(-erfc(x))``, which no stabilizer reads): of those, the ones inside no other one's region and
-    not a branch of a ``switch`` (:func:`_switch_branches`)."""
+    them (``log1p(-erfc(x))``, which no stabilizer reads): of those, the ones inside no other one's region, not
+    a branch of a ``switch`` (:func:`_switch_branches`) and not a stabilizer's own spelling
+    (:func:`_stock_spelling`)."""
     def reads(r: Variable, heads: tuple[type, ...] = HEADS) -> bool:
         return any(isinstance(scalar_op_of(u.owner), REGIME_FUNCTIONS) for u in _region(r, heads))
 
@@ -945,8 +946,14 @@ def regime_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) ->
         return pass_roots
     inner = {u for r in found for u in _region(r) if u is not r}
     branches = _switch_branches(owned, outputs)
-    return pass_roots + [r for r in found
-                         if r not in inner and r not in branches and not covered.intersection(_region(r))]
+    return pass_roots + [r for r in found if r not in inner and r not in branches and not _stock_spelling(r)
+                         and not covered.intersection(_region(r))]
+
+
+def _stock_spelling(v: Variable) -> bool:
+    """``v`` is ``log(erfc(a))`` itself, which PyTensor's ``local_log_erfc`` takes (its own tests count the
+    nodes it makes): left to it, as the pass leaves ``log(1 + exp(x))`` to ``softplus``'s stabilizer."""
+    return isinstance(scalar_op_of(v.owner), ps.Log) and isinstance(_op_of(v.owner.inputs[0]), ps.Erfc)
 
 
 def _switch_branches(owned: Sequence[Variable], outputs: Sequence[Variable]) -> set[Variable]:
