@@ -88,8 +88,12 @@ def test_the_regimes_gradient_is_finite_where_a_form_not_taken_overflows(log_ndt
 
 
 def test_log_cosh_gets_regimes_accurate_near_0_and_at_800(log_cosh):
+    """Regimes inferred on sampled points, or the theory's own regime form (``log_cosh_regimes``, which one
+    form serves everywhere: extraction takes it and no split is inferred)."""
     x, graph, r = log_cosh
-    assert r.changed and r.regimes
+    switched = any(type(getattr(getattr(v.owner, "op", None), "scalar_op", None)).__name__ == "Switch"
+                   for v in pytensor.graph.traversal.ancestors(r.outputs))
+    assert r.changed and (r.regimes or switched)
     at = np.array([-800.0, -1e-8, 1e-8, 1e-3, 1.0, 20.0, 800.0, 1e300])
     got = _values(x, r.graph, at)
     want = np.array([_log_cosh(v) for v in at])
