@@ -702,9 +702,10 @@ def _constant_data(v: Variable) -> np.ndarray | None:
 def stabilized(outputs: Sequence[Variable], limits: Limits | None = None) -> list[tuple[Variable, Variable]]:
     """The replacements the pass makes in the graph of ``outputs``: ``(root, form)`` for each region root whose
     extracted form has fewer unstable nodes (:func:`relations.saturation.stability.instability`); for each
-    regime root (:func:`regime_roots`) that loses digits, its regime form where measured more accurate than
-    that; and for each cancellation root (:func:`cancellation_roots`) whose form has as many, fewer
-    cancellation sites and is measured more accurate (``[]``: the graph is left as it came)."""
+    regime root (:func:`regime_roots`), its regime form where it computes other floats than that form (than the
+    root, if none has fewer) and is measured more accurate; and for each cancellation root
+    (:func:`cancellation_roots`) whose form has as many, fewer cancellation sites and is measured more accurate
+    (``[]``: the graph is left as it came)."""
     limits = limits or LIMITS
     roots = region_roots(outputs)
     regimes = regime_roots(outputs, roots)
@@ -723,9 +724,9 @@ def _replacements(roots: Sequence[Variable], limits: Limits, kind: str = "pass")
       lose digits (:func:`_loses_digits`); then a form with as many unstable Ops as that and fewer
       cancellation sites replaces one, where measured more accurate (:func:`cancellation_cost`'s extraction,
       :func:`_cancels_less`);
-    - ``"regime"``: the roots are :func:`regime_roots`, saturated with :func:`regime_rules`; where one loses
-      digits, its regime form replaces it where measured more accurate than the form of fewer unstable Ops
-      (or than the root, if none has fewer: :func:`_regime_choices`).
+    - ``"regime"``: the roots are :func:`regime_roots`, saturated with :func:`regime_rules`; a root's regime
+      form replaces the form of fewer unstable Ops (or the root, if none has fewer) where it computes other
+      floats and is measured more accurate (:func:`_regime_choices`, which the ``"pass"`` kind runs too).
     """
     if not roots:
         return []
@@ -841,8 +842,8 @@ def _exp_pairs(v: Variable) -> bool:
     node = v.owner
     if not isinstance(scalar_op_of(node), ps.Add) or len(node.inputs) < 3:
         return False
-    ins = node.inputs
-    return any(_paired(ins[i], ins[j]) for i in range(len(ins)) for j in range(i + 1, len(ins)))
+    exps = [i for i in node.inputs if _exp_term(i) is not None]  # (a model's sum of hundreds of terms: few exps)
+    return any(_paired(exps[i], exps[j]) for i in range(len(exps)) for j in range(i + 1, len(exps)))
 
 
 def _signed_root(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Variable:
@@ -909,8 +910,8 @@ def _one_entry(outputs: Sequence[Variable]) -> list[Variable]:
 #: Entries of the numerics theory the regime tier saturates with (besides :func:`pass_rules`): regime forms
 #: (a ``switch`` of forms each accurate on its side, the branch inputs clamped) with as many unstable Ops as the
 #: spelling or more, which the count cannot choose and the measurement does (``log(0.5 * erfc(a))``: the
-#: reflection below 0, ``erfcx`` above; ``log(erf(a))``: ``log1p(-erfc(a))`` above 1); and the entries that
-#: bring the spellings graphs have to their left sides (``log1p(-erfc(x))`` is ``log(erf(x))``,
+#: reflection below 0, ``log1p(-erf(a))`` to 0.5, ``erfcx`` above; ``log(erf(a))``: ``log1p(-erfc(a))`` above
+#: 1); and the entries that bring the spellings graphs have to their left sides (``log1p(-erfc(x))`` is ``log(erf(x))``,
 #: ``log1p(-0.5 * erfc(a))`` is ``log(0.5 * erfc(-a))``).
 REGIME_ENTRIES: tuple[str, ...] = (
     "log_mul_erfc_regimes", "log_erf_regimes", "log1p_def_neg_rev", "erf_def_rev", "erfc_def_rev", "erfc_neg_erf",
@@ -935,19 +936,21 @@ def regime_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) ->
     them (``log1p(-erfc(x))``, which no stabilizer reads): of those, the ones inside no other one's region, not
     a branch of a ``switch`` (:func:`_switch_branches`) and not a stabilizer's own spelling
     (:func:`_stock_spelling`)."""
-    def reads(r: Variable, heads: tuple[type, ...] = HEADS) -> bool:
-        return any(isinstance(scalar_op_of(u.owner), REGIME_FUNCTIONS) for u in _region(r, heads))
+    def reads(region: list[Variable]) -> bool:
+        return any(isinstance(scalar_op_of(u.owner), REGIME_FUNCTIONS) for u in region)
 
-    pass_roots = [r for r in taken if reads(r)]
-    covered = {u for r in taken for u in _region(r)}
+    taken_regions = {r: _region(r) for r in taken}
+    pass_roots = [r for r, region in taken_regions.items() if reads(region)]
+    covered = {u for region in taken_regions.values() for u in region}
     owned = owned_variables(list(outputs))
-    found = [v for v in owned if v not in covered and isinstance(scalar_op_of(v.owner), OUTER) and reads(v)]
+    logs = {v: _region(v) for v in owned if v not in covered and isinstance(scalar_op_of(v.owner), OUTER)}
+    found = {v: region for v, region in logs.items() if reads(region)}
     if not found:
         return pass_roots
-    inner = {u for r in found for u in _region(r) if u is not r}
+    inner = {u for r, region in found.items() for u in region if u is not r}
     branches = _switch_branches(owned, outputs)
-    return pass_roots + [r for r in found if r not in inner and r not in branches and not _stock_spelling(r)
-                         and not covered.intersection(_region(r))]
+    return pass_roots + [r for r, region in found.items() if r not in inner and r not in branches
+                         and not _stock_spelling(r) and not covered.intersection(region)]
 
 
 def _stock_spelling(v: Variable) -> bool:
