@@ -22,8 +22,9 @@ mantissa plus :data:`GUARD_BITS` bits left (``exp(x) - 1`` at ``x = 1e-300`` nee
 1,000 bits: at 128 bits ``exp`` rounds to 1 and the subtraction loses everything).  Two
 precisions that merely agree would not do: both round ``exp(1e-300)`` to 1.  An element
 still short of bits at ``max_bits`` is reported as unknown (NaN in the result, ``False`` in
-the mask).  A value outside the reals (``log(-1)``, ``sqrt(-1)``) is NaN; a pole is an
-infinity of the side IEEE gives.
+the mask).  A value outside the reals (``log(-1)``, ``sqrt(-1)``) is NaN, and so is a pole
+(``1 / x`` at 0: the infinity takes the sign of the zero, which exact numbers do not
+carry; ``-1 / (x * (x + 1))`` at ``x = -1`` is ``+inf`` in IEEE, since ``x + 1`` is ``+0``).
 
 Before/After (``log1p(x) - x`` at ``x = 1e-20``: float64 gives ``0``)::
 
@@ -59,8 +60,8 @@ class NotExact(ValueError):
 
 
 def _div(a: Any, b: Any) -> Any:
-    if b == 0:  # mpmath has no signed zero: the pole takes the numerator's sign
-        return mp.nan if a == 0 else mp.inf * mp.sign(a)
+    if b == 0:  # a pole: its infinity takes the zero's sign, which mpmath does not carry (unknown)
+        return mp.nan
     return a / b
 
 
