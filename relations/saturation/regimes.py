@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.compile.builders import OpFromGraph
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.replace import graph_replace, vectorize_graph
 from pytensor.graph.traversal import toposort
@@ -107,10 +108,16 @@ def elementwise_in_inputs(outputs: Sequence[Variable]) -> bool:
     reads: set[Variable] = set()
     for node in toposort(list(outputs)):
         if any((i.owner is None and not isinstance(i, Constant)) or i in reads for i in node.inputs):
-            if not isinstance(node.op, Elemwise | DimShuffle):
+            if not (isinstance(node.op, Elemwise | DimShuffle) or _elementwise_inner(node.op)):
                 return False
             reads.update(node.outputs)
     return True
+
+
+def _elementwise_inner(op: Any) -> bool:
+    """``op`` is an ``OpFromGraph`` elementwise in its inner inputs (PyTensor 3.3's ``LogAddExp``, whose inner
+    graph is ``log(exp(a - m) + exp(b - m)) + m``)."""
+    return isinstance(op, OpFromGraph) and elementwise_in_inputs(op.inner_outputs)
 
 
 def regimes_apply(outputs: Sequence[Variable], points: Points) -> bool:
