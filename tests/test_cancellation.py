@@ -237,3 +237,51 @@ def test_a_sum_holding_exp_x_and_exp_minus_x_is_a_tier_root_and_is_repaired():
     np.testing.assert_allclose(got, _exact(lambda t: 4 * mp.sinh(t / 2) ** 2, v), rtol=1e-14)
     stock = pytensor.function([x], g, mode="FAST_COMPILE")(v)
     assert abs(stock[0] - got[0]) > 1e-3 * got[0]  # the spelling cancels at 1e-9
+
+
+def _canonical(g):
+    from pytensor.graph.rewriting.utils import rewrite_graph
+
+    return rewrite_graph(g, include=("canonicalize",))
+
+
+def test_a_difference_of_reciprocals_of_shifted_values_is_taken_exactly():
+    """Herbie's 2frac, ``1/(x + 1) - 1/x``: canonicalize's ``1 / (1 + x) - 1 / x`` is a tier root (a reciprocal
+    term), saturated with ``sub_recip_shift`` to ``-1 / (x * (x + 1))``: no cancellation left."""
+    for g in (1 / (x + 1) - 1 / x, _canonical(pt.reciprocal(x + 1) - pt.reciprocal(x))):
+        assert region_roots([g]) == [] and cancellation_roots([g]) == [g]
+        new = _tier_pair(g)
+        pts = [2.0, 1e5, 1e10, 1e20, -1e15, -0.5, 0.0, -1.0]
+        old, got = _values(g, new, pts)
+        exact = _exact(lambda v: -1 / (v * (v + 1)) if v not in (0, -1) else mp.inf, pts)
+        np.testing.assert_allclose(got[:6], exact[:6], rtol=1e-15)
+        assert got[6] == old[6] == -np.inf and got[7] == old[7] == np.inf  # the poles: IEEE's infinities
+        assert abs(old[2] - exact[2]) > 1e-8 * abs(exact[2]) and old[3] == 0.0  # the spelling cancels at 1e10
+    assert cancellation_roots([pt.reciprocal(x) - pt.reciprocal(y)]) == []  # two inputs: no site
+
+
+def test_sub_recip_shift_holds_at_the_poles_in_ieee():
+    """``1/(b + a) - 1/a = -b / (a * (b + a))`` for ``b != 0`` and every finite ``a``, signed zeros included:
+    why ``a`` needs no guard (the exact check has no signed zero and cannot tell)."""
+    a = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e-300, -1e-300, 7.0, -3.0])
+    for b in (1.0, -1.0, 2.5, -3.0, 7.0):
+        with np.errstate(all="ignore"):
+            left, right = 1 / (b + a) - 1 / a, -b / (a * (b + a))
+        poles = ~np.isfinite(left)
+        assert poles.sum() >= 2 and np.array_equal(left[poles], right[poles])
+        np.testing.assert_allclose(left[~poles], right[~poles], rtol=1e-12)
+
+
+def test_a_pass_root_where_the_count_gains_nothing_takes_the_form_of_fewer_sites():
+    """``0.5 * (exp(x) - 1 / exp(x))`` reads one ``exp``, as ``sinh(x)`` does: the count gains nothing, and the
+    spelling cancels at tiny ``x``. The pass's root loses digits and has a site: the form of fewest sites,
+    measured more accurate, replaces it."""
+    g = _canonical(0.5 * (pt.exp(x) - 1 / pt.exp(x)))
+    assert region_roots([g]) == [g]
+    new = _tier_pair(g)
+    pts = [1e-20, -1e-10, 1e-5, 1.0, 700.0, -700.0]
+    old, got = _values(g, new, pts)
+    np.testing.assert_allclose(got, _exact(mp.sinh, pts), rtol=1e-15)
+    assert old[0] == 0.0  # exp(1e-20) rounds to 1
+    keep = _canonical(0.5 * (pt.exp(x) - 1 / pt.exp(y)))  # two inputs: no site
+    assert stabilized([keep]) == []

@@ -104,6 +104,14 @@ REPAIRED = [
     # a cosh in disguise among three terms: the tier, once the e-graph matches 2 and [2.] as one value
     "exp(x)-2+exp(-x)",
     "exp(x)-2+exp(-x) f32",
+    # constants that meet (0.5 * 2 * cosh(x)); a pass root where the count gains nothing, taken by its sites;
+    # a difference of reciprocals (Herbie's 2frac)
+    "log((exp(x)+exp(-x))/2)",
+    "log(0.5*exp(x)+0.5*exp(-x))",
+    "0.5*(exp(x)-1/exp(x))",
+    "1/(x+1)-1/x",
+    "reciprocal(x+1)-reciprocal(x)",
+    "1/(x+1)-1/x f32",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).

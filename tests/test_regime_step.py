@@ -133,6 +133,43 @@ def test_log_cosh_takes_its_regimes_by_the_count():
     np.testing.assert_allclose(got, _exact(lambda t: mp.log(mp.cosh(t)), v, dps=80), rtol=1e-14)
 
 
+@pytest.mark.parametrize("spell", [
+    lambda x: pt.log((pt.exp(x) + pt.exp(-x)) / 2),
+    lambda x: pt.log(0.5 * pt.exp(x) + 0.5 * pt.exp(-x)),
+])
+def test_log_cosh_spelled_with_exps_reaches_its_regime_form(spell):
+    """``0.5 * (2 * cosh(x))`` is ``cosh(x)`` once the constants meet (``associate_mul_constants``, then
+    ``constant_folding`` and ``mul_lft_identity``): the log reaches ``log_cosh_regimes``, which the regime step
+    takes over the count's ``logaddexp(x, -x) - log(2)`` (which cancels at tiny ``x``) where measured better."""
+    from pytensor.graph.rewriting.utils import rewrite_graph
+
+    x = pt.vector("x")
+    g = rewrite_graph(spell(x), include=("canonicalize",))
+    before = snapshot(g)
+    [(old, new)] = stabilized([g])
+    assert old is g and snapshot(g) == before and new.type == g.type and _switch(new)
+    v = np.array([-800.0, -40.0, -1e-10, 0.0, 1e-5, 3.0, 800.0])
+    got = pytensor.function([x], new, mode="FAST_COMPILE")(v)
+    np.testing.assert_allclose(got, _exact(lambda t: mp.log(mp.cosh(t)), v, dps=80), rtol=1e-14, atol=1e-300)
+    for n in (0, 1):
+        assert pytensor.function([x], new, mode="FAST_COMPILE")(np.full(n, 0.5)).shape == (n,)
+
+
+def test_an_elementwise_op_from_graph_is_measured_as_elementwise():
+    """PyTensor 3.3's ``logaddexp`` is an ``OpFromGraph`` over an elementwise graph: a form reading it is
+    elementwise in its inputs, so a regime form can be measured against it; one over a sum is not."""
+    from pytensor.compile.builders import OpFromGraph
+
+    from relations.saturation.regimes import elementwise_in_inputs
+
+    a, b = pt.vector("a"), pt.vector("b")
+    x = pt.vector("x")
+    lae = OpFromGraph([a, b], [pt.log(pt.exp(a) + pt.exp(b))])
+    total = OpFromGraph([a], [pt.sum(a)])
+    assert elementwise_in_inputs([lae(x, -x) - 1.0])
+    assert not elementwise_in_inputs([total(x) + x])
+
+
 def test_the_regime_rules_are_the_pass_rules_and_the_entries():
     rules = regime_rules()
     assert rules[: len(pass_rules())] == pass_rules()
@@ -145,6 +182,8 @@ SQRT2_SPELLINGS = [
     "log(0.5*erfc(-x/sqrt(2)))", "log(erfc(-x/sqrt(2))/2)", "log(0.5+0.5*erf(x/sqrt(2)))",
     "log1p(-0.5*erfc(x/sqrt(2)))", "log((1+erf(x/sqrt(2)))/2)", "log(0.5*erfc(-zvalue(x,3,2)/sqrt(2)))",
     "log(0.5*erfc(x/sqrt(2)))", "log(0.5*erfc(-x/sqrt(2))*ones((3,1)))", "log1p(-erfc(x/sqrt(2)))",
+    # pt.log(2.0) is float32's log(2) too; the log1p(-exp) is a log1mexp the pass takes
+    "x+log1p(-exp(-2*x))-log(2)",
 ]
 
 

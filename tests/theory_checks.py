@@ -36,6 +36,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "above_one": lambda x: 1 + pt.exp(x),
     "nonnegative": pt.sqr,
     "symmetric_unit": pt.tanh,
+    "constant": lambda x: pt.constant(np.array([0.75]), name="c"),  # the guard is_constant (x unused)
 }
 
 #: Inputs the exact check evaluates both sides at: moderate values, and extremes of each sign.

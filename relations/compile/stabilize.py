@@ -185,7 +185,8 @@ STABILIZE_RULES: tuple = tuple(
 #: accurate at every input (``log(expm1(x)) -> x + log1mexp(-x)``, ``exp(x) - exp(-x) -> 2 * sinh(x)``, the
 #: quotients that are ``tanh`` (``expm1(x) / (1 + exp(x)) -> tanh(x / 2)`` among them), ``log(a * b) ->
 #: log(a) + log(b)`` with one factor positive: the log of a product of sigmoids; ``a*b - a*c -> a * (b -
-#: c)``, which takes a constant out of ``0.5 * exp(x) - 0.5 * exp(-x)``; and ``log_erfc_regimes``, a regime
+#: c)``, which takes a constant out of ``0.5 * exp(x) - 0.5 * exp(-x)``; ``a * (b * c) -> (a * b) * c`` for
+#: constants ``a``, ``b`` with ``1 * a -> a``: ``0.5 * (2 * cosh(x))`` is ``cosh(x)``; and ``log_erfc_regimes``, a regime
 #: form shipped as an identity, each branch accurate on its side).  The theory's entries whose best form
 #: depends on the input (``log(cosh(x))``:
 #: ``|x| + softplus(-2|x|) - log(2)`` loses the digits at tiny ``x`` that ``log1p(2 sinh(x/2)**2)``
@@ -193,7 +194,7 @@ STABILIZE_RULES: tuple = tuple(
 THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
     "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",
-    "distribute_lft_in_rev",
+    "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -431,8 +432,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     division by a length (a mean) under a ``log``; an ``exp`` and a ``-1``
     among three terms or more (``exp(x) - 1 + y``); a ``log`` of a product
     holding ``c + exp(a)`` (a softplus) or an ``erfc`` (the normal log-CDF,
-    ``log(0.5 * erfc(-x / sqrt(2)))``, which ``local_log_erfc`` does not read).
-    ``under_log``: the region's root is a ``log``.
+    ``log(0.5 * erfc(-x / sqrt(2)))``, which ``local_log_erfc`` does not read); a ``log1p`` of a negated
+    ``exp`` (``log1mexp``).  ``under_log``: the region's root is a ``log``.
     """
     node = v.owner
     op = scalar_op_of(node)
@@ -482,6 +483,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         if isinstance(inner, (ps.Mul, ps.TrueDiv)) and any(isinstance(_op_of(i), ps.Erfc) for i in ins[0].owner.inputs):
             return True  # the normal log-CDF: ``log(0.5 * erfc(-x / sqrt(2)))``, which local_log_erfc does not read
         return _sum_of(ins[0], ps.Mul) or _reshaped_softmax(ins[0])
+    if isinstance(op, ps.Log1p):  # ``log1p(-exp(-2 * x))``, -inf at tiny x: a log1mexp no stabilizer reads
+        return _negated_exp(ins[0])
     return False
 
 
@@ -745,12 +748,7 @@ def _replacements(roots: Sequence[Variable], limits: Limits, kind: str = "pass")
         found = egraph.extract(cost=stability_cost(shape_finder()), roots=copies, method="greedy").result
         chosen: list[Variable | None] = [f if _fits(f, c) and instability([f]) < instability([c]) else None
                                          for c, f in zip(copies, found, strict=True)]
-        # where nothing was gained, or the form gained still has a cancellation site (``2 * cosh(x) - 2`` for
-        # ``exp(x) - 2 + exp(-x)``): the form with the fewest sites, if measured more accurate
-        if cancelling and any(f is None or cancellation_sites([f]) for f in chosen):
-            fewer = egraph.extract(cost=cancellation_cost(shape_finder()), roots=copies, method="greedy").result
-            chosen = [g if _fits(g, c) and _cancels_less(g, c if f is None else f) else f
-                      for c, f, g in zip(copies, chosen, fewer, strict=True)]
+        chosen = _fewer_sites(egraph, copies, chosen, screened=cancelling)
         if kind != "cancelling":
             chosen = _regime_choices(egraph, copies, chosen)
     pairs = []
@@ -762,6 +760,26 @@ def _replacements(roots: Sequence[Variable], limits: Limits, kind: str = "pass")
         copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
         pairs.append((root, new))
     return pairs
+
+
+def _fewer_sites(egraph: EGraph, copies: Sequence[Variable], chosen: Sequence[Variable | None],
+                 screened: bool) -> list[Variable | None]:
+    """``chosen``, where nothing was gained or the form gained still has a cancellation site (``2 * cosh(x) - 2``
+    for ``exp(x) - 2 + exp(-x)``), replaced by the form with the fewest sites (:func:`cancellation_cost`'s
+    extraction) if measured more accurate (:func:`_cancels_less`).  Without ``screened`` (the pass's regions,
+    which the tier's screen has not seen), only the copies with a site that lose digits
+    (:func:`_loses_digits`) are looked at: ``0.5 * (exp(x) - 1 / exp(x))`` reads one ``exp``, as ``sinh(x)``
+    does, so the count gains nothing, and cancels at tiny ``x``."""
+    open_ = [k for k, (c, f) in enumerate(zip(copies, chosen, strict=True))
+             if (f is None or cancellation_sites([f])) and (screened or (cancellation_sites([c]) and _loses_digits(c)))]
+    if not open_:
+        return list(chosen)
+    fewer = egraph.extract(cost=cancellation_cost(shape_finder()), roots=copies, method="greedy").result
+    out = list(chosen)
+    for k in open_:
+        c, f, g = copies[k], chosen[k], fewer[k]
+        out[k] = g if _fits(g, c) and _cancels_less(g, c if f is None else f) else f
+    return out
 
 
 def _loses_digits(copy: Variable) -> bool:
@@ -785,13 +803,15 @@ def _fits(form: Variable, copy: Variable) -> bool:
 #: Entries of the numerics theory the cancellation tier saturates with (besides :func:`pass_rules`): each
 #: relates a difference that cancels to a form with fewer cancellation sites
 #: (:mod:`relations.saturation.cancellation`) and no more unstable Ops: ``softplus(x) - x = softplus(-x)``,
-#: ``1 - cos(x) = 2 sin(x/2)**2``, ``sqrt(a + c) - sqrt(a) = c / (sqrt(a + c) + sqrt(a))``.
+#: ``1 - cos(x) = 2 sin(x/2)**2``, ``sqrt(a + c) - sqrt(a) = c / (sqrt(a + c) + sqrt(a))``,
+#: ``1/(c + a) - 1/a = -c / (a * (c + a))``.
 TIER_ENTRIES: tuple[str, ...] = (
     "add_commutative", "mul_commutative", "add_flip", "sub_negate_rev", "distribute_lft1_in", "distribute_lft1_out_sub",
     "softplus_sub", "one_sub_cos", "cos_sub_one", "flip_sqrt_shift", "cosh_sub_one", "one_add_tanh", "one_sub_tanh",
+    "sub_recip_shift",
 )
 #: The functions a cancellation root's term is computed by (those :data:`TIER_ENTRIES`' left sides read).
-TIER_FUNCTIONS: tuple[type, ...] = (ps.Softplus, ps.Cos, ps.Sqrt, ps.Cosh, ps.Tanh)
+TIER_FUNCTIONS: tuple[type, ...] = (ps.Softplus, ps.Cos, ps.Sqrt, ps.Cosh, ps.Tanh, ps.Reciprocal)
 _TIER_RULES: list[tuple] = []
 
 
@@ -831,6 +851,8 @@ def _tier_term(v: Variable) -> bool:
     op = scalar_op_of(v.owner)
     if isinstance(op, TIER_FUNCTIONS):
         return True
+    if isinstance(op, ps.TrueDiv):  # a reciprocal as canonicalize writes it: ``1 / (x + 1) - 1 / x``
+        return scalar_constant(v.owner.inputs[0]) == 1
     if isinstance(op, ps.Log1p):
         return isinstance(_op_of(v.owner.inputs[0]), ps.Exp)
     return isinstance(op, ps.Log) and _exp_plus_constant(v.owner.inputs[0])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import nonzero, real
+from relations.patterns.guards import is_constant, nonzero, real
 
 __all__ = ["FAMILY"]
 
@@ -40,6 +40,8 @@ eq("associate_mul_r_div", p.mul(a, p.true_div(b, c)), p.true_div(p.mul(a, b), c)
    "``a * (b / c) = (a * b) / c``.")
 eq("associate_mul_l_div", p.mul(p.true_div(a, b), c), p.true_div(p.mul(a, c), b), f3,
    "``(a / b) * c = (a * c) / b``.")
+eq("associate_mul_constants", p.mul(a, p.mul(b, c)), p.mul(p.mul(a, b), c), f3 & is_constant(a) & is_constant(b),
+   "``a * (b * c) = (a * b) * c`` for constants ``a``, ``b``: the constants meet (and fold).")
 eq("associate_div_r_mul", p.true_div(a, p.mul(b, c)), p.true_div(p.true_div(a, b), c), f3 & nonzero(b) & nonzero(c),
    "``a / (b * c) = (a / b) / c`` for ``b, c != 0``.")
 eq("associate_div_r_div", p.true_div(a, p.true_div(b, c)), p.mul(p.true_div(a, b), c), f3 & nonzero(b) & nonzero(c),
@@ -126,6 +128,8 @@ eq("frac_add", p.add(p.true_div(a, b), p.true_div(c, d)),
 eq("frac_sub", p.sub(p.true_div(a, b), p.true_div(c, d)),
    p.true_div(p.sub(p.mul(a, d), p.mul(b, c)), p.mul(b, d)), f4 & nonzero(b) & nonzero(d),
    "``a/b - c/d = (a*d - b*c) / (b*d)`` for ``b, d != 0``.")
+eq("sub_recip_shift", p.sub(p.reciprocal(p.add(b, a)), p.reciprocal(a)), p.true_div(p.neg(b), p.mul(a, p.add(b, a))),
+   f2 & nonzero(b), "``1/(b + a) - 1/a = -b / (a * (b + a))`` for ``b != 0``: the difference taken exactly.")
 eq("frac_times", p.mul(p.true_div(a, b), p.true_div(c, d)), p.true_div(p.mul(a, c), p.mul(b, d)),
    f4 & nonzero(b) & nonzero(d), "``(a/b) * (c/d) = (a*c) / (b*d)`` for ``b, d != 0``.")
 eq("frac_2neg", p.true_div(a, b), p.true_div(p.neg(a), p.neg(b)), f2 & nonzero(b),
