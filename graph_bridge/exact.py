@@ -59,6 +59,11 @@ class NotExact(ValueError):
     """A graph holds an Op whose exact meaning :mod:`graph_bridge.exact` does not know (the message names it)."""
 
 
+#: The loss a pole reports: finite (a higher precision would give the same zero, so it is not retried) and
+#: beyond any precision (so the entry is unknown: ``settled`` is ``False``, the value NaN).
+_POLE_LOSS = 1e9
+
+
 def _div(a: Any, b: Any) -> Any:
     if b == 0:  # a pole: its infinity takes the zero's sign, which mpmath does not carry (unknown)
         return mp.nan
@@ -479,6 +484,9 @@ def _elemwise(node: Any, ins: list[Any], losses: list[Any]) -> tuple[np.ndarray,
     if grows is not None and out.size:  # an exponential of an operand beyond 2**_FAR_MAG: unknown, not undefined
         far = np.asarray(np.frompyfunc(grows, len(args), 1)(*args), dtype=bool)
         lost_all = np.where(far, math.inf, lost_all)
+    if isinstance(sop, (ps.TrueDiv, ps.Reciprocal)) and out.size:  # a pole: unknown, and never retried
+        pole = np.asarray(np.frompyfunc(lambda d: d == 0, 1, 1)(args[-1]), dtype=bool)
+        lost_all = np.where(np.broadcast_to(pole, np.shape(out)), _POLE_LOSS, lost_all)
     return out, lost_all
 
 
