@@ -310,3 +310,22 @@ def test_a_form_whose_exact_values_differ_from_the_input_is_refused():
     at = np.array([1.5, 1e3, 1e10])
     np.testing.assert_allclose(f(at), np.log1p(1 / at), rtol=1e-6)
     assert ("an unsound union" in str(s)) == s.unequal
+
+
+def test_a_point_where_the_old_form_has_no_digit_left_cannot_be_made_worse():
+    """``more_accurate``: ``sqrt(x*x)`` is ``inf`` from ``x = 1.4e154`` (x*x overflows) and 0 below 1e-154, no
+    correct digit; ``x*x / (x*x) * |x|`` is NaN there (64 bits off), no worse; it is judged by the other
+    points (worse at one: refused), and it is no better on average (not strictly more accurate)."""
+    from relations.saturation.accuracy import graph_bits, grid_points, more_accurate
+
+    x = pt.vector("x")
+    old = pt.sqrt(x * x)
+    pts = grid_points([old])
+    lost = graph_bits([old], pts)[0] >= 53
+    assert lost.any() and not lost.all()
+    nan_there = (x * x) / (x * x) * pt.abs(x)
+    assert (graph_bits([nan_there], pts)[0][lost] > graph_bits([old], pts)[0][lost] + 1).all()
+    assert more_accurate([nan_there], [old], pts, strictly=False)
+    assert not more_accurate([nan_there], [old], pts)
+    cancels_elsewhere = (nan_there + 1.0) - 1.0  # loses the digits of |x| < 1, where sqrt(x*x) has them
+    assert not more_accurate([cancels_elsewhere], [old], pts, strictly=False)
