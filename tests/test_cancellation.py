@@ -17,6 +17,7 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
+from pytensor.graph.replace import clone_replace
 
 import relations
 from graph_bridge.intervals import interval_of
@@ -285,3 +286,49 @@ def test_a_pass_root_where_the_count_gains_nothing_takes_the_form_of_fewer_sites
     assert old[0] == 0.0  # exp(1e-20) rounds to 1
     keep = _canonical(0.5 * (pt.exp(x) - 1 / pt.exp(y)))  # two inputs: no site
     assert stabilized([keep]) == []
+
+
+a3, b3, c3 = pt.vector("a"), pt.vector("b"), pt.vector("c")
+
+
+def _quad_root(a, b, c):
+    with mp.workdps(60):
+        a, b, c = mp.mpf(float(a)), mp.mpf(float(b)), mp.mpf(float(c))
+        d = b * b - 4 * a * c
+        if d < 0:
+            return float("nan")
+        # the closed form without the cancellation (60 digits would not hold b*b - 4 at b = 1e150)
+        return float(2 * c / (-b - mp.sqrt(d)) if b > 0 else (-b + mp.sqrt(d)) / (2 * a))
+
+
+@pytest.mark.parametrize(("spell", "b_scale"), [
+    (lambda a, b, c: (-b + pt.sqrt(b * b - 4 * a * c)) / (2 * a), 1.0),
+    (lambda a, b, c: (-b + pt.sqrt(b**2 - 4 * a * c)) / (2 * a), 1.0),
+    (lambda a, b, c: (-b + pt.sqrt(b * b - a * c)) / a, 2.0),  # quad2p: the half-b form, b is half the quadratic's
+])
+def test_the_quadratic_formula_takes_its_regime_form(spell, b_scale):
+    """Herbie's quadp: ``sqrt(b*b - 4ac) - b`` cancels for ``b > 0`` large next to ``4ac``. The tier's root
+    (``0.5 * (...)``) holds the regime form ``sqrt_sub_regimes`` one level below it; measured more accurate, it
+    replaces the root: ``-4ac / (sqrt(b*b - 4ac) + b)`` for ``b > 0``, the spelling for ``b <= 0``."""
+    g = _canonical(spell(a3, b3, c3))
+    before = snapshot(g)
+    pairs = stabilized([g])
+    assert snapshot(g) == before and len(pairs) == 1
+    old_root, form = pairs[0]
+    assert form.type == old_root.type
+    new = clone_replace([g], replace={old_root: form})[0]
+    a = np.array([1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0, 3.0])
+    b = np.array([1e10, 3.0, 1e5, 1e150, -1e10, 0.0, -2.0, 1.0])
+    c = np.array([1.0, 1.0, 0.5, 1.0, 1.0, -4.0, 0.0, 5.0])  # the last: a negative discriminant (NaN)
+    f = pytensor.function([a3, b3, c3], [g, new], mode="FAST_COMPILE")
+    with np.errstate(all="ignore"):
+        old, got = f(a, b, c)
+    exact = [_quad_root(x, b_scale * y, z) for x, y, z in zip(a, b, c, strict=True)]
+    np.testing.assert_allclose(got, exact, rtol=1e-14)
+    assert abs(old[0] - exact[0]) > 1e-3 * abs(exact[0])  # the spelling cancels at b = 1e10
+    # gradients finite wherever the spelling's are (b <= 0 with c = 0: the branch not taken divides by 1)
+    grads = pytensor.function([a3, b3, c3], pt.grad(pt.sum(new), [a3, b3, c3]), mode="FAST_COMPILE")
+    for gr in grads(a[:7], b[:7], c[:7]):
+        assert np.isfinite(gr).all()
+    for n in (0, 1):
+        assert f(*(np.ones(n),) * 3)[1].shape == (n,)

@@ -112,6 +112,11 @@ REPAIRED = [
     "1/(x+1)-1/x",
     "reciprocal(x+1)-reciprocal(x)",
     "1/(x+1)-1/x f32",
+    # the quadratic formula (Herbie's quadp, quad2p): a regime one level below the tier's root
+    "(-b+sqrt(b*b-4*a*c))/(2*a)",
+    "(-b+sqrt(b**2-4*a*c))/(2*a)",
+    "(-b2+sqrt(b2*b2-a*c))/a",
+    "(-b+sqrt(b*b-4*a*c))/(2*a) f32",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).

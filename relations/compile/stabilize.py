@@ -749,8 +749,7 @@ def _replacements(roots: Sequence[Variable], limits: Limits, kind: str = "pass")
         chosen: list[Variable | None] = [f if _fits(f, c) and instability([f]) < instability([c]) else None
                                          for c, f in zip(copies, found, strict=True)]
         chosen = _fewer_sites(egraph, copies, chosen, screened=cancelling)
-        if kind != "cancelling":
-            chosen = _regime_choices(egraph, copies, chosen)
+        chosen = _regime_choices(egraph, copies, chosen)
     pairs = []
     for root, form in zip(roots, chosen, strict=True):
         if form is None:
@@ -808,7 +807,7 @@ def _fits(form: Variable, copy: Variable) -> bool:
 TIER_ENTRIES: tuple[str, ...] = (
     "add_commutative", "mul_commutative", "add_flip", "sub_negate_rev", "distribute_lft1_in", "distribute_lft1_out_sub",
     "softplus_sub", "one_sub_cos", "cos_sub_one", "flip_sqrt_shift", "cosh_sub_one", "one_add_tanh", "one_sub_tanh",
-    "sub_recip_shift",
+    "sub_recip_shift", "sub_flip_rev", "sqrt_sub_regimes", "unpow2",
 )
 #: The functions a cancellation root's term is computed by (those :data:`TIER_ENTRIES`' left sides read).
 TIER_FUNCTIONS: tuple[type, ...] = (ps.Softplus, ps.Cos, ps.Sqrt, ps.Cosh, ps.Tanh, ps.Reciprocal)
@@ -1006,10 +1005,28 @@ def _regime_choices(egraph: EGraph, copies: Sequence[Variable],
     classes = egraph.classes()
     out = list(chosen)
     for k, (c, f) in enumerate(zip(copies, chosen, strict=True)):
-        forms = [n.var for n in classes[egraph.class_of(c)] if isinstance(scalar_op_of(n.var.owner), ps.Switch)]
         base = c if f is None else f
+        forms = _regime_forms(egraph, classes, c)
         out[k] = next((g for g in forms if _fits(g, c) and _differs(g, base, c) and _measured_better(g, base)), f)
     return out
+
+
+def _regime_forms(egraph: EGraph, classes: Mapping[int, Sequence[Any]], copy: Variable) -> list[Variable]:
+    """The ``switch`` e-nodes of ``copy``'s class; then ``copy``'s own node over one of an input's class in place of
+    that input: a regime one level below the root (``0.5 * (sqrt(b*b - 4*a*c) - b)``: the tier's root takes in
+    the constant factor, the regime is the difference's)."""
+    def switches(v: Variable) -> list[Variable]:
+        return [n.var for n in classes[egraph.class_of(v)] if isinstance(scalar_op_of(n.var.owner), ps.Switch)]
+
+    forms = switches(copy)
+    node = copy.owner
+    for k, i in enumerate(node.inputs):
+        if i.owner is None or isinstance(i, Constant):
+            continue
+        for g in switches(i):
+            if g.type == i.type:
+                forms.append(node.clone_with_new_inputs([g if j == k else u for j, u in enumerate(node.inputs)]).out)
+    return forms
 
 
 def _differs(form: Variable, base: Variable, copy: Variable) -> bool:
