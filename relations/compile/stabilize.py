@@ -186,11 +186,9 @@ STABILIZE_RULES: tuple = tuple(
 #: quotients that are ``tanh`` (``expm1(x) / (1 + exp(x)) -> tanh(x / 2)`` among them), ``log(a * b) ->
 #: log(a) + log(b)`` with one factor positive: the log of a product of sigmoids; ``a*b - a*c -> a * (b -
 #: c)``, which takes a constant out of ``0.5 * exp(x) - 0.5 * exp(-x)``; ``a * (b * c) -> (a * b) * c`` for
-#: constants ``a``, ``b`` with ``1 * a -> a``: ``0.5 * (2 * cosh(x))`` is ``cosh(x)``; and ``log_erfc_regimes``, a regime
-#: form shipped as an identity, each branch accurate on its side).  The theory's entries whose best form
-#: depends on the input (``log(cosh(x))``:
-#: ``|x| + softplus(-2|x|) - log(2)`` loses the digits at tiny ``x`` that ``log1p(2 sinh(x/2)**2)``
-#: keeps) are left to the measured stage, which splits regimes.
+#: constants ``a``, ``b`` with ``1 * a -> a``: ``0.5 * (2 * cosh(x))`` is ``cosh(x)``; and
+#: ``log_erfc_regimes`` and ``log_cosh_regimes``, regime forms shipped as identities, each branch accurate on its
+#: side).  The other regime forms, which the count cannot choose, are the regime step's (:data:`REGIME_ENTRIES`).
 THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
     "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",

@@ -74,7 +74,8 @@ eq("flip_sqrt_sub_b", p.sub(p.sqrt(a), b), p.true_div(p.sub(a, p.mul(b, b)), p.a
    "``sqrt(a) - b = (a - b*b) / (sqrt(a) + b)`` for ``b > 0`` (the quadratic formula's cancellation).")
 _disc = p.sqrt(p.sub(p.mul(b, b), c))
 rw("sqrt_sub_regimes", p.sub(_disc, b),
-   p.switch(p.gt(b, 0), p.true_div(p.neg(c), p.switch(p.gt(b, 0), p.add(_disc, b), 1)), p.sub(_disc, b)), real(b) & real(c),
+   p.switch(p.gt(b, 0), p.true_div(p.neg(c), p.switch(p.gt(b, 0), p.add(_disc, b), 1)), p.sub(_disc, b)),
+   real(b) & real(c),
    "``sqrt(b*b - c) - b`` as ``-c / (sqrt(b*b - c) + b)`` for ``b > 0`` (no cancellation: the quadratic "
    "formula's root) and as written for ``b <= 0`` (a sum of two nonnegative terms); the divisor of the branch "
    "not taken is 1, so neither its value nor its gradient is inf.")
