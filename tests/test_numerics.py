@@ -117,6 +117,10 @@ REPAIRED = [
     "(-b+sqrt(b**2-4*a*c))/(2*a)",
     "(-b2+sqrt(b2*b2-a*c))/a",
     "(-b+sqrt(b*b-4*a*c))/(2*a) f32",
+    # an exp and a value of either sign under a log (pytensor #2327): regimes on the value's sign
+    "log(exp(x)+y)",
+    "log(y+exp(x))",
+    "log(y-exp(x))",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).

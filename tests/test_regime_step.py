@@ -155,6 +155,38 @@ def test_log_cosh_spelled_with_exps_reaches_its_regime_form(spell):
         assert pytensor.function([x], new, mode="FAST_COMPILE")(np.full(n, 0.5)).shape == (n,)
 
 
+@pytest.mark.parametrize(("spell", "exact"), [
+    (lambda x, y: pt.log(pt.exp(x) + y), lambda a, b: mp.log(mp.exp(a) + b)),
+    (lambda x, y: pt.log(y + pt.exp(x)), lambda a, b: mp.log(mp.exp(a) + b)),
+    (lambda x, y: pt.log(y - pt.exp(x)), lambda a, b: mp.log(b - mp.exp(a))),
+])
+def test_an_exp_and_a_value_of_either_sign_under_a_log_take_a_regime_on_its_sign(spell, exact):
+    """pytensor #2327: ``log(exp(x) + y)`` is ``logaddexp(x, log(y))`` where ``y > 0``, the spelling elsewhere;
+    ``log(y - exp(x))`` is ``log(y) + log1mexp(x - log(y))``. Values against mpmath where the spelling
+    overflows or loses its digits, and where ``y <= 0``; gradients finite wherever the spelling's are."""
+    x, y = pt.vector("x"), pt.vector("y")
+    g = spell(x, y)
+    before = snapshot(g)
+    [(old, new)] = stabilized([g])
+    assert old is g and snapshot(g) == before and new.type == g.type and _switch(new)
+    xs = np.array([800.0, -800.0, 3.0, 0.0, -40.0, 700.0, -1e-10, 1.0, 2.0])
+    ys = np.array([2.0, 1e-300, 5.0, 0.5, 1.0, 1e305, 1.0, -0.5, -8.0])
+    f = pytensor.function([x, y], [g, new], mode="FAST_COMPILE")
+    with np.errstate(all="ignore"):
+        stock, got = f(xs, ys)
+    with mp.workdps(60):
+        want = np.array([float(v.real) if not isinstance(v, mp.mpc) or v.imag == 0 else np.nan
+                         for v in (exact(mp.mpf(a), mp.mpf(b)) for a, b in zip(xs, ys, strict=True))])
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    assert not np.allclose(stock, want, rtol=1e-8, atol=0, equal_nan=True)  # the spelling overflows or loses digits
+    grad = pytensor.function([x, y], pt.grad(pt.sum(new), [x, y]), mode="FAST_COMPILE")
+    with np.errstate(all="ignore"):
+        g_new = grad(xs, ys)
+        g_old = pytensor.function([x, y], pt.grad(pt.sum(g), [x, y]), mode="FAST_COMPILE")(xs, ys)
+    for a, b in zip(g_new, g_old, strict=True):
+        assert np.isfinite(a[np.isfinite(b)]).all()
+
+
 def test_an_elementwise_op_from_graph_is_measured_as_elementwise():
     """PyTensor 3.3's ``logaddexp`` is an ``OpFromGraph`` over an elementwise graph: a form reading it is
     elementwise in its inputs, so a regime form can be measured against it; one over a sum is not."""

@@ -192,7 +192,8 @@ STABILIZE_RULES: tuple = tuple(
 THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
     "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",
-    "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity",
+    "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity", "log_add_exp_regimes",
+    "log_add_exp_regimes_r", "log_sub_exp_regimes",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -478,12 +479,26 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
             return True
         if isinstance(inner, ps.Mul) and any(_exp_plus_constant(i) for i in ins[0].owner.inputs):
             return True  # a softplus inside a product: ``log((1 + exp(-x)) * (1 + exp(-y)))``
+        if isinstance(inner, (ps.Add, ps.Sub)) and _mixed_exp(ins[0]):
+            return True  # an exp and a value of either sign: ``log(exp(x) + y)`` (pytensor #2327)
         if isinstance(inner, (ps.Mul, ps.TrueDiv)) and any(isinstance(_op_of(i), ps.Erfc) for i in ins[0].owner.inputs):
             return True  # the normal log-CDF: ``log(0.5 * erfc(-x / sqrt(2)))``, which local_log_erfc does not read
         return _sum_of(ins[0], ps.Mul) or _reshaped_softmax(ins[0])
     if isinstance(op, ps.Log1p):  # ``log1p(-exp(-2 * x))``, -inf at tiny x: a log1mexp no stabilizer reads
         return _negated_exp(ins[0])
     return False
+
+
+def _mixed_exp(v: Variable) -> bool:
+    """``v`` is a sum or difference of two terms, an ``exp`` and a computed value or an input that is no
+    exponential (``exp(x) + y``, ``y - exp(x)``): ``log_add_exp_regimes`` and ``log_sub_exp_regimes`` read it."""
+    ins = v.owner.inputs
+    if len(ins) != 2:
+        return False
+    kinds = [_op_of(i) for i in ins]
+    exps = [isinstance(k, ps.Exp) for k in kinds]
+    other = ins[exps.index(False)] if exps.count(True) == 1 else None
+    return other is not None and scalar_constant(other) is None and not _negated_exp(other)
 
 
 def _negation(a: Variable, b: Variable) -> bool:

@@ -76,6 +76,23 @@ eq("softplus_sub", p.sub(p.softplus(a), a), p.softplus(p.neg(a)), real(a),
    "``softplus(a) - a`` is ``softplus(-a)``.")
 eq("softplus_add", p.softplus(a), p.add(a, p.softplus(p.neg(a))), real(a),
    "``softplus(a)`` is ``a + softplus(-a)``.")
+# the log of an exponential and a value of either sign (pytensor #2327): a regime on the value's sign, each
+# branch's inputs clamped so neither the value nor the gradient of the branch not taken is inf or NaN
+_pos = p.gt(b, 0)
+_lb = p.log(p.switch(_pos, b, 1))
+rw("log_add_exp_regimes", p.log(p.add(p.exp(a), b)),
+   p.switch(_pos, p.add(p.maximum(a, _lb), p.log1p(p.exp(p.neg(p.abs(p.sub(a, _lb)))))),
+            p.log(p.add(p.exp(p.switch(_pos, 0, a)), b))), floats,
+   "``log(exp(a) + b)`` as ``logaddexp(a, log(b))`` for ``b > 0`` (no overflow at large ``a``, no digit lost "
+   "where ``exp(a)`` is tiny next to ``b``), as written for ``b <= 0``.")
+rw("log_add_exp_regimes_r", p.log(p.add(b, p.exp(a))),
+   p.switch(_pos, p.add(p.maximum(a, _lb), p.log1p(p.exp(p.neg(p.abs(p.sub(a, _lb)))))),
+            p.log(p.add(b, p.exp(p.switch(_pos, 0, a))))), floats,
+   "``log(b + exp(a))``: ``log_add_exp_regimes`` in the other operand order (canonicalize keeps an input first).")
+rw("log_sub_exp_regimes", p.log(p.sub(b, p.exp(a))),
+   p.switch(_pos, p.add(_lb, p.log1mexp(p.sub(a, _lb))),
+            p.log(p.sub(p.switch(_pos, 2, b), p.exp(p.switch(_pos, 0, a))))), floats,
+   "``log(b - exp(a))`` as ``log(b) + log1mexp(a - log(b))`` for ``b > 0``, as written (NaN) for ``b <= 0``.")
 # log1mexp
 eq("log_expm1", p.log(p.expm1(a)), p.add(a, p.log1mexp(p.neg(a))), real(a),
    "``log(expm1(a))`` is ``a + log1mexp(-a)``: finite where ``expm1`` overflows.")
