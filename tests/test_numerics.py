@@ -121,6 +121,8 @@ REPAIRED = [
     "log(exp(x)+y)",
     "log(y+exp(x))",
     "log(y-exp(x))",
+    # a constant weight on an exp is an exponent's shift (exp_weight): logaddexp(x + log(2), y)
+    "log(2*exp(x)+exp(y))",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).

@@ -15,6 +15,8 @@ A guarded identity is also checked to be refused where its guard is unknown (pla
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
@@ -27,7 +29,12 @@ from theory_checks import _guards, exact_mismatches, instance, pair_mismatches
 
 RULES = {r.__name__: r for r in NUMERICS_RULES}
 RANGES = ("positive", "negative", "nonzero", "nonnegative", "nonpositive", "within", "inside")
-RANGE_GUARDED = [n for n, r in RULES.items() if any(k in g.text for g in _guards(r) for k in RANGES)]
+#: The rules a range guard keeps off the whole real line; a negated one (``~nonnegative(b)``: a regime on a sign
+#: the analysis does not know) holds there instead.
+_RANGE = re.compile(rf"(?<![\w~])({'|'.join(RANGES)})\(")
+_NEGATED = re.compile(rf"~({'|'.join(RANGES)})\(")
+RANGE_GUARDED = [n for n, r in RULES.items() if any(_RANGE.search(g.text) for g in _guards(r))]
+NEGATED_RANGE = [n for n, r in RULES.items() if any(_NEGATED.search(g.text) for g in _guards(r))]
 
 
 #: The lengths of the float vectors each identity is checked at.
@@ -130,6 +137,20 @@ def test_a_range_guard_refuses_where_the_range_is_unknown(name):
     except Exception:  # noqa: BLE001 - the pattern needs those kinds' types
         pytest.skip("the pattern does not build on plain inputs")
     assert forward(rule, bare, n=1) == [], f"{name}: applied on {bare}, where its guard is unknown"
+
+
+@pytest.mark.parametrize("name", NEGATED_RANGE)
+def test_a_negated_range_guard_applies_on_plain_inputs_and_refuses_a_known_sign(name):
+    """``log_add_exp_regimes`` (a regime on the sign of ``b``) applies where the sign is unknown; where the analysis
+    knows it (``b = exp(y)``, ``b = 2 * exp(y)``) the regime is pointless, and the rule gives nothing."""
+    rule = RULES[name]
+    lhs, _, inputs, _ = instance(rule)
+    assert forward(rule, lhs, n=1)
+    from relations import patterns as p
+    from theory_checks import _vars
+
+    known = {v: (pt.exp(i) if v.name == "b" else i) for v, i in zip(_vars(rule.lhs), inputs, strict=True)}
+    assert forward(rule, p.build(rule.lhs, known.__getitem__), n=1) == []
 
 
 def test_the_groups_are_families_with_docs_and_the_theory_has_no_duplicate_name():

@@ -329,3 +329,20 @@ def test_a_point_where_the_old_form_has_no_digit_left_cannot_be_made_worse():
     assert not more_accurate([nan_there], [old], pts)
     cancels_elsewhere = (nan_there + 1.0) - 1.0  # loses the digits of |x| < 1, where sqrt(x*x) has them
     assert not more_accurate([cancels_elsewhere], [old], pts, strictly=False)
+
+
+def test_axis_points_pair_each_input_s_grid_with_moderate_others():
+    """The fast pass's measurement adds, for a graph of two inputs or more, each input over the grid with the
+    others at 1: ``2 * exp(x)`` overflowing next to ``exp(1)`` is a point (the shuffled grid may never pair
+    them), kept only where the exact value is a real number."""
+    from relations.saturation.accuracy import GRID, axis_points
+
+    x, y = pt.vector("x"), pt.vector("y")
+    pts = axis_points([pt.log(2 * pt.exp(x) + pt.exp(y))])
+    cols = dict(zip([v.name for v in pts.inputs], [v.ravel() for v in pts.values], strict=True))
+    assert pts.n > len(GRID) and ((cols["x"] == 1e4) & (cols["y"] == 1.0)).any()
+    assert ((cols["y"] == -1e4) & (cols["x"] == 1.0)).any()
+    assert axis_points([pt.exp(x)]).n == 0
+    kept = axis_points([pt.log(x - y)])  # only where the value is not NaN: x >= y
+    col = {v.name: c.ravel() for v, c in zip(kept.inputs, kept.values, strict=True)}
+    assert kept.n > 0 and (col["x"] >= col["y"]).all()  # x = y: log(0) = -inf, a value

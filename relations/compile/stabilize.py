@@ -193,7 +193,7 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
     "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",
     "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity", "log_add_exp_regimes",
-    "log_add_exp_regimes_r", "log_sub_exp_regimes",
+    "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -479,6 +479,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
             return True
         if isinstance(inner, ps.Mul) and any(_exp_plus_constant(i) for i in ins[0].owner.inputs):
             return True  # a softplus inside a product: ``log((1 + exp(-x)) * (1 + exp(-y)))``
+        if isinstance(inner, ps.Add) and _weighted_exps(ins[0]):
+            return True  # ``log(2 * exp(x) + exp(y))``: a weight is an exponent's shift
         if isinstance(inner, (ps.Add, ps.Sub)) and _mixed_exp(ins[0]):
             return True  # an exp and a value of either sign: ``log(exp(x) + y)`` (pytensor #2327)
         if isinstance(inner, (ps.Mul, ps.TrueDiv)) and any(isinstance(_op_of(i), ps.Erfc) for i in ins[0].owner.inputs):
@@ -487,6 +489,15 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     if isinstance(op, ps.Log1p):  # ``log1p(-exp(-2 * x))``, -inf at tiny x: a log1mexp no stabilizer reads
         return _negated_exp(ins[0])
     return False
+
+
+def _weighted_exps(v: Variable) -> bool:
+    """``v`` is a sum of exponentials one of which has a constant weight (``2 * exp(x) + exp(y)``)."""
+    ins = v.owner.inputs
+    weighted = [i for i in ins if isinstance(_op_of(i), ps.Mul) and len(i.owner.inputs) == 2
+                and any(scalar_constant(j) is not None for j in i.owner.inputs)
+                and any(isinstance(_op_of(j), ps.Exp) for j in i.owner.inputs)]
+    return bool(weighted) and all(i in weighted or isinstance(_op_of(i), ps.Exp) for i in ins)
 
 
 def _mixed_exp(v: Variable) -> bool:
@@ -914,7 +925,7 @@ def _measured_better(form: Variable, copy: Variable) -> bool:
     the grid of magnitudes and :data:`TIER_POINTS` sampled points
     (:func:`relations.saturation.accuracy.more_accurate`: worse at no point, better on average); a region of
     more than :data:`TIER_NODES` nodes or not elementwise in its inputs is not measured (no)."""
-    from relations.saturation.accuracy import grid_points, more_accurate, sample_points
+    from relations.saturation.accuracy import axis_points, grid_points, more_accurate, sample_points
     from relations.saturation.regimes import elementwise_in_inputs, join_points
 
     if len(owned_variables([copy])) > TIER_NODES or not elementwise_in_inputs([copy]):
@@ -923,6 +934,8 @@ def _measured_better(form: Variable, copy: Variable) -> bool:
     form, copy = _one_entry([form, copy])
     try:
         points = join_points(grid_points([copy]), sample_points([copy], TIER_POINTS, size=1))
+        axes = axis_points([copy])
+        points = join_points(points, axes) if axes.n else points
         return points.n > 0 and more_accurate([form], [copy], points)
     except (NotExact, ValueError):  # an Op without exact values, an input that cannot be drawn: kept as it is
         return False

@@ -43,7 +43,8 @@ from relations.saturation.engine.extract import best_nodes
 
 __all__ = [
     "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "NodeRunner", "Points", "batched", "build_choice",
-    "build_class", "canonical", "GRID", "error_summary", "graph_bits", "graph_error", "grid_points", "is_float_var",
+    "axis_points", "build_class", "canonical", "GRID", "error_summary", "graph_bits", "graph_error", "grid_points",
+    "is_float_var",
     "leaf_values", "measured_choice", "more_accurate", "node_values", "own_enode", "point_shape", "read_through",
     "sample_points",
 ]
@@ -155,6 +156,26 @@ def grid_points(outputs: Sequence[Variable], seed: int = 0) -> Points:
     given = {v: np.broadcast_to(c.reshape(-1, *[1] * v.type.ndim), (len(grid), *point_shape(v, 1))).astype(v.type.dtype)
              for v, c in zip(inputs, cols, strict=True)}
     return sample_points(outputs, len(grid), given=given)
+
+
+def axis_points(outputs: Sequence[Variable], at: float = 1.0) -> Points:
+    """For a graph of two inputs or more, the points where one input takes every value of :data:`GRID` and
+    the others are ``at`` (each input in turn), where every output's exact value is a real number: where the
+    shuffled copies of :func:`grid_points` never pair a large ``x`` with a moderate ``y`` (``2 * exp(x)``
+    overflowing next to ``exp(y)``).  No points for a graph of one input (the grid covers it)."""
+    outputs = list(outputs)
+    inputs = _sample_inputs(outputs, None)
+    if len(inputs) < 2:
+        return Points(tuple(inputs), tuple(np.zeros((0, *point_shape(v, 1))) for v in inputs), 0, 0)
+    top = min(float(np.finfo(v.type.dtype).max) for v in inputs)
+    grid = GRID[np.abs(GRID) <= top]
+    n = len(grid) * len(inputs)
+    given = {}
+    for k, v in enumerate(inputs):
+        col = np.full(n, at)
+        col[k * len(grid):(k + 1) * len(grid)] = grid
+        given[v] = np.broadcast_to(col.reshape(-1, *[1] * v.type.ndim), (n, *point_shape(v, 1))).astype(v.type.dtype)
+    return sample_points(outputs, n, given=given)
 
 
 def sample_points(

@@ -12,7 +12,7 @@ import math
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import nonnegative, positive, real, within
+from relations.patterns.guards import is_constant, nonnegative, positive, real, within
 
 __all__ = ["FAMILY"]
 
@@ -44,6 +44,9 @@ eq("fabs_exp", p.abs(p.exp(a)), p.exp(a), real(a), "An exponential is its own ab
 eq("exp2_pow", p.exp2(a), p.pow(2, a), real(a), "``exp2(a)`` is ``2 ** a``.")
 eq("exp2_sum", p.exp2(p.add(a, b)), p.mul(p.exp2(a), p.exp2(b)), floats, "``exp2`` of a sum is a product.")
 eq("exp2_neg", p.exp2(p.neg(a)), p.reciprocal(p.exp2(a)), real(a), "``exp2(-a)`` is ``1 / exp2(a)``.")
+# a positive constant weight is an exponent's shift: a sum of weighted exponentials is one of exponentials
+eq("exp_weight", p.mul(b, p.exp(a)), p.exp(p.add(a, p.log(b))), floats & is_constant(b) & positive(b),
+   "``c * exp(a)`` is ``exp(a + log(c))`` for a positive constant ``c``.")
 # expm1 (Herbie's expm1-def, in the spellings graphs have)
 eq("expm1_def", p.sub(p.exp(a), 1), p.expm1(a), real(a), "``exp(a) - 1`` is ``expm1(a)``.")
 eq("expm1_def_add", p.add(p.exp(a), -1), p.expm1(a), real(a), "``exp(a) + (-1)`` is ``expm1(a)``.")

@@ -77,21 +77,21 @@ eq("softplus_sub", p.sub(p.softplus(a), a), p.softplus(p.neg(a)), real(a),
 eq("softplus_add", p.softplus(a), p.add(a, p.softplus(p.neg(a))), real(a),
    "``softplus(a)`` is ``a + softplus(-a)``.")
 # the log of an exponential and a value of either sign (pytensor #2327): a regime on the value's sign, each
-# branch's inputs clamped so neither the value nor the gradient of the branch not taken is inf or NaN
-_pos = p.gt(b, 0)
+# branch's inputs clamped so neither the value nor the gradient of the branch not taken is inf or NaN, and no
+# branch holding the left side again with new terms (saturation would nest regimes without end)
+_pos, _neg = p.gt(b, 0), p.lt(b, 0)
 _lb = p.log(p.switch(_pos, b, 1))
-rw("log_add_exp_regimes", p.log(p.add(p.exp(a), b)),
-   p.switch(_pos, p.add(p.maximum(a, _lb), p.log1p(p.exp(p.neg(p.abs(p.sub(a, _lb)))))),
-            p.log(p.add(p.exp(p.switch(_pos, 0, a)), b))), floats,
+_log_add = p.switch(_pos, p.add(p.maximum(a, _lb), p.log1p(p.exp(p.neg(p.abs(p.sub(a, _lb)))))),
+                    p.switch(_neg, p.add(a, p.log1mexp(p.sub(p.log(p.neg(p.switch(_neg, b, -1))), a))), p.add(a, b)))
+_either = floats & ~nonnegative(b)  # a sign the analysis does not know (``2 * exp(x)`` is known: logaddexp's)
+rw("log_add_exp_regimes", p.log(p.add(p.exp(a), b)), _log_add, _either,
    "``log(exp(a) + b)`` as ``logaddexp(a, log(b))`` for ``b > 0`` (no overflow at large ``a``, no digit lost "
-   "where ``exp(a)`` is tiny next to ``b``), as written for ``b <= 0``.")
-rw("log_add_exp_regimes_r", p.log(p.add(b, p.exp(a))),
-   p.switch(_pos, p.add(p.maximum(a, _lb), p.log1p(p.exp(p.neg(p.abs(p.sub(a, _lb)))))),
-            p.log(p.add(b, p.exp(p.switch(_pos, 0, a))))), floats,
+   "where ``exp(a)`` is tiny next to ``b``), ``a + log1mexp(log(-b) - a)`` for ``b < 0``, ``a + b`` (``a``, or "
+   "NaN) otherwise.")
+rw("log_add_exp_regimes_r", p.log(p.add(b, p.exp(a))), _log_add, _either,
    "``log(b + exp(a))``: ``log_add_exp_regimes`` in the other operand order (canonicalize keeps an input first).")
 rw("log_sub_exp_regimes", p.log(p.sub(b, p.exp(a))),
-   p.switch(_pos, p.add(_lb, p.log1mexp(p.sub(a, _lb))),
-            p.log(p.sub(p.switch(_pos, 2, b), p.exp(p.switch(_pos, 0, a))))), floats,
+   p.switch(_pos, p.add(_lb, p.log1mexp(p.sub(a, _lb))), p.log(p.sub(b, p.exp(a)))), floats & ~positive(b),
    "``log(b - exp(a))`` as ``log(b) + log1mexp(a - log(b))`` for ``b > 0``, as written (NaN) for ``b <= 0``.")
 # log1mexp
 eq("log_expm1", p.log(p.expm1(a)), p.add(a, p.log1mexp(p.neg(a))), real(a),
