@@ -123,6 +123,7 @@ REPAIRED = [
     "log(y-exp(x))",
     # a constant weight on an exp is an exponent's shift (exp_weight): logaddexp(x + log(2), y)
     "log(2*exp(x)+exp(y))",
+    "log(exp(x)+exp(y)+1)",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).
@@ -492,3 +493,30 @@ def test_instability_counts_unstable_ops_over_data_only():
     assert instability([pt.log(pt.cast(m.shape[1], "float64")) + pt.log(3.0)]) == 0  # lengths, constants
     broadcast = pt.alloc(pt.softplus(pt.vector("v")), 3, pt.exp(pt.vector("w")).shape[0])
     assert instability([broadcast]) == 0  # an exp only a shape reads
+
+
+@pytest.mark.parametrize(("spell", "exact"), [
+    (lambda x, y: pt.log(2 * pt.exp(x) + pt.exp(y)), lambda a, b: mp.log(2 * mp.exp(a) + mp.exp(b))),
+    (lambda x, y: pt.log(pt.exp(x) + pt.exp(y) + 1), lambda a, b: mp.log(mp.exp(a) + mp.exp(b) + 1)),
+    (lambda x, y: pt.log(0.5 * pt.exp(x) + 3 * pt.exp(y)), lambda a, b: mp.log(mp.exp(a) / 2 + 3 * mp.exp(b))),
+])
+def test_a_sum_of_exponentials_in_disguise_under_a_log_is_a_logsumexp(spell, exact):
+    """A constant weight is an exponent's shift (``exp_weight``), a positive constant term an exponential, and two
+    exponentials one (``exp_add_exp``): ``log(exp(x) + exp(y) + 1)`` is ``softplus(logaddexp(x, y))``. No
+    overflow at 800, no digit lost at -800; the type kept and the input graph untouched."""
+    from pytensor.graph.rewriting.utils import rewrite_graph
+
+    x, y = pt.vector("x"), pt.vector("y")
+    g = rewrite_graph(spell(x, y), include=("canonicalize",))
+    before = snapshot(g)
+    assert hazard(g) and region_roots([g]) == [g]
+    [(old, new)] = stabilized([g])
+    assert old is g and snapshot(g) == before and new.type == g.type
+    assert instability([new]) < instability([g])
+    xs, ys = np.array([800.0, -800.0, 3.0, 0.0, 1.0]), np.array([799.0, -801.0, 1.0, -0.5, 900.0])
+    got = pytensor.function([x, y], new, mode="FAST_COMPILE")(xs, ys)
+    with mp.workdps(50):
+        want = [float(exact(mp.mpf(a), mp.mpf(b))) for a, b in zip(xs, ys, strict=True)]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    for n in (0, 1):
+        assert pytensor.function([x, y], new, mode="FAST_COMPILE")(np.zeros(n), np.zeros(n)).shape == (n,)

@@ -193,7 +193,7 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
     "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",
     "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity", "log_add_exp_regimes",
-    "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight",
+    "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight", "exp_add_exp",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -492,12 +492,16 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
 
 
 def _weighted_exps(v: Variable) -> bool:
-    """``v`` is a sum of exponentials one of which has a constant weight (``2 * exp(x) + exp(y)``)."""
+    """``v`` is a sum of two exponentials or more, one with a constant weight or with a positive constant term
+    (``2 * exp(x) + exp(y)``, ``exp(x) + exp(y) + 1``): a sum of exponentials in disguise."""
     ins = v.owner.inputs
     weighted = [i for i in ins if isinstance(_op_of(i), ps.Mul) and len(i.owner.inputs) == 2
                 and any(scalar_constant(j) is not None for j in i.owner.inputs)
                 and any(isinstance(_op_of(j), ps.Exp) for j in i.owner.inputs)]
-    return bool(weighted) and all(i in weighted or isinstance(_op_of(i), ps.Exp) for i in ins)
+    constants = [i for i in ins if (scalar_constant(i) or 0.0) > 0]
+    exps = [i for i in ins if isinstance(_op_of(i), ps.Exp)]
+    return len(weighted) + len(exps) >= 2 and bool(weighted or constants) and (
+        len(weighted) + len(exps) + len(constants) == len(ins))
 
 
 def _mixed_exp(v: Variable) -> bool:
@@ -1038,11 +1042,13 @@ def _regime_choices(egraph: EGraph, copies: Sequence[Variable],
 
 
 def _regime_forms(egraph: EGraph, classes: Mapping[int, Sequence[Any]], copy: Variable) -> list[Variable]:
-    """The ``switch`` e-nodes of ``copy``'s class; then ``copy``'s own node over one of an input's class in place of
-    that input: a regime one level below the root (``0.5 * (sqrt(b*b - 4*a*c) - b)``: the tier's root takes in
-    the constant factor, the regime is the difference's)."""
-    def switches(v: Variable) -> list[Variable]:
-        return [n.var for n in classes[egraph.class_of(v)] if isinstance(scalar_op_of(n.var.owner), ps.Switch)]
+    """The ``switch`` e-nodes of ``copy``'s class with two computed branches (``switch(x >= 0, x, nan)``, which
+    ``local_exp_log_nan_switch`` makes of ``exp(log(x))``, is no regime); then ``copy``'s own node over one of an
+    input's class in place of that input: a regime one level below the root (``0.5 * (sqrt(b*b - 4*a*c) -
+    b)``: the tier's root takes in the constant factor, the regime is the difference's)."""
+    def switches(v: Variable) -> list[Variable]:  # two computed branches (not a stock rewrite's NaN guard)
+        return [n.var for n in classes[egraph.class_of(v)] if isinstance(scalar_op_of(n.var.owner), ps.Switch)
+                and not any(_constant_data(i) is not None for i in n.var.owner.inputs[1:])]
 
     forms = switches(copy)
     node = copy.owner

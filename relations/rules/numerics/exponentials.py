@@ -47,6 +47,9 @@ eq("exp2_neg", p.exp2(p.neg(a)), p.reciprocal(p.exp2(a)), real(a), "``exp2(-a)``
 # a positive constant weight is an exponent's shift: a sum of weighted exponentials is one of exponentials
 eq("exp_weight", p.mul(b, p.exp(a)), p.exp(p.add(a, p.log(b))), floats & is_constant(b) & positive(b),
    "``c * exp(a)`` is ``exp(a + log(c))`` for a positive constant ``c``.")
+eq("exp_add_exp", p.add(p.exp(a), p.exp(b)),
+   p.exp(p.add(p.maximum(a, b), p.log1p(p.exp(p.neg(p.abs(p.sub(a, b))))))), floats,
+   "``exp(a) + exp(b)`` is ``exp(logaddexp(a, b))``: a sum of exponentials is one exponential.")
 # expm1 (Herbie's expm1-def, in the spellings graphs have)
 eq("expm1_def", p.sub(p.exp(a), 1), p.expm1(a), real(a), "``exp(a) - 1`` is ``expm1(a)``.")
 eq("expm1_def_add", p.add(p.exp(a), -1), p.expm1(a), real(a), "``exp(a) + (-1)`` is ``expm1(a)``.")
