@@ -124,6 +124,10 @@ REPAIRED = [
     # a constant weight on an exp is an exponent's shift (exp_weight): logaddexp(x + log(2), y)
     "log(2*exp(x)+exp(y))",
     "log(exp(x)+exp(y)+1)",
+    # Herbie's 2log: log1p(1/x) where x > 0, a regime on a sign the analysis does not know
+    "log(x+1)-log(x)",
+    "log((x+1)/x)",
+    "log(x+1)-log(x) f32",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).

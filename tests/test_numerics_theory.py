@@ -142,14 +142,16 @@ def test_a_range_guard_refuses_where_the_range_is_unknown(name):
 @pytest.mark.parametrize("name", NEGATED_RANGE)
 def test_a_negated_range_guard_applies_on_plain_inputs_and_refuses_a_known_sign(name):
     """``log_add_exp_regimes`` (a regime on the sign of ``b``) applies where the sign is unknown; where the analysis
-    knows it (``b = exp(y)``, ``b = 2 * exp(y)``) the regime is pointless, and the rule gives nothing."""
+    knows it (``b = exp(y)``) the regime is pointless, and the rule gives nothing."""
     rule = RULES[name]
-    lhs, _, inputs, _ = instance(rule)
+    lhs, _, inputs, kinds = instance(rule)
     assert forward(rule, lhs, n=1)
     from relations import patterns as p
-    from theory_checks import _vars
+    from theory_checks import KINDS, _vars
 
-    known = {v: (pt.exp(i) if v.name == "b" else i) for v, i in zip(_vars(rule.lhs), inputs, strict=True)}
+    negated = {m.group(1) for g in _guards(rule) for m in re.finditer(r"~\w+\((\w+)\)", g.text)}
+    known = {v: (pt.exp(i) if v.name in negated else KINDS[kinds[v.name]](i))
+             for v, i in zip(_vars(rule.lhs), inputs, strict=True)}
     assert forward(rule, p.build(rule.lhs, known.__getitem__), n=1) == []
 
 

@@ -187,6 +187,31 @@ def test_an_exp_and_a_value_of_either_sign_under_a_log_take_a_regime_on_its_sign
         assert np.isfinite(a[np.isfinite(b)]).all()
 
 
+@pytest.mark.parametrize("spell", [lambda x: pt.log(x + 1) - pt.log(x), lambda x: pt.log((x + 1) / x)])
+def test_herbie_2log_is_log1p_of_the_reciprocal_where_x_is_positive(spell):
+    """``log(x + 1) - log(x)`` cancels at large ``x`` (0 from 1e16); ``log1p(1 / x)`` does not. The sign of ``x``
+    is unknown, so the identity is a regime (``log_shift_diff_regimes``, ``log_shift_ratio_regimes``): the
+    spelling, itself, where ``x <= 0``. Values against mpmath; gradients finite where the spelling's are."""
+    from pytensor.graph.rewriting.utils import rewrite_graph
+
+    x = pt.vector("x")
+    g = rewrite_graph(spell(x), include=("canonicalize",))
+    before = snapshot(g)
+    [(old, new)] = stabilized([g])
+    assert old is g and snapshot(g) == before and new.type == g.type and _switch(new)
+    v = np.array([1.5, 1e3, 1e10, 1e20, 1e300, 1e-300, -0.5, -2.0, 0.0])
+    f = pytensor.function([x], [g, new], mode="FAST_COMPILE")
+    with np.errstate(all="ignore"):
+        stock, got = f(v)
+    want = [float(mp.log1p(1 / mp.mpf(t))) if t > 0 else stock[k] for k, t in enumerate(v)]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    assert stock[3] == 0.0  # the spelling at 1e20
+    with np.errstate(all="ignore"):
+        g_new = pytensor.function([x], pt.grad(pt.sum(new), x), mode="FAST_COMPILE")(v)
+        g_old = pytensor.function([x], pt.grad(pt.sum(g), x), mode="FAST_COMPILE")(v)
+    assert np.isfinite(g_new[np.isfinite(g_old)]).all()
+
+
 def test_an_elementwise_op_from_graph_is_measured_as_elementwise():
     """PyTensor 3.3's ``logaddexp`` is an ``OpFromGraph`` over an elementwise graph: a form reading it is
     elementwise in its inputs, so a regime form can be measured against it; one over a sum is not."""

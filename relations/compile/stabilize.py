@@ -193,7 +193,8 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
     "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",
     "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity", "log_add_exp_regimes",
-    "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight", "exp_add_exp",
+    "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight", "exp_add_exp", "log_shift_diff_regimes",
+    "log_shift_ratio_regimes",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -342,7 +343,8 @@ def region_roots(outputs: Sequence[Variable]) -> list[Variable]:
     A head or an arithmetic node (:data:`THROUGH`) with a head within
     :data:`REGION_DEPTH` levels below it through arithmetic, broadcast,
     reduction and indexing nodes (``log(1 + exp(x))``, ``exp(x) /
-    sum(exp(x))``, ``exp(x) - 1``), whose region holds a spelling PyTensor's
+    sum(exp(x))``, ``exp(x) - 1``), or a log of a shifted ratio
+    (``log((x + 1) / x)``), whose region holds a spelling PyTensor's
     stabilizers can miss (:func:`hazard`); of those, the ones inside no
     other one's region (whose region covers them).  The spellings the
     stock stabilizers match as they are (``log(1 + exp(x))`` itself) are
@@ -353,7 +355,7 @@ def region_roots(outputs: Sequence[Variable]) -> list[Variable]:
         node = out.owner
         if len(node.outputs) != 1 or not (_is_head(node) or isinstance(scalar_op_of(node), THROUGH)):
             continue
-        if _below_has_head(out, REGION_DEPTH, skip_root=True):
+        if _below_has_head(out, REGION_DEPTH, skip_root=True) or _log_of_shifted_ratio(out):
             found.append(out)
     roots = set(found)
     covered: set[Variable] = set()
@@ -454,6 +456,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         return isinstance(_op_of(ins[1]), (ps.Exp, ps.Mul, ps.Cast))
     if isinstance(op, ps.Pow):
         return _is_minus_one(ins[1])
+    if isinstance(op, ps.Sub) and all(isinstance(_op_of(i), ps.Log) for i in ins):
+        return _shifted(ins[0].owner.inputs[0], ins[1].owner.inputs[0])  # ``log(x + 1) - log(x)``
     if isinstance(op, ps.Add) and len(ins) >= 3:  # ``exp(x) - 1 + y``: an expm1 among more terms
         return any(scalar_constant(i) == -1.0 for i in ins) and any(isinstance(_op_of(i), ps.Exp) for i in ins)
     if isinstance(op, ps.Mul):
@@ -479,6 +483,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
             return True
         if isinstance(inner, ps.Mul) and any(_exp_plus_constant(i) for i in ins[0].owner.inputs):
             return True  # a softplus inside a product: ``log((1 + exp(-x)) * (1 + exp(-y)))``
+        if _log_of_shifted_ratio(v):
+            return True
         if isinstance(inner, ps.Add) and _weighted_exps(ins[0]):
             return True  # ``log(2 * exp(x) + exp(y))``: a weight is an exponent's shift
         if isinstance(inner, (ps.Add, ps.Sub)) and _mixed_exp(ins[0]):
@@ -489,6 +495,23 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     if isinstance(op, ps.Log1p):  # ``log1p(-exp(-2 * x))``, -inf at tiny x: a log1mexp no stabilizer reads
         return _negated_exp(ins[0])
     return False
+
+
+def _log_of_shifted_ratio(v: Variable) -> bool:
+    """``v`` is ``log((c + a) / a)``, ``c`` a positive constant (a region root with no head below the log)."""
+    if not isinstance(scalar_op_of(v.owner), ps.Log):
+        return False
+    inner = v.owner.inputs[0]
+    return isinstance(scalar_op_of(inner.owner), ps.TrueDiv) and _shifted(*inner.owner.inputs)
+
+
+def _shifted(u: Variable, v: Variable) -> bool:
+    """``u`` is ``c + v`` (either order), ``c`` a positive constant: ``log(x + 1) - log(x)``, Herbie's 2log."""
+    node = u.owner
+    if not isinstance(scalar_op_of(node), ps.Add) or len(node.inputs) != 2 or v not in node.inputs:
+        return False
+    other = node.inputs[1 - node.inputs.index(v)]
+    return (scalar_constant(other) or 0.0) > 0
 
 
 def _weighted_exps(v: Variable) -> bool:

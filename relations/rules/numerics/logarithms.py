@@ -14,7 +14,7 @@ import math
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import nonnegative, positive, real, within
+from relations.patterns.guards import is_constant, nonnegative, nonpositive, positive, real, within
 
 __all__ = ["FAMILY"]
 
@@ -93,6 +93,16 @@ rw("log_add_exp_regimes_r", p.log(p.add(b, p.exp(a))), _log_add, _either,
 rw("log_sub_exp_regimes", p.log(p.sub(b, p.exp(a))),
    p.switch(_pos, p.add(_lb, p.log1mexp(p.sub(a, _lb))), p.log(p.sub(b, p.exp(a)))), floats & ~positive(b),
    "``log(b - exp(a))`` as ``log(b) + log1mexp(a - log(b))`` for ``b > 0``, as written (NaN) for ``b <= 0``.")
+# Herbie's 2log, log(x + 1) - log(x): log1p(1 / x) where x > 0 (a regime on a sign the analysis does not know;
+# the other branch is the left side itself, no new term)
+_shift = real(a) & real(c) & is_constant(c) & positive(c) & ~positive(a) & ~nonpositive(a)
+_log1p_recip = p.log1p(p.true_div(c, p.switch(p.gt(a, 0), a, 1)))
+rw("log_shift_diff_regimes", p.sub(p.log(p.add(c, a)), p.log(a)),
+   p.switch(p.gt(a, 0), _log1p_recip, p.sub(p.log(p.add(c, a)), p.log(a))), _shift,
+   "``log(c + a) - log(a)`` as ``log1p(c / a)`` for ``a > 0`` (``c`` a positive constant), as written elsewhere.")
+rw("log_shift_ratio_regimes", p.log(p.true_div(p.add(c, a), a)),
+   p.switch(p.gt(a, 0), _log1p_recip, p.log(p.true_div(p.add(c, a), a))), _shift,
+   "``log((c + a) / a)`` as ``log1p(c / a)`` for ``a > 0`` (``c`` a positive constant), as written elsewhere.")
 # log1mexp
 eq("log_expm1", p.log(p.expm1(a)), p.add(a, p.log1mexp(p.neg(a))), real(a),
    "``log(expm1(a))`` is ``a + log1mexp(-a)``: finite where ``expm1`` overflows.")
