@@ -330,7 +330,8 @@ def _of_constants(order: Sequence[Any]) -> set[Variable]:
     return found
 
 
-def _flat_inputs(output: Variable, n: int, seed: int) -> tuple[list[Any], dict[Variable, np.ndarray]] | None:
+def _flat_inputs(output: Variable, n: int, seed: int,
+                 grid: Sequence[float] = SCREEN_GRID) -> tuple[list[Any], dict[Variable, np.ndarray]] | None:
     """The nodes of ``output`` (an Elemwise graph, constants and their functions expanded by a DimShuffle) in
     order, and its inputs at the flat screen's points: one entry per point (the grid's magnitudes, the inputs
     after the first a shuffled copy, then ``n`` draws).  ``None``: another graph, or an input or output not of
@@ -347,8 +348,9 @@ def _flat_inputs(output: Variable, n: int, seed: int) -> tuple[list[Any], dict[V
     if any(str(getattr(v.type, "dtype", "")) not in SCREENED for v in inputs):
         return None
     rng = np.random.default_rng(seed)
-    grid = np.array(SCREEN_GRID)
-    at = {v: np.concatenate([grid if k == 0 else rng.permutation(grid), screen_floats((n,), rng)]).astype(
+    values = np.array(grid)
+    values = values[np.abs(values) <= float(np.finfo(dtype).max)]  # the magnitudes the dtype holds
+    at = {v: np.concatenate([values if k == 0 else rng.permutation(values), screen_floats((n,), rng)]).astype(
         str(v.type.dtype)) for k, v in enumerate(inputs)}
     return order, at
 
@@ -376,14 +378,21 @@ def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0) -> Screened | 
     return Screened(float(np.mean(_bits(lo[keep], ref[keep], dtype))), len(order), int(np.count_nonzero(whole)))
 
 
+#: :data:`SCREEN_GRID` and the extreme magnitudes of each dtype (``1e300``, ``1e-300``): where a power
+#: overflows (``log(x**3)`` at ``1e200``), which :func:`flat_gap` compares two forms at too.
+GAP_GRID = tuple(sorted(set(SCREEN_GRID) | {s * m for s in (1.0, -1.0) for m in (1e-300, 1e-100, 1e-30, 1e30,
+                                                                                   1e100, 1e300)}))
+
+
 def flat_gap(a: Variable, b: Variable, n: int = 8, seed: int = 0) -> float | None:
     """The most bits by which ``a`` and ``b`` (graphs of one float dtype over the same inputs) differ, each
-    evaluated in that dtype at the flat screen's points (:func:`wide_screen_flat`'s), as :func:`_bits` counts
+    evaluated in that dtype at the flat screen's points (:func:`wide_screen_flat`'s, with the extreme magnitudes
+    of :data:`GAP_GRID`), as :func:`_bits` counts
     them (the dtype's width where one is finite and the other not).  Points where both are NaN are skipped.
     ``None``: a graph :func:`wide_screen_flat` would not measure, or not over the same inputs.  Two spellings
     computing the same floats everywhere there have nothing to choose between them; where they differ, an exact
     measurement says which is right."""
-    found = _flat_inputs(a, n, seed)
+    found = _flat_inputs(a, n, seed, GAP_GRID)
     if found is None or str(getattr(b.type, "dtype", "")) != str(a.type.dtype) or _flat_inputs(b, 0, seed) is None:
         return None
     order, at = found

@@ -128,6 +128,10 @@ REPAIRED = [
     "log(x+1)-log(x)",
     "log((x+1)/x)",
     "log(x+1)-log(x) f32",
+    # PyMC's logpow: m * log(x) where x > 0, a regime on the sign of x
+    "log(x**m)",
+    "log(x**3)",
+    "log(x**m) f32",
 ]
 #: FAST_RUN is accurate on these; so must the pass leave them (log(erfc) is the one a rewriter's
 #: tag on the fgraph's own node once broke: the pass saturates copies).

@@ -212,6 +212,34 @@ def test_herbie_2log_is_log1p_of_the_reciprocal_where_x_is_positive(spell):
     assert np.isfinite(g_new[np.isfinite(g_old)]).all()
 
 
+def test_the_log_of_a_power_is_the_exponent_times_the_log_where_the_base_is_positive():
+    """PyMC's ``logpow``: ``log(x**m)`` overflows where ``x**m`` does (``x = 1e200``, ``m = 2.5``); ``m * log(x)``
+    does not, for ``x > 0`` only (``log_pow_regimes``: the spelling elsewhere, ``(-2)**2`` is 4). The screen
+    that says the forms compute other floats reaches ``1e300`` (``GAP_GRID``): ``x**3`` overflows above 5e102."""
+    x, m = pt.vector("x"), pt.vector("m")
+    for g, ms in ((pt.log(x**m), np.array([3.0, 2.0, 100.0, 1.0, 2.5, 2.0, 3.0, 0.5])),
+                  (pt.log(x ** pt.constant(np.int8(3))), None)):
+        ins = [x, m] if ms is not None else [x]
+        before = snapshot(g)
+        [(old, new)] = stabilized([g])
+        assert old is g and snapshot(g) == before and new.type == g.type and _switch(new)
+        xs = np.array([1e-200, 1e-5, 0.5, 3.0, 1e200, -2.0, -2.0, -4.0])
+        ms_ = ms if ms is not None else np.full(len(xs), 3.0)
+        vals = [xs, ms_] if ms is not None else [xs]
+        f = pytensor.function(ins, [g, new], mode="FAST_COMPILE")
+        with np.errstate(all="ignore"):
+            stock, got = f(*vals)
+        with mp.workdps(60):
+            powers = [mp.power(mp.mpf(a), mp.mpf(b)) for a, b in zip(xs, ms_, strict=True)]
+            want = [float(mp.log(q)) if isinstance(q, mp.mpf) and q > 0 else np.nan for q in powers]
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+        assert not np.isfinite(stock[4])  # the spelling at 1e200
+        with np.errstate(all="ignore"):
+            g_new = pytensor.function(ins, pt.grad(pt.sum(new), x), mode="FAST_COMPILE")(*vals)
+            g_old = pytensor.function(ins, pt.grad(pt.sum(g), x), mode="FAST_COMPILE")(*vals)
+        assert np.isfinite(g_new[np.isfinite(g_old)]).all()
+
+
 def test_an_elementwise_op_from_graph_is_measured_as_elementwise():
     """PyTensor 3.3's ``logaddexp`` is an ``OpFromGraph`` over an elementwise graph: a form reading it is
     elementwise in its inputs, so a regime form can be measured against it; one over a sum is not."""

@@ -194,7 +194,7 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",
     "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity", "log_add_exp_regimes",
     "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight", "exp_add_exp", "log_shift_diff_regimes",
-    "log_shift_ratio_regimes",
+    "log_shift_ratio_regimes", "log_pow_regimes",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -344,7 +344,7 @@ def region_roots(outputs: Sequence[Variable]) -> list[Variable]:
     :data:`REGION_DEPTH` levels below it through arithmetic, broadcast,
     reduction and indexing nodes (``log(1 + exp(x))``, ``exp(x) /
     sum(exp(x))``, ``exp(x) - 1``), or a log of a shifted ratio
-    (``log((x + 1) / x)``), whose region holds a spelling PyTensor's
+    (``log((x + 1) / x)``) or of a power, whose region holds a spelling PyTensor's
     stabilizers can miss (:func:`hazard`); of those, the ones inside no
     other one's region (whose region covers them).  The spellings the
     stock stabilizers match as they are (``log(1 + exp(x))`` itself) are
@@ -498,11 +498,13 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
 
 
 def _log_of_shifted_ratio(v: Variable) -> bool:
-    """``v`` is ``log((c + a) / a)``, ``c`` a positive constant (a region root with no head below the log)."""
+    """``v`` is ``log((c + a) / a)``, ``c`` a positive constant, or ``log(a ** b)`` (PyMC's ``logpow``): a region
+    root with no head below its log."""
     if not isinstance(scalar_op_of(v.owner), ps.Log):
         return False
     inner = v.owner.inputs[0]
-    return isinstance(scalar_op_of(inner.owner), ps.TrueDiv) and _shifted(*inner.owner.inputs)
+    op = scalar_op_of(inner.owner)
+    return isinstance(op, ps.Pow) or (isinstance(op, ps.TrueDiv) and _shifted(*inner.owner.inputs))
 
 
 def _shifted(u: Variable, v: Variable) -> bool:

@@ -97,6 +97,10 @@ rw("log_sub_exp_regimes", p.log(p.sub(b, p.exp(a))),
 # the other branch is the left side itself, no new term)
 _shift = real(a) & real(c) & is_constant(c) & positive(c) & ~positive(a) & ~nonpositive(a)
 _log1p_recip = p.log1p(p.true_div(c, p.switch(p.gt(a, 0), a, 1)))
+rw("log_pow_regimes", p.log(p.pow(a, b)),
+   p.switch(p.gt(a, 0), p.mul(b, p.log(p.switch(p.gt(a, 0), a, 1))), p.log(p.pow(a, b))),
+   floats & ~positive(a) & ~nonpositive(a),
+   "``log(a ** b)`` as ``b * log(a)`` for ``a > 0`` (no overflow of the power), as written elsewhere.")
 rw("log_shift_diff_regimes", p.sub(p.log(p.add(c, a)), p.log(a)),
    p.switch(p.gt(a, 0), _log1p_recip, p.sub(p.log(p.add(c, a)), p.log(a))), _shift,
    "``log(c + a) - log(a)`` as ``log1p(c / a)`` for ``a > 0`` (``c`` a positive constant), as written elsewhere.")
