@@ -420,9 +420,10 @@ def _negated_exp(v: Variable) -> bool:
 def hazard(v: Variable, under_log: bool = True) -> bool:
     """Whether ``v``'s node is a spelling PyTensor's stabilizers can miss (the kinds of ``tests/numerics_corpus.py``).
 
-    A broadcast (``Alloc``) or a cast over a head; a constant or a head
-    divided by an ``exp`` (``1 / exp(-x)``, ``erfc(x) / exp(-x**2)``; not a
-    PyMC model's ``(x - mu) / exp(s)``), a reciprocal or power -1 of one; a
+    A broadcast (``Alloc``) or a cast over a head; a head divided by an
+    ``exp`` (``erfc(x) / exp(-x**2)``), or a constant under a log (``log(1 + 1
+    / exp(-x))``; not a PyMC model's ``(x - mu) / exp(s)`` or ``-0.5 /
+    exp(s)``), a reciprocal or power -1 of one; a
     product of exponentials (under a ``log``) or of ``exp`` and ``erfc``;
     ``log`` of ``gamma`` (pytensor #1181); a ``log`` of a sum holding
     ``mul(-1, exp(.))`` (pytensor #1476) or a sum of exponentials
@@ -449,9 +450,9 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         if under_log and is_length(ins[1]):  # a mean
             return True
         num = ins[0]
-        # ``1 / exp(-x)``, ``erfc(x) / exp(-x**2)``, ``exp(x) / (3 * mean(exp(x)))``; not a PyMC
-        # model's ``(x - mu) / exp(s)``
-        if not (_is_head(num.owner) or isinstance(scalar_form(num), Constant)):
+        # ``1 / exp(-x)`` under a log, ``erfc(x) / exp(-x**2)``, ``exp(x) / (3 * mean(exp(x)))``; not a PyMC
+        # model's ``(x - mu) / exp(s)``, nor its ``-0.5 / exp(s)`` alone (``c * exp(-s)`` is no better)
+        if not (_is_head(num.owner) or (under_log and isinstance(scalar_form(num), Constant))):
             return False
         return isinstance(_op_of(ins[1]), (ps.Exp, ps.Mul, ps.Cast))
     if isinstance(op, ps.Pow):
