@@ -355,7 +355,7 @@ def region_roots(outputs: Sequence[Variable]) -> list[Variable]:
         node = out.owner
         if len(node.outputs) != 1 or not (_is_head(node) or isinstance(scalar_op_of(node), THROUGH)):
             continue
-        if _below_has_head(out, REGION_DEPTH, skip_root=True) or _log_of_shifted_ratio(out):
+        if _below_has_head(out, REGION_DEPTH, skip_root=True) or _headless_log_root(out):
             found.append(out)
     roots = set(found)
     covered: set[Variable] = set()
@@ -484,7 +484,7 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
             return True
         if isinstance(inner, ps.Mul) and any(_exp_plus_constant(i) for i in ins[0].owner.inputs):
             return True  # a softplus inside a product: ``log((1 + exp(-x)) * (1 + exp(-y)))``
-        if _log_of_shifted_ratio(v):
+        if _headless_log_root(v):
             return True
         if isinstance(inner, ps.Add) and _weighted_exps(ins[0]):
             return True  # ``log(2 * exp(x) + exp(y))``: a weight is an exponent's shift
@@ -498,7 +498,7 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     return False
 
 
-def _log_of_shifted_ratio(v: Variable) -> bool:
+def _headless_log_root(v: Variable) -> bool:
     """``v`` is ``log((c + a) / a)``, ``c`` a positive constant, or ``log(a ** b)`` (PyMC's ``logpow``): a region
     root with no head below its log."""
     if not isinstance(scalar_op_of(v.owner), ps.Log):

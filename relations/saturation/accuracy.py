@@ -144,14 +144,19 @@ GRID = np.array(sorted({s * m for s in (1.0, -1.0) for m in (
     1e300)} | {0.0}))
 
 
+def _held_grid(inputs: Sequence[Variable]) -> np.ndarray:
+    """The magnitudes of :data:`GRID` every input's dtype holds."""
+    top = min((float(np.finfo(v.type.dtype).max) for v in inputs), default=np.inf)
+    return GRID[np.abs(GRID) <= top]
+
+
 def grid_points(outputs: Sequence[Variable], seed: int = 0) -> Points:
     """The points of :data:`GRID` (each input takes every value, the others a shuffled copy) where every
     output's exact value is a real number: a check of a form's accuracy where Herbie's sampling is thin."""
     outputs = list(outputs)
     inputs = _sample_inputs(outputs, None)
     rng = np.random.default_rng(seed)
-    top = min((float(np.finfo(v.type.dtype).max) for v in inputs), default=np.inf)
-    grid = GRID[np.abs(GRID) <= top]  # the magnitudes each input's dtype holds
+    grid = _held_grid(inputs)
     cols = [grid] + [rng.permutation(grid) for _ in inputs[1:]]
     given = {v: np.broadcast_to(c.reshape(-1, *[1] * v.type.ndim), (len(grid), *point_shape(v, 1))).astype(v.type.dtype)
              for v, c in zip(inputs, cols, strict=True)}
@@ -167,8 +172,7 @@ def axis_points(outputs: Sequence[Variable], at: float = 1.0) -> Points:
     inputs = _sample_inputs(outputs, None)
     if len(inputs) < 2:
         return Points(tuple(inputs), tuple(np.zeros((0, *point_shape(v, 1))) for v in inputs), 0, 0)
-    top = min(float(np.finfo(v.type.dtype).max) for v in inputs)
-    grid = GRID[np.abs(GRID) <= top]
+    grid = _held_grid(inputs)
     n = len(grid) * len(inputs)
     given = {}
     for k, v in enumerate(inputs):

@@ -93,19 +93,22 @@ rw("log_add_exp_regimes_r", p.log(p.add(b, p.exp(a))), _log_add, _either,
 rw("log_sub_exp_regimes", p.log(p.sub(b, p.exp(a))),
    p.switch(_pos, p.add(_lb, p.log1mexp(p.sub(a, _lb))), p.log(p.sub(b, p.exp(a)))), floats & ~positive(b),
    "``log(b - exp(a))`` as ``log(b) + log1mexp(a - log(b))`` for ``b > 0``, as written (NaN) for ``b <= 0``.")
-# Herbie's 2log, log(x + 1) - log(x): log1p(1 / x) where x > 0 (a regime on a sign the analysis does not know;
-# the other branch is the left side itself, no new term)
-_shift = real(a) & real(c) & is_constant(c) & positive(c) & ~positive(a) & ~nonpositive(a)
-_log1p_recip = p.log1p(p.true_div(c, p.switch(p.gt(a, 0), a, 1)))
-rw("log_pow_regimes", p.log(p.pow(a, b)),
-   p.switch(p.gt(a, 0), p.mul(b, p.log(p.switch(p.gt(a, 0), a, 1))), p.log(p.pow(a, b))),
-   floats & ~positive(a) & ~nonpositive(a),
+# regimes on the sign of ``a``, where the analysis does not know it: the log of ``a`` reads ``switch(a > 0, a, 1)``,
+# the other branch is the left side itself (no new term for saturation to nest)
+_a_either = ~positive(a) & ~nonpositive(a)
+_a_pos = p.gt(a, 0)
+_a_clamped = p.switch(_a_pos, a, 1)
+rw("log_pow_regimes", p.log(p.pow(a, b)), p.switch(_a_pos, p.mul(b, p.log(_a_clamped)), p.log(p.pow(a, b))),
+   floats & _a_either,
    "``log(a ** b)`` as ``b * log(a)`` for ``a > 0`` (no overflow of the power), as written elsewhere.")
+# Herbie's 2log, log(x + 1) - log(x): log1p(1 / x) where x > 0
+_shift = real(a) & real(c) & is_constant(c) & positive(c) & _a_either
+_log1p_recip = p.log1p(p.true_div(c, _a_clamped))
 rw("log_shift_diff_regimes", p.sub(p.log(p.add(c, a)), p.log(a)),
-   p.switch(p.gt(a, 0), _log1p_recip, p.sub(p.log(p.add(c, a)), p.log(a))), _shift,
+   p.switch(_a_pos, _log1p_recip, p.sub(p.log(p.add(c, a)), p.log(a))), _shift,
    "``log(c + a) - log(a)`` as ``log1p(c / a)`` for ``a > 0`` (``c`` a positive constant), as written elsewhere.")
 rw("log_shift_ratio_regimes", p.log(p.true_div(p.add(c, a), a)),
-   p.switch(p.gt(a, 0), _log1p_recip, p.log(p.true_div(p.add(c, a), a))), _shift,
+   p.switch(_a_pos, _log1p_recip, p.log(p.true_div(p.add(c, a), a))), _shift,
    "``log((c + a) / a)`` as ``log1p(c / a)`` for ``a > 0`` (``c`` a positive constant), as written elsewhere.")
 # log1mexp
 eq("log_expm1", p.log(p.expm1(a)), p.add(a, p.log1mexp(p.neg(a))), real(a),
