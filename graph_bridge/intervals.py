@@ -142,9 +142,22 @@ def _pow(a: Interval, b: Interval) -> Interval:
             return _closed(1, 1)
         if a.positive():  # a negative power of an end at 0 is +inf (the end is open: a is positive)
             return _monotone(lambda v: INF if v == 0 and e < 0 else v**e, a, increasing=e >= 0)
+        if e != int(e):  # a fractional power is real for a >= 0 only: its values there, as for sqrt
+            return _fractional_pow(a, e)
+        if int(e) % 2 == 0:  # an even power: x ** -2 and x ** 4 are >= 0 wherever they are defined
+            return _NONNEGATIVE
     if a.positive():
         return _POSITIVE
     return EVERYTHING
+
+
+def _fractional_pow(a: Interval, e: float) -> Interval:
+    """``a ** e`` for a constant ``e`` that is not an integer, where ``a`` is >= 0 (elsewhere it is NaN)."""
+    if a.hi < 0:
+        return EVERYTHING
+    if e < 0:  # ``0 ** -0.5`` is inf: the values are in (0, inf]
+        return _POSITIVE if a.lo <= 0 else _pow(a, _closed(e, e))
+    return _monotone(lambda v: v**e, Interval(max(a.lo, 0.0), a.hi, a.lo_open and a.lo >= 0, a.hi_open))
 
 
 def _switch(c: Interval, a: Interval, b: Interval) -> Interval:

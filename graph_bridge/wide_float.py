@@ -67,8 +67,11 @@ def _erfc(x: np.ndarray) -> np.ndarray:
     d = np.asarray(x, dtype="float64")
     if x.dtype != WIDE:
         return sp.erfc(d)
-    # exp(-x**2) in the wide dtype: no underflow until x ~ 106
-    return np.where(x > 0, np.exp(-x * x) * sp.erfcx(np.maximum(d, 0)).astype(WIDE), sp.erfc(d).astype(WIDE))
+    # exp(-x**2) in the wide dtype: no underflow until x ~ 106; below 0 as 2 - erfc(-x) in the wide dtype:
+    # float64's erfc rounds erfc(-5) to 2 - 1.5e-12 at float64's spacing, and a screen reading it sees no
+    # cancellation in 2 - erfc(-x)
+    upper = np.exp(-x * x) * sp.erfcx(np.abs(d)).astype(WIDE)
+    return np.where(x > 0, upper, np.where(x < 0, 2 - upper, sp.erfc(d).astype(WIDE)))
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -355,14 +358,17 @@ def _flat_inputs(output: Variable, n: int, seed: int,
     return order, at
 
 
-def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0) -> Screened | None:
+def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0,
+                     grid: Sequence[float] = SCREEN_GRID) -> Screened | None:
     """:func:`wide_screen` with ``grid=True`` in one evaluation per precision, for a graph of Elemwise nodes only
     (and constants expanded by a DimShuffle; ``None`` for another graph, or one :func:`wide_screen` would not
     measure): every input is a flat array of
     one entry per point (the grid's magnitudes, the inputs after the first a shuffled copy, then ``n`` draws),
     which the scalar functions broadcast as they would each point.  A few numpy calls per node in all, where
-    :func:`wide_screen` makes them per point; ``elements`` is the nodes' count (one entry a point)."""
-    found = _flat_inputs(output, n, seed)
+    :func:`wide_screen` makes them per point; ``elements`` is the nodes' count (one entry a point).  ``grid``:
+    the magnitudes (:data:`GAP_GRID` reaches the ends of the dtype's range, where ``x * x`` overflows and the
+    wide dtype does not)."""
+    found = _flat_inputs(output, n, seed, grid)
     if found is None:
         return None
     order, at = found

@@ -332,3 +332,96 @@ def test_the_quadratic_formula_takes_its_regime_form(spell, b_scale):
         assert np.isfinite(gr).all()
     for n in (0, 1):
         assert f(*(np.ones(n),) * 3)[1].shape == (n,)
+
+
+def _repaired(g, pts, exact, lost_at=None):
+    """``g`` (canonicalized) replaced by the pass's forms: input untouched, type kept, values against ``exact``
+    (mpmath at 60 digits) at ``pts``, lengths 0 and 1; ``lost_at``: a point where the spelling is off."""
+    g = _canonical(g)
+    before = snapshot(g)
+    pairs = stabilized([g])
+    assert snapshot(g) == before and pairs
+    new = clone_replace([g], replace=dict(pairs))[0]
+    assert new.type == g.type
+    old, got = _values(g, new, pts)
+    want = _exact(exact, pts)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    if lost_at is not None:
+        k = pts.index(lost_at)
+        assert not np.isclose(old[k], want[k], rtol=1e-8, atol=0.0)
+    return new
+
+
+def test_square_roots_and_reciprocals_written_as_powers_are_tier_terms():
+    """``(x + 1) ** 0.5 - x ** 0.5`` and ``(x + 1) ** -1 - x ** -1``: a power of exponent 0.5, -1 or -0.5 is a tier
+    term (``unpow1_2``, ``unpow_neg1`` relate it to ``sqrt`` and ``1 / a``), and a fractional power is >= 0 to the
+    interval analysis, as ``sqrt`` is: the flipped difference has no site left."""
+    assert interval_of(x**0.5).lo == 0.0 and interval_of(x**-0.5).lo == 0.0 and interval_of(x**-2).lo == 0.0
+    assert interval_of(x**3).lo == -np.inf  # an odd power keeps the sign
+    _repaired((x + 1) ** 0.5 - x**0.5, [1e-10, 1.0, 1e8, 1e20, 1e300],
+              lambda v: 1 / (mp.sqrt(v + 1) + mp.sqrt(v)), lost_at=1e20)
+    _repaired((x + 1) ** -1 - x**-1, [2.0, 1e5, 1e10, -1e15, -0.5], lambda v: 1 / (v + 1) - 1 / v, lost_at=1e10)
+
+
+def test_a_difference_of_inverse_square_roots_is_taken_exactly():
+    """Herbie's 2isqrt: ``1/sqrt(x) - 1/sqrt(x + 1)`` is 0 from ``x = 1e16``; ``isqrt_sub_shift`` takes the
+    difference exactly, ``1 / (sqrt(x) sqrt(x + 1) (sqrt(x) + sqrt(x + 1)))``."""
+    _repaired(1 / pt.sqrt(x) - 1 / pt.sqrt(x + 1), [1e-10, 1.0, 1e8, 1e20, 1e200],
+              lambda v: 1 / (mp.sqrt(v) * mp.sqrt(v + 1) * (mp.sqrt(v) + mp.sqrt(v + 1))), lost_at=1e20)
+
+
+def test_two_minus_erfc_of_the_negation_is_erfc():
+    """``2 - erfc(-x)`` is ``erfc(x)`` (``erfc_neg``): the spelling is 0 from ``x = 9``, where ``erfc(x)`` is 4e-37.
+    The screen sees the loss because its wide ``erfc`` below 0 is ``2 - erfc(-x)`` in the wide dtype."""
+    from graph_bridge.wide_float import wide_screen_flat
+
+    assert wide_screen_flat(_canonical(2 - pt.erfc(-x))).mean > 1.0
+    new = _repaired(2 - pt.erfc(-x), [-3.0, 0.0, 1.0, 5.0, 10.0, 26.0], mp.erfc, lost_at=10.0)
+    assert not any(isinstance(getattr(v.owner.op, "scalar_op", None), pytensor.scalar.Erf)
+                   for v in pytensor.graph.traversal.ancestors([new]) if v.owner)
+
+
+def test_the_log_definitions_of_asinh_and_acosh_are_asinh_and_acosh():
+    """``log(x + sqrt(x*x + 1))`` cancels for ``x < 0`` and overflows at 1e154; ``log(x + sqrt(x*x - 1))``, written
+    either way, overflows there: the screen sees a value lost whole at the ends of the range
+    (``graph_bridge.wide_float.GAP_GRID``), and ``asinh_def``, ``acosh_def`` relate them to ``arcsinh`` and
+    ``arccosh``."""
+    _repaired(pt.log(x + pt.sqrt(x * x + 1)), [-1e10, -1e3, -1.0, 0.0, 1e-8, 1e200], mp.asinh, lost_at=-1e10)
+    for spell in (pt.log(x + pt.sqrt(x * x - 1)), pt.log(x + pt.sqrt((x - 1) * (x + 1)))):
+        _repaired(spell, [1.0, 2.0, 1e10, 1e200], mp.acosh, lost_at=1e200)
+
+
+def test_twice_a_sigmoid_less_one_is_tanh_and_a_difference_of_arctangents_is_left():
+    """``2 sigmoid(2x) - 1`` cancels near 0; ``tanh_sigmoid`` relates it to ``tanh(x)``, of no site.
+    ``arctan(x + 1) - arctan(x)`` cancels at large ``x`` too, but its flipped form ``arctan2((x + 1) - x, 1 + (x +
+    1) x)`` has as many sites to the count: ``arctan`` is no tier function, and the tier leaves it (the
+    measured stage takes it)."""
+    _repaired(2 * pt.sigmoid(2 * x) - 1, [1e-10, -1e-10, 0.5, 20.0, -20.0], mp.tanh, lost_at=1e-10)
+    g = _canonical(pt.arctan(x + 1) - pt.arctan(x))
+    assert cancellation_roots([g]) == [] and stabilized([g]) == []
+
+
+def test_log_regions_with_no_head_below_their_log():
+    """``log1p(x) - log(x)`` (the shifted log difference with ``log1p``), ``log(x * x * x)`` (a power as a
+    product), ``log(tanh(x))`` (``log_tanh``) and ``log((1 - x) / (1 + x))`` (``log_atanh_neg``) are region
+    roots, each replaced by a form accurate where the spelling is not."""
+    for g in (pt.log1p(x) - pt.log(x), pt.log(x * x * x), pt.log(pt.tanh(x)), pt.log((1 - x) / (1 + x))):
+        assert region_roots([_canonical(g)]), g
+    _repaired(pt.log1p(x) - pt.log(x), [1e-300, 1e-5, 1.0, 1e10, 1e300], lambda v: mp.log1p(1 / v), lost_at=1e10)
+    _repaired(pt.log(x * x * x), [1e-200, 2.0, 1e200], lambda v: 3 * mp.log(v), lost_at=1e200)
+    _repaired(pt.log(pt.tanh(x)), [1e-10, 1.0, 20.0, 300.0], lambda v: mp.log1p(-2 / (mp.exp(2 * v) + 1)), lost_at=20.0)
+    _repaired(pt.log((1 - x) / (1 + x)), [1e-10, -1e-10, 0.5, -0.9], lambda v: mp.log((1 - v) / (1 + v)),
+              lost_at=1e-10)
+
+
+def test_a_log_of_a_product_with_ones_is_read_as_its_broadcast_operand():
+    """``log(cosh(x) * ones((2, 1)))``: a product with ones is a broadcast of the other operand to the hazards
+    (``_op_of``), so ``log(cosh(x))`` is found under it; compiled in the default mode (Numba)."""
+    g = pt.log(pt.cosh(x) * pt.ones((2, 1)))
+    f = pytensor.function([x], g, mode=relations.mode())
+    pts = [1e-10, 1.0, 800.0, -800.0]
+    got = f(np.array(pts))
+    assert got.shape == (2, 4) and got.dtype == g.dtype
+    want = _exact(lambda v: mp.log(mp.cosh(v)), pts)
+    np.testing.assert_allclose(got, np.broadcast_to(want, (2, 4)), rtol=1e-14)
+    assert f(np.zeros(0)).shape == (2, 0) and f(np.ones(1)).shape == (2, 1)

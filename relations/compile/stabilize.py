@@ -194,7 +194,8 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",
     "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity", "log_add_exp_regimes",
     "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight", "exp_add_exp", "log_shift_diff_regimes",
-    "log_shift_ratio_regimes", "log_pow_regimes",
+    "log_shift_ratio_regimes", "log_pow_regimes", "log1p_def_rev",
+    "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -389,11 +390,17 @@ def _worth_saturating(root: Variable, region: Sequence[Variable]) -> bool:
 
 
 def _op_of(v: Variable) -> Any:
-    """The scalar op of ``v``'s Elemwise, read through an expanding DimShuffle."""
+    """The scalar op of ``v``'s Elemwise, read through an expanding DimShuffle and a product with ones (a
+    broadcast: ``cosh(x) * ones((2, 1))``)."""
     node = v.owner
     if node is not None and isinstance(node.op, DimShuffle):
         node = node.inputs[0].owner
-    return scalar_op_of(node)
+    op = scalar_op_of(node)
+    if isinstance(op, ps.Mul) and len(node.inputs) == 2:
+        ones = [all_ones(i) for i in node.inputs]
+        if ones[0] != ones[1]:
+            return _op_of(node.inputs[ones.index(False)])
+    return op
 
 
 def _is_minus_one(v: Variable) -> bool:
@@ -457,8 +464,11 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         return isinstance(_op_of(ins[1]), (ps.Exp, ps.Mul, ps.Cast))
     if isinstance(op, ps.Pow):
         return _is_minus_one(ins[1])
-    if isinstance(op, ps.Sub) and all(isinstance(_op_of(i), ps.Log) for i in ins):
-        return _shifted(ins[0].owner.inputs[0], ins[1].owner.inputs[0])  # ``log(x + 1) - log(x)``
+    if isinstance(op, ps.Sub) and isinstance(_op_of(ins[1]), ps.Log):  # ``log(x + 1) - log(x)``, ``log1p(x) - log(x)``
+        first = _op_of(ins[0])
+        if isinstance(first, ps.Log1p):
+            return ins[0].owner.inputs[0] is ins[1].owner.inputs[0]
+        return isinstance(first, ps.Log) and _shifted(ins[0].owner.inputs[0], ins[1].owner.inputs[0])
     if isinstance(op, ps.Add) and len(ins) >= 3:  # ``exp(x) - 1 + y``: an expm1 among more terms
         return any(scalar_constant(i) == -1.0 for i in ins) and any(isinstance(_op_of(i), ps.Exp) for i in ins)
     if isinstance(op, ps.Mul):
@@ -499,13 +509,38 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
 
 
 def _headless_log_root(v: Variable) -> bool:
-    """``v`` is ``log((c + a) / a)``, ``c`` a positive constant, or ``log(a ** b)`` (PyMC's ``logpow``): a region
-    root with no head below its log."""
+    """``v`` is ``log((c + a) / a)``, ``c`` a positive constant, ``log(a ** b)`` (PyMC's ``logpow``),
+    ``log(a * a * a)``, ``log(tanh(a))`` or ``log((1 - a) / (1 + a))``: a region root with no head below its
+    log."""
     if not isinstance(scalar_op_of(v.owner), ps.Log):
         return False
     inner = v.owner.inputs[0]
     op = scalar_op_of(inner.owner)
+    if isinstance(op, ps.Tanh):
+        return True  # ``log(tanh(x))``, 0 from x = 19
+    if isinstance(op, ps.TrueDiv) and _reflected(*inner.owner.inputs):
+        return True  # ``log((1 - x) / (1 + x))``: ``-2 atanh(x)``
+    if isinstance(op, ps.Mul) and len(inner.owner.inputs) >= 2 and len(set(inner.owner.inputs)) == 1:
+        return True  # a power as a product: ``log(x * x * x)``
     return isinstance(op, ps.Pow) or (isinstance(op, ps.TrueDiv) and _shifted(*inner.owner.inputs))
+
+
+def _reflected(u: Variable, v: Variable) -> bool:
+    """``u / v`` is ``(1 - a) / (1 + a)`` or ``(1 + a) / (1 - a)`` (sums in either order)."""
+    def parts(w: Variable, kind: type) -> tuple[Any, Variable] | None:
+        node = w.owner
+        if not isinstance(scalar_op_of(node), kind) or len(node.inputs) != 2:
+            return None
+        first, second = node.inputs
+        if kind is ps.Add and scalar_constant(first) is None:
+            first, second = second, first
+        return scalar_constant(first), second
+
+    for minus, plus in ((u, v), (v, u)):
+        m, p_ = parts(minus, ps.Sub), parts(plus, ps.Add)
+        if m is not None and p_ is not None and m[0] == p_[0] == 1.0 and m[1] is p_[1]:
+            return True
+    return False
 
 
 def _shifted(u: Variable, v: Variable) -> bool:
@@ -838,14 +873,19 @@ def _fewer_sites(egraph: EGraph, copies: Sequence[Variable], chosen: Sequence[Va
 def _loses_digits(copy: Variable) -> bool:
     """Whether the region ``copy`` evaluated in float64 (or float32) differs from its extended-precision value
     by more than :data:`WIDE_BITS` on average, or loses a value whole, on :data:`TIER_SCREEN` sampled points and
-    the screen's grid of magnitudes (:func:`graph_bridge.wide_float.wide_screen`: numpy, no mpmath)."""
-    from graph_bridge.wide_float import wide_screen, wide_screen_flat
+    the screen's grid of magnitudes (:func:`graph_bridge.wide_float.wide_screen`: numpy, no mpmath), or loses
+    a value whole at a magnitude of :data:`graph_bridge.wide_float.GAP_GRID` (the ends of the range)."""
+    from graph_bridge.wide_float import GAP_GRID, wide_screen, wide_screen_flat
 
     try:
         screened = wide_screen_flat(copy, n=TIER_SCREEN) or wide_screen(copy, n=TIER_SCREEN, grid=True)
+        if screened.mean is not None and (screened.mean > WIDE_BITS or screened.lost > 0):
+            return True
+        # a value lost whole at the ends of the range only: ``log(x + sqrt(x*x - 1))``, inf from x = 1e154
+        extremes = wide_screen_flat(copy, n=0, grid=GAP_GRID)
     except NotImplementedError:  # an Op the screen does not evaluate
         return False
-    return screened.mean is not None and (screened.mean > WIDE_BITS or screened.lost > 0)
+    return extremes is not None and extremes.lost > 0
 
 
 def _fits(form: Variable, copy: Variable) -> bool:
@@ -861,11 +901,18 @@ def _fits(form: Variable, copy: Variable) -> bool:
 TIER_ENTRIES: tuple[str, ...] = (
     "add_commutative", "mul_commutative", "add_flip", "sub_negate_rev", "distribute_lft1_in", "distribute_lft1_out_sub",
     "softplus_sub", "one_sub_cos", "cos_sub_one", "flip_sqrt_shift", "cosh_sub_one", "one_add_tanh", "one_sub_tanh",
-    "sub_recip_shift", "sub_flip_rev", "sqrt_sub_regimes", "unpow2",
+    "sub_recip_shift", "sub_flip_rev", "sqrt_sub_regimes", "unpow2", "unpow1_2", "unpow_neg1", "unpow_neg1_2",
+    "isqrt_sub_shift", "erfc_neg_rev", "asinh_def_rev", "acosh_def_rev", "difference_of_sqr_neg1_rev",
+    "tanh_sigmoid_rev",
 )
 #: The functions a cancellation root's term is computed by (those :data:`TIER_ENTRIES`' left sides read).
-TIER_FUNCTIONS: tuple[type, ...] = (ps.Softplus, ps.Cos, ps.Sqrt, ps.Cosh, ps.Tanh, ps.Reciprocal)
+TIER_FUNCTIONS: tuple[type, ...] = (
+    ps.Softplus, ps.Cos, ps.Sigmoid, ps.Sqrt, ps.Cosh, ps.Tanh, ps.Reciprocal, ps.Erfc, ps.Erf,
+)
 _TIER_RULES: list[tuple] = []
+#: The constant exponents of a power that is a tier term: ``sqrt``, ``1 / a`` and ``1 / sqrt`` spelled as powers
+#: (the entries ``unpow1_2``, ``unpow_neg1`` and ``unpow_neg1_2`` relate them).
+ROOT_POWERS: tuple[float, ...] = (0.5, -1.0, -0.5)
 
 
 def tier_rules() -> tuple:
@@ -906,6 +953,8 @@ def _tier_term(v: Variable) -> bool:
         return True
     if isinstance(op, ps.TrueDiv):  # a reciprocal as canonicalize writes it: ``1 / (x + 1) - 1 / x``
         return scalar_constant(v.owner.inputs[0]) == 1
+    if isinstance(op, ps.Pow):  # a square root or a reciprocal as a power: ``(x + 1) ** 0.5 - x ** 0.5``
+        return scalar_constant(v.owner.inputs[1]) in ROOT_POWERS
     if isinstance(op, ps.Log1p):
         return isinstance(_op_of(v.owner.inputs[0]), ps.Exp)
     return isinstance(op, ps.Log) and _exp_plus_constant(v.owner.inputs[0])
@@ -941,11 +990,11 @@ def _signed_root(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Var
 
 
 def _cancels_less(form: Variable, copy: Variable) -> bool:
-    """Whether ``form`` has as many unstable Ops as ``copy`` (a region's copy, or the form that has fewer than
-    it), fewer cancellation sites, and is measured more accurate, as written,
-    on the grid of magnitudes and sampled points (:func:`relations.saturation.accuracy.more_accurate`:
+    """Whether ``form`` has no more unstable Ops than ``copy`` (a region's copy, or the form that has fewest,
+    which ``form`` cannot have fewer than), fewer cancellation sites, and is measured more accurate, as
+    written, on the grid of magnitudes and sampled points (:func:`relations.saturation.accuracy.more_accurate`:
     worse at no point, better on average)."""
-    if instability([form]) != instability([copy]) or cancellation_sites([form]) >= cancellation_sites([copy]):
+    if instability([form]) > instability([copy]) or cancellation_sites([form]) >= cancellation_sites([copy]):
         return False
     return _measured_better(form, copy)
 

@@ -52,6 +52,9 @@ eq("tanh_half_expm1", p.true_div(p.expm1(x), p.add(1, ex)), p.tanh(p.mul(0.5, x)
    "``expm1(x) / (1 + exp(x)) = tanh(x / 2)`` (how canonicalize and ``local_expm1`` leave ``tanh_def_b``).")
 eq("log_sinh", p.log(p.sinh(x)), p.add(x, p.log(p.true_div(p.neg(p.expm1(p.mul(-2, x))), 2))), fx,
    "``log(sinh(x)) = x + log(-expm1(-2x) / 2)`` (both undefined for ``x < 0``).")
+eq("log_tanh", p.log(p.tanh(x)), p.sub(p.log1mexp(p.mul(-2, x)), p.softplus(p.mul(-2, x))), fx,
+   "``log(tanh(x)) = log1mexp(-2x) - softplus(-2x)``: ``log(1 - exp(-2x)) - log(1 + exp(-2x))`` without the "
+   "``tanh`` that rounds to 1 (both undefined for ``x < 0``).")
 
 eq("log_cosh_sinh", p.log(p.cosh(x)), p.log1p(p.mul(2, p.sqr(p.sinh(p.true_div(x, 2))))), fx,
    "``log(cosh(x)) = log1p(2 sinh(x/2)**2)``.")
@@ -105,6 +108,10 @@ eq("acosh_def", p.arccosh(x), p.log(p.add(x, p.sqrt(p.sub(p.mul(x, x), 1)))), fx
    "``acosh(x) = log(x + sqrt(x*x - 1))`` (both undefined for ``x < 1``).")
 eq("atanh_def", p.arctanh(x), p.true_div(p.log(p.true_div(p.add(1, x), p.sub(1, x))), 2), fx,
    "``atanh(x) = log((1 + x) / (1 - x)) / 2``.")
+eq("log_atanh", p.log(p.true_div(p.add(1, x), p.sub(1, x))), p.mul(2, p.arctanh(x)), fx,
+   "``log((1 + x) / (1 - x)) = 2 atanh(x)`` (both undefined for ``|x| > 1``).")
+eq("log_atanh_neg", p.log(p.true_div(p.sub(1, x), p.add(1, x))), p.mul(-2, p.arctanh(x)), fx,
+   "``log((1 - x) / (1 + x)) = -2 atanh(x)`` (both undefined for ``|x| > 1``).")
 rw("sinh_asinh", p.sinh(p.arcsinh(x)), x, fx, "``sinh(asinh(x)) = x``.")
 rw("cosh_acosh", p.cosh(p.arccosh(x)), x, fx & above_one, "``cosh(acosh(x)) = x`` for ``x >= 1``.")
 rw("tanh_atanh", p.tanh(p.arctanh(x)), x, fx & within(x, -1.0, 1.0), "``tanh(atanh(x)) = x`` for ``|x| <= 1``.")

@@ -70,6 +70,11 @@ eq("flip_sqrt_sub", p.sub(p.sqrt(a), p.sqrt(b)), p.true_div(p.sub(a, b), p.add(p
    "``sqrt(a) - sqrt(b) = (a - b) / (sqrt(a) + sqrt(b))`` for ``a > 0`` or ``b > 0``.")
 eq("flip_sqrt_shift", p.sub(p.sqrt(p.add(a, c)), p.sqrt(a)), p.true_div(c, p.add(p.sqrt(p.add(a, c)), p.sqrt(a))),
    f1 & real(c) & nonzero(c), "``sqrt(a + c) - sqrt(a) = c / (sqrt(a + c) + sqrt(a))`` for ``c != 0``.")
+_root_a, _root_ba = p.sqrt(a), p.sqrt(p.add(b, a))
+eq("isqrt_sub_shift", p.sub(p.reciprocal(_root_a), p.reciprocal(_root_ba)),
+   p.true_div(b, p.mul(p.mul(_root_a, _root_ba), p.add(_root_a, _root_ba))), f2 & nonzero(b),
+   "``1/sqrt(a) - 1/sqrt(b + a) = b / (sqrt(a) sqrt(b + a) (sqrt(a) + sqrt(b + a)))`` for ``b != 0``: the "
+   "difference taken exactly.")
 eq("flip_sqrt_sub_b", p.sub(p.sqrt(a), b), p.true_div(p.sub(a, p.mul(b, b)), p.add(p.sqrt(a), b)), f2 & positive(b),
    "``sqrt(a) - b = (a - b*b) / (sqrt(a) + b)`` for ``b > 0`` (the quadratic formula's cancellation).")
 _disc = p.sqrt(p.sub(p.mul(b, b), c))
