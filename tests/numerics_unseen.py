@@ -301,8 +301,8 @@ _HERBIE = [
     S("logarithmic_transform", "log_transform", _H + "graphics/log-transform.fpcore: Logarithmic Transform",
       lambda c, x, y: c * pt.log(1.0 + (np.e**x - 1.0) * y), [C_LT, X_LT, Y_LT],
       ew(lambda c, x, y: c * mp.log1p(mp.expm1(x) * y))),
-    S("rust_f32_asinh", "asinh", _H + "libraries/rust.fpcore: Rust f32::asinh (copysign(v, x) as sgn(x) * v, v >= 0)",
-      lambda x: pt.sgn(x) * pt.log(pt.abs(x) + pt.sqrt(x * x + 1)), [X_ASINH32], ew(mp.asinh), "float32"),
+    S("rust_f32_asinh", "asinh", _H + "libraries/rust.fpcore: Rust f32::asinh (copysign(v, x) as sign(x) * v, v >= 0)",
+      lambda x: pt.sign(x) * pt.log(pt.abs(x) + pt.sqrt(x * x + 1)), [X_ASINH32], ew(mp.asinh), "float32"),
     S("rust_f32_atanh", "atanh", _H + "libraries/rust.fpcore: Rust f32::atanh",
       lambda x: 0.5 * pt.log1p((2 * x) / (1 - x)), [X_ATANH32], ew(mp.atanh), "float32"),
 ]
