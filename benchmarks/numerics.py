@@ -8,7 +8,9 @@ then the counts per target and in all, and the issue's targets with this
 run's figures.  ``--target NAME`` keeps one target's spellings.
 ``--heldout`` runs the held-out spellings of ``tests/numerics_heldout.py``
 instead (kept aside from the rule writers: the figures say how far the
-rules carry to spellings nobody tuned them on).
+rules carry to spellings nobody tuned them on); ``--unseen`` the second
+held-out set, ``tests/numerics_unseen.py`` (``--target`` then takes its
+targets).
 
 ``--stabilize`` adds, for each spelling ``relations.mode()`` leaves
 inaccurate, whether the numerics theory holds a stable form of it:
@@ -253,8 +255,12 @@ def models_table(rounds: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--target", choices=ALL_TARGETS, help="only this target's spellings")
+    # (the unseen spellings' targets are checked once they are read: --help does not name them)
+    parser.add_argument("--target", help=f"only this target's spellings (one of {', '.join(ALL_TARGETS)}; with "
+                        "--unseen, one of the unseen spellings' targets)")
     parser.add_argument("--heldout", action="store_true", help="the held-out spellings instead of the corpus")
+    parser.add_argument("--unseen", action="store_true",
+                        help="the unseen spellings (tests/numerics_unseen.py, a second held-out set) instead")
     parser.add_argument("--models", action="store_true", help="the pass's time on the PyMC models instead")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--measured", action="store_true",
@@ -269,7 +275,16 @@ def main(argv: list[str] | None = None) -> None:
     if args.models:
         models_table(args.rounds)
         return
+    if args.heldout and args.unseen:
+        parser.error("--heldout and --unseen are two sets: one at a time")
     source = HELDOUT if args.heldout else CORPUS
+    if args.unseen:
+        from numerics_unseen import UNSEEN
+
+        source = UNSEEN
+    targets = {s.target for s in source} if args.unseen else set(ALL_TARGETS)
+    if args.target is not None and args.target not in targets:
+        parser.error(f"--target {args.target!r}: no such target among the spellings chosen")
     spellings = [s for s in source if (args.target is None or s.target == args.target)
                  and (args.name is None or s.name in args.name)]
     results = run(spellings)

@@ -1,6 +1,7 @@
 """Bits of error, as Herbie reports them, on the numerics corpus: as written, FAST_RUN, relations.mode(), stabilize.
 
-For each spelling of ``tests/numerics_corpus.py`` (``--heldout``: ``tests/numerics_heldout.py``;
+For each spelling of ``tests/numerics_corpus.py`` (``--heldout``: ``tests/numerics_heldout.py``; ``--unseen``:
+``tests/numerics_unseen.py``, the second held-out set;
 ``--fpbench``: the FPBench and Herbie expressions of ``tests/numerics_fpbench.py``, each sampled inside
 its FPCore's ``:pre`` as Herbie samples: bit-pattern uniform in the ranges it bounds, the points where the
 whole ``:pre`` holds; ``relations.stabilize`` is given 64 such points, seed 0, as ``points=``, where the
@@ -135,6 +136,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=64)
     ap.add_argument("--heldout", action="store_true", help="the held-out corpus (tests/numerics_heldout.py)")
+    ap.add_argument("--unseen", action="store_true",
+                    help="the unseen spellings (tests/numerics_unseen.py, a second held-out set)")
     ap.add_argument("--fpbench", action="store_true",
                     help="the FPBench and Herbie expressions (tests/numerics_fpbench.py), sampled inside their :pre")
     ap.add_argument("--reports", action="store_true",
@@ -153,6 +156,10 @@ def main() -> None:
         from numerics_heldout import HELDOUT
 
         corpus = HELDOUT
+    if args.unseen:
+        from numerics_unseen import UNSEEN
+
+        corpus = UNSEEN
     if args.fpbench:
         from numerics_fpbench import FPBENCH
 

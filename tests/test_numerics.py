@@ -6,9 +6,10 @@ target's spellings or more; on the whole corpus, no spelling FAST_RUN gets
 right is made worse.  The whole corpus compiles every spelling twice (a few
 minutes): ``slow``.  A fast subset runs always: spellings FAST_RUN gets
 wrong that the pass repairs, and spellings FAST_RUN gets right that it must
-leave right.  Every spelling of the corpus and of the held-out spellings
-(``tests/numerics_heldout.py``) is checked to be its target: its own graph
-evaluated exactly (``numerics_corpus.check_spelling``, by ``graph_bridge.exact``) equals its reference.
+leave right.  Every spelling of the corpus, of the held-out spellings
+(``tests/numerics_heldout.py``) and of the unseen ones (``tests/numerics_unseen.py``, a second held-out set)
+is checked to be its target: its own graph evaluated exactly (``numerics_corpus.check_spelling``, by
+``graph_bridge.exact``) equals its reference.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from numerics_corpus import (
     measure,
 )
 from numerics_heldout import HELDOUT
+from numerics_unseen import UNSEEN
 from relations.compile.stabilize import NAME, hazard, region_roots, stabilized
 from relations.saturation.stability import instability
 
@@ -162,10 +164,21 @@ def test_the_held_out_spellings_are_well_formed_and_apart_from_the_corpus():
     assert {s.target for s in HELDOUT} - set(TARGETS), "the held-out spellings have targets of their own too"
 
 
-#: The held-out spellings under numbers, not names: kept aside from the rule writers, test output included.
-_EXACT_CASES = [pytest.param(s, id=s.name) for s in CORPUS] + [
-    pytest.param(s, id=f"heldout-{i}") for i, s in enumerate(HELDOUT)
-]
+def test_the_unseen_spellings_are_well_formed_and_apart_from_the_corpus_and_the_held_out_ones():
+    assert len(UNSEEN) >= 36
+    _well_formed(UNSEEN)  # its messages name an unseen spelling only when it is malformed
+    assert sum(s.dtype == "float32" for s in UNSEEN) >= 4
+    assert not {s.name for s in UNSEEN} & ({s.name for s in CORPUS} | {s.name for s in HELDOUT})
+    assert all(s.cite for s in UNSEEN)
+
+
+#: The held-out and the unseen spellings under numbers, not names: kept aside from the rule writers, test output
+#: included.
+_EXACT_CASES = (
+    [pytest.param(s, id=s.name) for s in CORPUS]
+    + [pytest.param(s, id=f"heldout-{i}") for i, s in enumerate(HELDOUT)]
+    + [pytest.param(s, id=f"unseen-{i}") for i, s in enumerate(UNSEEN)]
+)
 
 
 @pytest.mark.parametrize("spelling", _EXACT_CASES)
