@@ -195,7 +195,8 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity", "log_add_exp_regimes",
     "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight", "exp_add_exp", "log_shift_diff_regimes",
     "log_shift_ratio_regimes", "log_pow_regimes", "log1p_def_rev",
-    "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg",
+    "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg", "exp_div_sum_sigmoid",
+    "associate_div_r_mul",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -461,6 +462,10 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         # model's ``(x - mu) / exp(s)``, nor its ``-0.5 / exp(s)`` alone (``c * exp(-s)`` is no better)
         if not (_is_head(num.owner) or (under_log and isinstance(scalar_form(num), Constant))):
             return False
+        den = ins[1].owner
+        if (isinstance(_op_of(num), ps.Exp) and isinstance(scalar_op_of(den), ps.Add) and num in den.inputs
+                and all(isinstance(_op_of(i), ps.Exp) for i in den.inputs)):
+            return True  # ``exp(a) / (exp(a) + exp(b))``: a softmax of two, ``inf / inf`` from a = 710
         return isinstance(_op_of(ins[1]), (ps.Exp, ps.Mul, ps.Cast))
     if isinstance(op, ps.Pow):
         return _is_minus_one(ins[1])
@@ -642,8 +647,10 @@ def _hyperbolic(v: Variable) -> bool:
     op = scalar_op_of(node)
     if _exp_pair(v):
         return True
-    if isinstance(op, ps.TrueDiv):
-        return all(isinstance(_op_of(i), HYPERBOLIC) or _exp_pair(i) or _exp_plus_constant(i) for i in node.inputs)
+    if isinstance(op, ps.TrueDiv):  # ``2 / (exp(x) + exp(-x))`` too: a constant over one
+        num, den = node.inputs
+        return all(isinstance(_op_of(i), HYPERBOLIC) or _exp_pair(i) or _exp_plus_constant(i) for i in node.inputs) or (
+            scalar_constant(num) is not None and _exp_pair(den))
     if not isinstance(op, ps.Log):
         return False
     inner = node.inputs[0]

@@ -78,6 +78,10 @@ eq("sigmoid_def", p.reciprocal(p.add(1, p.exp(p.neg(a)))), p.sigmoid(a), real(a)
    "``1 / (1 + exp(-a))`` is ``sigmoid(a)``.")
 eq("sigmoid_def_div", p.true_div(1, p.add(1, p.exp(p.neg(a)))), p.sigmoid(a), real(a),
    "``1 / (1 + exp(-a))``, written as a division, is ``sigmoid(a)``.")
+eq("sigmoid_def_mul", p.true_div(b, p.add(1, p.exp(p.neg(a)))), p.mul(b, p.sigmoid(a)), floats,
+   "``b / (1 + exp(-a))`` is ``b * sigmoid(a)``.")
+eq("exp_div_sum_sigmoid", p.true_div(p.exp(a), p.add(p.exp(a), p.exp(b))), p.sigmoid(p.sub(a, b)), floats,
+   "``exp(a) / (exp(a) + exp(b))`` is ``sigmoid(a - b)``: a softmax of two.")
 eq("sigmoid_mul_exp_neg", p.mul(p.sigmoid(a), p.exp(p.neg(a))), p.sigmoid(p.neg(a)), real(a),
    "``sigmoid(a) * exp(-a)`` is ``sigmoid(-a)``.")
 eq("sigmoid_div_exp", p.true_div(p.sigmoid(a), p.exp(a)), p.sigmoid(p.neg(a)), real(a),

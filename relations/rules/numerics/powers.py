@@ -113,6 +113,7 @@ eq("difference_cubes", p.sub(p.pow(a, 3), p.pow(b, 3)),
    "``a**3 - b**3 = (a*a + (b*b + a*b)) * (a - b)``.")
 
 # Absolute values
+rw("fabs_nonneg", p.abs(a), a, f1 & nonnegative(a), "``abs(a) = a`` for ``a >= 0``.")
 rw("fabs_fabs", p.abs(p.abs(a)), p.abs(a), f1, "``abs(abs(a)) = abs(a)``.")
 rw("fabs_sub", p.abs(p.sub(a, b)), p.abs(p.sub(b, a)), f2, "``abs(a - b) = abs(b - a)``.")
 eq("fabs_add", p.abs(p.add(p.abs(a), p.abs(b))), p.add(p.abs(a), p.abs(b)), f2,
