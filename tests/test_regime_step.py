@@ -240,6 +240,36 @@ def test_the_log_of_a_power_is_the_exponent_times_the_log_where_the_base_is_posi
         assert np.isfinite(g_new[np.isfinite(g_old)]).all()
 
 
+def test_the_log_of_a_complemented_power_is_a_log1mexp_where_the_power_is_near_one():
+    """PyMC's Geometric log-CDF written through its CDF, ``log(1 - (1 - p)**k)``: ``(1 - p)**k`` rounds to 1 for
+    ``p = 1e-20`` (``-inf``, where the value is ``log(k p)``); ``log1m_pow_regimes`` takes ``log1mexp(k *
+    log1p(-p))`` where the power is above 1/2, ``log1p(-(1 - p)**k)`` below (``exp`` of a large ``k log1p(-p)``
+    would amplify its rounding), and the spelling's NaN where ``(1 - p)**k > 1``."""
+    k, q = pt.vector("k"), pt.vector("p")
+    g = pt.log(1 - (1 - q) ** k)
+    before = snapshot(g)
+    [(old, new)] = stabilized([g])
+    assert old is g and snapshot(g) == before and new.type == g.type and _switch(new)
+    ks = np.array([1.0, 5.0, 100.0, 1e6, 3.0, -30.0, 2.0, 2.0])
+    ps = np.array([0.5, 1e-10, 1e-20, 1e-3, 0.999, -2.0, 3.0, -0.5])
+    f = pytensor.function([k, q], [g, new], mode="FAST_COMPILE")
+    with np.errstate(all="ignore"):
+        stock, got = f(ks, ps)
+    with mp.workdps(80):
+        want = []
+        for a, b in zip(ks, ps, strict=True):
+            w = 1 - mp.power(1 - mp.mpf(b), mp.mpf(a))
+            want.append(float(mp.log(w)) if w > 0 else np.nan)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    assert np.isneginf(stock[2])  # the spelling at p = 1e-20
+    with np.errstate(all="ignore"):
+        g_new = pytensor.function([k, q], pt.grad(pt.sum(new), q), mode="FAST_COMPILE")(ks, ps)
+        g_old = pytensor.function([k, q], pt.grad(pt.sum(g), q), mode="FAST_COMPILE")(ks, ps)
+    assert np.isfinite(g_new[np.isfinite(g_old)]).all()
+    for n in (0, 1):
+        assert f(np.ones(n), np.full(n, 0.5))[1].shape == (n,)
+
+
 def test_an_elementwise_op_from_graph_is_measured_as_elementwise():
     """PyTensor 3.3's ``logaddexp`` is an ``OpFromGraph`` over an elementwise graph: a form reading it is
     elementwise in its inputs, so a regime form can be measured against it; one over a sum is not."""

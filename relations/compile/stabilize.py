@@ -196,7 +196,7 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight", "exp_add_exp", "log_shift_diff_regimes",
     "log_shift_ratio_regimes", "log_pow_regimes", "log1p_def_rev",
     "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg", "exp_div_sum_sigmoid",
-    "associate_div_r_mul",
+    "associate_div_r_mul", "log1m_pow", "log1m_pow_regimes", "log1p_def_neg",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -515,14 +515,16 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
 
 def _headless_log_root(v: Variable) -> bool:
     """``v`` is ``log((c + a) / a)``, ``c`` a positive constant, ``log(a ** b)`` (PyMC's ``logpow``),
-    ``log(a * a * a)``, ``log(tanh(a))`` or ``log((1 - a) / (1 + a))``: a region root with no head below its
-    log."""
+    ``log(a * a * a)``, ``log(tanh(a))``, ``log((1 - a) / (1 + a))`` or ``log(1 - a ** b)`` (a CDF's complement):
+    a region root with no head below its log."""
     if not isinstance(scalar_op_of(v.owner), ps.Log):
         return False
     inner = v.owner.inputs[0]
     op = scalar_op_of(inner.owner)
     if isinstance(op, ps.Tanh):
         return True  # ``log(tanh(x))``, 0 from x = 19
+    if isinstance(op, ps.Sub) and scalar_constant(inner.owner.inputs[0]) == 1:
+        return isinstance(scalar_op_of(inner.owner.inputs[1].owner), ps.Pow)  # ``log(1 - (1 - p)**k)``
     if isinstance(op, ps.TrueDiv) and _reflected(*inner.owner.inputs):
         return True  # ``log((1 - x) / (1 + x))``: ``-2 atanh(x)``
     if isinstance(op, ps.Mul) and len(inner.owner.inputs) >= 2 and len(set(inner.owner.inputs)) == 1:

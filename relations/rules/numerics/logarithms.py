@@ -101,6 +101,20 @@ _a_clamped = p.switch(_a_pos, a, 1)
 rw("log_pow_regimes", p.log(p.pow(a, b)), p.switch(_a_pos, p.mul(b, p.log(_a_clamped)), p.log(p.pow(a, b))),
    floats & _a_either,
    "``log(a ** b)`` as ``b * log(a)`` for ``a > 0`` (no overflow of the power), as written elsewhere.")
+# a complement of a power logged: PyMC's Geometric and Kumaraswamy log-CDFs written through their CDFs,
+# log(1 - (1 - p)**k) and log(1 - (1 - x**a)**b)
+_log1m_pow = p.log(p.sub(1, p.pow(a, b)))
+eq("log1m_pow", _log1m_pow, p.log1mexp(p.mul(b, p.log(a))), floats & positive(a),
+   "``log(1 - a**b)`` is ``log1mexp(b * log(a))`` for ``a > 0``.")
+_log1m_pow1m = p.log(p.sub(1, p.pow(p.sub(1, c), b)))
+_c_below = p.lt(c, 1)
+_t = p.mul(b, p.log1p(p.neg(p.switch(_c_below, c, 0))))
+rw("log1m_pow_regimes", _log1m_pow1m,
+   p.switch(p.and_(_c_below, p.gt(_t, -math.log(2))), p.log1mexp(_t), p.log1p(p.neg(p.pow(p.sub(1, c), b)))),
+   real(b) & real(c),
+   "``log(1 - (1 - c)**b)`` as ``log1mexp(b * log1p(-c))`` where ``c < 1`` and ``(1 - c)**b > 1/2`` (no digit "
+   "lost where the power is near 1), as ``log1p(-(1 - c)**b)`` elsewhere (no cancellation where the power is "
+   "below 1/2, and ``exp`` of a large ``b * log1p(-c)`` would amplify its rounding).")
 # Herbie's 2log, log(x + 1) - log(x): log1p(1 / x) where x > 0
 _shift = real(a) & real(c) & is_constant(c) & positive(c) & _a_either
 _log1p_recip = p.log1p(p.true_div(c, _a_clamped))
