@@ -188,15 +188,19 @@ STABILIZE_RULES: tuple = tuple(
 #: c)``, which takes a constant out of ``0.5 * exp(x) - 0.5 * exp(-x)``; ``a * (b * c) -> (a * b) * c`` for
 #: constants ``a``, ``b`` with ``1 * a -> a``: ``0.5 * (2 * cosh(x))`` is ``cosh(x)``; and
 #: ``log_erfc_regimes`` and ``log_cosh_regimes``, regime forms shipped as identities, each branch accurate on its
-#: side).  The other regime forms, which the count cannot choose, are the regime step's (:data:`REGIME_ENTRIES`).
+#: side; ``log(tanh(x)) -> log1mexp(-2x) - softplus(-2x)``, ``log((1 - x) / (1 + x)) -> -2 atanh(x)``, and the
+#: spellings that reach the regime forms: ``log1p(x)`` as ``log(1 + x)``, ``x*x*x`` as ``x**3``, ``log(1 - p)``
+#: as ``log1p(-p)``).  The other regime forms, which the count cannot choose, are the regime step's
+#: (:data:`REGIME_ENTRIES`).  A form holding more ``exp`` of a sum than its region is measured before it
+#: replaces it (:func:`_exp_safe`): ``exp_weight`` and ``exp_add_exp`` make one of ``c / (exp(x) + exp(-x))``.
 THEORY_ENTRIES: tuple[str, ...] = (
     "log_expm1", "log_sinh", "log_prod", "sinh_undef", "cosh_undef", "tanh_def_a_rev", "tanh_expm1_rev",
     "quot_tanh", "tanh_half_expm1", "distribute_lft_out_sub", "log_erfc_regimes", "log_cosh_regimes",
     "distribute_lft_in_rev", "associate_mul_constants", "mul_lft_identity", "log_add_exp_regimes",
     "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight", "exp_add_exp", "log_shift_diff_regimes",
     "log_shift_ratio_regimes", "log_pow_regimes", "log1p_def_rev",
-    "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg", "exp_div_sum_sigmoid",
-    "associate_div_r_mul", "log1m_pow", "log1m_pow_regimes", "log1p_def_neg",
+    "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg", "log1m_pow", "log1m_pow_regimes",
+    "log1p_def_neg",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -462,10 +466,6 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         # model's ``(x - mu) / exp(s)``, nor its ``-0.5 / exp(s)`` alone (``c * exp(-s)`` is no better)
         if not (_is_head(num.owner) or (under_log and isinstance(scalar_form(num), Constant))):
             return False
-        den = ins[1].owner
-        if (isinstance(_op_of(num), ps.Exp) and isinstance(scalar_op_of(den), ps.Add) and num in den.inputs
-                and all(isinstance(_op_of(i), ps.Exp) for i in den.inputs)):
-            return True  # ``exp(a) / (exp(a) + exp(b))``: a softmax of two, ``inf / inf`` from a = 710
         return isinstance(_op_of(ins[1]), (ps.Exp, ps.Mul, ps.Cast))
     if isinstance(op, ps.Pow):
         return _is_minus_one(ins[1])
@@ -649,10 +649,8 @@ def _hyperbolic(v: Variable) -> bool:
     op = scalar_op_of(node)
     if _exp_pair(v):
         return True
-    if isinstance(op, ps.TrueDiv):  # ``2 / (exp(x) + exp(-x))`` too: a constant over one
-        num, den = node.inputs
-        return all(isinstance(_op_of(i), HYPERBOLIC) or _exp_pair(i) or _exp_plus_constant(i) for i in node.inputs) or (
-            scalar_constant(num) is not None and _exp_pair(den))
+    if isinstance(op, ps.TrueDiv):
+        return all(isinstance(_op_of(i), HYPERBOLIC) or _exp_pair(i) or _exp_plus_constant(i) for i in node.inputs)
     if not isinstance(op, ps.Log):
         return False
     inner = node.inputs[0]
@@ -844,8 +842,8 @@ def _replacements(roots: Sequence[Variable], limits: Limits, kind: str = "pass")
         egraph.add(copies)
         egraph.run(limits, backward=False)
         found = egraph.extract(cost=stability_cost(shape_finder()), roots=copies, method="greedy").result
-        chosen: list[Variable | None] = [f if _fits(f, c) and instability([f]) < instability([c]) else None
-                                         for c, f in zip(copies, found, strict=True)]
+        chosen: list[Variable | None] = [f if _fits(f, c) and instability([f]) < instability([c]) and _exp_safe(f, c)
+                                         else None for c, f in zip(copies, found, strict=True)]
         chosen = _fewer_sites(egraph, copies, chosen, screened=cancelling)
         chosen = _regime_choices(egraph, copies, chosen)
     pairs = []
@@ -857,6 +855,29 @@ def _replacements(roots: Sequence[Variable], limits: Limits, kind: str = "pass")
         copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
         pairs.append((root, new))
     return pairs
+
+
+def _exp_safe(form: Variable, copy: Variable) -> bool:
+    """Whether ``form`` (of fewer unstable Ops than the region ``copy``) may replace it unmeasured: yes unless it
+    holds more ``exp`` of a sum than ``copy``.  ``exp(s)`` of a sum ``s`` amplifies the rounding of ``s`` by
+    ``|s|``: ``c / (exp(x) + exp(-x))`` is ``exp(log(c / 2) - logaddexp(x, -x))`` to the count, 4 bits worse at
+    ``x = 100`` where the spelling is exact to an ulp (better only where ``exp(x)`` overflows).  Such a form is
+    measured first (:func:`_measured_better`: no worse at any point, better on average), where the region can be
+    measured: a region over a reduction (``log(sum(w * exp(x - max(x))))``, the shift that keeps a weighted
+    logsumexp from overflowing) is taken on the count, as before."""
+    from relations.saturation.regimes import elementwise_in_inputs
+
+    if _exps_of_sums(form) <= _exps_of_sums(copy):
+        return True
+    if len(owned_variables([copy])) > TIER_NODES or not elementwise_in_inputs([copy]):
+        return True
+    return _measured_better(form, copy)
+
+
+def _exps_of_sums(v: Variable) -> int:
+    """The ``exp`` nodes of ``v``'s graph whose argument is a sum or a difference."""
+    return sum(1 for u in owned_variables([v]) if isinstance(scalar_op_of(u.owner), ps.Exp)
+               and isinstance(scalar_op_of(u.owner.inputs[0].owner), (ps.Add, ps.Sub)))
 
 
 def _fewer_sites(egraph: EGraph, copies: Sequence[Variable], chosen: Sequence[Variable | None],

@@ -80,8 +80,13 @@ eq("sigmoid_def_div", p.true_div(1, p.add(1, p.exp(p.neg(a)))), p.sigmoid(a), re
    "``1 / (1 + exp(-a))``, written as a division, is ``sigmoid(a)``.")
 eq("sigmoid_def_mul", p.true_div(b, p.add(1, p.exp(p.neg(a)))), p.mul(b, p.sigmoid(a)), floats,
    "``b / (1 + exp(-a))`` is ``b * sigmoid(a)``.")
-eq("exp_div_sum_sigmoid", p.true_div(p.exp(a), p.add(p.exp(a), p.exp(b))), p.sigmoid(p.sub(a, b)), floats,
+_softmax2 = p.true_div(p.exp(a), p.add(p.exp(a), p.exp(b)))
+eq("exp_div_sum_sigmoid", _softmax2, p.sigmoid(p.sub(a, b)), floats,
    "``exp(a) / (exp(a) + exp(b))`` is ``sigmoid(a - b)``: a softmax of two.")
+rw("exp_div_sum_regimes", _softmax2,
+   p.switch(p.lt(p.maximum(p.abs(a), p.abs(b)), 700), _softmax2, p.sigmoid(p.sub(a, b))), floats,
+   "``exp(a) / (exp(a) + exp(b))`` as written where ``|a|, |b| < 700``, ``sigmoid(a - b)`` beyond (where an "
+   "``exp`` overflows or both underflow): the rounding of ``a - b`` costs ``log2|a - b|`` bits in ``sigmoid``.")
 eq("sigmoid_mul_exp_neg", p.mul(p.sigmoid(a), p.exp(p.neg(a))), p.sigmoid(p.neg(a)), real(a),
    "``sigmoid(a) * exp(-a)`` is ``sigmoid(-a)``.")
 eq("sigmoid_div_exp", p.true_div(p.sigmoid(a), p.exp(a)), p.sigmoid(p.neg(a)), real(a),
