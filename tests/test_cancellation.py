@@ -370,15 +370,21 @@ def test_a_difference_of_inverse_square_roots_is_taken_exactly():
               lambda v: 1 / (mp.sqrt(v) * mp.sqrt(v + 1) * (mp.sqrt(v) + mp.sqrt(v + 1))), lost_at=1e20)
 
 
-def test_two_minus_erfc_of_the_negation_is_erfc():
-    """``2 - erfc(-x)`` is ``erfc(x)`` (``erfc_neg``): the spelling is 0 from ``x = 9``, where ``erfc(x)`` is 4e-37.
-    The screen sees the loss because its wide ``erfc`` below 0 is ``2 - erfc(-x)`` in the wide dtype."""
+def test_erfc_and_sigmoid_differences_are_left_to_the_measured_stage():
+    """``2 - erfc(-x)`` (``erfc(x)``) and ``2 sigmoid(2x) - 1`` (``tanh(x)``) cancel, and the theory relates them
+    (``erfc_neg``, ``tanh_sigmoid``), but ``erfc``, ``erf`` and ``sigmoid`` are no tier functions: a PyMC model's
+    gradient reads ``1 - sigmoid(a)`` and ``1 - 0.5 * erfc(z)`` over its data, and saturating and measuring
+    those cost up to 3.7x PyTensor's rewrites.  The measured stage takes them.  The screen sees ``2 - erfc(-x)``
+    cancel: its wide ``erfc`` below 0 is ``2 - erfc(-x)`` in the wide dtype (float64's ``erfc(-5)`` rounds at
+    float64's spacing)."""
     from graph_bridge.wide_float import wide_screen_flat
 
     assert wide_screen_flat(_canonical(2 - pt.erfc(-x))).mean > 1.0
-    new = _repaired(2 - pt.erfc(-x), [-3.0, 0.0, 1.0, 5.0, 10.0, 26.0], mp.erfc, lost_at=10.0)
-    assert not any(isinstance(getattr(v.owner.op, "scalar_op", None), pytensor.scalar.Erf)
-                   for v in pytensor.graph.traversal.ancestors([new]) if v.owner)
+    for g in (2 - pt.erfc(-x), 2 * pt.sigmoid(2 * x) - 1):
+        c = _canonical(g)
+        assert cancellation_roots([c]) == [] and stabilized([c]) == []
+    f = pytensor.function([x], 2 - pt.erfc(-x), mode=relations.mode(*relations.ACCURATE_TAGS))
+    np.testing.assert_allclose(f(np.array([10.0, 1.0])), _exact(mp.erfc, [10.0, 1.0]), rtol=1e-14)
 
 
 def test_the_log_definitions_of_asinh_and_acosh_are_asinh_and_acosh():
@@ -391,12 +397,10 @@ def test_the_log_definitions_of_asinh_and_acosh_are_asinh_and_acosh():
         _repaired(spell, [1.0, 2.0, 1e10, 1e200], mp.acosh, lost_at=1e200)
 
 
-def test_twice_a_sigmoid_less_one_is_tanh_and_a_difference_of_arctangents_is_left():
-    """``2 sigmoid(2x) - 1`` cancels near 0; ``tanh_sigmoid`` relates it to ``tanh(x)``, of no site.
-    ``arctan(x + 1) - arctan(x)`` cancels at large ``x`` too, but its flipped form ``arctan2((x + 1) - x, 1 + (x +
+def test_a_difference_of_arctangents_is_left():
+    """``arctan(x + 1) - arctan(x)`` cancels at large ``x``, but its flipped form ``arctan2((x + 1) - x, 1 + (x +
     1) x)`` has as many sites to the count: ``arctan`` is no tier function, and the tier leaves it (the
     measured stage takes it)."""
-    _repaired(2 * pt.sigmoid(2 * x) - 1, [1e-10, -1e-10, 0.5, 20.0, -20.0], mp.tanh, lost_at=1e-10)
     g = _canonical(pt.arctan(x + 1) - pt.arctan(x))
     assert cancellation_roots([g]) == [] and stabilized([g]) == []
 
