@@ -469,11 +469,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         return isinstance(_op_of(ins[1]), (ps.Exp, ps.Mul, ps.Cast))
     if isinstance(op, ps.Pow):
         return _is_minus_one(ins[1])
-    if isinstance(op, ps.Sub) and isinstance(_op_of(ins[1]), ps.Log):  # ``log(x + 1) - log(x)``, ``log1p(x) - log(x)``
-        first = _op_of(ins[0])
-        if isinstance(first, ps.Log1p):
-            return ins[0].owner.inputs[0] is ins[1].owner.inputs[0]
-        return isinstance(first, ps.Log) and _shifted(ins[0].owner.inputs[0], ins[1].owner.inputs[0])
+    if isinstance(op, ps.Sub) and isinstance(_op_of(ins[1]), ps.Log):
+        return _shifted_log_difference(*ins)
     if isinstance(op, ps.Add) and len(ins) >= 3:  # ``exp(x) - 1 + y``: an expm1 among more terms
         return any(scalar_constant(i) == -1.0 for i in ins) and any(isinstance(_op_of(i), ps.Exp) for i in ins)
     if isinstance(op, ps.Mul):
@@ -530,6 +527,14 @@ def _headless_log_root(v: Variable) -> bool:
     if isinstance(op, ps.Mul) and len(inner.owner.inputs) >= 2 and len(set(inner.owner.inputs)) == 1:
         return True  # a power as a product: ``log(x * x * x)``
     return isinstance(op, ps.Pow) or (isinstance(op, ps.TrueDiv) and _shifted(*inner.owner.inputs))
+
+
+def _shifted_log_difference(u: Variable, v: Variable) -> bool:
+    """``u - v`` is ``log(x + 1) - log(x)`` or ``log1p(x) - log(x)`` (``v`` a log): Herbie's 2log."""
+    first = _op_of(u)
+    if isinstance(first, ps.Log1p):
+        return u.owner.inputs[0] is v.owner.inputs[0]
+    return isinstance(first, ps.Log) and _shifted(u.owner.inputs[0], v.owner.inputs[0])
 
 
 def _reflected(u: Variable, v: Variable) -> bool:
