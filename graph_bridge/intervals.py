@@ -152,12 +152,13 @@ def _pow(a: Interval, b: Interval) -> Interval:
 
 
 def _fractional_pow(a: Interval, e: float) -> Interval:
-    """``a ** e`` for a constant ``e`` that is not an integer, where ``a`` is >= 0 (elsewhere it is NaN)."""
+    """``a ** e`` for a constant ``e`` that is not an integer and an ``a`` not known positive (``_pow`` takes
+    those): its values where ``a >= 0``, from ``0 ** e`` (elsewhere it is NaN)."""
     if a.hi < 0:
         return EVERYTHING
     if e < 0:  # ``0 ** -0.5`` is inf: the values are in (0, inf]
-        return _POSITIVE if a.lo <= 0 else _pow(a, _closed(e, e))
-    return _monotone(lambda v: v**e, Interval(max(a.lo, 0.0), a.hi, a.lo_open and a.lo >= 0, a.hi_open))
+        return _POSITIVE
+    return _monotone(lambda v: v**e, Interval(0.0, a.hi, False, a.hi_open))
 
 
 def _switch(c: Interval, a: Interval, b: Interval) -> Interval:

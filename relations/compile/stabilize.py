@@ -870,13 +870,7 @@ def _exp_safe(form: Variable, copy: Variable) -> bool:
     measured first (:func:`_measured_better`: no worse at any point, better on average), where the region can be
     measured: a region over a reduction (``log(sum(w * exp(x - max(x))))``, the shift that keeps a weighted
     logsumexp from overflowing) is taken on the count, as before."""
-    from relations.saturation.regimes import elementwise_in_inputs
-
-    if _exps_of_sums(form) <= _exps_of_sums(copy):
-        return True
-    if len(owned_variables([copy])) > TIER_NODES or not elementwise_in_inputs([copy]):
-        return True
-    return _measured_better(form, copy)
+    return _exps_of_sums(form) <= _exps_of_sums(copy) or not _measurable(copy) or _measured_better(form, copy)
 
 
 def _exps_of_sums(v: Variable) -> int:
@@ -1039,10 +1033,10 @@ def _measured_better(form: Variable, copy: Variable) -> bool:
     (:func:`relations.saturation.accuracy.more_accurate`: worse at no point, better on average); a region of
     more than :data:`TIER_NODES` nodes or not elementwise in its inputs is not measured (no)."""
     from relations.saturation.accuracy import axis_points, grid_points, more_accurate, sample_points
-    from relations.saturation.regimes import elementwise_in_inputs, join_points
+    from relations.saturation.regimes import join_points
 
-    if len(owned_variables([copy])) > TIER_NODES or not elementwise_in_inputs([copy]):
-        return False  # a model's region over its data (a dot, a split): mpmath would take seconds to minutes
+    if not _measurable(copy):
+        return False
 
     form, copy = _one_entry([form, copy])
     try:
@@ -1052,6 +1046,14 @@ def _measured_better(form: Variable, copy: Variable) -> bool:
         return points.n > 0 and more_accurate([form], [copy], points)
     except (NotExact, ValueError):  # an Op without exact values, an input that cannot be drawn: kept as it is
         return False
+
+
+def _measurable(copy: Variable) -> bool:
+    """Whether the region ``copy`` is measured at all: at most :data:`TIER_NODES` nodes, elementwise in its inputs
+    (a model's region over its data, a dot or a split, would take mpmath seconds to minutes)."""
+    from relations.saturation.regimes import elementwise_in_inputs
+
+    return len(owned_variables([copy])) <= TIER_NODES and elementwise_in_inputs([copy])
 
 
 def _one_entry(outputs: Sequence[Variable]) -> list[Variable]:
