@@ -31,8 +31,9 @@ inaccurate; ``--accurate`` compiles with ``relations.ACCURATE_TAGS`` instead
 
 ``--models`` (PyMC, Python 3.12 line) prints instead, for the logp + dlogp
 of each model of ``tests/pymc_models.py``: the regions the stabilizing
-pass saturates and the roots it replaces, the pass's own seconds (best of
-``--rounds`` new graphs) and PyTensor's rewrites of the same graph in the
+pass saturates and the roots it replaces, the seconds of the two passes
+``relations.mode()`` adds to PyTensor's numeric rewrites (stabilizing and
+precision; best of ``--rounds`` new graphs) and PyTensor's rewrites of the same graph in the
 default mode without the pass (best of the rounds), and their ratio
 ``(rewrites + pass) / rewrites``: the pass's share of the rewrites,
 measured apart so the machine's noise on the whole pipeline does not hide
@@ -105,8 +106,8 @@ def summary(spellings: list, results: dict) -> None:
 
 
 #: ``--measured``'s mode: the defaults and the measured stage (``--accurate``: ``relations.ACCURATE_TAGS``, the
-#: precision pass too).
-MEASURED_TAGS: tuple[str, ...] = ("relational", "relational_stabilize", "relational_measured")
+#: same tags since the precision pass is a default one).
+MEASURED_TAGS: tuple[str, ...] = ("relational", "relational_precision", "relational_stabilize", "relational_measured")
 
 
 #: ``--stabilize``'s bounds: stabilize's default e-nodes and iterations, no seconds (the measured stage's bounds).
@@ -191,11 +192,14 @@ def measured_table(spellings: list, results: dict, tags: tuple[str, ...] = MEASU
 
 
 def _pass_clock() -> list:
-    """Time the stabilizing pass's ``apply``: each call appends ``(regions, cancellation roots, seconds)``
-    (both counted outside the clock)."""
+    """Time the stabilizing pass's and the precision pass's ``apply``: each call appends ``(regions,
+    cancellation roots, seconds)`` (both counted outside the clock; 0 for the precision pass)."""
     import time
 
+    from pytensor.compile import optdb
+
     from relations.compile import stabilize
+    from relations.compile.precision import NAME as PRECISION
 
     calls: list = []
     plain = stabilize.StabilizingRewriter.apply
@@ -210,6 +214,17 @@ def _pass_clock() -> list:
             calls.append((len(roots), tier, time.perf_counter() - t0))
 
     setattr(stabilize.StabilizingRewriter, "apply", timed)  # a method replaced for the clock
+    precision = next(iter(optdb.__db__[PRECISION]))
+    precise = precision.apply
+
+    def timed_precision(fgraph):
+        t0 = time.perf_counter()
+        try:
+            return precise(fgraph)
+        finally:
+            calls.append((0, 0, time.perf_counter() - t0))
+
+    setattr(precision, "apply", timed_precision)  # the registered instance's method, for the clock
     return calls
 
 
@@ -222,6 +237,7 @@ def models_table(rounds: int) -> None:
     from pytensor.graph.fg import FunctionGraph
 
     from pymc_models import MODELS, logp_dlogp
+    from relations.compile.precision import NAME as PRECISION
     from relations.compile.stabilize import NAME
 
     calls = _pass_clock()
@@ -234,7 +250,7 @@ def models_table(rounds: int) -> None:
         own: list[float] = []
         regions = tier = 0
         for _ in range(rounds):
-            for mode, out in ((base, stock), (base.including(NAME), own)):
+            for mode, out in ((base, stock), (base.including(PRECISION, NAME), own)):
                 inputs, outs = logp_dlogp(MODELS[name]())
                 fgraph = FunctionGraph(inputs, outs, clone=True)
                 add_supervisor_to_fgraph(fgraph, [In(i) for i in fgraph.inputs])  # as pytensor.function does

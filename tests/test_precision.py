@@ -13,8 +13,8 @@ from pytensor.graph.fg import FunctionGraph
 
 import relations
 from helpers import backward, check_rewrite, forward, holds, snapshot
-from relations.compile.compile_modes import DEFAULT_TAGS, WITH_PRECISION
-from relations.compile.precision import NAME, needed, normalize_precision
+from relations.compile.compile_modes import DEFAULT_TAGS, WITH_PRECISION, WITHOUT_PRECISION
+from relations.compile.precision import NAME, needed, normalize_precision, widen_folds
 from relations.rules import RULESETS
 from relations.rules.precision import PRECISION, narrow_constant_operands
 
@@ -103,14 +103,14 @@ def test_the_pass_compiles_pymcs_normal_lcdf_to_float64_digits():
     with mp.workdps(50):
         exact = np.array([float(mp.log(mp.ncdf(mp.mpf(v)))) for v in values])
     stock = pytensor.function([z], out, mode="FAST_COMPILE")(values)
-    ours = pytensor.function([z], out, mode=relations.mode(*WITH_PRECISION, base="FAST_COMPILE"))(values)
+    ours = pytensor.function([z], out, mode=relations.mode(base="FAST_COMPILE"))(values)
     assert np.max(np.abs(stock - exact) / np.abs(exact)) > 1e-6  # float32's sqrt(2): 1.7e-6 at z = 10
     assert np.max(np.abs(ours - exact) / np.abs(exact)) < 1e-14
 
 
 @pytest.mark.default_mode
 def test_the_default_backend_compiles_the_pass_output():
-    f = pytensor.function([x], x / pt.sqrt(2.0), mode=relations.mode(*WITH_PRECISION))
+    f = pytensor.function([x], x / pt.sqrt(2.0), mode=relations.mode())
     assert f(np.array([10.0]))[0] == 10.0 / np.sqrt(2.0)
 
 
@@ -123,7 +123,7 @@ def test_the_pass_runs_only_where_needed_and_keeps_the_trace():
     (out,) = normalize_precision([g])
     assert out is not g and out.tag.trace == g.tag.trace
     assert RULESETS["precision"] == (RULE,)
-    assert NAME in WITH_PRECISION and NAME not in DEFAULT_TAGS  # opt-in: see compile_modes.DEFAULT_TAGS
+    assert NAME in DEFAULT_TAGS and WITH_PRECISION == DEFAULT_TAGS and NAME not in WITHOUT_PRECISION
 
 
 def test_stabilize_returns_forms_without_a_narrow_constant_operand():
@@ -139,3 +139,63 @@ def test_stabilize_returns_forms_without_a_narrow_constant_operand():
     with mp.workdps(50):
         exact = float(mp.log(mp.ncdf(-40)))
     assert abs(got[0] - exact) <= 1e-15 * abs(exact)
+
+
+def _folded(v: float) -> pt.TensorConstant:
+    return pt.constant(np.float64(v))
+
+
+def test_the_float32_folded_copies_of_a_widened_constant_are_widened_too():
+    """PyMC's dlogp of ``log(erfc(x / pt.sqrt(2.0)))`` holds ``1 / sqrt(2.0)`` and ``-2 / sqrt(2.0)`` folded in
+    float32 and read as float64 constants; where the graph also spells ``pt.sqrt(2.0)``, which the rule widens,
+    each becomes float64's value of the same expression (else the logp and the dlogp compute two ``erfc``)."""
+    s32 = np.float64(np.sqrt(np.float32(2.0)))
+    logp = pt.log(pt.erfc(x / pt.sqrt(2.0)))
+    dlogp = (_folded(-2.0 / s32) * pt.exp(-pt.sqr(x * _folded(1.0 / s32)))) / pt.erfc(x * _folded(1.0 / s32))
+    before = snapshot(logp, dlogp)
+    new = widen_folds([logp, dlogp])
+    assert snapshot(logp, dlogp) == before  # the input graphs are not mutated
+    consts = {float(c.data) for c in pytensor.graph.traversal.ancestors(new) if isinstance(c, Constant)
+              and c.type.dtype == "float64"}
+    assert {-2.0 / np.sqrt(2.0), 1.0 / np.sqrt(2.0)} <= consts and not {-2.0 / s32, 1.0 / s32} & consts
+    assert [o.type for o in new] == [logp.type, dlogp.type]
+    whole = normalize_precision([logp, dlogp])  # the pass: the folds widened, then the rule
+    for v in ([0.5, -3.0, 10.0], [7.0], []):
+        at = np.array(v)
+        widened = pytensor.function([x], whole, mode="FAST_COMPILE")(at)
+        exact = pytensor.function([x], [pt.log(pt.erfc(x / np.sqrt(2.0))),
+                                        -np.sqrt(2.0) * pt.exp(-x * x / 2) / pt.erfc(x / np.sqrt(2.0))],
+                                  mode="FAST_COMPILE")(at)
+        for a, b in zip(widened, exact, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-14)
+
+
+def test_a_float64_constant_is_left_where_no_narrow_operand_spells_it():
+    """Without ``pt.sqrt(2.0)`` in the graph, a float64 constant equal to float32's ``1 / sqrt(2)`` is the
+    user's; and a constant that is not such a value to the last bit is left beside a narrow operand."""
+    s32 = np.float64(np.sqrt(np.float32(2.0)))
+    alone = x * _folded(1.0 / s32)
+    assert widen_folds([alone])[0] is alone
+    near = x / pt.sqrt(2.0) + x * _folded(np.nextafter(1.0 / s32, 1.0))
+    assert widen_folds([near])[0] is near
+
+
+def test_the_censored_normal_logp_and_dlogp_still_share_their_erfc():
+    """The compiled logp + dlogp of a censored Normal likelihood as PyMC builds it (the gradient's constants
+    folded from float32's ``sqrt(2)``) has as many ``erfc`` with the precision pass as without it, and the
+    same values to float32's ``sqrt(2)`` (the pass moves them towards float64's)."""
+    pytest.importorskip("pymc")
+    from pymc_models import MODELS, logp_dlogp, point_values
+
+    model = MODELS["censored Normal"]()
+    inputs, outputs = logp_dlogp(model)
+
+    def erfcs(tags):
+        f = pytensor.function(inputs, outputs, mode=relations.mode(*tags, base="FAST_COMPILE"))
+        return sum(str(f.maker.fgraph.toposort()).count(k) for k in ("erfc", "Erfc")), f
+
+    (with_pass, f), (without, g) = erfcs(DEFAULT_TAGS), erfcs(WITHOUT_PRECISION)
+    assert with_pass == without > 0
+    at = point_values(model)
+    for a, b in zip(f(*at), g(*at), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

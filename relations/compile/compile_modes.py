@@ -17,7 +17,7 @@ from relations.compile.stabilize import NAME as STABILIZE_TAG
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import Relation, RuleIndex
 
-__all__ = ["ACCURATE_TAGS", "DEFAULT_TAGS", "WITH_PRECISION", "mode", "register"]
+__all__ = ["ACCURATE_TAGS", "DEFAULT_TAGS", "WITHOUT_PRECISION", "WITH_PRECISION", "mode", "register"]
 
 #: A rule set: relations ``rel(lhs, rhs)``, in the order they are tried.
 Rules = Sequence[Relation]
@@ -48,12 +48,16 @@ def register(rules: Rules, tag: str) -> None:
     register_relational(normalize_with_rules, name=tag, reports_steps=True)
 
 
-#: The optdb tags :func:`mode` includes when given none: the ``relational`` pass and the stabilizing pass.  The
-#: precision pass (``relational_precision``) is opt-in: on PyMC's censored Normal model it made the compiled
-#: logp + dlogp 1.34-1.38x slower per call (the graphs differ only in constants; the cause is not found yet).
-DEFAULT_TAGS: tuple[str, ...] = ("relational", STABILIZE_TAG)
-#: :data:`DEFAULT_TAGS` and the precision pass: ``relations.mode(*WITH_PRECISION)``.
-WITH_PRECISION: tuple[str, ...] = ("relational", PRECISION_TAG, STABILIZE_TAG)
+#: The optdb tags :func:`mode` includes when given none: the ``relational`` pass, the precision pass
+#: (``relational_precision``: ``x / pt.sqrt(2.0)`` divides by float64's ``sqrt(2)``) and the stabilizing pass.
+#: The precision pass widens the float32-folded copies of the constants it widens too
+#: (:func:`relations.compile.precision.widen_folds`), so a logp and its dlogp still share their terms.
+DEFAULT_TAGS: tuple[str, ...] = ("relational", PRECISION_TAG, STABILIZE_TAG)
+#: :data:`DEFAULT_TAGS` (the name of the days the precision pass was opt-in).
+WITH_PRECISION: tuple[str, ...] = DEFAULT_TAGS
+#: The default tags without the precision pass: ``relations.mode(*WITHOUT_PRECISION)`` keeps float32's value of
+#: a constant function of a float32 constant (PyTensor's own reading of ``pt.sqrt(2.0)``).
+WITHOUT_PRECISION: tuple[str, ...] = ("relational", STABILIZE_TAG)
 #: :data:`WITH_PRECISION` and the measured stage (``relational_measured``: the numerics theory, extraction
 #: by measured error and regimes at compile time, on the regions its screens flag):
 #: ``relations.mode(*relations.ACCURATE_TAGS)``, the most accurate compile.  A flagged region not seen
@@ -65,9 +69,10 @@ ACCURATE_TAGS: tuple[str, ...] = ("relational", PRECISION_TAG, STABILIZE_TAG, ME
 def mode(*tags: str, base: str | Mode | None = None) -> Mode:
     """A compilation mode that applies the rules: ``base`` (default: PyTensor's default mode) including ``tags``.
 
-    ``tags`` default to :data:`DEFAULT_TAGS` (``relational`` and the stabilizing pass
-    ``relational_stabilize``, :mod:`relations.compile.stabilize`; :data:`WITH_PRECISION` adds the
-    precision pass, :mod:`relations.compile.precision`, and :data:`ACCURATE_TAGS` the measured stage as well);
+    ``tags`` default to :data:`DEFAULT_TAGS` (``relational``, the precision pass ``relational_precision``,
+    :mod:`relations.compile.precision`, and the stabilizing pass ``relational_stabilize``,
+    :mod:`relations.compile.stabilize`; :data:`ACCURATE_TAGS` adds the measured stage;
+    :data:`WITHOUT_PRECISION` leaves the precision pass out);
     each must be registered in
     ``optdb`` (``relational``, or a tag of :func:`register`): PyTensor's
     ``Mode.including`` ignores a tag it does not know, so a typo would

@@ -10,7 +10,7 @@
   rewrites when PyMC is imported;
 - ``relational_precision``: a unary Op of a constant computed in the float dtype its Elemwise reads
   it in (``x / pt.sqrt(2.0)``: float64's sqrt(2)), before canonicalize (:mod:`relations.compile.precision`;
-  off unless a mode includes it);
+  one of ``relations.mode()``'s default tags);
 - ``relational_stabilize``: PyTensor's stabilizers matched on every spelling
   of the regions around log/exp/sigmoid/softmax/erf/gamma heads
   (:mod:`relations.compile.stabilize`), right before ``stabilize``;

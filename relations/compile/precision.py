@@ -6,10 +6,16 @@ float64 divides by float64's ``sqrt(2)``, not float32's (PyMC's ``normal_lcdf``:
 relative error at ``z = 10``).  The ``relational`` pass keeps a normal form only where it is
 faster, so the rule has its own pass.  It runs only on a graph holding such an operand (a walk
 over its nodes, :func:`needed`), so other graphs pay that walk alone.  Each replacement's reason
-is the rule's name; its new nodes carry the replaced node's stack trace.  Off unless a mode includes
-it (``relations.mode(*relations.compile.compile_modes.WITH_PRECISION)``): on PyMC's censored Normal
-model it made the compiled logp + dlogp 1.34-1.38x slower per call, with graphs that differ only in
-their constants (docs/precision.md).
+is the rule's name; its new nodes carry the replaced node's stack trace.
+
+A graph that spells such an operand may also hold it folded already, in float32 and then read as a
+float64 constant: PyMC's dlogp of ``erfc(x / pt.sqrt(2.0))`` comes with ``1 / sqrt(2.0)`` as
+``0.7071067932881648`` and ``-2 / sqrt(2.0)`` as ``-1.4142135865763297``.  Widening the operand
+alone would give the logp float64's ``sqrt(2)`` and leave the dlogp float32's, and the two would no
+longer share their ``erfc`` (PyMC's censored Normal model: 1.34-1.38x slower per call).  So
+:func:`widen_folds` first gives each float64 constant that is exactly a narrow operand's value
+times one of :data:`FOLD_FACTORS`, or such a factor over it, the float64 value of the same
+expression (docs/precision.md).
 
 Before/After (``x / pt.sqrt(2.0)``, compiled)::
 
@@ -18,16 +24,25 @@ Before/After (``x / pt.sqrt(2.0)``, compiled)::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 from pytensor.compile import optdb
+from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.replace import graph_replace
+from pytensor.graph.traversal import applys_between
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from relations.compile.registration import POSITION, RelationalRewriter
-from relations.rules.precision import narrow_operands
+from relations.rules.precision import narrow_constant_operand, narrow_operands
 from relations.saturation.stabilizing import precise
 
-__all__ = ["NAME", "needed", "register_precision"]
+__all__ = ["FOLD_FACTORS", "NAME", "needed", "register_precision", "widen_folds"]
 
-#: The pass's optdb name (opt-in: ``relations.mode(*relations.compile.compile_modes.WITH_PRECISION)``).
+#: The pass's optdb name (a default tag; ``relations.mode(*relations.compile.compile_modes.WITHOUT_PRECISION)``
+#: leaves it out).
 NAME = "relational_precision"
 
 
@@ -36,9 +51,72 @@ def needed(fgraph: FunctionGraph) -> bool:
     return any(narrow_operands(node) for node in fgraph.apply_nodes)
 
 
-#: ``outs`` with :data:`relations.rules.precision.PRECISION_RULES` applied greedily (``on_rewrite(rule, before,
-#: after)`` told of each rewrite).
-normalize_precision = precise
+#: The factors a folded constant may carry over the narrow value it was folded from (and over which it may
+#: be that value's reciprocal): PyMC's gradients of ``x / sqrt(2.0)`` fold ``+-1 / sqrt(2.0)`` and
+#: ``+-2 / sqrt(2.0)``.  Each is a power of two, so ``k / v`` is ``k * (1 / v)`` exactly.
+FOLD_FACTORS = (1.0, -1.0, 2.0, -2.0, 0.5, -0.5)
+
+
+def _narrow_values(outputs: Sequence[Variable]) -> dict[float, float]:
+    """Each narrow constant operand's value (its own dtype's, as a float) -> its value computed in float64."""
+    found: dict[float, float] = {}
+    for node in applys_between([], outputs):
+        if not isinstance(node.op, Elemwise) or len(node.outputs) != 1:
+            continue
+        for operand in node.inputs:
+            if not narrow_constant_operand(node.outputs[0].type.dtype, operand):
+                continue
+            if isinstance(operand.owner.op, DimShuffle):
+                operand = operand.owner.inputs[0]
+            fn, k = operand.owner.op.scalar_op, operand.owner.inputs[0]
+            with np.errstate(all="ignore"):
+                narrow = np.asarray(fn.impl(np.asarray(k.data).astype(operand.type.dtype))).astype(operand.type.dtype)
+                wide = np.asarray(fn.impl(np.asarray(k.data).astype("float64")), dtype="float64")
+            if narrow.size == 1 and np.isfinite(narrow).all() and np.isfinite(wide).all():
+                found[float(narrow.ravel()[0])] = float(wide.ravel()[0])
+    return found
+
+
+def _fold_table(narrow: dict[float, float]) -> dict[float, float]:
+    """float64 value of a folded ``k * v`` or ``k / v`` (``v`` narrow) -> the same in float64's ``v``."""
+    table: dict[float, float] = {}
+    for v, wide in narrow.items():
+        for k in FOLD_FACTORS:
+            table[k * v] = k * wide
+            if v != 0.0 and wide != 0.0:
+                table[k / v] = k / wide
+    return {a: b for a, b in table.items() if a != b and a not in (0.0, 1.0, -1.0)}
+
+
+def widen_folds(outputs: Sequence[Variable]) -> list[Variable]:
+    """``outputs`` with each float64 constant that is a narrow operand of theirs folded (float32's
+    ``1 / sqrt(2.0)``, read in float64) computed in float64 instead.
+
+    The narrow operands are those :func:`relations.rules.precision.narrow_constant_operand` finds, which
+    the precision rule widens; a float64 constant of one element counts as folded from one only where
+    it equals, to the last bit, the narrow value times one of :data:`FOLD_FACTORS` or such a factor
+    over it.  Before/After (PyMC's dlogp of ``log(erfc(x / pt.sqrt(2.0)))``)::
+
+        mul(-1.4142135865763297, ...)   ->   mul(-1.4142135623730951, ...)
+    """
+    table = _fold_table(_narrow_values(outputs))
+    if not table:
+        return list(outputs)
+    replace: dict[Variable, Variable] = {}
+    for node in applys_between([], outputs):
+        for c in node.inputs:
+            if (isinstance(c, Constant) and c not in replace and c.type.dtype == "float64"
+                    and np.asarray(c.data).size == 1 and float(np.asarray(c.data).ravel()[0]) in table):
+                data = np.full_like(np.asarray(c.data), table[float(np.asarray(c.data).ravel()[0])])
+                replace[c] = type(c)(c.type, data)
+    return graph_replace(list(outputs), replace, strict=False) if replace else list(outputs)
+
+
+def normalize_precision(outputs: Sequence[Variable], on_rewrite: Any = None) -> list[Variable]:
+    """``outputs`` with their folded narrow constants widened (:func:`widen_folds`), then
+    :data:`relations.rules.precision.PRECISION_RULES` applied greedily (``on_rewrite(rule, before, after)``
+    told of each rewrite)."""
+    return precise(widen_folds(outputs), on_rewrite=on_rewrite)
 
 
 def register_precision() -> RelationalRewriter:

@@ -22,8 +22,8 @@ Before/After (``x / pt.sqrt(2.0)``, ``x`` float64)::
     True_div(x, Sqrt(2.0 float32))    ->    True_div(x, Sqrt(Cast{float64}(2.0 float32)))
     float32 sqrt(2): 1.41421353816986       float64 sqrt(2): 1.4142135623730951
 
-The opt-in pass ``relational_precision`` runs it before canonicalize folds constants
-(:mod:`relations.compile.precision`; ``relations.mode(*WITH_PRECISION)``), and ``relations.stabilize``
+The pass ``relational_precision`` (one of ``relations.mode()``'s default tags) runs it before canonicalize
+folds constants (:mod:`relations.compile.precision`), and ``relations.stabilize``
 on the forms it returns; it terminates by :data:`NARROW_CONSTANT_OPERANDS`, which each
 application lowers by one.
 """
