@@ -121,6 +121,7 @@ SCALAR: dict[type, Callable[..., Any]] = {
     ps.OR: np.logical_or, ps.Invert: np.logical_not, ps.Identity: lambda x: x, ps.Sign: np.sign,
     ps.Floor: np.floor, ps.Ceil: np.ceil, ps.IsNan: np.isnan, ps.IsInf: np.isinf,
     ps.Clip: lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+    ps.Second: lambda a, b: np.broadcast_to(b, np.broadcast(a, b).shape).copy(),  # fill: b in a's shape
 }
 #: CAReduce scalar Op class -> numpy reduction
 REDUCE: dict[type, Callable[..., Any]] = {

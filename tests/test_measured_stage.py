@@ -327,3 +327,24 @@ def test_a_region_stabilize_cannot_measure_is_kept_and_the_compile_goes_on(monke
     assert S.measured([_graph()[1]], budget) == []
     assert budget.stabilized == 1 and budget.replaced == 0
     S.clear_outcomes()
+
+
+def test_a_region_losing_a_value_only_at_the_ends_of_the_range_is_measured():
+    """``log((1 + k**2) / 2)`` is inf from |k| = 1.3e154 (``k**2`` overflows) and accurate elsewhere: the numpy
+    screen's samples and grid miss it, the ends of the range (``GAP_GRID``) do not, and the stage measures it
+    and compiles a form exact at 1e200 and near 1."""
+    from mpmath import mp
+
+    k = pt.dvector("k")
+    out = pt.log((1 + k**2) / 2)
+    assert S._lost_at_extremes(out) and not S._lost_at_extremes(pt.log1p(pt.abs(k)))
+    at = np.array([1e200, -1e160, 1 + 2**-30, 3.0, 0.0])
+    with mp.workdps(50):
+        exact = np.array([float(mp.log((1 + mp.mpf(v) ** 2) / 2)) for v in at])
+    accurate = pytensor.function([k], out, mode=relations.mode(*relations.ACCURATE_TAGS, base="FAST_COMPILE"))(at)
+    default = pytensor.function([k], out, mode=relations.mode(base="FAST_COMPILE"))(at)
+    assert np.isinf(default[0])  # what the fast pass leaves
+    np.testing.assert_allclose(accurate, exact, rtol=1e-13, atol=1e-300)
+    empty = np.zeros(0)
+    assert pytensor.function([k], out, mode=relations.mode(*relations.ACCURATE_TAGS, base="FAST_COMPILE"))(
+        empty).shape == (0,)

@@ -77,3 +77,13 @@ def test_the_flat_screen_sees_what_the_grid_screen_sees_in_one_evaluation():
     x32 = pt.fvector("x32")
     f32 = wide_screen_flat(pt.constant(np.float32(1.0)) - pt.cos(x32))
     assert f32.lost > 0  # 1 - cos(1e-10) is 0 in float32
+
+
+def test_a_fill_is_evaluated_as_its_second_operand_in_the_first_ones_shape():
+    """``second(a, b)`` (a gradient's ``fill``): ``b`` broadcast to the shape of ``a``, in the held precision."""
+    from pytensor.tensor.basic import second
+
+    [v] = evaluate([second(y, x * 2.0)], {y: np.zeros(3), x: np.array(1e300)}, WIDE)
+    assert v.shape == (3,) and v.dtype == WIDE and np.all(np.isfinite(v)) and float(v[0]) == 2e300
+    [e] = evaluate([second(y, x)], {y: np.zeros(0), x: np.array(1.0)}, np.float64)
+    assert e.shape == (0,)

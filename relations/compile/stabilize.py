@@ -904,13 +904,25 @@ def _loses_digits(copy: Variable) -> bool:
     by more than :data:`WIDE_BITS` on average, or loses a value whole, on :data:`TIER_SCREEN` sampled points and
     the screen's grid of magnitudes (:func:`graph_bridge.wide_float.wide_screen`: numpy, no mpmath), or loses
     a value whole at a magnitude of :data:`graph_bridge.wide_float.GAP_GRID` (the ends of the range)."""
-    from graph_bridge.wide_float import GAP_GRID, wide_screen, wide_screen_flat
+    from graph_bridge.wide_float import wide_screen, wide_screen_flat
 
     try:
         screened = wide_screen_flat(copy, n=TIER_SCREEN) or wide_screen(copy, n=TIER_SCREEN, grid=True)
         if screened.mean is not None and (screened.mean > WIDE_BITS or screened.lost > 0):
             return True
-        # a value lost whole at the ends of the range only: ``log(x + sqrt(x*x - 1))``, inf from x = 1e154
+    except NotImplementedError:  # an Op the screen does not evaluate
+        return False
+    return _lost_at_extremes(copy)
+
+
+def _lost_at_extremes(copy: Variable) -> bool:
+    """Whether the region ``copy`` (Elemwise nodes only) loses a value whole (inf or 0 where its extended-precision
+    value is finite and not 0 in its dtype) at a magnitude of :data:`graph_bridge.wide_float.GAP_GRID`, the
+    ends of the range where sampled points are thin: ``log(x + sqrt(x*x - 1))`` is inf from x = 1e154,
+    ``log((1 + k**2) / 2)`` likewise."""
+    from graph_bridge.wide_float import GAP_GRID, wide_screen_flat
+
+    try:
         extremes = wide_screen_flat(copy, n=0, grid=GAP_GRID)
     except NotImplementedError:  # an Op the screen does not evaluate
         return False
@@ -1307,8 +1319,8 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             (copy,), r.leaves = _cut([r.root], MEASURED_HEADS, constants=True)
             r.copy = copy
             screened = _wide_screen(copy)
-            targets = [copy] if _flags(screened, copy) else [n for _, _, n in _narrowed(copy)
-                                                              if _flags(_wide_screen(n), n)]
+            targets = [copy] if _flags(screened, copy) or _lost_at_extremes(copy) else [
+                n for _, _, n in _narrowed(copy) if _flags(_wide_screen(n), n)]
         if not targets:
             r.outcome = PASSED
         elif screened.elements > SCREEN_ELEMENTS:
@@ -1325,7 +1337,7 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
     for r, targets in flagged:  # each region's targets, rewritten in one call, in order
         forms = stock[start:start + len(targets)]
         start += len(targets)
-        if not any(_flags(_wide_screen(form), form) for form in forms):
+        if not any(_flags(_wide_screen(form), form) or _lost_at_extremes(form) for form in forms):
             r.outcome = PASSED
             _remember(r, PASSED)
 
