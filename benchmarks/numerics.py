@@ -9,7 +9,8 @@ run's figures.  ``--target NAME`` keeps one target's spellings.
 ``--heldout`` runs the held-out spellings of ``tests/numerics_heldout.py``
 instead (kept aside from the rule writers: the figures say how far the
 rules carry to spellings nobody tuned them on); ``--unseen`` the second
-held-out set, ``tests/numerics_unseen.py`` (``--target`` then takes its
+held-out set, ``tests/numerics_unseen.py``; ``--blind`` the third,
+``tests/numerics_blind.py`` (``--target`` then takes the chosen set's
 targets).
 
 ``--stabilize`` adds, for each spelling ``relations.mode()`` leaves
@@ -271,12 +272,14 @@ def models_table(rounds: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    # (the unseen spellings' targets are checked once they are read: --help does not name them)
+    # (the unseen and blind spellings' targets are checked once they are read: --help does not name them)
     parser.add_argument("--target", help=f"only this target's spellings (one of {', '.join(ALL_TARGETS)}; with "
-                        "--unseen, one of the unseen spellings' targets)")
+                        "--unseen or --blind, one of that set's targets)")
     parser.add_argument("--heldout", action="store_true", help="the held-out spellings instead of the corpus")
     parser.add_argument("--unseen", action="store_true",
                         help="the unseen spellings (tests/numerics_unseen.py, a second held-out set) instead")
+    parser.add_argument("--blind", action="store_true",
+                        help="the blind spellings (tests/numerics_blind.py, a third held-out set) instead")
     parser.add_argument("--models", action="store_true", help="the pass's time on the PyMC models instead")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--measured", action="store_true",
@@ -291,14 +294,18 @@ def main(argv: list[str] | None = None) -> None:
     if args.models:
         models_table(args.rounds)
         return
-    if args.heldout and args.unseen:
-        parser.error("--heldout and --unseen are two sets: one at a time")
+    if args.heldout + args.unseen + args.blind > 1:
+        parser.error("--heldout, --unseen and --blind are three sets: one at a time")
     source = HELDOUT if args.heldout else CORPUS
     if args.unseen:
         from numerics_unseen import UNSEEN
 
         source = UNSEEN
-    targets = {s.target for s in source} if args.unseen else set(ALL_TARGETS)
+    if args.blind:
+        from numerics_blind import BLIND
+
+        source = BLIND
+    targets = {s.target for s in source} if args.unseen or args.blind else set(ALL_TARGETS)
     if args.target is not None and args.target not in targets:
         parser.error(f"--target {args.target!r}: no such target among the spellings chosen")
     spellings = [s for s in source if (args.target is None or s.target == args.target)

@@ -1,7 +1,7 @@
 """Bits of error, as Herbie reports them, on the numerics corpus: as written, FAST_RUN, relations.mode(), stabilize.
 
 For each spelling of ``tests/numerics_corpus.py`` (``--heldout``: ``tests/numerics_heldout.py``; ``--unseen``:
-``tests/numerics_unseen.py``, the second held-out set;
+``tests/numerics_unseen.py``, the second held-out set; ``--blind``: ``tests/numerics_blind.py``, the third;
 ``--fpbench``: the FPBench and Herbie expressions of ``tests/numerics_fpbench.py``, each sampled inside
 its FPCore's ``:pre`` as Herbie samples: bit-pattern uniform in the ranges it bounds, the points where the
 whole ``:pre`` holds; ``relations.stabilize`` is given 64 such points, seed 0, as ``points=``, where the
@@ -138,6 +138,8 @@ def main() -> None:
     ap.add_argument("--heldout", action="store_true", help="the held-out corpus (tests/numerics_heldout.py)")
     ap.add_argument("--unseen", action="store_true",
                     help="the unseen spellings (tests/numerics_unseen.py, a second held-out set)")
+    ap.add_argument("--blind", action="store_true",
+                    help="the blind spellings (tests/numerics_blind.py, a third held-out set)")
     ap.add_argument("--fpbench", action="store_true",
                     help="the FPBench and Herbie expressions (tests/numerics_fpbench.py), sampled inside their :pre")
     ap.add_argument("--reports", action="store_true",
@@ -151,6 +153,8 @@ def main() -> None:
     ap.add_argument("--target", default=None)
     ap.add_argument("--limit", type=int, default=None, help="the first N spellings only")
     args = ap.parse_args()
+    if args.heldout + args.unseen + args.blind > 1:
+        ap.error("--heldout, --unseen and --blind are three sets: one at a time")
     corpus = CORPUS
     if args.heldout:
         from numerics_heldout import HELDOUT
@@ -160,6 +164,10 @@ def main() -> None:
         from numerics_unseen import UNSEEN
 
         corpus = UNSEEN
+    if args.blind:
+        from numerics_blind import BLIND
+
+        corpus = BLIND
     if args.fpbench:
         from numerics_fpbench import FPBENCH
 

@@ -7,8 +7,8 @@ right is made worse.  The whole corpus compiles every spelling twice (a few
 minutes): ``slow``.  A fast subset runs always: spellings FAST_RUN gets
 wrong that the pass repairs, and spellings FAST_RUN gets right that it must
 leave right.  Every spelling of the corpus, of the held-out spellings
-(``tests/numerics_heldout.py``) and of the unseen ones (``tests/numerics_unseen.py``, a second held-out set)
-is checked to be its target: its own graph evaluated exactly (``numerics_corpus.check_spelling``, by
+(``tests/numerics_heldout.py``), of the unseen ones (``tests/numerics_unseen.py``, a second held-out set) and
+of the blind ones (``tests/numerics_blind.py``, a third) is checked to be its target: its own graph evaluated exactly (``numerics_corpus.check_spelling``, by
 ``graph_bridge.exact``) equals its reference.
 """
 
@@ -22,6 +22,7 @@ import pytest
 
 import relations
 from helpers import snapshot
+from numerics_blind import BLIND
 from numerics_corpus import (
     CORPUS,
     CORPUS_ISSUE35,
@@ -172,12 +173,21 @@ def test_the_unseen_spellings_are_well_formed_and_apart_from_the_corpus_and_the_
     assert all(s.cite for s in UNSEEN)
 
 
-#: The held-out and the unseen spellings under numbers, not names: kept aside from the rule writers, test output
+def test_the_blind_spellings_are_well_formed_and_apart_from_the_other_sets():
+    assert len(BLIND) >= 40
+    _well_formed(BLIND)  # its messages name a blind spelling only when it is malformed
+    assert sum(s.dtype == "float32" for s in BLIND) >= 5
+    assert not {s.name for s in BLIND} & ({s.name for s in CORPUS} | {s.name for s in HELDOUT} | {s.name for s in UNSEEN})
+    assert all(s.cite for s in BLIND)
+
+
+#: The held-out, the unseen and the blind spellings under numbers, not names: kept aside from the rule writers, test output
 #: included.
 _EXACT_CASES = (
     [pytest.param(s, id=s.name) for s in CORPUS]
     + [pytest.param(s, id=f"heldout-{i}") for i, s in enumerate(HELDOUT)]
     + [pytest.param(s, id=f"unseen-{i}") for i, s in enumerate(UNSEEN)]
+    + [pytest.param(s, id=f"blind-{i}") for i, s in enumerate(BLIND)]
 )
 
 
