@@ -222,11 +222,12 @@ _SWITCH = ps.Switch
 
 
 def to_mp(values: Any) -> np.ndarray:
-    """An object array of mpmath numbers holding ``values`` exactly (floats convert without rounding)."""
+    """An object array of mpmath numbers holding ``values`` exactly (floats convert without rounding; an mpmath
+    number is kept as it is)."""
     arr = np.asarray(values)
     out = np.empty(arr.shape, dtype=object)
     flat = arr.reshape(-1)
-    out.reshape(-1)[:] = [mp.mpf(float(v)) for v in flat] if flat.size else []
+    out.reshape(-1)[:] = [v if isinstance(v, mp.mpf) else mp.mpf(float(v)) for v in flat] if flat.size else []
     return out
 
 

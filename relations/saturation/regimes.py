@@ -9,7 +9,9 @@ joins such forms with a branch on an input.  :func:`infer_regimes` does the same
 1. **Candidates.**  The forms of each root: the input as written, the extraction chosen on all
    points (:func:`relations.saturation.accuracy.measured_choice`), and, per float input, the
    extraction chosen on each half and each quarter of the points sorted along that input
-   (the forms most accurate on a range, where the one chosen on all points is a compromise).
+   (the forms most accurate on a range, where the one chosen on all points is a compromise);
+   for a root of one float input, its Taylor polynomial at 0 (:mod:`relations.saturation.series`,
+   Herbie's series expansion), read where it is exact.
 2. **Error per point.**  Each candidate's bits of error at every sampled point, against the
    root's exact values (mpmath).
 3. **Split indices** (Herbie's ``err-lsts->split-indices``).  Along each input, the points
@@ -337,9 +339,17 @@ def build_switch(var: Variable, thresholds: Sequence[float], forms: Sequence[Var
 
 def _candidates(eg: EGraph, roots: Sequence[int], points: Points, exact: ClassExact, outputs: Sequence[Variable],
                 global_roots: Sequence[Variable]) -> list[list[Variable]]:
-    """Per root, its candidate forms: the input as written, the extraction on all points, and the extractions on
-    the halves and quarters of the points sorted along each float input (distinct forms only)."""
+    """Per root, its candidate forms: the input as written, the extraction on all points, the extractions on
+    the halves and quarters of the points sorted along each float input (distinct forms only), and for a root
+    of one float input its Taylor polynomial at 0 where it is exact (:func:`relations.saturation.series.series_form`,
+    Herbie's series expansion)."""
+    from relations.saturation.series import series_form
+
     found: list[list[Variable]] = [[o, g] for o, g in zip(outputs, global_roots, strict=True)]
+    for r, o in enumerate(outputs):
+        series = series_form(o)
+        if series is not None:
+            found[r].append(series)
     seen: set[tuple] = set()
     made = 0
     for k in range(len(points.inputs)):
@@ -405,8 +415,10 @@ def _segments(forms: Sequence[Variable], out: Variable, points: Points) -> tuple
     return None if best is None else (best[1], best[2])
 
 
-def _regimes_of(out: Variable, forms: Sequence[Variable], points: Points) -> Regimes | Variable | None:
-    """Regimes of one output among ``forms`` (the input as written first), refined where the check fails."""
+def _regimes_of(out: Variable, forms: Sequence[Variable], points: Points,
+                known: Sequence[Variable] = ()) -> Regimes | Variable | None:
+    """Regimes of one output among ``forms`` (the input as written first), refined where the check fails; where
+    one form is best everywhere, that form unless it is the input or one of ``known`` (then ``None``)."""
     pts = points
     for _ in range(REFINE):
         found = _segments(forms, out, pts)
@@ -414,7 +426,8 @@ def _regimes_of(out: Variable, forms: Sequence[Variable], points: Points) -> Reg
             return None
         k, segs = found
         if len(segs) == 1:
-            return None if segs[0][0] in (0, 1) else forms[segs[0][0]]
+            best = forms[segs[0][0]]
+            return None if best is forms[0] or any(best is v for v in known) else best
         col = _column(pts, k)
         order = np.argsort(col, kind="stable")
         bis = _Bisection([out], points, k, np.arange(min(points.n, BISECT_ROWS)) if len(points.inputs) > 1
@@ -441,7 +454,7 @@ def infer_regimes(eg: EGraph, roots: Sequence[int], outputs: Sequence[Variable],
     neither the input nor the extraction on all points (a variable), else ``None``."""
     per_root = _candidates(eg, roots, points, exact, outputs, global_roots)
     result: list[Regimes | Variable | None] = []
-    for out, forms in zip(outputs, per_root, strict=True):
+    for out, forms, extracted in zip(outputs, per_root, global_roots, strict=True):
         vals = []
         for f in forms:
             try:
@@ -452,7 +465,7 @@ def infer_regimes(eg: EGraph, roots: Sequence[int], outputs: Sequence[Variable],
         if len(forms_d) < 2:
             result.append(None)
             continue
-        result.append(_regimes_of(out, forms_d, points))
+        result.append(_regimes_of(out, forms_d, points, known=(extracted,)))
     return result
 
 

@@ -1,0 +1,97 @@
+"""Herbie's series expansion (``relations/saturation/series.py``): a Taylor polynomial at 0 as a regime's form,
+checked on values against mpmath, at length-0 and length-1 inputs, in float64 and float32."""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import relations
+from helpers import snapshot
+from relations.saturation.series import RADII, series_form, taylor_coefficients
+
+x = pt.dvector("x")
+xf = pt.fvector("xf")
+
+
+def _exact(f, at, dps=400):
+    with mp.workdps(dps):  # x - sin(x) at 1e-100 needs 300 digits
+        return np.array([float(f(mp.mpf(float(v)))) for v in at])
+
+
+def test_the_coefficients_are_the_taylor_series():
+    c = taylor_coefficients(pt.sin(x) - x, order=9)
+    assert c is not None and len(c) == 10
+    with mp.workdps(40):
+        expect = [0, 0, 0, mp.mpf(-1) / 6, 0, mp.mpf(1) / 120, 0, mp.mpf(-1) / 5040, 0, mp.mpf(1) / 362880]
+        assert all(abs(a - b) < mp.mpf(10) ** -25 for a, b in zip(c, expect, strict=True))
+    # sinh(x) / x is 0/0 at 0: the coefficients never evaluate it there
+    c = taylor_coefficients(pt.log(pt.sinh(x) / x), order=4)
+    with mp.workdps(40):
+        assert c is not None and abs(c[2] - mp.mpf(1) / 6) < mp.mpf(10) ** -25 and c[1] == 0
+
+
+@pytest.mark.parametrize("graph", [
+    pt.log(x),  # a branch point at 0
+    pt.sqrt(pt.abs(x)),  # finite, not analytic at 0: no radius where the polynomial holds
+    pt.sin(x) - pt.dvector("y"),  # two inputs
+    pt.exp(pt.lvector("k")) - 1,  # an integer input
+])
+def test_no_series_form_where_there_is_no_series(graph):
+    assert series_form(graph) is None
+
+
+def test_the_series_form_is_the_graph_beyond_its_radius_and_unmutated():
+    out = pt.sin(x) - x
+    before = snapshot(out)
+    form = series_form(out)
+    assert form is not None and snapshot(out) == before
+    assert form.type == out.type
+    at = np.array([2.5, -3.0, 1e3, 1e300])
+    assert 2.5 > RADII[0]
+    f = pytensor.function([x], [out, form], mode="FAST_COMPILE")
+    a, b = f(at)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name, graph, exact", [
+    ("sin(x) - x", lambda v: pt.sin(v) - v, lambda t: mp.sin(t) - t),
+    ("exp(x) - 1 - x", lambda v: pt.exp(v) - 1 - v, lambda t: mp.expm1(t) - t),
+    ("x - log1p(x)", lambda v: v - pt.log1p(v), lambda t: t - mp.log1p(t)),
+])
+def test_stabilize_takes_the_series_where_no_identity_repairs_the_cancellation(name, graph, exact):
+    out = graph(x)
+    before = snapshot(out)
+    s = relations.stabilize(out)
+    assert s.changed and snapshot(out) == before, name
+    assert s.graph.type.dtype == out.type.dtype and s.graph.type.broadcastable == out.type.broadcastable
+    at = np.array([1e-100, -1e-8, 1e-5, 3e-3, -0.3, 0.5, 3.0, 40.0])
+    f = pytensor.function([x], [out, s.graph], mode="FAST_COMPILE")
+    with np.errstate(all="ignore"):
+        written, stable = f(at)
+    ref = _exact(exact, at)
+    assert np.max(np.abs(written / ref - 1)) > 1e-3, name  # the spelling loses its digits near 0
+    np.testing.assert_allclose(stable, ref, rtol=4e-15, err_msg=name)
+    for shape in ((0,), (1,)):
+        v = np.full(shape, 1e-4)
+        assert f(v)[1].shape == shape
+
+
+def test_the_float32_series_is_accurate_to_float32():
+    out = 1 - pt.cos(xf)
+    s = relations.stabilize(out)
+    assert s.changed and s.graph.type.dtype == "float32"
+    at = np.array([1e-30, 1e-8, 1e-3, 0.3, 2.0], dtype="float32")
+    got = pytensor.function([xf], s.graph, mode="FAST_COMPILE")(at)
+    ref = _exact(lambda t: 1 - mp.cos(t), at.astype("float64"))
+    np.testing.assert_allclose(got, ref.astype("float32"), rtol=2e-7)
+
+
+@pytest.mark.default_mode
+def test_the_default_backend_compiles_a_series_form():
+    s = relations.stabilize(pt.sin(x) - x)
+    got = pytensor.function([x], s.graph)(np.array([1e-5, 2.0]))
+    np.testing.assert_allclose(got, _exact(lambda t: mp.sin(t) - t, [1e-5, 2.0]), rtol=4e-15)
