@@ -339,14 +339,15 @@ def _flat_inputs(output: Variable, n: int, seed: int,
     """The nodes of ``output`` (an Elemwise graph, constants and their functions expanded by a DimShuffle) in
     order, and its inputs at the flat screen's points: one entry per point (the grid's magnitudes, the inputs
     after the first a shuffled copy, then ``n`` draws).  ``None``: another graph, or an input or output not of
-    :data:`SCREENED`."""
+    :data:`SCREENED`, or a constant of more than one element (a model's data vector: one entry per point
+    would not broadcast with it)."""
     dtype = str(getattr(output.type, "dtype", ""))
     order = list(toposort([output]))
     constants = _of_constants(order)
     if dtype not in SCREENED or not all(
         isinstance(node.op, Elemwise) or (isinstance(node.op, DimShuffle) and node.inputs[0] in constants)
         for node in order
-    ):
+    ) or any(isinstance(i, Constant) and np.size(i.data) > 1 for node in order for i in node.inputs):
         return None
     inputs = [v for v in explicit_graph_inputs([output]) if not isinstance(v, Constant)]
     if any(str(getattr(v.type, "dtype", "")) not in SCREENED for v in inputs):

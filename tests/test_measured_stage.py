@@ -348,3 +348,20 @@ def test_a_region_losing_a_value_only_at_the_ends_of_the_range_is_measured():
     empty = np.zeros(0)
     assert pytensor.function([k], out, mode=relations.mode(*relations.ACCURATE_TAGS, base="FAST_COMPILE"))(
         empty).shape == (0,)
+
+
+def test_the_stage_compiles_a_model_whose_regions_hold_its_data_without_an_error():
+    """Eight schools' logp + dlogp: a region holds the model's ``sigma`` (a constant vector of 8), which the flat
+    numpy screen cannot spread one entry per point over; the stage measures it otherwise, and no rewrite
+    raises (``on_opt_error="raise"``: PyTensor would otherwise print the error and compile without the stage)."""
+    pytest.importorskip("pymc")
+    from pymc_models import MODELS, logp_dlogp, point_values
+
+    model = MODELS["eight schools"]()
+    inputs, outputs = logp_dlogp(model)
+    with pytensor.config.change_flags(on_opt_error="raise"):
+        f = pytensor.function(inputs, outputs, mode=relations.mode(*relations.ACCURATE_TAGS, base="FAST_COMPILE"))
+    g = pytensor.function(inputs, outputs, mode="FAST_COMPILE")
+    at = point_values(model)
+    for a, b in zip(f(*at), g(*at), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

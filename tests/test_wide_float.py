@@ -87,3 +87,14 @@ def test_a_fill_is_evaluated_as_its_second_operand_in_the_first_ones_shape():
     assert v.shape == (3,) and v.dtype == WIDE and np.all(np.isfinite(v)) and float(v[0]) == 2e300
     [e] = evaluate([second(y, x)], {y: np.zeros(0), x: np.array(1.0)}, np.float64)
     assert e.shape == (0,)
+
+
+def test_the_flat_screen_refuses_a_region_holding_a_data_vector():
+    """A model's data vector in a region (eight schools' ``sigma``, 8 entries): one entry per point would not
+    broadcast with it, so the flat screen gives ``None`` (the per-point screen measures such a region)."""
+    from graph_bridge.wide_float import GAP_GRID, wide_screen_flat
+
+    data = pt.constant(np.arange(1.0, 9.0))
+    region = pt.log(1 + y**2 / data)
+    assert wide_screen_flat(region, n=0, grid=GAP_GRID) is None
+    assert wide_screen_flat(pt.log(1 + y**2), n=0, grid=GAP_GRID) is not None
