@@ -30,6 +30,9 @@ ex, emx = p.exp(x), p.exp(p.neg(x))
 # Definitions by exp
 eq("sinh_def", p.sinh(x), p.true_div(p.sub(ex, emx), 2), fx, "``sinh(x) = (exp(x) - exp(-x)) / 2``.")
 eq("cosh_def", p.cosh(x), p.true_div(p.add(ex, emx), 2), fx, "``cosh(x) = (exp(x) + exp(-x)) / 2``.")
+eq("sech_exp", p.true_div(1, p.cosh(x)),
+   p.true_div(p.mul(2, p.exp(p.neg(p.abs(x)))), p.add(1, p.exp(p.mul(-2, p.abs(x))))), fx,
+   "``1 / cosh(x) = 2 exp(-|x|) / (1 + exp(-2|x|))``: no overflow of ``cosh`` where the secant is subnormal.")
 eq("tanh_def_a", p.tanh(x), p.true_div(p.sub(ex, emx), p.add(ex, emx)), fx,
    "``tanh(x) = (exp(x) - exp(-x)) / (exp(x) + exp(-x))``.")
 eq("tanh_def_b", p.tanh(x), p.true_div(p.sub(p.exp(p.mul(2, x)), 1), p.add(p.exp(p.mul(2, x)), 1)), fx,

@@ -81,6 +81,14 @@ eq("sigmoid_exp_softplus", p.sigmoid(a), p.exp(p.neg(p.softplus(p.neg(a)))), rea
 eq("sigmoid_log", p.sigmoid(p.log(a)), p.true_div(a, p.add(a, 1)), real(a) & nonnegative(a),
    "``sigmoid(log(a))`` is ``a / (a + 1)`` for ``a >= 0``.")
 eq("softplus_def", p.softplus(a), p.log1p(p.exp(a)), real(a), "``softplus(a)`` is ``log1p(exp(a))``.")
+eq("sigmoid_sub", p.sub(p.sigmoid(a), p.sigmoid(b)),
+   p.mul(p.neg(p.expm1(p.sub(b, a))), p.mul(p.sigmoid(a), p.sigmoid(p.neg(b)))), floats,
+   "``sigmoid(a) - sigmoid(b)`` is ``-expm1(b - a) * sigmoid(a) * sigmoid(-b)``: no cancellation where "
+   "``a`` is near ``b`` or both are large.")
+eq("log_sigmoid_sub", p.log(p.sub(p.sigmoid(a), p.sigmoid(b))),
+   p.sub(p.log1mexp(p.sub(b, a)), p.add(p.softplus(p.neg(a)), p.softplus(b))), floats,
+   "``log(sigmoid(a) - sigmoid(b))`` is ``log1mexp(b - a) - softplus(-a) - softplus(b)`` (both real for "
+   "``a > b`` only).")
 eq("softplus_neg_log_sigmoid", p.softplus(p.neg(a)), p.neg(p.log(p.sigmoid(a))), real(a),
    "``softplus(-a)`` is ``-log(sigmoid(a))``.")
 eq("exp_softplus", p.exp(p.softplus(a)), p.add(1, p.exp(a)), real(a), "``exp(softplus(a))`` is ``1 + exp(a)``.")

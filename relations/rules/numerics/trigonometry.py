@@ -135,3 +135,6 @@ eq("cos_atan", p.cos(p.arctan(x)), p.true_div(1, p.sqrt(p.add(1, p.mul(x, x)))),
    "``cos(arctan(x)) = 1 / sqrt(1 + x**2)``.")
 eq("asin_neg", p.arcsin(p.neg(x)), p.neg(p.arcsin(x)), fx, "``arcsin(-x) = -arcsin(x)``.")
 eq("atan_neg", p.arctan(p.neg(x)), p.neg(p.arctan(x)), fx, "``arctan(-x) = -arctan(x)``.")
+eq("acos_1m", p.arccos(p.sub(1, x)), p.mul(2, p.arcsin(p.sqrt(p.true_div(x, 2)))), fx,
+   "``arccos(1 - x) = 2 arcsin(sqrt(x / 2))`` (both real for ``0 <= x <= 2`` only): no cancellation in "
+   "``1 - x`` near 0.")
