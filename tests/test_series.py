@@ -95,3 +95,45 @@ def test_the_default_backend_compiles_a_series_form():
     s = relations.stabilize(pt.sin(x) - x)
     got = pytensor.function([x], s.graph)(np.array([1e-5, 2.0]))
     np.testing.assert_allclose(got, _exact(lambda t: mp.sin(t) - t, [1e-5, 2.0]), rtol=4e-15)
+
+
+#: Analytic functions of one argument at 0 to draw from (each minus its drawn leading Taylor terms, so the
+#: spelling cancels near 0 as ``sin(x) - x`` does).
+_ANALYTIC = {
+    "sin": (pt.sin, mp.sin, [0, 1, 0, -mp.mpf(1) / 6]),
+    "cos": (pt.cos, mp.cos, [1, 0, -mp.mpf(1) / 2, 0]),
+    "exp": (pt.exp, mp.exp, [1, 1, mp.mpf(1) / 2, mp.mpf(1) / 6]),
+    "log1p": (pt.log1p, mp.log1p, [0, 1, -mp.mpf(1) / 2, mp.mpf(1) / 3]),
+    "tanh": (pt.tanh, mp.tanh, [0, 1, 0, -mp.mpf(1) / 3]),
+    "sinh": (pt.sinh, mp.sinh, [0, 1, 0, mp.mpf(1) / 6]),
+}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_series_form_is_exact_wherever_it_reads_the_polynomial(seed):
+    """A drawn analytic function of a drawn scaled argument, minus its first Taylor terms: wherever the series
+    form reads the polynomial (inside its radius, at drawn points), it is the exact value to float64's
+    rounding of the polynomial (a few ulps); beyond it, the spelling's own floats."""
+    rng = np.random.default_rng(seed)
+    name = sorted(_ANALYTIC)[seed % len(_ANALYTIC)]
+    f, fm, taylor = _ANALYTIC[name]
+    scale, terms = float(rng.choice([1.0, 0.5, 3.0])), int(rng.integers(1, 4))
+    spelled = f(scale * x) - sum(float(taylor[k]) * (scale * x) ** k for k in range(terms) if taylor[k] != 0)
+    form = series_form(spelled)
+    assert form is not None, name
+    at = np.concatenate([rng.uniform(-1, 1, 12) * 10.0 ** rng.integers(-12, 1, 12), [0.0, 3.0, -7.5]])
+    if name == "log1p":
+        at = at[scale * at > -1]  # where log1p is real
+    # the switch's condition: where the polynomial is read
+    got, plain, inside = pytensor.function([x], [form, spelled, form.owner.inputs[0]], mode="FAST_COMPILE")(at)
+    inside = inside.astype(bool)
+
+    def exact(t):
+        u = scale * t
+        return fm(u) - sum(taylor[k] * u**k for k in range(terms))
+
+    ref = _exact(exact, at)
+    np.testing.assert_array_equal(got[~inside], plain[~inside])  # elsewhere the form is the spelling
+    ok = np.isclose(got, ref, rtol=1e-14, atol=0) | (ref == 0) & (np.abs(got) < 1e-300)
+    assert ok[inside].all(), (name, scale, terms, at[inside & ~ok], got[inside & ~ok], ref[inside & ~ok])
+    assert inside.any(), name
