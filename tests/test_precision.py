@@ -19,6 +19,7 @@ from relations.rules import RULESETS
 from relations.rules.precision import PRECISION, narrow_constant_operands
 
 RULE = PRECISION["constant_operand_upcasto"]
+RULE_TWICE = PRECISION["constant_operand_upcasto_twice"]
 x = pt.vector("x", dtype="float64")
 m = pt.matrix("m", dtype="float64")
 VEC = [(0,), (1,), (5,)]
@@ -122,7 +123,7 @@ def test_the_pass_runs_only_where_needed_and_keeps_the_trace():
     g.owner.tag.trace = [[("model.py", 7, "logp", "x / pt.sqrt(2.0)")]]
     (out,) = normalize_precision([g])
     assert out is not g and out.tag.trace == g.tag.trace
-    assert RULESETS["precision"] == (RULE,)
+    assert RULESETS["precision"] == (RULE, RULE_TWICE)
     assert NAME in DEFAULT_TAGS and WITH_PRECISION == DEFAULT_TAGS and NAME not in WITHOUT_PRECISION
 
 
@@ -199,3 +200,34 @@ def test_the_censored_normal_logp_and_dlogp_still_share_their_erfc():
     at = point_values(model)
     for a, b in zip(f(*at), g(*at), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+
+def _twice(v):
+    """``x / pt.sqrt(2.0)`` as ``vectorize_graph`` batches it: the constant padded by two ExpandDims."""
+    from pytensor.graph.replace import vectorize_graph
+
+    batched = pt.matrix("xb", dtype="float64")
+    return batched, vectorize_graph(v / pt.sqrt(2.0), replace={v: batched})
+
+
+def test_the_twice_padded_operand_forward_backward_and_as_a_check():
+    xb, lhs = _twice(x)
+    assert lhs.owner.inputs[1].owner.inputs[0].owner.op.__class__.__name__ == "DimShuffle"  # two of them
+    seen = snapshot(lhs)
+    assert forward(RULE, lhs) == []  # the one-DimShuffle rule does not read it
+    (rhs,) = forward(RULE_TWICE, lhs, n=1)
+    check_rewrite(lhs, rhs, {xb: MAT})
+    assert snapshot(lhs) == seen and narrow_constant_operands(rhs) == narrow_constant_operands(lhs) - 1 == 0
+    assert holds(RULE_TWICE, lhs, rhs) and not holds(RULE_TWICE, lhs, lhs)
+    (back,) = backward(RULE_TWICE, rhs, n=1)
+    check_rewrite(rhs, back, {xb: MAT})
+    np.testing.assert_array_equal(
+        pytensor.function([xb], rhs, mode="FAST_COMPILE")(np.full((2, 1), 10.0)), 10.0 / np.sqrt(2.0))
+
+
+def test_the_pass_widens_a_batched_graphs_constant():
+    xb, lhs = _twice(x)
+    f = pytensor.function([xb], lhs, mode=relations.mode(base="FAST_COMPILE"))
+    assert f(np.full((1, 3), 10.0))[0, 0] == 10.0 / np.sqrt(2.0)
+    assert f(np.zeros((0, 3))).shape == (0, 3)

@@ -68,7 +68,7 @@ def _narrow_values(outputs: Sequence[Variable]) -> dict[float, float]:
         for operand in node.inputs:
             if not narrow_constant_operand(node.outputs[0].type.dtype, operand):
                 continue
-            if isinstance(operand.owner.op, DimShuffle):
+            while isinstance(operand.owner.op, DimShuffle):  # (narrow_constant_operand reads through two at most)
                 operand = operand.owner.inputs[0]
             fn, k = operand.owner.op.scalar_op, operand.owner.inputs[0]
             with np.errstate(all="ignore"):

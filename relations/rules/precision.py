@@ -15,7 +15,8 @@ the real value the graph spells.  Only a constant is cast (no run-time cost, and
 float32 data is the user's choice), below a unary Op computed more accurately in the wider dtype
 (:data:`relations.rules.algebra.algebra_goals.UPCAST_SAFE`).
 
-The operand may be read through the DimShuffle an Elemwise pads a 0-d operand with.
+The operand may be read through the DimShuffle an Elemwise pads a 0-d operand with, or two of them
+(``constant_operand_upcasto_twice``: ``vectorize_graph`` adds one for the batch axis).
 
 Before/After (``x / pt.sqrt(2.0)``, ``x`` float64)::
 
@@ -55,10 +56,12 @@ __all__ = [
 
 
 def narrow_constant_operand(consumer_dtype: str, operand: Variable) -> bool:
-    """Whether ``operand`` is a unary :data:`UPCAST_SAFE` Elemwise of a constant (read through a DimShuffle), in a
-    float dtype narrower than ``consumer_dtype`` (a float)."""
+    """Whether ``operand`` is a unary :data:`UPCAST_SAFE` Elemwise of a constant (read through one DimShuffle or
+    two), in a float dtype narrower than ``consumer_dtype`` (a float)."""
     node = operand.owner
-    if node is not None and isinstance(node.op, DimShuffle):
+    for _ in range(2):  # the DimShuffles the rules read through (vectorize_graph pads a constant twice)
+        if node is None or not isinstance(node.op, DimShuffle):
+            break
         operand = node.inputs[0]
         node = operand.owner
     if node is None or not isinstance(node.op, Elemwise) or not isinstance(node.op.scalar_op, UPCAST_SAFE):
@@ -129,6 +132,18 @@ PRECISION.rewrite(
     (constant_operand_upcasto(c, f, k, operand, p.LHS), same_typeo(p.LHS, p.RHS)),
     "A unary Op of a constant computed in the float dtype its Elemwise reads it in (``x / pt.sqrt(2.0)``: "
     "float64's sqrt(2), not float32's).",
+    measure=NARROW_CONSTANT_OPERANDS,
+)
+o2 = p.var("o2")
+PRECISION.rewrite(
+    "constant_operand_upcasto_twice",
+    p.elemwise(g, p.maybe_dimshuffle(p.maybe_dimshuffle(p.named(operand, p.elemwise(f, k, before=(), after=())), o2),
+                                     o), before=bf, after=af),
+    p.elemwise(g, p.maybe_dimshuffle(p.maybe_dimshuffle(
+        p.elemwise(f, p.elemwise(c, k, before=(), after=()), before=(), after=()), o2), o), before=bf, after=af),
+    (constant_operand_upcasto(c, f, k, operand, p.LHS), same_typeo(p.LHS, p.RHS)),
+    "``constant_operand_upcasto`` through two DimShuffles (``vectorize_graph`` pads a 0-d operand with a second "
+    "``ExpandDims``).",
     measure=NARROW_CONSTANT_OPERANDS,
 )
 PRECISION_RULES: tuple = PRECISION.rules
