@@ -124,6 +124,27 @@ def test_one_minus_cos_is_twice_a_squared_sine_and_the_negated_spelling_too():
         assert old[0] == 0.0  # cos(1e-8) rounds to 1
 
 
+@pytest.mark.parametrize("name, spelled, exact", [
+    ("1 - exp(x)", lambda v: 1.0 - pt.exp(v), lambda t: -mp.expm1(t)),
+    ("1 - exp(-exp(x))", lambda v: 1.0 - pt.exp(-pt.exp(v)), lambda t: -mp.expm1(-mp.exp(t))),
+])
+def test_one_and_an_exponential_is_an_expm1(name, spelled, exact):
+    """A sum of ``1`` and an ``exp`` is a cancellation root (``expm1_def``, ``expm1_def_neg``): PyTensor's
+    ``local_expm1`` takes ``exp(u) - 1`` alone, and ``1 - exp(x)`` lost 12 digits at ``x = 1e-12``."""
+    g = spelled(x)
+    new = _tier_pair(g, fewer_unstable=True)  # (``exp(u) - 1`` counts as an unstable Op, ``expm1`` not)
+    pts = [1e-12, -1e-10, -20.0, -40.0, 0.5, 3.0]
+    old, got = _values(g, new, pts)
+    ref = _exact(exact, pts)
+    np.testing.assert_allclose(got, ref, rtol=1e-15, err_msg=name)
+    assert np.max(np.abs(np.asarray(old) / ref - 1)) > 1e-6, name
+
+
+def test_two_and_an_exponential_is_no_root():
+    """``2 - exp(x)`` cancels only at ``x = log(2)``, where no form of the theory keeps more digits: no root."""
+    assert cancellation_roots([2.0 - pt.exp(x)]) == []
+
+
 def test_a_difference_of_square_roots_is_a_quotient_by_their_sum():
     g = pt.sqrt(x + 1) - pt.sqrt(x)
     new = _tier_pair(g)

@@ -944,6 +944,7 @@ TIER_ENTRIES: tuple[str, ...] = (
     "softplus_sub", "one_sub_cos", "cos_sub_one", "flip_sqrt_shift", "cosh_sub_one", "one_add_tanh", "one_sub_tanh",
     "sub_recip_shift", "sub_flip_rev", "sqrt_sub_regimes", "unpow2", "unpow1_2", "unpow_neg1", "unpow_neg1_2",
     "isqrt_sub_shift", "asinh_def_rev", "acosh_def_rev", "difference_of_sqr_neg1_rev",
+    "expm1_def", "expm1_def_add", "expm1_def_neg",
 )
 #: The functions a cancellation root's term is computed by (those :data:`TIER_ENTRIES`' left sides read).
 #: (not ``sigmoid``, ``erf`` or ``erfc``: a PyMC model's gradient reads ``1 - sigmoid(a)`` and ``1 - 0.5 * erfc(z)``
@@ -971,7 +972,8 @@ def cancellation_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = 
     no other one's region."""
     sites = Sites()
     owned = owned_variables(list(outputs))
-    found = [v for v in owned if (any(_tier_term(c) for c, _ in terms(v)) or _exp_pairs(v)) and sites.site(v)]
+    found = [v for v in owned if (any(_tier_term(c) for c, _ in terms(v)) or _exp_pairs(v) or _one_and_exp(v))
+             and sites.site(v)]
     if not found:
         return []
     readers: dict[Variable, list[Variable]] = {}
@@ -998,6 +1000,16 @@ def _tier_term(v: Variable) -> bool:
     if isinstance(op, ps.Log1p):
         return isinstance(_op_of(v.owner.inputs[0]), ps.Exp)
     return isinstance(op, ps.Log) and _exp_plus_constant(v.owner.inputs[0])
+
+
+def _one_and_exp(v: Variable) -> bool:
+    """``v`` is a sum of two terms, ``1`` (or ``-1``) and an ``exp``: ``1 - exp(u)``, ``exp(u) - 1`` (which cancel
+    where ``u`` is near 0; PyTensor's ``local_expm1`` takes ``exp(u) - 1`` alone, not ``1 - exp(-exp(x))``)."""
+    found = terms(v)
+    if len(found) != 2:
+        return False
+    kinds = sorted((abs(scalar_constant(t) or 0.0) == 1.0, isinstance(scalar_op_of(t.owner), ps.Exp)) for t, _ in found)
+    return kinds == [(False, True), (True, False)]
 
 
 def _exp_pairs(v: Variable) -> bool:
