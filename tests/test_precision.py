@@ -231,3 +231,22 @@ def test_the_pass_widens_a_batched_graphs_constant():
     f = pytensor.function([xb], lhs, mode=relations.mode(base="FAST_COMPILE"))
     assert f(np.full((1, 3), 10.0))[0, 0] == 10.0 / np.sqrt(2.0)
     assert f(np.zeros((0, 3))).shape == (0, 3)
+
+
+def test_the_pass_rewrites_each_reading_node_in_place_and_keeps_its_trace():
+    """The registered pass rewrites the nodes that read a narrow operand, one by one, in the FunctionGraph: the
+    new node carries the trace of the one it replaces, and the rest of the graph is the same objects."""
+    from pytensor.compile import optdb
+
+    rewriter = next(iter(optdb.__db__[NAME]))
+    g = x / pt.sqrt(2.0)
+    g.owner.tag.trace = [[("model.py", 7, "logp", "x / pt.sqrt(2.0)")]]
+    rest = pt.exp(x)
+    fg = FunctionGraph([x], [g + rest, rest * 2.0], clone=False)
+    rewriter.apply(fg)
+    divided, kept = fg.outputs[0].owner.inputs
+    assert divided is not g and divided.tag.trace == g.tag.trace
+    assert kept is rest and fg.outputs[1].owner.inputs[0] is rest
+    assert narrow_constant_operands(fg.outputs[0]) == 0
+    f = pytensor.function([x], fg.outputs[0], mode="FAST_COMPILE")
+    assert f(np.array([10.0]))[0] == 10.0 / np.sqrt(2.0) + np.exp(10.0)
