@@ -24,7 +24,7 @@ Before/After (``x / pt.sqrt(2.0)``, compiled)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,10 +33,10 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.replace import graph_replace
 from pytensor.graph.traversal import applys_between
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.elemwise import Elemwise
 
 from relations.compile.registration import POSITION, RelationalRewriter
-from relations.rules.precision import narrow_constant_operand, narrow_operands
+from relations.rules.precision import narrow_constant_operand, narrow_function, narrow_operands
 from relations.saturation.stabilizing import precise
 
 __all__ = [
@@ -59,20 +59,20 @@ def needed(fgraph: FunctionGraph) -> bool:
 FOLD_FACTORS = (1.0, -1.0, 2.0, -2.0, 0.5, -0.5)
 
 
-def _narrow_values(outputs: Sequence[Variable]) -> dict[float, float]:
-    """Each narrow constant operand's value (its own dtype's, as a float) -> its value computed in float64."""
+def _narrow_values(nodes: Iterable[Any]) -> dict[float, float]:
+    """Each narrow constant operand ``nodes`` read: its value (its own dtype's, as a float) -> its value computed in
+    float64."""
     found: dict[float, float] = {}
-    for node in applys_between([], outputs):
+    for node in nodes:
         if not isinstance(node.op, Elemwise) or len(node.outputs) != 1:
             continue
         for operand in node.inputs:
-            if not narrow_constant_operand(node.outputs[0].type.dtype, operand):
+            f = narrow_function(node.outputs[0].type.dtype, operand)
+            if f is None:
                 continue
-            while isinstance(operand.owner.op, DimShuffle):  # (narrow_constant_operand reads through two at most)
-                operand = operand.owner.inputs[0]
-            fn, k = operand.owner.op.scalar_op, operand.owner.inputs[0]
+            fn, k = f.owner.op.scalar_op, f.owner.inputs[0]
             with np.errstate(all="ignore"):
-                narrow = np.asarray(fn.impl(np.asarray(k.data).astype(operand.type.dtype))).astype(operand.type.dtype)
+                narrow = np.asarray(fn.impl(np.asarray(k.data).astype(f.type.dtype))).astype(f.type.dtype)
                 wide = np.asarray(fn.impl(np.asarray(k.data).astype("float64")), dtype="float64")
             if narrow.size == 1 and np.isfinite(narrow).all() and np.isfinite(wide).all():
                 found[float(narrow.ravel()[0])] = float(wide.ravel()[0])
@@ -98,16 +98,22 @@ def folded_constants(outputs: Sequence[Variable]) -> dict[Variable, Variable]:
     the precision rule widens; a float64 constant of one element counts as folded from one only where
     it equals, to the last bit, the narrow value times one of :data:`FOLD_FACTORS` or such a factor
     over it."""
-    table = _fold_table(_narrow_values(outputs))
+    return _folded_in(list(applys_between([], outputs)))
+
+
+def _folded_in(nodes: Sequence[Any]) -> dict[Variable, Variable]:
+    """:func:`folded_constants` of the graph of ``nodes`` (all its nodes)."""
+    table = _fold_table(_narrow_values(nodes))
     found: dict[Variable, Variable] = {}
     if not table:
         return found
-    for node in applys_between([], outputs):
+    for node in nodes:
         for c in node.inputs:
-            if (isinstance(c, Constant) and c not in found and c.type.dtype == "float64"
-                    and np.asarray(c.data).size == 1 and float(np.asarray(c.data).ravel()[0]) in table):
-                data = np.full_like(np.asarray(c.data), table[float(np.asarray(c.data).ravel()[0])])
-                found[c] = type(c)(c.type, data)
+            if not isinstance(c, Constant) or c in found or c.type.dtype != "float64":
+                continue
+            data = np.asarray(c.data)
+            if data.size == 1 and float(data.ravel()[0]) in table:
+                found[c] = type(c)(c.type, np.full_like(data, table[float(data.ravel()[0])]))
     return found
 
 
@@ -135,11 +141,12 @@ class PrecisionRewriter(RelationalRewriter):
     both rules cost 3-9 ms a model (``graph_replace`` of :func:`widen_folds` on a copy cost 5 ms more)."""
 
     def apply(self, fgraph: FunctionGraph) -> None:
-        if not needed(fgraph):
+        readers = [n for n in fgraph.apply_nodes if narrow_operands(n)]  # (what :func:`needed` asks)
+        if not readers:
             return
-        for old, new in folded_constants(list(fgraph.outputs)).items():
+        for old, new in _folded_in(list(fgraph.apply_nodes)).items():
             fgraph.replace(old, new, reason=f"{NAME}_folded")
-        for node in [n for n in fgraph.toposort() if narrow_operands(n)]:
+        for node in readers:
             out = node.outputs[0]
             if out not in fgraph.variables:
                 continue

@@ -51,13 +51,14 @@ __all__ = [
     "constant_operand_upcasto",
     "narrow_constant_operand",
     "narrow_constant_operands",
+    "narrow_function",
     "narrow_operands",
 ]
 
 
-def narrow_constant_operand(consumer_dtype: str, operand: Variable) -> bool:
-    """Whether ``operand`` is a unary :data:`UPCAST_SAFE` Elemwise of a constant (read through one DimShuffle or
-    two), in a float dtype narrower than ``consumer_dtype`` (a float)."""
+def narrow_function(consumer_dtype: str, operand: Variable) -> Variable | None:
+    """The unary :data:`UPCAST_SAFE` Elemwise of a constant ``operand`` is (read through one DimShuffle or two), in
+    a float dtype narrower than ``consumer_dtype`` (a float); ``None`` where it is no such operand."""
     node = operand.owner
     for _ in range(2):  # the DimShuffles the rules read through (vectorize_graph pads a constant twice)
         if node is None or not isinstance(node.op, DimShuffle):
@@ -65,9 +66,16 @@ def narrow_constant_operand(consumer_dtype: str, operand: Variable) -> bool:
         operand = node.inputs[0]
         node = operand.owner
     if node is None or not isinstance(node.op, Elemwise) or not isinstance(node.op.scalar_op, UPCAST_SAFE):
-        return False
+        return None
     wide, narrow = float_bits(consumer_dtype), float_bits(operand.type.dtype)
-    return isinstance(node.inputs[0], Constant) and wide is not None and narrow is not None and narrow < wide
+    ok = isinstance(node.inputs[0], Constant) and wide is not None and narrow is not None and narrow < wide
+    return operand if ok else None
+
+
+def narrow_constant_operand(consumer_dtype: str, operand: Variable) -> bool:
+    """Whether ``operand`` is a unary :data:`UPCAST_SAFE` Elemwise of a constant (read through one DimShuffle or
+    two), in a float dtype narrower than ``consumer_dtype`` (a float): :func:`narrow_function`."""
+    return narrow_function(consumer_dtype, operand) is not None
 
 
 def narrow_operands(node: Any) -> int:

@@ -74,8 +74,11 @@ def taylor_coefficients(out: Variable, order: int = ORDER) -> list[Any] | None:
     """The Taylor coefficients at 0 of ``out``, a graph of one float input, as mpmath numbers (``order + 1`` of
     them), or ``None``: another graph, an Op with no exact meaning, or a coefficient that is not finite."""
     var = _input(out)
-    if var is None:
-        return None
+    return None if var is None else _coefficients(out, var, order)
+
+
+def _coefficients(out: Variable, var: Variable, order: int) -> list[Any] | None:
+    """:func:`taylor_coefficients` of ``out`` in its one float input ``var``."""
     try:
         with mp.workdps(DIGITS):
             coefficients = mp.taylor(lambda t: _exact_at(out, var, t), 0, order, singular=True)
@@ -137,7 +140,7 @@ def series_form(out: Variable, order: int = ORDER) -> Variable | None:
     radius of :data:`RADII` where the polynomial equals ``out`` to :data:`SERIES_BITS` bits, and as written
     beyond; ``None`` where it has no such polynomial (see the module's docstring)."""
     var = _input(out)
-    coefficients = taylor_coefficients(out, order) if var is not None else None
+    coefficients = None if var is None else _coefficients(out, var, order)
     if var is None or coefficients is None:
         return None
     try:
