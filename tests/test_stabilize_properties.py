@@ -54,6 +54,8 @@ UNARY: dict[str, Callable[[pt.TensorVariable, float], pt.TensorVariable]] = {
     "tanh_sigmoid": lambda u, c: 2 * pt.sigmoid(2 * u) - 1,
     "sech_exp": lambda u, c: c / (pt.exp(u) + pt.exp(-u)),
     "log_cosh_ones": lambda u, c: pt.log(pt.cosh(u) * pt.ones((2, 1)))[0],
+    "one_minus_exp": lambda u, c: 1 - pt.exp(u),
+    "one_minus_exp_exp": lambda u, c: 1 - pt.exp(-pt.exp(u)),
 }
 #: Spellings of two arguments.
 BINARY: dict[str, Callable[[pt.TensorVariable, pt.TensorVariable], pt.TensorVariable]] = {
