@@ -118,6 +118,11 @@ def _log1mexp(x: Any) -> Any:
     return _log(-mp.expm1(x))
 
 
+def _exact_abs(a: Any) -> Any:
+    """``|a|`` without rounding (mpmath's ``abs`` and ``-`` round to the working precision)."""
+    return mp.fneg(a, exact=True) if a < 0 else a
+
+
 def _pow(a: Any, b: Any) -> Any:
     if a < 0 and b != mp.floor(b):
         return mp.nan
@@ -125,7 +130,7 @@ def _pow(a: Any, b: Any) -> Any:
         return mp.inf
     if abs(b) > _HUGE_POWER and a != 0 and not mp.isinf(a):  # mpmath squares an integer power out exactly
         sign = -1 if a < 0 and int(b) % 2 else 1
-        e = b * mp.log(abs(a))
+        e = b * mp.log(_exact_abs(a))  # (``abs`` rounds to the precision: ``1 - 4e-299`` to 1)
         return mp.nan if mp.mag(e) > _FAR_MAG else sign * mp.exp(e)
     return mp.power(a, b)
 
@@ -366,7 +371,7 @@ EXACT = -1.0
 _EXACT_FNS: dict[type, Callable[..., Any]] = {
     ps.Add: lambda *a: _exact_fold(mp.fadd, a), ps.Mul: lambda *a: _exact_fold(mp.fmul, a),
     ps.Sub: lambda a, b: _exact_sub(a, b), ps.Neg: lambda a: mp.fneg(a, exact=True),
-    ps.Sqr: lambda a: mp.fmul(a, a, exact=True), ps.Identity: lambda a: a, ps.Cast: lambda a: a, ps.Abs: abs,
+    ps.Sqr: lambda a: mp.fmul(a, a, exact=True), ps.Identity: lambda a: a, ps.Cast: lambda a: a, ps.Abs: _exact_abs,
     **{op: MP_FUNCTIONS[op] for op in (ps.Sign, ps.Floor, ps.Ceil, ps.Trunc, ps.Maximum, ps.Minimum, ps.Second,
                                        ps.ScalarMaximum, ps.ScalarMinimum)},
 }

@@ -945,6 +945,33 @@ _ONE_MINUS_COS = [
       ew(lambda v: 2 * mp.sin(v / 2) ** 2 / v**2)),
 ]
 
+X_POW1P, Y_POW1P = _f(1e-12, -1e-12, 1e-8, 3e-5, 0.3, -0.4, 2.0, 1e5), _f(1e12, 1e12, -1e8, 7e4, 3.0, 10.5, 0.5, 2.5)
+X_POW1P32, Y_POW1P32 = (_f(1e-5, -1e-4, 3e-3, 0.3, 2.0, dtype="float32"),
+                        _f(1e5, 3e4, -2e3, 3.0, 0.5, dtype="float32"))
+X_TRIALS, N_TRIALS = _f(1e-17, 1e-10, 1e-3, 0.5, 0.9), _f(1e17, 1e11, 1e4, 3.0, 2.0)
+pow1p_ref = ew(lambda u, b: mp.power(1 + u, b))
+_POW1P = [
+    S("(1+x)**y", "pow1p", "issue 44: a power of one plus a small quantity (1 + x rounds x: (1 + 1e-12)**1e12 is e to "
+      "4 digits)", lambda x, y: (1 + x) ** y, [X_POW1P, Y_POW1P], pow1p_ref),
+    S("(1+x/y)**y", "pow1p", "compound interest, (1 + r/n)**n at a large n",
+      lambda x, y: (1 + x / y) ** y, [_f(0.05, 1.0, -2.0, 3.0, 0.5), _f(1e15, 1e12, 1e9, 10.0, 2.0)],
+      ew(lambda r, n: mp.power(1 + r / n, n))),
+    S("(1-x)**y", "pow1p", "the chance of no success in y trials, (1 - p)**n at a tiny p",
+      lambda x, y: (1 - x) ** y, [X_TRIALS, N_TRIALS], ew(lambda q, n: mp.power(1 - q, n))),
+    S("(1+x*y)**(-1/y)", "pow1p", "the generalized Pareto survival (1 + k*x)**(-1/k) at a shape k near 0",
+      lambda x, y: (1 + x * y) ** (-1 / y), [_f(1.0, 5.0, 0.5, 30.0, 5.0), _f(1e-12, 1e-9, 1e-15, 0.1, -0.1)],
+      ew(lambda v, k: mp.power(1 + v * k, -1 / k))),
+    S("(1+x**2/y)**(-(y+1)/2)", "pow1p", "the Student-t kernel at a large nu (the Normal limit)",
+      lambda x, y: (1 + x**2 / y) ** (-(y + 1) / 2), [_f(1.0, 3.0, 0.1, 10.0, 2.0), _f(1e15, 1e10, 1e12, 5.0, 1.0)],
+      ew(lambda v, nu: mp.power(1 + v**2 / nu, -(nu + 1) / 2))),
+    S("(1+x)**y f32", "pow1p", "float32", lambda x, y: (1 + x) ** y, [X_POW1P32, Y_POW1P32], pow1p_ref, "float32"),
+    S("1-(1-x)**y", "powm1", "the chance of at least one success in y trials (0 in float64 at p = 1e-17)",
+      lambda x, y: 1 - (1 - x) ** y, [X_TRIALS, N_TRIALS], ew(lambda q, n: 1 - mp.power(1 - q, n))),
+    S("(1+x)**y-1", "powm1", "a power's difference from one (cancels at a small x and at a small y)",
+      lambda x, y: (1 + x) ** y - 1, [_f(1e-12, 1e5, 1e-20, 0.3, -0.5), _f(3.0, 1e-12, 1e10, 2.0, 3.0)],
+      ew(lambda u, b: mp.power(1 + u, b) - 1)),
+]
+
 # the kinds of issue 44 on the first targets
 
 _SOFTPLUS_MORE = [
@@ -1103,7 +1130,7 @@ CORPUS: tuple[Spelling, ...] = tuple(
     + _ERFCX_MORE
     + _LOG_NDTR + _LOG_DIFF_NDTR + _ERFC + _LOG_ERF + _LOG_EXPM1 + _LOG_COSH + _LOG_SINH + _LOGPOW + _BETALN + _SQRT_DIFF
     + _FRAC_DIFF + _EXPREL + _LOG1P_RECIP + _QUAD + _EXP2 + _LOG_SIGMOID_PRODUCT + _LOGIT_SIGMOID + _SIGMOID_ODDS
-    + _TANH + _SINH + _LOG_POCH + _ONE_MINUS_COS
+    + _TANH + _SINH + _LOG_POCH + _ONE_MINUS_COS + _POW1P
 )
 #: The stable targets, in corpus order.
 TARGETS: tuple[str, ...] = tuple(dict.fromkeys(s.target for s in CORPUS))

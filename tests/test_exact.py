@@ -33,6 +33,17 @@ def test_cancellations_are_computed_to_the_last_digit():
     assert float(v[2]) == pytest.approx(math.expm1(-3.0), rel=1e-15)
 
 
+def test_a_power_of_an_exact_base_near_one_keeps_its_digits():
+    """``1 + u`` is exact (1,000 bits at ``u = -4e-299``); a huge exponent reads every one of them: mpmath's
+    ``abs`` rounds to the working precision, where ``|1 - 4e-299|`` is 1 and the power 1, not ``e**40``."""
+    y = pt.vector("y")
+    values = {x: np.array([-40.0, 0.5]), y: np.array([1e-300, 2.0])}
+    (v, av), _ = exact_values([(1 + x * y) ** (-1 / y), pt.abs(1 + x * y)], values)
+    assert float(v[0]) == pytest.approx(math.exp(40.0), rel=1e-15)
+    assert float(v[1]) == pytest.approx(math.sqrt(0.5), rel=1e-15)
+    assert float(1 - av[0]) == pytest.approx(4e-299, rel=1e-12)  # the absolute value of the exact sum, unrounded
+
+
 def test_a_cancellation_beyond_the_precision_bound_is_unknown_not_wrong():
     v, ok = _one(pt.exp(x) - 1, [1e-300, 0.5], max_bits=256)
     assert not ok[0] and mp.isnan(v[0])  # 256 bits round exp(1e-300) to 1: the 0 it gives is not returned

@@ -270,6 +270,64 @@ def test_the_log_of_a_complemented_power_is_a_log1mexp_where_the_power_is_near_o
         assert f(np.ones(n), np.full(n, 0.5))[1].shape == (n,)
 
 
+def _pow_want(f, *cols, dps: int = 80) -> list[float]:
+    with mp.workdps(dps):
+        out = [f(*(mp.mpf(float(c)) for c in row)) for row in zip(*cols, strict=True)]
+        return [float(w) if isinstance(w, mp.mpf) else np.nan for w in out]
+
+
+@pytest.mark.parametrize("spell, exact", [
+    (lambda x, n: (1 + x / n) ** n, lambda r, n: mp.power(1 + r / n, n)),  # compound interest
+    (lambda x, n: (1 - x) ** n, lambda q, n: mp.power(1 - q, n)),  # the chance of no success in n trials
+    (lambda x, n: 1 - (1 - x) ** n, lambda q, n: 1 - mp.power(1 - q, n)),  # ... of at least one
+    (lambda x, n: (1 + x) ** n - 1, lambda u, n: mp.power(1 + u, n) - 1),
+], ids=["compound", "none", "at_least_one", "powm1"])
+def test_a_power_of_one_plus_a_small_quantity_keeps_the_digits_the_sum_rounds(spell, exact):
+    """``1 + x`` rounds ``x`` to an ulp of 1, and an exponent as large as ``1 / x`` shows it: ``(1 + 1e-12) **
+    1e12`` is ``e`` to 4 digits, ``1 - (1 - 1e-17) ** 10`` is 0.  ``pow1p_regimes`` (and its differences from
+    one, ``expm1``) take ``exp(n * log1p(x))`` where ``|x| < 1/2`` and the spelling elsewhere (the power of a
+    base ``1 + x`` exact to the ulp, beyond, is the more accurate; a negative base with an integer exponent is
+    real)."""
+    x, n = pt.vector("x"), pt.vector("n")
+    g = spell(x, n)
+    before = snapshot(g)
+    [(old, new)] = stabilized([g])
+    assert old is g and snapshot(g) == before and new.type == g.type and _switch(new)
+    xs = np.array([1e-12, -1e-12, 1e-17, 3e-5, 0.3, -0.4, 2.0, 1e5, -3.0, 1e-8, 1.0])
+    ns = np.array([1e12, 1e12, 10.0, 7e4, 3.0, 10.5, 0.5, 2.5, 3.0, 1e-3, 1e15])
+    f = pytensor.function([x, n], [g, new], mode="FAST_COMPILE")
+    with np.errstate(all="ignore"):
+        stock, got = f(xs, ns)
+    want = _pow_want(exact, xs, ns)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    assert not np.allclose(stock, want, rtol=1e-9, atol=0, equal_nan=True)  # the spelling loses them
+    with np.errstate(all="ignore"):  # the branch not taken reads log1p(0): no NaN where the spelling has none
+        g_new = pytensor.function([x, n], pt.grad(pt.sum(new), x), mode="FAST_COMPILE")(xs, ns)
+        g_old = pytensor.function([x, n], pt.grad(pt.sum(g), x), mode="FAST_COMPILE")(xs, ns)
+    assert np.isfinite(g_new[np.isfinite(g_old)]).all()
+    for k in (0, 1):
+        assert f(np.full(k, 0.5), np.full(k, 2.0))[1].shape == (k,)
+
+
+def test_a_power_of_one_plus_a_quantity_in_the_default_mode_and_in_float32():
+    """``relations.mode()`` (the default backend) takes the regime; float32 keeps float32 and is accurate to its
+    tolerance; a constant exponent (``(1 + x) ** 2``: an ulp or two) and a base that is not one plus a term are
+    no roots."""
+    x, n = pt.vector("x"), pt.vector("n")
+    xs, ns = np.array([1e-12, 0.3, 1e5]), np.array([1e12, 3.0, 2.5])
+    f = pytensor.function([x, n], (1 + x) ** n, mode=relations.mode())
+    np.testing.assert_allclose(f(xs, ns), _pow_want(lambda u, b: mp.power(1 + u, b), xs, ns), rtol=1e-14)
+    x32, n32 = pt.vector("x", dtype="float32"), pt.vector("n", dtype="float32")
+    g32 = (1 + x32) ** n32
+    [(_, new32)] = stabilized([g32])
+    assert new32.type == g32.type
+    xs32, ns32 = np.array([1e-5, -1e-4, 0.3], dtype="float32"), np.array([1e5, 3e4, 3.0], dtype="float32")
+    got = pytensor.function([x32, n32], new32, mode="FAST_COMPILE")(xs32, ns32)
+    np.testing.assert_allclose(got, _pow_want(lambda u, b: mp.power(1 + u, b), xs32, ns32), rtol=1e-6)
+    for g in ((1 + x) ** 2, (1 + x) ** 0.5, (2 + x) ** n, (x * n) ** n):
+        assert regime_roots([g]) == [] and stabilized([g]) == []
+
+
 def test_an_elementwise_op_from_graph_is_measured_as_elementwise():
     """PyTensor 3.3's ``logaddexp`` is an ``OpFromGraph`` over an elementwise graph: a form reading it is
     elementwise in its inputs, so a regime form can be measured against it; one over a sum is not."""

@@ -1102,7 +1102,8 @@ def _one_entry(outputs: Sequence[Variable]) -> list[Variable]:
 REGIME_ENTRIES: tuple[str, ...] = (
     "log_mul_erfc_regimes", "log_erf_regimes", "log1p_def_neg_rev", "erf_def_rev", "erfc_def_rev", "erfc_neg_erf",
     "log_one_sub_half_erfc", "log1p_neg_half_erfc", "log1p_def_rev", "add_commutative", "mul_commutative",
-    "distribute_rgt1_in",
+    "distribute_rgt1_in", "pow1p_regimes", "pow1p_sub_one_regimes", "pow1p_add_neg_one_regimes",
+    "one_sub_pow1p_regimes", "sub_flip",
 )
 #: The functions the left sides of :data:`REGIME_ENTRIES`' regime forms read.
 REGIME_FUNCTIONS: tuple[type, ...] = (ps.Erf, ps.Erfc)
@@ -1129,6 +1130,7 @@ def regime_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) ->
     pass_roots = [r for r, region in taken_regions.items() if reads(region)]
     covered = {u for region in taken_regions.values() for u in region}
     owned = owned_variables(list(outputs))
+    pass_roots += _pow_roots(owned, covered)
     logs = {v: _region(v) for v in owned if v not in covered and isinstance(scalar_op_of(v.owner), OUTER)}
     found = {v: region for v, region in logs.items() if reads(region)}
     if not found:
@@ -1137,6 +1139,41 @@ def regime_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) ->
     branches = _switch_branches(owned, outputs)
     return pass_roots + [r for r, region in found.items() if r not in inner and r not in branches
                          and not _stock_spelling(r) and not covered.intersection(region)]
+
+
+def _pow_roots(owned: Sequence[Variable], covered: set[Variable]) -> list[Variable]:
+    """The powers of ``owned`` outside ``covered`` whose base is one plus another term and whose exponent is no
+    constant (:func:`_pow_one_plus`: ``(1 + x / n) ** n``, which rounds ``x / n`` into ``1 + x / n``), each or
+    the difference from one that is its one reader (``1 - (1 - p) ** n``, which cancels where the power is near
+    one): the left sides of ``pow1p_regimes``, ``pow1p_sub_one_regimes`` and ``one_sub_pow1p_regimes``."""
+    found = [v for v in owned if v not in covered and _pow_one_plus(v)]
+    if not found:
+        return []
+    readers: dict[Variable, list[Variable]] = {}
+    for u in owned:
+        for i in u.owner.inputs:
+            readers.setdefault(i, []).append(u)
+    return list(dict.fromkeys(_one_minus_reader(v, readers) for v in found))
+
+
+def _pow_one_plus(v: Variable) -> bool:
+    """``v`` is ``(1 + u) ** b`` or ``(1 - u) ** b`` with ``b`` no constant (a constant power, ``(1 + u) ** 2``,
+    rounds to an ulp or two: only an exponent as large as ``1 / u`` makes the rounding of ``1 + u`` show)."""
+    node = v.owner
+    if not isinstance(scalar_op_of(node), ps.Pow) or scalar_constant(node.inputs[1]) is not None:
+        return False
+    found = terms(node.inputs[0])
+    return len(found) == 2 and sum(scalar_constant(t) == 1.0 and sign == 1 for t, sign in found) == 1
+
+
+def _one_minus_reader(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Variable:
+    """``v``'s one reader if that is a sum of ``v`` and a constant ``1`` or ``-1`` (``1 - v``, ``v - 1``), else
+    ``v``."""
+    found = readers.get(v, [])
+    if len(found) != 1:
+        return v
+    kinds = sorted(abs(scalar_constant(t) or 0.0) == 1.0 for t, _ in terms(found[0]))
+    return found[0] if kinds == [False, True] else v
 
 
 def _stock_spelling(v: Variable) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import nonnegative, nonzero, positive, real
+from relations.patterns.guards import is_constant, nonnegative, nonzero, positive, real
 
 __all__ = ["FAMILY"]
 
@@ -84,6 +84,28 @@ rw("sqrt_sub_regimes", p.sub(_disc, b),
    "``sqrt(b*b - c) - b`` as ``-c / (sqrt(b*b - c) + b)`` for ``b > 0`` (no cancellation: the quadratic "
    "formula's root) and as written for ``b <= 0`` (a sum of two nonnegative terms); the divisor of the branch "
    "not taken is 1, so neither its value nor its gradient is inf.")
+# a power of one plus a small quantity: ``1 + u`` rounds ``u`` (``(1 + 1e-12) ** 1e12`` keeps 4 digits of ``e``);
+# ``exp(b * log1p(u))`` keeps them where ``|log1p(u)| < 1`` (beyond, the power's own ``|b|``-ulp rounding is less
+# than ``exp``'s ``|b * log1p(u)|``); the branch not taken reads ``log1p(0)`` (its value and gradient finite)
+_u_small = p.lt(p.abs(c), 0.5)
+_u_log = p.mul(b, p.log1p(p.switch(_u_small, c, 0)))
+_pow1p = p.pow(p.add(1, c), b)
+_unknown_b = real(b) & real(c) & ~is_constant(b)  # a constant exponent (2, 0.5) rounds to an ulp or two
+rw("pow1p_regimes", _pow1p, p.switch(_u_small, p.exp(_u_log), _pow1p), _unknown_b,
+   "``(1 + c) ** b`` as ``exp(b * log1p(c))`` for ``|c| < 1/2`` (the digits of ``c`` that ``1 + c`` rounds "
+   "away), as written elsewhere.")
+# and the power's difference from one, which cancels where the power is near 1 (at small ``c`` or small ``b``):
+# ``expm1(b * log1p(c))`` for ``c > -1`` where the power is within a factor ``e`` of 1 or ``|c| < 1/2``
+_u_pos = p.gt(c, -1)
+_t = p.mul(b, p.log1p(p.switch(_u_pos, c, 0)))
+_near_one = p.and_(_u_pos, p.or_(p.lt(p.abs(_t), 1), _u_small))
+rw("pow1p_sub_one_regimes", p.sub(_pow1p, 1), p.switch(_near_one, p.expm1(_t), p.sub(_pow1p, 1)), _unknown_b,
+   "``(1 + c) ** b - 1`` as ``expm1(b * log1p(c))`` where ``c > -1`` and ``|b * log1p(c)| < 1`` or ``|c| < "
+   "1/2``, as written elsewhere (no cancellation where the power is far from 1).")
+rw("pow1p_add_neg_one_regimes", p.add(_pow1p, -1), p.switch(_near_one, p.expm1(_t), p.add(_pow1p, -1)), _unknown_b,
+   "``(1 + c) ** b + (-1)``: ``pow1p_sub_one_regimes`` as canonicalize writes it.")
+rw("one_sub_pow1p_regimes", p.sub(1, _pow1p), p.switch(_near_one, p.neg(p.expm1(_t)), p.sub(1, _pow1p)), _unknown_b,
+   "``1 - (1 + c) ** b`` as ``-expm1(b * log1p(c))``: ``pow1p_sub_one_regimes`` negated.")
 eq("rem_sqrt_square", p.sqrt(p.mul(a, a)), p.abs(a), f1, "``sqrt(a * a) = abs(a)``.")
 eq("sqrt_sqr", p.sqrt(p.sqr(a)), p.abs(a), f1, "``sqrt(sqr(a)) = abs(a)``.")
 
