@@ -328,6 +328,45 @@ def test_a_power_of_one_plus_a_quantity_in_the_default_mode_and_in_float32():
         assert regime_roots([g]) == [] and stabilized([g]) == []
 
 
+@pytest.mark.parametrize("spell", [
+    lambda x: pt.log(pt.erfc(-x / SQ2)) - pt.log(2.0),
+    lambda x: pt.log(pt.erfc(-x / SQ2)) + pt.log(0.5),
+    lambda x: pt.log(0.5) + pt.log(pt.erfc(-x / SQ2)),
+], ids=["minus_log2", "plus_log_half", "constant_first"])
+def test_a_constant_added_to_the_log_of_erfc_is_a_factor_under_it(spell):
+    """A hand-written normal log-CDF adds ``-log(2)`` to ``log(erfc(-x / sqrt(2)))``: at ``x = 10`` the log is
+    ``log(2)`` to 23 digits and the sum is 0 in float64, where the value is ``-7.6e-24``.  The regime root is
+    the sum (``log_add_constant``: ``log(0.5 * erfc(...))``, whose reflection keeps it); the form is measured
+    with its constants folded, as the compile folds them (``exp(-log(2))`` is 0.5 exactly)."""
+    x = pt.vector("x")
+    g = spell(x)
+    before = snapshot(g)
+    xs = np.array([-40.0, -10.0, -1.0, 0.0, 1.0, 5.0, 10.0, 30.0])
+    f = pytensor.function([x], g, mode=relations.mode())
+    stock = pytensor.function([x], g, mode="FAST_RUN")(xs)
+    want = _exact(lambda v: mp.log(mp.ncdf(v)), xs, dps=250)  # (1 - 5e-198 at x = 30)
+    np.testing.assert_allclose(f(xs), want, rtol=1e-12)  # erfc's condition 2z**2 + 1 on -x / sqrt(2)'s rounding
+    assert not np.isclose(stock[-2], want[-2], rtol=1e-3, atol=0)  # the spelling cancels at x = 10 (-7.6e-24)
+    assert snapshot(g) == before and f.maker.fgraph.outputs[0].type.dtype == g.type.dtype
+    # the gradient is taken of the spelling before the pass sees it: as PyTensor's where that is finite
+    grad = pytensor.function([x], pt.grad(pt.sum(g), x), mode=relations.mode())(xs)
+    stock_grad = pytensor.function([x], pt.grad(pt.sum(g), x), mode="FAST_RUN")(xs)
+    finite = np.isfinite(stock_grad)
+    assert finite[1:].all()
+    np.testing.assert_allclose(grad[finite], _exact(lambda v: mp.npdf(v) / mp.ncdf(v), xs)[finite], rtol=1e-8)
+    assert f(np.zeros(0)).shape == (0,) and f(np.ones(1)).shape == (1,)
+
+
+def test_a_regime_root_with_a_constant_added_is_the_sum():
+    x = pt.vector("x")
+    inner = pt.log1p(-pt.erfc(x))
+    g = inner + pt.constant(np.float64(1.5))
+    assert regime_roots([g]) == [g]  # the constant is a factor under the log (log_add_constant)
+    assert regime_roots([inner + x]) == [inner]  # not a constant: the log stays the root
+    both = inner + 1.5
+    assert regime_roots([both + inner]) == [inner]  # the log read twice: it stays the root
+
+
 def test_an_elementwise_op_from_graph_is_measured_as_elementwise():
     """PyTensor 3.3's ``logaddexp`` is an ``OpFromGraph`` over an elementwise graph: a form reading it is
     elementwise in its inputs, so a regime form can be measured against it; one over a sum is not."""

@@ -1103,7 +1103,7 @@ REGIME_ENTRIES: tuple[str, ...] = (
     "log_mul_erfc_regimes", "log_erf_regimes", "log1p_def_neg_rev", "erf_def_rev", "erfc_def_rev", "erfc_neg_erf",
     "log_one_sub_half_erfc", "log1p_neg_half_erfc", "log1p_def_rev", "add_commutative", "mul_commutative",
     "distribute_rgt1_in", "pow1p_regimes", "pow1p_sub_one_regimes", "pow1p_add_neg_one_regimes",
-    "one_sub_pow1p_regimes", "sub_flip",
+    "one_sub_pow1p_regimes", "sub_flip", "log_add_constant", "log_add_constant_r",
 )
 #: The functions the left sides of :data:`REGIME_ENTRIES`' regime forms read.
 REGIME_FUNCTIONS: tuple[type, ...] = (ps.Erf, ps.Erfc)
@@ -1137,8 +1137,25 @@ def regime_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) ->
         return pass_roots
     inner = {u for r, region in found.items() for u in region if u is not r}
     branches = _switch_branches(owned, outputs)
-    return pass_roots + [r for r, region in found.items() if r not in inner and r not in branches
-                         and not _stock_spelling(r) and not covered.intersection(region)]
+    kept = [r for r, region in found.items()
+            if r not in inner and r not in branches and not covered.intersection(region)]
+    if not kept:
+        return pass_roots
+    readers: dict[Variable, list[Variable]] = {}
+    for u in owned:
+        for i in u.owner.inputs:
+            readers.setdefault(i, []).append(u)
+    lifted = [_plus_constant_reader(r, readers) for r in kept]
+    return pass_roots + [r for r in lifted if not _stock_spelling(r)]
+
+
+def _plus_constant_reader(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Variable:
+    """``v``'s one reader if that adds a constant to it (``log(erfc(z)) - log(2)``: the constant is a factor under
+    the log, ``log_add_constant``, where the sum cancels), else ``v``."""
+    found = readers.get(v, [])
+    if len(found) != 1 or not isinstance(scalar_op_of(found[0].owner), ps.Add) or len(found[0].owner.inputs) != 2:
+        return v
+    return found[0] if any(scalar_constant(i) is not None for i in found[0].owner.inputs) else v
 
 
 def _pow_roots(owned: Sequence[Variable], covered: set[Variable]) -> list[Variable]:
@@ -1208,7 +1225,7 @@ def _regime_choices(egraph: EGraph, copies: Sequence[Variable],
     out = list(chosen)
     for k, (c, f) in enumerate(zip(copies, chosen, strict=True)):
         base = c if f is None else f
-        forms = _regime_forms(egraph, classes, c)
+        forms = [_constants_folded(g) for g in _regime_forms(egraph, classes, c)]
         out[k] = next((g for g in forms if _fits(g, c) and _differs(g, base, c) and _measured_better(g, base)), f)
     return out
 
@@ -1231,6 +1248,23 @@ def _regime_forms(egraph: EGraph, classes: Mapping[int, Sequence[Any]], copy: Va
             if g.type == i.type:
                 forms.append(node.clone_with_new_inputs([g if j == k else u for j, u in enumerate(node.inputs)]).out)
     return forms
+
+
+def _constants_folded(form: Variable) -> Variable:
+    """``form`` with its Elemwise nodes of constants folded (PyTensor's ``constant_folding``), as the compile will
+    fold them: ``log_add_constant`` writes ``log(exp(c) * a)`` for ``log(a) + c``, and ``exp`` of the folded
+    ``-log(2)`` is ``0.5`` in float64, exactly: measured unfolded, the form's exact value would carry the
+    constant's rounding (2.3e-17) that the spelling's sum cancels to, and no form could be measured better."""
+    from pytensor.graph.rewriting.basic import in2out
+    from pytensor.tensor.elemwise import Elemwise
+    from pytensor.tensor.rewriting.basic import constant_folding
+
+    if not any(isinstance(v.owner.op, Elemwise) and all(_constant_data(i) is not None for i in v.owner.inputs)
+               for v in owned_variables([form])):
+        return form
+    fgraph = FunctionGraph(list(explicit_graph_inputs([form])), [form], clone=True, copy_inputs=False)
+    in2out(constant_folding).rewrite(fgraph)
+    return fgraph.outputs[0]
 
 
 def _differs(form: Variable, base: Variable, copy: Variable) -> bool:

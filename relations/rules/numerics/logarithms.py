@@ -101,6 +101,12 @@ _a_clamped = p.switch(_a_pos, a, 1)
 rw("log_pow_regimes", p.log(p.pow(a, b)), p.switch(_a_pos, p.mul(b, p.log(_a_clamped)), p.log(p.pow(a, b))),
    floats & _a_either,
    "``log(a ** b)`` as ``b * log(a)`` for ``a > 0`` (no overflow of the power), as written elsewhere.")
+# a constant added to a log is a factor under it: ``log(erfc(-x / sqrt(2))) - log(2)`` is the log of ``0.5 * erfc``,
+# whose regimes (``log_mul_erfc_regimes``) keep the tiny value the sum cancels to at large ``x``
+rw("log_add_constant", p.add(p.log(a), c), p.log(p.mul(p.exp(c), a)), real(a) & real(c) & is_constant(c),
+   "``log(a) + c`` is ``log(exp(c) * a)`` for a constant ``c``: the constant a factor of what is logged.")
+rw("log_add_constant_r", p.add(c, p.log(a)), p.log(p.mul(p.exp(c), a)), real(a) & real(c) & is_constant(c),
+   "``c + log(a)``: ``log_add_constant`` in the operand order canonicalize writes (the constant first).")
 # a complement of a power logged: PyMC's Geometric and Kumaraswamy log-CDFs written through their CDFs,
 # log(1 - (1 - p)**k) and log(1 - (1 - x**a)**b)
 _log1m_pow = p.log(p.sub(1, p.pow(a, b)))
