@@ -2,6 +2,7 @@
 
 For each spelling of ``tests/numerics_corpus.py`` (``--heldout``: ``tests/numerics_heldout.py``; ``--unseen``:
 ``tests/numerics_unseen.py``, the second held-out set; ``--blind``: ``tests/numerics_blind.py``, the third;
+``--fresh``: ``tests/numerics_fresh.py``, the fourth;
 ``--fpbench``: the FPBench and Herbie expressions of ``tests/numerics_fpbench.py``, each sampled inside
 its FPCore's ``:pre`` as Herbie samples: bit-pattern uniform in the ranges it bounds, the points where the
 whole ``:pre`` holds; ``relations.stabilize`` is given 64 such points, seed 0, as ``points=``, where the
@@ -140,6 +141,8 @@ def main() -> None:
                     help="the unseen spellings (tests/numerics_unseen.py, a second held-out set)")
     ap.add_argument("--blind", action="store_true",
                     help="the blind spellings (tests/numerics_blind.py, a third held-out set)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="the fresh spellings (tests/numerics_fresh.py, a fourth held-out set)")
     ap.add_argument("--fpbench", action="store_true",
                     help="the FPBench and Herbie expressions (tests/numerics_fpbench.py), sampled inside their :pre")
     ap.add_argument("--reports", action="store_true",
@@ -153,8 +156,8 @@ def main() -> None:
     ap.add_argument("--target", default=None)
     ap.add_argument("--limit", type=int, default=None, help="the first N spellings only")
     args = ap.parse_args()
-    if args.heldout + args.unseen + args.blind > 1:
-        ap.error("--heldout, --unseen and --blind are three sets: one at a time")
+    if args.heldout + args.unseen + args.blind + args.fresh > 1:
+        ap.error("--heldout, --unseen, --blind and --fresh are four sets: one at a time")
     corpus = CORPUS
     if args.heldout:
         from numerics_heldout import HELDOUT
@@ -168,6 +171,10 @@ def main() -> None:
         from numerics_blind import BLIND
 
         corpus = BLIND
+    if args.fresh:
+        from numerics_fresh import FRESH
+
+        corpus = FRESH
     if args.fpbench:
         from numerics_fpbench import FPBENCH
 

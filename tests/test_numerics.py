@@ -7,8 +7,9 @@ right is made worse.  The whole corpus compiles every spelling twice (a few
 minutes): ``slow``.  A fast subset runs always: spellings FAST_RUN gets
 wrong that the pass repairs, and spellings FAST_RUN gets right that it must
 leave right.  Every spelling of the corpus, of the held-out spellings
-(``tests/numerics_heldout.py``), of the unseen ones (``tests/numerics_unseen.py``, a second held-out set) and
-of the blind ones (``tests/numerics_blind.py``, a third) is checked to be its target: its own graph evaluated exactly (``numerics_corpus.check_spelling``, by
+(``tests/numerics_heldout.py``), of the unseen ones (``tests/numerics_unseen.py``, a second held-out set), of
+the blind ones (``tests/numerics_blind.py``, a third) and of the fresh ones (``tests/numerics_fresh.py``, a fourth)
+is checked to be its target: its own graph evaluated exactly (``numerics_corpus.check_spelling``, by
 ``graph_bridge.exact``) equals its reference.
 """
 
@@ -36,6 +37,7 @@ from numerics_corpus import (
     log_ndtr_ref,
     measure,
 )
+from numerics_fresh import FRESH
 from numerics_heldout import HELDOUT
 from numerics_unseen import UNSEEN
 from relations.compile.stabilize import NAME, hazard, region_roots, stabilized
@@ -181,13 +183,23 @@ def test_the_blind_spellings_are_well_formed_and_apart_from_the_other_sets():
     assert all(s.cite for s in BLIND)
 
 
-#: The held-out, the unseen and the blind spellings under numbers, not names: kept aside from the rule writers, test output
-#: included.
+def test_the_fresh_spellings_are_well_formed_and_apart_from_the_other_sets():
+    assert len(FRESH) >= 40
+    _well_formed(FRESH)  # its messages name a fresh spelling only when it is malformed
+    assert sum(s.dtype == "float32" for s in FRESH) >= 6
+    others = {s.name for s in CORPUS} | {s.name for s in HELDOUT} | {s.name for s in UNSEEN} | {s.name for s in BLIND}
+    assert not {s.name for s in FRESH} & others
+    assert all(s.cite for s in FRESH)
+
+
+#: The held-out, the unseen, the blind and the fresh spellings under numbers, not names: kept aside from the rule
+#: writers, test output included.
 _EXACT_CASES = (
     [pytest.param(s, id=s.name) for s in CORPUS]
     + [pytest.param(s, id=f"heldout-{i}") for i, s in enumerate(HELDOUT)]
     + [pytest.param(s, id=f"unseen-{i}") for i, s in enumerate(UNSEEN)]
     + [pytest.param(s, id=f"blind-{i}") for i, s in enumerate(BLIND)]
+    + [pytest.param(s, id=f"fresh-{i}") for i, s in enumerate(FRESH)]
 )
 
 
