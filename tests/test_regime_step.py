@@ -357,6 +357,35 @@ def test_a_constant_added_to_the_log_of_erfc_is_a_factor_under_it(spell):
     assert f(np.zeros(0)).shape == (0,) and f(np.ones(1)).shape == (1,)
 
 
+@pytest.mark.parametrize("spell", [
+    lambda lo, hi: pt.log(0.5 * pt.erfc(-hi / SQ2) - 0.5 * pt.erfc(-lo / SQ2)),
+    lambda lo, hi: pt.log(0.5) + pt.log(pt.erf(hi / SQ2) - pt.erf(lo / SQ2)),
+], ids=["erfc", "erf"])
+def test_the_log_of_a_normal_probability_between_two_bounds_takes_the_tails_regimes(spell):
+    """``log(Phi(hi) - Phi(lo))`` (a truncated normal's normalizer): both bounds in one tail, the difference of
+    two values near 1 (or near 0 through ``erfc``) is 0 in float64 (``-inf``); ``log_erf_diff_regimes`` takes
+    the tails' ``erfcx`` form there, the spelling elsewhere.  The regime is one term below the root's class
+    (``log(0.5) + log(erf(a) - erf(b))``)."""
+    lo, hi = pt.vector("lo"), pt.vector("hi")
+    g = spell(lo, hi)
+    before = snapshot(g)
+    los = np.array([8.0, 6.0, -9.0, -40.0, -1.0, 0.5, 30.0, 2.0])
+    his = np.array([9.0, 6.5, -8.0, -39.0, 1.0, 0.6, 31.0, 1.0])
+    f = pytensor.function([lo, hi], g, mode=relations.mode())
+    with np.errstate(all="ignore"):
+        stock = pytensor.function([lo, hi], g, mode="FAST_RUN")(los, his)
+        got = f(los, his)
+    with mp.workdps(60):
+        # (the upper tails for a > 0: 1 - 5e-198 is 1 at 60 digits)
+        want = [np.nan if b <= a else float(mp.log(mp.ncdf(-a) - mp.ncdf(-b)) if a > 0 else mp.log(mp.ncdf(b) - mp.ncdf(a)))
+                for a, b in zip(los, his, strict=True)]
+    np.testing.assert_allclose(got, want, rtol=1e-11)  # erfcx's condition on the rounded argument x / sqrt(2)
+    assert not np.isfinite(stock[[3, 6]]).any()  # the spelling's -inf in both tails
+    assert not np.isclose(stock[0], want[0], rtol=1e-6)  # and digits lost at (8, 9)
+    assert snapshot(g) == before and f.maker.fgraph.outputs[0].type == g.type
+    assert f(np.zeros(0), np.zeros(0)).shape == (0,) and f(np.ones(1), np.full(1, 2.0)).shape == (1,)
+
+
 def test_a_regime_root_with_a_constant_added_is_the_sum():
     x = pt.vector("x")
     inner = pt.log1p(-pt.erfc(x))

@@ -1104,6 +1104,7 @@ REGIME_ENTRIES: tuple[str, ...] = (
     "log_one_sub_half_erfc", "log1p_neg_half_erfc", "log1p_def_rev", "add_commutative", "mul_commutative",
     "distribute_rgt1_in", "pow1p_regimes", "pow1p_sub_one_regimes", "pow1p_add_neg_one_regimes",
     "one_sub_pow1p_regimes", "sub_flip", "log_add_constant", "log_add_constant_r",
+    "erfc_sub_erfc", "log_erf_diff_regimes", "distribute_lft_out_sub", "log_prod",
 )
 #: The functions the left sides of :data:`REGIME_ENTRIES`' regime forms read.
 REGIME_FUNCTIONS: tuple[type, ...] = (ps.Erf, ps.Erfc)
@@ -1234,19 +1235,25 @@ def _regime_forms(egraph: EGraph, classes: Mapping[int, Sequence[Any]], copy: Va
     """The ``switch`` e-nodes of ``copy``'s class with two computed branches (``switch(x >= 0, x, nan)``, which
     ``local_exp_log_nan_switch`` makes of ``exp(log(x))``, is no regime); then ``copy``'s own node over one of an
     input's class in place of that input: a regime one level below the root (``0.5 * (sqrt(b*b - 4*a*c) -
-    b)``: the tier's root takes in the constant factor, the regime is the difference's)."""
+    b)``: the tier's root takes in the constant factor, the regime is the difference's); and likewise below a sum
+    of the class (``log(0.5 * (erf(a) - erf(b)))`` is ``log(0.5) + log(erf(a) - erf(b))``, whose second term
+    has the regime)."""
     def switches(v: Variable) -> list[Variable]:  # two computed branches (not a stock rewrite's NaN guard)
         return [n.var for n in classes[egraph.class_of(v)] if isinstance(scalar_op_of(n.var.owner), ps.Switch)
                 and not any(_constant_data(i) is not None for i in n.var.owner.inputs[1:])]
 
     forms = switches(copy)
-    node = copy.owner
-    for k, i in enumerate(node.inputs):
-        if i.owner is None or isinstance(i, Constant):
-            continue
-        for g in switches(i):
-            if g.type == i.type:
-                forms.append(node.clone_with_new_inputs([g if j == k else u for j, u in enumerate(node.inputs)]).out)
+    heads = [copy] + [n.var for n in classes[egraph.class_of(copy)] if n.var is not copy
+                      and n.var.owner is not None and isinstance(scalar_op_of(n.var.owner), (ps.Add, ps.Sub))]
+    for head in heads:
+        node = head.owner
+        for k, i in enumerate(node.inputs):
+            if i.owner is None or isinstance(i, Constant):
+                continue
+            for g in switches(i):
+                if g.type == i.type:
+                    ins = [g if j == k else u for j, u in enumerate(node.inputs)]
+                    forms.append(node.clone_with_new_inputs(ins).out)
     return forms
 
 

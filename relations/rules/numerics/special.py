@@ -63,6 +63,24 @@ eq("log1p_neg_half_erfc", p.log1p(p.mul(-0.5, p.erfc(a))), p.log(p.mul(0.5, p.er
    "``log1p(-erfc(a) / 2)`` is ``log(erfc(-a) / 2)``: PyMC's ``normal_lcdf`` branch, from the other tail.")
 eq("log_one_sub_half_erfc", p.log(p.sub(1, p.mul(0.5, p.erfc(a)))), p.log(p.mul(0.5, p.erfc(p.neg(a)))), real(a),
    "``log(1 - erfc(a) / 2)`` is ``log(erfc(-a) / 2)``: the normal log-CDF from the upper tail.")
+# a difference of erf (a normal probability between two bounds) logged: PyMC's log_diff_normal_cdf regimes
+eq("erfc_sub_erfc", p.sub(p.erfc(b), p.erfc(a)), p.sub(p.erf(a), p.erf(b)), floats,
+   "``erfc(b) - erfc(a)`` is ``erf(a) - erf(b)``.")
+_up, _down = p.gt(b, 1), p.lt(a, -1)  # both in a tail, where erf is within 0.16 of 1 or -1 and the difference cancels
+_mid = p.and_(p.le(b, 1), p.ge(a, -1))
+_a1, _b1 = p.switch(_up, a, 3), p.switch(_up, b, 2)
+_a2, _b2 = p.switch(_down, a, -2), p.switch(_down, b, -3)
+_a3, _b3 = p.switch(_mid, a, 1), p.switch(_mid, b, -1)
+rw("log_erf_diff_regimes", p.log(p.sub(p.erf(a), p.erf(b))),
+   p.switch(_up, p.sub(p.log(p.sub(p.erfcx(_b1), p.mul(p.exp(p.sub(p.sqr(_b1), p.sqr(_a1))), p.erfcx(_a1)))),
+                       p.sqr(_b1)),
+            p.switch(_down, p.sub(p.log(p.sub(p.erfcx(p.neg(_a2)),
+                                              p.mul(p.exp(p.sub(p.sqr(_a2), p.sqr(_b2))), p.erfcx(p.neg(_b2))))),
+                                  p.sqr(_a2)),
+                     p.log(p.add(p.erf(_a3), p.erf(p.neg(_b3)))))),
+   floats,
+   "``log(erf(a) - erf(b))`` through the upper tails' ``erfcx`` where ``a > b > 1``, the lower tails' where "
+   "``-1 > a > b``, as ``log(erf(a) + erf(-b))`` elsewhere; each branch's inputs clamped to its side.")
 # gamma and gammaln
 eq("gammaln_def", p.gammaln(a), p.log(p.gamma(a)), real(a) & positive(a),
    "``gammaln(a)`` is ``log(gamma(a))`` for ``a > 0``.")
