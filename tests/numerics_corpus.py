@@ -972,6 +972,29 @@ _POW1P = [
       ew(lambda u, b: mp.power(1 + u, b) - 1)),
 ]
 
+X_TANH2 = _f(1e-300, 1e-8, 0.3, -0.9, 5.0, -20.0, 30.0, 400.0, -400.0)
+log_sech2_ref = ew(lambda v: -2 * mp.log(mp.cosh(v)))
+X_ASINH_ARG = _f(1e-300, 0.5, -0.5, -30.0, -1e5, -1e10, 3.0, 1e10)
+X_LOG2 = _f(-1e3, -60.0, -1.0, 0.0, 1e-10, 2.0, 60.0, 1e4, 1e10)
+softplus2_ref = ew(lambda v: max(v, 0) + mp.log1p(mp.power(2, -abs(v))) / mp.log(2))
+_MORE_KINDS = [
+    S("log(1-tanh(x)**2)", "log_sech2", "the log-Jacobian of a tanh change of variables (tanh rounds to 1 from "
+      "|x| = 19: -inf)", lambda x: pt.log(1 - pt.tanh(x) ** 2), [X_TANH2], log_sech2_ref),
+    S("log1p(-tanh(x)**2)", "log_sech2", "the same through log1p", lambda x: pt.log1p(-pt.tanh(x) ** 2), [X_TANH2],
+      log_sech2_ref),
+    S("log(1-tanh(x)*tanh(x)) f32", "log_sech2", "float32, the square as a product",
+      lambda x: pt.log(1 - pt.tanh(x) * pt.tanh(x)), [_f(1e-30, 1e-3, 0.3, -0.9, 5.0, -12.0, 40.0, dtype="float32")],
+      log_sech2_ref, "float32"),
+    S("x+sqrt(x*x+1)", "asinh_arg", "asinh's argument without its log (0 from x = -1e8: a cancellation)",
+      lambda x: x + pt.sqrt(x * x + 1), [X_ASINH_ARG], ew(lambda v: v + mp.sqrt(v * v + 1))),
+    S("sqrt(x**2+4)+x", "asinh_arg", "a constant under the root and the operands the other way",
+      lambda x: pt.sqrt(x**2 + 4) + x, [X_ASINH_ARG], ew(lambda v: mp.sqrt(v * v + 4) + v)),
+    S("log2(1+2**x)", "softplus2", "softplus in base 2 (a code length): 2**x overflows from x = 1024",
+      lambda x: pt.log2(1 + 2**x), [X_LOG2], softplus2_ref),
+    S("log2(exp2(x)+1)", "softplus2", "through exp2, the operands the other way",
+      lambda x: pt.log2(pt.exp2(x) + 1), [X_LOG2], softplus2_ref),
+]
+
 # the kinds of issue 44 on the first targets
 
 _SOFTPLUS_MORE = [
@@ -1130,7 +1153,7 @@ CORPUS: tuple[Spelling, ...] = tuple(
     + _ERFCX_MORE
     + _LOG_NDTR + _LOG_DIFF_NDTR + _ERFC + _LOG_ERF + _LOG_EXPM1 + _LOG_COSH + _LOG_SINH + _LOGPOW + _BETALN + _SQRT_DIFF
     + _FRAC_DIFF + _EXPREL + _LOG1P_RECIP + _QUAD + _EXP2 + _LOG_SIGMOID_PRODUCT + _LOGIT_SIGMOID + _SIGMOID_ODDS
-    + _TANH + _SINH + _LOG_POCH + _ONE_MINUS_COS + _POW1P
+    + _TANH + _SINH + _LOG_POCH + _ONE_MINUS_COS + _POW1P + _MORE_KINDS
 )
 #: The stable targets, in corpus order.
 TARGETS: tuple[str, ...] = tuple(dict.fromkeys(s.target for s in CORPUS))

@@ -92,7 +92,7 @@ from relations.compile.outcome_store import OutcomeStore
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form, widened
 from relations.rules.algebra.sum_goals import all_ones
-from relations.saturation.cancellation import Sites, cancellation_cost, cancellation_sites, terms
+from relations.saturation.cancellation import Sites, cancellation_cost, cancellation_sites, stripped, terms
 from relations.saturation.costs import shape_finder
 from relations.saturation.egraph import EGraph, Limits
 from relations.saturation.engine.runner import Limits as RunnerLimits
@@ -200,7 +200,8 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "log_add_exp_regimes_r", "log_sub_exp_regimes", "exp_weight", "exp_add_exp", "log_shift_diff_regimes",
     "log_shift_ratio_regimes", "log_pow_regimes", "log1p_def_rev",
     "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg", "log1m_pow", "log1m_pow_regimes",
-    "log1p_def_neg",
+    "log1p_def_neg", "log1m_tanh_sqr_regimes", "sqr_pow2_rev", "sqr_def_rev", "log2_add_exp2", "log2_one_add_exp2",
+    "exp2_pow_rev",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -265,7 +266,7 @@ STOCK = Mode(linker="py", optimizer="fast_run").including(NAME)
 #: Scalar ops the pass's regions are built around (and a region's softmax Ops, :data:`HEAD_OPS`).
 HEADS: tuple[type, ...] = (
     ps.Log, ps.Log1p, ps.Exp, ps.Expm1, ps.Sigmoid, ps.Softplus, ps.Erf, ps.Erfc, ps.Erfcx,
-    ps.Gamma, ps.GammaLn, ps.Log1mexp, ps.Sinh, ps.Cosh,
+    ps.Gamma, ps.GammaLn, ps.Log1mexp, ps.Sinh, ps.Cosh, ps.Log2, ps.Exp2,
 )
 HEAD_OPS: tuple[type, ...] = (Softmax, LogSoftmax)
 #: The measured stage's heads: :data:`HEADS` and the other functions the numerics theory holds identities
@@ -505,15 +506,41 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         if isinstance(inner, (ps.Mul, ps.TrueDiv)) and any(isinstance(_op_of(i), ps.Erfc) for i in ins[0].owner.inputs):
             return True  # the normal log-CDF: ``log(0.5 * erfc(-x / sqrt(2)))``, which local_log_erfc does not read
         return _sum_of(ins[0], ps.Mul) or _reshaped_softmax(ins[0])
-    if isinstance(op, ps.Log1p):  # ``log1p(-exp(-2 * x))``, -inf at tiny x: a log1mexp no stabilizer reads
-        return _negated_exp(ins[0])
+    if isinstance(op, (ps.Log1p, ps.Log2)):  # ``log1p(-exp(-2 * x))``, -inf at tiny x (a log1mexp no stabilizer
+        # reads), ``log1p(-tanh(x)**2)``, ``log2(1 + 2**x)`` (JAX's logaddexp2: no stabilizer reads base 2)
+        return (isinstance(op, ps.Log1p) and _negated_exp(ins[0])) or _headless_log_root(v)
     return False
+
+
+def _power_like(v: Variable) -> bool:
+    """``v`` is a power: ``a ** b``, ``sqr(a)`` or ``a * a``."""
+    node = v.owner
+    op = scalar_op_of(node)
+    return isinstance(op, (ps.Pow, ps.Sqr)) or (isinstance(op, ps.Mul) and len(node.inputs) == 2
+                                                 and node.inputs[0] is node.inputs[1])
+
+
+def _power_of_two(v: Variable) -> bool:
+    """``v`` is ``exp2(a)`` or ``2 ** a``."""
+    op = _op_of(v)
+    return isinstance(op, ps.Exp2) or (isinstance(op, ps.Pow) and scalar_constant(v.owner.inputs[0]) == 2.0)
 
 
 def _headless_log_root(v: Variable) -> bool:
     """``v`` is ``log((c + a) / a)``, ``c`` a positive constant, ``log(a ** b)`` (PyMC's ``logpow``),
-    ``log(a * a * a)``, ``log(tanh(a))``, ``log((1 - a) / (1 + a))`` or ``log(1 - a ** b)`` (a CDF's complement):
-    a region root with no head below its log."""
+    ``log(a * a * a)``, ``log(tanh(a))``, ``log((1 - a) / (1 + a))`` or ``log(1 - a ** b)`` (a CDF's complement),
+    or ``log1p(-a ** b)`` (``log1p(-tanh(x)**2)``, a Tanh bijector's Jacobian), or ``log2`` of a sum holding a
+    power of two (``log2(1 + 2**x)``): a region root with no head below its log."""
+    if isinstance(scalar_op_of(v.owner), ps.Log2):
+        inner = v.owner.inputs[0]
+        return isinstance(_op_of(inner), ps.Add) and any(_power_of_two(i) for i in inner.owner.inputs)
+    if isinstance(scalar_op_of(v.owner), ps.Log1p):
+        inner = v.owner.inputs[0]
+        if isinstance(scalar_op_of(inner.owner), ps.Mul) and len(inner.owner.inputs) == 3:  # ``-1 * t * t``
+            k, a, b = sorted(inner.owner.inputs, key=lambda i: scalar_constant(i) is None)
+            return scalar_constant(k) == -1.0 and a is b
+        core, sign = stripped(inner, 1)
+        return sign == -1 and _power_like(core)
     if not isinstance(scalar_op_of(v.owner), ps.Log):
         return False
     inner = v.owner.inputs[0]
@@ -521,7 +548,7 @@ def _headless_log_root(v: Variable) -> bool:
     if isinstance(op, ps.Tanh):
         return True  # ``log(tanh(x))``, 0 from x = 19
     if isinstance(op, ps.Sub) and scalar_constant(inner.owner.inputs[0]) == 1:
-        return isinstance(scalar_op_of(inner.owner.inputs[1].owner), ps.Pow)  # ``log(1 - (1 - p)**k)``
+        return _power_like(inner.owner.inputs[1])  # ``log(1 - (1 - p)**k)``, ``log(1 - tanh(x) * tanh(x))``
     if isinstance(op, ps.TrueDiv) and _reflected(*inner.owner.inputs):
         return True  # ``log((1 - x) / (1 + x))``: ``-2 atanh(x)``
     if isinstance(op, ps.Mul) and len(inner.owner.inputs) >= 2 and len(set(inner.owner.inputs)) == 1:
@@ -855,11 +882,26 @@ def _replacements(roots: Sequence[Variable], limits: Limits, kind: str = "pass")
     for root, form in zip(roots, chosen, strict=True):
         if form is None:
             continue
+        form = _precise(form)
         new = clone_replace([form], replace=leaves)[0] if leaves else form
         new = root.type.filter_variable(new, allow_convert=True)
         copy_stack_trace(root, [v for v in owned_variables([new]) if not getattr(v.tag, "trace", None)])
         pairs.append((root, new))
     return pairs
+
+
+def _precise(form: Variable) -> Variable:
+    """``form`` with the narrow constants a rule built computed in its dtype
+    (:data:`relations.rules.precision.PRECISION_RULES`): a rule's ``log(2.0)`` is float32's (PyTensor reads the
+    Python float 2.0 as float32), 2e-8 off ``log(2)`` in a float64 form; the precision pass ran before this
+    one and never saw it."""
+    from relations.rules.precision import narrow_operands
+    from relations.saturation.stabilizing import precise
+
+    if not any(narrow_operands(v.owner) for v in owned_variables([form])):
+        return form
+    (out,) = precise([form])
+    return out
 
 
 def _exp_safe(form: Variable, copy: Variable) -> bool:
@@ -944,7 +986,7 @@ TIER_ENTRIES: tuple[str, ...] = (
     "softplus_sub", "one_sub_cos", "cos_sub_one", "flip_sqrt_shift", "cosh_sub_one", "one_add_tanh", "one_sub_tanh",
     "sub_recip_shift", "sub_flip_rev", "sqrt_sub_regimes", "unpow2", "unpow1_2", "unpow_neg1", "unpow_neg1_2",
     "isqrt_sub_shift", "asinh_def_rev", "acosh_def_rev", "difference_of_sqr_neg1_rev",
-    "expm1_def", "expm1_def_add", "expm1_def_neg",
+    "expm1_def", "expm1_def_add", "expm1_def_neg", "sqrt_add_regimes",
 )
 #: The functions a cancellation root's term is computed by (those :data:`TIER_ENTRIES`' left sides read).
 #: (not ``sigmoid``, ``erf`` or ``erfc``: a PyMC model's gradient reads ``1 - sigmoid(a)`` and ``1 - 0.5 * erfc(z)``
@@ -1226,7 +1268,7 @@ def _regime_choices(egraph: EGraph, copies: Sequence[Variable],
     out = list(chosen)
     for k, (c, f) in enumerate(zip(copies, chosen, strict=True)):
         base = c if f is None else f
-        forms = [_constants_folded(g) for g in _regime_forms(egraph, classes, c)]
+        forms = [_constants_folded(_precise(g)) for g in _regime_forms(egraph, classes, c)]
         out[k] = next((g for g in forms if _fits(g, c) and _differs(g, base, c) and _measured_better(g, base)), f)
     return out
 

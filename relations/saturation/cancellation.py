@@ -40,7 +40,7 @@ from graph_bridge.nodes import scalar_op_of
 from graph_bridge.traverse import bottom_up, owned_variables
 from relations.saturation.stability import stability_cost
 
-__all__ = ["SITE_WEIGHT", "Sites", "cancellation_cost", "cancellation_sites", "terms"]
+__all__ = ["SITE_WEIGHT", "Sites", "cancellation_cost", "cancellation_sites", "stripped", "terms"]
 
 #: Weight of one site in :func:`cancellation_cost`: below one unstable node (1.0), above a region's measured
 #: seconds, so extraction takes the fewest unstable Ops, then the fewest sites, then the cheapest.
@@ -58,10 +58,12 @@ def terms(v: Variable) -> list[tuple[Variable, int]]:
         raw = [(node.inputs[0], 1), (node.inputs[1], -1)]
     else:
         return []
-    return [_stripped(i, s) for i, s in raw]
+    return [stripped(i, s) for i, s in raw]
 
 
-def _stripped(v: Variable, sign: int) -> tuple[Variable, int]:
+def stripped(v: Variable, sign: int) -> tuple[Variable, int]:
+    """``(core, sign)`` of ``v`` read through negations and products with one nonzero constant (``-2 * x`` is
+    ``(x, -sign)``)."""
     while v.owner is not None:
         op = scalar_op_of(v.owner)
         if isinstance(op, ps.Neg):

@@ -1,8 +1,9 @@
 """Numerical stability as a cost: which nodes are unstable spellings, and costs that never trade a
 stable Op for a cheaper unstable spelling.
 
-An *unstable* node is ``exp``, ``log``, ``gamma``, ``erfc``, ``sinh`` or ``cosh`` over data (not lengths or
-non-negative constants, not PyTensor 3.0's max-shifted logsumexp): ``log(1 + exp(x))`` has two,
+An *unstable* node is ``exp``, ``exp2``, ``log``, ``log2``, ``gamma``, ``erfc``, ``sinh``, ``cosh`` or a
+constant to a power over data (not lengths or non-negative constants, not PyTensor 3.0's max-shifted
+logsumexp): ``log(1 + exp(x))`` has two,
 ``log1p(exp(x))`` one, ``softplus(x)`` none.  The stable Ops (``log1p``, ``expm1``, ``softplus``,
 ``log1mexp``, ``sigmoid``, ``LogSumExp``, ``gammaln``, ``erfcx``, ...) are not unstable.  The
 stabilizing compile pass (:mod:`relations.compile.stabilize`) extracts under :func:`stability_cost`
@@ -37,7 +38,7 @@ __all__ = [
 
 #: Scalar ops that lose accuracy where a stable Op does not: the first part of the cost (``sinh`` and
 #: ``cosh`` overflow past 710 as ``exp`` does, where ``log(sinh(x))`` and ``tanh(x)`` do not).
-UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc, ps.Sinh, ps.Cosh)
+UNSTABLE: tuple[type, ...] = (ps.Exp, ps.Log, ps.Gamma, ps.Erfc, ps.Sinh, ps.Cosh, ps.Exp2, ps.Log2)
 
 
 #: Weight of one unstable e-node against the measured cost (seconds): any count dominates.
@@ -49,10 +50,22 @@ UNSTABLE_WEIGHT = 1.0
 OVERFLOW_WEIGHT = 0.05
 
 
+def _exponential_power(v: Variable) -> bool:
+    """``v`` is a constant base to a power read from data (``2 ** x``): an ``exp2`` or ``exp`` in disguise, which
+    overflows as they do."""
+    from graph_bridge.monotonicity import scalar_constant
+
+    node = v.owner
+    return (node is not None and isinstance(scalar_op_of(node), ps.Pow) and scalar_constant(node.inputs[0]) is not None
+            and scalar_constant(node.inputs[1]) is None and not is_length(node.inputs[1]))
+
+
 def unstable(v: Variable) -> bool:
     """Whether ``v``'s node is one of :data:`UNSTABLE` over something other than lengths and constants
     (``log(3)`` and ``log(n)`` of a mean are folded or exact), and not a max-shifted form (:func:`shifted`)."""
     node = v.owner
+    if _exponential_power(v):
+        return True
     if not isinstance(scalar_op_of(node), UNSTABLE) or all(is_length(i) for i in node.inputs):
         return False
     if isinstance(scalar_op_of(node), ps.Log) and isinstance(scalar_op_of(node.inputs[0].owner), ps.Sign):

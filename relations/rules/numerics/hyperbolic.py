@@ -70,6 +70,17 @@ rw("log_cosh_regimes", p.log(p.cosh(x)),
    "``log(cosh(x))`` as ``-log1p(-tanh(x)**2) / 2`` for ``|x| < 1`` and ``|x| + log1p(expm1(-2|x|) / 2)`` above: "
    "each regime accurate, each branch's input clamped to its side.")
 
+# the log of sech(x)**2 written through tanh (TensorFlow Probability's Tanh bijector's Jacobian): tanh(x) rounds to
+# 1 from |x| = 19, and the log is -inf where it is 2 * (log(2) - |x| - softplus(-2|x|)); the spelling itself
+# below 1, where that form cancels (log(2) - |x| - softplus(-2|x|) is -x**2/2 there)
+_x_large = p.maximum(p.abs(x), 1)
+_log1m_tanh2 = p.log1p(p.neg(p.sqr(p.tanh(x))))
+rw("log1m_tanh_sqr_regimes", _log1m_tanh2,
+   p.switch(p.lt(p.abs(x), 1), _log1m_tanh2,
+            p.mul(2, p.sub(p.sub(p.log(2.0), _x_large), p.softplus(p.mul(-2, _x_large))))), fx,
+   "``log1p(-tanh(x)**2)`` as written for ``|x| < 1`` and ``2 * (log(2) - |x| - softplus(-2|x|))`` above (no "
+   "``tanh`` rounded to 1).")
+
 # Symmetry
 eq("sinh_neg", p.sinh(p.neg(x)), p.neg(p.sinh(x)), fx, "``sinh(-x) = -sinh(x)``.")
 eq("cosh_neg", p.cosh(p.neg(x)), p.cosh(x), fx, "``cosh(-x) = cosh(x)``.")

@@ -107,6 +107,14 @@ rw("log_add_constant", p.add(p.log(a), c), p.log(p.mul(p.exp(c), a)), real(a) & 
    "``log(a) + c`` is ``log(exp(c) * a)`` for a constant ``c``: the constant a factor of what is logged.")
 rw("log_add_constant_r", p.add(c, p.log(a)), p.log(p.mul(p.exp(c), a)), real(a) & real(c) & is_constant(c),
    "``c + log(a)``: ``log_add_constant`` in the operand order canonicalize writes (the constant first).")
+# base 2 (JAX's logaddexp2): log2 of a sum of powers of two, overflowing where 2**a does
+_LN2 = math.log(2.0)  # (a float64 constant beside float64 operands, not float32's log(2.0), 2e-8 off)
+rw("log2_add_exp2", p.log2(p.add(p.exp2(a), p.exp2(b))),
+   p.add(p.maximum(a, b), p.true_div(p.log1p(p.exp2(p.neg(p.abs(p.sub(a, b))))), _LN2)), floats,
+   "``log2(exp2(a) + exp2(b))`` is ``max(a, b) + log1p(exp2(-|a - b|)) / log(2)``: no overflow.")
+rw("log2_one_add_exp2", p.log2(p.add(1, p.exp2(a))),
+   p.add(p.maximum(a, 0), p.true_div(p.log1p(p.exp2(p.neg(p.abs(a)))), _LN2)), real(a),
+   "``log2(1 + exp2(a))`` is ``max(a, 0) + log1p(exp2(-|a|)) / log(2)``: ``log2_add_exp2`` with ``b = 0``.")
 # a complement of a power logged: PyMC's Geometric and Kumaraswamy log-CDFs written through their CDFs,
 # log(1 - (1 - p)**k) and log(1 - (1 - x**a)**b)
 _log1m_pow = p.log(p.sub(1, p.pow(a, b)))

@@ -106,6 +106,13 @@ rw("pow1p_add_neg_one_regimes", p.add(_pow1p, -1), p.switch(_near_one, p.expm1(_
    "``(1 + c) ** b + (-1)``: ``pow1p_sub_one_regimes`` as canonicalize writes it.")
 rw("one_sub_pow1p_regimes", p.sub(1, _pow1p), p.switch(_near_one, p.neg(p.expm1(_t)), p.sub(1, _pow1p)), _unknown_b,
    "``1 - (1 + c) ** b`` as ``-expm1(b * log1p(c))``: ``pow1p_sub_one_regimes`` negated.")
+# an input plus the root of its square and a constant (asinh's argument, squareplus): cancels for b < 0
+_root = p.sqrt(p.add(p.mul(b, b), c))
+rw("sqrt_add_regimes", p.add(_root, b),
+   p.switch(p.lt(b, 0), p.true_div(c, p.switch(p.lt(b, 0), p.sub(_root, b), 1)), p.add(_root, b)),
+   real(b) & real(c),
+   "``sqrt(b*b + c) + b`` as ``c / (sqrt(b*b + c) - b)`` for ``b < 0`` (no cancellation: ``x + sqrt(x*x + 1)`` "
+   "is 0 from x = -1e8) and as written for ``b >= 0``; the divisor of the branch not taken is 1.")
 eq("rem_sqrt_square", p.sqrt(p.mul(a, a)), p.abs(a), f1, "``sqrt(a * a) = abs(a)``.")
 eq("sqrt_sqr", p.sqrt(p.sqr(a)), p.abs(a), f1, "``sqrt(sqr(a)) = abs(a)``.")
 

@@ -1,0 +1,68 @@
+"""The fast pass on three shapes whose stable form needs no measurement beyond its regime's (``relations.mode()``).
+
+- ``log(1 - tanh(x)**2)``: the log of ``sech(x)**2`` (``log1m_tanh_sqr_regimes``), ``-inf`` from ``|x| = 19``;
+- ``x + sqrt(x*x + c)``: the conjugate for ``x < 0`` (``sqrt_add_regimes``), 0 from ``x = -1e8``;
+- ``log2(1 + 2**x)``: softplus in base 2 (``log2_one_add_exp2``), ``inf`` from ``x = 1024``.
+
+Each is checked against mpmath at extreme and ordinary inputs, for its type, its input graph left as it was,
+lengths 0 and 1, and a gradient finite wherever the spelling's is; the default backend compiles each.
+"""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import relations
+from helpers import snapshot
+
+CASES = {
+    "log_sech2": (lambda x: pt.log(1 - pt.tanh(x) ** 2), lambda v: -2 * mp.log(mp.cosh(v)),
+                  [1e-300, 1e-8, 0.3, -0.9, 5.0, -20.0, 30.0, 400.0, -400.0]),
+    "log1p_sech2": (lambda x: pt.log1p(-pt.tanh(x) * pt.tanh(x)), lambda v: -2 * mp.log(mp.cosh(v)),
+                    [1e-300, 1e-8, 0.3, -0.9, 5.0, -20.0, 30.0, 400.0, -400.0]),
+    "asinh_arg": (lambda x: x + pt.sqrt(x * x + 1), lambda v: v + mp.sqrt(v * v + 1),
+                  [1e-300, 0.5, -0.5, -30.0, -1e5, -1e10, 3.0, 1e10]),
+    "squareplus": (lambda x: (x + pt.sqrt(x**2 + 4)) / 2, lambda v: (v + mp.sqrt(v * v + 4)) / 2,
+                   [1e-300, 0.5, -0.5, -30.0, -1e5, -1e10, 3.0, 1e10]),
+    "softplus2": (lambda x: pt.log2(1 + 2**x), lambda v: max(v, 0) + mp.log1p(mp.power(2, -abs(v))) / mp.log(2),
+                  [-1e3, -60.0, -1.0, 0.0, 1e-10, 2.0, 60.0, 1e4, 1e10]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_pass_takes_the_stable_form(name):
+    spell, exact, xs = CASES[name]
+    x = pt.vector("x", dtype="float64")
+    g = spell(x)
+    before = snapshot(g)
+    f = pytensor.function([x], g, mode=relations.mode())
+    values = np.array(xs)
+    with mp.workdps(80):
+        want = np.array([float(exact(mp.mpf(v))) for v in xs])
+    with np.errstate(all="ignore"):
+        got = f(values)
+        stock = pytensor.function([x], g, mode="FAST_RUN")(values)
+    np.testing.assert_allclose(got, want, rtol=4e-16 * 8, atol=0)
+    assert not np.allclose(stock, want, rtol=1e-6, atol=0)  # the spelling loses some of them
+    assert snapshot(g) == before and f.maker.fgraph.outputs[0].type == g.type
+    assert f(np.zeros(0)).shape == (0,) and f(np.full(1, 0.5)).shape == (1,)
+    with np.errstate(all="ignore"):
+        grad = pytensor.function([x], pt.grad(pt.sum(g), x), mode=relations.mode())(values)
+        stock_grad = pytensor.function([x], pt.grad(pt.sum(g), x), mode="FAST_RUN")(values)
+    assert np.isfinite(grad[np.isfinite(stock_grad)]).all()
+
+
+def test_float32_keeps_float32_at_its_tolerance():
+    x = pt.vector("x", dtype="float32")
+    g = pt.log(1 - pt.tanh(x) * pt.tanh(x))
+    f = pytensor.function([x], g, mode=relations.mode())
+    xs = np.array([1e-30, 1e-3, 0.3, -0.9, 5.0, -12.0, 40.0], dtype="float32")
+    with mp.workdps(40):
+        want = [float(-2 * mp.log(mp.cosh(mp.mpf(float(v))))) for v in xs]
+    got = f(xs)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-30)
