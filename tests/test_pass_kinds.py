@@ -2,7 +2,8 @@
 
 - ``log(1 - tanh(x)**2)``: the log of ``sech(x)**2`` (``log1m_tanh_sqr_regimes``), ``-inf`` from ``|x| = 19``;
 - ``x + sqrt(x*x + c)``: the conjugate for ``x < 0`` (``sqrt_add_regimes``), 0 from ``x = -1e8``;
-- ``log2(1 + 2**x)``: softplus in base 2 (``log2_one_add_exp2``), ``inf`` from ``x = 1024``.
+- ``log2(1 + 2**x)``: softplus in base 2 (``log2_one_add_exp2``), ``inf`` from ``x = 1024``;
+- ``log(x * gamma(x))``: ``gammaln(x + 1)`` for ``x > 0`` (``log_mul_gamma_regimes``), ``inf`` from 171.6.
 
 Each is checked against mpmath at extreme and ordinary inputs, for its type, its input graph left as it was,
 lengths 0 and 1, and a gradient finite wherever the spelling's is; the default backend compiles each.
@@ -30,6 +31,8 @@ CASES = {
                    [1e-300, 0.5, -0.5, -30.0, -1e5, -1e10, 3.0, 1e10]),
     "softplus2": (lambda x: pt.log2(1 + 2**x), lambda v: max(v, 0) + mp.log1p(mp.power(2, -abs(v))) / mp.log(2),
                   [-1e3, -60.0, -1.0, 0.0, 1e-10, 2.0, 60.0, 1e4, 1e10]),
+    # (not near 0: gammaln(x + 1) keeps the rounding of 1 + x there, as the spelling does; PyTensor has no lgamma1p)
+    "log_x_gamma": (lambda x: pt.log(x * pt.gamma(x)), lambda v: mp.loggamma(v + 1), [0.5, 3.0, 100.0, 200.0, 1e5]),
 }
 
 
@@ -66,3 +69,18 @@ def test_float32_keeps_float32_at_its_tolerance():
     got = f(xs)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-30)
+
+
+def test_the_naive_betaln_takes_gammaln_where_a_gamma_overflows():
+    """``log(gamma(a) * gamma(b) / gamma(a + b))`` is NaN from ``a + b = 171.6`` (``inf / inf``); where it is finite
+    it is left as written (``log_beta_regimes``: the three ``gammaln`` cancel there)."""
+    a, b = pt.vector("a"), pt.vector("b")
+    g = pt.log(pt.gamma(a) * pt.gamma(b) / pt.gamma(a + b))
+    f = pytensor.function([a, b], g, mode=relations.mode())
+    av, bv = np.array([0.5, 1.0, 10.0, 200.0, 1e5, 30.0]), np.array([0.5, 2.0, 10.0, 150.0, 1e5, 20.0])
+    with mp.workdps(60):
+        want = [float(mp.log(mp.beta(mp.mpf(x), mp.mpf(y)))) for x, y in zip(av, bv, strict=True)]
+    np.testing.assert_allclose(f(av, bv), want, rtol=1e-12)
+    with np.errstate(all="ignore"):
+        stock = pytensor.function([a, b], g, mode="FAST_RUN")(av, bv)
+    assert not np.isfinite(stock[3:5]).any()

@@ -201,7 +201,7 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "log_shift_ratio_regimes", "log_pow_regimes", "log1p_def_rev",
     "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg", "log1m_pow", "log1m_pow_regimes",
     "log1p_def_neg", "log1m_tanh_sqr_regimes", "sqr_pow2_rev", "sqr_def_rev", "log2_add_exp2", "log2_one_add_exp2",
-    "exp2_pow_rev",
+    "exp2_pow_rev", "log_beta_regimes", "log_mul_gamma_regimes",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -490,22 +490,7 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
             isinstance(_op_of(ins[0]), ps.Exp) and ins[1].type.shape[-1] == 1
         )
     if isinstance(op, ps.Log):
-        inner = _op_of(ins[0])
-        if isinstance(inner, ps.Gamma):
-            return True
-        if isinstance(inner, ps.Add) and any(_negated_exp(i) or _sum_of(i, ps.Exp) for i in ins[0].owner.inputs):
-            return True
-        if isinstance(inner, ps.Mul) and any(_exp_plus_constant(i) for i in ins[0].owner.inputs):
-            return True  # a softplus inside a product: ``log((1 + exp(-x)) * (1 + exp(-y)))``
-        if _headless_log_root(v):
-            return True
-        if isinstance(inner, ps.Add) and _weighted_exps(ins[0]):
-            return True  # ``log(2 * exp(x) + exp(y))``: a weight is an exponent's shift
-        if isinstance(inner, (ps.Add, ps.Sub)) and _mixed_exp(ins[0]):
-            return True  # an exp and a value of either sign: ``log(exp(x) + y)`` (pytensor #2327)
-        if isinstance(inner, (ps.Mul, ps.TrueDiv)) and any(isinstance(_op_of(i), ps.Erfc) for i in ins[0].owner.inputs):
-            return True  # the normal log-CDF: ``log(0.5 * erfc(-x / sqrt(2)))``, which local_log_erfc does not read
-        return _sum_of(ins[0], ps.Mul) or _reshaped_softmax(ins[0])
+        return _log_hazard(v)
     if isinstance(op, (ps.Log1p, ps.Log2)):  # ``log1p(-exp(-2 * x))``, -inf at tiny x (a log1mexp no stabilizer
         # reads), ``log1p(-tanh(x)**2)``, ``log2(1 + 2**x)`` (JAX's logaddexp2: no stabilizer reads base 2)
         return (isinstance(op, ps.Log1p) and _negated_exp(ins[0])) or _headless_log_root(v)
@@ -524,6 +509,29 @@ def _power_of_two(v: Variable) -> bool:
     """``v`` is ``exp2(a)`` or ``2 ** a``."""
     op = _op_of(v)
     return isinstance(op, ps.Exp2) or (isinstance(op, ps.Pow) and scalar_constant(v.owner.inputs[0]) == 2.0)
+
+
+def _log_hazard(v: Variable) -> bool:
+    """:func:`hazard` of a ``log`` node ``v``."""
+    ins = v.owner.inputs
+    inner = _op_of(ins[0])
+    if isinstance(inner, ps.Gamma):
+        return True
+    if isinstance(inner, ps.Add) and any(_negated_exp(i) or _sum_of(i, ps.Exp) for i in ins[0].owner.inputs):
+        return True
+    if isinstance(inner, ps.Mul) and any(_exp_plus_constant(i) for i in ins[0].owner.inputs):
+        return True  # a softplus inside a product: ``log((1 + exp(-x)) * (1 + exp(-y)))``
+    if _headless_log_root(v):
+        return True
+    if isinstance(inner, ps.Add) and _weighted_exps(ins[0]):
+        return True  # ``log(2 * exp(x) + exp(y))``: a weight is an exponent's shift
+    if isinstance(inner, (ps.Add, ps.Sub)) and _mixed_exp(ins[0]):
+        return True  # an exp and a value of either sign: ``log(exp(x) + y)`` (pytensor #2327)
+    if isinstance(inner, (ps.Mul, ps.TrueDiv)) and any(isinstance(_op_of(i), (ps.Erfc, ps.Gamma))
+                                                       for i in ins[0].owner.inputs):
+        return True  # the normal log-CDF: ``log(0.5 * erfc(-x / sqrt(2)))``, which local_log_erfc does not read;
+        # ``log(x * gamma(x))``, ``log(gamma(a) * gamma(b) / gamma(a + b))``
+    return _sum_of(ins[0], ps.Mul) or _reshaped_softmax(ins[0])
 
 
 def _headless_log_root(v: Variable) -> bool:

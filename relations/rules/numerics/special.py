@@ -10,6 +10,8 @@ recurrences, and the logistic function and softplus under negation and through `
 
 from __future__ import annotations
 
+import math
+
 from relations import patterns as p
 from relations.patterns.family import Family
 from relations.patterns.guards import nonnegative, positive, real
@@ -90,6 +92,22 @@ eq("gamma_rec", p.gamma(p.add(a, 1)), p.mul(a, p.gamma(a)), real(a) & positive(a
    "``gamma(a + 1)`` is ``a * gamma(a)`` for ``a > 0``.")
 eq("gammaln_rec", p.gammaln(p.add(a, 1)), p.add(p.log(a), p.gammaln(a)), real(a) & positive(a),
    "``gammaln(a + 1)`` is ``log(a) + gammaln(a)`` for ``a > 0``.")
+# logs of products and quotients of gamma, where the inputs' signs are unknown: gammaln for positive inputs
+# (gamma overflows from 171.6, and log(x * gamma(x)) cancels near 0, where it is gammaln(x + 1) ~ -0.58 x)
+_beta = p.log(p.true_div(p.mul(p.gamma(a), p.gamma(b)), p.gamma(p.add(a, b))))
+_ab_pos = p.and_(p.and_(p.gt(a, 0), p.gt(b, 0)),  # and the spelling inf or NaN (a gamma overflowed)
+                 p.or_(p.eq(p.abs(_beta), math.inf), p.neq(_beta, _beta)))
+_ac, _bc = p.switch(_ab_pos, a, 1), p.switch(_ab_pos, b, 1)
+rw("log_beta_regimes", _beta,
+   p.switch(_ab_pos, p.sub(p.add(p.gammaln(_ac), p.gammaln(_bc)), p.gammaln(p.add(_ac, _bc))), _beta), floats,
+   "``log(gamma(a) * gamma(b) / gamma(a + b))`` as ``gammaln(a) + gammaln(b) - gammaln(a + b)`` for ``a, b > 0`` "
+   "where the spelling is not finite (a ``gamma`` overflowed: from 171.6 in float64, 35 in float32), as written "
+   "elsewhere (more accurate there, where the logs cancel; ``gamma`` of a negative number is negative or a pole).")
+_a_pos_g = p.gt(a, 0)
+_x_gamma = p.log(p.mul(a, p.gamma(a)))
+rw("log_mul_gamma_regimes", _x_gamma, p.switch(_a_pos_g, p.gammaln(p.add(p.switch(_a_pos_g, a, 1), 1)), _x_gamma),
+   real(a), "``log(a * gamma(a))`` as ``gammaln(a + 1)`` for ``a > 0`` (no cancellation of ``log(a)`` with "
+   "``log(gamma(a))`` near 0, no overflow), as written elsewhere.")
 # sigmoid and softplus
 eq("sigmoid_neg", p.sigmoid(p.neg(a)), p.sub(1, p.sigmoid(a)), real(a), "``sigmoid(-a)`` is ``1 - sigmoid(a)``.")
 eq("sigmoid_tanh", p.sigmoid(a), p.mul(0.5, p.add(1, p.tanh(p.mul(0.5, a)))), real(a),
