@@ -3,7 +3,11 @@
 - ``log(1 - tanh(x)**2)``: the log of ``sech(x)**2`` (``log1m_tanh_sqr_regimes``), ``-inf`` from ``|x| = 19``;
 - ``x + sqrt(x*x + c)``: the conjugate for ``x < 0`` (``sqrt_add_regimes``), 0 from ``x = -1e8``;
 - ``log2(1 + 2**x)``: softplus in base 2 (``log2_one_add_exp2``), ``inf`` from ``x = 1024``;
-- ``log(x * gamma(x))``: ``gammaln(x + 1)`` for ``x > 0`` (``log_mul_gamma_regimes``), ``inf`` from 171.6.
+- ``log(x * gamma(x))``: ``gammaln(x + 1)`` for ``x > 0`` (``log_mul_gamma_regimes``), ``inf`` from 171.6;
+- ``log(1 - tanh(x))``: ``log(2) - softplus(2x)`` above 1/2 (``log1m_tanh_regimes``);
+- of two inputs: ``x**y - 1`` (``pow_add_neg_one_regimes``), ``log((1 + x)**y)`` (``log_pow1p_regimes``),
+  ``log(1 - (1 + x/y)**-y)`` (``log1m_pow1p_regimes``), ``log1p((x/y)**2)`` (``log1p_sqr_regimes``) and
+  ``log((1 - exp(-x)) * exp(y))`` (a log of a product with an ``exp`` factor: ``log_mul_exp``).
 
 Each is checked against mpmath at extreme and ordinary inputs, for its type, its input graph left as it was,
 lengths 0 and 1, and a gradient finite wherever the spelling's is; the default backend compiles each.
@@ -33,6 +37,9 @@ CASES = {
                   [-1e3, -60.0, -1.0, 0.0, 1e-10, 2.0, 60.0, 1e4, 1e10]),
     # (not near 0: gammaln(x + 1) keeps the rounding of 1 + x there, as the spelling does; PyTensor has no lgamma1p)
     "log_x_gamma": (lambda x: pt.log(x * pt.gamma(x)), lambda v: mp.loggamma(v + 1), [0.5, 3.0, 100.0, 200.0, 1e5]),
+    "log1m_tanh": (lambda x: pt.log(1 - pt.tanh(x)),
+                   lambda v: mp.log(2) - 2 * v - mp.log1p(mp.exp(-2 * v)) if v > 1 else mp.log1p(-mp.tanh(v)),
+                   [1e-300, 0.3, -5.0, 30.0, 400.0, -400.0]),
 }
 
 
@@ -84,3 +91,36 @@ def test_the_naive_betaln_takes_gammaln_where_a_gamma_overflows():
     with np.errstate(all="ignore"):
         stock = pytensor.function([a, b], g, mode="FAST_RUN")(av, bv)
     assert not np.isfinite(stock[3:5]).any()
+
+
+PAIRS = {
+    "powm1": (lambda x, y: x**y - 1, lambda a, b: mp.expm1(b * mp.log(a)),
+              [(0.5, 1e-13), (3.0, 1e-10), (1.0 + 1e-10, 1e8), (20.0, 5.0), (1e200, 1e-100), (7.0, -0.5)]),
+    "log_pow1p": (lambda x, y: pt.log((1 + x) ** y), lambda u, b: b * mp.log1p(u),
+                  [(1e-12, 3.0), (1e-300, 2.0), (0.5, 1e-10), (1e5, 2.5), (-0.5, 7.0)]),
+    "log1m_pow1p": (lambda x, y: pt.log(1 - (1 + x / y) ** (-y)), lambda u, s_: mp.log(1 - mp.power(1 + u / s_, -s_)),
+                    [(1e-12, 3.0), (1.0 + 1e-10, 1e8), (30.0, 1e5), (0.5, 2.0), (20.0, 800.0)]),
+    "log1p_sqr": (lambda x, y: pt.log1p((x / y) ** 2), lambda a, b: mp.log1p((a / b) ** 2),
+                  [(1e200, 1.0), (1.0, 1e-160), (3.0, 4.0), (-1e160, 1.0), (1e-3, 1.0)]),
+    "log_mul_exp": (lambda x, y: pt.log((1 - pt.exp(-x)) * pt.exp(y)), lambda a, b: mp.log(-mp.expm1(-a)) + b,
+                    [(1e-12, 800.0), (3.0, -800.0), (30.0, 3.0), (1e-5, 1e3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(PAIRS))
+def test_the_pass_takes_the_stable_form_of_two_inputs(name):
+    spell, exact, points = PAIRS[name]
+    x, y = pt.vector("x", dtype="float64"), pt.vector("y", dtype="float64")
+    g = spell(x, y)
+    before = snapshot(g)
+    xs, ys = (np.array(c) for c in zip(*points, strict=True))
+    with mp.workdps(400):  # (1 + 4.6e-98 needs 100 digits)
+        want = np.array([float(exact(mp.mpf(float(a)), mp.mpf(float(b)))) for a, b in points])
+    f = pytensor.function([x, y], g, mode=relations.mode())
+    with np.errstate(all="ignore"):
+        got = f(xs, ys)
+        stock = pytensor.function([x, y], g, mode="FAST_RUN")(xs, ys)
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+    assert not np.allclose(stock, want, rtol=1e-9, atol=0)
+    assert snapshot(g) == before and f.maker.fgraph.outputs[0].type == g.type
+    assert f(np.zeros(0), np.zeros(0)).shape == (0,) and f(np.full(1, 0.5), np.full(1, 2.0)).shape == (1,)

@@ -59,6 +59,7 @@ Before/After (``log(1 + broadcast_to(exp(x), (3, n)))``, x = 800)::
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
@@ -201,7 +202,8 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "log_shift_ratio_regimes", "log_pow_regimes", "log1p_def_rev",
     "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg", "log1m_pow", "log1m_pow_regimes",
     "log1p_def_neg", "log1m_tanh_sqr_regimes", "sqr_pow2_rev", "sqr_def_rev", "log2_add_exp2", "log2_one_add_exp2",
-    "exp2_pow_rev", "log_beta_regimes", "log_mul_gamma_regimes",
+    "exp2_pow_rev", "log_beta_regimes", "log_mul_gamma_regimes", "log_pow1p_regimes", "log1m_pow1p_regimes",
+    "log1p_sqr_regimes", "log1m_tanh_regimes",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -531,6 +533,11 @@ def _log_hazard(v: Variable) -> bool:
                                                        for i in ins[0].owner.inputs):
         return True  # the normal log-CDF: ``log(0.5 * erfc(-x / sqrt(2)))``, which local_log_erfc does not read;
         # ``log(x * gamma(x))``, ``log(gamma(a) * gamma(b) / gamma(a + b))``
+    if isinstance(inner, ps.Mul) and len(ins[0].owner.inputs) == 2:  # an exp factor that over- or underflows on
+        # its own: ``log((1 - exp(a)) * exp(b))`` (not a sigmoid's ``exp(x) / (1 + exp(x))``: the stabilizers')
+        kinds = [isinstance(_op_of(i), ps.Exp) for i in ins[0].owner.inputs]
+        if kinds.count(True) == 1 and isinstance(_op_of(ins[0].owner.inputs[kinds.index(False)]), ps.Sub):
+            return True
     return _sum_of(ins[0], ps.Mul) or _reshaped_softmax(ins[0])
 
 
@@ -548,15 +555,24 @@ def _headless_log_root(v: Variable) -> bool:
             k, a, b = sorted(inner.owner.inputs, key=lambda i: scalar_constant(i) is None)
             return scalar_constant(k) == -1.0 and a is b
         core, sign = stripped(inner, 1)
-        return sign == -1 and _power_like(core)
+        if sign == 1:  # ``log1p(x**2)``, inf where the square overflows
+            return isinstance(scalar_op_of(core.owner), ps.Sqr) or (
+                isinstance(scalar_op_of(core.owner), ps.Pow) and scalar_constant(core.owner.inputs[1]) == 2)
+        return _power_like(core) or isinstance(scalar_op_of(core.owner), ps.Tanh)  # ``log1p(-tanh(x))``
     if not isinstance(scalar_op_of(v.owner), ps.Log):
         return False
     inner = v.owner.inputs[0]
     op = scalar_op_of(inner.owner)
     if isinstance(op, ps.Tanh):
         return True  # ``log(tanh(x))``, 0 from x = 19
-    if isinstance(op, ps.Sub) and scalar_constant(inner.owner.inputs[0]) == 1:
-        return _power_like(inner.owner.inputs[1])  # ``log(1 - (1 - p)**k)``, ``log(1 - tanh(x) * tanh(x))``
+    if isinstance(op, ps.Sub) and scalar_constant(inner.owner.inputs[0]) == 1:  # ``log(1 - (1 - p)**k)``,
+        # ``log(1 - tanh(x) * tanh(x))``, ``log(1 - tanh(x))``
+        return _power_like(inner.owner.inputs[1]) or isinstance(_op_of(inner.owner.inputs[1]), ps.Tanh)
+    if isinstance(op, ps.Add) and len(inner.owner.inputs) == 2 and any(
+            scalar_constant(i) == 1 for i in inner.owner.inputs):  # ``log(1 + x**2)``
+        other = next(i for i in inner.owner.inputs if scalar_constant(i) != 1)
+        return isinstance(_op_of(other), ps.Sqr) or (
+            isinstance(_op_of(other), ps.Pow) and scalar_constant(other.owner.inputs[1]) == 2)
     if isinstance(op, ps.TrueDiv) and _reflected(*inner.owner.inputs):
         return True  # ``log((1 - x) / (1 + x))``: ``-2 atanh(x)``
     if isinstance(op, ps.Mul) and len(inner.owner.inputs) >= 2 and len(set(inner.owner.inputs)) == 1:
@@ -1153,7 +1169,8 @@ REGIME_ENTRIES: tuple[str, ...] = (
     "log_mul_erfc_regimes", "log_erf_regimes", "log1p_def_neg_rev", "erf_def_rev", "erfc_def_rev", "erfc_neg_erf",
     "log_one_sub_half_erfc", "log1p_neg_half_erfc", "log1p_def_rev", "add_commutative", "mul_commutative",
     "distribute_rgt1_in", "pow1p_regimes", "pow1p_sub_one_regimes", "pow1p_add_neg_one_regimes",
-    "one_sub_pow1p_regimes", "sub_flip", "log_add_constant", "log_add_constant_r",
+    "one_sub_pow1p_regimes", "pow_add_neg_one_regimes", "one_sub_pow_regimes", "sub_flip", "log_add_constant",
+    "log_add_constant_r",
     "erfc_sub_erfc", "log_erf_diff_regimes", "distribute_lft_out_sub", "log_prod",
 )
 #: The functions the left sides of :data:`REGIME_ENTRIES`' regime forms read.
@@ -1210,18 +1227,22 @@ def _plus_constant_reader(v: Variable, readers: Mapping[Variable, list[Variable]
 
 
 def _pow_roots(owned: Sequence[Variable], covered: set[Variable]) -> list[Variable]:
-    """The powers of ``owned`` outside ``covered`` whose base is one plus another term and whose exponent is no
-    constant (:func:`_pow_one_plus`: ``(1 + x / n) ** n``, which rounds ``x / n`` into ``1 + x / n``), each or
-    the difference from one that is its one reader (``1 - (1 - p) ** n``, which cancels where the power is near
-    one): the left sides of ``pow1p_regimes``, ``pow1p_sub_one_regimes`` and ``one_sub_pow1p_regimes``."""
-    found = [v for v in owned if v not in covered and _pow_one_plus(v)]
-    if not found:
+    """The powers of ``owned`` outside ``covered`` whose exponent is no constant and whose base is one plus
+    another term (:func:`_pow_one_plus`: ``(1 + x / n) ** n``, which rounds ``x / n`` into ``1 + x / n``) or
+    whose one reader is their difference from one (``1 - (1 - p) ** n``, ``x ** y - 1``, which cancel where the
+    power is near one), each as that reader if it has one: the left sides of ``pow1p_regimes``,
+    ``pow1p_sub_one_regimes``, ``one_sub_pow1p_regimes``, ``pow_add_neg_one_regimes`` and
+    ``one_sub_pow_regimes``."""
+    pows = [v for v in owned if v not in covered and isinstance(scalar_op_of(v.owner), ps.Pow)
+            and scalar_constant(v.owner.inputs[1]) is None]
+    if not pows:
         return []
     readers: dict[Variable, list[Variable]] = {}
     for u in owned:
         for i in u.owner.inputs:
             readers.setdefault(i, []).append(u)
-    return list(dict.fromkeys(_one_minus_reader(v, readers) for v in found))
+    found = [(v, _one_minus_reader(v, readers)) for v in pows]  # (any base less one: pow_add_neg_one_regimes)
+    return list(dict.fromkeys(r for v, r in found if r is not v or _pow_one_plus(v)))
 
 
 def _pow_one_plus(v: Variable) -> bool:
@@ -1277,8 +1298,22 @@ def _regime_choices(egraph: EGraph, copies: Sequence[Variable],
     for k, (c, f) in enumerate(zip(copies, chosen, strict=True)):
         base = c if f is None else f
         forms = [_constants_folded(_precise(g)) for g in _regime_forms(egraph, classes, c)]
-        out[k] = next((g for g in forms if _fits(g, c) and _differs(g, base, c) and _measured_better(g, base)), f)
+        better = [g for g in forms if _fits(g, c) and _differs(g, base, c) and _measured_better(g, base)]
+        out[k] = min(better, key=lambda g: _mean_bits(g, c)) if len(better) > 1 else better[0] if better else f
     return out
+
+
+def _mean_bits(form: Variable, copy: Variable) -> float:
+    """The mean bits of error of ``form`` on the points :func:`_measured_better` measures ``copy``'s forms at (the
+    regime forms that pass, ``log((1 + x) ** y)`` as ``y * log(1 + x)`` and as ``y * log1p(x)``, ranked by it)."""
+    from relations.saturation.accuracy import axis_points, graph_bits, grid_points, sample_points
+    from relations.saturation.regimes import join_points
+
+    form, copy = _one_entry([form, copy])
+    points = join_points(grid_points([copy]), sample_points([copy], TIER_POINTS, size=1))
+    axes = axis_points([copy])
+    (bits,) = graph_bits([form], join_points(points, axes) if axes.n else points)
+    return float(np.nanmean(bits)) if np.isfinite(bits).any() else math.inf
 
 
 def _regime_forms(egraph: EGraph, classes: Mapping[int, Sequence[Any]], copy: Variable) -> list[Variable]:

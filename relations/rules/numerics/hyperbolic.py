@@ -81,6 +81,14 @@ rw("log1m_tanh_sqr_regimes", _log1m_tanh2,
    "``log1p(-tanh(x)**2)`` as written for ``|x| < 1`` and ``2 * (log(2) - |x| - softplus(-2|x|))`` above (no "
    "``tanh`` rounded to 1).")
 
+# the log of 1 - tanh(x): tanh rounds to 1 (a cancellation) above; log(2) - softplus(2x) cancels near 0
+_lo, _hi = p.minimum(x, 0.5), p.maximum(x, 0.5)
+_log1m_tanh = p.log1p(p.neg(p.tanh(x)))
+rw("log1m_tanh_regimes", _log1m_tanh,
+   p.switch(p.lt(x, 0.5), p.log1p(p.neg(p.tanh(_lo))), p.sub(math.log(2.0), p.softplus(p.mul(2, _hi)))), fx,
+   "``log1p(-tanh(x))`` as written below 1/2 and as ``log(2) - softplus(2x)`` above (``2 * sigmoid(-2x)`` "
+   "logged: no ``tanh`` rounded to 1), each branch's input clamped to its side.")
+
 # Symmetry
 eq("sinh_neg", p.sinh(p.neg(x)), p.neg(p.sinh(x)), fx, "``sinh(-x) = -sinh(x)``.")
 eq("cosh_neg", p.cosh(p.neg(x)), p.cosh(x), fx, "``cosh(-x) = cosh(x)``.")

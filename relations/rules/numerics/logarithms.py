@@ -129,6 +129,24 @@ rw("log1m_pow_regimes", _log1m_pow1m,
    "``log(1 - (1 - c)**b)`` as ``log1mexp(b * log1p(-c))`` where ``c < 1`` and ``(1 - c)**b > 1/2`` (no digit "
    "lost where the power is near 1), as ``log1p(-(1 - c)**b)`` elsewhere (no cancellation where the power is "
    "below 1/2, and ``exp`` of a large ``b * log1p(-c)`` would amplify its rounding).")
+# the log of a power of one plus a quantity, and of its complement: log1p of the quantity, not log of the rounded sum
+_up = p.gt(c, -1)
+_t1p = p.mul(b, p.log1p(p.switch(_up, c, 0)))
+_pow1p = p.pow(p.add(1, c), b)
+rw("log_pow1p_regimes", p.log(_pow1p), p.switch(_up, _t1p, p.log(_pow1p)), real(b) & real(c),
+   "``log((1 + c) ** b)`` as ``b * log1p(c)`` for ``c > -1`` (no rounding of ``1 + c``, no overflow of the "
+   "power), as written elsewhere.")
+_log1m_pow1p = p.log1p(p.neg(_pow1p))
+rw("log1m_pow1p_regimes", _log1m_pow1p,
+   p.switch(p.and_(_up, p.gt(_t1p, -math.log(2))), p.log1mexp(_t1p),
+            p.switch(p.lt(p.abs(c), 0.5), p.log1p(p.neg(p.exp(_t1p))), _log1m_pow1p)), real(b) & real(c),
+   "``log1p(-(1 + c) ** b)`` as ``log1mexp(b * log1p(c))`` where ``c > -1`` and the power is above 1/2, as "
+   "``log1p(-exp(b * log1p(c)))`` below 1/2 where ``|c| < 1/2`` (``pow1p_regimes``' power), as written elsewhere.")
+_sq = p.log1p(p.sqr(a))
+_over = p.eq(_sq, math.inf)
+rw("log1p_sqr_regimes", _sq, p.switch(_over, p.mul(2, p.log(p.abs(p.switch(_over, a, 1)))), _sq), real(a),
+   "``log1p(a**2)`` as ``2 * log(|a|)`` where the square overflows (from ``|a| = 1.3e154``), as written "
+   "elsewhere.")
 # Herbie's 2log, log(x + 1) - log(x): log1p(1 / x) where x > 0
 _shift = real(a) & real(c) & is_constant(c) & positive(c) & _a_either
 _log1p_recip = p.log1p(p.true_div(c, _a_clamped))

@@ -106,6 +106,18 @@ rw("pow1p_add_neg_one_regimes", p.add(_pow1p, -1), p.switch(_near_one, p.expm1(_
    "``(1 + c) ** b + (-1)``: ``pow1p_sub_one_regimes`` as canonicalize writes it.")
 rw("one_sub_pow1p_regimes", p.sub(1, _pow1p), p.switch(_near_one, p.neg(p.expm1(_t)), p.sub(1, _pow1p)), _unknown_b,
    "``1 - (1 + c) ** b`` as ``-expm1(b * log1p(c))``: ``pow1p_sub_one_regimes`` negated.")
+# a power of any base less one: expm1 of its log where the base is positive (the power near 1: a small exponent,
+# a base near 1), as written elsewhere (a negative base with an integer exponent is real)
+_a_pos = p.gt(a, 0)
+_a_log = p.mul(b, p.log(p.switch(_a_pos, a, 1)))
+_a_near = p.and_(_a_pos, p.lt(p.abs(_a_log), 1))  # (elsewhere expm1's rounding of b * log(a) is the larger)
+_pow_ab = p.pow(a, b)
+rw("pow_add_neg_one_regimes", p.add(_pow_ab, -1), p.switch(_a_near, p.expm1(_a_log), p.add(_pow_ab, -1)),
+   real(a) & real(b) & ~is_constant(b),
+   "``a ** b - 1`` as ``expm1(b * log(a))`` where ``a > 0`` and ``|b * log(a)| < 1``, as written elsewhere.")
+rw("one_sub_pow_regimes", p.sub(1, _pow_ab), p.switch(_a_near, p.neg(p.expm1(_a_log)), p.sub(1, _pow_ab)),
+   real(a) & real(b) & ~is_constant(b),
+   "``1 - a ** b`` as ``-expm1(b * log(a))`` where ``a > 0`` and ``|b * log(a)| < 1``, as written elsewhere.")
 # an input plus the root of its square and a constant (asinh's argument, squareplus): cancels for b < 0
 _root = p.sqrt(p.add(p.mul(b, b), c))
 rw("sqrt_add_regimes", p.add(_root, b),
