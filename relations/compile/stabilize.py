@@ -1042,10 +1042,7 @@ def cancellation_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = 
              and sites.site(v)]
     if not found:
         return []
-    readers: dict[Variable, list[Variable]] = {}
-    for u in owned:
-        for i in u.owner.inputs:
-            readers.setdefault(i, []).append(u)
+    readers = _readers(owned)
     found = list(dict.fromkeys(_signed_root(v, readers) for v in found))
     covered = {u for r in taken for u in _region(r)}
     regions = {r: _region(r, MEASURED_HEADS) for r in found}
@@ -1209,10 +1206,7 @@ def regime_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) ->
             if r not in inner and r not in branches and not covered.intersection(region)]
     if not kept:
         return pass_roots
-    readers: dict[Variable, list[Variable]] = {}
-    for u in owned:
-        for i in u.owner.inputs:
-            readers.setdefault(i, []).append(u)
+    readers = _readers(owned)
     lifted = [_plus_constant_reader(r, readers) for r in kept]
     return pass_roots + [r for r in lifted if not _stock_spelling(r)]
 
@@ -1226,6 +1220,15 @@ def _plus_constant_reader(v: Variable, readers: Mapping[Variable, list[Variable]
     return found[0] if any(scalar_constant(i) is not None for i in found[0].owner.inputs) else v
 
 
+def _readers(owned: Sequence[Variable]) -> dict[Variable, list[Variable]]:
+    """Each variable's readers among the nodes of ``owned``."""
+    readers: dict[Variable, list[Variable]] = {}
+    for u in owned:
+        for i in u.owner.inputs:
+            readers.setdefault(i, []).append(u)
+    return readers
+
+
 def _pow_roots(owned: Sequence[Variable], covered: set[Variable]) -> list[Variable]:
     """The powers of ``owned`` outside ``covered`` whose exponent is no constant and whose base is one plus
     another term (:func:`_pow_one_plus`: ``(1 + x / n) ** n``, which rounds ``x / n`` into ``1 + x / n``) or
@@ -1237,10 +1240,7 @@ def _pow_roots(owned: Sequence[Variable], covered: set[Variable]) -> list[Variab
             and scalar_constant(v.owner.inputs[1]) is None]
     if not pows:
         return []
-    readers: dict[Variable, list[Variable]] = {}
-    for u in owned:
-        for i in u.owner.inputs:
-            readers.setdefault(i, []).append(u)
+    readers = _readers(owned)
     found = [(v, _one_minus_reader(v, readers)) for v in pows]  # (any base less one: pow_add_neg_one_regimes)
     return list(dict.fromkeys(r for v, r in found if r is not v or _pow_one_plus(v)))
 
