@@ -141,3 +141,23 @@ def test_a_log1p_of_a_square_is_no_root_of_the_fast_pass():
         stock = pytensor.function([x, y], g, mode="FAST_RUN")(xs, ys)
     np.testing.assert_array_equal(ours, stock)
     assert np.isinf(ours[0])  # (left: the value at 1e200 is 921.0)
+
+
+def test_a_mixture_of_two_exponentials_with_data_weights_is_a_logaddexp():
+    """``log(w * exp(x) + (1 - w) * exp(y))`` overflows from 709.8 and underflows below -745
+    (``log_weighted_exps_regimes``: ``logaddexp(x + log(w), y + log(1 - w))`` for positive weights)."""
+    x, y, w = pt.vector("x"), pt.vector("y"), pt.vector("w")
+    g = pt.log(w * pt.exp(x) + (1 - w) * pt.exp(y))
+    before = snapshot(g)
+    xs, ys, ws = np.array([800.0, -800.0, 1.0, 30.0]), np.array([799.0, -801.0, 2.0, -30.0]), np.array([0.3, 0.5, 1e-20, 0.9])
+    with mp.workdps(60):
+        want = [float(mp.log(mp.mpf(c) * mp.exp(a) + (1 - mp.mpf(c)) * mp.exp(b))) for a, b, c in zip(xs, ys, ws)]
+    f = pytensor.function([x, y, w], g, mode=relations.mode())
+    with np.errstate(all="ignore"):
+        stock = pytensor.function([x, y, w], g, mode="FAST_RUN")(xs, ys, ws)
+    np.testing.assert_allclose(f(xs, ys, ws), want, rtol=1e-14)
+    assert not np.isfinite(stock[:2]).any()
+    assert snapshot(g) == before and f.maker.fgraph.outputs[0].type == g.type
+    with np.errstate(all="ignore"):
+        grad = pytensor.function([x, y, w], pt.grad(pt.sum(g), x), mode=relations.mode())(xs, ys, ws)
+    assert np.isfinite(grad[2:]).all()

@@ -203,7 +203,7 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "unpow3_rev", "cube_mult_rev", "log_tanh", "log_atanh", "log_atanh_neg", "log1m_pow", "log1m_pow_regimes",
     "log1p_def_neg", "log1m_tanh_sqr_regimes", "sqr_pow2_rev", "sqr_def_rev", "log2_add_exp2", "log2_one_add_exp2",
     "exp2_pow_rev", "log_beta_regimes", "log_mul_gamma_regimes", "log_pow1p_regimes", "log1m_pow1p_regimes",
-    "log1m_tanh_regimes",
+    "log1m_tanh_regimes", "log_weighted_exps_regimes",
 )
 _PASS_RULES: list[tuple] = []
 
@@ -613,8 +613,7 @@ def _weighted_exps(v: Variable) -> bool:
     (``2 * exp(x) + exp(y)``, ``exp(x) + exp(y) + 1``): a sum of exponentials in disguise."""
     ins = v.owner.inputs
     weighted = [i for i in ins if isinstance(_op_of(i), ps.Mul) and len(i.owner.inputs) == 2
-                and any(scalar_constant(j) is not None for j in i.owner.inputs)
-                and any(isinstance(_op_of(j), ps.Exp) for j in i.owner.inputs)]
+                and any(isinstance(_op_of(j), ps.Exp) for j in i.owner.inputs)]  # (a constant or a data weight)
     constants = [i for i in ins if (scalar_constant(i) or 0.0) > 0]
     exps = [i for i in ins if isinstance(_op_of(i), ps.Exp)]
     return len(weighted) + len(exps) >= 2 and bool(weighted or constants) and (

@@ -107,6 +107,17 @@ rw("log_add_constant", p.add(p.log(a), c), p.log(p.mul(p.exp(c), a)), real(a) & 
    "``log(a) + c`` is ``log(exp(c) * a)`` for a constant ``c``: the constant a factor of what is logged.")
 rw("log_add_constant_r", p.add(c, p.log(a)), p.log(p.mul(p.exp(c), a)), real(a) & real(c) & is_constant(c),
    "``c + log(a)``: ``log_add_constant`` in the operand order canonicalize writes (the constant first).")
+# a log of a sum of two exponentials with weights read from data (a two-component mixture's density): logaddexp of
+# the exponents shifted by the weights' logs where both weights are positive, as written elsewhere
+d = p.var("d")
+_w_pos = p.and_(p.gt(b, 0), p.gt(c, 0))
+_lw, _lv = p.add(a, p.log(p.switch(_w_pos, b, 1))), p.add(d, p.log(p.switch(_w_pos, c, 1)))
+_mix = p.log(p.add(p.mul(b, p.exp(a)), p.mul(c, p.exp(d))))
+rw("log_weighted_exps_regimes", _mix,
+   p.switch(_w_pos, p.add(p.maximum(_lw, _lv), p.log1p(p.exp(p.neg(p.abs(p.sub(_lw, _lv)))))), _mix),
+   real(a) & real(b) & real(c) & real(d) & ~is_constant(b),
+   "``log(b * exp(a) + c * exp(d))`` as ``logaddexp(a + log(b), d + log(c))`` for ``b, c > 0`` (no overflow of "
+   "``exp``, no underflow of both terms), as written elsewhere.")
 # base 2 (JAX's logaddexp2): log2 of a sum of powers of two, overflowing where 2**a does
 _LN2 = math.log(2.0)  # (a float64 constant beside float64 operands, not float32's log(2.0), 2e-8 off)
 rw("log2_add_exp2", p.log2(p.add(p.exp2(a), p.exp2(b))),
