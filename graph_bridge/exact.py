@@ -325,7 +325,9 @@ def _ratio(a: Any, b: Any) -> Any:
 
 #: Condition-number losses of functions of an operand that carries rounding (an operand computed exactly
 #: gives a correctly rounded value): ``exp`` and ``gamma`` of a large operand, ``log1p`` near -1, ``gammaln``
-#: near its zeros at 1 and 2, ``erfc`` far in its tail.
+#: near its zeros at 1 and 2, ``erfc`` far in its tail.  A power's are :func:`_own_loss`'s: ``|b|`` on a
+#: rounded base (``(1 + x / y) ** y`` at ``x / y = 2e-70``, ``y = 1.5e86``: 128 bits round the base to 1 and
+#: the power to 1, where it is ``exp(3.2e16)``), ``|b log(a)|`` on a rounded exponent.
 _COND_LOSS: dict[type, Callable[..., float]] = {
     ps.Exp: _kappa_bits(lambda x: x),
     ps.Expm1: _kappa_bits(lambda x: _ratio(x * mp.exp(x), mp.expm1(x)) if x != 0 else mp.mpf(1)),
@@ -464,7 +466,31 @@ def _own_loss(sop: Any, out: np.ndarray, args: list[Any], lost: list[np.ndarray]
         rounded = np.broadcast_to(lost[0] != EXACT, np.shape(out))
         kappa = np.asarray(np.frompyfunc(cond, 2, 1)(out, np.broadcast_to(args[0], np.shape(out))), dtype=float)
         own = own + np.where(rounded, kappa, 0.0)
+    if isinstance(sop, ps.Pow) and out.size:
+        shape = np.shape(out)
+        base, power = (np.broadcast_to(a, shape) for a in args)
+        on_base = np.asarray(np.frompyfunc(_kappa_magnitude, 1, 1)(power), dtype=float)
+        on_power = np.asarray(np.frompyfunc(_pow_power_kappa, 2, 1)(base, power), dtype=float)
+        own = own + np.where(np.broadcast_to(lost[0] != EXACT, shape), on_base, 0.0) + np.where(
+            np.broadcast_to(lost[1] != EXACT, shape), on_power, 0.0)
     return own
+
+
+def _kappa_magnitude(k: Any) -> float:
+    """``log2 |k|`` where ``|k| > 1`` (0 below; all the bits at an infinite ``k``)."""
+    if mp.isnan(k):
+        return 0.0
+    if mp.isinf(k):
+        return math.inf
+    return float(min(mp.mag(k), _HUGE)) if abs(k) > 1 else 0.0
+
+
+def _pow_power_kappa(a: Any, b: Any) -> float:
+    """The bits ``a ** b`` loses to its exponent's rounding: ``log2 |b * log(a)|`` (``a > 0``)."""
+    if mp.isnan(a) or mp.isnan(b) or a <= 0 or mp.isinf(a):
+        return 0.0
+    with mp.workprec(24):  # a magnitude is all a loss needs
+        return _kappa_magnitude(b * mp.log(a))
 
 
 def _elemwise(node: Any, ins: list[Any], losses: list[Any]) -> tuple[np.ndarray, Any]:

@@ -44,6 +44,18 @@ def test_a_power_of_an_exact_base_near_one_keeps_its_digits():
     assert float(1 - av[0]) == pytest.approx(4e-299, rel=1e-12)  # the absolute value of the exact sum, unrounded
 
 
+def test_a_power_reads_its_rounded_base_times_its_exponent():
+    """``(1 + x / y) ** y`` at ``x / y = 2.2e-70``, ``y = 1.5e86``: the quotient is rounded, so ``1 + x / y`` is 1 at
+    128 bits and the power 1, where it is ``exp(3.2e16)`` (beyond float64: inf).  The power's condition on its
+    base, ``|y|``, raises the precision until the base keeps its digits."""
+    y = pt.vector("y")
+    values = {x: np.array([3.196599712101136e16, 1e-3]), y: np.array([1.4808315493103176e86, 1e3])}
+    (v,), (ok,) = exact_values([(1 + x / y) ** y], values, max_bits=1024)
+    assert ok.all()
+    assert mp.isinf(mp.mpf(float(v[0]))) or v[0] > mp.mpf(10) ** 300  # exp(3.2e16), not 1
+    assert float(v[1]) == pytest.approx(float(mp.power(1 + mp.mpf(1e-3) / 1000, 1000)), rel=1e-15)
+
+
 def test_a_cancellation_beyond_the_precision_bound_is_unknown_not_wrong():
     v, ok = _one(pt.exp(x) - 1, [1e-300, 0.5], max_bits=256)
     assert not ok[0] and mp.isnan(v[0])  # 256 bits round exp(1e-300) to 1: the 0 it gives is not returned
