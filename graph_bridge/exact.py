@@ -296,6 +296,15 @@ _LOSS: dict[type, Callable[..., float]] = {
 }
 
 
+def _kappa_magnitude(k: Any) -> float:
+    """``log2 |k|`` where ``|k| > 1`` (0 below; all the bits at an infinite ``k``)."""
+    if mp.isnan(k):
+        return 0.0
+    if mp.isinf(k):
+        return math.inf
+    return float(min(mp.mag(k), _HUGE)) if abs(k) > 1 else 0.0
+
+
 def _kappa_bits(kappa: Callable[[Any], Any]) -> Callable[..., float]:
     """The bits a function loses to its operand's error: ``log2`` of its condition number ``|x f'(x) / f(x)|``
     (``kappa(x)``), all of them where the condition number is infinite (``log1p`` at an operand rounded to -1)."""
@@ -305,14 +314,9 @@ def _kappa_bits(kappa: Callable[[Any], Any]) -> Callable[..., float]:
             return 0.0
         try:
             with mp.workprec(24):  # a magnitude is all a loss needs
-                k = abs(kappa(x))
+                return _kappa_magnitude(kappa(x))
         except (ZeroDivisionError, ValueError):
             return math.inf
-        if mp.isnan(k):
-            return 0.0
-        if mp.isinf(k):
-            return math.inf
-        return float(min(mp.mag(k), _HUGE)) if k > 1 else 0.0
 
     return loss
 
@@ -474,15 +478,6 @@ def _own_loss(sop: Any, out: np.ndarray, args: list[Any], lost: list[np.ndarray]
         own = own + np.where(np.broadcast_to(lost[0] != EXACT, shape), on_base, 0.0) + np.where(
             np.broadcast_to(lost[1] != EXACT, shape), on_power, 0.0)
     return own
-
-
-def _kappa_magnitude(k: Any) -> float:
-    """``log2 |k|`` where ``|k| > 1`` (0 below; all the bits at an infinite ``k``)."""
-    if mp.isnan(k):
-        return 0.0
-    if mp.isinf(k):
-        return math.inf
-    return float(min(mp.mag(k), _HUGE)) if abs(k) > 1 else 0.0
 
 
 def _pow_power_kappa(a: Any, b: Any) -> float:

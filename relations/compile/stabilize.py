@@ -1060,11 +1060,16 @@ def _tier_term(v: Variable) -> bool:
 def _one_and_exp(v: Variable) -> bool:
     """``v`` is a sum of two terms, ``1`` (or ``-1``) and an ``exp``: ``1 - exp(u)``, ``exp(u) - 1`` (which cancel
     where ``u`` is near 0; PyTensor's ``local_expm1`` takes ``exp(u) - 1`` alone, not ``1 - exp(-exp(x))``)."""
+    other = _beside_one(v)
+    return other is not None and isinstance(scalar_op_of(other.owner), ps.Exp)
+
+
+def _beside_one(v: Variable) -> Variable | None:
+    """The other term of ``v``, a sum of two terms one of which is ``1`` or ``-1`` (``1 - u``, ``u - 1``, through
+    :func:`~relations.saturation.cancellation.terms`); ``None`` for another node."""
     found = terms(v)
-    if len(found) != 2:
-        return False
-    kinds = sorted((abs(scalar_constant(t) or 0.0) == 1.0, isinstance(scalar_op_of(t.owner), ps.Exp)) for t, _ in found)
-    return kinds == [(False, True), (True, False)]
+    units = [abs(scalar_constant(t) or 0.0) == 1.0 for t, _ in found]
+    return found[units.index(False)][0] if len(found) == 2 and units.count(True) == 1 else None
 
 
 def _exp_pairs(v: Variable) -> bool:
@@ -1082,10 +1087,9 @@ def _signed_root(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Var
     (``-(sqrt(x) - sqrt(x + 1))``: the sign is part of what the theory's entries read; ``log(0.5 + 0.5 *
     tanh(x / 2))``: the log of the ``sigmoid`` the tier finds is a stabilizer's)."""
     for _ in range(2):
-        found = readers.get(v, [])
-        if len(found) != 1:
+        u = _sole_reader(v, readers)
+        if u is None:
             break
-        (u,) = found
         op = scalar_op_of(u.owner)
         if not (isinstance(op, (ps.Neg, ps.Log, ps.Log1p)) or (
             isinstance(op, ps.Mul) and len(u.owner.inputs) == 2
@@ -1111,20 +1115,29 @@ def _measured_better(form: Variable, copy: Variable) -> bool:
     the grid of magnitudes and :data:`TIER_POINTS` sampled points
     (:func:`relations.saturation.accuracy.more_accurate`: worse at no point, better on average); a region of
     more than :data:`TIER_NODES` nodes or not elementwise in its inputs is not measured (no)."""
-    from relations.saturation.accuracy import axis_points, grid_points, more_accurate, sample_points
-    from relations.saturation.regimes import join_points
+    from relations.saturation.accuracy import more_accurate
 
     if not _measurable(copy):
         return False
 
     form, copy = _one_entry([form, copy])
     try:
-        points = join_points(grid_points([copy]), sample_points([copy], TIER_POINTS, size=1))
-        axes = axis_points([copy])
-        points = join_points(points, axes) if axes.n else points
+        points = _tier_points(copy)
         return points.n > 0 and more_accurate([form], [copy], points)
     except (NotExact, ValueError):  # an Op without exact values, an input that cannot be drawn: kept as it is
         return False
+
+
+def _tier_points(copy: Variable) -> Any:
+    """The points :func:`_measured_better` measures ``copy`` (one entry a point, :func:`_one_entry`) and its forms
+    at: the grid of magnitudes, :data:`TIER_POINTS` sampled points, and each input along the grid with the
+    others at 1."""
+    from relations.saturation.accuracy import axis_points, grid_points, sample_points
+    from relations.saturation.regimes import join_points
+
+    points = join_points(grid_points([copy]), sample_points([copy], TIER_POINTS, size=1))
+    axes = axis_points([copy])
+    return join_points(points, axes) if axes.n else points
 
 
 def _measurable(copy: Variable) -> bool:
@@ -1206,10 +1219,16 @@ def regime_roots(outputs: Sequence[Variable], taken: Sequence[Variable] = ()) ->
 def _plus_constant_reader(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Variable:
     """``v``'s one reader if that adds a constant to it (``log(erfc(z)) - log(2)``: the constant is a factor under
     the log, ``log_add_constant``, where the sum cancels), else ``v``."""
-    found = readers.get(v, [])
-    if len(found) != 1 or not isinstance(scalar_op_of(found[0].owner), ps.Add) or len(found[0].owner.inputs) != 2:
+    u = _sole_reader(v, readers)
+    if u is None or not isinstance(scalar_op_of(u.owner), ps.Add) or len(u.owner.inputs) != 2:
         return v
-    return found[0] if any(scalar_constant(i) is not None for i in found[0].owner.inputs) else v
+    return u if any(scalar_constant(i) is not None for i in u.owner.inputs) else v
+
+
+def _sole_reader(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Variable | None:
+    """The one node output reading ``v`` (``None`` where ``v`` has none or several)."""
+    found = readers.get(v, [])
+    return found[0] if len(found) == 1 else None
 
 
 def _readers(owned: Sequence[Variable]) -> dict[Variable, list[Variable]]:
@@ -1239,22 +1258,17 @@ def _pow_roots(owned: Sequence[Variable], covered: set[Variable]) -> list[Variab
 
 def _pow_one_plus(v: Variable) -> bool:
     """``v`` is ``(1 + u) ** b`` or ``(1 - u) ** b`` with ``b`` no constant (a constant power, ``(1 + u) ** 2``,
-    rounds to an ulp or two: only an exponent as large as ``1 / u`` makes the rounding of ``1 + u`` show)."""
-    node = v.owner
-    if not isinstance(scalar_op_of(node), ps.Pow) or scalar_constant(node.inputs[1]) is not None:
-        return False
-    found = terms(node.inputs[0])
+    rounds to an ulp or two: only an exponent as large as ``1 / u`` makes the rounding of ``1 + u`` show); ``v`` a
+    power with no constant exponent (:func:`_pow_roots` reads only those)."""
+    found = terms(v.owner.inputs[0])
     return len(found) == 2 and sum(scalar_constant(t) == 1.0 and sign == 1 for t, sign in found) == 1
 
 
 def _one_minus_reader(v: Variable, readers: Mapping[Variable, list[Variable]]) -> Variable:
     """``v``'s one reader if that is a sum of ``v`` and a constant ``1`` or ``-1`` (``1 - v``, ``v - 1``), else
     ``v``."""
-    found = readers.get(v, [])
-    if len(found) != 1:
-        return v
-    kinds = sorted(abs(scalar_constant(t) or 0.0) == 1.0 for t, _ in terms(found[0]))
-    return found[0] if kinds == [False, True] else v
+    u = _sole_reader(v, readers)
+    return u if u is not None and _beside_one(u) is not None else v
 
 
 def _stock_spelling(v: Variable) -> bool:
@@ -1291,21 +1305,22 @@ def _regime_choices(egraph: EGraph, copies: Sequence[Variable],
         base = c if f is None else f
         forms = [_constants_folded(_precise(g)) for g in _regime_forms(egraph, classes, c)]
         better = [g for g in forms if _fits(g, c) and _differs(g, base, c) and _measured_better(g, base)]
-        out[k] = min(better, key=lambda g: _mean_bits(g, c)) if len(better) > 1 else better[0] if better else f
+        out[k] = _most_accurate(better, c) if better else f
     return out
 
 
-def _mean_bits(form: Variable, copy: Variable) -> float:
-    """The mean bits of error of ``form`` on the points :func:`_measured_better` measures ``copy``'s forms at (the
-    regime forms that pass, ``log((1 + x) ** y)`` as ``y * log(1 + x)`` and as ``y * log1p(x)``, ranked by it)."""
-    from relations.saturation.accuracy import axis_points, graph_bits, grid_points, sample_points
-    from relations.saturation.regimes import join_points
+def _most_accurate(forms: Sequence[Variable], copy: Variable) -> Variable:
+    """Of ``forms`` (regime forms of ``copy`` that pass), the one of fewest mean bits of error on the points
+    :func:`_measured_better` measured them at, the first of a tie (``log((1 + x) ** y)`` as ``y * log(1 + x)``
+    and as ``y * log1p(x)``: the second).  All are evaluated in one graph."""
+    from relations.saturation.accuracy import graph_bits
 
-    form, copy = _one_entry([form, copy])
-    points = join_points(grid_points([copy]), sample_points([copy], TIER_POINTS, size=1))
-    axes = axis_points([copy])
-    (bits,) = graph_bits([form], join_points(points, axes) if axes.n else points)
-    return float(np.nanmean(bits)) if np.isfinite(bits).any() else math.inf
+    if len(forms) == 1:
+        return forms[0]
+    *ones, one_copy = _one_entry([*forms, copy])
+    means = [float(np.nanmean(b)) if np.isfinite(b).any() else math.inf
+             for b in graph_bits(ones, _tier_points(one_copy))]
+    return forms[means.index(min(means))]
 
 
 def _regime_forms(egraph: EGraph, classes: Mapping[int, Sequence[Any]], copy: Variable) -> list[Variable]:

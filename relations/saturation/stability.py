@@ -20,6 +20,7 @@ import pytensor.scalar as ps
 from pytensor.graph.basic import Variable
 from pytensor.tensor.shape import Shape, Shape_i
 
+from graph_bridge.monotonicity import scalar_constant
 from graph_bridge.nodes import from_max, max_shifted, scalar_op_of, summed
 from relations.rules.algebra.algebra_goals import is_length
 from relations.saturation.costs import elements_touched, node_costs, variable_elements
@@ -53,8 +54,6 @@ OVERFLOW_WEIGHT = 0.05
 def _exponential_power(v: Variable) -> bool:
     """``v`` is a constant base to a power read from data (``2 ** x``): an ``exp2`` or ``exp`` in disguise, which
     overflows as they do."""
-    from graph_bridge.monotonicity import scalar_constant
-
     node = v.owner
     return (node is not None and isinstance(scalar_op_of(node), ps.Pow) and scalar_constant(node.inputs[0]) is not None
             and scalar_constant(node.inputs[1]) is None and not is_length(node.inputs[1]))
