@@ -272,33 +272,34 @@ log_erfc_ref = ew(lambda v: mp.log(mp.erfc(v)))
 erfcx_ref = ew(lambda v: mp.exp(v * v) * mp.erfc(v))
 
 
-def _f(*vs: Any, dtype: str = "float64") -> np.ndarray:
+def floats(*vs: Any, dtype: str = "float64") -> np.ndarray:
+    """A spelling's input values: a vector of ``dtype`` (the held-out sets' too)."""
     return np.array(vs, dtype=dtype)
 
 
 # --- the inputs -------------------------------------------------------------------------
 
-X_SOFTPLUS = _f(-800.0, -40.0, -1.0, 0.0, 1e-10, 1.0, 40.0, 800.0)
-X_SOFTPLUS32 = _f(-100.0, -20.0, -1.0, 0.0, 1.0, 20.0, 100.0, dtype="float32")
-X_TINY = _f(1e-20, -1e-18, 1e-10, -0.5, 0.5, 1e5)
-X_TINY32 = _f(1e-12, -1e-9, 1e-5, -0.5, 0.5, 1e5, dtype="float32")
-X_EXPM1 = _f(1e-20, -1e-18, 1e-10, -1.0, 1.0, 700.0)
-X_NEG = _f(-1e-20, -1e-10, -1.0, -40.0, -800.0)
-X_NEG32 = _f(-1e-10, -1e-5, -1.0, -20.0, -120.0, dtype="float32")
+X_SOFTPLUS = floats(-800.0, -40.0, -1.0, 0.0, 1e-10, 1.0, 40.0, 800.0)
+X_SOFTPLUS32 = floats(-100.0, -20.0, -1.0, 0.0, 1.0, 20.0, 100.0, dtype="float32")
+X_TINY = floats(1e-20, -1e-18, 1e-10, -0.5, 0.5, 1e5)
+X_TINY32 = floats(1e-12, -1e-9, 1e-5, -0.5, 0.5, 1e5, dtype="float32")
+X_EXPM1 = floats(1e-20, -1e-18, 1e-10, -1.0, 1.0, 700.0)
+X_NEG = floats(-1e-20, -1e-10, -1.0, -40.0, -800.0)
+X_NEG32 = floats(-1e-10, -1e-5, -1.0, -20.0, -120.0, dtype="float32")
 M_LSE = np.array([[800.0, 799.0, 0.0], [-800.0, -801.0, -1000.0]])
 M_LSE32 = np.array([[100.0, 99.0, 0.0], [-100.0, -101.0, -120.0]], dtype="float32")
-V_LSE = _f(800.0, 799.0, -5.0)
-X_PAIR, Y_PAIR = _f(800.0, -800.0, 3.0, 0.0), _f(799.0, -801.0, 1.0, -0.5)
-X_PAIR32, Y_PAIR32 = _f(100.0, -100.0, 3.0, dtype="float32"), _f(99.0, -101.0, 1.0, dtype="float32")
+V_LSE = floats(800.0, 799.0, -5.0)
+X_PAIR, Y_PAIR = floats(800.0, -800.0, 3.0, 0.0), floats(799.0, -801.0, 1.0, -0.5)
+X_PAIR32, Y_PAIR32 = floats(100.0, -100.0, 3.0, dtype="float32"), floats(99.0, -101.0, 1.0, dtype="float32")
 M_SOFTMAX = np.array([[1000.0, 999.0, 0.0], [-1000.0, -1001.0, -1002.0]])
 M_SOFTMAX32 = np.array([[100.0, 99.0, 0.0], [-100.0, -101.0, -102.0]], dtype="float32")
-V_SOFTMAX = _f(1000.0, 999.0, 990.0)
-X_SIG = _f(-800.0, -40.0, -1.0, 0.0, 1.0, 40.0, 800.0)
-X_SIG32 = _f(-100.0, -20.0, 0.0, 20.0, 100.0, dtype="float32")
-X_GAMMA = _f(0.5, 1.0, 10.0, 200.0, 1e5)
-X_GAMMA32 = _f(0.5, 10.0, 40.0, 1e4, dtype="float32")
-X_ERFC = _f(-3.0, 0.0, 5.0, 30.0, 100.0)
-X_ERFCX = _f(-2.0, 0.0, 5.0, 30.0, 1e3)
+V_SOFTMAX = floats(1000.0, 999.0, 990.0)
+X_SIG = floats(-800.0, -40.0, -1.0, 0.0, 1.0, 40.0, 800.0)
+X_SIG32 = floats(-100.0, -20.0, 0.0, 20.0, 100.0, dtype="float32")
+X_GAMMA = floats(0.5, 1.0, 10.0, 200.0, 1e5)
+X_GAMMA32 = floats(0.5, 10.0, 40.0, 1e4, dtype="float32")
+X_ERFC = floats(-3.0, 0.0, 5.0, 30.0, 100.0)
+X_ERFCX = floats(-2.0, 0.0, 5.0, 30.0, 1e3)
 
 def _bcast(v: pt.TensorVariable) -> pt.TensorVariable:
     return pt.broadcast_to(v, (3, v.shape[0]))
@@ -542,7 +543,7 @@ _LOG_ERFC = [
     S("log(erfc(x))", "log_erfc", "the textbook spelling", lambda x: pt.log(pt.erfc(x)), [X_ERFC], log_erfc_ref,
       rtol=1e-7),
     S("log(1-erf(x))", "log_erfc", "erfc spelled out", lambda x: pt.log(1 - pt.erf(x)),
-      [_f(-3.0, 0.0, 5.0, 30.0, 100.0)], log_erfc_ref, rtol=1e-7),
+      [floats(-3.0, 0.0, 5.0, 30.0, 100.0)], log_erfc_ref, rtol=1e-7),
     S("log(broadcast_to(erfc(x)))", "log_erfc", "a broadcast between log and erfc", lambda x: pt.log(_bcast(pt.erfc(x))),
       [X_ERFC], _ref_bcast(log_erfc_ref), rtol=1e-7),
 ]
@@ -621,53 +622,53 @@ def _lse_with_zero(x: np.ndarray) -> Any:
 
 _W3 = (0.25, 0.25, 0.5)
 
-X_NDTR = _f(-40.0, -10.0, -1.0, 0.0, 1.0, 5.0, 10.0, 40.0)
-X_NDTR32 = _f(-20.0, -5.0, 0.0, 3.0, 6.0, dtype="float32")
-Z_NDTR = _f(-118.0, -28.0, -1.0, 2.0, 17.0, 32.0)  # (z - 2) / 3: -40 ... 10
-X_ERF_C = _f(-3.0, 0.0, 1.0, 5.0, 10.0, 26.0)
-X_ERF_C32 = _f(-2.0, 0.0, 4.0, 9.0, dtype="float32")
-X_ERFC_NEG = _f(3.0, 0.0, -5.0, -30.0, -100.0)
-X_MOYAL = _f(-50.0, -10.0, 0.0, 2.0, 30.0)
-X_LOG_ERF = _f(1e-300, 1e-15, 1e-10, 0.5, 3.0, 30.0)
-X_LOG_ERF32 = _f(1e-30, 1e-6, 1e-3, 0.5, 3.0, dtype="float32")
-X_LEXPM1 = _f(1e-20, 1e-10, 0.5, 1.0, 40.0, 800.0)
-X_LEXPM1_32 = _f(1e-10, 1e-3, 1.0, 20.0, 100.0, dtype="float32")
-X_COSH = _f(-800.0, -40.0, -1e-10, 0.0, 1e-5, 3.0, 800.0)
-X_COSH32 = _f(-100.0, -1e-4, 0.0, 2.0, 100.0, dtype="float32")
-X_SINH = _f(1e-300, 1e-20, 1e-5, 1.0, 40.0, 800.0)
-X_SINH32 = _f(1e-30, 1e-5, 1.0, 20.0, 100.0, dtype="float32")
-X_POW, M_POW = _f(1e-200, 1e-5, 0.5, 3.0, 1e200), _f(3.0, 2.0, 100.0, 1.0, 2.5)
-X_POW32, M_POW32 = _f(1e-20, 1e-5, 0.5, 3.0, 1e20, dtype="float32"), _f(3.0, 2.0, 10.0, 1.0, 2.5, dtype="float32")
-X_POW1 = _f(1e-200, 1e-5, 0.5, 3.0, 1e100)
-A_BETA, B_BETA = _f(0.5, 1.0, 10.0, 200.0, 1e5), _f(0.5, 2.0, 10.0, 150.0, 1e5)
-A_BETA32, B_BETA32 = _f(0.5, 10.0, 30.0, 100.0, dtype="float32"), _f(0.5, 2.0, 20.0, 60.0, dtype="float32")
-X_BIG = _f(1.0, 1e5, 1e10, 1e20, 1e100)
-X_BIG32 = _f(1.0, 1e3, 1e7, 1e20, dtype="float32")
-X_FRAC = _f(2.0, 1e5, 1e10, 1e20, -1e15)
-X_FRAC32 = _f(2.0, 1e3, 1e5, 1e10, dtype="float32")
-X_EXPREL = _f(1e-300, 1e-20, -1e-18, 1e-10, 0.5, -3.0, 700.0)
-X_EXPREL32 = _f(1e-10, -1e-8, 1e-4, 0.5, 50.0, dtype="float32")
-X_LOGN = _f(1.5, 1e3, 1e10, 1e20, 1e300)
-X_LOGN32 = _f(1.5, 1e3, 1e7, 1e20, dtype="float32")
-A_QUAD, B_QUAD, C_QUAD = _f(1.0, 1.0, 2.0, 1.0), _f(1e10, 3.0, 1e5, 1e150), _f(1.0, 1.0, 0.5, 1.0)
-A_QUAD32, B_QUAD32, C_QUAD32 = _f(1.0, 1.0, 1.0, dtype="float32"), _f(1e4, 3.0, 1e6, dtype="float32"), _f(
+X_NDTR = floats(-40.0, -10.0, -1.0, 0.0, 1.0, 5.0, 10.0, 40.0)
+X_NDTR32 = floats(-20.0, -5.0, 0.0, 3.0, 6.0, dtype="float32")
+Z_NDTR = floats(-118.0, -28.0, -1.0, 2.0, 17.0, 32.0)  # (z - 2) / 3: -40 ... 10
+X_ERF_C = floats(-3.0, 0.0, 1.0, 5.0, 10.0, 26.0)
+X_ERF_C32 = floats(-2.0, 0.0, 4.0, 9.0, dtype="float32")
+X_ERFC_NEG = floats(3.0, 0.0, -5.0, -30.0, -100.0)
+X_MOYAL = floats(-50.0, -10.0, 0.0, 2.0, 30.0)
+X_LOG_ERF = floats(1e-300, 1e-15, 1e-10, 0.5, 3.0, 30.0)
+X_LOG_ERF32 = floats(1e-30, 1e-6, 1e-3, 0.5, 3.0, dtype="float32")
+X_LEXPM1 = floats(1e-20, 1e-10, 0.5, 1.0, 40.0, 800.0)
+X_LEXPM1_32 = floats(1e-10, 1e-3, 1.0, 20.0, 100.0, dtype="float32")
+X_COSH = floats(-800.0, -40.0, -1e-10, 0.0, 1e-5, 3.0, 800.0)
+X_COSH32 = floats(-100.0, -1e-4, 0.0, 2.0, 100.0, dtype="float32")
+X_SINH = floats(1e-300, 1e-20, 1e-5, 1.0, 40.0, 800.0)
+X_SINH32 = floats(1e-30, 1e-5, 1.0, 20.0, 100.0, dtype="float32")
+X_POW, M_POW = floats(1e-200, 1e-5, 0.5, 3.0, 1e200), floats(3.0, 2.0, 100.0, 1.0, 2.5)
+X_POW32, M_POW32 = floats(1e-20, 1e-5, 0.5, 3.0, 1e20, dtype="float32"), floats(3.0, 2.0, 10.0, 1.0, 2.5, dtype="float32")
+X_POW1 = floats(1e-200, 1e-5, 0.5, 3.0, 1e100)
+A_BETA, B_BETA = floats(0.5, 1.0, 10.0, 200.0, 1e5), floats(0.5, 2.0, 10.0, 150.0, 1e5)
+A_BETA32, B_BETA32 = floats(0.5, 10.0, 30.0, 100.0, dtype="float32"), floats(0.5, 2.0, 20.0, 60.0, dtype="float32")
+X_BIG = floats(1.0, 1e5, 1e10, 1e20, 1e100)
+X_BIG32 = floats(1.0, 1e3, 1e7, 1e20, dtype="float32")
+X_FRAC = floats(2.0, 1e5, 1e10, 1e20, -1e15)
+X_FRAC32 = floats(2.0, 1e3, 1e5, 1e10, dtype="float32")
+X_EXPREL = floats(1e-300, 1e-20, -1e-18, 1e-10, 0.5, -3.0, 700.0)
+X_EXPREL32 = floats(1e-10, -1e-8, 1e-4, 0.5, 50.0, dtype="float32")
+X_LOGN = floats(1.5, 1e3, 1e10, 1e20, 1e300)
+X_LOGN32 = floats(1.5, 1e3, 1e7, 1e20, dtype="float32")
+A_QUAD, B_QUAD, C_QUAD = floats(1.0, 1.0, 2.0, 1.0), floats(1e10, 3.0, 1e5, 1e150), floats(1.0, 1.0, 0.5, 1.0)
+A_QUAD32, B_QUAD32, C_QUAD32 = floats(1.0, 1.0, 1.0, dtype="float32"), floats(1e4, 3.0, 1e6, dtype="float32"), floats(
     1.0, 1.0, 1.0, dtype="float32")
-X_EXP2 = _f(1e-10, -1e-5, 0.1, 3.0, 700.0, -700.0)
-X_EXP2_32 = _f(1e-4, -1e-3, 0.1, 3.0, 80.0, dtype="float32")
-X_SIGP, Y_SIGP = _f(-800.0, -40.0, 0.0, 40.0, 800.0, -1.0), _f(-700.0, 40.0, -1.0, 1e-10, 800.0, -800.0)
-X_SIGP32, Y_SIGP32 = _f(-100.0, -20.0, 0.0, 20.0, dtype="float32"), _f(-90.0, 20.0, -1.0, 100.0, dtype="float32")
-X_ODDS = _f(-700.0, -40.0, 0.0, 1.0, 40.0, 700.0)
-X_ODDS32 = _f(-80.0, -20.0, 0.0, 20.0, 80.0, dtype="float32")
-X_TANH = _f(1e-300, 1e-20, -1e-10, 0.5, 20.0, 800.0, -800.0)
-X_TANH32 = _f(1e-30, 1e-10, 0.5, 20.0, 100.0, dtype="float32")
-X_SINHV = _f(1e-20, -1e-10, 1e-5, 1.0, 700.0, -700.0)
-X_SINHV32 = _f(1e-30, -1e-10, 1e-3, 1.0, 80.0, dtype="float32")
-X_POS = _f(1e-20, 1e-10, 1.0, 40.0, 800.0)
-Y_EXPM1 = _f(1e-20, 3e-18, 0.0, 1.0, -1.0, 2.0)
-X_LAPLACE = _f(0.1, 1.0, 40.0, 700.0)
-X_PARETO = _f(1.5, 1e3, 1e10, 1e100)
-X_SMALLP = _f(1e-300, 1e-20, 1e-10, 0.5, 0.9)
-W_LSE = _f(0.5, 2.0, 1e-3)
+X_EXP2 = floats(1e-10, -1e-5, 0.1, 3.0, 700.0, -700.0)
+X_EXP2_32 = floats(1e-4, -1e-3, 0.1, 3.0, 80.0, dtype="float32")
+X_SIGP, Y_SIGP = floats(-800.0, -40.0, 0.0, 40.0, 800.0, -1.0), floats(-700.0, 40.0, -1.0, 1e-10, 800.0, -800.0)
+X_SIGP32, Y_SIGP32 = floats(-100.0, -20.0, 0.0, 20.0, dtype="float32"), floats(-90.0, 20.0, -1.0, 100.0, dtype="float32")
+X_ODDS = floats(-700.0, -40.0, 0.0, 1.0, 40.0, 700.0)
+X_ODDS32 = floats(-80.0, -20.0, 0.0, 20.0, 80.0, dtype="float32")
+X_TANH = floats(1e-300, 1e-20, -1e-10, 0.5, 20.0, 800.0, -800.0)
+X_TANH32 = floats(1e-30, 1e-10, 0.5, 20.0, 100.0, dtype="float32")
+X_SINHV = floats(1e-20, -1e-10, 1e-5, 1.0, 700.0, -700.0)
+X_SINHV32 = floats(1e-30, -1e-10, 1e-3, 1.0, 80.0, dtype="float32")
+X_POS = floats(1e-20, 1e-10, 1.0, 40.0, 800.0)
+Y_EXPM1 = floats(1e-20, 3e-18, 0.0, 1.0, -1.0, 2.0)
+X_LAPLACE = floats(0.1, 1.0, 40.0, 700.0)
+X_PARETO = floats(1.5, 1e3, 1e10, 1e100)
+X_SMALLP = floats(1e-300, 1e-20, 1e-10, 0.5, 0.9)
+W_LSE = floats(0.5, 2.0, 1e-3)
 #: ``sqrt(2)`` as PyMC writes it (``dist_math.std_cdf``, ``normal_lcdf``): PyTensor reads the Python float 2.0 as a
 #: float32 constant (it is exact there), so this is float32's ``sqrt(2)``, 8.5e-9 off in relative terms.  A spelling
 #: through it carries that error whatever the rewrite (the normal log-CDF at x = 10: 1.7e-6 relative, against
@@ -703,8 +704,8 @@ def _log_diff_ndtr(lo: Any, hi: Any) -> Any:
 
 
 log_diff_ndtr_ref = ew(_log_diff_ndtr)
-LO_NDTR, HI_NDTR = _f(-40.0, -1.0, 30.0, -31.0, 5.0, -0.5), _f(-38.0, 1.0, 31.0, -30.0, 6.0, 40.0)
-LO_NDTR32, HI_NDTR32 = _f(-14.0, -1.0, 6.0, 2.0, dtype="float32"), _f(-13.0, 1.0, 7.0, 9.0, dtype="float32")
+LO_NDTR, HI_NDTR = floats(-40.0, -1.0, 30.0, -31.0, 5.0, -0.5), floats(-38.0, 1.0, 31.0, -30.0, 6.0, 40.0)
+LO_NDTR32, HI_NDTR32 = floats(-14.0, -1.0, 6.0, 2.0, dtype="float32"), floats(-13.0, 1.0, 7.0, 9.0, dtype="float32")
 
 _LOG_DIFF_NDTR = [
     S("log(0.5*erfc(-y/sqrt(2))-0.5*erfc(-x/sqrt(2)))", "log_diff_ndtr",
@@ -932,8 +933,8 @@ _SINH = [
       "float32"),
 ]
 
-X_COS = _f(1e-300, 1e-9, -3e-5, 1e-3, 0.5, 3.0)
-X_COS32 = _f(1e-20, 1e-4, -3e-3, 0.5, 3.0, dtype="float32")
+X_COS = floats(1e-300, 1e-9, -3e-5, 1e-3, 0.5, 3.0)
+X_COS32 = floats(1e-20, 1e-4, -3e-3, 0.5, 3.0, dtype="float32")
 one_minus_cos_ref = ew(lambda v: 2 * mp.sin(v / 2) ** 2)
 _ONE_MINUS_COS = [
     S("1-cos(x)", "one_minus_cos", "issue 44: cancellation at tiny arguments (1 - cos(x) rounds to 0 below 1e-8)",
@@ -941,41 +942,41 @@ _ONE_MINUS_COS = [
     S("-(cos(x)-1)", "one_minus_cos", "a negated difference", lambda x: -(pt.cos(x) - 1), [X_COS], one_minus_cos_ref),
     S("1-cos(x) f32", "one_minus_cos", "float32", lambda x: 1 - pt.cos(x), [X_COS32], one_minus_cos_ref, "float32"),
     S("(1-cos(x))/x**2", "one_minus_cos_ratio", "issue 44: the same cancellation under a division (0/0 in float near 0)",
-      lambda x: (1 - pt.cos(x)) / x**2, [_f(1e-150, 1e-9, -3e-5, 1e-3, 0.5, 3.0)],
+      lambda x: (1 - pt.cos(x)) / x**2, [floats(1e-150, 1e-9, -3e-5, 1e-3, 0.5, 3.0)],
       ew(lambda v: 2 * mp.sin(v / 2) ** 2 / v**2)),
 ]
 
-X_POW1P, Y_POW1P = _f(1e-12, -1e-12, 1e-8, 3e-5, 0.3, -0.4, 2.0, 1e5), _f(1e12, 1e12, -1e8, 7e4, 3.0, 10.5, 0.5, 2.5)
-X_POW1P32, Y_POW1P32 = (_f(1e-5, -1e-4, 3e-3, 0.3, 2.0, dtype="float32"),
-                        _f(1e5, 3e4, -2e3, 3.0, 0.5, dtype="float32"))
-X_TRIALS, N_TRIALS = _f(1e-17, 1e-10, 1e-3, 0.5, 0.9), _f(1e17, 1e11, 1e4, 3.0, 2.0)
+X_POW1P, Y_POW1P = floats(1e-12, -1e-12, 1e-8, 3e-5, 0.3, -0.4, 2.0, 1e5), floats(1e12, 1e12, -1e8, 7e4, 3.0, 10.5, 0.5, 2.5)
+X_POW1P32, Y_POW1P32 = (floats(1e-5, -1e-4, 3e-3, 0.3, 2.0, dtype="float32"),
+                        floats(1e5, 3e4, -2e3, 3.0, 0.5, dtype="float32"))
+X_TRIALS, N_TRIALS = floats(1e-17, 1e-10, 1e-3, 0.5, 0.9), floats(1e17, 1e11, 1e4, 3.0, 2.0)
 pow1p_ref = ew(lambda u, b: mp.power(1 + u, b))
 _POW1P = [
     S("(1+x)**y", "pow1p", "issue 44: a power of one plus a small quantity (1 + x rounds x: (1 + 1e-12)**1e12 is e to "
       "4 digits)", lambda x, y: (1 + x) ** y, [X_POW1P, Y_POW1P], pow1p_ref),
     S("(1+x/y)**y", "pow1p", "compound interest, (1 + r/n)**n at a large n",
-      lambda x, y: (1 + x / y) ** y, [_f(0.05, 1.0, -2.0, 3.0, 0.5), _f(1e15, 1e12, 1e9, 10.0, 2.0)],
+      lambda x, y: (1 + x / y) ** y, [floats(0.05, 1.0, -2.0, 3.0, 0.5), floats(1e15, 1e12, 1e9, 10.0, 2.0)],
       ew(lambda r, n: mp.power(1 + r / n, n))),
     S("(1-x)**y", "pow1p", "the chance of no success in y trials, (1 - p)**n at a tiny p",
       lambda x, y: (1 - x) ** y, [X_TRIALS, N_TRIALS], ew(lambda q, n: mp.power(1 - q, n))),
     S("(1+x*y)**(-1/y)", "pow1p", "the generalized Pareto survival (1 + k*x)**(-1/k) at a shape k near 0",
-      lambda x, y: (1 + x * y) ** (-1 / y), [_f(1.0, 5.0, 0.5, 30.0, 5.0), _f(1e-12, 1e-9, 1e-15, 0.1, -0.1)],
+      lambda x, y: (1 + x * y) ** (-1 / y), [floats(1.0, 5.0, 0.5, 30.0, 5.0), floats(1e-12, 1e-9, 1e-15, 0.1, -0.1)],
       ew(lambda v, k: mp.power(1 + v * k, -1 / k))),
     S("(1+x**2/y)**(-(y+1)/2)", "pow1p", "the Student-t kernel at a large nu (the Normal limit)",
-      lambda x, y: (1 + x**2 / y) ** (-(y + 1) / 2), [_f(1.0, 3.0, 0.1, 10.0, 2.0), _f(1e15, 1e10, 1e12, 5.0, 1.0)],
+      lambda x, y: (1 + x**2 / y) ** (-(y + 1) / 2), [floats(1.0, 3.0, 0.1, 10.0, 2.0), floats(1e15, 1e10, 1e12, 5.0, 1.0)],
       ew(lambda v, nu: mp.power(1 + v**2 / nu, -(nu + 1) / 2))),
     S("(1+x)**y f32", "pow1p", "float32", lambda x, y: (1 + x) ** y, [X_POW1P32, Y_POW1P32], pow1p_ref, "float32"),
     S("1-(1-x)**y", "powm1", "the chance of at least one success in y trials (0 in float64 at p = 1e-17)",
       lambda x, y: 1 - (1 - x) ** y, [X_TRIALS, N_TRIALS], ew(lambda q, n: 1 - mp.power(1 - q, n))),
     S("(1+x)**y-1", "powm1", "a power's difference from one (cancels at a small x and at a small y)",
-      lambda x, y: (1 + x) ** y - 1, [_f(1e-12, 1e5, 1e-20, 0.3, -0.5), _f(3.0, 1e-12, 1e10, 2.0, 3.0)],
+      lambda x, y: (1 + x) ** y - 1, [floats(1e-12, 1e5, 1e-20, 0.3, -0.5), floats(3.0, 1e-12, 1e10, 2.0, 3.0)],
       ew(lambda u, b: mp.power(1 + u, b) - 1)),
 ]
 
-X_TANH2 = _f(1e-300, 1e-8, 0.3, -0.9, 5.0, -20.0, 30.0, 400.0, -400.0)
+X_TANH2 = floats(1e-300, 1e-8, 0.3, -0.9, 5.0, -20.0, 30.0, 400.0, -400.0)
 log_sech2_ref = ew(lambda v: -2 * mp.log(mp.cosh(v)))
-X_ASINH_ARG = _f(1e-300, 0.5, -0.5, -30.0, -1e5, -1e10, 3.0, 1e10)
-X_LOG2 = _f(-1e3, -60.0, -1.0, 0.0, 1e-10, 2.0, 60.0, 1e4, 1e10)
+X_ASINH_ARG = floats(1e-300, 0.5, -0.5, -30.0, -1e5, -1e10, 3.0, 1e10)
+X_LOG2 = floats(-1e3, -60.0, -1.0, 0.0, 1e-10, 2.0, 60.0, 1e4, 1e10)
 softplus2_ref = ew(lambda v: max(v, 0) + mp.log1p(mp.power(2, -abs(v))) / mp.log(2))
 _MORE_KINDS = [
     S("log(1-tanh(x)**2)", "log_sech2", "the log-Jacobian of a tanh change of variables (tanh rounds to 1 from "
@@ -983,7 +984,7 @@ _MORE_KINDS = [
     S("log1p(-tanh(x)**2)", "log_sech2", "the same through log1p", lambda x: pt.log1p(-pt.tanh(x) ** 2), [X_TANH2],
       log_sech2_ref),
     S("log(1-tanh(x)*tanh(x)) f32", "log_sech2", "float32, the square as a product",
-      lambda x: pt.log(1 - pt.tanh(x) * pt.tanh(x)), [_f(1e-30, 1e-3, 0.3, -0.9, 5.0, -12.0, 40.0, dtype="float32")],
+      lambda x: pt.log(1 - pt.tanh(x) * pt.tanh(x)), [floats(1e-30, 1e-3, 0.3, -0.9, 5.0, -12.0, 40.0, dtype="float32")],
       log_sech2_ref, "float32"),
     S("x+sqrt(x*x+1)", "asinh_arg", "asinh's argument without its log (0 from x = -1e8: a cancellation)",
       lambda x: x + pt.sqrt(x * x + 1), [X_ASINH_ARG], ew(lambda v: v + mp.sqrt(v * v + 1))),
@@ -994,26 +995,26 @@ _MORE_KINDS = [
     S("log2(exp2(x)+1)", "softplus2", "through exp2, the operands the other way",
       lambda x: pt.log2(pt.exp2(x) + 1), [X_LOG2], softplus2_ref),
     S("x**y-1", "powm1", "a power of any base less one (cancels at a small exponent or a base near 1)",
-      lambda x, y: x**y - 1, [_f(0.5, 3.0, 1.0 + 1e-10, 20.0, 1e200, 7.0), _f(1e-13, 1e-10, 1e8, 5.0, 1e-100, -0.5)],
+      lambda x, y: x**y - 1, [floats(0.5, 3.0, 1.0 + 1e-10, 20.0, 1e200, 7.0), floats(1e-13, 1e-10, 1e8, 5.0, 1e-100, -0.5)],
       ew(lambda a, b: mp.expm1(b * mp.log(a)))),
     S("log((1+x)**y)", "log_pow1p", "the log of a power of one plus a small quantity (log of the rounded sum)",
-      lambda x, y: pt.log((1 + x) ** y), [_f(1e-12, 1e-300, 0.5, 1e5, -0.5), _f(3.0, 2.0, 1e-10, 2.5, 7.0)],
+      lambda x, y: pt.log((1 + x) ** y), [floats(1e-12, 1e-300, 0.5, 1e5, -0.5), floats(3.0, 2.0, 1e-10, 2.5, 7.0)],
       ew(lambda u, b: b * mp.log1p(u))),
     S("log(1-(1+x/y)**(-y))", "log1m_pow1p", "the log of a survival function's complement, (1 + x/s)**-s",
-      lambda x, y: pt.log(1 - (1 + x / y) ** (-y)), [_f(1e-12, 1.0 + 1e-10, 30.0, 0.5, 20.0), _f(3.0, 1e8, 1e5, 2.0, 800.0)],
+      lambda x, y: pt.log(1 - (1 + x / y) ** (-y)), [floats(1e-12, 1.0 + 1e-10, 30.0, 0.5, 20.0), floats(3.0, 1e8, 1e5, 2.0, 800.0)],
       ew(lambda u, s_: mp.log(1 - mp.power(1 + u / s_, -s_)))),
     S("log1p((x/y)**2)", "log1p_sqr", "the log of one plus a squared ratio (the square overflows)",
-      lambda x, y: pt.log1p((x / y) ** 2), [_f(1e200, 1.0, 3.0, -1e160, 1e-3), _f(1.0, 1e-160, 4.0, 1.0, 1.0)],
+      lambda x, y: pt.log1p((x / y) ** 2), [floats(1e200, 1.0, 3.0, -1e160, 1e-3), floats(1.0, 1e-160, 4.0, 1.0, 1.0)],
       ew(lambda a, b: mp.log1p((a / b) ** 2))),
     S("log(1-tanh(x))", "log1m_tanh", "the log of 2 * sigmoid(-2x) spelled through tanh",
-      lambda x: pt.log(1 - pt.tanh(x)), [_f(1e-300, 0.3, -5.0, 30.0, 400.0, -400.0)],
+      lambda x: pt.log(1 - pt.tanh(x)), [floats(1e-300, 0.3, -5.0, 30.0, 400.0, -400.0)],
       ew(lambda v: mp.log(2) - 2 * v - mp.log1p(mp.exp(-2 * v)) if v > 1 else mp.log1p(-mp.tanh(v)))),
     S("log(z*exp(x)+(1-z)*exp(y))", "log_mix2", "a two-component mixture's log-density, its weight read from data",
       lambda x, y, z: pt.log(z * pt.exp(x) + (1 - z) * pt.exp(y)),
-      [_f(800.0, -800.0, 1.0, 30.0), _f(799.0, -801.0, 2.0, -30.0), _f(0.3, 0.5, 1e-20, 0.9)],
+      [floats(800.0, -800.0, 1.0, 30.0), floats(799.0, -801.0, 2.0, -30.0), floats(0.3, 0.5, 1e-20, 0.9)],
       ew(lambda a, b, w: mp.log(w * mp.exp(a) + (1 - w) * mp.exp(b)))),
     S("log((1-exp(-x))*exp(y))", "log_mul_exp", "a log of a product with an exp factor that overflows on its own",
-      lambda x, y: pt.log((1 - pt.exp(-x)) * pt.exp(y)), [_f(1e-12, 3.0, 30.0, 1e-5), _f(800.0, -800.0, 3.0, 1e3)],
+      lambda x, y: pt.log((1 - pt.exp(-x)) * pt.exp(y)), [floats(1e-12, 3.0, 30.0, 1e-5), floats(800.0, -800.0, 3.0, 1e3)],
       ew(lambda a, b: mp.log(-mp.expm1(-a)) + b)),
 ]
 
@@ -1085,9 +1086,9 @@ _LOGADDEXP_MORE = [
       ew(lambda a, b: mp.log(mp.exp(a) + mp.exp(b) + 1))),
 ]
 
-X_MIXED, Y_MIXED = _f(800.0, -800.0, 3.0, 0.0, -40.0), _f(2.0, 1e-300, 5.0, 0.5, 1.0)
-X_MIXED_D, Y_MIXED_D = _f(-800.0, -40.0, 0.0, 700.0, -1e-10), _f(1e-300, 1.0, 3.0, 1e305, 1.0)
-X_POCH, Y_POCH = _f(0.5, 10.0, 200.0, 1e5), _f(3.0, 0.5, 100.0, 100.0)
+X_MIXED, Y_MIXED = floats(800.0, -800.0, 3.0, 0.0, -40.0), floats(2.0, 1e-300, 5.0, 0.5, 1.0)
+X_MIXED_D, Y_MIXED_D = floats(-800.0, -40.0, 0.0, 700.0, -1e-10), floats(1e-300, 1.0, 3.0, 1e305, 1.0)
+X_POCH, Y_POCH = floats(0.5, 10.0, 200.0, 1e5), floats(3.0, 0.5, 100.0, 100.0)
 
 _MIXED_DOMAIN = [
     S("log(exp(x)+y)", "logaddexp", "pytensor #2327: log-exp with mixed domain inputs (an exp and a positive term)",

@@ -55,6 +55,7 @@ from numerics_corpus import (
     ew,
     exp2_ref,
     exprel_ref,
+    floats,
     frac_diff_ref,
     log1p_recip_ref,
     log_cosh_ref,
@@ -76,32 +77,28 @@ from numerics_corpus import (
 __all__ = ["HELDOUT"]
 
 
-def _arr(*vs: float, dtype: str = "float64") -> np.ndarray:
-    return np.array(vs, dtype=dtype)
-
-
 def _log_ndtr(v: Any) -> Any:
     if v > 0:
         return mp.log1p(-mp.erfc(v / mp.sqrt(2)) / 2)
     return mp.log(mp.erfc(-v / mp.sqrt(2)) / 2)
 
 
-X_ASINH = _arr(-1e10, -1.0, 1e-20, 1.0, 1e200)
-X_ASINH32 = _arr(-1e5, -1.0, 1e-10, 1.0, 1e30, dtype="float32")
-X_ACOSH = _arr(1.0, 2.0, 1e10, 1e200)
-X_ATAN = _arr(1.0, 1e5, 1e10, 1e20)
-X_TRIG, E_TRIG = _arr(1.0, 10.0, 1e4), _arr(1e-10, 1e-15, 1e-12)
-X_COS2 = _arr(1e-8, -1e-5, 0.5, 3.0, 1e3)
-X_LOGQ = _arr(1e-20, -1e-10, 0.5, -0.9)
-X_ISQRT = _arr(1.0, 1e5, 1e10, 1e20, 1e100)
-X_3FRAC = _arr(2.0, 1e3, 1e6, 1e10, 1e100)
-X_EXPQ2 = _arr(1e-20, -1e-10, 1.0, 800.0, -800.0)
-X_POCH, Y_POCH = _arr(0.5, 10.0, 200.0, 1e5), _arr(3.0, 0.5, 100.0, 10.0)
-X_LTANH = _arr(1e-300, 1e-5, 1.0, 20.0, 800.0)
-X_NEGS = _arr(-1e-20, -1e-10, -1.0, -40.0, -800.0)
-MU_NDTR, SIG_NDTR = _arr(0.0, 1.0, -3.0, 2.0, 0.5, 0.0, 1.0, 0.0), _arr(1.0, 2.0, 0.5, 1.0, 3.0, 0.1, 1.0, 4.0)
-X_SIG = _arr(-800.0, -40.0, -1.0, 0.0, 1.0, 40.0, 800.0)
-X_SIG32 = _arr(-100.0, -20.0, 0.0, 20.0, 100.0, dtype="float32")
+X_ASINH = floats(-1e10, -1.0, 1e-20, 1.0, 1e200)
+X_ASINH32 = floats(-1e5, -1.0, 1e-10, 1.0, 1e30, dtype="float32")
+X_ACOSH = floats(1.0, 2.0, 1e10, 1e200)
+X_ATAN = floats(1.0, 1e5, 1e10, 1e20)
+X_TRIG, E_TRIG = floats(1.0, 10.0, 1e4), floats(1e-10, 1e-15, 1e-12)
+X_COS2 = floats(1e-8, -1e-5, 0.5, 3.0, 1e3)
+X_LOGQ = floats(1e-20, -1e-10, 0.5, -0.9)
+X_ISQRT = floats(1.0, 1e5, 1e10, 1e20, 1e100)
+X_3FRAC = floats(2.0, 1e3, 1e6, 1e10, 1e100)
+X_EXPQ2 = floats(1e-20, -1e-10, 1.0, 800.0, -800.0)
+X_POCH, Y_POCH = floats(0.5, 10.0, 200.0, 1e5), floats(3.0, 0.5, 100.0, 10.0)
+X_LTANH = floats(1e-300, 1e-5, 1.0, 20.0, 800.0)
+X_NEGS = floats(-1e-20, -1e-10, -1.0, -40.0, -800.0)
+MU_NDTR, SIG_NDTR = floats(0.0, 1.0, -3.0, 2.0, 0.5, 0.0, 1.0, 0.0), floats(1.0, 2.0, 0.5, 1.0, 3.0, 0.1, 1.0, 4.0)
+X_SIG = floats(-800.0, -40.0, -1.0, 0.0, 1.0, 40.0, 800.0)
+X_SIG32 = floats(-100.0, -20.0, 0.0, 20.0, 100.0, dtype="float32")
 
 _MOVED = [
     S("log(erfc(-x/sqrt(2)))+log(0.5)", "log_ndtr", "issue 44: the log of the product split by hand",
@@ -198,9 +195,9 @@ _NEW_TARGETS = [
     S("log(sinh(x)/cosh(x))", "log_tanh", "a quotient of hyperbolic functions, logged",
       lambda x: pt.log(pt.sinh(x) / pt.cosh(x)), [X_LTANH], ew(lambda v: mp.log(mp.tanh(v)))),
     S("arctan(x+1)-arctan(x) f32", "atan_diff", "Herbie 2atan (float32)", lambda x: pt.arctan(x + 1) - pt.arctan(x),
-      [_arr(1.0, 1e3, 1e5, dtype="float32")], ew(lambda v: mp.atan(1 / (1 + v * (v + 1)))), "float32"),
+      [floats(1.0, 1e3, 1e5, dtype="float32")], ew(lambda v: mp.atan(1 / (1 + v * (v + 1)))), "float32"),
     S("log(tanh(x)) f32", "log_tanh", "float32", lambda x: pt.log(pt.tanh(x)),
-      [_arr(1e-30, 1e-3, 1.0, 10.0, dtype="float32")], ew(lambda v: mp.log(mp.tanh(v))), "float32"),
+      [floats(1e-30, 1e-3, 1.0, 10.0, dtype="float32")], ew(lambda v: mp.log(mp.tanh(v))), "float32"),
     S("log1mexp(log1mexp(x))", "log1mexp_twice", "pytensor #1831: log1mexp(log1mexp(x)) -> x",
       lambda x: pt.log1mexp(pt.log1mexp(x)), [X_NEGS], ew(lambda v: v)),
 ]
@@ -236,7 +233,7 @@ _MORE = [
       ew(lambda v: mp.log1p(2 * v))),
     S("1/(1+exp(-x)) f32", "sigmoid", "float32", lambda x: 1 / (1 + pt.exp(-x)), [X_SIG32], sigmoid_ref, "float32"),
     S("log(0.5*(1+erf(x/sqrt(2)))) f32", "log_ndtr", "float32",
-      lambda x: pt.log(0.5 * (1 + pt.erf(x / SQ2))), [_arr(-20.0, -5.0, 0.0, 3.0, 6.0, dtype="float32")],
+      lambda x: pt.log(0.5 * (1 + pt.erf(x / SQ2))), [floats(-20.0, -5.0, 0.0, 3.0, 6.0, dtype="float32")],
       ew(_log_ndtr), "float32"),
     S("log(cosh(x)*ones((2,1)))", "log_cosh", "a broadcast as a product with ones",
       lambda x: pt.log(pt.cosh(x) * pt.ones((2, 1))), [X_COSH], lambda x: np.broadcast_to(log_cosh_ref(x), (2, len(x)))),

@@ -34,13 +34,9 @@ import mpmath as mp
 import numpy as np
 import pytensor.tensor as pt
 
-from numerics_corpus import S, Spelling, ew
+from numerics_corpus import S, Spelling, ew, floats
 
 __all__ = ["UNSEEN"]
-
-
-def _arr(*vs: float, dtype: str = "float64") -> np.ndarray:
-    return np.array(vs, dtype=dtype)
 
 
 #: ``sqrt(2)`` as a float64 constant (a numpy scalar keeps its dtype; a Python ``2.0`` under ``pt.sqrt`` is float32's).
@@ -109,27 +105,27 @@ def _zip_logp0(psi: Any, mu: Any) -> Any:
 
 # --- PyMC's distributions and transforms, PyTensor's issues ---------------------------------
 
-X_KUMA, A_KUMA, B_KUMA = _arr(1e-300, 1e-20, 1e-5, 0.5, 0.9), _arr(2.0, 1.0, 3.0, 2.0, 0.5), _arr(3.0, 2.0, 0.5, 5.0, 2.0)
-X_WEIB32, A_WEIB32, B_WEIB32 = (_arr(1e-30, 1e-6, 0.5, 2.0, 9.0, dtype="float32"), _arr(2.0, 1.0, 0.5, 3.0, 2.0, dtype="float32"),
-                                _arr(1.0, 2.0, 1.0, 1.0, 1.0, dtype="float32"))
-K_GEOM, P_GEOM = _arr(1.0, 5.0, 100.0, 1e6, 3.0), _arr(0.5, 1e-10, 1e-20, 1e-3, 0.999)
-K_GEOMP, P_GEOMP = _arr(1.0, 5.0, 1e12, 1e3, 2.0), _arr(0.5, 1e-10, 1e-10, 1e-300, 0.999)
-N_BINOM, K_BINOM = _arr(10.0, 1e6, 1e15, 1e10, 50.0), _arr(3.0, 2.0, 1.0, 5e9, 25.0)
-PSI_ZIP, MU_ZIP = _arr(0.3, 1.0, 1.0, 0.5, 1e-20), _arr(2.0, 800.0, 1e-10, 40.0, 1.0)
-X_SIG = _arr(-800.0, -40.0, -1.0, 0.0, 1.0, 40.0, 800.0)
-X_COSHT32 = _arr(1.0001, 1.5, 1e10, 1e20, 1e30, dtype="float32")
-X_ASINH_JAC = _arr(1e-300, -0.5, 3.0, 1e10, 1e200, -1e300)
-X_ATANH_JAC = _arr(1e-300, 0.5, -0.9, 0.9999999999, -0.99999999999, 1 - 1e-14, -(1 - 3e-15))
-X_DW, Q_DW, B_DW = _arr(0.0, 1.0, 1100.0, 3.0), _arr(0.5, 1 - 1e-12, 0.5, 1e-5), _arr(1.0, 2.0, 1.0, 1.0)
-X_LOGN, S_LOGN = _arr(1e-300, 1e-20, 0.5, 1.0, 20.0, 1e100), _arr(1.0, 0.5, 2.0, 1.0, 1.0, 3.0)
-X_GUMB, B_GUMB = _arr(-3.0, 0.0, 5.0, 40.0, 800.0, -1e-10), _arr(1.0, 2.0, 1.0, 1.0, 10.0, 1.0)
-N_NB, P_NB = _arr(1.0, 10.0, 1e10, 3.0), _arr(0.5, 1e-300, 1 - 2**-52, 1e-10)
+X_KUMA, A_KUMA, B_KUMA = floats(1e-300, 1e-20, 1e-5, 0.5, 0.9), floats(2.0, 1.0, 3.0, 2.0, 0.5), floats(3.0, 2.0, 0.5, 5.0, 2.0)
+X_WEIB32, A_WEIB32, B_WEIB32 = (floats(1e-30, 1e-6, 0.5, 2.0, 9.0, dtype="float32"), floats(2.0, 1.0, 0.5, 3.0, 2.0, dtype="float32"),
+                                floats(1.0, 2.0, 1.0, 1.0, 1.0, dtype="float32"))
+K_GEOM, P_GEOM = floats(1.0, 5.0, 100.0, 1e6, 3.0), floats(0.5, 1e-10, 1e-20, 1e-3, 0.999)
+K_GEOMP, P_GEOMP = floats(1.0, 5.0, 1e12, 1e3, 2.0), floats(0.5, 1e-10, 1e-10, 1e-300, 0.999)
+N_BINOM, K_BINOM = floats(10.0, 1e6, 1e15, 1e10, 50.0), floats(3.0, 2.0, 1.0, 5e9, 25.0)
+PSI_ZIP, MU_ZIP = floats(0.3, 1.0, 1.0, 0.5, 1e-20), floats(2.0, 800.0, 1e-10, 40.0, 1.0)
+X_SIG = floats(-800.0, -40.0, -1.0, 0.0, 1.0, 40.0, 800.0)
+X_COSHT32 = floats(1.0001, 1.5, 1e10, 1e20, 1e30, dtype="float32")
+X_ASINH_JAC = floats(1e-300, -0.5, 3.0, 1e10, 1e200, -1e300)
+X_ATANH_JAC = floats(1e-300, 0.5, -0.9, 0.9999999999, -0.99999999999, 1 - 1e-14, -(1 - 3e-15))
+X_DW, Q_DW, B_DW = floats(0.0, 1.0, 1100.0, 3.0), floats(0.5, 1 - 1e-12, 0.5, 1e-5), floats(1.0, 2.0, 1.0, 1.0)
+X_LOGN, S_LOGN = floats(1e-300, 1e-20, 0.5, 1.0, 20.0, 1e100), floats(1.0, 0.5, 2.0, 1.0, 1.0, 3.0)
+X_GUMB, B_GUMB = floats(-3.0, 0.0, 5.0, 40.0, 800.0, -1e-10), floats(1.0, 2.0, 1.0, 1.0, 10.0, 1.0)
+N_NB, P_NB = floats(1.0, 10.0, 1e10, 3.0), floats(0.5, 1e-300, 1 - 2**-52, 1e-10)
 X_PROD32 = np.full(250, 0.7, dtype="float32")
-X_DIVEXP, Y_DIVEXP = _arr(1e300, 3.0, 1e-300, 2.0), _arr(800.0, 2.0, -800.0, 1e-10)
-K_ALAP = _arr(1.0, 1 + 2**-30, 1e-5, 3.0, 1e150, 1e200)
-X_LOGIS, S_LOGIS = _arr(-800.0, -40.0, 0.0, 3.0, 40.0, 800.0), _arr(1.0, 2.0, 1.0, 0.5, 1.0, 10.0)
-X_EXG, NU_EXG = _arr(-40.0, -5.0, 0.0, 3.0, 40.0, 800.0), _arr(1.0, 0.5, 2.0, 1.0, 0.1, 1.0)
-ETA_ORD, C_ORD = _arr(0.0, 40.0, -40.0, 800.0, -800.0, 1e-10), _arr(-1.0, 1.0)
+X_DIVEXP, Y_DIVEXP = floats(1e300, 3.0, 1e-300, 2.0), floats(800.0, 2.0, -800.0, 1e-10)
+K_ALAP = floats(1.0, 1 + 2**-30, 1e-5, 3.0, 1e150, 1e200)
+X_LOGIS, S_LOGIS = floats(-800.0, -40.0, 0.0, 3.0, 40.0, 800.0), floats(1.0, 2.0, 1.0, 0.5, 1.0, 10.0)
+X_EXG, NU_EXG = floats(-40.0, -5.0, 0.0, 3.0, 40.0, 800.0), floats(1.0, 0.5, 2.0, 1.0, 0.1, 1.0)
+ETA_ORD, C_ORD = floats(0.0, 40.0, -40.0, 800.0, -800.0, 1e-10), floats(-1.0, 1.0)
 
 
 def _ordered_logistic_logp(eta, cutpoints):
@@ -227,28 +223,28 @@ _PYMC = [
 
 # --- Herbie's benchmarks outside bench/hamming -------------------------------------------------
 
-X_SECH = _arr(0.0, 1e-10, -20.0, 700.0, 720.0, -740.0)
-X_TANH = _arr(1e-300, 1e-20, -1e-10, 0.5, 20.0, 800.0, -800.0)
-X_ATANH = _arr(1e-300, 1e-20, -1e-10, 0.5, -0.9, 0.999999)
-X_ASECH = _arr(1e-310, 1e-300, 1e-10, 0.5, 0.9999999999, 1.0)
-X_LR, Y_LR = _arr(800.0, 40.0, -800.0, 0.0, 3.0, 36.0), _arr(1.0, 1.0, 0.5, 0.5, 2.0, 0.999)
-X_RAD, Y_RAD = _arr(1.0000000001, 10.0, 1e70, 3.0), _arr(1.0, 9.999999999, 9.9999999e69, 2.0)
-X_NA, E_NA = _arr(1.0, 10.0, 0.5, 100.0), _arr(1e-10, 1e-5, 0.5, 1e-8)
-A_QSE, B_QSE = _arr(800.0, -800.0, 0.0, 40.0, 1.0), _arr(799.0, -801.0, 40.0, 0.0, 1.0)
-A_CUB, B_CUB, C_CUB = _arr(1.0, 1.0, 2.0, 1.0), _arr(1e10, 3.0, 1e5, 1e150), _arr(1.0, 1.0, 0.5, 1.0)
-X_TRIGB = _arr(np.pi / 4, 0.785398163, 1e-10, np.pi / 2, 3.0)
-X_SQ, E_SQ = _arr(1e9, 1.0, 1e9, -3.0), _arr(1e-9, 1e-10, 1.0, 0.5)
-X_SQD, E_SQD = _arr(1e9, 1e5, 10.0, 1e9), _arr(1.0, 1e-5, 1.0, -1.0)
-I_CI, N_CI = _arr(0.05, 1e-10, 0.05, 1.0), _arr(12.0, 1e6, 1e12, 1e15)
-RE_CC, IM_CC = _arr(np.pi / 2, 1.0, 3.0, 0.5, -1.0), _arr(740.0, 1e-10, 710.0, -720.0, 5.0)
-RE_LM, IM_LM = _arr(1e200, 1e-200, 3.0, -1e300, 1.0), _arr(1e200, 0.0, 4.0, 1.0, 1e-10)
-RE_CS, IM_CS = _arr(1e10, 1.0, -3.0, 1e200, 0.0), _arr(1.0, 1e-10, 4.0, 1e190, 1e-300)
-X_ACOS1M = _arr(1e-300, 1e-20, 1e-10, 0.25, 0.5)
-X_SINX = _arr(1e-100, 1e-8, 1e-5, -1e-3, 0.5, 3.0, 1e3)
-X_SINHC = _arr(1e-300, 1e-10, 1e-5, 0.5, 30.0, 800.0, -3.0)
-C_LT, X_LT, Y_LT = _arr(1.0, 2.0, 0.5, 1.0), _arr(1e-10, 1e-20, 3.0, 700.0), _arr(0.5, 2.0, 1e-20, 1.0)
-X_ASINH32 = _arr(-1e5, -1.0, 1e-10, 1e-30, 1.0, 1e30, dtype="float32")
-X_ATANH32 = _arr(1e-30, -1e-10, 0.5, -0.9, 0.999999, dtype="float32")
+X_SECH = floats(0.0, 1e-10, -20.0, 700.0, 720.0, -740.0)
+X_TANH = floats(1e-300, 1e-20, -1e-10, 0.5, 20.0, 800.0, -800.0)
+X_ATANH = floats(1e-300, 1e-20, -1e-10, 0.5, -0.9, 0.999999)
+X_ASECH = floats(1e-310, 1e-300, 1e-10, 0.5, 0.9999999999, 1.0)
+X_LR, Y_LR = floats(800.0, 40.0, -800.0, 0.0, 3.0, 36.0), floats(1.0, 1.0, 0.5, 0.5, 2.0, 0.999)
+X_RAD, Y_RAD = floats(1.0000000001, 10.0, 1e70, 3.0), floats(1.0, 9.999999999, 9.9999999e69, 2.0)
+X_NA, E_NA = floats(1.0, 10.0, 0.5, 100.0), floats(1e-10, 1e-5, 0.5, 1e-8)
+A_QSE, B_QSE = floats(800.0, -800.0, 0.0, 40.0, 1.0), floats(799.0, -801.0, 40.0, 0.0, 1.0)
+A_CUB, B_CUB, C_CUB = floats(1.0, 1.0, 2.0, 1.0), floats(1e10, 3.0, 1e5, 1e150), floats(1.0, 1.0, 0.5, 1.0)
+X_TRIGB = floats(np.pi / 4, 0.785398163, 1e-10, np.pi / 2, 3.0)
+X_SQ, E_SQ = floats(1e9, 1.0, 1e9, -3.0), floats(1e-9, 1e-10, 1.0, 0.5)
+X_SQD, E_SQD = floats(1e9, 1e5, 10.0, 1e9), floats(1.0, 1e-5, 1.0, -1.0)
+I_CI, N_CI = floats(0.05, 1e-10, 0.05, 1.0), floats(12.0, 1e6, 1e12, 1e15)
+RE_CC, IM_CC = floats(np.pi / 2, 1.0, 3.0, 0.5, -1.0), floats(740.0, 1e-10, 710.0, -720.0, 5.0)
+RE_LM, IM_LM = floats(1e200, 1e-200, 3.0, -1e300, 1.0), floats(1e200, 0.0, 4.0, 1.0, 1e-10)
+RE_CS, IM_CS = floats(1e10, 1.0, -3.0, 1e200, 0.0), floats(1.0, 1e-10, 4.0, 1e190, 1e-300)
+X_ACOS1M = floats(1e-300, 1e-20, 1e-10, 0.25, 0.5)
+X_SINX = floats(1e-100, 1e-8, 1e-5, -1e-3, 0.5, 3.0, 1e3)
+X_SINHC = floats(1e-300, 1e-10, 1e-5, 0.5, 30.0, 800.0, -3.0)
+C_LT, X_LT, Y_LT = floats(1.0, 2.0, 0.5, 1.0), floats(1e-10, 1e-20, 3.0, 700.0), floats(0.5, 2.0, 1e-20, 1.0)
+X_ASINH32 = floats(-1e5, -1.0, 1e-10, 1e-30, 1.0, 1e30, dtype="float32")
+X_ATANH32 = floats(1e-30, -1e-10, 0.5, -0.9, 0.999999, dtype="float32")
 
 _H = "Herbie bench/"
 
