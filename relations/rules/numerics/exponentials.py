@@ -50,6 +50,22 @@ eq("exp_weight", p.mul(b, p.exp(a)), p.exp(p.add(a, p.log(b))), floats & is_cons
 eq("exp_add_exp", p.add(p.exp(a), p.exp(b)),
    p.exp(p.add(p.maximum(a, b), p.log1p(p.exp(p.neg(p.abs(p.sub(a, b))))))), floats,
    "``exp(a) + exp(b)`` is ``exp(logaddexp(a, b))``: a sum of exponentials is one exponential.")
+# a product or quotient with an exponential that over- or underflows alone (GSL's gsl_sf_exp_mult): the factor's log
+# inside the exponent where the exponential alone is inf or 0, as written elsewhere (``exp(a + log|b|)`` loses
+# ``|a|`` ulps of the exponent's rounding, more than the product where both are finite)
+_e = p.exp(a)
+_lost = p.and_(p.or_(p.eq(_e, math.inf), p.eq(_e, 0)), p.and_(p.neq(b, 0), p.lt(p.abs(b), math.inf)))
+_lb = p.log(p.abs(p.switch(_lost, b, 1)))
+rw("mul_exp_regimes", p.mul(b, _e), p.switch(_lost, p.mul(p.sign(b), p.exp(p.add(a, _lb))), p.mul(b, _e)), floats,
+   "``b * exp(a)`` as ``sign(b) * exp(a + log(|b|))`` where ``exp(a)`` alone is inf or 0 and ``b`` is finite and "
+   "nonzero (``1e-300 * exp(800)`` is ``e**109``), as written elsewhere.")
+rw("exp_div_regimes", p.true_div(_e, b), p.switch(_lost, p.mul(p.sign(b), p.exp(p.sub(a, _lb))), p.true_div(_e, b)),
+   floats,
+   "``exp(a) / b`` as ``sign(b) * exp(a - log(|b|))`` where ``exp(a)`` alone is inf or 0 and ``b`` is finite and "
+   "nonzero, as written elsewhere.")
+# the logistic density written through exp: the square of 1 + exp(a) overflows from a = 355
+eq("exp_div_sqr_one_add_exp", p.true_div(_e, p.sqr(p.add(1, _e))), p.mul(p.sigmoid(a), p.sigmoid(p.neg(a))), real(a),
+   "``exp(a) / (1 + exp(a))**2`` is ``sigmoid(a) * sigmoid(-a)`` (the logistic density: no overflow).")
 # expm1 (Herbie's expm1-def, in the spellings graphs have)
 eq("expm1_def", p.sub(p.exp(a), 1), p.expm1(a), real(a), "``exp(a) - 1`` is ``expm1(a)``.")
 eq("expm1_def_add", p.add(p.exp(a), -1), p.expm1(a), real(a), "``exp(a) + (-1)`` is ``expm1(a)``.")

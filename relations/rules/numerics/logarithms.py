@@ -167,6 +167,17 @@ rw("log_shift_diff_regimes", p.sub(p.log(p.add(c, a)), p.log(a)),
 rw("log_shift_ratio_regimes", p.log(p.true_div(p.add(c, a), a)),
    p.switch(_a_pos, _log1p_recip, p.log(p.true_div(p.add(c, a), a))), _shift,
    "``log((c + a) / a)`` as ``log1p(c / a)`` for ``a > 0`` (``c`` a positive constant), as written elsewhere.")
+# the log of a ratio near 1 (a log-likelihood ratio, a divergence's term): log1p of the relative difference, exact
+# where the operands are within a factor of 2 of each other (Sterbenz: ``a - b`` has no rounding there)
+_q = p.true_div(a, b)
+_near = p.and_(p.ge(_q, 0.5), p.le(_q, 2))
+_rel = p.true_div(p.sub(p.switch(_near, a, 1), p.switch(_near, b, 1)), p.switch(_near, b, 1))
+rw("log_div_near_one_regimes", p.log(_q), p.switch(_near, p.log1p(_rel), p.log(_q)), floats,
+   "``log(a / b)`` as ``log1p((a - b) / b)`` where ``1/2 <= a / b <= 2`` (``a - b`` exact, no digit of the "
+   "ratio's rounding kept), as written elsewhere.")
+eq("log1p_sub_log1p", p.sub(p.log1p(a), p.log1p(b)), p.log1p(p.true_div(p.sub(a, b), p.add(1, b))),
+   floats & within(a, -1, math.inf) & within(b, -1, math.inf),
+   "``log1p(a) - log1p(b)`` is ``log1p((a - b) / (1 + b))`` for ``a, b > -1``: one log of the relative difference.")
 # log1mexp
 eq("log_expm1", p.log(p.expm1(a)), p.add(a, p.log1mexp(p.neg(a))), real(a),
    "``log(expm1(a))`` is ``a + log1mexp(-a)``: finite where ``expm1`` overflows.")

@@ -9,6 +9,8 @@ and quotients of non-negative values only.
 
 from __future__ import annotations
 
+import math
+
 from relations import patterns as p
 from relations.patterns.family import Family
 from relations.patterns.guards import is_constant, nonnegative, nonzero, positive, real
@@ -125,6 +127,26 @@ rw("sqrt_add_regimes", p.add(_root, b),
    real(b) & real(c),
    "``sqrt(b*b + c) + b`` as ``c / (sqrt(b*b + c) - b)`` for ``b < 0`` (no cancellation: ``x + sqrt(x*x + 1)`` "
    "is 0 from x = -1e8) and as written for ``b >= 0``; the divisor of the branch not taken is 1.")
+# the root of a sum of squares (a norm, a hypotenuse: GSL's gsl_hypot3, torch.cdist): scaled by the largest magnitude
+# where the sum overflows or is below 1e-290 (its digits lost to underflow); the scaled sum is between 1 and 3
+_m2 = p.maximum(p.abs(a), p.abs(b))
+_aa_bb = p.add(p.mul(a, a), p.mul(b, b))
+_lost2 = p.and_(p.and_(p.gt(_m2, 0), p.lt(_m2, math.inf)), p.or_(p.eq(_aa_bb, math.inf), p.lt(_aa_bb, 1e-290)))
+_s2 = p.switch(_lost2, _m2, 1)
+rw("hypot_regimes", p.sqrt(_aa_bb),
+   p.switch(_lost2, p.mul(_s2, p.sqrt(p.add(p.sqr(p.true_div(a, _s2)), p.sqr(p.true_div(b, _s2))))), p.sqrt(_aa_bb)),
+   real(a) & real(b),
+   "``sqrt(a*a + b*b)`` as ``m * sqrt((a/m)**2 + (b/m)**2)``, ``m = max(|a|, |b|)``, where the sum overflows "
+   "(from ``m = 1.3e154``) or is below 1e-290, as written elsewhere.")
+_m3 = p.maximum(_m2, p.abs(c))
+_aa_bb_cc = p.add(_aa_bb, p.mul(c, c))
+_lost3 = p.and_(p.and_(p.gt(_m3, 0), p.lt(_m3, math.inf)), p.or_(p.eq(_aa_bb_cc, math.inf), p.lt(_aa_bb_cc, 1e-290)))
+_s3 = p.switch(_lost3, _m3, 1)
+_scaled3 = p.add(p.add(p.sqr(p.true_div(a, _s3)), p.sqr(p.true_div(b, _s3))), p.sqr(p.true_div(c, _s3)))
+rw("hypot3_regimes", p.sqrt(_aa_bb_cc), p.switch(_lost3, p.mul(_s3, p.sqrt(_scaled3)), p.sqrt(_aa_bb_cc)),
+   real(a) & real(b) & real(c),
+   "``sqrt(a*a + b*b + c*c)`` as ``m * sqrt((a/m)**2 + (b/m)**2 + (c/m)**2)``, ``m = max(|a|, |b|, |c|)``, where "
+   "the sum overflows or is below 1e-290, as written elsewhere.")
 eq("rem_sqrt_square", p.sqrt(p.mul(a, a)), p.abs(a), f1, "``sqrt(a * a) = abs(a)``.")
 eq("sqrt_sqr", p.sqrt(p.sqr(a)), p.abs(a), f1, "``sqrt(sqr(a)) = abs(a)``.")
 

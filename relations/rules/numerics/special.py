@@ -92,11 +92,17 @@ eq("gamma_rec", p.gamma(p.add(a, 1)), p.mul(a, p.gamma(a)), real(a) & positive(a
    "``gamma(a + 1)`` is ``a * gamma(a)`` for ``a > 0``.")
 eq("gammaln_rec", p.gammaln(p.add(a, 1)), p.add(p.log(a), p.gammaln(a)), real(a) & positive(a),
    "``gammaln(a + 1)`` is ``log(a) + gammaln(a)`` for ``a > 0``.")
+def _not_finite(v: p.Node) -> p.Node:
+    """``v`` is inf or NaN: ``not |v| < inf`` (``v != v`` is folded to False by PyTensor's rewrites, which assume no
+    NaN)."""
+    return p.invert(p.lt(p.abs(v), math.inf))
+
+
 # logs of products and quotients of gamma, where the inputs' signs are unknown: gammaln for positive inputs
 # (gamma overflows from 171.6, and log(x * gamma(x)) cancels near 0, where it is gammaln(x + 1) ~ -0.58 x)
 _beta = p.log(p.true_div(p.mul(p.gamma(a), p.gamma(b)), p.gamma(p.add(a, b))))
 _ab_pos = p.and_(p.and_(p.gt(a, 0), p.gt(b, 0)),  # and the spelling inf or NaN (a gamma overflowed)
-                 p.or_(p.eq(p.abs(_beta), math.inf), p.neq(_beta, _beta)))
+                 _not_finite(_beta))
 _ac, _bc = p.switch(_ab_pos, a, 1), p.switch(_ab_pos, b, 1)
 rw("log_beta_regimes", _beta,
    p.switch(_ab_pos, p.sub(p.add(p.gammaln(_ac), p.gammaln(_bc)), p.gammaln(p.add(_ac, _bc))), _beta), floats,
@@ -108,6 +114,26 @@ _x_gamma = p.log(p.mul(a, p.gamma(a)))
 rw("log_mul_gamma_regimes", _x_gamma, p.switch(_a_pos_g, p.gammaln(p.add(p.switch(_a_pos_g, a, 1), 1)), _x_gamma),
    real(a), "``log(a * gamma(a))`` as ``gammaln(a + 1)`` for ``a > 0`` (no cancellation of ``log(a)`` with "
    "``log(gamma(a))`` near 0, no overflow), as written elsewhere.")
+# quotients of gamma by gamma or a power (a beta function, a Pochhammer symbol, x**n / n!): gammaln for positive
+# inputs where the spelling is not finite (a gamma or the power overflowed), as written elsewhere
+_g_ratio = p.true_div(p.gamma(a), p.gamma(b))
+_g_pos = p.and_(p.and_(p.gt(a, 0), p.gt(b, 0)), p.or_(_not_finite(_g_ratio), p.eq(_g_ratio, 0)))
+_lg = p.sub(p.gammaln(p.switch(_g_pos, a, 1)), p.gammaln(p.switch(_g_pos, b, 1)))
+rw("gamma_div_gamma_regimes", _g_ratio, p.switch(_g_pos, p.exp(_lg), _g_ratio), floats,
+   "``gamma(a) / gamma(b)`` as ``exp(gammaln(a) - gammaln(b))`` for ``a, b > 0`` where the quotient is not "
+   "finite or is 0 (a ``gamma`` overflowed), as written elsewhere.")
+_cg_ratio = p.true_div(p.mul(c, p.gamma(a)), p.gamma(b))
+_cg_pos = p.and_(p.and_(p.gt(a, 0), p.gt(b, 0)), p.or_(_not_finite(_cg_ratio), p.eq(_cg_ratio, 0)))
+_clg = p.sub(p.gammaln(p.switch(_cg_pos, a, 1)), p.gammaln(p.switch(_cg_pos, b, 1)))
+rw("mul_gamma_div_gamma_regimes", _cg_ratio, p.switch(_cg_pos, p.mul(c, p.exp(_clg)), _cg_ratio), floats & real(c),
+   "``c * gamma(a) / gamma(b)`` as ``c * exp(gammaln(a) - gammaln(b))`` for ``a, b > 0`` where the spelling is not "
+   "finite or is 0, as written elsewhere.")
+_pg = p.true_div(p.pow(c, a), p.gamma(b))
+_pg_pos = p.and_(p.and_(p.gt(c, 0), p.gt(b, 0)), p.or_(_not_finite(_pg), p.eq(_pg, 0)))
+_plg = p.sub(p.mul(a, p.log(p.switch(_pg_pos, c, 1))), p.gammaln(p.switch(_pg_pos, b, 1)))
+rw("pow_div_gamma_regimes", _pg, p.switch(_pg_pos, p.exp(_plg), _pg), floats & real(c),
+   "``c**a / gamma(b)`` as ``exp(a * log(c) - gammaln(b))`` for ``c, b > 0`` where the spelling is not finite or is 0 "
+   "(the power or the ``gamma`` overflowed: ``x**n / n!``), as written elsewhere.")
 # sigmoid and softplus
 eq("sigmoid_neg", p.sigmoid(p.neg(a)), p.sub(1, p.sigmoid(a)), real(a), "``sigmoid(-a)`` is ``1 - sigmoid(a)``.")
 eq("sigmoid_tanh", p.sigmoid(a), p.mul(0.5, p.add(1, p.tanh(p.mul(0.5, a)))), real(a),
