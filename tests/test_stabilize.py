@@ -6,6 +6,7 @@ from __future__ import annotations
 import mpmath as mp
 import numpy as np
 import pytensor
+import pytensor.scalar as ps
 import pytensor.tensor as pt
 import pytest
 
@@ -252,12 +253,18 @@ def test_the_runner_binds_a_rule_once_its_ops_have_e_nodes():
 
 def test_a_domain_lets_a_guarded_identity_apply_and_the_points_stay_inside_it():
     """``log(x**3)`` overflows at ``x = 1e200``; ``3 * log(x)`` holds only where ``x > 0``, unknown of a bare
-    input, so it is not applied.  Told ``x > 0`` (``domain=``, Herbie's ``:pre``), stabilize applies it,
-    draws its points there and says the form equals the input there only."""
+    input, so it is applied only as the guarded form ``log_pow_regimes`` adds to the class, ``switch(x > 0, 3 *
+    log(x), log(x**3))`` (the spelling where the guard fails).  Told ``x > 0`` (``domain=``, Herbie's ``:pre``),
+    stabilize applies the identity bare, draws its points there and says the form equals the input there only."""
     y = pt.dvector("y")
     g = pt.log(y**3)
     before = snapshot(g)
-    assert not relations.stabilize(g).changed
+    guarded = relations.stabilize(g)
+    assert guarded.changed and isinstance(guarded.graph.owner.op.scalar_op, ps.Switch)
+    at = np.array([-2.0, -1e-5, 1e-300, 1.0, 1e200])
+    got = pytensor.function([y], guarded.graph, mode="FAST_COMPILE")(at)
+    assert np.isnan(got[:2]).all()  # as written: the log of a negative cube
+    np.testing.assert_allclose(got[2:], 3 * np.log(at[2:]), rtol=1e-15)
     s = relations.stabilize(g, domain={y: Interval(0, np.inf, lo_open=True)})
     assert s.changed and s.after[0][0] < 1.0 < s.before[0][0]
     assert "where y in (0, inf) only" in str(s)

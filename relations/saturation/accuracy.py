@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import pytensor.scalar as ps
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.replace import vectorize_graph
 from pytensor.graph.traversal import explicit_graph_inputs, toposort
@@ -237,23 +238,40 @@ def _leading(v: np.ndarray, n: int) -> np.ndarray:
     return np.broadcast_to(v, (n, *v.shape))
 
 
-def build_class(eg: EGraph, c: int, best: dict, built: dict[int, Variable]) -> Variable:
-    """Class ``c`` as a graph of the e-nodes ``best`` chooses (``built``: the classes built so far, kept)."""
-    stack = [eg.find(c)]
+def _make(eg: EGraph, n: tuple, kids: Sequence[Variable]) -> Variable:
+    """The e-node ``n`` over the graphs ``kids`` (a leaf: its variable)."""
+    kind = eg.ops[n[0]]
+    return kind[1] if kind[0] == "leaf" else kind[1].make_node(*kids).outputs[kind[3]]
+
+
+def build_class(eg: EGraph, c: int, best: dict, built: dict[int, Variable],
+                fallback: Mapping[int, tuple] | None = None) -> Variable:
+    """Class ``c`` as a graph of the e-nodes ``best`` chooses (``built``: the classes built so far, kept).
+
+    A class whose e-node reads the class itself (a guarded form ``switch(cond(<itself>), form, <itself>)``,
+    which a regime rule adds to the class of what it guards) has a ``fallback`` e-node that does not: the
+    fallback is built first and read wherever the e-node's graph reads the class (every e-node of a class
+    has its value, so any may stand for it there)."""
+    fallback = fallback or {}
+    stack, provisional = [eg.find(c)], set()
     while stack:
         k = stack[-1]
-        if k in built:
+        if k in built and k not in provisional:
             stack.pop()
             continue
-        n = best[k][1]
+        n = fallback[k] if k in fallback and k not in provisional else best[k][1]
         kids = [eg.find(x) for x in n[1:]]
         missing = [x for x in kids if x not in built]
         if missing:
             stack.extend(missing)
             continue
+        made = _make(eg, n, [built[x] for x in kids])
+        built[k] = made
+        if k in fallback and k not in provisional:
+            provisional.add(k)  # the fallback built: now the e-node that reads it
+            continue
+        provisional.discard(k)
         stack.pop()
-        kind = eg.ops[n[0]]
-        built[k] = kind[1] if kind[0] == "leaf" else kind[1].make_node(*[built[x] for x in kids]).outputs[kind[3]]
     return built[eg.find(c)]
 
 
@@ -265,6 +283,10 @@ class Choice:
     error: dict[int, float] = field(default_factory=dict)
     size: dict[int, int] = field(default_factory=dict)
     values: dict[int, np.ndarray] = field(default_factory=dict)
+    #: for a class whose e-node reads the class itself (a guarded form), the e-node read there
+    fallback: dict[int, tuple] = field(default_factory=dict)
+    #: the fallback's tree size (a guarded form's size counts it once where it reads its class)
+    fallback_size: dict[int, int] = field(default_factory=dict)
     #: whether a class's values hold the points on a leading axis (shapes and indices need not)
     batched: dict[int, bool] = field(default_factory=dict)
     passes: int = 0
@@ -393,7 +415,37 @@ def _reaches(choice: Choice, eg: EGraph, start: Sequence[int], target: int) -> b
             continue
         seen.add(k)
         stack.extend(eg.find(x) for x in choice.enode[k][1:])
+        if k in choice.fallback:
+            stack.extend(eg.find(x) for x in choice.fallback[k][1:])
     return False
+
+
+def _guarded(eg: EGraph, n: tuple) -> bool:
+    """Whether the e-node ``n`` is a ``switch`` (a guarded form's head)."""
+    kind = eg.ops[n[0]]
+    return kind[0] != "leaf" and isinstance(getattr(kind[1], "scalar_op", None), ps.Switch)
+
+
+def _admit(choice: Choice, eg: EGraph, n: tuple, kids: Sequence[int], c: int) -> bool:
+    """Whether the e-node ``n`` of class ``c`` over ``kids`` may replace the class's choice, and its fallback set.
+
+    A ``switch`` with ``c`` a branch (a guarded form ``switch(cond(c), form, c)``, which a regime rule adds to
+    the class of what it guards) reads there the choice it replaces, its fallback (:func:`build_class`);
+    other e-nodes whose children lead back to ``c`` are refused (a cycle), as is a guarded form whose
+    fallback would read a class that reads ``c`` (a class below it chose, since, an e-node over ``c``)."""
+    if not _reaches(choice, eg, kids, c):
+        choice.fallback.pop(c, None)
+        choice.fallback_size.pop(c, None)
+        return True
+    if c not in kids or not _guarded(eg, n):
+        return False
+    back = choice.fallback.get(c, choice.enode[c])
+    if _reaches(choice, eg, [eg.find(x) for x in back[1:]], c):
+        return False
+    if c not in choice.fallback:
+        choice.fallback_size[c] = choice.size[c]
+    choice.fallback[c] = back
+    return True
 
 
 def leaf_values(eg: EGraph, n: tuple, points: Points) -> np.ndarray:
@@ -492,7 +544,9 @@ def measured_choice(eg: EGraph, points: Points, exact: ClassExact | None = None)
     for k in range(PASSES):
         changed = False
         for n, c in live:
-            if len(n) == 1:
+            # a class that chose a guarded form is settled: the form's condition reads the class, whose values
+            # the form has just changed (run again, it would read its own repair and undo it)
+            if len(n) == 1 or c in choice.fallback:
                 continue
             kids = [eg.find(x) for x in n[1:]]
             if any(x not in choice.values for x in kids):
@@ -500,7 +554,8 @@ def measured_choice(eg: EGraph, points: Points, exact: ClassExact | None = None)
             stamp = (version.get(c, -1), *[version[x] for x in kids])
             if ran.get(n) == stamp:
                 continue
-            size = 1 + sum(choice.size[x] for x in kids)
+            own = choice.fallback_size.get(c, choice.size.get(c, 0))  # what a read of its own class stands for
+            size = 1 + sum(own if x == c else choice.size[x] for x in kids)
             flags = tuple(choice.batched[x] for x in kids)
             vals = runner.run(n, [choice.values[x] for x in kids], flags)
             if vals is None:
@@ -516,7 +571,7 @@ def measured_choice(eg: EGraph, points: Points, exact: ClassExact | None = None)
                 continue
             if not _better(choice, exact, c, vals, size):
                 ran[n] = stamp
-            elif not _reaches(choice, eg, kids, c):  # (refused for a cycle: tried again next pass)
+            elif _admit(choice, eg, n, kids, c):
                 choice.enode[c], choice.values[c], choice.size[c] = n, vals, size
                 choice.batched[c] = any(flags)
                 version[c] = version.get(c, 0) + 1
@@ -543,7 +598,7 @@ def build_choice(eg: EGraph, choice: Choice, classes: Sequence[int],
     missing = [c for c in classes if eg.find(c) not in best]
     if missing:
         raise ValueError(f"classes: no form was chosen for classes {missing}")
-    return [build_class(eg, c, best, built) for c in classes]
+    return [build_class(eg, c, best, built, choice.fallback) for c in classes]
 
 
 def graph_bits(outputs: Sequence[Variable], points: Points, mode: Any = None) -> list[np.ndarray]:
