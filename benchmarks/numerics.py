@@ -10,8 +10,9 @@ run's figures.  ``--target NAME`` keeps one target's spellings.
 instead (kept aside from the rule writers: the figures say how far the
 rules carry to spellings nobody tuned them on); ``--unseen`` the second
 held-out set, ``tests/numerics_unseen.py``; ``--blind`` the third,
-``tests/numerics_blind.py``; ``--fresh`` the fourth, ``tests/numerics_fresh.py``
-(``--target`` then takes the chosen set's targets).
+``tests/numerics_blind.py``; ``--fresh`` the fourth, ``tests/numerics_fresh.py``;
+``--aside`` the fifth, ``tests/numerics_aside.py`` (``--target`` then takes
+the chosen set's targets).
 
 ``--stabilize`` adds, for each spelling ``relations.mode()`` leaves
 inaccurate, whether the numerics theory holds a stable form of it:
@@ -272,9 +273,10 @@ def models_table(rounds: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    # (the unseen, blind and fresh spellings' targets are checked once they are read: --help does not name them)
+    # (the unseen, blind, fresh and aside spellings' targets are checked once they are read: --help does not name
+    # them)
     parser.add_argument("--target", help=f"only this target's spellings (one of {', '.join(ALL_TARGETS)}; with "
-                        "--unseen, --blind or --fresh, one of that set's targets)")
+                        "--unseen, --blind, --fresh or --aside, one of that set's targets)")
     parser.add_argument("--heldout", action="store_true", help="the held-out spellings instead of the corpus")
     parser.add_argument("--unseen", action="store_true",
                         help="the unseen spellings (tests/numerics_unseen.py, a second held-out set) instead")
@@ -282,6 +284,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the blind spellings (tests/numerics_blind.py, a third held-out set) instead")
     parser.add_argument("--fresh", action="store_true",
                         help="the fresh spellings (tests/numerics_fresh.py, a fourth held-out set) instead")
+    parser.add_argument("--aside", action="store_true",
+                        help="the aside spellings (tests/numerics_aside.py, a fifth held-out set) instead")
     parser.add_argument("--models", action="store_true", help="the pass's time on the PyMC models instead")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--measured", action="store_true",
@@ -296,8 +300,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.models:
         models_table(args.rounds)
         return
-    if args.heldout + args.unseen + args.blind + args.fresh > 1:
-        parser.error("--heldout, --unseen, --blind and --fresh are four sets: one at a time")
+    if args.heldout + args.unseen + args.blind + args.fresh + args.aside > 1:
+        parser.error("--heldout, --unseen, --blind, --fresh and --aside are five sets: one at a time")
     source = HELDOUT if args.heldout else CORPUS
     if args.unseen:
         from numerics_unseen import UNSEEN
@@ -311,7 +315,12 @@ def main(argv: list[str] | None = None) -> None:
         from numerics_fresh import FRESH
 
         source = FRESH
-    targets = {s.target for s in source} if args.unseen or args.blind or args.fresh else set(ALL_TARGETS)
+    if args.aside:
+        from numerics_aside import ASIDE
+
+        source = ASIDE
+    own_targets = args.unseen or args.blind or args.fresh or args.aside
+    targets = {s.target for s in source} if own_targets else set(ALL_TARGETS)
     if args.target is not None and args.target not in targets:
         parser.error(f"--target {args.target!r}: no such target among the spellings chosen")
     spellings = [s for s in source if (args.target is None or s.target == args.target)

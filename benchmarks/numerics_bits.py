@@ -2,7 +2,7 @@
 
 For each spelling of ``tests/numerics_corpus.py`` (``--heldout``: ``tests/numerics_heldout.py``; ``--unseen``:
 ``tests/numerics_unseen.py``, the second held-out set; ``--blind``: ``tests/numerics_blind.py``, the third;
-``--fresh``: ``tests/numerics_fresh.py``, the fourth;
+``--fresh``: ``tests/numerics_fresh.py``, the fourth; ``--aside``: ``tests/numerics_aside.py``, the fifth;
 ``--fpbench``: the FPBench and Herbie expressions of ``tests/numerics_fpbench.py``, each sampled inside
 its FPCore's ``:pre`` as Herbie samples: bit-pattern uniform in the ranges it bounds, the points where the
 whole ``:pre`` holds; ``relations.stabilize`` is given 64 such points, seed 0, as ``points=``, where the
@@ -29,6 +29,7 @@ import argparse
 import pathlib
 import sys
 import time
+from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
 
@@ -133,32 +134,9 @@ def measure(spelling, points: int, modes: dict, limits=None) -> dict:
     return row
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--points", type=int, default=64)
-    ap.add_argument("--heldout", action="store_true", help="the held-out corpus (tests/numerics_heldout.py)")
-    ap.add_argument("--unseen", action="store_true",
-                    help="the unseen spellings (tests/numerics_unseen.py, a second held-out set)")
-    ap.add_argument("--blind", action="store_true",
-                    help="the blind spellings (tests/numerics_blind.py, a third held-out set)")
-    ap.add_argument("--fresh", action="store_true",
-                    help="the fresh spellings (tests/numerics_fresh.py, a fourth held-out set)")
-    ap.add_argument("--fpbench", action="store_true",
-                    help="the FPBench and Herbie expressions (tests/numerics_fpbench.py), sampled inside their :pre")
-    ap.add_argument("--reports", action="store_true",
-                    help="print stabilize's report of each spelling still above the mean bits threshold")
-    ap.add_argument("--reports-file", default=None,
-                    help="append stabilize's report of every spelling to this file as it is measured")
-    ap.add_argument("--limits", default=None, metavar="NODES,ITERATIONS,SECONDS",
-                    help="stabilize's saturation limits (default: its own, relations.saturation.stabilizing.LIMITS)")
-    ap.add_argument("--start", type=int, default=0, help="skip the first START spellings (to split a run)")
-    ap.add_argument("--name", action="append", default=None, help="only the spellings of this name (repeatable)")
-    ap.add_argument("--target", default=None)
-    ap.add_argument("--limit", type=int, default=None, help="the first N spellings only")
-    args = ap.parse_args()
-    if args.heldout + args.unseen + args.blind + args.fresh > 1:
-        ap.error("--heldout, --unseen, --blind and --fresh are four sets: one at a time")
-    corpus = CORPUS
+def _chosen_set(args: argparse.Namespace) -> list[Any]:
+    """The spellings of the set the flags choose: the corpus, or one held-out set, or the FPBench expressions."""
+    corpus: list[Any] = CORPUS
     if args.heldout:
         from numerics_heldout import HELDOUT
 
@@ -175,11 +153,45 @@ def main() -> None:
         from numerics_fresh import FRESH
 
         corpus = FRESH
+    if args.aside:
+        from numerics_aside import ASIDE
+
+        corpus = ASIDE
     if args.fpbench:
         from numerics_fpbench import FPBENCH
 
         corpus = FPBENCH
-    spellings = [s for s in corpus if args.target in (None, s.target) and args.name in (None, [])
+    return corpus
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--points", type=int, default=64)
+    ap.add_argument("--heldout", action="store_true", help="the held-out corpus (tests/numerics_heldout.py)")
+    ap.add_argument("--unseen", action="store_true",
+                    help="the unseen spellings (tests/numerics_unseen.py, a second held-out set)")
+    ap.add_argument("--blind", action="store_true",
+                    help="the blind spellings (tests/numerics_blind.py, a third held-out set)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="the fresh spellings (tests/numerics_fresh.py, a fourth held-out set)")
+    ap.add_argument("--aside", action="store_true",
+                    help="the aside spellings (tests/numerics_aside.py, a fifth held-out set)")
+    ap.add_argument("--fpbench", action="store_true",
+                    help="the FPBench and Herbie expressions (tests/numerics_fpbench.py), sampled inside their :pre")
+    ap.add_argument("--reports", action="store_true",
+                    help="print stabilize's report of each spelling still above the mean bits threshold")
+    ap.add_argument("--reports-file", default=None,
+                    help="append stabilize's report of every spelling to this file as it is measured")
+    ap.add_argument("--limits", default=None, metavar="NODES,ITERATIONS,SECONDS",
+                    help="stabilize's saturation limits (default: its own, relations.saturation.stabilizing.LIMITS)")
+    ap.add_argument("--start", type=int, default=0, help="skip the first START spellings (to split a run)")
+    ap.add_argument("--name", action="append", default=None, help="only the spellings of this name (repeatable)")
+    ap.add_argument("--target", default=None)
+    ap.add_argument("--limit", type=int, default=None, help="the first N spellings only")
+    args = ap.parse_args()
+    if args.heldout + args.unseen + args.blind + args.fresh + args.aside > 1:
+        ap.error("--heldout, --unseen, --blind, --fresh and --aside are five sets: one at a time")
+    spellings = [s for s in _chosen_set(args) if args.target in (None, s.target) and args.name in (None, [])
                  or args.name and s.name in args.name][args.start :][: args.limit]
     limits = None
     if args.limits:

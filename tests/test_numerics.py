@@ -8,9 +8,9 @@ minutes): ``slow``.  A fast subset runs always: spellings FAST_RUN gets
 wrong that the pass repairs, and spellings FAST_RUN gets right that it must
 leave right.  Every spelling of the corpus, of the held-out spellings
 (``tests/numerics_heldout.py``), of the unseen ones (``tests/numerics_unseen.py``, a second held-out set), of
-the blind ones (``tests/numerics_blind.py``, a third) and of the fresh ones (``tests/numerics_fresh.py``, a fourth)
-is checked to be its target: its own graph evaluated exactly (``numerics_corpus.check_spelling``, by
-``graph_bridge.exact``) equals its reference.
+the blind ones (``tests/numerics_blind.py``, a third), of the fresh ones (``tests/numerics_fresh.py``, a fourth)
+and of the aside ones (``tests/numerics_aside.py``, a fifth) is checked to be its target: its own graph evaluated
+exactly (``numerics_corpus.check_spelling``, by ``graph_bridge.exact``) equals its reference.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pytest
 
 import relations
 from helpers import snapshot
+from numerics_aside import ASIDE
 from numerics_blind import BLIND
 from numerics_corpus import (
     CORPUS,
@@ -192,14 +193,25 @@ def test_the_fresh_spellings_are_well_formed_and_apart_from_the_other_sets():
     assert all(s.cite for s in FRESH)
 
 
-#: The held-out, the unseen, the blind and the fresh spellings under numbers, not names: kept aside from the rule
-#: writers, test output included.
+def test_the_aside_spellings_are_well_formed_and_apart_from_the_other_sets():
+    assert len(ASIDE) >= 45
+    _well_formed(ASIDE)  # its messages name an aside spelling only when it is malformed
+    assert sum(s.dtype == "float32" for s in ASIDE) >= 6
+    others = ({s.name for s in CORPUS} | {s.name for s in HELDOUT} | {s.name for s in UNSEEN} | {s.name for s in BLIND}
+              | {s.name for s in FRESH})
+    assert not {s.name for s in ASIDE} & others
+    assert all(s.cite for s in ASIDE)
+
+
+#: The held-out, the unseen, the blind, the fresh and the aside spellings under numbers, not names: kept aside from
+#: the rule writers, test output included.
 _EXACT_CASES = (
     [pytest.param(s, id=s.name) for s in CORPUS]
     + [pytest.param(s, id=f"heldout-{i}") for i, s in enumerate(HELDOUT)]
     + [pytest.param(s, id=f"unseen-{i}") for i, s in enumerate(UNSEEN)]
     + [pytest.param(s, id=f"blind-{i}") for i, s in enumerate(BLIND)]
     + [pytest.param(s, id=f"fresh-{i}") for i, s in enumerate(FRESH)]
+    + [pytest.param(s, id=f"aside-{i}") for i, s in enumerate(ASIDE)]
 )
 
 
