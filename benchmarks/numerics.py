@@ -54,7 +54,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import relations  # noqa: E402
-from numerics_corpus import CORPUS, TARGETS, measure  # noqa: E402
+from numerics_corpus import CORPUS, HELD_OUT_SETS, TARGETS, held_out_set, measure  # noqa: E402
 from numerics_heldout import HELDOUT  # noqa: E402
 from relations.saturation.engine.runner import Limits as RunnerLimits  # noqa: E402
 
@@ -302,23 +302,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.heldout + args.unseen + args.blind + args.fresh + args.aside > 1:
         parser.error("--heldout, --unseen, --blind, --fresh and --aside are five sets: one at a time")
-    source = HELDOUT if args.heldout else CORPUS
-    if args.unseen:
-        from numerics_unseen import UNSEEN
-
-        source = UNSEEN
-    if args.blind:
-        from numerics_blind import BLIND
-
-        source = BLIND
-    if args.fresh:
-        from numerics_fresh import FRESH
-
-        source = FRESH
-    if args.aside:
-        from numerics_aside import ASIDE
-
-        source = ASIDE
+    chosen = [flag for flag in HELD_OUT_SETS if getattr(args, flag)]
+    source = held_out_set(chosen[0]) if chosen else CORPUS
     own_targets = args.unseen or args.blind or args.fresh or args.aside
     targets = {s.target for s in source} if own_targets else set(ALL_TARGETS)
     if args.target is not None and args.target not in targets:

@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 
 import relations  # noqa: E402
 from graph_bridge.float_error import sample_floats  # noqa: E402
-from numerics_corpus import CORPUS  # noqa: E402
+from numerics_corpus import CORPUS, HELD_OUT_SETS, held_out_set  # noqa: E402
 from relations.saturation.accuracy import Points, graph_error, sample_points  # noqa: E402
 
 #: Mean bits of error above which a spelling counts as inaccurate in the summary.
@@ -136,32 +136,12 @@ def measure(spelling, points: int, modes: dict, limits=None) -> dict:
 
 def _chosen_set(args: argparse.Namespace) -> list[Any]:
     """The spellings of the set the flags choose: the corpus, or one held-out set, or the FPBench expressions."""
-    corpus: list[Any] = CORPUS
-    if args.heldout:
-        from numerics_heldout import HELDOUT
-
-        corpus = HELDOUT
-    if args.unseen:
-        from numerics_unseen import UNSEEN
-
-        corpus = UNSEEN
-    if args.blind:
-        from numerics_blind import BLIND
-
-        corpus = BLIND
-    if args.fresh:
-        from numerics_fresh import FRESH
-
-        corpus = FRESH
-    if args.aside:
-        from numerics_aside import ASIDE
-
-        corpus = ASIDE
     if args.fpbench:
         from numerics_fpbench import FPBENCH
 
-        corpus = FPBENCH
-    return corpus
+        return FPBENCH
+    chosen = [flag for flag in HELD_OUT_SETS if getattr(args, flag)]
+    return held_out_set(chosen[0]) if chosen else CORPUS
 
 
 def main() -> None:

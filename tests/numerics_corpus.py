@@ -63,7 +63,7 @@ from pytensor.tensor.special import log_softmax, softmax
 
 from graph_bridge.exact import exact_values, independent_rows, to_mp, values_at
 
-__all__ = ["CORPUS", "CORPUS_ISSUE35", "TARGETS", "Spelling", "accuracy", "check_spelling", "compile_spelling",
+__all__ = ["CORPUS", "CORPUS_ISSUE35", "HELD_OUT_SETS", "held_out_set", "TARGETS", "Spelling", "accuracy", "check_spelling", "compile_spelling",
            "measure", "tolerance"]
 
 #: mpmath's working precision for the references (digits).
@@ -1180,3 +1180,19 @@ CORPUS: tuple[Spelling, ...] = tuple(
 )
 #: The stable targets, in corpus order.
 TARGETS: tuple[str, ...] = tuple(dict.fromkeys(s.target for s in CORPUS))
+
+
+#: The held-out sets by their benchmark flag: module and list name (each imported only when chosen, so a rule
+#: writer running the corpus never loads them).
+HELD_OUT_SETS: dict[str, tuple[str, str]] = {
+    "heldout": ("numerics_heldout", "HELDOUT"), "unseen": ("numerics_unseen", "UNSEEN"),
+    "blind": ("numerics_blind", "BLIND"), "fresh": ("numerics_fresh", "FRESH"), "aside": ("numerics_aside", "ASIDE"),
+}
+
+
+def held_out_set(flag: str) -> list[Spelling]:
+    """The spellings of the held-out set named by its benchmark flag (a key of :data:`HELD_OUT_SETS`)."""
+    import importlib
+
+    module, name = HELD_OUT_SETS[flag]
+    return list(getattr(importlib.import_module(module), name))
