@@ -386,6 +386,49 @@ def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0,
     return Screened(float(np.mean(_bits(lo[keep], ref[keep], dtype))), len(order), int(np.count_nonzero(whole)))
 
 
+#: The magnitudes :func:`lost_corners` pairs every input with: where ``exp``, ``gamma``, a square or a power
+#: overflows or underflows (``exp(400)**2``, ``gamma(400)``, ``(1e200)**2``), each sign.
+CORNERS = tuple(sorted({s * m for s in (1.0, -1.0)
+                        for m in (1e-300, 1e-30, 0.5, 2.0, 40.0, 400.0, 800.0, 1e30, 1e200, 1e300)}))
+#: At most this many combinations of :data:`CORNERS` are screened (a graph of four inputs or more: drawn).
+CORNER_COMBINATIONS = 8000
+
+
+def lost_corners(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable, np.ndarray] | None:
+    """Up to ``cap`` points where ``output`` (an Elemwise graph, as :func:`wide_screen_flat` takes) loses a value
+    whole: computed ``inf``, 0 or NaN in its dtype where its extended value is finite and not 0, among the
+    combinations of :data:`CORNERS` for its inputs (``1e-300 * exp(800)`` is ``inf`` where it is ``e**109``;
+    ``exp(x) / (1 + exp(x))**2`` is 0 at ``x = 400``, where it is ``e**-400``).  Sampled points seldom fall
+    where one input overflows and another brings the value back.  ``None``: a graph the flat screen does not
+    take, or no such point."""
+    found = _flat_inputs(output, 0, seed, (1.0,))
+    if found is None:
+        return None
+    order, at = found
+    inputs = list(at)
+    dtype = str(output.type.dtype)
+    info = np.finfo(dtype)
+    values = np.array([m for m in CORNERS if float(info.smallest_subnormal) <= abs(m) <= float(info.max)])
+    rng = np.random.default_rng(seed)
+    if not inputs:
+        return None
+    if len(values) ** len(inputs) <= CORNER_COMBINATIONS:
+        idx = np.indices((len(values),) * len(inputs)).reshape(len(inputs), -1).T
+    else:
+        idx = rng.integers(0, len(values), size=(CORNER_COMBINATIONS, len(inputs)))
+    at = {v: values[idx[:, j]].astype(str(v.type.dtype)) for j, v in enumerate(inputs)}
+    with np.errstate(all="ignore"):
+        [lo] = evaluate([output], at, np.dtype(dtype).type, order)
+        [hi] = evaluate([output], at, WIDE, order)
+        ref = hi.astype(dtype)
+    lo, ref = np.broadcast_to(lo, (len(idx),)), np.broadcast_to(ref, (len(idx),))
+    whole = np.flatnonzero((np.isinf(lo) | (lo == 0) | np.isnan(lo)) & np.isfinite(ref) & (ref != 0))
+    if not whole.size:
+        return None
+    pick = np.sort(rng.choice(whole, min(cap, whole.size), replace=False))
+    return {v: x[pick] for v, x in at.items()}
+
+
 #: :data:`SCREEN_GRID` and the extreme magnitudes of each dtype (``1e300``, ``1e-300``): where a power
 #: overflows (``log(x**3)`` at ``1e200``), which :func:`flat_gap` compares two forms at too.
 GAP_GRID = tuple(sorted(set(SCREEN_GRID) | {s * m for s in (1.0, -1.0) for m in (1e-300, 1e-100, 1e-30, 1e30,

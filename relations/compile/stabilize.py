@@ -987,6 +987,19 @@ def _lost_at_extremes(copy: Variable) -> bool:
     return extremes is not None and extremes.lost > 0
 
 
+def _lost_at_corners(copy: Variable) -> bool:
+    """Whether the region ``copy`` (Elemwise nodes only) loses a value whole at a combination of extreme magnitudes
+    of its inputs (:func:`graph_bridge.wide_float.lost_corners`: ``y * exp(x)`` at ``x = 800``, ``y = 1e-300``),
+    where neither sampled points nor the grid's shuffled pairs may fall.  The measured stage's flag only: the
+    fast pass's tier keeps :func:`_lost_at_extremes`."""
+    from graph_bridge.wide_float import lost_corners
+
+    try:
+        return lost_corners(copy, cap=1) is not None
+    except NotImplementedError:  # an Op the screen does not evaluate
+        return False
+
+
 def _fits(form: Variable, copy: Variable) -> bool:
     """``form`` is not ``copy`` and has its dtype and ndim."""
     return form is not copy and form.type.dtype == copy.type.dtype and form.type.ndim == copy.type.ndim
@@ -1501,7 +1514,7 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             (copy,), r.leaves = _cut([r.root], MEASURED_HEADS, constants=True)
             r.copy = copy
             screened = _wide_screen(copy)
-            targets = [copy] if _flags(screened, copy) or _lost_at_extremes(copy) else [
+            targets = [copy] if _flags(screened, copy) or _lost_at_extremes(copy) or _lost_at_corners(copy) else [
                 n for _, _, n in _narrowed(copy) if _flags(_wide_screen(n), n)]
         if not targets:
             r.outcome = PASSED
@@ -1519,7 +1532,8 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
     for r, targets in flagged:  # each region's targets, rewritten in one call, in order
         forms = stock[start:start + len(targets)]
         start += len(targets)
-        if not any(_flags(_wide_screen(form), form) or _lost_at_extremes(form) for form in forms):
+        if not any(_flags(_wide_screen(form), form) or _lost_at_extremes(form) or _lost_at_corners(form)
+                   for form in forms):
             r.outcome = PASSED
             _remember(r, PASSED)
 
@@ -1745,13 +1759,18 @@ def _screen(copy: Variable) -> Any:
     """The points where the region, as PyTensor's own rewrites compile it (:data:`STOCK`), has a mean error
     above :data:`SCREEN_BITS`: sampled points (Herbie's), else the points of
     :data:`~relations.saturation.accuracy.GRID`, where bit-uniform draws are thin (``softplus(x) - x``
-    cancels for x in [20, 700] only); for a region of two inputs or more, also points where a value is lost
-    (:data:`LOST_BITS`, as :func:`_flags`).  ``None``: it is accurate on both, or cannot be measured."""
+    cancels for x in [20, 700] only), else the corners where it loses a value whole
+    (:func:`relations.saturation.stabilizing.corner_points`); for a region of two inputs or more, also points
+    where a value is lost (:data:`LOST_BITS`, as :func:`_flags`).  ``None``: it is accurate on all, or cannot be
+    measured."""
     from relations.saturation.accuracy import graph_error, grid_points, sample_points
+    from relations.saturation.stabilizing import corner_points
 
     several = _several_elementwise(copy)
     try:
-        for pts in (sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES), grid_points([copy])):
+        corners = corner_points([copy])
+        for pts in (sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES), grid_points([copy]),
+                    *([corners] if corners is not None else [])):
             if not pts.n:
                 continue
             [(mean, top)] = graph_error([copy], pts, STOCK)

@@ -41,6 +41,7 @@ from relations.saturation.accuracy import (
     TIE_BITS,
     Choice,
     ClassExact,
+    Points,
     build_choice,
     canonical,
     error_summary,
@@ -50,6 +51,7 @@ from relations.saturation.accuracy import (
     more_accurate,
     node_values,
     own_enode,
+    point_shape,
     read_through,
     sample_points,
 )
@@ -204,6 +206,10 @@ def stabilize(
     given = _domain(outputs, domain)
     qrules = theory_rules() if rules is None else [r if isinstance(r, QueryRule) else query_rule(r) for r in rules]
     sample = sample_points(outputs, n, seed=seed, given=points, domain=given)
+    if points is None:  # the corners where the graph loses a value whole, first: the forms are chosen there too
+        corners = corner_points(outputs, given)
+        if corners is not None and corners.n:
+            sample = join_points(corners, sample)
     if sample.n == 0:
         raise ValueError(f"graph: no sampled point gives a real value ({sample.drawn} drawn); give points=")
     eg = EGraph(IntervalAnalysis(inputs=dict(given)))
@@ -270,6 +276,27 @@ def precise(outputs: Sequence[Variable], on_rewrite: Any = None) -> list[Variabl
     (:mod:`relations.rules.precision`: a right side's ``log(0.5)`` over the user's float32 ``0.5``;
     ``on_rewrite``: see :func:`relations.greedy.fixpoint.normalize_variables`)."""
     return normalize_variables(list(outputs), _PRECISION, on_rewrite=on_rewrite, mark=True)
+
+
+def corner_points(outputs: Sequence[Variable], domain: tuple = ()) -> Points | None:
+    """For one elementwise output whose inputs are scalars or vectors, the points of
+    :func:`graph_bridge.wide_float.lost_corners` (where it loses a value whole at combinations of extreme
+    magnitudes) inside ``domain``, with their exact values; ``None`` where there are none or the screen does not
+    take the graph."""
+    from graph_bridge.wide_float import lost_corners
+
+    if len(outputs) != 1 or not elementwise_in_inputs(outputs):
+        return None
+    try:
+        at = lost_corners(outputs[0])
+    except (NotImplementedError, ValueError, TypeError, IndexError):
+        return None
+    if at is None or any(v.type.ndim > 1 for v in at):
+        return None
+    n = len(next(iter(at.values())))
+    given = {v: np.broadcast_to(x.reshape(-1, *[1] * v.type.ndim), (n, *point_shape(v, 1))).astype(v.type.dtype)
+             for v, x in at.items()}
+    return sample_points(outputs, n, given=given, domain=domain)
 
 
 def _equal_on(outputs: Sequence[Variable], new: Sequence[Variable], points: Any) -> bool:

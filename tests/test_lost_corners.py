@@ -1,0 +1,81 @@
+"""Corners: the points where a graph loses a value whole at combinations of extreme magnitudes of its inputs.
+
+``y * exp(x)`` is ``inf`` at ``x = 800``, ``y = 1e-300``, where it is ``e**109.2``; the logistic density
+``exp(x) / (1 + exp(x))**2`` is 0 at ``x = 400``, where it is ``e**-400``.  Sampled points (uniform over bit
+patterns) and the grid's shuffled pairs seldom fall there, so a form that repairs them ties with the spelling
+everywhere they are measured.  :func:`graph_bridge.wide_float.lost_corners` screens every combination of
+:data:`~graph_bridge.wide_float.CORNERS` in numpy's extended precision; ``relations.stabilize`` measures its
+forms there too, and the measured stage flags a region that loses a value at one.
+"""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+
+import relations
+from graph_bridge.interval_type import Interval
+from graph_bridge.wide_float import CORNERS, lost_corners
+from helpers import assert_same_types, snapshot
+from relations.saturation.stabilizing import corner_points
+
+mp.mp.dps = 50
+
+
+def test_lost_corners_finds_where_y_times_exp_x_overflows_and_nothing_in_an_accurate_graph():
+    x, y = pt.dvector("x"), pt.dvector("y")
+    at = lost_corners(y * pt.exp(x), cap=8)
+    assert at is not None and len(at[x]) == 8 == len(at[y])
+    with np.errstate(all="ignore"):
+        naive = at[y] * np.exp(at[x])
+    exact = np.array([float(v * mp.exp(u)) for u, v in zip(at[x], at[y], strict=True)])
+    assert (~np.isfinite(naive) | (naive == 0)).all() and np.isfinite(exact).all() and (exact != 0).all()
+    assert set(at[x]) <= set(CORNERS) and set(at[y]) <= set(CORNERS)
+    assert lost_corners(x + y) is None
+    assert lost_corners(pt.sum(x)) is None  # not an elementwise graph: the screen does not take it
+
+
+def test_lost_corners_keeps_float32_inside_its_range():
+    """Magnitudes float32 cannot hold (1e300, and 1e-300, which would round to 0) are not screened."""
+    x, y = pt.fvector("x"), pt.fvector("y")
+    at = lost_corners(pt.sqrt(x * x + y * y))  # the squares overflow float32 from 1.8e19
+    assert at is not None and at[x].dtype == np.float32 and np.isfinite(at[x]).all() and np.isfinite(at[y]).all()
+    big = np.maximum(np.abs(at[x]), np.abs(at[y]))
+    assert ((big >= 1e30) | (big <= 1e-30)).all() and (big > 0).all()  # overflowing or underflowing squares
+
+
+def test_corner_points_carry_exact_values_and_respect_a_domain():
+    x, y = pt.dvector("x"), pt.dvector("y")
+    g = y * pt.exp(x)
+    pts = corner_points([g])
+    assert pts is not None and pts.n > 0 and pts.values[0].shape == (pts.n, 1)
+    inside = corner_points([g], ((y, Interval(0, np.inf, lo_open=True)),))
+    assert inside is None or (inside.values[1] > 0).all()
+
+
+def test_stabilize_repairs_y_times_exp_x_without_being_given_points():
+    x, y = pt.dvector("x"), pt.dvector("y")
+    g = y * pt.exp(x)
+    before = snapshot(g)
+    s = relations.stabilize(g)
+    assert s.changed
+    assert_same_types(g, s.graph)
+    assert snapshot(g) == before
+    f = pytensor.function([x, y], s.graph, mode="FAST_COMPILE")
+    xs, ys = np.array([800.0, -750.0, 1.0, 3.0]), np.array([1e-300, 1e300, 2.0, -4.0])
+    want = [float(v * mp.exp(u)) for u, v in zip(xs, ys, strict=True)]
+    np.testing.assert_allclose(f(xs, ys), want, rtol=1e-13)
+
+
+def test_the_measured_stage_repairs_the_logistic_density_the_fast_pass_leaves():
+    x = pt.dvector("x")
+    g = pt.exp(x) / (1 + pt.exp(x)) ** 2
+    at = np.array([400.0, 800.0, -40.0, 3.0, 0.0])
+    want = [float(mp.exp(-abs(mp.mpf(v))) / (1 + mp.exp(-abs(mp.mpf(v)))) ** 2) for v in at]
+    with np.errstate(all="ignore"):
+        fast = pytensor.function([x], g, mode=relations.mode())(at)
+    assert not np.allclose(fast, want, rtol=1e-13)  # the fast pass leaves it: 0 and NaN at 400 and 800
+    accurate = pytensor.function([x], g, mode=relations.mode(*relations.ACCURATE_TAGS))(at)
+    np.testing.assert_allclose(accurate, want, rtol=1e-13)
