@@ -987,6 +987,13 @@ def _lost_at_extremes(copy: Variable) -> bool:
     return extremes is not None and extremes.lost > 0
 
 
+def _inputs_only(r: Any) -> bool:
+    """Whether the region ``r``'s leaves are all inputs of the graph (or constants): only then are its leaves
+    independent, and a combination of their extreme magnitudes a point of the graph (``softplus(|x|) *
+    sigmoid(x)`` cut at ``|x|`` reads ``x = -800`` with ``|x| = 1e300``, which no input gives)."""
+    return not r.leaves  # (:func:`_cut` makes a leaf of a computed variable only)
+
+
 def _lost_at_corners(copy: Variable) -> bool:
     """Whether the region ``copy`` (Elemwise nodes only) loses a value whole at a combination of extreme magnitudes
     of its inputs (:func:`graph_bridge.wide_float.lost_corners`: ``y * exp(x)`` at ``x = 800``, ``y = 1e-300``),
@@ -1514,7 +1521,8 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             (copy,), r.leaves = _cut([r.root], MEASURED_HEADS, constants=True)
             r.copy = copy
             screened = _wide_screen(copy)
-            targets = [copy] if _flags(screened, copy) or _lost_at_extremes(copy) or _lost_at_corners(copy) else [
+            corners = _inputs_only(r) and _lost_at_corners(copy)
+            targets = [copy] if _flags(screened, copy) or _lost_at_extremes(copy) or corners else [
                 n for _, _, n in _narrowed(copy) if _flags(_wide_screen(n), n)]
         if not targets:
             r.outcome = PASSED
@@ -1532,7 +1540,8 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
     for r, targets in flagged:  # each region's targets, rewritten in one call, in order
         forms = stock[start:start + len(targets)]
         start += len(targets)
-        if not any(_flags(_wide_screen(form), form) or _lost_at_extremes(form) or _lost_at_corners(form)
+        corners = _inputs_only(r)
+        if not any(_flags(_wide_screen(form), form) or _lost_at_extremes(form) or (corners and _lost_at_corners(form))
                    for form in forms):
             r.outcome = PASSED
             _remember(r, PASSED)

@@ -205,13 +205,7 @@ def stabilize(
     outputs, _ = as_variables(graph, "graph")
     given = _domain(outputs, domain)
     qrules = theory_rules() if rules is None else [r if isinstance(r, QueryRule) else query_rule(r) for r in rules]
-    sample = sample_points(outputs, n, seed=seed, given=points, domain=given)
-    if points is None:  # the corners where the graph loses a value whole, first: the forms are chosen there too
-        corners = corner_points(outputs, given)
-        if corners is not None and corners.n:
-            sample = join_points(corners, sample)
-    if sample.n == 0:
-        raise ValueError(f"graph: no sampled point gives a real value ({sample.drawn} drawn); give points=")
+    sample = _sample(outputs, n, seed, points, given)
     eg = EGraph(IntervalAnalysis(inputs=dict(given)))
     cls = eg.add_graph_classes(outputs)
     roots = [eg.find(cls[o]) for o in outputs]
@@ -276,6 +270,20 @@ def precise(outputs: Sequence[Variable], on_rewrite: Any = None) -> list[Variabl
     (:mod:`relations.rules.precision`: a right side's ``log(0.5)`` over the user's float32 ``0.5``;
     ``on_rewrite``: see :func:`relations.greedy.fixpoint.normalize_variables`)."""
     return normalize_variables(list(outputs), _PRECISION, on_rewrite=on_rewrite, mark=True)
+
+
+def _sample(outputs: Sequence[Variable], n: int, seed: int, points: Mapping[Variable, Any] | None,
+            domain: tuple) -> Points:
+    """``stabilize``'s points: ``n`` drawn (or ``points``), after, where none are given, the corners where the
+    graph loses a value whole (:func:`corner_points`), which come first: the forms are chosen on the first
+    points, and so there too.  Raises ``ValueError`` where no point gives a real value."""
+    sample = sample_points(outputs, n, seed=seed, given=points, domain=domain)
+    corners = corner_points(outputs, domain) if points is None else None
+    if corners is not None and corners.n:
+        sample = join_points(corners, sample)
+    if sample.n == 0:
+        raise ValueError(f"graph: no sampled point gives a real value ({sample.drawn} drawn); give points=")
+    return sample
 
 
 def corner_points(outputs: Sequence[Variable], domain: tuple = ()) -> Points | None:
