@@ -59,6 +59,8 @@ import pytensor.tensor as pt
 from pytensor.tensor.special import log_softmax, softmax
 
 from numerics_corpus import S, Spelling, ew, floats
+from numerics_corpus import exact_constant as _c
+from numerics_corpus import wider as _wide
 
 __all__ = ["ASIDE"]
 
@@ -77,21 +79,6 @@ _SQRT_HALF = 0.5**0.5
 #: GPyTorch's HorseshoePrior.K, 1 / sqrt(2 pi**3).
 _K_HS = 1 / math.sqrt(2 * math.pi**3)
 _EPS12_32 = np.float32(1e-12)
-
-
-def _c(v: Any) -> Any:
-    """A graph's float constant as an exact mpmath number."""
-    return mp.mpf(float(v))
-
-
-def _wide(f: Callable[..., Any], extra: int = 60) -> Callable[..., Any]:
-    """``f`` evaluated with ``extra`` more digits: a definition whose terms cancel, exact enough at these inputs."""
-
-    def g(*xs: Any) -> Any:
-        with mp.workdps(mp.mp.dps + extra):
-            return f(*xs)
-
-    return g
 
 
 def _by_row(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -63,7 +63,7 @@ from pytensor.tensor.special import log_softmax, softmax
 
 from graph_bridge.exact import exact_values, independent_rows, to_mp, values_at
 
-__all__ = ["CORPUS", "CORPUS_ISSUE35", "HELD_OUT_SETS", "held_out_set", "TARGETS", "Spelling", "accuracy", "check_spelling", "compile_spelling",
+__all__ = ["CORPUS", "CORPUS_ISSUE35", "HELD_OUT_SETS", "exact_constant", "held_out_set", "wider", "TARGETS", "Spelling", "accuracy", "check_spelling", "compile_spelling",
            "measure", "tolerance"]
 
 #: mpmath's working precision for the references (digits).
@@ -1196,3 +1196,19 @@ def held_out_set(flag: str) -> list[Spelling]:
 
     module, name = HELD_OUT_SETS[flag]
     return list(getattr(importlib.import_module(module), name))
+
+
+def exact_constant(v: Any) -> Any:
+    """A graph's float constant as an exact mpmath number (the same float in a reference)."""
+    return mp.mpf(float(v))
+
+
+def wider(f: Callable[..., Any], extra: int = 60) -> Callable[..., Any]:
+    """``f`` evaluated with ``extra`` more digits: a definition whose terms cancel, exact enough at the inputs of a
+    held-out set's spelling."""
+
+    def g(*xs: Any) -> Any:
+        with mp.workdps(mp.mp.dps + extra):
+            return f(*xs)
+
+    return g

@@ -48,7 +48,6 @@ carry to spellings nobody tuned them on.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import mpmath as mp
@@ -56,6 +55,8 @@ import numpy as np
 import pytensor.tensor as pt
 
 from numerics_corpus import S, Spelling, ew, floats
+from numerics_corpus import exact_constant as _c
+from numerics_corpus import wider as _wide
 
 __all__ = ["FRESH"]
 
@@ -70,21 +71,6 @@ _SQRT_2PI = np.sqrt(2.0 * np.pi)
 _LN_SQRT_2PI = 0.918938533204672741780329736406
 #: ``math.lgamma(0.5)`` as PyTorch's StudentT.entropy reads it.
 _LGAMMA_HALF = math.lgamma(0.5)
-
-
-def _c(v: Any) -> Any:
-    """A graph's float constant as an exact mpmath number."""
-    return mp.mpf(float(v))
-
-
-def _wide(f: Callable[..., Any], extra: int = 60) -> Callable[..., Any]:
-    """``f`` evaluated with ``extra`` more digits: a definition whose terms cancel, exact enough at these inputs."""
-
-    def g(*xs: Any) -> Any:
-        with mp.workdps(mp.mp.dps + extra):
-            return f(*xs)
-
-    return g
 
 
 # --- closed forms (mpmath) ------------------------------------------------------------------
