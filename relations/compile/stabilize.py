@@ -1521,9 +1521,10 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             (copy,), r.leaves = _cut([r.root], MEASURED_HEADS, constants=True)
             r.copy = copy
             screened = _wide_screen(copy)
-            corners = _inputs_only(r) and _lost_at_corners(copy)
-            targets = [copy] if _flags(screened, copy) or _lost_at_extremes(copy) or corners else [
+            targets = [copy] if _flags(screened, copy) or _lost_at_extremes(copy) else [
                 n for _, _, n in _narrowed(copy) if _flags(_wide_screen(n), n)]
+            if copy not in targets and _inputs_only(r) and _lost_at_corners(copy):  # besides its critical ones
+                targets.append(copy)
         if not targets:
             r.outcome = PASSED
         elif screened.elements > SCREEN_ELEMENTS:
@@ -1590,7 +1591,7 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
 
     assert r.copy is not None
     with config.change_flags(traceback__limit=0):
-        whole = _screen(r.copy)
+        whole = _screen(r.copy, corners=True)
         # the critical sub-expressions first: their regimes see the whole range of their values, where draws
         # of the region's inputs seldom reach the corner the whole region's regimes would have to split at
         candidates: list[tuple[Variable | None, Variable | None, Variable, Any]] = [
@@ -1764,11 +1765,12 @@ def _stock_forms(copies: Sequence[Variable]) -> list[Variable]:
     return out
 
 
-def _screen(copy: Variable) -> Any:
+def _screen(copy: Variable, corners: bool = False) -> Any:
     """The points where the region, as PyTensor's own rewrites compile it (:data:`STOCK`), has a mean error
     above :data:`SCREEN_BITS`: sampled points (Herbie's), else the points of
     :data:`~relations.saturation.accuracy.GRID`, where bit-uniform draws are thin (``softplus(x) - x``
-    cancels for x in [20, 700] only), else the corners where it loses a value whole
+    cancels for x in [20, 700] only), else (``corners``: a whole region, not a critical sub-expression, whose
+    form found at its own corners may not carry to the region) the corners where it loses a value whole
     (:func:`relations.saturation.stabilizing.corner_points`); for a region of two inputs or more, also points
     where a value is lost (:data:`LOST_BITS`, as :func:`_flags`).  ``None``: it is accurate on all, or cannot be
     measured."""
@@ -1777,9 +1779,9 @@ def _screen(copy: Variable) -> Any:
 
     several = _several_elementwise(copy)
     try:
-        corners = corner_points([copy])
+        lost = corner_points([copy]) if corners else None
         for pts in (sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES), grid_points([copy]),
-                    *([corners] if corners is not None else [])):
+                    *([lost] if lost is not None else [])):
             if not pts.n:
                 continue
             [(mean, top)] = graph_error([copy], pts, STOCK)
