@@ -62,7 +62,7 @@ import hashlib
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -987,7 +987,7 @@ def _lost_at_extremes(copy: Variable) -> bool:
     return extremes is not None and extremes.lost > 0
 
 
-def _inputs_only(r: Any) -> bool:
+def _inputs_only(r: _Region) -> bool:
     """Whether the region ``r``'s leaves are all inputs of the graph (or constants): only then are its leaves
     independent, and a combination of their extreme magnitudes a point of the graph (``softplus(|x|) *
     sigmoid(x)`` cut at ``|x|`` reads ``x = -800`` with ``|x| = 1e300``, which no input gives)."""
@@ -1779,10 +1779,13 @@ def _screen(copy: Variable, corners: bool = False) -> Any:
 
     several = _several_elementwise(copy)
     try:
-        lost = corner_points([copy]) if corners else None
-        for pts in (sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES), grid_points([copy]),
-                    *([lost] if lost is not None else [])):
-            if not pts.n:
+        kinds: list[Callable[[], Any]] = [lambda: sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES),
+                                          lambda: grid_points([copy])]
+        if corners:
+            kinds.append(lambda: corner_points([copy]))
+        for kind in kinds:  # each drawn only where the ones before it found the region accurate
+            pts = kind()
+            if pts is None or not pts.n:
                 continue
             [(mean, top)] = graph_error([copy], pts, STOCK)
             if mean > SCREEN_BITS or (several and top >= LOST_BITS):

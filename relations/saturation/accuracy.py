@@ -46,8 +46,8 @@ __all__ = [
     "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "NodeRunner", "Points", "batched", "build_choice",
     "axis_points", "build_class", "canonical", "GRID", "error_summary", "graph_bits", "graph_error", "grid_points",
     "is_float_var",
-    "leaf_values", "measured_choice", "more_accurate", "node_values", "own_enode", "point_shape", "read_through",
-    "sample_points",
+    "leaf_values", "measured_choice", "more_accurate", "node_values", "own_enode", "point_shape", "points_at",
+    "read_through", "sample_points",
 ]
 
 #: Errors closer than this (bits, mean over the points) are ties, decided by tree size.
@@ -159,9 +159,7 @@ def grid_points(outputs: Sequence[Variable], seed: int = 0) -> Points:
     rng = np.random.default_rng(seed)
     grid = _held_grid(inputs)
     cols = [grid] + [rng.permutation(grid) for _ in inputs[1:]]
-    given = {v: np.broadcast_to(c.reshape(-1, *[1] * v.type.ndim), (len(grid), *point_shape(v, 1))).astype(v.type.dtype)
-             for v, c in zip(inputs, cols, strict=True)}
-    return sample_points(outputs, len(grid), given=given)
+    return points_at(outputs, dict(zip(inputs, cols, strict=True)))
 
 
 def axis_points(outputs: Sequence[Variable], at: float = 1.0) -> Points:
@@ -175,12 +173,22 @@ def axis_points(outputs: Sequence[Variable], at: float = 1.0) -> Points:
         return Points(tuple(inputs), tuple(np.zeros((0, *point_shape(v, 1))) for v in inputs), 0, 0)
     grid = _held_grid(inputs)
     n = len(grid) * len(inputs)
-    given = {}
+    cols = {}
     for k, v in enumerate(inputs):
         col = np.full(n, at)
         col[k * len(grid):(k + 1) * len(grid)] = grid
-        given[v] = np.broadcast_to(col.reshape(-1, *[1] * v.type.ndim), (n, *point_shape(v, 1))).astype(v.type.dtype)
-    return sample_points(outputs, n, given=given)
+        cols[v] = col
+    return points_at(outputs, cols)
+
+
+def points_at(outputs: Sequence[Variable], cols: Mapping[Variable, np.ndarray],
+              domain: tuple[tuple[Variable, Interval], ...] = ()) -> Points:
+    """The points where each input takes the values of its column (one value a point, every element of the
+    input alike) and every output's exact value is a real number (inside ``domain``)."""
+    n = len(next(iter(cols.values()))) if cols else 0
+    given = {v: np.broadcast_to(np.asarray(c).reshape(-1, *[1] * v.type.ndim), (n, *point_shape(v, 1))).astype(
+        v.type.dtype) for v, c in cols.items()}
+    return sample_points(list(outputs), n, given=given, domain=domain)
 
 
 def sample_points(

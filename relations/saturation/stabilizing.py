@@ -51,7 +51,7 @@ from relations.saturation.accuracy import (
     more_accurate,
     node_values,
     own_enode,
-    point_shape,
+    points_at,
     read_through,
     sample_points,
 )
@@ -301,10 +301,7 @@ def corner_points(outputs: Sequence[Variable], domain: tuple = ()) -> Points | N
         return None
     if at is None or any(v.type.ndim > 1 for v in at):
         return None
-    n = len(next(iter(at.values())))
-    given = {v: np.broadcast_to(x.reshape(-1, *[1] * v.type.ndim), (n, *point_shape(v, 1))).astype(v.type.dtype)
-             for v, x in at.items()}
-    return sample_points(outputs, n, given=given, domain=domain)
+    return points_at(outputs, at, domain)
 
 
 def _equal_on(outputs: Sequence[Variable], new: Sequence[Variable], points: Any) -> bool:

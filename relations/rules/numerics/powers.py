@@ -131,7 +131,14 @@ rw("sqrt_add_regimes", p.add(_root, b),
 # where the sum overflows or is below 1e-290 (its digits lost to underflow); the scaled sum is between 1 and 3
 _m2 = p.maximum(p.abs(a), p.abs(b))
 _aa_bb = p.add(p.mul(a, a), p.mul(b, b))
-_lost2 = p.and_(p.and_(p.gt(_m2, 0), p.lt(_m2, math.inf)), p.or_(p.eq(_aa_bb, math.inf), p.lt(_aa_bb, 1e-290)))
+
+
+def _scaled_where_lost(m: p.Node, total: p.Node) -> p.Node:
+    """``0 < m < inf`` and the sum of squares ``total`` inf or below 1e-290: where it is taken scaled by ``m``."""
+    return p.and_(p.and_(p.gt(m, 0), p.lt(m, math.inf)), p.or_(p.eq(total, math.inf), p.lt(total, 1e-290)))
+
+
+_lost2 = _scaled_where_lost(_m2, _aa_bb)
 _s2 = p.switch(_lost2, _m2, 1)
 rw("hypot_regimes", p.sqrt(_aa_bb),
    p.switch(_lost2, p.mul(_s2, p.sqrt(p.add(p.sqr(p.true_div(a, _s2)), p.sqr(p.true_div(b, _s2))))), p.sqrt(_aa_bb)),
@@ -140,7 +147,7 @@ rw("hypot_regimes", p.sqrt(_aa_bb),
    "(from ``m = 1.3e154``) or is below 1e-290, as written elsewhere.")
 _m3 = p.maximum(_m2, p.abs(c))
 _aa_bb_cc = p.add(_aa_bb, p.mul(c, c))
-_lost3 = p.and_(p.and_(p.gt(_m3, 0), p.lt(_m3, math.inf)), p.or_(p.eq(_aa_bb_cc, math.inf), p.lt(_aa_bb_cc, 1e-290)))
+_lost3 = _scaled_where_lost(_m3, _aa_bb_cc)
 _s3 = p.switch(_lost3, _m3, 1)
 _scaled3 = p.add(p.add(p.sqr(p.true_div(a, _s3)), p.sqr(p.true_div(b, _s3))), p.sqr(p.true_div(c, _s3)))
 rw("hypot3_regimes", p.sqrt(_aa_bb_cc), p.switch(_lost3, p.mul(_s3, p.sqrt(_scaled3)), p.sqrt(_aa_bb_cc)),

@@ -92,10 +92,18 @@ eq("gamma_rec", p.gamma(p.add(a, 1)), p.mul(a, p.gamma(a)), real(a) & positive(a
    "``gamma(a + 1)`` is ``a * gamma(a)`` for ``a > 0``.")
 eq("gammaln_rec", p.gammaln(p.add(a, 1)), p.add(p.log(a), p.gammaln(a)), real(a) & positive(a),
    "``gammaln(a + 1)`` is ``log(a) + gammaln(a)`` for ``a > 0``.")
+
+
 def _not_finite(v: p.Node) -> p.Node:
     """``v`` is inf or NaN: ``not |v| < inf`` (``v != v`` is folded to False by PyTensor's rewrites, which assume no
     NaN)."""
     return p.invert(p.lt(p.abs(v), math.inf))
+
+
+def _lost_where_positive(u: p.Node, w: p.Node, spelling: p.Node) -> p.Node:
+    """``u, w > 0`` and ``spelling`` inf, NaN or 0 (a ``gamma`` or a power in it overflowed): where a quotient of
+    gammas is taken through ``gammaln``."""
+    return p.and_(p.and_(p.gt(u, 0), p.gt(w, 0)), p.or_(_not_finite(spelling), p.eq(spelling, 0)))
 
 
 # logs of products and quotients of gamma, where the inputs' signs are unknown: gammaln for positive inputs
@@ -117,19 +125,19 @@ rw("log_mul_gamma_regimes", _x_gamma, p.switch(_a_pos_g, p.gammaln(p.add(p.switc
 # quotients of gamma by gamma or a power (a beta function, a Pochhammer symbol, x**n / n!): gammaln for positive
 # inputs where the spelling is not finite (a gamma or the power overflowed), as written elsewhere
 _g_ratio = p.true_div(p.gamma(a), p.gamma(b))
-_g_pos = p.and_(p.and_(p.gt(a, 0), p.gt(b, 0)), p.or_(_not_finite(_g_ratio), p.eq(_g_ratio, 0)))
+_g_pos = _lost_where_positive(a, b, _g_ratio)
 _lg = p.sub(p.gammaln(p.switch(_g_pos, a, 1)), p.gammaln(p.switch(_g_pos, b, 1)))
 rw("gamma_div_gamma_regimes", _g_ratio, p.switch(_g_pos, p.exp(_lg), _g_ratio), floats,
    "``gamma(a) / gamma(b)`` as ``exp(gammaln(a) - gammaln(b))`` for ``a, b > 0`` where the quotient is not "
    "finite or is 0 (a ``gamma`` overflowed), as written elsewhere.")
 _cg_ratio = p.true_div(p.mul(c, p.gamma(a)), p.gamma(b))
-_cg_pos = p.and_(p.and_(p.gt(a, 0), p.gt(b, 0)), p.or_(_not_finite(_cg_ratio), p.eq(_cg_ratio, 0)))
+_cg_pos = _lost_where_positive(a, b, _cg_ratio)
 _clg = p.sub(p.gammaln(p.switch(_cg_pos, a, 1)), p.gammaln(p.switch(_cg_pos, b, 1)))
 rw("mul_gamma_div_gamma_regimes", _cg_ratio, p.switch(_cg_pos, p.mul(c, p.exp(_clg)), _cg_ratio), floats & real(c),
    "``c * gamma(a) / gamma(b)`` as ``c * exp(gammaln(a) - gammaln(b))`` for ``a, b > 0`` where the spelling is not "
    "finite or is 0, as written elsewhere.")
 _pg = p.true_div(p.pow(c, a), p.gamma(b))
-_pg_pos = p.and_(p.and_(p.gt(c, 0), p.gt(b, 0)), p.or_(_not_finite(_pg), p.eq(_pg, 0)))
+_pg_pos = _lost_where_positive(c, b, _pg)
 _plg = p.sub(p.mul(a, p.log(p.switch(_pg_pos, c, 1))), p.gammaln(p.switch(_pg_pos, b, 1)))
 rw("pow_div_gamma_regimes", _pg, p.switch(_pg_pos, p.exp(_plg), _pg), floats & real(c),
    "``c**a / gamma(b)`` as ``exp(a * log(c) - gammaln(b))`` for ``c, b > 0`` where the spelling is not finite or is 0 "
