@@ -79,3 +79,15 @@ def test_the_measured_stage_repairs_the_logistic_density_the_fast_pass_leaves():
     assert not np.allclose(fast, want, rtol=1e-13)  # the fast pass leaves it: 0 and NaN at 400 and 800
     accurate = pytensor.function([x], g, mode=relations.mode(*relations.ACCURATE_TAGS))(at)
     np.testing.assert_allclose(accurate, want, rtol=1e-13)
+
+
+def test_an_input_narrower_than_the_output_keeps_to_its_own_range():
+    import warnings
+
+    xf, yd = pt.fvector("xf"), pt.dvector("yd")
+    out = xf * pt.exp(yd)  # float64: its corners reach 1e300, beyond xf's float32
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the cast of 1e300 to float32 warned of an overflow
+        at = lost_corners(out)
+    assert at is not None and np.isfinite(at[xf]).all() and at[xf].dtype == np.float32
+    assert np.abs(at[xf]).max() <= np.finfo(np.float32).max

@@ -98,3 +98,13 @@ def test_the_flat_screen_refuses_a_region_holding_a_data_vector():
     region = pt.log(1 + y**2 / data)
     assert wide_screen_flat(region, n=0, grid=GAP_GRID) is None
     assert wide_screen_flat(pt.log(1 + y**2), n=0, grid=GAP_GRID) is not None
+
+
+def test_gammaln_near_its_zeros_keeps_the_extended_argument():
+    # gammaln(1 + x) at x = 1e-10: float64's 1 + x keeps 6 digits of x, extended precision 9 more; gammaln is
+    # computed in float64 from the extended argument corrected by psi(1 + x) (x - its float64), so the screen
+    # sees the loss, as it sees log(1 + x)'s
+    assert wide_gap(pt.gammaln(1 + x), n=16) > 1.0
+    assert wide_gap(pt.gammaln(x), n=16) <= 1.0
+    [v] = evaluate([pt.gammaln(1 + x)], {x: np.array([1e-10], dtype=WIDE)})
+    assert abs(float(v[0]) / (-0.5772156649015329e-10) - 1) < 1e-8
