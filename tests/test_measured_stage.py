@@ -365,3 +365,15 @@ def test_the_stage_compiles_a_model_whose_regions_hold_its_data_without_an_error
     at = point_values(model)
     for a, b in zip(f(*at), g(*at), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_the_stage_measures_a_reciprocal_at_float64_precision():
+    # PyTensor's Python linker runs a fused Composite through Reciprocal.impl, np.float32(1.0) / x: float32
+    # precision under NumPy 2 (pytensor#2430); the stage measures without fusion, as the C and Numba kernels compute
+    from relations.saturation.accuracy import graph_bits, points_at
+
+    x = pt.dvector("x")
+    form = (1 / 12 + pt.reciprocal(x)) * pt.reciprocal(x)
+    pts = points_at([form], {x: np.array([1e4, 3.0, 7e10])})
+    [bits] = graph_bits([form], pts, S.STOCK)
+    assert np.max(bits) <= 1.0

@@ -11,7 +11,7 @@ import pytest
 
 import relations
 from helpers import snapshot
-from relations.saturation.series import RADII, series_form, taylor_coefficients
+from relations.saturation.series import RADII, cancellation_points, series_form, series_forms, taylor_coefficients
 
 x = pt.dvector("x")
 xf = pt.fvector("xf")
@@ -137,3 +137,95 @@ def test_the_series_form_is_exact_wherever_it_reads_the_polynomial(seed):
     ok = np.isclose(got, ref, rtol=1e-14, atol=0) | (ref == 0) & (np.abs(got) < 1e-300)
     assert ok[inside].all(), (name, scale, terms, at[inside & ~ok], got[inside & ~ok], ref[inside & ~ok])
     assert inside.any(), name
+
+
+def test_a_removable_singularity_at_0_has_its_limit_as_the_constant_term():
+    # 2 (exp(x) - 1 - x) / x**2 is 0/0 at 0, and 1 in the limit: mpmath's 0th derivative is the value at 0
+    c = taylor_coefficients(2 * (pt.exp(x) - 1 - x) / x**2, order=6)
+    with mp.workdps(40):
+        assert c is not None and abs(c[0] - 1) < mp.mpf(10) ** -30 and abs(c[1] - mp.mpf(1) / 3) < mp.mpf(10) ** -25
+
+
+_LN_SQRT_2PI = 0.9189385332046727
+
+
+def _stirlerr(v):
+    return pt.gammaln(v + 1) - (v + 0.5) * pt.log(v) + v - _LN_SQRT_2PI
+
+
+@pytest.mark.parametrize("name, graph, expect", [
+    ("log(x) - x + 1", lambda v: pt.log(v) - v + 1, [1.0]),  # a constant of the graph
+    ("log(x) - 1", lambda v: pt.log(v) - 1, [float(mp.e)]),  # a root between grid points, not a constant
+    ("sin(x) - x", lambda v: pt.sin(v) - v, []),  # cancels at 0 only: the series at 0 is its form
+    # a root's neighbourhood is a cancellation of its terms, the root itself in the graph's dtype
+    ("exp(x) + x", lambda v: pt.exp(v) + v, [float(-mp.lambertw(1))]),
+    ("log(x)", pt.log, []),  # a root at 1, where log loses nothing
+])
+def test_cancellation_points_are_where_the_spelling_loses_digits_away_from_0(name, graph, expect):
+    out = graph(x)
+    before = snapshot(out)
+    assert cancellation_points(out) == expect, name
+    assert snapshot(out) == before
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float64", 4e-15), ("float32", 4e-7)])
+def test_the_series_at_a_cancellation_point_is_exact_near_it_and_the_spelling_beyond(dtype, rtol):
+    v = pt.vector("v", dtype=dtype)
+    out = pt.log(v) - v + 1
+    before = snapshot(out)
+    forms = series_forms(out)
+    assert len(forms) == 1 and snapshot(out) == before  # no series at 0 (log's pole), one at 1
+    form = forms[0]
+    assert form.type == out.type
+    eps = float(np.finfo(dtype).eps)
+    near = np.array([1 + 8 * eps, 1 - 1e-3, 1.2, 0.8, 1 + 2.0**-12], dtype=dtype)
+    far = np.array([3.0, 0.1, 40.0], dtype=dtype)
+    f = pytensor.function([v], [out, form], mode="FAST_COMPILE")
+    written, got = f(near)
+    ref = _exact(lambda t: mp.log(t) - t + 1, near.astype("float64"))
+    assert np.max(np.abs(written / ref - 1)) > 1e-5  # the spelling cancels there
+    np.testing.assert_allclose(got, ref, rtol=rtol)
+    a, b = f(far)
+    np.testing.assert_array_equal(a, b)
+    for shape in ((0,), (1,)):
+        assert f(np.full(shape, 1.001, dtype=dtype))[1].shape == shape
+
+
+def test_the_series_at_infinity_reads_the_polynomial_in_1_over_x():
+    # R's stirlerr by its definition: lgamma(n + 1) - (n + 1/2) log(n) + n - log(sqrt(2 pi)) cancels as n grows;
+    # its series in 1/n is 1/(12 n) - 1/(360 n**3) + ...
+    out = _stirlerr(x)
+    forms = series_forms(out)
+    at_inf = [f for f in forms if f.owner.inputs[0].owner.op.scalar_op.__class__.__name__ == "GE"]
+    assert len(at_inf) == 1
+    at = np.array([20.0, 1e3, 1e8, 1e15, 1e200])
+    ref = _exact(lambda n: mp.loggamma(n + 1) - (n + mp.mpf(1) / 2) * mp.log(n) + n - mp.mpf(_LN_SQRT_2PI), at)
+    written, got = pytensor.function([x], [out, at_inf[0]], mode="FAST_COMPILE")(at)
+    assert np.max(np.abs(written / ref - 1)) > 1e-3
+    np.testing.assert_allclose(got, ref, rtol=4e-15)
+
+
+def test_no_series_at_infinity_where_the_spelling_does_not_lose_digits_there():
+    out = pt.exp(-x) - 1  # exact at large |x|: no expansion at infinity, nor at a point
+    assert [f.owner.inputs[0].owner.op for f in series_forms(out)] == [f.owner.inputs[0].owner.op
+                                                                       for f in [series_form(out)] if f is not None]
+
+
+@pytest.mark.parametrize("name, graph, exact, at", [
+    ("log(x) - x + 1", lambda v: pt.log(v) - v + 1, lambda t: mp.log(t) - t + 1, [1 + 1e-9, 1 - 1e-5, 1.01]),
+    ("stirlerr", _stirlerr,
+     lambda t: mp.loggamma(t + 1) - (t + mp.mpf(1) / 2) * mp.log(t) + t - mp.mpf(_LN_SQRT_2PI), [30.0, 1e6, 1e12]),
+])
+def test_stabilize_and_the_measured_stage_take_a_series_away_from_0(name, graph, exact, at):
+    from relations.compile.stabilize import MeasuredBudget, measured
+
+    out = graph(x)
+    s = relations.stabilize(out)
+    budget = MeasuredBudget()
+    pairs = measured([out], budget)
+    assert s.changed and len(pairs) == 1 and budget.replaced == 1, name
+    ref = _exact(exact, at)
+    staged = pytensor.graph.replace.graph_replace([out], dict(pairs), strict=False)[0]
+    for form in (s.graph, staged):
+        got = pytensor.function([x], form, mode="FAST_COMPILE")(np.array(at))
+        np.testing.assert_allclose(got, ref, rtol=4e-15, err_msg=name)

@@ -341,15 +341,13 @@ def _candidates(eg: EGraph, roots: Sequence[int], points: Points, exact: ClassEx
                 global_roots: Sequence[Variable]) -> list[list[Variable]]:
     """Per root, its candidate forms: the input as written, the extraction on all points, the extractions on
     the halves and quarters of the points sorted along each float input (distinct forms only), and for a root
-    of one float input its Taylor polynomial at 0 where it is exact (:func:`relations.saturation.series.series_form`,
-    Herbie's series expansion)."""
-    from relations.saturation.series import series_form
+    of one float input its Taylor polynomials at 0, at infinity and at its cancellation points where they are exact
+    (:func:`relations.saturation.series.series_forms`, Herbie's series expansion)."""
+    from relations.saturation.series import series_forms
 
     found: list[list[Variable]] = [[o, g] for o, g in zip(outputs, global_roots, strict=True)]
     for r, o in enumerate(outputs):
-        series = series_form(o)
-        if series is not None:
-            found[r].append(series)
+        found[r].extend(series_forms(o))
     seen: set[tuple] = set()
     made = 0
     for k in range(len(points.inputs)):

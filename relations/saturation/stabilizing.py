@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from pytensor.graph.basic import Variable
+from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.rewriting.basic import copy_stack_trace
 from pytensor.graph.traversal import explicit_graph_inputs
 
@@ -210,6 +210,7 @@ def stabilize(
     cls = eg.add_graph_classes(outputs)
     roots = [eg.find(cls[o]) for o in outputs]
     report = Runner(eg, qrules, limits or LIMITS, BackoffScheduler(*SCHEDULE)).run()
+    roots = _with_series(eg, outputs, roots)
     fit = sample.first(FIT_POINTS)
     exact = _pinned(ClassExact(eg, fit), roots, outputs)
     choice = measured_choice(eg, fit, exact)
@@ -272,18 +273,50 @@ def precise(outputs: Sequence[Variable], on_rewrite: Any = None) -> list[Variabl
     return normalize_variables(list(outputs), _PRECISION, on_rewrite=on_rewrite, mark=True)
 
 
+def _with_series(eg: EGraph, outputs: Sequence[Variable], roots: list[int]) -> list[int]:
+    """The roots, after the series forms of a one-input output at the points away from 0 where it cancels
+    (:func:`relations.saturation.series.cancellation_series`) joined its class: each is a guarded form
+    ``switch(near, polynomial, output)``, which extraction takes where it measures better (regimes seldom split
+    off the few points near a cancellation: ``log((1 + k**2) / 2)`` near ``k = 1``).  The expansions at 0 and at
+    infinity stay regimes' candidates: their guard covers a range the fitted points hold too few of to choose
+    the form it falls back to (``stirlerr``'s below 8)."""
+    from relations.saturation.series import cancellation_series
+
+    if len(outputs) != 1:
+        return roots
+    for form in cancellation_series(outputs[0]):
+        eg.union(roots[0], eg.add_graph([form])[0], ("series", ()))
+    eg.rebuild()
+    return [eg.find(r) for r in roots]
+
+
 def _sample(outputs: Sequence[Variable], n: int, seed: int, points: Mapping[Variable, Any] | None,
             domain: tuple) -> Points:
     """``stabilize``'s points: ``n`` drawn (or ``points``), after, where none are given, the corners where the
-    graph loses a value whole (:func:`corner_points`), which come first: the forms are chosen on the first
-    points, and so there too.  Raises ``ValueError`` where no point gives a real value."""
+    graph loses a value whole (:func:`corner_points`) and the points near where it cancels
+    (:func:`cancellation_sample`), which come first: the forms are chosen on the first points, and so there too.
+    Raises ``ValueError`` where no point gives a real value."""
     sample = sample_points(outputs, n, seed=seed, given=points, domain=domain)
-    corners = corner_points(outputs, domain) if points is None else None
-    if corners is not None and corners.n:
-        sample = join_points(corners, sample)
+    if points is None:
+        for first in (cancellation_sample(outputs, domain), corner_points(outputs, domain)):
+            if first is not None and first.n:
+                sample = join_points(first, sample)
     if sample.n == 0:
         raise ValueError(f"graph: no sampled point gives a real value ({sample.drawn} drawn); give points=")
     return sample
+
+
+def cancellation_sample(outputs: Sequence[Variable], domain: tuple = ()) -> Points | None:
+    """For one output of one float input, the points near where it cancels away from 0
+    (:func:`relations.saturation.series.near_points`: ``log(x) - x + 1`` near 1), where bit-uniform draws
+    seldom fall, with their exact values; ``None`` where there are none."""
+    from relations.saturation.series import near_points
+
+    ins = [v for v in explicit_graph_inputs(list(outputs)) if not isinstance(v, Constant)]
+    if len(outputs) != 1 or len(ins) != 1 or not elementwise_in_inputs(outputs):
+        return None
+    at = near_points(outputs[0])
+    return points_at(outputs, {ins[0]: at}, domain) if at.size else None
 
 
 def corner_points(outputs: Sequence[Variable], domain: tuple = ()) -> Points | None:
