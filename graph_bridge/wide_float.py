@@ -191,7 +191,9 @@ def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype:
             ins = [env[i] for i in node.inputs]
             out_dtype = str(node.outputs[0].type.dtype) if hasattr(node.outputs[0].type, "dtype") else ""
             op = node.op
-            if isinstance(op, Elemwise):
+            if isinstance(op, Elemwise) and isinstance(op.scalar_op, ps.Composite) and len(node.outputs) == 1:
+                res = _composite(op.scalar_op, ins, dtype)  # what PyTensor's rewrites fuse (x**4: sqr(sqr(x)))
+            elif isinstance(op, Elemwise):
                 f = SCALAR.get(type(op.scalar_op))
                 if f is None or len(node.outputs) != 1:
                     raise NotImplementedError(f"no extended evaluation of {op}")
@@ -214,6 +216,25 @@ def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype:
             res = np.asarray(res)
             env[node.outputs[0]] = res.astype(_in(out_dtype, dtype)) if out_dtype else res
     return [env[o] if o in env else _constant(o, dtype) for o in outputs]
+
+
+def _composite(op: Any, ins: Sequence[np.ndarray], dtype: Any) -> np.ndarray:
+    """A fused ``Composite``'s one output, its inner scalar Ops evaluated as :func:`evaluate` evaluates an
+    Elemwise of each (a nested ``Composite`` likewise)."""
+    env: dict[Variable, Any] = dict(zip(op.fgraph.inputs, ins, strict=True))
+    for node in op.fgraph.toposort():
+        args = [env[i] if i in env else _constant(i, dtype) for i in node.inputs]
+        f = SCALAR.get(type(node.op))
+        if len(node.outputs) != 1 or (f is None and not isinstance(node.op, ps.Composite)):
+            raise NotImplementedError(f"no extended evaluation of {node.op} in {op}")
+        if isinstance(node.op, ps.Composite):
+            res = _composite(node.op, args, dtype)
+        elif isinstance(node.op, ps.Cast) or f is None:
+            res = args[0]
+        else:
+            res = f(*args)
+        env[node.outputs[0]] = np.asarray(res).astype(_in(str(node.outputs[0].type.dtype), dtype))
+    return env[op.fgraph.outputs[0]]
 
 
 def _constant(v: Any, dtype: Any) -> Any:
@@ -443,6 +464,49 @@ def lost_corners(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable
         return None
     pick = np.sort(rng.choice(whole, min(cap, whole.size), replace=False))
     return {v: x[pick] for v, x in at.items()}
+
+
+#: The magnitudes of one input of a pair :func:`diagonal_cancels` reads, the other's relative offsets from it
+#: (``2**-k``, both signs), and the values of the inputs outside the pair.
+DIAGONAL = (0.5, 3.0, 40.0, 1e4, -0.5, -3.0, -40.0, -1e4)
+DIAGONAL_OFFSETS = (10, 20, 30, 40)
+DIAGONAL_OTHERS = (0.5, 2.0, 7.0)
+#: Bits the graph in its dtype must lose against the extended evaluation at a diagonal point to count.
+DIAGONAL_BITS = 8.0
+
+
+def diagonal_cancels(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable, np.ndarray] | None:
+    """Up to ``cap`` points where ``output`` (an Elemwise graph of two float inputs or more, as
+    :func:`wide_screen_flat` takes) loses :data:`DIAGONAL_BITS` or more where two of its inputs nearly agree:
+    ``y = x (1 +- 2**-k)`` (:data:`DIAGONAL`, :data:`DIAGONAL_OFFSETS`), the others at each of
+    :data:`DIAGONAL_OTHERS`.  Statistics cancel there: a deviance or a KL divergence where the data is near the
+    parameter (``y log(y / mu) - y + mu``), ``x*x - y*y``; independent draws of two inputs seldom are.  Float64
+    is judged against numpy's extended precision, which keeps 11 more bits (a loss of 40 bits shows as 40 less
+    what the extended one loses too).  ``None``: a graph the flat screen does not take, or no such point."""
+    found = _flat_inputs(output, 0, seed, (1.0,))
+    if found is None or len(found[1]) < 2:
+        return None
+    order, at = found
+    inputs = list(at)
+    dtype = str(output.type.dtype)
+    offsets = [k for k in DIAGONAL_OFFSETS if 2.0**-k > float(np.finfo(dtype).eps)]
+    rows = [(i, j, m, m * (1 + s * 2.0**-k), o) for i in range(len(inputs)) for j in range(i + 1, len(inputs))
+            for m in DIAGONAL for k in offsets for s in (1.0, -1.0) for o in DIAGONAL_OTHERS]
+    cols = {v: np.array([m if q == i else mj if q == j else o for i, j, m, mj, o in rows]).astype(str(v.type.dtype))
+            for q, v in enumerate(inputs)}
+    with np.errstate(all="ignore"):
+        [lo] = evaluate([output], cols, np.dtype(dtype).type, order)
+        [hi] = evaluate([output], cols, WIDE, order)
+        ref = hi.astype(dtype)
+    lo, ref = np.broadcast_to(lo, (len(rows),)), np.broadcast_to(ref, (len(rows),))
+    known = np.isfinite(ref) & (ref != 0)
+    bits = np.zeros(len(rows))
+    bits[known] = _bits(lo[known], ref[known], dtype)
+    lost = np.flatnonzero(bits >= DIAGONAL_BITS)
+    if not lost.size:
+        return None
+    pick = np.sort(lost[np.argsort(-bits[lost], kind="stable")[:cap]])
+    return {v: x[pick] for v, x in cols.items()}
 
 
 #: :data:`SCREEN_GRID` and the extreme magnitudes of each dtype (``1e300``, ``1e-300``): where a power

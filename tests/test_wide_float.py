@@ -108,3 +108,31 @@ def test_gammaln_near_its_zeros_keeps_the_extended_argument():
     assert wide_gap(pt.gammaln(x), n=16) <= 1.0
     [v] = evaluate([pt.gammaln(1 + x)], {x: np.array([1e-10], dtype=WIDE)})
     assert abs(float(v[0]) / (-0.5772156649015329e-10) - 1) < 1e-8
+
+
+def test_a_fused_composite_is_evaluated_through_its_scalar_ops():
+    import pytensor
+    from pytensor.compile.mode import Mode
+
+    v = pt.dvector("v")
+    f = pytensor.function([v], v**4 + pt.exp(v) * 2.0, mode=Mode(linker="py", optimizer="fast_run"))
+    fused = f.maker.fgraph.outputs[0]
+    assert any(type(getattr(n.op, "scalar_op", None)).__name__ == "Composite" for n in f.maker.fgraph.apply_nodes)
+    at = np.array([0.5, -3.0, 20.0])
+    [got] = evaluate([fused], {f.maker.fgraph.inputs[0]: at}, dtype=np.float64)
+    np.testing.assert_allclose(got, at**4 + np.exp(at) * 2.0, rtol=1e-15)
+    [wide] = evaluate([fused], {f.maker.fgraph.inputs[0]: at}, dtype=WIDE)
+    assert wide.dtype == WIDE
+
+
+def test_the_diagonal_screen_finds_where_two_inputs_nearly_agree():
+    from graph_bridge.wide_float import diagonal_cancels
+
+    u, w = pt.dvector("u"), pt.dvector("w")
+    at = diagonal_cancels(u * u - w * w, cap=3)
+    assert at is not None and len(at[u]) == 3
+    rel = np.abs(at[u] / at[w] - 1)
+    assert (rel > 0).all() and (rel < 2.0**-20).all()  # the points lose the most where they agree the most
+    assert diagonal_cancels(u * u + w * w) is None  # no cancellation
+    assert diagonal_cancels((u - w) * (u + w)) is None  # the difference of inputs rounds once
+    assert diagonal_cancels(u * u - 2.0) is None  # one input: not the diagonal's

@@ -86,7 +86,7 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.exact import NotExact
 from graph_bridge.monotonicity import scalar_constant
-from graph_bridge.nodes import scalar_op_of, summed
+from graph_bridge.nodes import is_left_padding, scalar_op_of, summed
 from graph_bridge.traverse import owned_variables
 from graph_bridge.wide_float import Screened
 from relations.compile.outcome_store import OutcomeStore
@@ -284,6 +284,9 @@ MEASURED_HEADS: tuple[type, ...] = (
     *HEADS, ps.Sqrt, ps.Sin, ps.Cos, ps.Tan, ps.Tanh, ps.ArcSin, ps.ArcCos, ps.ArcTan,
     ps.ArcSinh, ps.ArcCosh, ps.ArcTanh,
 )
+#: Scalar ops where an arithmetic region may cancel (:func:`_cancels_within`): the measured stage screens a region
+#: of arithmetic alone, with no head, where it holds one.
+CANCELLING: tuple[type, ...] = (ps.Add, ps.Sub)
 #: ``expm1`` and the hyperbolic functions that overflow (:func:`_hyperbolic`'s spellings read them).
 HYPERBOLIC: tuple[type, ...] = (ps.Expm1, ps.Sinh, ps.Cosh)
 #: Scalar ops a region reaches through (the algebra's and the stabilizers' operands).
@@ -1011,6 +1014,18 @@ def _lost_at_corners(copy: Variable) -> bool:
         return False
 
 
+def _cancels_on_diagonal(copy: Variable) -> bool:
+    """Whether the region ``copy`` (Elemwise nodes only) loses digits where two of its inputs nearly agree
+    (:func:`graph_bridge.wide_float.diagonal_cancels`: ``x*x - y*y``, a deviance near its fit), where
+    independent draws of the two seldom fall.  The measured stage's flag only, as :func:`_lost_at_corners`."""
+    from graph_bridge.wide_float import diagonal_cancels
+
+    try:
+        return diagonal_cancels(copy, cap=1) is not None
+    except NotImplementedError:  # an Op the screen does not evaluate
+        return False
+
+
 def _cancels_at_constant(copy: Variable) -> bool:
     """Whether the region ``copy``, of one float input, cancels near one of its constants away from 0
     (:func:`relations.saturation.series.cancellation_points` without roots: ``log(x) - x + 1`` near 1), where
@@ -1416,7 +1431,7 @@ def _differs(form: Variable, base: Variable, copy: Variable) -> bool:
 
 def _head_regions(outputs: Sequence[Variable]) -> list[tuple[Variable, list[Variable]]]:
     """:func:`head_roots` with each root's region (:func:`_region`), heads :data:`MEASURED_HEADS`."""
-    found = []
+    found, arithmetic = [], []
     heads = MEASURED_HEADS
     for out in owned_variables(list(outputs)):
         node = out.owner
@@ -1424,12 +1439,34 @@ def _head_regions(outputs: Sequence[Variable]) -> list[tuple[Variable, list[Vari
             continue
         if _is_head(node, heads) or _below_has_head(out, REGION_DEPTH, skip_root=True, heads=heads):
             found.append(out)
+        else:
+            arithmetic.append(out)
     roots = set(found)
     regions = {r: _region(r, heads, constants=True) for r in found}
+    for r in arithmetic:  # a region of arithmetic alone, where it may cancel and holds no head's region
+        region = _region(r, heads, constants=True)
+        if _cancels_within(region) and not any(u in roots for u in region):
+            found.append(r)
+            regions[r] = region
+    roots = set(found)
     covered: set[Variable] = set()
     for r in found:
         covered.update(u for u in regions[r] if u is not r and u in roots)
     return [(r, regions[r]) for r in found if r not in covered]
+
+
+def _cancels_within(region: Sequence[Variable]) -> bool:
+    """Whether a region of arithmetic holds a sum or difference (:data:`CANCELLING`) of two operands computed
+    from inputs, one of them computed by a node: where floats cancel (Herbie's rational benchmarks, ``1/(x + 1)
+    - 2/x + 1/(x - 1)``, ``x**-0.5 - (x + 1)**-0.5``), not ``x - mu`` of two inputs (one rounding)."""
+    for u in region:
+        node = u.owner
+        if node is None or not isinstance(scalar_op_of(node), CANCELLING):
+            continue
+        live = [i for i in node.inputs if not isinstance(i, Constant) and not _of_constants(i)]
+        if len(live) >= 2 and any(i.owner is not None and not is_left_padding(i.owner) for i in live):
+            return True
+    return False
 
 
 def head_roots(outputs: Sequence[Variable]) -> list[Variable]:
@@ -1537,8 +1574,8 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             whole = _flags(screened, copy) or _lost_at_extremes(copy) or _cancels_at_constant(copy)
             targets = [copy] if whole else [
                 n for _, _, n in _narrowed(copy) if _flags(_wide_screen(n), n)]
-            if copy not in targets and _inputs_only(r) and _lost_at_corners(copy):  # besides its critical ones
-                targets.append(copy)
+            if copy not in targets and _inputs_only(r) and (_lost_at_corners(copy) or _cancels_on_diagonal(copy)):
+                targets.append(copy)  # besides its critical ones
         if not targets:
             r.outcome = PASSED
         elif screened.elements > SCREEN_ELEMENTS:
@@ -1557,7 +1594,7 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
         start += len(targets)
         corners = _inputs_only(r)
         if not any(_flags(_wide_screen(form), form) or _lost_at_extremes(form) or _cancels_at_constant(form)
-                   or (corners and _lost_at_corners(form)) for form in forms):
+                   or (corners and (_lost_at_corners(form) or _cancels_on_diagonal(form))) for form in forms):
             r.outcome = PASSED
             _remember(r, PASSED)
 
@@ -1790,14 +1827,15 @@ def _screen(copy: Variable, corners: bool = False) -> Any:
     where a value is lost (:data:`LOST_BITS`, as :func:`_flags`).  ``None``: it is accurate on all, or cannot be
     measured."""
     from relations.saturation.accuracy import graph_error, grid_points, sample_points
-    from relations.saturation.stabilizing import cancellation_sample, corner_points
+    from relations.saturation.stabilizing import cancellation_sample, corner_points, diagonal_points
 
     several = _several_elementwise(copy)
     try:
         kinds: list[Callable[[], Any]] = [lambda: sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES),
                                           lambda: grid_points([copy])]
         if corners:
-            kinds += [lambda: corner_points([copy]), lambda: cancellation_sample([copy])]
+            kinds += [lambda: corner_points([copy]), lambda: cancellation_sample([copy]),
+                      lambda: diagonal_points([copy])]
         for kind in kinds:  # each drawn only where the ones before it found the region accurate
             pts = kind()
             if pts is None or not pts.n:

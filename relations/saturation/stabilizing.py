@@ -294,11 +294,12 @@ def _sample(outputs: Sequence[Variable], n: int, seed: int, points: Mapping[Vari
             domain: tuple) -> Points:
     """``stabilize``'s points: ``n`` drawn (or ``points``), after, where none are given, the corners where the
     graph loses a value whole (:func:`corner_points`) and the points near where it cancels
-    (:func:`cancellation_sample`), which come first: the forms are chosen on the first points, and so there too.
-    Raises ``ValueError`` where no point gives a real value."""
+    (:func:`cancellation_sample`, :func:`diagonal_points`), which come first: the forms are chosen on the
+    first points, and so there too.  Raises ``ValueError`` where no point gives a real value."""
     sample = sample_points(outputs, n, seed=seed, given=points, domain=domain)
     if points is None:
-        for first in (cancellation_sample(outputs, domain), corner_points(outputs, domain)):
+        for first in (cancellation_sample(outputs, domain), diagonal_points(outputs, domain),
+                      corner_points(outputs, domain)):
             if first is not None and first.n:
                 sample = join_points(first, sample)
     if sample.n == 0:
@@ -319,6 +320,29 @@ def cancellation_sample(outputs: Sequence[Variable], domain: tuple = ()) -> Poin
     return points_at(outputs, {ins[0]: at}, domain) if at.size else None
 
 
+def diagonal_points(outputs: Sequence[Variable], domain: tuple = ()) -> Points | None:
+    """For one elementwise output of two float inputs or more (scalars or vectors), the points of
+    :func:`graph_bridge.wide_float.diagonal_cancels` (where it cancels as two inputs nearly agree) inside
+    ``domain``, with their exact values; ``None`` where there are none."""
+    from graph_bridge.wide_float import diagonal_cancels
+
+    return _screened_points(outputs, domain, diagonal_cancels)
+
+
+def _screened_points(outputs: Sequence[Variable], domain: tuple, screen: Any) -> Points | None:
+    """The points a numpy screen of one elementwise output (``screen(output)``: columns per input, or ``None``)
+    gives, inside ``domain``, with their exact values."""
+    if len(outputs) != 1 or not elementwise_in_inputs(outputs):
+        return None
+    try:
+        at = screen(outputs[0])
+    except (NotImplementedError, ValueError, TypeError, IndexError):
+        return None
+    if at is None or any(v.type.ndim > 1 for v in at):
+        return None
+    return points_at(outputs, at, domain)
+
+
 def corner_points(outputs: Sequence[Variable], domain: tuple = ()) -> Points | None:
     """For one elementwise output whose inputs are scalars or vectors, the points of
     :func:`graph_bridge.wide_float.lost_corners` (where it loses a value whole at combinations of extreme
@@ -326,15 +350,7 @@ def corner_points(outputs: Sequence[Variable], domain: tuple = ()) -> Points | N
     take the graph."""
     from graph_bridge.wide_float import lost_corners
 
-    if len(outputs) != 1 or not elementwise_in_inputs(outputs):
-        return None
-    try:
-        at = lost_corners(outputs[0])
-    except (NotImplementedError, ValueError, TypeError, IndexError):
-        return None
-    if at is None or any(v.type.ndim > 1 for v in at):
-        return None
-    return points_at(outputs, at, domain)
+    return _screened_points(outputs, domain, lost_corners)
 
 
 def _equal_on(outputs: Sequence[Variable], new: Sequence[Variable], points: Any) -> bool:
