@@ -482,7 +482,8 @@ def diagonal_cancels(output: Variable, cap: int = 8, seed: int = 0) -> dict[Vari
     :data:`DIAGONAL_OTHERS`.  Statistics cancel there: a deviance or a KL divergence where the data is near the
     parameter (``y log(y / mu) - y + mu``), ``x*x - y*y``; independent draws of two inputs seldom are.  Float64
     is judged against numpy's extended precision, which keeps 11 more bits (a loss of 40 bits shows as 40 less
-    what the extended one loses too).  ``None``: a graph the flat screen does not take, or no such point."""
+    what the extended one loses too).  The points are the worst of each magnitude and pair (the worst kept).
+    ``None``: a graph the flat screen does not take, or no such point."""
     found = _flat_inputs(output, 0, seed, (1.0,))
     if found is None or len(found[1]) < 2:
         return None
@@ -502,10 +503,15 @@ def diagonal_cancels(output: Variable, cap: int = 8, seed: int = 0) -> dict[Vari
     known = np.isfinite(ref) & (ref != 0)
     bits = np.zeros(len(rows))
     bits[known] = _bits(lo[known], ref[known], dtype)
-    lost = np.flatnonzero(bits >= DIAGONAL_BITS)
-    if not lost.size:
+    # the worst point of each magnitude (then of each pair), so the points span the range, not its worst corner
+    groups: dict[tuple, int] = {}
+    for k in np.flatnonzero(bits >= DIAGONAL_BITS):
+        key = (rows[k][2], rows[k][0], rows[k][1])
+        if key not in groups or bits[k] > bits[groups[key]]:
+            groups[key] = int(k)
+    if not groups:
         return None
-    pick = np.sort(lost[np.argsort(-bits[lost], kind="stable")[:cap]])
+    pick = np.sort(np.array(sorted(groups.values(), key=lambda k: -bits[k])[:cap]))
     return {v: x[pick] for v, x in cols.items()}
 
 

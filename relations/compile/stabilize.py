@@ -1456,15 +1456,15 @@ def _head_regions(outputs: Sequence[Variable]) -> list[tuple[Variable, list[Vari
 
 
 def _cancels_within(region: Sequence[Variable]) -> bool:
-    """Whether a region of arithmetic holds a sum or difference (:data:`CANCELLING`) of two operands computed
-    from inputs, one of them computed by a node: where floats cancel (Herbie's rational benchmarks, ``1/(x + 1)
-    - 2/x + 1/(x - 1)``, ``x**-0.5 - (x + 1)**-0.5``), not ``x - mu`` of two inputs (one rounding)."""
+    """Whether a region of arithmetic holds a sum or difference (:data:`CANCELLING`) with an operand computed
+    from inputs by a node: where floats cancel (Herbie's rational benchmarks, ``1/(x + 1) - 2/x + 1/(x - 1)``,
+    ``x**-0.5 - (x + 1)**-0.5``; ``0.5 + 0.75 x (1 - x**2 / 3)``, a kernel's CDF, near -1), not ``x - mu`` or
+    ``1 - p`` of inputs (one rounding)."""
     for u in region:
         node = u.owner
         if node is None or not isinstance(scalar_op_of(node), CANCELLING):
             continue
-        live = [i for i in node.inputs if not isinstance(i, Constant) and not _of_constants(i)]
-        if len(live) >= 2 and any(i.owner is not None and not is_left_padding(i.owner) for i in live):
+        if any(i.owner is not None and not is_left_padding(i.owner) and not _of_constants(i) for i in node.inputs):
             return True
     return False
 

@@ -275,16 +275,18 @@ def precise(outputs: Sequence[Variable], on_rewrite: Any = None) -> list[Variabl
 
 def _with_series(eg: EGraph, outputs: Sequence[Variable], roots: list[int]) -> list[int]:
     """The roots, after the series forms of a one-input output at the points away from 0 where it cancels
-    (:func:`relations.saturation.series.cancellation_series`) joined its class: each is a guarded form
-    ``switch(near, polynomial, output)``, which extraction takes where it measures better (regimes seldom split
-    off the few points near a cancellation: ``log((1 + k**2) / 2)`` near ``k = 1``).  The expansions at 0 and at
-    infinity stay regimes' candidates: their guard covers a range the fitted points hold too few of to choose
-    the form it falls back to (``stirlerr``'s below 8)."""
+    (:func:`relations.saturation.series.cancellation_series`), and of an output of several inputs where two of
+    them nearly agree (:func:`relations.saturation.diagonal_series.diagonal_forms`), joined its class: each is
+    a guarded form ``switch(near, polynomial, output)``, which extraction takes where it measures better
+    (regimes seldom split off the few points near a cancellation: ``log((1 + k**2) / 2)`` near ``k = 1``).
+    The expansions at 0 and at infinity stay regimes' candidates: their guard covers a range the fitted points
+    hold too few of to choose the form it falls back to (``stirlerr``'s below 8)."""
+    from relations.saturation.diagonal_series import diagonal_forms
     from relations.saturation.series import cancellation_series
 
     if len(outputs) != 1:
         return roots
-    for form in cancellation_series(outputs[0]):
+    for form in cancellation_series(outputs[0]) + diagonal_forms(outputs[0]):
         eg.union(roots[0], eg.add_graph([form])[0], ("series", ()))
     eg.rebuild()
     return [eg.find(r) for r in roots]

@@ -1,0 +1,109 @@
+"""Series where two inputs nearly agree (``relations/saturation/diagonal_series.py``) and the truncated Taylor
+series they are built from (``relations/saturation/jets.py``), checked on values against mpmath."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import relations
+from graph_bridge.wide_float import diagonal_cancels
+from helpers import snapshot
+from relations.saturation.diagonal_series import diagonal_forms, diagonal_series
+from relations.saturation.jets import taylor_jet
+
+p, q = pt.dvector("p"), pt.dvector("q")
+
+
+def _kl(a, b):
+    return a * pt.log(a / b) + (1 - a) * pt.log((1 - a) / (1 - b))
+
+
+def _kl_exact(a, b):
+    return a * mp.log(a / b) + (1 - a) * mp.log((1 - a) / (1 - b))
+
+
+def _deviance(y, mu):
+    return y * pt.log(y / mu) - y + mu
+
+
+def _deviance_exact(y, mu):
+    return y * mp.log(y / mu) - y + mu
+
+
+@pytest.mark.parametrize("name, graph, exact", [
+    ("exp(q) * log1p(p) / q", lambda a, b: pt.exp(b) * pt.log1p(a) / b, lambda a, b: mp.exp(b) * mp.log1p(a) / b),
+    ("sqrt(p) ** 3 - q * p**2", lambda a, b: pt.sqrt(a) ** 3 - b * pt.sqr(a), lambda a, b: mp.sqrt(a) ** 3 - b * a**2),
+    ("gammaln(p + q) - expm1(-p)", lambda a, b: pt.gammaln(a + b) - pt.expm1(-a),
+     lambda a, b: mp.loggamma(a + b) - mp.expm1(-a)),
+    ("1 / p - digamma(p)", lambda a, b: pt.reciprocal(a) - pt.digamma(a) * b, lambda a, b: 1 / a - mp.digamma(a) * b),
+])
+def test_a_jet_is_the_taylor_series(name, graph, exact):
+    """The jet of ``f(p, q)`` in ``t`` at ``p = 0.7 + t`` is its Taylor series in ``p`` (mpmath's derivatives)."""
+    n = 5
+    out = graph(p, q)
+    jet = taylor_jet(out, p, {p: pt.as_tensor_variable(np.array([0.7]))}, n)
+    assert jet is not None and len(jet) == n + 1, name
+    got = [0.0 if c is None else float(pytensor.function([q], c, mode="FAST_COMPILE",
+                                                         on_unused_input="ignore")(np.array([1.3]))[0]) for c in jet]
+    with mp.workdps(40):
+        ref = mp.taylor(lambda t: exact(t, mp.mpf(1.3)), mp.mpf(0.7), n)
+    np.testing.assert_allclose(got, [float(r) for r in ref], rtol=1e-12, atol=1e-14, err_msg=name)
+
+
+def test_a_node_without_a_series_rule_has_no_jet():
+    assert taylor_jet(pt.erfinv(p) * q, p, {p: q}, 3) is None
+    assert taylor_jet(pt.floor(p) + q, p, {p: q}, 3) is None
+
+
+@pytest.mark.parametrize("name, graph, exact, at", [
+    ("Bernoulli KL", _kl, _kl_exact, [(0.3, 0.3 + 2.0**-33), (0.01, 0.01 * (1 - 1e-6)), (0.999, 0.999 - 1e-12)]),
+    ("Poisson deviance", _deviance, _deviance_exact, [(3.0, 3.0 * (1 + 1e-9)), (1e4, 1e4 - 1e-3), (1e-5, 1.1e-5)]),
+])
+def test_the_diagonal_series_is_exact_where_the_spelling_cancels(name, graph, exact, at):
+    out = graph(p, q)
+    before = snapshot(out)
+    found = diagonal_cancels(out)
+    assert found is not None
+    form = diagonal_series(out, q, p, found)
+    assert form is not None and snapshot(out) == before, name
+    assert form.type == out.type
+    a, b = np.array([u for u, _ in at]), np.array([v for _, v in at])
+    written, got = pytensor.function([p, q], [out, form], mode="FAST_COMPILE")(a, b)
+    with mp.workdps(80):
+        ref = np.array([float(exact(mp.mpf(u), mp.mpf(v))) for u, v in zip(a, b)])
+    assert np.max(np.abs(written / ref - 1)) > 1e-3, name  # the spelling cancels there
+    np.testing.assert_allclose(got, ref, rtol=1e-14, err_msg=name)
+    far = np.array([0.2]), np.array([0.6])  # off the diagonal: the spelling itself
+    np.testing.assert_array_equal(*pytensor.function([p, q], [out, form], mode="FAST_COMPILE")(*far))
+    for shape in ((0,), (1,)):
+        v = np.full(shape, 0.25)
+        assert pytensor.function([p, q], form, mode="FAST_COMPILE")(v, v).shape == shape
+
+
+def test_no_diagonal_series_without_a_pair_of_the_outputs_type():
+    out = _kl(p, q)
+    found = diagonal_cancels(out)
+    assert diagonal_series(out, p, p, found) is None
+    s = pt.dscalar("s")
+    assert diagonal_series(p * pt.log(p / s), s, p, {p: np.ones(2), s: np.ones(2)}) is None
+    with pytest.raises(ValueError, match="points"):
+        diagonal_series(out, q, p, {p: np.ones(2)})
+    assert diagonal_forms(p * p + q * q) == []  # nothing cancels
+
+
+def test_stabilize_takes_the_diagonal_series_of_a_kl_divergence():
+    out = _kl(p, q)
+    s = relations.stabilize(out)
+    assert s.changed
+    a, b = np.array([0.3, 0.01, 0.5, 0.2]), np.array([0.3 + 2.0**-33, 0.01 * (1 - 1e-6), 0.500000000001, 0.6])
+    got = pytensor.function([p, q], s.graph, mode="FAST_COMPILE")(a, b)
+    with mp.workdps(80):
+        ref = np.array([float(_kl_exact(mp.mpf(u), mp.mpf(v))) for u, v in zip(a, b)])
+    np.testing.assert_allclose(got, ref, rtol=1e-13)
+    assert math.isfinite(s.after[0][0])
