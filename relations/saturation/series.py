@@ -76,8 +76,10 @@ CANCEL_BITS = 8.0
 #: Where a graph's sign changes are looked for (:func:`cancellation_points`): +-2**k.
 ROOT_GRID = tuple(s * 2.0**k for k in range(-6, 11) for s in (1.0, -1.0))
 
-#: The offsets ``2**-k`` relative to a cancellation point at which its spelling is read (:func:`near_points`).
+#: The offsets ``OFF * 2**-k`` relative to a cancellation point at which its spelling is read
+#: (:func:`near_points`), ``OFF`` not dyadic: ``1 - x*x`` at ``x = 1 + 2**-26`` is exact in floats.
 NEAR = (8, 16, 24, 32, 44)
+OFF = 1.3
 
 
 @dataclass(frozen=True)
@@ -291,12 +293,12 @@ def cancellation_points(out: Variable, roots: bool = True) -> list[float]:
     """The nonzero floats near which ``out`` (a graph of one float input) cancels: its float constants and
     their negations, and (``roots``) the roots of its exact value where it changes sign between two points of
     :data:`ROOT_GRID` (to float precision), each kept where the spelling loses :data:`CANCEL_BITS` or more at
-    ``a (1 +- 2**-m)``, ``m`` half the dtype's mantissa (``log(x) - x + 1`` at 1; ``log(x) - 1`` at e)."""
+    ``a (1 +- OFF 2**-m)``, ``m`` half the dtype's mantissa (``log(x) - x + 1`` at 1; ``log(x) - 1`` at e)."""
     var = _input(out)
     if var is None:
         return []
     dtype = str(out.type.dtype)
-    half = 2.0 ** -(np.finfo(dtype).nmant // 2)
+    half = OFF * 2.0 ** -(np.finfo(dtype).nmant // 2)
     found: list[float] = []
     for a in sorted(set(_constants(out)) | set(_roots(out, var) if roots else ()), key=abs):
         if a != 0 and np.isfinite(a) and a not in found and _loses(out, var, [a * (1 + half), a * (1 - half)]):
@@ -340,9 +342,9 @@ def _roots(out: Variable, var: Variable) -> list[float]:
 
 
 def near_points(out: Variable) -> np.ndarray:
-    """Points near ``out``'s :func:`cancellation_points` (``a (1 +- 2**-k)``, ``k`` of :data:`NEAR` within its
+    """Points near ``out``'s :func:`cancellation_points` (``a (1 +- OFF 2**-k)``, ``k`` of :data:`NEAR` within its
     dtype's mantissa), where sampled points seldom fall: the points a series form there is chosen on."""
     dtype = str(out.type.dtype)
     ks = [k for k in NEAR if k < np.finfo(dtype).nmant]
-    pts = [a * (1 + s * 2.0**-k) for a in cancellation_points(out) for k in ks for s in (1, -1)]
+    pts = [a * (1 + s * OFF * 2.0**-k) for a in cancellation_points(out) for k in ks for s in (1, -1)]
     return np.asarray(pts, dtype=dtype)
