@@ -421,11 +421,30 @@ def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0,
 
 
 #: The magnitudes :func:`lost_corners` pairs every input with: where ``exp``, ``gamma``, a square or a power
-#: overflows or underflows (``exp(400)**2``, ``gamma(400)``, ``(1e200)**2``), each sign.
+#: overflows or underflows (``exp(400)**2``, ``gamma(400)``, ``(1e200)**2``), each sign; and just past where
+#: ``exp`` overflows while what it divides is still a float (``2 / (exp(x) + exp(-x))`` at 720 is 4e-313, and
+#: 0 computed; float32's window at 95).
 CORNERS = tuple(sorted({s * m for s in (1.0, -1.0)
-                        for m in (1e-300, 1e-30, 0.5, 2.0, 40.0, 400.0, 800.0, 1e30, 1e200, 1e300)}))
+                        for m in (1e-300, 1e-30, 0.5, 2.0, 40.0, 95.0, 400.0, 720.0, 800.0, 1e30, 1e200, 1e300)}))
 #: At most this many combinations of :data:`CORNERS` are screened (a graph of four inputs or more: drawn).
 CORNER_COMBINATIONS = 8000
+
+
+def _per_point(output: Variable, cols: Mapping[Variable, np.ndarray], order: Sequence[Any],
+               n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``output`` in its dtype and in the extended one (rounded to its dtype), one entry a point: each input's
+    column (``n`` values) on its leading axis, its other axes of length 1 (a matrix input broadcast against a
+    padded constant stays one entry a point)."""
+    dtype = str(output.type.dtype)
+    at = {v: np.asarray(c).reshape(-1, *[1] * max(v.type.ndim - 1, 0)) for v, c in cols.items()}
+    with np.errstate(all="ignore"):
+        [lo] = evaluate([output], at, np.dtype(dtype).type, order)
+        [hi] = evaluate([output], at, WIDE, order)
+        ref = hi.astype(dtype)
+    lo, ref = np.asarray(lo), np.asarray(ref)
+    if lo.size == n and ref.size == n:
+        return lo.reshape(-1), ref.reshape(-1)
+    return np.broadcast_to(lo.reshape(-1), (n,)), np.broadcast_to(ref.reshape(-1), (n,))
 
 
 def lost_corners(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable, np.ndarray] | None:
@@ -454,11 +473,7 @@ def lost_corners(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable
         at = {v: values[idx[:, j]].astype(str(v.type.dtype)) for j, v in enumerate(inputs)}
     held = np.all([np.isfinite(a) for a in at.values()], axis=0)
     idx, at = idx[held], {v: a[held] for v, a in at.items()}
-    with np.errstate(all="ignore"):
-        [lo] = evaluate([output], at, np.dtype(dtype).type, order)
-        [hi] = evaluate([output], at, WIDE, order)
-        ref = hi.astype(dtype)
-    lo, ref = np.broadcast_to(lo, (len(idx),)), np.broadcast_to(ref, (len(idx),))
+    lo, ref = _per_point(output, at, order, len(idx))
     whole = np.flatnonzero((np.isinf(lo) | (lo == 0) | np.isnan(lo)) & np.isfinite(ref) & (ref != 0))
     if not whole.size:
         return None
@@ -495,11 +510,7 @@ def diagonal_cancels(output: Variable, cap: int = 8, seed: int = 0) -> dict[Vari
             for m in DIAGONAL for k in offsets for s in (1.0, -1.0) for o in DIAGONAL_OTHERS]
     cols = {v: np.array([m if q == i else mj if q == j else o for i, j, m, mj, o in rows]).astype(str(v.type.dtype))
             for q, v in enumerate(inputs)}
-    with np.errstate(all="ignore"):
-        [lo] = evaluate([output], cols, np.dtype(dtype).type, order)
-        [hi] = evaluate([output], cols, WIDE, order)
-        ref = hi.astype(dtype)
-    lo, ref = np.broadcast_to(lo, (len(rows),)), np.broadcast_to(ref, (len(rows),))
+    lo, ref = _per_point(output, cols, order, len(rows))
     known = np.isfinite(ref) & (ref != 0)
     bits = np.zeros(len(rows))
     bits[known] = _bits(lo[known], ref[known], dtype)

@@ -14,6 +14,7 @@ import mpmath as mp
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
+import pytest
 
 import relations
 from graph_bridge.interval_type import Interval
@@ -91,3 +92,26 @@ def test_an_input_narrower_than_the_output_keeps_to_its_own_range():
         at = lost_corners(out)
     assert at is not None and np.isfinite(at[xf]).all() and at[xf].dtype == np.float32
     assert np.abs(at[xf]).max() <= np.finfo(np.float32).max
+
+
+def test_matrix_inputs_beside_a_padded_constant_are_one_entry_a_point():
+    # a region cut below a reduction reads matrices; its constants are padded to (1, 1): each input's column of
+    # points goes on its leading axis, so the output keeps one entry a point (it broadcast to (1, n) and raised)
+    from graph_bridge.wide_float import diagonal_cancels
+
+    m, k = pt.dmatrix("m"), pt.dmatrix("k")
+    at = lost_corners(pt.exp(m) * k + 1.0)
+    assert at is not None and all(v.ndim == 1 for v in at.values())
+    got = pytensor.function([m, k], pt.exp(m) * k + 1.0, mode="FAST_COMPILE")(at[m][:, None], at[k][:, None])
+    assert not np.isfinite(got).all() or (got == 1.0).any()  # where the value is lost whole
+    d = diagonal_cancels(m * m - k * k + 0.0)
+    assert d is not None and np.all(np.abs(d[k] / d[m] - 1) < 2.0**-9)
+
+
+@pytest.mark.parametrize("dtype, at", [("float64", 720.0), ("float32", 95.0)])
+def test_a_corner_just_past_where_exp_overflows(dtype, at):
+    # the hyperbolic secant as Herbie's benchmark writes it: exp(x) is inf from 709.8 (88.7 in float32), and
+    # the value 2 e**-x is a float until 745 (103.9): the corners include a magnitude in that window
+    v = pt.vector("v", dtype=dtype)
+    found = lost_corners(2 / (pt.exp(v) + pt.exp(-v)))
+    assert found is not None and set(np.abs(found[v]).tolist()) == {at}

@@ -1010,7 +1010,7 @@ def _lost_at_corners(copy: Variable) -> bool:
 
     try:
         return lost_corners(copy, cap=1) is not None
-    except NotImplementedError:  # an Op the screen does not evaluate
+    except (NotImplementedError, ValueError):  # an Op the screen does not evaluate, a shape it does not take
         return False
 
 
@@ -1022,7 +1022,7 @@ def _cancels_on_diagonal(copy: Variable) -> bool:
 
     try:
         return diagonal_cancels(copy, cap=1) is not None
-    except NotImplementedError:  # an Op the screen does not evaluate
+    except (NotImplementedError, ValueError):  # an Op the screen does not evaluate, a shape it does not take
         return False
 
 
