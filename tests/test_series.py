@@ -229,3 +229,14 @@ def test_stabilize_and_the_measured_stage_take_a_series_away_from_0(name, graph,
     for form in (s.graph, staged):
         got = pytensor.function([x], form, mode="FAST_COMPILE")(np.array(at))
         np.testing.assert_allclose(got, ref, rtol=4e-15, err_msg=name)
+
+
+def test_an_integer_output_has_no_series_and_the_stage_goes_on():
+    # a region of one float input whose output is an integer (a PyMC model's cast of a count): the stage's
+    # screen once asked float limits of int64 and the whole rewrite failed at every compile
+    from relations.compile.stabilize import MeasuredBudget, measured
+
+    out = pt.cast(pt.exp(x), "int64") - 1
+    assert cancellation_points(out) == [] and series_forms(out) == [] and series_form(out) is None
+    budget = MeasuredBudget()
+    assert measured([out], budget) == [] and budget.replaced == 0

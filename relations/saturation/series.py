@@ -129,9 +129,9 @@ AT_ZERO = _Expansion(0.0)
 
 
 def _input(out: Variable) -> Variable | None:
-    """The one float input ``out`` reads (constants aside), else ``None``."""
+    """The one float input ``out`` reads (constants aside), where ``out`` is a float too, else ``None``."""
     found = [v for v in explicit_graph_inputs([out]) if not isinstance(v, Constant)]
-    if len(found) != 1 or not str(getattr(found[0].type, "dtype", "")).startswith("float"):
+    if len(found) != 1 or not all(str(getattr(v.type, "dtype", "")).startswith("float") for v in (found[0], out)):
         return None
     return found[0]
 
@@ -344,6 +344,8 @@ def _roots(out: Variable, var: Variable) -> list[float]:
 def near_points(out: Variable) -> np.ndarray:
     """Points near ``out``'s :func:`cancellation_points` (``a (1 +- OFF 2**-k)``, ``k`` of :data:`NEAR` within its
     dtype's mantissa), where sampled points seldom fall: the points a series form there is chosen on."""
+    if _input(out) is None:
+        return np.zeros(0)
     dtype = str(out.type.dtype)
     ks = [k for k in NEAR if k < np.finfo(dtype).nmant]
     pts = [a * (1 + s * OFF * 2.0**-k) for a in cancellation_points(out) for k in ks for s in (1, -1)]
