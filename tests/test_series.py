@@ -240,3 +240,14 @@ def test_an_integer_output_has_no_series_and_the_stage_goes_on():
     assert cancellation_points(out) == [] and series_forms(out) == [] and series_form(out) is None
     budget = MeasuredBudget()
     assert measured([out], budget) == [] and budget.replaced == 0
+
+
+def test_a_region_reading_an_entry_of_its_input_has_no_series_and_the_stage_goes_on():
+    # a model's region reading x[2] (a value of one number per graph, not per point): evaluated at two points
+    # stacked on the leading axis it indexed past them, and the stage's rewrite failed at every compile
+    from relations.compile.stabilize import MeasuredBudget, measured
+
+    out = pt.exp(x[2]) - 1.0 + x[0]
+    assert cancellation_points(out) == [] and series_forms(out) == []
+    budget = MeasuredBudget()
+    measured([out], budget)  # no exception

@@ -129,11 +129,14 @@ AT_ZERO = _Expansion(0.0)
 
 
 def _input(out: Variable) -> Variable | None:
-    """The one float input ``out`` reads (constants aside), where ``out`` is a float too, else ``None``."""
+    """The one float input ``out`` reads (constants aside), where ``out`` is a float too and elementwise in it
+    (a value a point: a model's region reading ``x[2]`` is not a function of one number), else ``None``."""
+    from relations.saturation.regimes import elementwise_in_inputs
+
     found = [v for v in explicit_graph_inputs([out]) if not isinstance(v, Constant)]
     if len(found) != 1 or not all(str(getattr(v.type, "dtype", "")).startswith("float") for v in (found[0], out)):
         return None
-    return found[0]
+    return found[0] if elementwise_in_inputs([out]) else None
 
 
 def _exact_at(out: Variable, var: Variable, t: Any) -> Any:
@@ -280,7 +283,7 @@ def _loses(out: Variable, var: Variable, xs: Sequence[float]) -> bool:
         [got] = evaluate([out], {var: at}, dtype=np.dtype(dtype))
         with mp.workdps(DIGITS):
             exact = [_exact_at(out, var, mp.mpf(float(x))) for x in at.reshape(-1)]
-    except (NotImplementedError, NotExact, ValueError, TypeError, ZeroDivisionError, OverflowError):
+    except (NotImplementedError, NotExact, ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError):
         return False
     with np.errstate(over="ignore"):
         ref = np.array([float(e) if mp.isfinite(e) else np.nan for e in exact]).astype(dtype)
