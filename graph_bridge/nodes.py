@@ -9,11 +9,13 @@ The readers here are the ones several relations share.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from pytensor.compile.builders import OpFromGraph
 from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.traversal import toposort
 from pytensor.scalar.basic import Add, ScalarMaximum, Sub
 from pytensor.tensor.basic import Alloc, Join
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
@@ -23,6 +25,7 @@ from graph_bridge.terms import term_variable
 from logic_core.moded import Mode, moded
 
 __all__ = [
+    "elementwise_in_inputs",
     "scalar_op_of",
     "absorb_expansion",
     "alloc_parts",
@@ -236,3 +239,22 @@ def max_shifted(v: Variable) -> bool:
     ``logsumexp`` shifts it."""
     node = v.owner
     return isinstance(scalar_op_of(node), Sub) and from_max(node.inputs[1])
+
+
+def elementwise_in_inputs(outputs: Sequence[Variable]) -> bool:
+    """Whether every node that reads a graph input (directly or not) is an ``Elemwise`` or a ``DimShuffle``
+    (constant sub-graphs such as ``ones((2, 1))`` may be anything): a switch on an input's entries is then
+    a switch of the outputs' entries."""
+    reads: set[Variable] = set()
+    for node in toposort(list(outputs)):
+        if any((i.owner is None and not isinstance(i, Constant)) or i in reads for i in node.inputs):
+            if not (isinstance(node.op, Elemwise | DimShuffle) or _elementwise_inner(node.op)):
+                return False
+            reads.update(node.outputs)
+    return True
+
+
+def _elementwise_inner(op: Any) -> bool:
+    """``op`` is an ``OpFromGraph`` elementwise in its inner inputs (PyTensor 3.3's ``LogAddExp``, whose inner
+    graph is ``log(exp(a - m) + exp(b - m)) + m``)."""
+    return isinstance(op, OpFromGraph) and elementwise_in_inputs(op.inner_outputs)

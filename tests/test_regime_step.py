@@ -401,7 +401,7 @@ def test_an_elementwise_op_from_graph_is_measured_as_elementwise():
     elementwise in its inputs, so a regime form can be measured against it; one over a sum is not."""
     from pytensor.compile.builders import OpFromGraph
 
-    from relations.saturation.regimes import elementwise_in_inputs
+    from graph_bridge.nodes import elementwise_in_inputs
 
     a, b = pt.vector("a"), pt.vector("b")
     x = pt.vector("x")

@@ -1191,7 +1191,7 @@ def _tier_points(copy: Variable) -> Any:
 def _measurable(copy: Variable) -> bool:
     """Whether the region ``copy`` is measured at all: at most :data:`TIER_NODES` nodes, elementwise in its inputs
     (a model's region over its data, a dot or a split, would take mpmath seconds to minutes)."""
-    from relations.saturation.regimes import elementwise_in_inputs
+    from graph_bridge.nodes import elementwise_in_inputs
 
     return len(owned_variables([copy])) <= TIER_NODES and elementwise_in_inputs([copy])
 
@@ -1785,7 +1785,7 @@ def _wide_screen(copy: Variable) -> Screened:
 def _several_elementwise(v: Variable) -> bool:
     """Whether ``v`` reads two inputs or more and is elementwise in them: where regimes on a critical
     sub-expression apply (regimes split elementwise graphs only), and where a value lost at one point flags."""
-    from relations.saturation.regimes import elementwise_in_inputs
+    from graph_bridge.nodes import elementwise_in_inputs
 
     return _reads(v) >= 2 and elementwise_in_inputs([v])
 

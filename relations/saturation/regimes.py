@@ -46,14 +46,13 @@ from typing import Any
 
 import numpy as np
 import pytensor.tensor as pt
-from pytensor.compile.builders import OpFromGraph
-from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.basic import Variable
 from pytensor.graph.replace import graph_replace, vectorize_graph
 from pytensor.graph.traversal import toposort
-from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from graph_bridge.exact import NotExact, exact_values, round_to
 from graph_bridge.float_error import bits_of_error, ordinals
+from graph_bridge.nodes import elementwise_in_inputs
 from relations.saturation.accuracy import (
     MAX_BITS,
     ClassExact,
@@ -65,7 +64,7 @@ from relations.saturation.engine.egraph import EGraph
 
 __all__ = [
     "BISECT_ULPS", "CHECK_BITS", "MAX_EXTRACTIONS", "REFINE", "SPLIT_PENALTY", "WORSE_BITS", "Regimes",
-    "build_switch", "check_points", "elementwise_in_inputs", "exact_at", "float_values", "infer_regimes", "join_points",
+    "build_switch", "check_points", "exact_at", "float_values", "infer_regimes", "join_points",
     "point_bits", "regimes_apply",
     "shortest_between", "split_indices",
 ]
@@ -101,25 +100,6 @@ class Regimes:
     def __repr__(self) -> str:
         parts = [f"{f} for {self.variable} <= {t:g}" for f, t in zip(self.forms, self.thresholds, strict=False)]
         return "Regimes(" + "; ".join([*parts, f"{self.forms[-1]} beyond"]) + ")"
-
-
-def elementwise_in_inputs(outputs: Sequence[Variable]) -> bool:
-    """Whether every node that reads a graph input (directly or not) is an ``Elemwise`` or a ``DimShuffle``
-    (constant sub-graphs such as ``ones((2, 1))`` may be anything): a switch on an input's entries is then
-    a switch of the outputs' entries."""
-    reads: set[Variable] = set()
-    for node in toposort(list(outputs)):
-        if any((i.owner is None and not isinstance(i, Constant)) or i in reads for i in node.inputs):
-            if not (isinstance(node.op, Elemwise | DimShuffle) or _elementwise_inner(node.op)):
-                return False
-            reads.update(node.outputs)
-    return True
-
-
-def _elementwise_inner(op: Any) -> bool:
-    """``op`` is an ``OpFromGraph`` elementwise in its inner inputs (PyTensor 3.3's ``LogAddExp``, whose inner
-    graph is ``log(exp(a - m) + exp(b - m)) + m``)."""
-    return isinstance(op, OpFromGraph) and elementwise_in_inputs(op.inner_outputs)
 
 
 def regimes_apply(outputs: Sequence[Variable], points: Points) -> bool:

@@ -49,6 +49,7 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import explicit_graph_inputs
 
 from graph_bridge.exact import NotExact, values_at
+from graph_bridge.nodes import elementwise_in_inputs
 
 __all__ = ["ORDER", "SERIES_BITS", "cancellation_points", "cancellation_series", "near_points", "series_form",
            "series_forms", "taylor_coefficients"]
@@ -131,8 +132,6 @@ AT_ZERO = _Expansion(0.0)
 def _input(out: Variable) -> Variable | None:
     """The one float input ``out`` reads (constants aside), where ``out`` is a float too and elementwise in it
     (a value a point: a model's region reading ``x[2]`` is not a function of one number), else ``None``."""
-    from relations.saturation.regimes import elementwise_in_inputs
-
     found = [v for v in explicit_graph_inputs([out]) if not isinstance(v, Constant)]
     if len(found) != 1 or not all(str(getattr(v.type, "dtype", "")).startswith("float") for v in (found[0], out)):
         return None

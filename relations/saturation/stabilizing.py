@@ -33,6 +33,7 @@ from pytensor.graph.traversal import explicit_graph_inputs
 
 from graph_bridge.float_error import bits_of_error
 from graph_bridge.interval_type import Interval
+from graph_bridge.nodes import elementwise_in_inputs
 from relations.arguments import as_variables
 from relations.greedy.fixpoint import normalize_variables
 from relations.patterns.relation import RuleIndex
@@ -61,7 +62,6 @@ from relations.saturation.engine.query import QueryRule, query_rule
 from relations.saturation.engine.runner import BackoffScheduler, Limits, Report, Runner
 from relations.saturation.regimes import (
     Regimes,
-    elementwise_in_inputs,
     exact_at,
     infer_regimes,
     join_points,
