@@ -1001,29 +1001,29 @@ def _inputs_only(r: _Region) -> bool:
     return not r.leaves  # (:func:`_cut` makes a leaf of a computed variable only)
 
 
-def _lost_at_corners(copy: Variable) -> bool:
+def _lost_where_draws_are_thin(copy: Variable) -> bool:
     """Whether the region ``copy`` (Elemwise nodes only) loses a value whole at a combination of extreme magnitudes
     of its inputs (:func:`graph_bridge.wide_float.lost_corners`: ``y * exp(x)`` at ``x = 800``, ``y = 1e-300``),
-    where neither sampled points nor the grid's shuffled pairs may fall.  The measured stage's flag only: the
+    or loses digits where two of its inputs nearly agree (:func:`graph_bridge.wide_float.diagonal_cancels`:
+    ``x*x - y*y``, a deviance near its fit): where neither sampled points nor the grid's shuffled pairs may fall.
+    The measured stage's flag only, for a region whose leaves are the graph's inputs (:func:`_inputs_only`): the
     fast pass's tier keeps :func:`_lost_at_extremes`."""
-    from graph_bridge.wide_float import lost_corners
+    from graph_bridge.wide_float import diagonal_cancels, lost_corners
 
-    try:
-        return lost_corners(copy, cap=1) is not None
-    except (NotImplementedError, ValueError):  # an Op the screen does not evaluate, a shape it does not take
-        return False
+    for screen in (lost_corners, diagonal_cancels):
+        try:
+            if screen(copy, cap=1) is not None:
+                return True
+        except (NotImplementedError, ValueError):  # an Op the screen does not evaluate, a shape it does not take
+            continue
+    return False
 
 
-def _cancels_on_diagonal(copy: Variable) -> bool:
-    """Whether the region ``copy`` (Elemwise nodes only) loses digits where two of its inputs nearly agree
-    (:func:`graph_bridge.wide_float.diagonal_cancels`: ``x*x - y*y``, a deviance near its fit), where
-    independent draws of the two seldom fall.  The measured stage's flag only, as :func:`_lost_at_corners`."""
-    from graph_bridge.wide_float import diagonal_cancels
-
-    try:
-        return diagonal_cancels(copy, cap=1) is not None
-    except (NotImplementedError, ValueError):  # an Op the screen does not evaluate, a shape it does not take
-        return False
+def _flagged_whole(copy: Variable, screened: Screened) -> bool:
+    """Whether the numpy screens flag the whole region ``copy`` (``screened``: its :func:`_wide_screen`): its mean
+    error or a value lost (:func:`_flags`), a value lost at the ends of the range (:func:`_lost_at_extremes`), or
+    a cancellation near one of its constants (:func:`_cancels_at_constant`)."""
+    return _flags(screened, copy) or _lost_at_extremes(copy) or _cancels_at_constant(copy)
 
 
 def _cancels_at_constant(copy: Variable) -> bool:
@@ -1571,10 +1571,9 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             (copy,), r.leaves = _cut([r.root], MEASURED_HEADS, constants=True)
             r.copy = copy
             screened = _wide_screen(copy)
-            whole = _flags(screened, copy) or _lost_at_extremes(copy) or _cancels_at_constant(copy)
-            targets = [copy] if whole else [
+            targets = [copy] if _flagged_whole(copy, screened) else [
                 n for _, _, n in _narrowed(copy) if _flags(_wide_screen(n), n)]
-            if copy not in targets and _inputs_only(r) and (_lost_at_corners(copy) or _cancels_on_diagonal(copy)):
+            if copy not in targets and _inputs_only(r) and _lost_where_draws_are_thin(copy):
                 targets.append(copy)  # besides its critical ones
         if not targets:
             r.outcome = PASSED
@@ -1592,9 +1591,9 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
     for r, targets in flagged:  # each region's targets, rewritten in one call, in order
         forms = stock[start:start + len(targets)]
         start += len(targets)
-        corners = _inputs_only(r)
-        if not any(_flags(_wide_screen(form), form) or _lost_at_extremes(form) or _cancels_at_constant(form)
-                   or (corners and (_lost_at_corners(form) or _cancels_on_diagonal(form))) for form in forms):
+        thin = _inputs_only(r)
+        if not any(_flagged_whole(form, _wide_screen(form)) or (thin and _lost_where_draws_are_thin(form))
+                   for form in forms):
             r.outcome = PASSED
             _remember(r, PASSED)
 

@@ -291,6 +291,7 @@ def _loses(out: Variable, var: Variable, xs: Sequence[float]) -> bool:
     return bool(keep.any() and (bits_of_error(got[keep], ref[keep]) >= CANCEL_BITS).any())
 
 
+@lru_cache(maxsize=64)  # stabilize samples near them and expands at them: the root search once
 def cancellation_points(out: Variable, roots: bool = True) -> list[float]:
     """The nonzero floats near which ``out`` (a graph of one float input) cancels: its float constants and
     their negations, and (``roots``) the roots of its exact value where it changes sign between two points of
@@ -343,12 +344,14 @@ def _roots(out: Variable, var: Variable) -> list[float]:
     return found
 
 
-def near_points(out: Variable) -> np.ndarray:
+def near_points(out: Variable) -> dict[Variable, np.ndarray] | None:
     """Points near ``out``'s :func:`cancellation_points` (``a (1 +- OFF 2**-k)``, ``k`` of :data:`NEAR` within its
-    dtype's mantissa), where sampled points seldom fall: the points a series form there is chosen on."""
-    if _input(out) is None:
-        return np.zeros(0)
+    dtype's mantissa), where sampled points seldom fall: the points a series form there is chosen on.  As the
+    numpy screens give points (``graph_bridge.wide_float.lost_corners``): a column for the input, or ``None``."""
+    var = _input(out)
+    if var is None:
+        return None
     dtype = str(out.type.dtype)
     ks = [k for k in NEAR if k < np.finfo(dtype).nmant]
     pts = [a * (1 + s * OFF * 2.0**-k) for a in cancellation_points(out) for k in ks for s in (1, -1)]
-    return np.asarray(pts, dtype=dtype)
+    return {var: np.asarray(pts, dtype=dtype)} if pts else None

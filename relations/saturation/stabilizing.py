@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from pytensor.graph.basic import Constant, Variable
+from pytensor.graph.basic import Variable
 from pytensor.graph.rewriting.basic import copy_stack_trace
 from pytensor.graph.traversal import explicit_graph_inputs
 
@@ -315,11 +315,8 @@ def cancellation_sample(outputs: Sequence[Variable], domain: tuple = ()) -> Poin
     seldom fall, with their exact values; ``None`` where there are none."""
     from relations.saturation.series import near_points
 
-    ins = [v for v in explicit_graph_inputs(list(outputs)) if not isinstance(v, Constant)]
-    if len(outputs) != 1 or len(ins) != 1 or not elementwise_in_inputs(outputs):
-        return None
-    at = near_points(outputs[0])
-    return points_at(outputs, {ins[0]: at}, domain) if at.size else None
+    at = near_points(outputs[0]) if len(outputs) == 1 else None  # None unless one float input, elementwise
+    return None if at is None else points_at(outputs, at, domain)
 
 
 def diagonal_points(outputs: Sequence[Variable], domain: tuple = ()) -> Points | None:
