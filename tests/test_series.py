@@ -168,6 +168,20 @@ def test_cancellation_points_are_where_the_spelling_loses_digits_away_from_0(nam
     assert snapshot(out) == before
 
 
+def test_every_cancellation_point_is_kept_none_dropped_past_a_count():
+    # (x - 1.5)(x - 3)(x - 6)(x - 12) written expanded: it cancels at each of its four roots
+    out = x**4 - 22.5 * x**3 + 157.5 * x**2 - 405 * x + 324
+    points = cancellation_points(out)
+    assert points == sorted(points, key=abs)
+    np.testing.assert_allclose(points, [1.5, 3.0, 6.0, 12.0], rtol=1e-12)
+    forms = series_forms(out)
+    f = pytensor.function([x], forms, mode="FAST_COMPILE")
+    near = np.array([a * (1 + 2.0**-30) for a in (1.5, 3.0, 6.0, 12.0)])
+    ref = _exact(lambda t: (t - 1.5) * (t - 3) * (t - 6) * (t - 12), near)
+    best = np.min([np.abs(v / ref - 1) for v in f(near)], axis=0)
+    assert np.all(best < 1e-12)  # near every root one of the forms is exact
+
+
 @pytest.mark.parametrize("dtype, rtol", [("float64", 4e-15), ("float32", 4e-7)])
 def test_the_series_at_a_cancellation_point_is_exact_near_it_and_the_spelling_beyond(dtype, rtol):
     v = pt.vector("v", dtype=dtype)

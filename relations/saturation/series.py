@@ -296,7 +296,8 @@ def cancellation_points(out: Variable, roots: bool = True) -> list[float]:
     """The nonzero floats near which ``out`` (a graph of one float input) cancels: its float constants and
     their negations, and (``roots``) the roots of its exact value where it changes sign between two points of
     :data:`ROOT_GRID` (to float precision), each kept where the spelling loses :data:`CANCEL_BITS` or more at
-    ``a (1 +- OFF 2**-m)``, ``m`` half the dtype's mantissa (``log(x) - x + 1`` at 1; ``log(x) - 1`` at e)."""
+    ``a (1 +- OFF 2**-m)``, ``m`` half the dtype's mantissa (``log(x) - x + 1`` at 1; ``log(x) - 1`` at e).
+    All of them, nearest 0 first: the candidates are bounded by the graph's constants and the grid's points."""
     var = _input(out)
     if var is None:
         return []
@@ -306,11 +307,7 @@ def cancellation_points(out: Variable, roots: bool = True) -> list[float]:
     for a in sorted(set(_constants(out)) | set(_roots(out, var) if roots else ()), key=abs):
         if a != 0 and np.isfinite(a) and a not in found and _loses(out, var, [a * (1 + half), a * (1 - half)]):
             found.append(a)
-    return found[:MAX_POINTS]
-
-
-#: The cancellation points :func:`cancellation_points` keeps at most (the nearest 0 first).
-MAX_POINTS = 3
+    return found
 
 
 def _constants(out: Variable) -> list[float]:
