@@ -1,7 +1,7 @@
 """A graph evaluated in numpy at two precisions: the cheap screen of the measured stabilizing stage.
 
-:func:`evaluate` runs a graph of Elemwise, CAReduce, DimShuffle, Alloc and
-indexing nodes with numpy, its float values held in a chosen dtype:
+:func:`evaluate` runs a graph of Elemwise, CAReduce, DimShuffle, Alloc,
+shape, ``dot`` and indexing nodes with numpy, its float values held in a chosen dtype:
 ``float64`` (the graph as written) or ``np.longdouble`` (x87 extended:
 64-bit significand, exponents to 16384, so ``exp(800)`` and the digits a
 float64 cancellation loses are still there).  Each Op is computed by one
@@ -36,6 +36,8 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import explicit_graph_inputs, toposort
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.math import Dot
+from pytensor.tensor.shape import Shape, Shape_i
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
 WIDE = np.longdouble
 
 _LOG2 = np.log(2.0)
+_HALF_SQRT_PI = np.sqrt(np.pi) / 2
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
@@ -135,6 +138,11 @@ SCALAR: dict[type, Callable[..., Any]] = {
     ps.Floor: np.floor, ps.Ceil: np.ceil, ps.IsNan: np.isnan, ps.IsInf: np.isinf,
     ps.Clip: lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
     ps.Second: lambda a, b: np.broadcast_to(b, np.broadcast(a, b).shape).copy(),  # fill: b in a's shape
+    ps.Erfinv: _via_float64(sp.erfinv, lambda d: _HALF_SQRT_PI * np.exp(sp.erfinv(d) ** 2)),
+    ps.Erfcinv: _via_float64(sp.erfcinv, lambda d: -_HALF_SQRT_PI * np.exp(sp.erfcinv(d) ** 2)),
+    ps.TriGamma: _via_float64(lambda d: sp.polygamma(1, d), lambda d: sp.polygamma(2, d)),
+    ps.I0: _via_float64(sp.i0, sp.i1), ps.I1: _via_float64(sp.i1, lambda d: sp.i0(d) - sp.i1(d) / d),
+    ps.Mod: np.mod, ps.IntDiv: np.floor_divide, ps.Trunc: np.trunc, ps.RoundHalfToEven: np.round,
 }
 #: CAReduce scalar Op class -> numpy reduction
 REDUCE: dict[type, Callable[..., Any]] = {
@@ -173,7 +181,8 @@ def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype:
     """``outputs`` at ``values`` (one array per non-constant input), every float held in ``dtype``.
 
     Raises :class:`NotImplementedError` on an Op outside Elemwise (of :data:`SCALAR`), CAReduce (of
-    :data:`REDUCE`), DimShuffle, Alloc, (advanced) indexing and symbolic Ops (softmax); ``order``: the
+    :data:`REDUCE`), DimShuffle, Alloc, Shape, ``Shape_i``, ``Dot``, (advanced) indexing and symbolic Ops
+    (softmax); ``order``: the
     graph's nodes in :func:`~pytensor.graph.traversal.toposort` order, when the caller has it; ``env``
     receives every variable's value."""
     env = {} if env is None else env
@@ -199,6 +208,12 @@ def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype:
                 res = REDUCE[type(op.scalar_op)](ins[0], axis=op.axis)
             elif isinstance(op, Alloc):
                 res = np.broadcast_to(ins[0], tuple(int(s) for s in ins[1:]))
+            elif isinstance(op, Shape):  # the mean's count, a copula's dimension: integers, exact at both precisions
+                res = np.asarray(ins[0].shape, dtype="int64")
+            elif isinstance(op, Shape_i):
+                res = np.asarray(ins[0].shape[op.i], dtype="int64")
+            elif isinstance(op, Dot):  # numpy's loop at the held precision (no BLAS for the extended dtype)
+                res = np.dot(ins[0], ins[1])
             elif isinstance(op, DimShuffle | Subtensor | AdvancedSubtensor):  # any dtype
                 box: list[list[Any]] = [[None]]
                 op.perform(node, ins, box)
@@ -219,10 +234,12 @@ def _scalar(op: Any, args: Sequence[np.ndarray], dtype: Any) -> np.ndarray:
     (what PyTensor's rewrites fuse: ``x**4`` is ``sqr(sqr(x))``)."""
     if isinstance(op, ps.Composite):
         return _composite(op, args, dtype)
+    if isinstance(op, ps.Cast):
+        return args[0]
     f = SCALAR.get(type(op))
     if f is None:
         raise NotImplementedError(f"no extended evaluation of {op}")
-    return args[0] if isinstance(op, ps.Cast) else f(*args)
+    return f(*args)
 
 
 def _composite(op: Any, ins: Sequence[np.ndarray], dtype: Any) -> np.ndarray:

@@ -136,3 +136,41 @@ def test_the_diagonal_screen_finds_where_two_inputs_nearly_agree():
     assert diagonal_cancels(u * u + w * w) is None  # no cancellation
     assert diagonal_cancels((u - w) * (u + w)) is None  # the difference of inputs rounds once
     assert diagonal_cancels(u * u - 2.0) is None  # one input: not the diagonal's
+
+
+def test_casts_shapes_and_dot_are_evaluated_at_the_held_precision():
+    # a mean's count (a cast of a shape), a copula's dimension (Shape_i), a matrix product: a region holding
+    # them is screened, not passed as unknown
+    from pytensor.graph.traversal import graph_inputs
+
+    m, w = pt.dmatrix("m"), pt.dvector("w")
+    k = pt.lvector("k")
+    graphs = [pt.log(1 + m).sum(-1) / m.shape[-1], pt.log(1 + pt.cast(k, "float64")),
+              pt.dot(m, w) - m.shape[0], pt.cast(pt.exp(w), "float32") * 1.0]
+    values = {m: np.array([[1e-10, 2.0, 3.0], [0.5, 0.0, 4.0]]), w: np.array([1.0, -2.0, 3.0]), k: np.array([0, 3])}
+    for g in graphs:
+        ins = {v: values[v] for v in (m, w, k) if v in graph_inputs([g])}
+        for dtype in (np.float64, WIDE):
+            [got] = evaluate([g], ins, dtype)
+            ref = g.eval({v: x for v, x in ins.items()})
+            np.testing.assert_allclose(got.astype(float), ref, rtol=1e-6 if g.dtype == "float32" else 1e-15)
+    [wide] = evaluate([graphs[0]], {m: values[m]}, WIDE)
+    assert wide.dtype == WIDE
+    for empty in (np.zeros((0, 3)), np.zeros((2, 0))):
+        [got] = evaluate([pt.dot(m, m.T) + m.shape[1]], {m: empty}, WIDE)
+        assert got.shape == (empty.shape[0], empty.shape[0])
+
+
+def test_erfinv_near_1_keeps_the_extended_argument():
+    # erfinv(1 - x) at x = 1e-12: float64's 1 - x keeps 4 digits of x; the screen corrects float64's erfinv by
+    # its derivative times what the float64 argument rounded off, and sees the loss
+    assert wide_gap(pt.erfinv(1 - x), n=16) > 1.0
+    import mpmath as mp
+
+    with mp.workdps(40):
+        exact = float(mp.erfinv(1 - mp.mpf(1e-12)))
+    [v] = evaluate([pt.erfinv(1 - x)], {x: np.array([1e-12], dtype=WIDE)})
+    [f] = evaluate([pt.erfinv(1 - x)], {x: np.array([1e-12])}, np.float64)
+    assert abs(float(v[0]) / exact - 1) < 1e-9 < abs(float(f[0]) / exact - 1)
+    [c] = evaluate([pt.erfcinv(x)], {x: np.array([1e-12, 0.5], dtype=WIDE)})
+    np.testing.assert_allclose(c.astype(float), [exact, 0.4769362762044699], rtol=1e-13)
