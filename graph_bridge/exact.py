@@ -147,6 +147,14 @@ def _gammaln(x: Any) -> Any:
     return mp.log(abs(mp.gamma(x)))
 
 
+def _polygamma(k: Any, x: Any) -> Any:
+    """``polygamma(k, x)``; NaN at its poles, the integers ``x <= 0`` (where mpmath's ``polygamma(3, -1e300)``
+    never returns)."""
+    if x <= 0 and x == mp.floor(x):
+        return mp.nan
+    return mp.polygamma(int(k), x)
+
+
 def _gamma(x: Any) -> Any:
     if x <= 0 and x == mp.floor(x):
         return mp.nan
@@ -196,7 +204,7 @@ _UNARY: dict[type, Callable[[Any], Any]] = {
     ps.Erf: lambda x: mp.sign(x) if abs(x) > _ERFC_FAR else mp.erf(x), ps.Erfc: _erfc, ps.Erfcx: _erfcx,
     ps.Erfinv: lambda x: mp.erfinv(x),
     ps.Erfcinv: lambda x: mp.erfinv(1 - x),
-    ps.Gamma: _gamma, ps.GammaLn: _gammaln, ps.Psi: mp.digamma,
+    ps.Gamma: _gamma, ps.GammaLn: _gammaln, ps.Psi: mp.digamma, ps.TriGamma: lambda x: _polygamma(1, x),
     ps.Cosh: mp.cosh, ps.Sinh: mp.sinh, ps.Tanh: mp.tanh, ps.Cos: mp.cos, ps.Sin: mp.sin, ps.Tan: mp.tan,
     ps.ArcSin: mp.asin, ps.ArcCos: mp.acos, ps.ArcTan: mp.atan, ps.ArcSinh: mp.asinh, ps.ArcCosh: mp.acosh,
     ps.ArcTanh: mp.atanh, ps.Floor: mp.floor, ps.Ceil: mp.ceil, ps.Trunc: lambda x: mp.mpf(int(x)),
@@ -204,6 +212,7 @@ _UNARY: dict[type, Callable[[Any], Any]] = {
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ps.Sub: lambda a, b: a - b, ps.TrueDiv: _div, ps.Pow: _pow, ps.ArcTan2: mp.atan2,
     ps.Second: lambda a, b: b,
+    ps.PolyGamma: _polygamma,  # (the diagonal series' coefficients of gammaln)
 }
 _NARY: dict[type, Callable[..., Any]] = {
     ps.Add: lambda *a: mp.fsum(a), ps.Mul: lambda *a: mp.fprod(a),

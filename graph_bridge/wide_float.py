@@ -141,6 +141,7 @@ SCALAR: dict[type, Callable[..., Any]] = {
     ps.Erfinv: _via_float64(sp.erfinv, lambda d: _HALF_SQRT_PI * np.exp(sp.erfinv(d) ** 2)),
     ps.Erfcinv: _via_float64(sp.erfcinv, lambda d: -_HALF_SQRT_PI * np.exp(sp.erfcinv(d) ** 2)),
     ps.TriGamma: _via_float64(lambda d: sp.polygamma(1, d), lambda d: sp.polygamma(2, d)),
+    ps.PolyGamma: lambda n, x: _via_float64(lambda d: sp.polygamma(n, d), lambda d: sp.polygamma(n + 1, d))(x),
     ps.I0: _via_float64(sp.i0, sp.i1), ps.I1: _via_float64(sp.i1, lambda d: sp.i0(d) - sp.i1(d) / d),
     ps.Mod: np.mod, ps.IntDiv: np.floor_divide, ps.Trunc: np.trunc, ps.RoundHalfToEven: np.round,
 }
@@ -502,7 +503,7 @@ def lost_corners(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable
 #: (``2**-k``, both signs), and the values of the inputs outside the pair.
 DIAGONAL = (0.5, 3.0, 40.0, 1e4, -0.5, -3.0, -40.0, -1e4)
 DIAGONAL_OFFSETS = (10, 20, 30, 40)
-DIAGONAL_OTHERS = (0.5, 2.0, 7.0)
+DIAGONAL_OTHERS = (0.0, 0.5, 2.0, 7.0)
 #: Bits the graph in its dtype must lose against the extended evaluation at a diagonal point to count.
 DIAGONAL_BITS = 8.0
 
@@ -514,7 +515,8 @@ def diagonal_cancels(output: Variable, cap: int = 8) -> dict[Variable, np.ndarra
     :data:`DIAGONAL_OTHERS`.  Statistics cancel there: a deviance or a KL divergence where the data is near the
     parameter (``y log(y / mu) - y + mu``), ``x*x - y*y``; independent draws of two inputs seldom are.  Float64
     is judged against numpy's extended precision, which keeps 11 more bits (a loss of 40 bits shows as 40 less
-    what the extended one loses too).  The points are the worst of each magnitude and pair (the worst kept).
+    what the extended one loses too).  The points are the worst of each magnitude and pair, the pairs in turn
+    (:func:`_spread`).
     ``None``: a graph the flat screen does not take, or no such point."""
     found = _flat_inputs(output, 0, 0, (1.0,))  # no draws: the inputs and the nodes in order
     if found is None or len(found[1]) < 2:
@@ -531,16 +533,27 @@ def diagonal_cancels(output: Variable, cap: int = 8) -> dict[Variable, np.ndarra
     known = np.isfinite(ref) & (ref != 0)
     bits = np.zeros(len(rows))
     bits[known] = _bits(lo[known], ref[known], dtype)
-    # the worst point of each magnitude (then of each pair), so the points span the range, not its worst corner
-    groups: dict[tuple, int] = {}
-    for k in np.flatnonzero(bits >= DIAGONAL_BITS):
+    pick = _spread(rows, bits, cap)
+    return None if pick is None else {v: x[pick] for v, x in cols.items()}
+
+
+def _spread(rows: Sequence[tuple], bits: np.ndarray, cap: int) -> np.ndarray | None:
+    """The rows :func:`diagonal_cancels` keeps: the worst of each magnitude and pair, taken a pair at a time (the
+    worst of each pair first, then each pair's second worst, ...), so every pair that cancels has points and
+    they span the range, not one pair's worst corner: the normal KL cancels where the means agree and where the
+    scales do, and a sample of the first alone chose a form exact there and 30 bits off on the second."""
+    worst: dict[tuple, int] = {}
+    for k in map(int, np.flatnonzero(bits >= DIAGONAL_BITS)):
         key = (rows[k][2], rows[k][0], rows[k][1])
-        if key not in groups or bits[k] > bits[groups[key]]:
-            groups[key] = int(k)
-    if not groups:
+        if key not in worst or bits[k] > bits[worst[key]]:
+            worst[key] = k
+    if not worst:
         return None
-    pick = np.sort(np.array(sorted(groups.values(), key=lambda k: -bits[k])[:cap]))
-    return {v: x[pick] for v, x in cols.items()}
+    by_pair: dict[tuple, list[int]] = {}
+    for (_, i, j), k in sorted(worst.items(), key=lambda item: -bits[item[1]]):
+        by_pair.setdefault((i, j), []).append(k)
+    turns = [ks[n] for n in range(max(map(len, by_pair.values()))) for ks in by_pair.values() if n < len(ks)]
+    return np.sort(np.array(turns[:cap]))
 
 
 #: :data:`SCREEN_GRID` and the extreme magnitudes of each dtype (``1e300``, ``1e-300``): where a power

@@ -90,6 +90,14 @@ def test_undefined_values_and_poles():
     assert mp.isnan(v[0]) and float(v[1]) == 2.0
 
 
+def test_polygammas_have_their_values_and_nan_at_their_poles():
+    # the diagonal series' coefficients of gammaln are polygammas; mpmath's polygamma(3, -1e300) never returns
+    v, _ = _one(pt.polygamma(3, x), [-1e300, 0.0, -2.0, 2.5])
+    assert all(mp.isnan(u) for u in v[:3])
+    assert abs(float(v[3]) / float(mp.polygamma(3, 2.5)) - 1) < 1e-15
+    v, _ = _one(pt.tri_gamma(x), [-3.0, 0.5])
+    assert mp.isnan(v[0]) and abs(float(v[1]) / (math.pi**2 / 2) - 1) < 1e-15
+
 def test_structure_reductions_switches_and_casts():
     g = [pt.sum(pt.exp(x)), pt.switch(x > 0, x, 2 * x), x[1:] * 2, pt.expand_dims(x, 0) + pt.zeros((2, 1)),
          pt.cast(x, "float32"), pt.max(x), pt.alloc(x[0], 2)]

@@ -1001,16 +1001,18 @@ def _inputs_only(r: _Region) -> bool:
     return not r.leaves  # (:func:`_cut` makes a leaf of a computed variable only)
 
 
-def _lost_where_draws_are_thin(copy: Variable) -> bool:
+def _lost_where_draws_are_thin(copy: Variable, corners: bool) -> bool:
     """Whether the region ``copy`` (Elemwise nodes only) loses a value whole at a combination of extreme magnitudes
-    of its inputs (:func:`graph_bridge.wide_float.lost_corners`: ``y * exp(x)`` at ``x = 800``, ``y = 1e-300``),
-    or loses digits where two of its inputs nearly agree (:func:`graph_bridge.wide_float.diagonal_cancels`:
-    ``x*x - y*y``, a deviance near its fit): where neither sampled points nor the grid's shuffled pairs may fall.
-    The measured stage's flag only, for a region whose leaves are the graph's inputs (:func:`_inputs_only`): the
+    of its inputs (``corners``: :func:`graph_bridge.wide_float.lost_corners`: ``y * exp(x)`` at ``x = 800``,
+    ``y = 1e-300``), or loses digits where two of its inputs nearly agree
+    (:func:`graph_bridge.wide_float.diagonal_cancels`: ``x*x - y*y``, a deviance near its fit): where neither
+    sampled points nor the grid's shuffled pairs may fall.  The measured stage's flag only; the corners for a
+    region whose leaves are the graph's inputs (:func:`_inputs_only`), the diagonals for any (the normal KL's
+    region reads ``(m1 - m2) / s2`` cut as a leaf beside ``s1`` and ``s2``, which cancel where they agree): the
     fast pass's tier keeps :func:`_lost_at_extremes`."""
     from graph_bridge.wide_float import diagonal_cancels, lost_corners
 
-    for screen in (lost_corners, diagonal_cancels):
+    for screen in (lost_corners, diagonal_cancels) if corners else (diagonal_cancels,):
         try:
             if screen(copy, cap=1) is not None:
                 return True
@@ -1573,7 +1575,7 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             screened = _wide_screen(copy)
             targets = [copy] if _flagged_whole(copy, screened) else [
                 n for _, _, n in _narrowed(copy) if _flags(_wide_screen(n), n)]
-            if copy not in targets and _inputs_only(r) and _lost_where_draws_are_thin(copy):
+            if copy not in targets and _lost_where_draws_are_thin(copy, corners=_inputs_only(r)):
                 targets.append(copy)  # besides its critical ones
         if not targets:
             r.outcome = PASSED
@@ -1591,8 +1593,8 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
     for r, targets in flagged:  # each region's targets, rewritten in one call, in order
         forms = stock[start:start + len(targets)]
         start += len(targets)
-        thin = _inputs_only(r)
-        if not any(_flagged_whole(form, _wide_screen(form)) or (thin and _lost_where_draws_are_thin(form))
+        corners = _inputs_only(r)
+        if not any(_flagged_whole(form, _wide_screen(form)) or _lost_where_draws_are_thin(form, corners)
                    for form in forms):
             r.outcome = PASSED
             _remember(r, PASSED)
@@ -1823,9 +1825,12 @@ def _screen(copy: Variable, corners: bool = False) -> Any:
     form found at its own corners may not carry to the region) the corners where it loses a value whole
     (:func:`relations.saturation.stabilizing.corner_points`) and the points near where it cancels
     (:func:`relations.saturation.stabilizing.cancellation_sample`); for a region of two inputs or more, also points
-    where a value is lost (:data:`LOST_BITS`, as :func:`_flags`).  ``None``: it is accurate on all, or cannot be
-    measured."""
+    where a value is lost (:data:`LOST_BITS`, as :func:`_flags`).  With ``corners``, every kind that flags it,
+    joined: a form is then chosen better where any of them found the loss (the normal KL's sampled points
+    lose 10 bits no form repairs, its diagonal points 40 that one does); without, the first.  ``None``: it is
+    accurate on all, or cannot be measured."""
     from relations.saturation.accuracy import graph_error, grid_points, sample_points
+    from relations.saturation.regimes import join_points
     from relations.saturation.stabilizing import cancellation_sample, corner_points, diagonal_points
 
     several = _several_elementwise(copy)
@@ -1835,16 +1840,19 @@ def _screen(copy: Variable, corners: bool = False) -> Any:
         if corners:
             kinds += [lambda: corner_points([copy]), lambda: cancellation_sample([copy]),
                       lambda: diagonal_points([copy])]
-        for kind in kinds:  # each drawn only where the ones before it found the region accurate
+        found = None
+        for kind in kinds:  # without corners, each drawn only where the ones before it found the region accurate
             pts = kind()
             if pts is None or not pts.n:
                 continue
             [(mean, top)] = graph_error([copy], pts, STOCK)
             if mean > SCREEN_BITS or (several and top >= LOST_BITS):
-                return pts
+                if not corners:
+                    return pts
+                found = pts if found is None else join_points(found, pts)
     except (ValueError, TypeError, NotImplementedError):  # an integer leaf, an Op with no exact meaning
         return None
-    return None
+    return found
 
 
 #: Bits a form found on a critical sub-expression may lose at a point of the whole region (:func:`_measure`):

@@ -136,8 +136,8 @@ def diagonal_series(out: Variable, x: Variable, y: Variable,
     dtype = str(out.type.dtype)
     t: Any = pt.sub(y, x)
     poly: Any = cs[-1]
-    for c in reversed(cs[:-1]):
-        poly = poly * t + c
+    for c in reversed(cs[:-1]):  # c first: PyTensor sums c's terms and poly * t as one Add, left to right, and
+        poly = c + poly * t  # c's terms cancel on the diagonal (the gamma KL's c1 = a1/b1 - a2/b1 at a1 = a2)
     near = pt.le(pt.abs(t), np.asarray(radius, dtype=dtype) * pt.abs(x))
     form = pt.switch(near, poly, out)
     if form.type != out.type:

@@ -12,7 +12,8 @@ inputs' by the rules of power series:
 - ``log(a)``: ``l_k = (a_k - sum_(i=1..k-1) i l_i a_(k-i) / k) / a_0`` (``log1p`` over ``1 + a``);
 - ``a**p`` (``p`` a constant; ``sqrt``, ``sqr``, ``reciprocal`` so): ``p_k = sum_(i=1..k) ((p+1) i - k) a_i
   p_(k-i) / (k a_0)``;
-- ``gammaln(a)``, ``digamma(a)``: their own series at ``a_0`` (``polygamma``) composed with ``a - a_0``.
+- ``gammaln(a)``, ``digamma(a)``, ``polygamma(m, a)`` (``m`` a constant): their own series at ``a_0``
+  (``polygamma``) composed with ``a - a_0``.
 
 A jet's graphs grow as the square of its order, where nested symbolic derivatives grow exponentially.  Any
 other Op has no rule: :func:`taylor_jet` answers ``None``.
@@ -150,6 +151,11 @@ def _node_jet(op: Any, ins: Sequence[Jet], raw: Sequence[Variable], n: int) -> J
         return _compose(lambda j: pt.gammaln(a[0]) if j == 0 else pt.polygamma(j - 1, a[0]), a, n)
     if isinstance(op, ps.Psi):
         return _compose(lambda j: pt.polygamma(j, a[0]), a, n)
+    if isinstance(op, ps.PolyGamma):  # of a constant order (PyTensor writes digamma so once canonicalized)
+        m, x = _constant_exponent(raw[0]), ins[1]
+        if m is None or any(c is not None for c in a[1:]):
+            return None
+        return _compose(lambda j: pt.polygamma(int(m) + j, x[0]), x, n)
     return None
 
 
