@@ -1638,42 +1638,86 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
     compiles more accurate than the region, else :data:`ACCURATE` or :data:`KEPT`.  Where the region reads
     more than one input, the region over a critical sub-expression (:func:`_narrowed`) is measured too, as
     Herbie finds regimes on one: its form must compile more accurate than it over the sub-expression's
-    values, and no less accurate than the region over the region's inputs."""
+    values, and no less accurate than the region over the region's inputs; so is each part of a sum that
+    reads one input (:func:`relations.compile.separable.separated`: the Student-t entropy's ``df`` terms
+    beside ``log(scale)``), the rest added back."""
+    from relations.compile.separable import separated
     from relations.saturation.stabilizing import stabilize
 
     assert r.copy is not None
     with config.change_flags(traceback__limit=0):
         whole = _screen(r.copy, corners=True)
         # the critical sub-expressions first: their regimes see the whole range of their values, where draws
-        # of the region's inputs seldom reach the corner the whole region's regimes would have to split at
-        candidates: list[tuple[Variable | None, Variable | None, Variable, Any]] = [
-            (op, leaf, narrow, pts) for op, leaf, narrow in _narrowed(r.copy) if (pts := _screen(narrow)) is not None]
+        # of the region's inputs seldom reach the corner the whole region's regimes would have to split at; then
+        # the parts of a sum that read one input each (a series is of one input)
+        candidates: list[tuple[Variable, Any, Callable[[Variable], Variable] | None]] = [
+            (narrow, pts, _put_back(leaf, operand)) for operand, leaf, narrow in _narrowed(r.copy)
+            if (pts := _screen(narrow)) is not None]
+        reference = {}
+        for part, rest in separated(r.copy, _leaf_origins(r)):
+            target = _expanded(part, r)  # the leaves cut from the region's inputs, computed again
+            if (pts := _screen(target, corners=True)) is not None:
+                candidates.append((target, pts, _plus(rest)))
+                reference[target] = _expanded(r.copy, r)
         if whole is not None:
-            candidates.append((None, None, r.copy, whole))
+            candidates.append((r.copy, whole, None))
         if not candidates:
             return ACCURATE
         budget.stabilized += 1
         root = r.root
-        for operand, leaf, target, pts in candidates:
+        for target, pts, put_back in candidates:
             try:
                 s = stabilize(target, limits=PASS_LIMITS, n=32, regimes=True)
             except (ValueError, TypeError, IndexError, NotImplementedError):  # a region it cannot sample or
                 continue  # measure (a reduction over a length-0 axis): kept, never a failed compile
             if not s.changed or s.graph.type.dtype != root.type.dtype or s.graph.type.ndim != root.type.ndim:
                 continue
-            if operand is None:
+            if put_back is None:
                 if _compiles_better(s.graph, r.copy, pts):
                     return s.graph
                 continue
-            assert leaf is not None
-            form = clone_replace([s.graph], replace={leaf: operand})[0]
-            if _compiles_better(s.graph, target, pts) and _compiles_no_worse(form, r.copy):
+            form = put_back(s.graph)
+            if form.type.ndim == root.type.ndim and _compiles_better(s.graph, target, pts) and _compiles_no_worse(
+                    form, reference.get(target, r.copy)):
+                if reference.get(target, r.copy) is not r.copy:
+                    r.key = None  # it computes what the region's structure holds as leaves: kept for no other
                 return form
         return KEPT
 
 
 #: The critical sub-expressions :func:`_narrowed` offers at most.
 CRITICAL = 1
+
+
+def _put_back(leaf: Variable, operand: Variable) -> Callable[[Variable], Variable]:
+    """A form found over a critical sub-expression's leaf, as a form of the region (the operand for the leaf)."""
+    return lambda form: clone_replace([form], replace={leaf: operand})[0]
+
+
+def _leaf_origins(r: _Region) -> dict[Variable, frozenset[Variable]]:
+    """The region's leaves computed elementwise from inputs the region reads itself, each with those inputs
+    (:func:`relations.compile.separable.separated` reads a term of them as a term of those inputs)."""
+    from graph_bridge.nodes import elementwise_in_inputs
+
+    assert r.copy is not None
+    own = {i for i in explicit_graph_inputs([r.copy]) if not isinstance(i, Constant)} - set(r.leaves)
+    found = {}
+    for leaf, original in r.leaves.items():
+        reads = frozenset(i for i in explicit_graph_inputs([original]) if not isinstance(i, Constant))
+        if reads and reads <= own and elementwise_in_inputs([original]):
+            found[leaf] = reads
+    return found
+
+
+def _expanded(v: Variable, r: _Region) -> Variable:
+    """``v`` (a graph of the region's copy) with each leaf of :func:`_leaf_origins` its original computation."""
+    expand = {leaf: r.leaves[leaf] for leaf in _leaf_origins(r)}
+    return clone_replace([v], replace=expand)[0] if expand else v
+
+
+def _plus(rest: Variable) -> Callable[[Variable], Variable]:
+    """A form found for a part of a sum (:func:`relations.compile.separable.separated`), as the whole sum."""
+    return lambda form: pt.add(form, rest)
 
 
 def _narrowed(copy: Variable) -> list[tuple[Variable, Variable, Variable]]:
