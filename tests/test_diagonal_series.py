@@ -43,6 +43,7 @@ def _deviance_exact(y, mu):
      lambda a, b: mp.loggamma(a + b) - mp.expm1(-a)),
     ("1 / p - digamma(p)", lambda a, b: pt.reciprocal(a) - pt.digamma(a) * b, lambda a, b: 1 / a - mp.digamma(a) * b),
     ("polygamma(1, p * q)", lambda a, b: pt.polygamma(1, a * b), lambda a, b: mp.polygamma(1, a * b)),
+    ("p ** (2 - q) / q", lambda a, b: a ** (2 - b) / b, lambda a, b: a ** (2 - b) / b),  # an exponent held
 ])
 def test_a_jet_is_the_taylor_series(name, graph, exact):
     """The jet of ``f(p, q)`` in ``t`` at ``p = 0.7 + t`` is its Taylor series in ``p`` (mpmath's derivatives)."""
@@ -60,6 +61,8 @@ def test_a_jet_is_the_taylor_series(name, graph, exact):
 def test_a_node_without_a_series_rule_has_no_jet():
     assert taylor_jet(pt.erfinv(p) * q, p, {p: q}, 3) is None
     assert taylor_jet(pt.floor(p) + q, p, {p: q}, 3) is None
+    assert taylor_jet(q ** p, p, {p: q}, 3) is None  # an exponent that varies with t
+    assert taylor_jet(pt.maximum(p, 0.0) * q, p, {p: q}, 3) is None  # no series through a max
 
 
 @pytest.mark.parametrize("name, graph, exact, at", [

@@ -448,3 +448,28 @@ def test_a_region_reading_a_computed_leaf_is_screened_on_its_diagonals():
     np.testing.assert_allclose(f(*at), ref, rtol=1e-12)
     for n in (0, 1):
         assert f(*(np.full(n, v) for v in (0.0, 1.0, 0.5, 1.5))).shape == (n,)
+
+
+def test_a_region_is_measured_over_its_inputs_where_a_leaf_cut_from_them_hides_the_cancellation():
+    # 2 * (0.5 * (y log(y / mu) - y + mu)): the region's four levels cut y log(y / mu) - y + mu into a leaf,
+    # sampled as an input apart from y and mu, where it cancels only when it is computed from them near y = mu
+    import mpmath as mp
+
+    y, mu = pt.dvector("y"), pt.dvector("mu")
+    out = 2.0 * (0.5 * (y * pt.log(y / mu) - y + mu))
+    [(root, region)] = S._head_regions([out])
+    r = S._Region(root, *S._structure(root, region))
+    (r.copy,), r.leaves = S._cut([root], S.MEASURED_HEADS, constants=True)
+    assert len(r.leaves) == 1 and not S._lost_where_draws_are_thin(r.copy, corners=False)
+    assert S._lost_where_draws_are_thin(S._expanded(r.copy, r), corners=True)
+    stage = S.register_measured()
+    f = pytensor.function([y, mu], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = (np.array([3.0, 1e4, 0.2, 2.0]), np.array([3.0 * (1 + 1e-9), 1e4 - 1e-3, 0.2 * (1 + 2.0**-30), 5.0]))
+    with mp.workdps(60):
+        ref = np.array([float(a * mp.log(a / b) - a + b) for a, b in ((mp.mpf(u), mp.mpf(v)) for u, v in zip(*at))])
+    written = pytensor.function([y, mu], out, mode="FAST_RUN")(*at)
+    assert np.max(np.abs(written / ref - 1)) > 1e-3
+    np.testing.assert_allclose(f(*at), ref, rtol=1e-13)
+    for n in (0, 1):
+        assert f(np.full(n, 2.0), np.full(n, 3.0)).shape == (n,)

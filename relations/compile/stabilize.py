@@ -1575,8 +1575,9 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             screened = _wide_screen(copy)
             targets = [copy] if _flagged_whole(copy, screened) else [
                 n for _, _, n in _narrowed(copy) if _flags(_wide_screen(n), n)]
-            if copy not in targets and _lost_where_draws_are_thin(copy, corners=_inputs_only(r)):
-                targets.append(copy)  # besides its critical ones
+            full = _expanded(copy, r)  # a leaf cut from the region's inputs is no independent input there
+            if copy not in targets and _lost_where_draws_are_thin(full, corners=_reads_inputs_only(r)):
+                targets.append(full)  # besides its critical ones
         if not targets:
             r.outcome = PASSED
         elif screened.elements > SCREEN_ELEMENTS:
@@ -1593,7 +1594,7 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
     for r, targets in flagged:  # each region's targets, rewritten in one call, in order
         forms = stock[start:start + len(targets)]
         start += len(targets)
-        corners = _inputs_only(r)
+        corners = _reads_inputs_only(r)
         if not any(_flagged_whole(form, _wide_screen(form)) or _lost_where_draws_are_thin(form, corners)
                    for form in forms):
             r.outcome = PASSED
@@ -1661,6 +1662,10 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
                 reference[target] = _expanded(r.copy, r)
         if whole is not None:
             candidates.append((r.copy, whole, None))
+        full = _expanded(r.copy, r)  # the region over its inputs, where its leaves are not independent of them
+        if full is not r.copy and (pts := _screen(full, corners=True)) is not None:
+            candidates.append((full, pts, _same))
+            reference[full] = full
         if not candidates:
             return ACCURATE
         budget.stabilized += 1
@@ -1709,10 +1714,19 @@ def _leaf_origins(r: _Region) -> dict[Variable, frozenset[Variable]]:
     return found
 
 
+def _reads_inputs_only(r: _Region) -> bool:
+    """Whether the region's copy, its leaves of :func:`_leaf_origins` computed again, reads no leaf."""
+    return _inputs_only(r) or not set(r.leaves) - set(_leaf_origins(r))
+
+
 def _expanded(v: Variable, r: _Region) -> Variable:
     """``v`` (a graph of the region's copy) with each leaf of :func:`_leaf_origins` its original computation."""
     expand = {leaf: r.leaves[leaf] for leaf in _leaf_origins(r)}
     return clone_replace([v], replace=expand)[0] if expand else v
+
+
+def _same(form: Variable) -> Variable:
+    return form
 
 
 def _plus(rest: Variable) -> Callable[[Variable], Variable]:

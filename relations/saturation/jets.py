@@ -10,8 +10,8 @@ inputs' by the rules of power series:
 - ``a / b``: ``q_k = (a_k - sum_(i>=1) b_i q_(k-i)) / b_0``;
 - ``exp(a)``: ``e_k = sum_(i=1..k) i a_i e_(k-i) / k``, ``e_0 = exp(a_0)`` (``expm1``: ``c_0 = expm1(a_0)``);
 - ``log(a)``: ``l_k = (a_k - sum_(i=1..k-1) i l_i a_(k-i) / k) / a_0`` (``log1p`` over ``1 + a``);
-- ``a**p`` (``p`` a constant; ``sqrt``, ``sqr``, ``reciprocal`` so): ``p_k = sum_(i=1..k) ((p+1) i - k) a_i
-  p_(k-i) / (k a_0)``;
+- ``a**p`` (``p`` a constant, or a graph of the held inputs: a Tweedie deviance's ``y ** (2 - p)``; ``sqrt``,
+  ``sqr``, ``reciprocal`` so): ``p_k = sum_(i=1..k) ((p+1) i - k) a_i p_(k-i) / (k a_0)``;
 - ``gammaln(a)``, ``digamma(a)``, ``polygamma(m, a)`` (``m`` a constant): their own series at ``a_0``
   (``polygamma``) composed with ``a - a_0``.
 
@@ -85,10 +85,12 @@ def _log(a: Jet, n: int, head: Any, a0: Any) -> Jet:
     return out
 
 
-def _pow(a: Jet, p: float, n: int, head: Any) -> Jet:
+def _pow(a: Jet, p: Any, n: int, head: Any) -> Jet:
+    """``a ** p`` for ``p`` a float or a graph that does not vary with ``t`` (J.C.P. Miller's recurrence)."""
     out: Jet = [head]
     for k in range(1, n + 1):
-        s = _sum([_mul(_scale(a[i], (p + 1) * i - k), out[k - i]) for i in range(1, k + 1)])
+        s = _sum([_mul(_scale(a[i], (p + 1) * i - k) if isinstance(p, float) else _mul(a[i], (p + 1) * i - k),
+                       out[k - i]) for i in range(1, k + 1)])
         out.append(None if s is None else s / (a[0] * k))
     return out
 
@@ -144,9 +146,11 @@ def _node_jet(op: Any, ins: Sequence[Jet], raw: Sequence[Variable], n: int) -> J
         return _log([_add(pt.constant(1.0), a[0]), *a[1:]], n, pt.log1p(a[0]), 1 + a[0])
     if isinstance(op, ps.Sqrt):
         return _pow(a, 0.5, n, pt.sqrt(a[0]))
-    if isinstance(op, ps.Pow):
+    if isinstance(op, ps.Pow):  # an exponent that does not vary with t: a constant, or a graph of the others
+        if any(c is not None for c in ins[1][1:]):
+            return None
         p = _constant_exponent(raw[1])
-        return None if p is None or any(c is not None for c in ins[1][1:]) else _pow(a, p, n, a[0] ** p)
+        return _pow(a, ins[1][0] if p is None else p, n, a[0] ** (ins[1][0] if p is None else p))
     if isinstance(op, ps.GammaLn):
         return _compose(lambda j: pt.gammaln(a[0]) if j == 0 else pt.polygamma(j - 1, a[0]), a, n)
     if isinstance(op, ps.Psi):
