@@ -41,7 +41,8 @@ from pytensor.tensor.shape import Shape, Shape_i
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 __all__ = [
-    "BINADES", "SCREENED", "SCREEN_GRID", "WIDE", "Screened", "evaluate", "screen_floats", "wide_gap", "wide_screen",
+    "BINADES", "SCREENED", "SCREEN_GRID", "WIDE", "Screened", "evaluate", "loses_more", "screen_floats", "wide_gap",
+    "wide_screen",
     "wide_screen_flat",
 ]
 
@@ -463,6 +464,51 @@ def _per_point(output: Variable, cols: Mapping[Variable, np.ndarray], order: Seq
     if lo.size == n and ref.size == n:
         return lo.reshape(-1), ref.reshape(-1)
     return np.broadcast_to(lo.reshape(-1), (n,)), np.broadcast_to(ref.reshape(-1), (n,))
+
+
+def loses_more(new: Variable, old: Variable, n: int = 256, seed: int = 0, bits: float = 8.0) -> int | None:
+    """How many points ``new`` loses ``bits`` or more than ``old`` at, where ``old`` loses fewer than ``bits``
+    (both against their extended evaluation, where it is finite and not 0): the flat screen's points
+    (:data:`GAP_GRID`'s magnitudes, a shuffled copy for each input after the first, ``n`` draws) and the
+    products of :data:`GAP_GRID` and :data:`CORNERS` over the inputs (all of them up to :data:`PRODUCT_POINTS`,
+    else that many drawn).  A form measured better at a few dozen points lost a value whole where one input is
+    extreme and another moderate, which bit-uniform draws reach once in thousands.  ``None``: a graph the flat
+    screen does not take, or not over the same inputs."""
+    found = _flat_inputs(old, n, seed, GAP_GRID)
+    if found is None or str(getattr(new.type, "dtype", "")) != str(old.type.dtype):
+        return None
+    if _flat_inputs(new, 0, seed) is None:
+        return None
+    order, at = found
+    if set(at) != {v for v in explicit_graph_inputs([new]) if not isinstance(v, Constant)}:
+        return None
+    dtype = str(old.type.dtype)
+    cols = {v: np.concatenate([np.asarray(c, dtype=dtype).reshape(-1), p])
+            for (v, c), p in zip(at.items(), _products(len(at), dtype, seed), strict=True)}
+    k = len(next(iter(cols.values()))) if cols else 0
+    lo_old, ref = _per_point(old, cols, order, k)
+    lo_new, _ = _per_point(new, cols, list(toposort([new])), k)
+    known = np.isfinite(ref) & (ref != 0)
+    b_old, b_new = _bits(lo_old[known], ref[known], dtype), _bits(lo_new[known], ref[known], dtype)
+    return int(np.sum((b_old < bits) & (b_new >= b_old + bits)))
+
+
+#: The points of :func:`loses_more`'s products at most (all of them for two inputs).
+PRODUCT_POINTS = 4096
+
+
+def _products(m: int, dtype: str, seed: int) -> list[np.ndarray]:
+    """A column per input: the product of :data:`GAP_GRID` and :data:`CORNERS` over ``m`` inputs, or
+    :data:`PRODUCT_POINTS` rows of it drawn (``seed``)."""
+    with np.errstate(over="ignore"):
+        values = np.unique(np.asarray(sorted(set(GAP_GRID) | set(CORNERS)), dtype=dtype))
+    if m == 0:
+        return []
+    if len(values) ** m <= PRODUCT_POINTS:
+        grid = np.meshgrid(*[values] * m, indexing="ij")
+        return [g.reshape(-1) for g in grid]
+    rng = np.random.default_rng(seed)
+    return [values[rng.integers(0, len(values), PRODUCT_POINTS)] for _ in range(m)]
 
 
 def lost_corners(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable, np.ndarray] | None:

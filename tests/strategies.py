@@ -604,6 +604,40 @@ def _random(ctx: _Ctx, x: _T) -> _T | None:
     return _T(var, tuple(size) if size is not None else x.shape, x.bound + 6.0)
 
 
+# ---------------------------------------------------------------- numerics spellings
+#: Spellings of the numerics theory's kinds (what the stabilizing pass and the measured stage rewrite), each of
+#: a float tensor of bound ``b``: name -> (function, applicable(bound), bound of the result).
+SPELLINGS: dict[str, tuple[Callable, Callable[[float], bool], Callable[[float], float]]] = {
+    "softplus_minus": (lambda v: pt.log(1 + pt.exp(v)) - v, lambda b: b <= 30, lambda b: 2 * b + 1),
+    "sech": (lambda v: 2 / (pt.exp(v) + pt.exp(-v)), lambda b: b <= 30, lambda b: 1.0),
+    "one_minus_exp": (lambda v: 1 - pt.exp(v), lambda b: b <= 3, lambda b: math.exp(b) + 1),
+    "one_minus_exp_exp": (lambda v: 1 - pt.exp(-pt.exp(v)), lambda b: b <= 3, lambda b: 1.0),
+    "asinh_by_log": (lambda v: pt.log(v + pt.sqrt(v * v + 1)), lambda b: b <= 1e3, lambda b: math.log(2 * b + 1) + 1),
+    "log_cosh": (lambda v: pt.log((pt.exp(v) + pt.exp(-v)) / 2), lambda b: b <= 30, lambda b: b + 1),
+    "log_ratio_of_shifts": (lambda v: pt.log(pt.exp(v) + 1) - pt.log(pt.exp(v) + 2), lambda b: b <= 30,
+                            lambda b: 1.0),
+    "sqrt_shift": (lambda v: (v * v + 2) ** 0.5 - (v * v + 1) ** 0.5, lambda b: b <= 1e3, lambda b: 1.0),
+    "reciprocal_shift": (lambda v: (v * v + 1) ** -1 - (v * v + 2) ** -1, lambda b: b <= 1e3, lambda b: 1.0),
+    "log1p_minus_log": (lambda v: pt.log1p(v * v + 0.5) - pt.log(v * v + 0.5), lambda b: b <= 1e3, lambda b: 2.0),
+    "log_sinh": (lambda v: pt.log(pt.sinh(v * v + 0.5)), lambda b: b <= 5, lambda b: b * b + 1),
+    "log1p_exp": (lambda v: pt.log(1 + pt.exp(v)), lambda b: b <= 30, lambda b: b + 1),
+    "expm1": (lambda v: pt.exp(v) - 1, lambda b: b <= 3, lambda b: math.exp(b)),
+}
+
+
+def _spelling(ctx: _Ctx, x: _T) -> _T | None:
+    """One numerics spelling of ``x`` (a float tensor): ``log(1 + exp(x)) - x``, ``2 / (exp(x) + exp(-x))``,
+    ``log(x + sqrt(x*x + 1))``, ... (most of which the stabilizing pass rewrites, a few PyTensor's own
+    stabilizers); ``None`` for another dtype."""
+    if not x.dtype.startswith("float"):
+        return None
+    names = [k for k, (_, ok, _) in SPELLINGS.items() if ok(x.bound)]
+    if not names:
+        return None
+    fn, _, bound = SPELLINGS[ctx.pick(names)]
+    return _T(fn(x.var), x.shape, bound(x.bound))
+
+
 # ---------------------------------------------------------------- the strategy
 BUILDERS: dict[str, Callable[[_Ctx, _T], _T | None]] = {
     "unary": _unary,
@@ -626,6 +660,7 @@ BUILDERS: dict[str, Callable[[_Ctx, _T], _T | None]] = {
     "matmul": _matmul,
     "solve": _solve,
     "random": _random,
+    "spelling": _spelling,
 }
 FAMILIES = tuple(BUILDERS)
 

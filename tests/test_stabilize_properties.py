@@ -32,6 +32,7 @@ from pytensor.compile.mode import Mode
 import relations
 from relations.saturation.accuracy import graph_bits, grid_points, sample_points
 from relations.saturation.regimes import join_points
+from strategies import Drawn, graphs
 
 FAST = os.environ.get("HYPOTHESIS_PROFILE", "fast") == "fast"
 SETTINGS = settings(max_examples=25 if FAST else 200, deadline=None,
@@ -103,3 +104,32 @@ def test_the_pass_is_never_less_accurate_than_pytensors_rewrites(drawn):
     lost = stock >= np.finfo(g.type.dtype).nmant + 1  # no correct digit left: cannot be made worse
     worse = known & ~lost & (ours > stock + 1.0) & (ours > NOISE_BITS)
     assert not worse.any(), (name, np.flatnonzero(worse), ours[worse], stock[worse])
+
+
+@SETTINGS
+@given(graphs(max_nodes=6, family="spelling"))
+def test_drawn_graphs_holding_spellings_keep_their_values_types_and_input_under_the_pass(drawn: Drawn):
+    """The general property strategy (``tests/strategies.py``) with a numerics spelling first (``log(1 + exp(x))``,
+    ``exp(x) - 1``, ...), then broadcasts, reductions, indexing and the rest: compiled with the pass, every output
+    has PyTensor's type and its value (inputs in [-2, 2], where no spelling loses more than a few ulps; ``atol``
+    for the values near 0 the stable forms keep and the spellings round to 0), and the graph is unchanged."""
+    import pytensor
+
+    from helpers import assert_same_types, snapshot
+
+    before = snapshot(*drawn.outputs)
+    stock = pytensor.function(drawn.inputs, drawn.outputs, mode=PY_FAST_RUN, on_unused_input="ignore")
+    ours = pytensor.function(drawn.inputs, drawn.outputs, mode=WITH_PASS, on_unused_input="ignore")
+    assert snapshot(*drawn.outputs) == before, drawn.describe()
+    for a, b in zip(stock.maker.fgraph.outputs, ours.maker.fgraph.outputs, strict=True):
+        assert_same_types(a, b)
+    try:
+        want = stock(*drawn.values)
+    except Exception:  # noqa: BLE001 - a max over an empty axis (drawn.may_raise): both raise
+        assert drawn.may_raise, drawn.describe()
+        return
+    got = ours(*drawn.values)
+    for w, g in zip(want, got, strict=True):
+        assert np.shape(w) == np.shape(g), drawn.describe()
+        tol = 1e-4 if np.asarray(w).dtype == np.float32 else 1e-9
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True, err_msg=drawn.describe())

@@ -5,6 +5,7 @@ import pytensor.tensor as pt
 import pytest
 
 from graph_bridge.wide_float import WIDE, evaluate, wide_gap, wide_screen
+from helpers import snapshot
 
 x = pt.dscalar("x")
 y = pt.dvector("y")
@@ -174,3 +175,27 @@ def test_erfinv_near_1_keeps_the_extended_argument():
     assert abs(float(v[0]) / exact - 1) < 1e-9 < abs(float(f[0]) / exact - 1)
     [c] = evaluate([pt.erfcinv(x)], {x: np.array([1e-12, 0.5], dtype=WIDE)})
     np.testing.assert_allclose(c.astype(float), [exact, 0.4769362762044699], rtol=1e-13)
+
+
+def test_loses_more_counts_the_points_a_form_loses_a_value_the_spelling_keeps():
+    from graph_bridge.wide_float import loses_more
+
+    a, b = pt.dvector("a"), pt.dvector("b")
+    split, joined = pt.exp(a) * pt.exp(b), pt.exp(a + b)  # exp(800) * exp(-790) overflows where e**10 is finite
+    before = snapshot(split, joined)
+    assert loses_more(split, joined) > 0
+    assert loses_more(joined, split) == 0
+    assert loses_more(joined, joined) == 0
+    assert loses_more(pt.exp(a), joined) is None  # not over the same inputs
+    assert snapshot(split, joined) == before
+
+
+def test_the_measured_stage_refuses_a_form_that_loses_a_value_where_the_spelling_is_right():
+    from relations.compile import stabilize as S
+
+    # compared as PyTensor's rewrites leave them (exp(a) * exp(b) they make exp(a + b)); sqr(a) / sqr(b) is NaN
+    # at a = b = 1e200, where (a / b)**2 is 1
+    a, b = pt.dvector("a"), pt.dvector("b")
+    assert not S._no_loss_elsewhere(pt.sqr(a) / pt.sqr(b), pt.sqr(a / b))
+    assert S._no_loss_elsewhere(pt.sqr(a / b), pt.sqr(a) / pt.sqr(b))
+    assert S._no_loss_elsewhere(pt.exp(a) * pt.exp(b), pt.exp(a + b))
