@@ -41,7 +41,7 @@ from pytensor.tensor.shape import Shape, Shape_i
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 __all__ = [
-    "BINADES", "SCREENED", "SCREEN_GRID", "WIDE", "Screened", "evaluate", "loses_more", "screen_floats", "wide_gap",
+    "BINADES", "SCREENED", "SCREEN_GRID", "WIDE", "Screened", "evaluate", "losing_points", "screen_floats", "wide_gap",
     "wide_screen",
     "wide_screen_flat",
 ]
@@ -466,13 +466,16 @@ def _per_point(output: Variable, cols: Mapping[Variable, np.ndarray], order: Seq
     return np.broadcast_to(lo.reshape(-1), (n,)), np.broadcast_to(ref.reshape(-1), (n,))
 
 
-def loses_more(new: Variable, old: Variable, n: int = 256, seed: int = 0, bits: float = 8.0) -> int | None:
-    """How many points ``new`` loses ``bits`` or more than ``old`` at, where ``old`` loses fewer than ``bits``
-    (both against their extended evaluation, where it is finite and not 0): the flat screen's points
-    (:data:`GAP_GRID`'s magnitudes, a shuffled copy for each input after the first, ``n`` draws) and the
-    products of :data:`GAP_GRID` and :data:`CORNERS` over the inputs (all of them up to :data:`PRODUCT_POINTS`,
-    else that many drawn).  A form measured better at a few dozen points lost a value whole where one input is
-    extreme and another moderate, which bit-uniform draws reach once in thousands.  ``None``: a graph the flat
+def losing_points(new: Variable, old: Variable, n: int = 256, seed: int = 0, bits: float = 8.0,
+                  cap: int = 16) -> dict[Variable, np.ndarray] | None:
+    """Up to ``cap`` points (the worst first) where ``new`` may lose ``bits`` or more than ``old`` while ``old`` is
+    accurate to ``bits``, by either's extended evaluation (each is exact only as far as its Ops' extended loops
+    are: the normal log-CDF's ``erfc`` at ``x = -1e100`` is 4e-8 off in it, where its ``erfcx`` form is right;
+    an exact measurement judges them): among the flat screen's points (:data:`GAP_GRID`'s magnitudes, a
+    shuffled copy for each input after the first, ``n`` draws) and the products of :data:`GAP_GRID` and
+    :data:`CORNERS` over the inputs (all of them up to :data:`PRODUCT_POINTS`, else that many drawn).  A form
+    measured better at a few dozen points lost a value whole where one input is extreme and another
+    moderate, which bit-uniform draws reach once in thousands.  ``None``: no such point, a graph the flat
     screen does not take, or not over the same inputs."""
     found = _flat_inputs(old, n, seed, GAP_GRID)
     if found is None or str(getattr(new.type, "dtype", "")) != str(old.type.dtype):
@@ -486,14 +489,21 @@ def loses_more(new: Variable, old: Variable, n: int = 256, seed: int = 0, bits: 
     cols = {v: np.concatenate([np.asarray(c, dtype=dtype).reshape(-1), p])
             for (v, c), p in zip(at.items(), _products(len(at), dtype, seed), strict=True)}
     k = len(next(iter(cols.values()))) if cols else 0
-    lo_old, ref = _per_point(old, cols, order, k)
-    lo_new, _ = _per_point(new, cols, list(toposort([new])), k)
-    known = np.isfinite(ref) & (ref != 0)
-    b_old, b_new = _bits(lo_old[known], ref[known], dtype), _bits(lo_new[known], ref[known], dtype)
-    return int(np.sum((b_old < bits) & (b_new >= b_old + bits)))
+    lo_old, ref_old = _per_point(old, cols, order, k)
+    lo_new, ref_new = _per_point(new, cols, list(toposort([new])), k)
+    gap = np.zeros(k)
+    for ref in (ref_old, ref_new):
+        known = np.isfinite(ref) & (ref != 0)
+        b_old, b_new = _bits(lo_old, ref, dtype), _bits(lo_new, ref, dtype)
+        gap = np.maximum(gap, np.where(known & (b_old < bits), b_new - b_old, 0.0))
+    worst = np.flatnonzero(gap >= bits)
+    if not len(worst):
+        return None
+    pick = np.sort(worst[np.argsort(-gap[worst], kind="stable")[:cap]])
+    return {v: c[pick] for v, c in cols.items()}
 
 
-#: The points of :func:`loses_more`'s products at most (all of them for two inputs).
+#: The points of :func:`losing_points`' products at most (all of them for two inputs).
 PRODUCT_POINTS = 4096
 
 

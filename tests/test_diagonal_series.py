@@ -152,3 +152,24 @@ def test_the_diagonal_screen_gives_points_to_every_pair_that_cancels():
             return (np.abs(at[u] / at[v] - 1) <= 2.0**-8) & (at[u] != at[v])
 
     assert near(m1, m2).any() and near(s1, s2).any()
+
+
+def test_the_coefficients_are_computed_only_where_the_polynomial_is_read():
+    # a gammaln's coefficients are polygammas, and SciPy's polygamma(1, x) takes a second at x = -1e8 (and hangs
+    # at -1e15): away from the diagonal each input of a coefficient is read at a point where it is finite
+    from pytensor.graph.traversal import toposort
+
+    out = pt.gammaln(q) - pt.gammaln(p) - (q - p) * pt.psi(p)
+    form = diagonal_series(out, p, q, {p: np.array([3.0, 40.0]), q: np.array([3.0, 40.0])})
+    assert form is not None
+    args = [n.inputs[-1] for n in toposort([form]) if type(getattr(n.op, "scalar_op", None)).__name__ == "PolyGamma"]
+    assert args
+    far = pytensor.function([p, q], args, mode="FAST_COMPILE", on_unused_input="ignore")
+    for a in far(np.array([-1e15 - 0.5, 2.0]), np.array([3.0, 7.5])):
+        assert np.all(np.asarray(a) == 3.0)
+    near = pytensor.function([p, q], [form, out], mode="FAST_COMPILE")(np.array([5.0]), np.array([5.0 + 1e-9]))
+    with mp.workdps(60):
+        a, b = mp.mpf(5.0), mp.mpf(5.0 + 1e-9)
+        ref = float(mp.loggamma(b) - mp.loggamma(a) - (b - a) * mp.digamma(a))
+    np.testing.assert_allclose(near[0], ref, rtol=1e-12)
+    assert abs(near[1][0] / ref - 1) > 1e-3  # the spelling cancels there

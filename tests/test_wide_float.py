@@ -177,16 +177,19 @@ def test_erfinv_near_1_keeps_the_extended_argument():
     np.testing.assert_allclose(c.astype(float), [exact, 0.4769362762044699], rtol=1e-13)
 
 
-def test_loses_more_counts_the_points_a_form_loses_a_value_the_spelling_keeps():
-    from graph_bridge.wide_float import loses_more
+def test_losing_points_are_where_a_form_loses_a_value_the_spelling_keeps():
+    from graph_bridge.wide_float import losing_points
 
     a, b = pt.dvector("a"), pt.dvector("b")
-    split, joined = pt.exp(a) * pt.exp(b), pt.exp(a + b)  # exp(800) * exp(-790) overflows where e**10 is finite
+    split, joined = pt.sqr(a) / pt.sqr(b), pt.sqr(a / b)  # NaN at a = b = 1e200, where (a / b)**2 is 1
     before = snapshot(split, joined)
-    assert loses_more(split, joined) > 0
-    assert loses_more(joined, split) == 0
-    assert loses_more(joined, joined) == 0
-    assert loses_more(pt.exp(a), joined) is None  # not over the same inputs
+    at = losing_points(split, joined)
+    assert at is not None and set(at) == {a, b} and 0 < len(at[a]) <= 16
+    with np.errstate(all="ignore"):
+        assert not np.isfinite(at[a] ** 2 / at[b] ** 2).all()
+    assert losing_points(joined, split) is None
+    assert losing_points(joined, joined) is None
+    assert losing_points(pt.exp(a), joined) is None  # not over the same inputs
     assert snapshot(split, joined) == before
 
 

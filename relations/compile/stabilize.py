@@ -1567,7 +1567,7 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
     passed or too large; the others keep a cut copy.  A region is flagged where the region, or the region
     over one of its critical sub-expressions (:func:`_narrowed`), is flagged (:func:`_flags`) both as
     written and as PyTensor's rewrites leave it."""
-    flagged: list[tuple[_Region, list[Variable]]] = []
+    flagged: list[tuple[_Region, list[Variable], list[bool]]] = []
     for r in fresh:
         with config.change_flags(traceback__limit=0):
             (copy,), r.leaves = _cut([r.root], MEASURED_HEADS, constants=True)
@@ -1582,21 +1582,20 @@ def _screen_fresh(fresh: Sequence[_Region]) -> None:
             r.outcome = PASSED
         elif screened.elements > SCREEN_ELEMENTS:
             r.outcome = LARGE
-        else:
-            flagged.append((r, targets))
+        else:  # corners only where a target reads no leaf sampled apart from the inputs it is computed from
+            flagged.append((r, targets, [_reads_inputs_only(r) if t is full else _inputs_only(r) for t in targets]))
         if r.outcome is not None:
             _remember(r, r.outcome)
     if not flagged:
         return
     with config.change_flags(traceback__limit=0):
-        stock = _stock_forms([t for _, targets in flagged for t in targets])
+        stock = _stock_forms([t for _, targets, _ in flagged for t in targets])
     start = 0
-    for r, targets in flagged:  # each region's targets, rewritten in one call, in order
+    for r, targets, corners in flagged:  # each region's targets, rewritten in one call, in order
         forms = stock[start:start + len(targets)]
         start += len(targets)
-        corners = _reads_inputs_only(r)
-        if not any(_flagged_whole(form, _wide_screen(form)) or _lost_where_draws_are_thin(form, corners)
-                   for form in forms):
+        if not any(_flagged_whole(form, _wide_screen(form)) or _lost_where_draws_are_thin(form, c)
+                   for form, c in zip(forms, corners, strict=True)):
             r.outcome = PASSED
             _remember(r, PASSED)
 
@@ -1946,19 +1945,24 @@ def _compiles_better(new: Variable, copy: Variable, pts: Any) -> bool:
 
 
 def _no_loss_elsewhere(new: Variable, copy: Variable) -> bool:
-    """Whether ``new``, as PyTensor's rewrites and the fast pass leave it, loses 8 bits more than ``copy`` so left
-    at none of the numpy screen's few hundred points (:func:`graph_bridge.wide_float.loses_more`) where ``copy``
-    is accurate: the exact measurement reads a few dozen points, and a form better there lost a value whole
-    elsewhere, where the fast pass had the spelling right.  True where the screen does not take the graphs."""
-    from graph_bridge.wide_float import loses_more
+    """Whether ``new``, as PyTensor's rewrites and the fast pass leave it (:data:`STOCK`), is no less accurate
+    than ``copy`` so left at the points where the numpy screen finds it may lose 8 bits more where ``copy`` is
+    accurate (:func:`graph_bridge.wide_float.losing_points`, among a few thousand: the grid's magnitudes and the
+    corners crossed over the inputs), measured on exact values: the exact measurement reads a few dozen points,
+    and a form better there lost a value whole elsewhere, where the fast pass had the spelling right.  True
+    where the screen finds no such point or does not take the graphs."""
+    from graph_bridge.wide_float import losing_points
+    from relations.saturation.accuracy import more_accurate, points_at
 
     with config.change_flags(traceback__limit=0):
         stock_new, stock_copy = _stock_forms([new, copy])
     try:
-        worse = loses_more(stock_new, stock_copy)
-    except (NotImplementedError, ValueError):  # an Op the screen does not evaluate
+        at = losing_points(stock_new, stock_copy)
+        if at is None or any(v.type.ndim > 1 for v in at):
+            return True
+        return more_accurate([new], [copy], points_at([copy], at, ()), STOCK, strictly=False)
+    except (NotImplementedError, ValueError, TypeError, IndexError):  # an Op a screen does not evaluate
         return True
-    return not worse
 
 
 class MeasuredBudget:

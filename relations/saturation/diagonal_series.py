@@ -135,14 +135,30 @@ def diagonal_series(out: Variable, x: Variable, y: Variable,
         return None
     dtype = str(out.type.dtype)
     t: Any = pt.sub(y, x)
+    near = pt.le(pt.abs(t), np.asarray(radius, dtype=dtype) * pt.abs(x))
+    cs = _read_near(cs, near, points)
     poly: Any = cs[-1]
     for c in reversed(cs[:-1]):  # c first: PyTensor sums c's terms and poly * t as one Add, left to right, and
         poly = c + poly * t  # c's terms cancel on the diagonal (the gamma KL's c1 = a1/b1 - a2/b1 at a1 = a2)
-    near = pt.le(pt.abs(t), np.asarray(radius, dtype=dtype) * pt.abs(x))
     form = pt.switch(near, poly, out)
     if form.type != out.type:
         return None
     return form
+
+
+def _read_near(cs: Sequence[Variable], near: Variable, points: Mapping[Variable, np.ndarray]) -> list[Variable]:
+    """The coefficients with each input they read taken at the first of ``points`` where ``near`` is false: the
+    polynomial is discarded there, and its coefficients need not be computed at any input (SciPy's
+    ``polygamma(1, x)``, a ``gammaln``'s coefficient, takes a second at ``x = -1e8`` and hangs at ``-1e15``,
+    where a regime's sampled points lie)."""
+    from pytensor.graph.replace import clone_replace
+
+    reads = {v for v in explicit_graph_inputs(list(cs)) if not isinstance(v, Constant)}
+    safe = {v: pt.switch(near, v, np.asarray(points[v]).reshape(-1)[0].astype(v.type.dtype))
+            for v in reads if v in points}
+    if not safe:
+        return list(cs)
+    return list(clone_replace(list(cs), replace=safe))
 
 
 #: Where two inputs count as nearly agreeing at a point of :func:`diagonal_forms` (relative difference).
