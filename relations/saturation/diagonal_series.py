@@ -73,7 +73,10 @@ def _coefficients(out: Variable, x: Variable, y: Variable) -> list[Variable] | N
     cs = [pt.zeros_like(out) if c is None else pt.cast(c, dtype) if c.type.dtype != dtype else c for c in found]
     # PyTensor's canonicalizer cancels what the series arithmetic wrote out: q * (1/q) - (1-q) * (1/(1-q)) is
     # the Bernoulli KL's first coefficient, 0, and a float off it in floats, which t**1 would carry
-    rewritten = rewrite_graph(cs, include=("canonicalize",), clone=True)
+    # (it folds a coefficient's constants, a division by 0 among them where the series has a pole on the
+    # diagonal; the radius check then refuses the coefficient, and numpy's warning, at every compile, says nothing)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rewritten = rewrite_graph(cs, include=("canonicalize",), clone=True)
     return list(rewritten) if isinstance(rewritten, list | tuple) else cs
 
 
@@ -147,17 +150,20 @@ def diagonal_series(out: Variable, x: Variable, y: Variable,
 
 
 def _read_near(cs: Sequence[Variable], near: Variable, points: Mapping[Variable, np.ndarray]) -> list[Variable]:
-    """The coefficients with each input they read taken at the first of ``points`` where ``near`` is false: the
+    """The coefficients with each input they read taken at one of ``points`` where ``near`` is false: the
     polynomial is discarded there, and its coefficients need not be computed at any input (SciPy's
     ``polygamma(1, x)``, a ``gammaln``'s coefficient, takes a second at ``x = -1e8`` and hangs at ``-1e15``,
     where a regime's sampled points lie)."""
     from pytensor.graph.replace import clone_replace
 
-    reads = {v for v in explicit_graph_inputs(list(cs)) if not isinstance(v, Constant)}
-    safe = {v: pt.switch(near, v, np.asarray(points[v]).reshape(-1)[0].astype(v.type.dtype))
-            for v in reads if v in points}
-    if not safe:
+    reads = [v for v in explicit_graph_inputs(list(cs)) if not isinstance(v, Constant) and v in points]
+    if not reads:
         return list(cs)
+    # the point farthest from 0 in every input: PyTensor sinks a division into a switch's branches and folds
+    # the constant one (1 / switch(near, x, 0) would be 1 / 0, and a warning at every compile)
+    cols = np.stack([np.abs(np.asarray(points[v], dtype=float).reshape(-1)) for v in reads])
+    row = int(np.argmax(cols.min(axis=0)))
+    safe = {v: pt.switch(near, v, np.asarray(points[v]).reshape(-1)[row].astype(v.type.dtype)) for v in reads}
     return list(clone_replace(list(cs), replace=safe))
 
 
