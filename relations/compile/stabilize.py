@@ -1517,7 +1517,7 @@ def measured(outputs: Sequence[Variable], budget: MeasuredBudget | None = None) 
     whatever was compiled before (what it skipped is counted in it, never silently)."""
     budget = budget or MeasuredBudget()
     t0 = time.perf_counter()
-    regions = [_Region(root, *_structure(root, region)) for root, region in _head_regions(outputs)]
+    regions = [_Region(root, *_keyed(root, region)) for root, region in _head_regions(outputs)]
     fresh: dict[Hashable, _Region] = {}  # one region of each structure not seen before (a key of None: its own)
     for k, r in enumerate(regions):
         if r.key is not None and r.key not in _OUTCOMES and _from_store(r.key):
@@ -1683,9 +1683,7 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
             form = put_back(s.graph)
             if form.type.ndim == root.type.ndim and _compiles_better(s.graph, target, pts) and _compiles_no_worse(
                     form, reference.get(target, r.copy)):
-                if reference.get(target, r.copy) is not r.copy:
-                    r.key = None  # it computes what the region's structure holds as leaves: kept for no other
-                return form
+                return form  # (one computing a leaf again is kept under a key that holds how: _keyed)
         return KEPT
 
 
@@ -1824,6 +1822,30 @@ def _structure(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | N
     except TypeError:
         return None, inputs
     return key, inputs
+
+
+def _keyed(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | None, list[Variable]]:
+    """:func:`_structure`, its key joined by the structure of each leaf computed elementwise from the region's own
+    inputs (what :func:`_expanded` computes again: a form found for one such region reads how its leaves are
+    computed, and is kept for regions that compute them alike), each over the region's inputs' places."""
+    from graph_bridge.nodes import elementwise_in_inputs
+
+    key, inputs = _structure(root, region)
+    own = {v for v in inputs if v.owner is None and not isinstance(v, Constant)}
+    leaves = []
+    for k, v in enumerate(inputs):
+        if v.owner is None:
+            continue
+        reads = [i for i in explicit_graph_inputs([v]) if not isinstance(i, Constant)]
+        if not reads or not set(reads) <= own or not elementwise_in_inputs([v]):
+            continue
+        sub, sub_inputs = _structure(v, list(owned_variables([v])))
+        if sub is None:
+            return None, inputs
+        leaves.append((k, sub, tuple(inputs.index(i) for i in sub_inputs)))
+    if key is None or not leaves:
+        return key, inputs
+    return (key, ("leaves", tuple(leaves))), inputs
 
 
 def _wide_screen(copy: Variable) -> Screened:
