@@ -6,12 +6,12 @@ series at infinity repairs it (:func:`relations.saturation.series.series_forms`)
 of one input, and the region reads two.  Neither is a critical sub-expression (an operand of a head reading two
 inputs, :func:`relations.compile.stabilize._narrowed`): the inputs meet in the sum only.
 
-:func:`separated` splits such a sum: for an input ``v``, the part is the terms reading ``v`` alone (and the
-constant terms), the rest the others, where no term reads ``v`` beside another input::
+:func:`separated` splits such a sum: for an input ``v``, the part is the terms reading ``v`` alone, the rest
+the others (the constant terms with them), where no term reads ``v`` beside another input::
 
     log(scale) + 0.5 (df + 1) (psi(...) - psi(...)) + 0.5 log(df) + gammaln(0.5 df) + c - gammaln(...)
-        ->  part: 0.5 (df + 1) (psi(...) - psi(...)) + 0.5 log(df) + gammaln(0.5 df) + c - gammaln(...)
-            rest: log(scale)
+        ->  part: 0.5 (df + 1) (psi(...) - psi(...)) + 0.5 log(df) + gammaln(0.5 df) - gammaln(...)
+            rest: log(scale) + c
 
 The measured stage stabilizes the part and adds the rest back, where the part's form compiles more accurate
 than the part and the sum no less accurate than the region.  The terms are read through ``add``, ``sub`` and
@@ -73,7 +73,8 @@ def _signed_sum(terms: list[tuple[Variable, int]]) -> Any:
 def separated(out: Variable, origins: Mapping[Variable, frozenset[Variable]] | None = None,
               ) -> list[tuple[Variable, Variable]]:
     """``(part, rest)`` with ``out = part + rest`` for each input ``v`` of the sum ``out`` (see the module's
-    docstring): ``part`` the terms reading ``v`` alone and the constant ones, ``rest`` the others; none where a
+    docstring): ``part`` the terms reading ``v`` alone, ``rest`` the others and the constant ones (a constant
+    pairs with any part: ``(exp(x) - 1) + (exp(y) - 1)`` split as ``exp(x) - 2`` and ``exp(y)`` cancels); none where a
     term reads ``v`` beside another input, where the part would be the whole, or where ``out`` is no sum of
     two inputs or more.  ``origins``: what an input of ``out`` is computed from (a region's leaf cut from
     its inputs: the Student-t's ``psi(0.5 * df)``), read as those inputs; any other input is its own.  In the
@@ -87,9 +88,9 @@ def separated(out: Variable, origins: Mapping[Variable, frozenset[Variable]] | N
     for v in _ordered([i for r in reads for i in r]):
         if any(v in r and len(r) > 1 for r in reads):
             continue
-        mine = [k for k, r in enumerate(reads) if r <= {v}]
-        others = [terms[k] for k, r in enumerate(reads) if not r <= {v}]
-        if not others or not any(reads[k] for k in mine):
+        mine = [k for k, r in enumerate(reads) if r == {v}]
+        others = [terms[k] for k, r in enumerate(reads) if r != {v}]
+        if not others or not mine:
             continue
         part = _signed_sum([terms[k] for k in mine])
         if part.type.dtype == out.type.dtype:

@@ -1661,8 +1661,10 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
                 reference[target] = _expanded(r.copy, r)
         if whole is not None:
             candidates.append((r.copy, whole, None))
-        full = _expanded(r.copy, r)  # the region over its inputs, where its leaves are not independent of them
-        if full is not r.copy and (pts := _screen(full, corners=True)) is not None:
+        full = _expanded(r.copy, r)  # the region over its inputs, where its leaves are not independent of them:
+        # measured where the region over its leaves was not found losing (the normal log-CDF over x - mu is, and
+        # its expansion over x and mu cost a minute more of the same)
+        if whole is None and full is not r.copy and (pts := _screen(full, corners=True)) is not None:
             candidates.append((full, pts, _same))
             reference[full] = full
         if not candidates:
