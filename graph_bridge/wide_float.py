@@ -1,7 +1,7 @@
 """A graph evaluated in numpy at two precisions: the cheap screen of the measured stabilizing stage.
 
 :func:`evaluate` runs a graph of Elemwise, CAReduce, DimShuffle, Alloc,
-shape, ``dot`` and indexing nodes with numpy, its float values held in a chosen dtype:
+shape and indexing nodes with numpy, its float values held in a chosen dtype:
 ``float64`` (the graph as written) or ``np.longdouble`` (x87 extended:
 64-bit significand, exponents to 16384, so ``exp(800)`` and the digits a
 float64 cancellation loses are still there).  Each Op is computed by one
@@ -36,7 +36,6 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import explicit_graph_inputs, toposort
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
-from pytensor.tensor.math import Dot
 from pytensor.tensor.shape import Shape, Shape_i
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
@@ -183,7 +182,7 @@ def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype:
     """``outputs`` at ``values`` (one array per non-constant input), every float held in ``dtype``.
 
     Raises :class:`NotImplementedError` on an Op outside Elemwise (of :data:`SCALAR`), CAReduce (of
-    :data:`REDUCE`), DimShuffle, Alloc, Shape, ``Shape_i``, ``Dot``, (advanced) indexing and symbolic Ops
+    :data:`REDUCE`), DimShuffle, Alloc, Shape, ``Shape_i``, (advanced) indexing and symbolic Ops
     (softmax); ``order``: the
     graph's nodes in :func:`~pytensor.graph.traversal.toposort` order, when the caller has it; ``env``
     receives every variable's value."""
@@ -214,8 +213,6 @@ def evaluate(outputs: Sequence[Variable], values: Mapping[Variable, Any], dtype:
                 res = np.asarray(ins[0].shape, dtype="int64")
             elif isinstance(op, Shape_i):
                 res = np.asarray(ins[0].shape[op.i], dtype="int64")
-            elif isinstance(op, Dot):  # numpy's loop at the held precision (no BLAS for the extended dtype)
-                res = np.dot(ins[0], ins[1])
             elif isinstance(op, DimShuffle | Subtensor | AdvancedSubtensor):  # any dtype
                 box: list[list[Any]] = [[None]]
                 op.perform(node, ins, box)

@@ -139,15 +139,15 @@ def test_the_diagonal_screen_finds_where_two_inputs_nearly_agree():
     assert diagonal_cancels(u * u - 2.0) is None  # one input: not the diagonal's
 
 
-def test_casts_shapes_and_dot_are_evaluated_at_the_held_precision():
-    # a mean's count (a cast of a shape), a copula's dimension (Shape_i), a matrix product: a region holding
-    # them is screened, not passed as unknown
+def test_casts_and_shapes_are_evaluated_at_the_held_precision():
+    # a mean's count (a cast of a shape), a copula's dimension (Shape_i): a region holding them is screened, not
+    # passed as unknown
     from pytensor.graph.traversal import graph_inputs
 
     m, w = pt.dmatrix("m"), pt.dvector("w")
     k = pt.lvector("k")
     graphs = [pt.log(1 + m).sum(-1) / m.shape[-1], pt.log(1 + pt.cast(k, "float64")),
-              pt.dot(m, w) - m.shape[0], pt.cast(pt.exp(w), "float32") * 1.0]
+              pt.exp(m).sum(0) - m.shape[0], pt.cast(pt.exp(w), "float32") * 1.0]
     values = {m: np.array([[1e-10, 2.0, 3.0], [0.5, 0.0, 4.0]]), w: np.array([1.0, -2.0, 3.0]), k: np.array([0, 3])}
     for g in graphs:
         ins = {v: values[v] for v in (m, w, k) if v in graph_inputs([g])}
@@ -158,8 +158,10 @@ def test_casts_shapes_and_dot_are_evaluated_at_the_held_precision():
     [wide] = evaluate([graphs[0]], {m: values[m]}, WIDE)
     assert wide.dtype == WIDE
     for empty in (np.zeros((0, 3)), np.zeros((2, 0))):
-        [got] = evaluate([pt.dot(m, m.T) + m.shape[1]], {m: empty}, WIDE)
-        assert got.shape == (empty.shape[0], empty.shape[0])
+        [got] = evaluate([pt.exp(m) + m.shape[1]], {m: empty}, WIDE)
+        assert got.shape == empty.shape
+    with pytest.raises(NotImplementedError):  # a screen stacks its points on the leading axis: no dot of them
+        evaluate([pt.dot(m, w)], {m: values[m], w: values[w]}, WIDE)
 
 
 def test_erfinv_near_1_keeps_the_extended_argument():
