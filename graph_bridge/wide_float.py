@@ -475,13 +475,9 @@ def losing_points(new: Variable, old: Variable, n: int = 256, seed: int = 0, bit
     moderate, which bit-uniform draws reach once in thousands.  ``None``: no such point, a graph the flat
     screen does not take, or not over the same inputs."""
     found = _flat_inputs(old, n, seed, GAP_GRID)
-    if found is None or str(getattr(new.type, "dtype", "")) != str(old.type.dtype):
-        return None
-    if _flat_inputs(new, 0, seed) is None:
+    if found is None or not _screened_alike(new, old, found[1]):
         return None
     order, at = found
-    if set(at) != {v for v in explicit_graph_inputs([new]) if not isinstance(v, Constant)}:
-        return None
     dtype = str(old.type.dtype)
     cols = {v: np.concatenate([np.asarray(c, dtype=dtype).reshape(-1), p])
             for (v, c), p in zip(at.items(), _products(len(at), dtype, seed), strict=True)}
@@ -615,6 +611,14 @@ GAP_GRID = tuple(sorted(set(SCREEN_GRID) | {s * m for s in (1.0, -1.0) for m in 
                                                                                    1e100, 1e300)}))
 
 
+def _screened_alike(b: Variable, a: Variable, at: Mapping[Variable, Any]) -> bool:
+    """Whether ``b`` is of ``a``'s dtype, a graph the flat screen takes, and over ``a``'s inputs (``at``: the
+    columns :func:`_flat_inputs` gave ``a``): the two can be evaluated at the same points and compared."""
+    if str(getattr(b.type, "dtype", "")) != str(a.type.dtype) or _flat_inputs(b, 0, 0) is None:
+        return False
+    return set(at) == {v for v in explicit_graph_inputs([b]) if not isinstance(v, Constant)}
+
+
 def flat_gap(a: Variable, b: Variable, n: int = 8, seed: int = 0) -> float | None:
     """The most bits by which ``a`` and ``b`` (graphs of one float dtype over the same inputs) differ, each
     evaluated in that dtype at the flat screen's points (:func:`wide_screen_flat`'s, with the extreme magnitudes
@@ -624,11 +628,9 @@ def flat_gap(a: Variable, b: Variable, n: int = 8, seed: int = 0) -> float | Non
     computing the same floats everywhere there have nothing to choose between them; where they differ, an exact
     measurement says which is right."""
     found = _flat_inputs(a, n, seed, GAP_GRID)
-    if found is None or str(getattr(b.type, "dtype", "")) != str(a.type.dtype) or _flat_inputs(b, 0, seed) is None:
+    if found is None or not _screened_alike(b, a, found[1]):
         return None
     order, at = found
-    if set(at) != {v for v in explicit_graph_inputs([b]) if not isinstance(v, Constant)}:
-        return None
     dtype = str(a.type.dtype)
     [x] = evaluate([a], at, np.dtype(dtype).type, order)
     [y] = evaluate([b], at, np.dtype(dtype).type)

@@ -1650,28 +1650,27 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
         # the critical sub-expressions first: their regimes see the whole range of their values, where draws
         # of the region's inputs seldom reach the corner the whole region's regimes would have to split at; then
         # the parts of a sum that read one input each (a series is of one input)
-        candidates: list[tuple[Variable, Any, Callable[[Variable], Variable] | None]] = [
-            (narrow, pts, _put_back(leaf, operand)) for operand, leaf, narrow in _narrowed(r.copy)
+        # each (target, its points, the region's form from the target's, what that form must be no worse than)
+        candidates: list[tuple[Variable, Any, Callable[[Variable], Variable] | None, Variable]] = [
+            (narrow, pts, _put_back(leaf, operand), r.copy) for operand, leaf, narrow in _narrowed(r.copy)
             if (pts := _screen(narrow)) is not None]
-        reference = {}
-        for part, rest in separated(r.copy, _leaf_origins(r)):
-            target = _expanded(part, r)  # the leaves cut from the region's inputs, computed again
+        origins = _leaf_origins(r)
+        full = _expanded(r.copy, r, origins)  # the region over its inputs: its cut leaves computed again
+        for part, rest in separated(r.copy, origins):
+            target = _expanded(part, r, origins)
             if (pts := _screen(target, corners=True)) is not None:
-                candidates.append((target, pts, _plus(rest)))
-                reference[target] = _expanded(r.copy, r)
+                candidates.append((target, pts, _plus(rest), full))
         if whole is not None:
-            candidates.append((r.copy, whole, None))
-        full = _expanded(r.copy, r)  # the region over its inputs, where its leaves are not independent of them:
-        # measured where the region over its leaves was not found losing (the normal log-CDF over x - mu is, and
-        # its expansion over x and mu cost a minute more of the same)
+            candidates.append((r.copy, whole, None, r.copy))
+        # the whole region over its inputs, where over its leaves it was not found losing (the normal log-CDF over
+        # x - mu is, and its expansion over x and mu cost a minute more of the same)
         if whole is None and full is not r.copy and (pts := _screen(full, corners=True)) is not None:
-            candidates.append((full, pts, _same))
-            reference[full] = full
+            candidates.append((full, pts, _same, full))
         if not candidates:
             return ACCURATE
         budget.stabilized += 1
         root = r.root
-        for target, pts, put_back in candidates:
+        for target, pts, put_back, reference in candidates:
             try:
                 s = stabilize(target, limits=PASS_LIMITS, n=32, regimes=True)
             except (ValueError, TypeError, IndexError, NotImplementedError):  # a region it cannot sample or
@@ -1684,7 +1683,7 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
                 continue
             form = put_back(s.graph)
             if form.type.ndim == root.type.ndim and _compiles_better(s.graph, target, pts) and _compiles_no_worse(
-                    form, reference.get(target, r.copy)):
+                    form, reference):
                 return form  # (one computing a leaf again is kept under a key that holds how: _keyed)
         return KEPT
 
@@ -1698,19 +1697,22 @@ def _put_back(leaf: Variable, operand: Variable) -> Callable[[Variable], Variabl
     return lambda form: clone_replace([form], replace={leaf: operand})[0]
 
 
-def _leaf_origins(r: _Region) -> dict[Variable, frozenset[Variable]]:
-    """The region's leaves computed elementwise from inputs the region reads itself, each with those inputs
-    (:func:`relations.compile.separable.separated` reads a term of them as a term of those inputs)."""
+def _computed_from(v: Variable, own: set[Variable]) -> frozenset[Variable] | None:
+    """The inputs ``v`` (a leaf the region cut) is computed from, where they are inputs the region reads itself
+    (``own``) and ``v`` is elementwise in them: a leaf the measured stage may compute again; else ``None``."""
     from graph_bridge.nodes import elementwise_in_inputs
 
+    reads = frozenset(i for i in explicit_graph_inputs([v]) if not isinstance(i, Constant))
+    return reads if reads and reads <= own and elementwise_in_inputs([v]) else None
+
+
+def _leaf_origins(r: _Region) -> dict[Variable, frozenset[Variable]]:
+    """The region's leaves of :func:`_computed_from`, each with its inputs
+    (:func:`relations.compile.separable.separated` reads a term of them as a term of those inputs)."""
     assert r.copy is not None
     own = {i for i in explicit_graph_inputs([r.copy]) if not isinstance(i, Constant)} - set(r.leaves)
-    found = {}
-    for leaf, original in r.leaves.items():
-        reads = frozenset(i for i in explicit_graph_inputs([original]) if not isinstance(i, Constant))
-        if reads and reads <= own and elementwise_in_inputs([original]):
-            found[leaf] = reads
-    return found
+    found = {leaf: _computed_from(original, own) for leaf, original in r.leaves.items()}
+    return {leaf: reads for leaf, reads in found.items() if reads is not None}
 
 
 def _reads_inputs_only(r: _Region) -> bool:
@@ -1718,9 +1720,10 @@ def _reads_inputs_only(r: _Region) -> bool:
     return _inputs_only(r) or not set(r.leaves) - set(_leaf_origins(r))
 
 
-def _expanded(v: Variable, r: _Region) -> Variable:
-    """``v`` (a graph of the region's copy) with each leaf of :func:`_leaf_origins` its original computation."""
-    expand = {leaf: r.leaves[leaf] for leaf in _leaf_origins(r)}
+def _expanded(v: Variable, r: _Region, origins: Mapping[Variable, Any] | None = None) -> Variable:
+    """``v`` (a graph of the region's copy) with each leaf of :func:`_leaf_origins` (``origins``, when the caller
+    has them) its original computation."""
+    expand = {leaf: r.leaves[leaf] for leaf in (_leaf_origins(r) if origins is None else origins)}
     return clone_replace([v], replace=expand)[0] if expand else v
 
 
@@ -1827,19 +1830,14 @@ def _structure(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | N
 
 
 def _keyed(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | None, list[Variable]]:
-    """:func:`_structure`, its key joined by the structure of each leaf computed elementwise from the region's own
-    inputs (what :func:`_expanded` computes again: a form found for one such region reads how its leaves are
+    """:func:`_structure`, its key joined by the structure of each leaf of :func:`_computed_from` (what
+    :func:`_expanded` computes again: a form found for one such region reads how its leaves are
     computed, and is kept for regions that compute them alike), each over the region's inputs' places."""
-    from graph_bridge.nodes import elementwise_in_inputs
-
     key, inputs = _structure(root, region)
     own = {v for v in inputs if v.owner is None and not isinstance(v, Constant)}
     leaves = []
     for k, v in enumerate(inputs):
-        if v.owner is None:
-            continue
-        reads = [i for i in explicit_graph_inputs([v]) if not isinstance(i, Constant)]
-        if not reads or not set(reads) <= own or not elementwise_in_inputs([v]):
+        if v.owner is None or _computed_from(v, own) is None:
             continue
         sub, sub_inputs = _structure(v, list(owned_variables([v])))
         if sub is None:
