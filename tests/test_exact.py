@@ -262,3 +262,21 @@ def test_samples_within_a_range_are_uniform_over_its_floats():
     assert (sample_floats("float64", 3, rng, within=(3.0, 3.0)) == 3.0).all()
     with pytest.raises(ValueError, match="no float lies"):
         sample_floats("float64", 3, rng, within=(2.0, 1.0))
+
+
+def test_the_inverse_error_functions_keep_every_digit_near_their_poles():
+    # erfinv(x - 1) at x = 2e-41: x - 1 needs 190 bits, and mpmath's erfinv of it, at 128, dropped 40 more;
+    # erfcinv(x) took 1 - x at the working precision (erfcinv(1.5e-35) came out -8.80089088 for -8.80089399)
+    at = [2.0786822130186834e-41, 1.46399737e-35, 1e-300, 0.5, 1.0, 0.0, 3.0]
+    with mp.workprec(400):
+        ref = [-mp.erfinv(1 - mp.mpf(v)) if 0 < v < 2 else None for v in at]
+    low, _ = _one(pt.erfinv(x - 1), at)
+    comp, _ = _one(-pt.erfcinv(x), at)
+    refl, _ = _one(pt.erfcinv(2 - x), at)
+    for k, r in enumerate(ref):
+        for v in (low[k], comp[k], refl[k]):
+            if r is None:
+                assert mp.isnan(v) or mp.isinf(v)
+            else:
+                assert abs(v - r) <= abs(r) * mp.mpf(2) ** -60, (at[k], v, r)
+    assert mp.isinf(low[5]) and low[5] < 0 and mp.isnan(low[6])

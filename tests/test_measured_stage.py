@@ -475,3 +475,25 @@ def test_a_region_is_measured_over_its_inputs_where_a_leaf_cut_from_them_hides_t
     np.testing.assert_allclose(f(*at), ref, rtol=1e-13)
     for n in (0, 1):
         assert f(np.full(n, 2.0), np.full(n, 3.0)).shape == (n,)
+
+
+def test_the_normal_quantile_through_erfinv_compiles_finite_in_its_lower_tail():
+    """PyTorch's ``Normal.icdf``, ``sqrt(2) * erfinv(2 p - 1)``: ``2 p - 1`` rounds to -1 below ``p = 2**-25`` in
+    float32, and the quantile is ``-inf`` there; the stage compiles ``-sqrt(2) * erfcinv(2 p)``
+    (``erfinv_sub_one``), finite down to the smallest ``p``."""
+    import mpmath as mp
+
+    q = pt.fvector("q")
+    out = pt.erfinv(2 * q - 1) * np.float32(np.sqrt(2))
+    stage = S.register_measured()
+    f = pytensor.function([q], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = np.array([1e-30, 1e-10, 3e-8, 0.01, 0.3, 0.5, 0.9], dtype="float32")
+    with np.errstate(divide="ignore"):
+        assert np.isneginf(pytensor.function([q], out)(at)[0])
+    got = f(at)
+    assert got.dtype == "float32" and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
+    with mp.workprec(200):
+        ref = np.array([float(mp.sqrt(2) * mp.erfinv(2 * mp.mpf(float(p)) - 1)) for p in at])
+    np.testing.assert_allclose(got, ref, rtol=2e-6)
+    assert f(np.zeros(0, dtype="float32")).shape == (0,)

@@ -276,13 +276,13 @@ HEADS: tuple[type, ...] = (
 )
 HEAD_OPS: tuple[type, ...] = (Softmax, LogSoftmax)
 #: The measured stage's heads: :data:`HEADS` and the other functions the numerics theory holds identities
-#: of (square roots, trigonometric functions, ``tanh`` and the inverse hyperbolic ones: ``sqrt(x + 1) -
-#: sqrt(x)``, ``1 - cos(x)``, ``asinh(x)``).  Its numpy screen passes the accurate ones at a millisecond
-#: each; the fast pass keeps :data:`HEADS`, the functions PyTensor's stabilizers and its detectors
-#: (:func:`hazard`) concern.
+#: of (square roots, trigonometric functions, ``tanh``, the inverse hyperbolic and error functions:
+#: ``sqrt(x + 1) - sqrt(x)``, ``1 - cos(x)``, ``asinh(x)``, ``erfinv(2 p - 1)``).  Its numpy screen passes the
+#: accurate ones at a millisecond each; the fast pass keeps :data:`HEADS`, the functions PyTensor's stabilizers
+#: and its detectors (:func:`hazard`) concern.
 MEASURED_HEADS: tuple[type, ...] = (
     *HEADS, ps.Sqrt, ps.Sin, ps.Cos, ps.Tan, ps.Tanh, ps.ArcSin, ps.ArcCos, ps.ArcTan,
-    ps.ArcSinh, ps.ArcCosh, ps.ArcTanh,
+    ps.ArcSinh, ps.ArcCosh, ps.ArcTanh, ps.Erfinv, ps.Erfcinv,
 )
 #: Scalar ops where an arithmetic region may cancel (:func:`_cancels_within`): the measured stage screens a region
 #: of arithmetic alone, with no head, where it holds one.

@@ -1,11 +1,11 @@
-"""The numerics theory's special group: erf, erfc, erfcx, gamma, gammaln, sigmoid, softplus (see
-:mod:`relations.rules.numerics`).
+"""The numerics theory's special group: erf, erfc, erfcx, erfinv, erfcinv, gamma, gammaln, sigmoid, softplus
+(see :mod:`relations.rules.numerics`).
 
 The identities of PyTensor's special functions that Herbie's rule base has no operator for:
 the complements and reflections of ``erf`` and ``erfc``, ``erfcx`` as the scaled ``erfc``
-(and the stable log of ``erfc`` through it), ``gammaln`` as the log of ``gamma`` and their
-recurrences, and the logistic function and softplus under negation and through ``exp``,
-``log`` and ``tanh``.  docs/numerics_special.md explains each entry under its name.
+(and the stable log of ``erfc`` through it), ``erfinv`` through ``erfcinv``, ``gammaln`` as
+the log of ``gamma`` and their recurrences, and the logistic function and softplus under
+negation and through ``exp``, ``log`` and ``tanh``.  docs/numerics_special.md explains each entry under its name.
 """
 
 from __future__ import annotations
@@ -83,6 +83,17 @@ rw("log_erf_diff_regimes", p.log(p.sub(p.erf(a), p.erf(b))),
    floats,
    "``log(erf(a) - erf(b))`` through the upper tails' ``erfcx`` where ``a > b > 1``, the lower tails' where "
    "``-1 > a > b``, as ``log(erf(a) + erf(-b))`` elsewhere; each branch's inputs clamped to its side.")
+# erfinv and erfcinv: the normal quantile written sqrt(2) * erfinv(2 p - 1) rounds 2 p - 1 to -1 below p = 2**-54
+# (float32: 2**-25) and is -inf there, where -sqrt(2) * erfcinv(2 p) is finite; NaN outside [-1, 1] on both sides
+eq("erfinv_neg", p.erfinv(p.neg(a)), p.neg(p.erfinv(a)), real(a),
+   "``erfinv`` is odd: ``erfinv(-a)`` is ``-erfinv(a)``.")
+eq("erfinv_one_sub", p.erfinv(p.sub(1, a)), p.erfcinv(a), real(a), "``erfinv(1 - a)`` is ``erfcinv(a)``.")
+eq("erfinv_sub_one", p.erfinv(p.sub(a, 1)), p.neg(p.erfcinv(a)), real(a),
+   "``erfinv(a - 1)`` is ``-erfcinv(a)``: finite where ``a - 1`` rounds to -1.")
+eq("erfinv_add_neg_one", p.erfinv(p.add(a, -1)), p.neg(p.erfcinv(a)), real(a),
+   "``erfinv(a + (-1))``: ``erfinv_sub_one`` as canonicalize writes the difference.")
+eq("erfcinv_two_sub", p.erfcinv(p.sub(2, a)), p.neg(p.erfcinv(a)), real(a),
+   "``erfcinv(2 - a)`` is ``-erfcinv(a)``: the reflection of ``erfc(-a) = 2 - erfc(a)``.")
 # gamma and gammaln
 eq("gammaln_def", p.gammaln(a), p.log(p.gamma(a)), real(a) & positive(a),
    "``gammaln(a)`` is ``log(gamma(a))`` for ``a > 0``.")
