@@ -497,3 +497,18 @@ def test_the_normal_quantile_through_erfinv_compiles_finite_in_its_lower_tail():
         ref = np.array([float(mp.sqrt(2) * mp.erfinv(2 * mp.mpf(float(p)) - 1)) for p in at])
     np.testing.assert_allclose(got, ref, rtol=2e-6)
     assert f(np.zeros(0, dtype="float32")).shape == (0,)
+
+
+def test_the_laplace_quantile_compiles_finite_by_its_own_pieces():
+    """PyTorch's ``Laplace.icdf``, ``-sign(q - 0.5) * log1p(-2 |q - 0.5|)``: no identity reaches its lower tail in
+    float32 (``q - 0.5`` rounds to ``-0.5``); the stage splits the region at ``q - 0.5`` and stabilizes each piece
+    alone (:mod:`relations.compile.pieces`)."""
+    q = pt.fvector("q")
+    out = -pt.sign(q - 0.5) * pt.log1p(-2 * pt.abs(q - 0.5))
+    stage = S.register_measured()
+    f = pytensor.function([q], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = np.array([1e-30, 1e-9, 0.25, 0.5, 0.75], dtype="float32")
+    got = f(at)
+    assert got.dtype == "float32"
+    np.testing.assert_allclose(got, [np.log(2e-30), np.log(2e-9), np.log(0.5), 0.0, -np.log(0.5)], rtol=1e-6)

@@ -90,6 +90,7 @@ from graph_bridge.nodes import is_left_padding, scalar_op_of, summed
 from graph_bridge.traverse import owned_variables
 from graph_bridge.wide_float import Screened
 from relations.compile.outcome_store import OutcomeStore
+from relations.compile.pieces import PIECEWISE
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form, widened
 from relations.rules.algebra.sum_goals import all_ones
@@ -279,10 +280,11 @@ HEAD_OPS: tuple[type, ...] = (Softmax, LogSoftmax)
 #: of (square roots, trigonometric functions, ``tanh``, the inverse hyperbolic and error functions:
 #: ``sqrt(x + 1) - sqrt(x)``, ``1 - cos(x)``, ``asinh(x)``, ``erfinv(2 p - 1)``).  Its numpy screen passes the
 #: accurate ones at a millisecond each; the fast pass keeps :data:`HEADS`, the functions PyTensor's stabilizers
-#: and its detectors (:func:`hazard`) concern.
+#: and its detectors (:func:`hazard`) concern.  And the piecewise ones (``abs``, ``sign``, ``maximum``,
+#: ``minimum``): a region reaches through them, and its pieces are its regimes (:mod:`relations.compile.pieces`).
 MEASURED_HEADS: tuple[type, ...] = (
     *HEADS, ps.Sqrt, ps.Sin, ps.Cos, ps.Tan, ps.Tanh, ps.ArcSin, ps.ArcCos, ps.ArcTan,
-    ps.ArcSinh, ps.ArcCosh, ps.ArcTanh, ps.Erfinv, ps.Erfcinv,
+    ps.ArcSinh, ps.ArcCosh, ps.ArcTanh, ps.Erfinv, ps.Erfcinv, *PIECEWISE,
 )
 #: Scalar ops where an arithmetic region may cancel (:func:`_cancels_within`): the measured stage screens a region
 #: of arithmetic alone, with no head, where it holds one.
@@ -1642,7 +1644,6 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
     reads one input (:func:`relations.compile.separable.separated`: the Student-t entropy's ``df`` terms
     beside ``log(scale)``), the rest added back."""
     from relations.compile.separable import separated
-    from relations.saturation.stabilizing import stabilize
 
     assert r.copy is not None
     with config.change_flags(traceback__limit=0):
@@ -1669,23 +1670,53 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
         if not candidates:
             return ACCURATE
         budget.stabilized += 1
-        root = r.root
+        found = _stabilized_form(r.root)
         for target, pts, put_back, reference in candidates:
-            try:
-                s = stabilize(target, limits=PASS_LIMITS, n=32, regimes=True)
-            except (ValueError, TypeError, IndexError, NotImplementedError):  # a region it cannot sample or
-                continue  # measure (a reduction over a length-0 axis): kept, never a failed compile
-            if not s.changed or s.graph.type.dtype != root.type.dtype or s.graph.type.ndim != root.type.ndim:
+            if (new := found(target)) is None:
                 continue
             if put_back is None:
-                if _compiles_better(s.graph, r.copy, pts):
-                    return s.graph
+                if _compiles_better(new, r.copy, pts):
+                    return new
                 continue
-            form = put_back(s.graph)
-            if form.type.ndim == root.type.ndim and _compiles_better(s.graph, target, pts) and _compiles_no_worse(
+            form = put_back(new)
+            if form.type.ndim == r.root.type.ndim and _compiles_better(new, target, pts) and _compiles_no_worse(
                     form, reference):
                 return form  # (one computing a leaf again is kept under a key that holds how: _keyed)
-        return KEPT
+        split = _by_pieces(candidates, found)
+        return KEPT if split is None else split
+
+
+def _stabilized_form(root: Variable) -> Callable[[Variable], Variable | None]:
+    """What :func:`relations.stabilize` finds for a target of ``root``'s region: its form, where it changed the
+    target and keeps ``root``'s dtype and ndim; else ``None``."""
+    from relations.saturation.stabilizing import stabilize
+
+    def found(target: Variable) -> Variable | None:
+        try:
+            s = stabilize(target, limits=PASS_LIMITS, n=32, regimes=True)
+        except (ValueError, TypeError, IndexError, NotImplementedError):  # a region it cannot sample or measure
+            return None  # (a reduction over a length-0 axis): kept, never a failed compile
+        if not s.changed or s.graph.type.dtype != root.type.dtype or s.graph.type.ndim != root.type.ndim:
+            return None
+        return s.graph
+
+    return found
+
+
+def _by_pieces(candidates: Sequence[tuple[Variable, Any, Any, Variable]],
+               found: Callable[[Variable], Variable | None]) -> Variable | None:
+    """A whole-region candidate split at its own branches and each piece stabilized alone
+    (:func:`relations.compile.pieces.by_pieces`: PyTorch's Laplace quantile, ``abs`` and ``sign`` of ``q - 0.5``),
+    where it compiles more accurate than the target and no less accurate than its reference."""
+    from relations.compile.pieces import by_pieces
+
+    for target, pts, put_back, reference in candidates:
+        if put_back is not None and put_back is not _same:
+            continue
+        form = by_pieces(target, found)
+        if form is not None and _compiles_better(form, target, pts) and _compiles_no_worse(form, reference):
+            return form
+    return None
 
 
 #: The critical sub-expressions :func:`_narrowed` offers at most.
