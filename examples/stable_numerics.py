@@ -14,6 +14,13 @@ of the theory is measured more accurate; the normal log-CDF a censored
 likelihood writes, ``log(0.5 * erfc(-x / sqrt(2)))``, and PyMC's HalfNormal log-CDF,
 ``log1p(-erfc(x))``, by regime forms.
 
+The measured stage (``relations.mode(*relations.ACCURATE_TAGS)``) goes further, on spellings no rule names:
+it screens every region in numpy, measures the flagged ones against exact values and compiles the most
+accurate form ``relations.stabilize`` finds.  PyTorch's normal quantile ``sqrt(2) * erfinv(2 q - 1)`` is
+``-inf`` in float32 below ``q = 3e-8`` (``2 q - 1`` rounds to -1) and becomes ``-sqrt(2) * erfcinv(2 q)``;
+its Laplace quantile ``-sign(q - 0.5) * log1p(-2 |q - 0.5|)`` is split at its own ``abs`` and each piece
+stabilized (``log(2) + log(q)`` below 0.5).
+
 Run: ``python examples/stable_numerics.py``.
 """
 
@@ -22,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
+from scipy.special import ndtri
 
 import relations
 
@@ -61,9 +69,28 @@ def main() -> None:
         ours = pytensor.function([x], g, mode=relations.mode())(at)
         print(f"  {name + f', x = {at:g}':40s} stock {float(stock):>6.4g}   relations.mode() {float(ours):.6g}")
         assert np.isclose(ours, value, rtol=1e-13, atol=0)
+    measured_stage()
     print("which rewriter fired on which spelling:")
     rules = relations.DEFAULT_RULES + relations.RULESETS["algebra"]
     print(relations.explain(SPELLINGS["log1p(1 / exp(-x))"], rules=rules, rewriters=("stabilize",)))
+
+
+def measured_stage() -> None:
+    """Two float32 quantiles at q = 1e-30, compiled before (stock) and after (the measured stage)."""
+    q = pt.fvector("q")
+    at = np.array([1e-30, 0.25], dtype="float32")
+    mode = relations.mode(*relations.ACCURATE_TAGS)
+    print("float32 quantiles at q = 1e-30, 0.25, before (stock) and after (relations.mode(*ACCURATE_TAGS)):")
+    for name, g, exact in (
+        ("sqrt(2) * erfinv(2q - 1)", pt.erfinv(2 * q - 1) * np.float32(np.sqrt(2)), ndtri(at.astype("float64"))),
+        ("-sign(q - 0.5) * log1p(-2|q - 0.5|)", -pt.sign(q - 0.5) * pt.log1p(-2 * pt.abs(q - 0.5)),
+         np.log(2 * at.astype("float64"))),
+    ):
+        with np.errstate(divide="ignore"):
+            stock = pytensor.function([q], g)(at)
+        ours = pytensor.function([q], g, mode=mode)(at)
+        print(f"  {name:40s} stock {stock}   measured {ours}")
+        assert np.allclose(ours, exact, rtol=1e-6)
 
 
 if __name__ == "__main__":
