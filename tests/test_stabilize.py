@@ -353,3 +353,23 @@ def test_axis_points_pair_each_input_s_grid_with_moderate_others():
     kept = axis_points([pt.log(x - y)])  # only where the value is not NaN: x >= y
     col = {v.name: c.ravel() for v, c in zip(kept.inputs, kept.values, strict=True)}
     assert kept.n > 0 and (col["x"] >= col["y"]).all()  # x = y: log(0) = -inf, a value
+
+
+def test_the_beta_function_written_through_gamma_is_finite_where_a_gamma_overflows():
+    """PyTorch's Kumaraswamy mean, ``b * gamma(1 + 1/a) * gamma(b) / gamma(1 + 1/a + b)``: NaN where a ``gamma``
+    overflows (``a = 1e-3``: ``gamma(1001)``; ``b = 200``), the beta function's ``gammaln`` form there
+    (``mul_beta_regimes``), as written elsewhere."""
+    from scipy.special import beta
+
+    from relations.compile.stabilize import PASS_LIMITS
+
+    a, b = pt.dvector("a"), pt.dvector("b")
+    g = b * pt.gamma(1 + 1 / a) * pt.gamma(b) / pt.gamma(1 + 1 / a + b)
+    s = relations.stabilize(g, limits=PASS_LIMITS)  # (no time limit: the same form under any load)
+    at_a, at_b = np.array([1.0, 0.5, 2.0, 1e-3, 5.0]), np.array([200.0, 1e5, 3.0, 2.0, 0.5])
+    with np.errstate(all="ignore"):
+        before = pytensor.function([a, b], g, mode="FAST_COMPILE")(at_a, at_b)
+    after = pytensor.function([a, b], s.graph, mode="FAST_COMPILE")(at_a, at_b)
+    assert np.isnan(before[0]) and np.isnan(before[3])
+    np.testing.assert_allclose(after, at_b * beta(1 + 1 / at_a, at_b), rtol=1e-10)
+    assert s.graph.type == g.type

@@ -153,6 +153,22 @@ _plg = p.sub(p.mul(a, p.log(p.switch(_pg_pos, c, 1))), p.gammaln(p.switch(_pg_po
 rw("pow_div_gamma_regimes", _pg, p.switch(_pg_pos, p.exp(_plg), _pg), floats & real(c),
    "``c**a / gamma(b)`` as ``exp(a * log(c) - gammaln(b))`` for ``c, b > 0`` where the spelling is not finite or is 0 "
    "(the power or the ``gamma`` overflowed: ``x**n / n!``), as written elsewhere.")
+# the beta function written through gamma, B(a, b) = gamma(a) gamma(b) / gamma(a + b) (a distribution's mean, a
+# normalizer: PyTorch's Kumaraswamy mean b gamma(1 + 1/a) gamma(b) / gamma(1 + 1/a + b)), and times a factor
+_b_ratio = p.true_div(p.mul(p.gamma(a), p.gamma(b)), p.gamma(p.add(a, b)))
+_b_pos = _lost_where_positive(a, b, _b_ratio)
+_ab, _bb = p.switch(_b_pos, a, 1), p.switch(_b_pos, b, 1)
+_blg = p.sub(p.add(p.gammaln(_ab), p.gammaln(_bb)), p.gammaln(p.add(_ab, _bb)))
+rw("beta_regimes", _b_ratio, p.switch(_b_pos, p.exp(_blg), _b_ratio), floats,
+   "``gamma(a) * gamma(b) / gamma(a + b)`` as ``exp(gammaln(a) + gammaln(b) - gammaln(a + b))`` for ``a, b > 0`` "
+   "where the spelling is not finite or is 0 (a ``gamma`` overflowed), as written elsewhere.")
+_cb_ratio = p.true_div(p.mul(p.mul(c, p.gamma(a)), p.gamma(b)), p.gamma(p.add(a, b)))
+_cb_pos = _lost_where_positive(a, b, _cb_ratio)
+_acb, _bcb = p.switch(_cb_pos, a, 1), p.switch(_cb_pos, b, 1)
+_cblg = p.sub(p.add(p.gammaln(_acb), p.gammaln(_bcb)), p.gammaln(p.add(_acb, _bcb)))
+rw("mul_beta_regimes", _cb_ratio, p.switch(_cb_pos, p.mul(c, p.exp(_cblg)), _cb_ratio), floats & real(c),
+   "``c * gamma(a) * gamma(b) / gamma(a + b)`` as ``c * exp(gammaln(a) + gammaln(b) - gammaln(a + b))`` for "
+   "``a, b > 0`` where the spelling is not finite or is 0, as written elsewhere.")
 # sigmoid and softplus
 eq("sigmoid_neg", p.sigmoid(p.neg(a)), p.sub(1, p.sigmoid(a)), real(a), "``sigmoid(-a)`` is ``1 - sigmoid(a)``.")
 eq("sigmoid_tanh", p.sigmoid(a), p.mul(0.5, p.add(1, p.tanh(p.mul(0.5, a)))), real(a),
