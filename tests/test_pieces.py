@@ -90,3 +90,15 @@ def test_the_laplace_quantile_by_pieces_is_finite_in_its_lower_tail_and_the_regi
     assert got.dtype == "float32" and np.isneginf(was[0])
     np.testing.assert_allclose(got, ref, rtol=1e-6)
     assert _fn([q], form)(np.zeros(0, dtype="float32")).shape == (0,)
+
+
+def test_a_piece_keeps_the_node_dtype_where_an_operand_is_a_narrower_constant():
+    # maximum(y, 0) reads an int8 0: its low piece is that 0, cast to the node's float64
+    y = pt.dvector("y")
+    v = pt.maximum(y, 0) ** 1.5 - y
+    low, high, lows, highs = pieces(v)
+    assert lows.type == highs.type == v.type
+    at = np.array([-2.0, 0.0, 3.0])
+    got_v, got_low, got_high, is_low, is_high = _fn([y], [v, lows, highs, low, high])(at)
+    np.testing.assert_allclose(np.where(is_low, got_low, np.where(is_high, got_high, got_v)), got_v)
+    assert list(is_low) == [True, False, False] and list(is_high) == [False, False, True]

@@ -70,13 +70,17 @@ def pieces(v: Variable) -> Pieces | None:
         kind = _kind(scalar_op_of(node))
         if kind < 0 or all(isinstance(i, Constant) for i in node.inputs):
             continue
-        lows, highs = {}, {}
+        lows: dict[Variable, Variable] = {}
+        highs: dict[Variable, Variable] = {}
         for n in nodes:
             op = scalar_op_of(n)
             if _kind(op) != kind or len(n.inputs) != len(node.inputs):
                 continue
             if n.inputs == node.inputs or equal_computations(list[Any](n.inputs), list[Any](node.inputs)):
-                low, high, lows[n.outputs[0]], highs[n.outputs[0]] = _sides(op, list(n.inputs))
+                out = n.outputs[0]
+                low, high, at_low, at_high = _sides(op, list(n.inputs))
+                # (the node's dtype: maximum(y, 0) reads an int8 0, and its low piece is that 0)
+                lows[out], highs[out] = pt.cast(at_low, out.type.dtype), pt.cast(at_high, out.type.dtype)
         return low, high, clone_replace([v], replace=lows)[0], clone_replace([v], replace=highs)[0]
     return None
 

@@ -1713,7 +1713,10 @@ def _by_pieces(candidates: Sequence[tuple[Variable, Any, Any, Variable]],
     for target, pts, put_back, reference in candidates:
         if put_back is not None and put_back is not _same:
             continue
-        form = by_pieces(target, found)
+        try:
+            form = by_pieces(target, found)
+        except (ValueError, TypeError):  # pieces PyTensor cannot build: the region kept, never a failed compile
+            continue
         if form is not None and _compiles_better(form, target, pts) and _compiles_no_worse(form, reference):
             return form
     return None
