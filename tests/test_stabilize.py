@@ -373,3 +373,18 @@ def test_the_beta_function_written_through_gamma_is_finite_where_a_gamma_overflo
     assert np.isnan(before[0]) and np.isnan(before[3])
     np.testing.assert_allclose(after, at_b * beta(1 + 1 / at_a, at_b), rtol=1e-10)
     assert s.graph.type == g.type
+
+
+def test_a_constant_beside_an_exponential_holds_its_one():
+    """Julia's ``log2mexp`` as its docstring writes it, ``log(2 - exp(x))``: 0 at ``x = 1e-20`` where the value is
+    ``-1e-20``; ``2 - exp(x)`` is ``1 - expm1(x)`` (``constant_sub_exp``), and the log of it ``log1p(-expm1(x))``."""
+    from relations.compile.stabilize import PASS_LIMITS
+
+    x = pt.dvector("x")
+    g = pt.log(2 - pt.exp(x))
+    s = relations.stabilize(g, limits=PASS_LIMITS)
+    at = np.array([1e-20, -1e-10, 0.5, -3.0, -800.0])
+    got = pytensor.function([x], s.graph, mode="FAST_COMPILE")(at)
+    assert pytensor.function([x], g, mode="FAST_COMPILE")(at)[0] == 0.0
+    np.testing.assert_allclose(got, np.log1p(-np.expm1(at)), rtol=1e-15)
+    assert s.graph.type == g.type

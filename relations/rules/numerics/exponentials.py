@@ -73,6 +73,12 @@ eq("expm1_def_neg", p.sub(1, p.exp(a)), p.neg(p.expm1(a)), real(a), "``1 - exp(a
 eq("expm1_add1", p.add(p.expm1(a), 1), p.exp(a), real(a), "``expm1(a) + 1`` is ``exp(a)``.")
 eq("expm1_def_term", p.sub(p.add(p.exp(a), b), 1), p.add(p.expm1(a), b), floats,
    "``(exp(a) + b) - 1`` is ``expm1(a) + b``: the 1 cancels inside the exponential's term.")
+# a constant beside an exponential holds its 1 (Julia's log2mexp, log(2 - exp(x)), is log1p(-expm1(x)))
+_const = real(a) & real(c) & is_constant(c)
+rw("constant_sub_exp", p.sub(c, p.exp(a)), p.sub(p.sub(c, 1), p.expm1(a)), _const,
+   "``c - exp(a)`` is ``(c - 1) - expm1(a)`` for a constant ``c``: no rounding of ``exp(a)`` near 1 kept.")
+rw("exp_add_constant", p.add(p.exp(a), c), p.add(p.expm1(a), p.add(c, 1)), _const,
+   "``exp(a) + c`` is ``expm1(a) + (c + 1)`` for a constant ``c``.")
 eq("expm1_neg", p.expm1(p.neg(a)), p.neg(p.mul(p.expm1(a), p.exp(p.neg(a)))), real(a),
    "``expm1(-a)`` is ``-expm1(a) * exp(-a)``.")
 eq("expm1_neg_div", p.expm1(p.neg(a)), p.neg(p.true_div(p.expm1(a), p.exp(a))), real(a),
