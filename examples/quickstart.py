@@ -93,6 +93,23 @@ def queries() -> None:
     pytensor.dprint(relations.best(pt.sum(pt.expand_dims(pt.exp(m), 0), axis=(0, 2))))
 
 
+def stable_numerics() -> None:
+    """``relations.stabilize``: the most accurate form of a spelling, with the error before and after (see
+    examples/stable_numerics.py and docs/stabilize.md)."""
+    q = pt.dvector("q")
+    icdf = pt.erfinv(2 * q - 1) * np.sqrt(2.0)  # PyTorch's Normal.icdf: -inf below q = 1e-17
+    print("\n=== relations.stabilize(sqrt(2) * erfinv(2 q - 1)), the normal quantile")
+    found = relations.stabilize(icdf)
+    print(found)
+    print("--- after")
+    pytensor.dprint(found.graph)
+    at = np.array([1e-30, 0.25])
+    with np.errstate(divide="ignore"):
+        b = pytensor.function([q], icdf, mode="FAST_COMPILE")(at)
+    a = pytensor.function([q], found.graph, mode="FAST_COMPILE")(at)
+    print(f"values at q = {at}: before={b!r} after={a!r}")
+
+
 if __name__ == "__main__":
     full_reduction()
     sum_of_join()
@@ -102,3 +119,4 @@ if __name__ == "__main__":
     lkjcorr_lift()
     shared_set()
     queries()
+    stable_numerics()
