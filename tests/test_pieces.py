@@ -8,12 +8,15 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from pytensor.graph.traversal import toposort
 
 import relations
 from graph_bridge.nodes import scalar_op_of
 from helpers import snapshot
 from relations.compile.pieces import PIECEWISE, by_pieces, pieces
+from strategies import graphs
 
 
 def _laplace_icdf(q):
@@ -66,6 +69,21 @@ def test_a_graph_without_a_split_of_an_input_has_no_pieces():
     assert pieces(x * pt.abs(pt.constant(-2.0))) is None  # abs of a constant splits nothing
 
 
+def test_a_split_under_a_reordering_or_a_reduction_is_not_taken():
+    # abs(x)[::-1] + x: entry i reads the sign of x[n - 1 - i], which a split at x[i] < 0 would not; sum(abs(x)):
+    # one value from every entry's sign
+    x = pt.dvector("x")
+    assert pieces(pt.abs(x)[::-1] + x) is None
+    assert pieces(pt.sum(pt.abs(x)) * 2) is None
+    v = pt.sum(pt.abs(x)) * pt.abs(x)  # the elementwise abs is still a split, the summed one left as it is
+    low, high, lows, highs = pieces(v)
+    assert low.type.shape == (None,) and lows.type == x.type
+    at = np.array([-2.0, 0.0, 3.0])
+    got_v, got_low, got_high = _fn([x], [v, lows, highs])(at)
+    np.testing.assert_allclose(got_low[:1], got_v[:1])
+    np.testing.assert_allclose(got_high[2:], got_v[2:])
+
+
 def test_no_form_of_either_piece_gives_no_form():
     q = pt.dvector("q")
     assert by_pieces(_laplace_icdf(q), lambda piece: None) is None
@@ -102,3 +120,35 @@ def test_a_piece_keeps_the_node_dtype_where_an_operand_is_a_narrower_constant():
     got_v, got_low, got_high, is_low, is_high = _fn([y], [v, lows, highs, low, high])(at)
     np.testing.assert_allclose(np.where(is_low, got_low, np.where(is_high, got_high, got_v)), got_v)
     assert list(is_low) == [True, False, False] and list(is_high) == [False, False, True]
+
+
+_WRAPS = {  # a piecewise step over a drawn graph ``x`` (the strategies' general vocabulary)
+    "abs": lambda x: pt.abs(x) - 2 * x,
+    "sign": lambda x: pt.sign(x) * pt.exp(-pt.abs(x)),
+    "maximum": lambda x: pt.log1p(pt.maximum(x, 0.5) - 0.5),
+    "minimum": lambda x: pt.minimum(x, pt.sqr(x)) * x,
+}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(graphs(max_nodes=5), st.sampled_from(sorted(_WRAPS)))
+def test_the_pieces_joined_are_the_region_on_drawn_graphs(drawn, wrap):
+    """Over a drawn graph (broadcasts, reductions, indexing, length-0 and length-1 dimensions), a piecewise step:
+    ``switch(low, low piece, switch(high, high piece, v))`` has ``v``'s type and values, and ``v`` is unchanged."""
+    x = drawn.outputs[0]
+    assume(x.type.dtype.startswith("float"))
+    v = _WRAPS[wrap](x)
+    before = snapshot(v)
+    low, high, lows, highs = pieces(v)
+    joined = pt.switch(low, lows, pt.switch(high, highs, v))
+    assert snapshot(v) == before
+    assert joined.type == v.type, (joined.type, v.type)
+    fn = pytensor.function(drawn.inputs, [v, joined], mode="FAST_COMPILE", on_unused_input="ignore")
+    try:
+        want, got = fn(*drawn.values)
+    except Exception:  # noqa: BLE001 - a max over an empty axis (drawn.may_raise)
+        assert drawn.may_raise, drawn.describe()
+        return
+    assert want.shape == got.shape and want.dtype == got.dtype
+    # (an ulp apart where the pieces' clone of the drawn graph is fused otherwise)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300, equal_nan=True, err_msg=drawn.describe())

@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 import pytensor.scalar as ps
 import pytensor.tensor as pt
-from pytensor.graph.basic import Constant, Variable, equal_computations
+from pytensor.graph.basic import Apply, Constant, Variable, equal_computations
 from pytensor.graph.replace import clone_replace
 from pytensor.graph.traversal import toposort
+from pytensor.tensor.elemwise import Elemwise
 
 from graph_bridge.nodes import scalar_op_of
 
@@ -61,6 +62,21 @@ def _kind(op: object) -> int:
     return 0 if isinstance(op, (ps.Abs, ps.Sign)) else 1 if isinstance(op, (ps.Maximum, ps.Minimum)) else -1
 
 
+def _elementwise_above(node: Apply, nodes: list[Apply]) -> bool:
+    """Whether every node that reads ``node``'s output, directly or not, up to the output (the last of ``nodes``,
+    a topological order) is an Elemwise: then an entry of the output reads the entry of the node at its own
+    index (``abs(x)[::-1] + x`` would split ``x[i]`` at the sign of ``x[n - 1 - i]``), and the comparison has the
+    output's shape or broadcasts to it."""
+    above = {node.outputs[0]}
+    for n in nodes:
+        if any(i in above for i in n.inputs):
+            if not isinstance(n.op, Elemwise):
+                return False
+            above.update(n.outputs)
+    out = nodes[-1].outputs[0]
+    return out.type.ndim >= node.outputs[0].type.ndim
+
+
 def pieces(v: Variable) -> Pieces | None:
     """The two pieces of ``v`` at its first piecewise node (:data:`PIECEWISE`) over an operand that is not a
     constant, every node splitting at the same comparison replaced (``abs(u)`` and ``sign(u)``, ``u`` the same
@@ -68,13 +84,13 @@ def pieces(v: Variable) -> Pieces | None:
     nodes = list(toposort([v]))  # (a generator in PyTensor 3.3)
     for node in nodes:
         kind = _kind(scalar_op_of(node))
-        if kind < 0 or all(isinstance(i, Constant) for i in node.inputs):
+        if kind < 0 or all(isinstance(i, Constant) for i in node.inputs) or not _elementwise_above(node, nodes):
             continue
         lows: dict[Variable, Variable] = {}
         highs: dict[Variable, Variable] = {}
         for n in nodes:
             op = scalar_op_of(n)
-            if _kind(op) != kind or len(n.inputs) != len(node.inputs):
+            if _kind(op) != kind or len(n.inputs) != len(node.inputs) or not _elementwise_above(n, nodes):
                 continue
             if n.inputs == node.inputs or equal_computations(list[Any](n.inputs), list[Any](node.inputs)):
                 out = n.outputs[0]
