@@ -4,8 +4,9 @@ PyTorch's Laplace quantile, ``-sign(q - 0.5) * log1p(-2 |q - 0.5|)``, is ``-inf`
 ``q = 3e-8``, where ``q - 0.5`` rounds to ``-0.5``; its value there is ``log(2 q)``.  No identity of the
 theory reaches it: the e-graph's classes are equal everywhere, and ``|q - 0.5|`` is ``0.5 - q`` on one side
 of ``0.5`` only.  Herbie's regimes split on an input at thresholds it infers; here the graph states its own
-threshold.  :func:`pieces` reads the first such node (in topological order) and writes the region once per
-side, every node of that kind over the same operands replaced by the operand it equals there::
+threshold.  :func:`pieces` reads the first such node (in topological order) whose readers up to the output are
+Elemwise nodes, and writes the region once per side, every such node of that comparison over the same operands
+replaced by what it equals there::
 
     -sign(u) * log1p(-2 |u|),  u = q - 0.5
         u < 0:  -(-1) * log1p(-2 (-u))       (stabilized alone: log(2) + log(q))
