@@ -186,10 +186,15 @@ def _erfcx(x: Any) -> Any:
     return mp.exp(x * x) * _erfc(x)
 
 
+def _one_minus_abs(x: Any) -> Any:
+    """``1 - |x|`` exactly (``abs`` rounds to the working precision, and ``-1 + 2e-41`` to -1)."""
+    return mp.fsub(1, x, exact=True) if x > 0 else mp.fadd(1, x, exact=True)
+
+
 def _erfinv(x: Any) -> Any:
     """``erfinv(x)`` correctly rounded near +-1, where mpmath's loses ``-log2(1 - |x|)`` bits of the working
     precision (``erfinv(-1 + 2e-41)`` at 128 bits came out ``-9.53110167326565`` for ``-9.53110167326892``)."""
-    t = mp.fsub(1, x, exact=True) if x > 0 else mp.fadd(1, x, exact=True)  # (abs rounds to the working precision)
+    t = _one_minus_abs(x)
     with mp.extraprec(max(0, -mp.mag(t)) + 10 if 0 < t < 0.5 else 0):
         return mp.erfinv(x)
 
@@ -352,7 +357,7 @@ def _ratio(a: Any, b: Any) -> Any:
 def _erfinv_kappa(x: Any) -> Any:
     """``erfinv``'s condition number to a magnitude: ``1 / (1 - |x|)`` near +-1 (``erfinv(x - 1)`` at
     ``x = 2e-41``: ``x - 1`` rounded to 150 bits left 40 of the value's), about 1 elsewhere."""
-    t = mp.fsub(1, x, exact=True) if x > 0 else mp.fadd(1, x, exact=True)
+    t = _one_minus_abs(x)
     return _ratio(mp.mpf(1), t) if 0 <= t < 0.5 else mp.mpf(1)
 
 

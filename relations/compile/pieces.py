@@ -87,6 +87,7 @@ def pieces(v: Variable) -> Pieces | None:
         kind = _kind(scalar_op_of(node))
         if kind < 0 or all(isinstance(i, Constant) for i in node.inputs) or not _elementwise_above(node, nodes):
             continue
+        low, high, _, _ = _sides(scalar_op_of(node), list(node.inputs))  # the comparison every node below splits at
         lows: dict[Variable, Variable] = {}
         highs: dict[Variable, Variable] = {}
         for n in nodes:
@@ -95,7 +96,7 @@ def pieces(v: Variable) -> Pieces | None:
                 continue
             if n.inputs == node.inputs or equal_computations(list[Any](n.inputs), list[Any](node.inputs)):
                 out = n.outputs[0]
-                low, high, at_low, at_high = _sides(op, list(n.inputs))
+                _, _, at_low, at_high = _sides(op, list(n.inputs))
                 # (the node's dtype: maximum(y, 0) reads an int8 0, and its low piece is that 0)
                 lows[out], highs[out] = pt.cast(at_low, out.type.dtype), pt.cast(at_high, out.type.dtype)
         return low, high, clone_replace([v], replace=lows)[0], clone_replace([v], replace=highs)[0]

@@ -119,12 +119,18 @@ def _lost_where_positive(u: p.Node, w: p.Node, spelling: p.Node) -> p.Node:
 
 # logs of products and quotients of gamma, where the inputs' signs are unknown: gammaln for positive inputs
 # (gamma overflows from 171.6, and log(x * gamma(x)) cancels near 0, where it is gammaln(x + 1) ~ -0.58 x)
+def _betaln_where(cond: p.Node) -> p.Node:
+    """``gammaln(a) + gammaln(b) - gammaln(a + b)`` reading ``(a, b)`` where ``cond`` holds, ``(1, 1)`` elsewhere
+    (the branch not taken: neither its value nor its gradient is inf or NaN there)."""
+    ac, bc = p.switch(cond, a, 1), p.switch(cond, b, 1)
+    return p.sub(p.add(p.gammaln(ac), p.gammaln(bc)), p.gammaln(p.add(ac, bc)))
+
+
 _beta = p.log(p.true_div(p.mul(p.gamma(a), p.gamma(b)), p.gamma(p.add(a, b))))
 _ab_pos = p.and_(p.and_(p.gt(a, 0), p.gt(b, 0)),  # and the spelling inf or NaN (a gamma overflowed)
                  _not_finite(_beta))
-_ac, _bc = p.switch(_ab_pos, a, 1), p.switch(_ab_pos, b, 1)
 rw("log_beta_regimes", _beta,
-   p.switch(_ab_pos, p.sub(p.add(p.gammaln(_ac), p.gammaln(_bc)), p.gammaln(p.add(_ac, _bc))), _beta), floats,
+   p.switch(_ab_pos, _betaln_where(_ab_pos), _beta), floats,
    "``log(gamma(a) * gamma(b) / gamma(a + b))`` as ``gammaln(a) + gammaln(b) - gammaln(a + b)`` for ``a, b > 0`` "
    "where the spelling is not finite (a ``gamma`` overflowed: from 171.6 in float64, 35 in float32), as written "
    "elsewhere (more accurate there, where the logs cancel; ``gamma`` of a negative number is negative or a pole).")
@@ -157,16 +163,13 @@ rw("pow_div_gamma_regimes", _pg, p.switch(_pg_pos, p.exp(_plg), _pg), floats & r
 # normalizer: PyTorch's Kumaraswamy mean b gamma(1 + 1/a) gamma(b) / gamma(1 + 1/a + b)), and times a factor
 _b_ratio = p.true_div(p.mul(p.gamma(a), p.gamma(b)), p.gamma(p.add(a, b)))
 _b_pos = _lost_where_positive(a, b, _b_ratio)
-_ab, _bb = p.switch(_b_pos, a, 1), p.switch(_b_pos, b, 1)
-_blg = p.sub(p.add(p.gammaln(_ab), p.gammaln(_bb)), p.gammaln(p.add(_ab, _bb)))
-rw("beta_regimes", _b_ratio, p.switch(_b_pos, p.exp(_blg), _b_ratio), floats,
+rw("beta_regimes", _b_ratio, p.switch(_b_pos, p.exp(_betaln_where(_b_pos)), _b_ratio), floats,
    "``gamma(a) * gamma(b) / gamma(a + b)`` as ``exp(gammaln(a) + gammaln(b) - gammaln(a + b))`` for ``a, b > 0`` "
    "where the spelling is not finite or is 0 (a ``gamma`` overflowed), as written elsewhere.")
 _cb_ratio = p.true_div(p.mul(p.mul(c, p.gamma(a)), p.gamma(b)), p.gamma(p.add(a, b)))
 _cb_pos = _lost_where_positive(a, b, _cb_ratio)
-_acb, _bcb = p.switch(_cb_pos, a, 1), p.switch(_cb_pos, b, 1)
-_cblg = p.sub(p.add(p.gammaln(_acb), p.gammaln(_bcb)), p.gammaln(p.add(_acb, _bcb)))
-rw("mul_beta_regimes", _cb_ratio, p.switch(_cb_pos, p.mul(c, p.exp(_cblg)), _cb_ratio), floats & real(c),
+rw("mul_beta_regimes", _cb_ratio, p.switch(_cb_pos, p.mul(c, p.exp(_betaln_where(_cb_pos))), _cb_ratio),
+   floats & real(c),
    "``c * gamma(a) * gamma(b) / gamma(a + b)`` as ``c * exp(gammaln(a) + gammaln(b) - gammaln(a + b))`` for "
    "``a, b > 0`` where the spelling is not finite or is 0, as written elsewhere.")
 # sigmoid and softplus
