@@ -622,6 +622,12 @@ SPELLINGS: dict[str, tuple[Callable, Callable[[float], bool], Callable[[float], 
     "log_sinh": (lambda v: pt.log(pt.sinh(v * v + 0.5)), lambda b: b <= 5, lambda b: b * b + 1),
     "log1p_exp": (lambda v: pt.log(1 + pt.exp(v)), lambda b: b <= 30, lambda b: b + 1),
     "expm1": (lambda v: pt.exp(v) - 1, lambda b: b <= 3, lambda b: math.exp(b)),
+    # the measured stage's theory (not the fast pass's): a constant beside an exponential, the normal quantile
+    # through erfinv, the beta function through gamma
+    "two_sub_exp": (lambda v: pt.log(2 - pt.exp(-v * v)), lambda b: True, lambda b: 1.0),
+    "erfinv_quantile": (lambda v: pt.erfinv(2 * pt.sigmoid(v) - 1), lambda b: b <= 30, lambda b: 6.0),
+    "beta_gamma": (lambda v: pt.gamma(v * v + 1) * pt.gamma(v * v + 2) / pt.gamma(2 * v * v + 3),
+                   lambda b: b <= 5, lambda b: 1.0),
 }
 
 

@@ -106,9 +106,10 @@ EXPECTED: dict[str, Callable[[Apply], bool]] = {
     "matmul": lambda n: type(n.op).__name__ == "Blockwise" and type(n.op.core_op).__name__ == "Dot",
     "solve": lambda n: type(n.op).__name__ == "Blockwise" and type(n.op.core_op).__name__ == "Solve",
     "random": lambda n: type(n.op).__name__ == "NormalRV",
-    # a numerics spelling: an exp, log, sqrt, sinh or pow of a float (the first step of graphs(family="spelling"))
+    # a numerics spelling: an exp, log, sqrt, sinh, pow, erfinv or gamma of a float (the first step of
+    # graphs(family="spelling"))
     "spelling": lambda n: isinstance(n.op, Elemwise)
-    and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Sinh", "Pow"),
+    and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Sinh", "Pow", "Erfinv", "Gamma"),
 }
 
 
