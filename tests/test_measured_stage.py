@@ -512,3 +512,32 @@ def test_the_laplace_quantile_compiles_finite_by_its_own_pieces():
     got = f(at)
     assert got.dtype == "float32"
     np.testing.assert_allclose(got, [np.log(2e-30), np.log(2e-9), np.log(0.5), 0.0, -np.log(0.5)], rtol=1e-6)
+
+
+def test_a_region_flagged_over_its_leaves_is_measured_over_its_inputs_where_no_form_was_found_over_them():
+    """Mills' ratio, the normal tail over the density, ``0.5 erfc(x / sqrt(2)) / (exp(-x * x / 2) / sqrt(2 pi))``:
+    both underflow above ``x = 38`` (``0 / 0``).  The region's four levels cut ``x * x`` into a leaf, sampled apart
+    from ``x``, and no identity relates ``exp(-t / 2)`` to ``erfc(x / sqrt(2))``; over ``x`` the theory's
+    ``erfc_div_exp`` gives ``erfcx``."""
+    import mpmath as mp
+
+    x = pt.dvector("x")
+    out = 0.5 * pt.erfc(x / np.sqrt(2.0)) / (pt.exp(-(x * x) / 2) / np.sqrt(2 * np.pi))
+    [(root, region)] = S._head_regions([out])
+    r = S._Region(root, *S._structure(root, region))
+    (r.copy,), r.leaves = S._cut([root], S.MEASURED_HEADS, constants=True)
+    assert len(r.leaves) == 1  # x * x
+    stage = S.register_measured()
+    f = pytensor.function([x], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = np.array([40.0, 30.0, 5.0, 1.0, 0.0, -3.0])
+    with mp.workdps(40):
+        ref = np.array([float(mp.erfc(v / mp.sqrt(2)) / 2 / (mp.exp(-v * v / 2) / mp.sqrt(2 * mp.pi)))
+                        for v in map(mp.mpf, at)])
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(pytensor.function([x], out, mode="FAST_RUN")(at)[0])
+    got = f(at)
+    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    for n in (0, 1):
+        assert f(np.full(n, 2.0)).shape == (n,)

@@ -1663,9 +1663,11 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
                 candidates.append((target, pts, _plus(rest), full))
         if whole is not None:
             candidates.append((r.copy, whole, None, r.copy))
-        # the whole region over its inputs, where over its leaves it was not found losing (the normal log-CDF over
-        # x - mu is, and its expansion over x and mu cost a minute more of the same)
-        if whole is None and full is not r.copy and (pts := _screen(full, corners=True)) is not None:
+        # the whole region over its inputs: where over its leaves it was not found losing (the normal log-CDF over
+        # x - mu is), and last where over its leaves no form was found (a leaf cut below the region's depth is an
+        # input the identities cannot see through: ``x**2`` under ``exp(-x**2 / 2) / erfc(x / sqrt(2))``); tried
+        # only when the candidates before it found nothing (the normal log-CDF's expansion costs a minute more)
+        if full is not r.copy and (pts := _screen(full, corners=True)) is not None:
             candidates.append((full, pts, _same, full))
         if not candidates:
             return ACCURATE

@@ -37,6 +37,10 @@ eq("erf_erfc_neg", p.erf(a), p.sub(p.erfc(p.neg(a)), 1), real(a), "``erf(a)`` is
 eq("erfcx_def", p.erfcx(a), p.mul(p.exp(p.sqr(a)), p.erfc(a)), real(a), "``erfcx(a)`` is ``exp(a**2) * erfc(a)``.")
 eq("erfc_erfcx", p.erfc(a), p.mul(p.exp(p.neg(p.sqr(a))), p.erfcx(a)), real(a),
    "``erfc(a)`` is ``exp(-a**2) * erfcx(a)``.")
+eq("exp_div_erfc", p.true_div(p.exp(b), p.erfc(a)), p.true_div(p.exp(p.add(b, p.sqr(a))), p.erfcx(a)), floats,
+   "``exp(b) / erfc(a)`` is ``exp(b + a**2) / erfcx(a)``: a density over its tail, finite where both underflow.")
+eq("erfc_div_exp", p.true_div(p.erfc(a), p.exp(b)), p.mul(p.erfcx(a), p.exp(p.neg(p.add(b, p.sqr(a))))), floats,
+   "``erfc(a) / exp(b)`` is ``erfcx(a) * exp(-(b + a**2))``: Mills' ratio, finite where both underflow.")
 eq("log_erfc", p.log(p.erfc(a)), p.sub(p.log(p.erfcx(a)), p.sqr(a)), real(a),
    "``log(erfc(a))`` is ``log(erfcx(a)) - a**2``: finite in the far tail.")
 eq("log_mul_erfc", p.log(p.mul(b, p.erfc(a))), p.add(p.log(b), p.sub(p.log(p.erfcx(a)), p.sqr(a))),
