@@ -549,18 +549,23 @@ def lost_corners(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable
 
 
 #: The magnitudes of one input of a pair :func:`diagonal_cancels` reads, the other's relative offsets from it
-#: (``2**-k``, both signs), and the values of the inputs outside the pair.
+#: (``f 2**-k``, each ``f`` of :data:`DIAGONAL_FRACTIONS`, both signs), and the values of the inputs outside the pair.
 DIAGONAL = (0.5, 3.0, 40.0, 1e4, -0.5, -3.0, -40.0, -1e4)
 DIAGONAL_OFFSETS = (10, 20, 30, 40)
+#: One not a power of 2, and 1: at ``y = x (1 + 2**-k)`` the ratio ``y / x`` is exact, so ``log(y / x)`` (a Pareto
+#: CDF's, a deviance's) loses nothing there, though it loses half its digits at ``y = 7.00000000123``, ``x = 7``;
+#: the powers of 2 keep the points where a form in the ratio is exact (the normal KL's series in ``s1 / s2``).
+DIAGONAL_FRACTIONS = (0.7548776662466927, 1.0)
 DIAGONAL_OTHERS = (0.0, 0.5, 2.0, 7.0)
 #: Bits the graph in its dtype must lose against the extended evaluation at a diagonal point to count.
 DIAGONAL_BITS = 8.0
 
 
 def diagonal_cancels(output: Variable, cap: int = 8) -> dict[Variable, np.ndarray] | None:
-    """Up to ``cap`` points where ``output`` (an Elemwise graph of two float inputs or more, as
+    """Up to ``cap`` points of each fraction where ``output`` (an Elemwise graph of two float inputs or more, as
     :func:`wide_screen_flat` takes) loses :data:`DIAGONAL_BITS` or more where two of its inputs nearly agree:
-    ``y = x (1 +- 2**-k)`` (:data:`DIAGONAL`, :data:`DIAGONAL_OFFSETS`), the others at each of
+    ``y = x (1 +- f 2**-k)`` (:data:`DIAGONAL`, :data:`DIAGONAL_OFFSETS`, :data:`DIAGONAL_FRACTIONS`), the others
+    at each of
     :data:`DIAGONAL_OTHERS`.  Statistics cancel there: a deviance or a KL divergence where the data is near the
     parameter (``y log(y / mu) - y + mu``), ``x*x - y*y``; independent draws of two inputs seldom are.  Float64
     is judged against numpy's extended precision, which keeps 11 more bits (a loss of 40 bits shows as 40 less
@@ -574,16 +579,23 @@ def diagonal_cancels(output: Variable, cap: int = 8) -> dict[Variable, np.ndarra
     inputs = list(at)
     dtype = str(output.type.dtype)
     offsets = [k for k in DIAGONAL_OFFSETS if 2.0**-k > float(np.finfo(dtype).eps)]
-    rows = [(i, j, m, m * (1 + s * 2.0**-k), o) for i in range(len(inputs)) for j in range(i + 1, len(inputs))
-            for m in DIAGONAL for k in offsets for s in (1.0, -1.0) for o in DIAGONAL_OTHERS]
-    cols = {v: np.array([m if q == i else mj if q == j else o for i, j, m, mj, o in rows]).astype(str(v.type.dtype))
+    rows = [(i, j, m, m * (1 + s * f * 2.0**-k), o, f) for i in range(len(inputs))
+            for j in range(i + 1, len(inputs)) for m in DIAGONAL for k in offsets for f in DIAGONAL_FRACTIONS
+            for s in (1.0, -1.0) for o in DIAGONAL_OTHERS]
+    cols = {v: np.array([m if q == i else mj if q == j else o for i, j, m, mj, o, _ in rows]).astype(str(v.type.dtype))
             for q, v in enumerate(inputs)}
     lo, ref = _per_point(output, cols, order, len(rows))
     known = np.isfinite(ref) & (ref != 0)
     bits = np.zeros(len(rows))
     bits[known] = _bits(lo[known], ref[known], dtype)
-    pick = _spread(rows, bits, cap)
-    return None if pick is None else {v: x[pick] for v, x in cols.items()}
+    # each fraction's worst points apart, the one not a power of 2 first (``stabilize`` fits its forms on its first
+    # points): a form chosen where a ratio is exact only is measured where it is not
+    picks = [p for f in DIAGONAL_FRACTIONS if (p := _spread(rows, np.where([r[5] == f for r in rows], bits, 0.0),
+                                                             cap)) is not None]
+    if not picks:
+        return None
+    pick = np.concatenate(picks)
+    return {v: x[pick] for v, x in cols.items()}
 
 
 def _spread(rows: Sequence[tuple], bits: np.ndarray, cap: int) -> np.ndarray | None:

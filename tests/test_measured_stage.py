@@ -541,3 +541,28 @@ def test_a_region_flagged_over_its_leaves_is_measured_over_its_inputs_where_no_f
     np.testing.assert_allclose(got, ref, rtol=1e-12)
     for n in (0, 1):
         assert f(np.full(n, 2.0)).shape == (n,)
+
+
+def test_the_pareto_cdf_near_its_scale_compiles_accurate_where_the_ratio_rounds():
+    """``1 - (s / x) ** a`` near ``x = s``: ``s / x`` rounds, and the CDF keeps half its digits at
+    ``x = 7.00000000123``, ``s = 7``.  The diagonal screen's points off a power of 2 (where ``s / x`` is not exact)
+    find it, and the stage compiles the ratio's log as ``log1p`` of the exact relative difference."""
+    import mpmath as mp
+
+    x, s, a = pt.dvector("x"), pt.dvector("s"), pt.dvector("a")
+    out = 1 - (s / x) ** a
+    S.clear_outcomes(store=False)
+    stage = S.register_measured()
+    f = pytensor.function([x, s, a], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = (np.array([7.00000000123, 3.0000001, 1e300, 2.0]), np.array([7.0, 3.0, 1.0, 1.0]),
+          np.array([1.0, 2.5, 1e-5, 3.0]))
+    with mp.workdps(50):
+        ref = np.array([float(1 - (mp.mpf(v) / mp.mpf(u)) ** mp.mpf(k)) for u, v, k in zip(*at)])
+    written = pytensor.function([x, s, a], out, mode="FAST_RUN")(*at)
+    assert np.max(np.abs(written / ref - 1)) > 1e-8
+    got = f(*at)
+    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
+    np.testing.assert_allclose(got, ref, rtol=1e-13)
+    for n in (0, 1):
+        assert f(*(np.full(n, v) for v in (2.0, 1.0, 3.0))).shape == (n,)

@@ -127,16 +127,30 @@ def test_a_fused_composite_is_evaluated_through_its_scalar_ops():
 
 
 def test_the_diagonal_screen_finds_where_two_inputs_nearly_agree():
-    from graph_bridge.wide_float import diagonal_cancels
+    from graph_bridge.wide_float import DIAGONAL_FRACTIONS, diagonal_cancels
 
     u, w = pt.dvector("u"), pt.dvector("w")
     at = diagonal_cancels(u * u - w * w, cap=3)
-    assert at is not None and len(at[u]) == 3
+    assert at is not None and len(at[u]) == 3 * len(DIAGONAL_FRACTIONS)  # up to cap of each fraction
     rel = np.abs(at[u] / at[w] - 1)
     assert (rel > 0).all() and (rel < 2.0**-20).all()  # the points lose the most where they agree the most
     assert diagonal_cancels(u * u + w * w) is None  # no cancellation
     assert diagonal_cancels((u - w) * (u + w)) is None  # the difference of inputs rounds once
     assert diagonal_cancels(u * u - 2.0) is None  # one input: not the diagonal's
+
+
+def test_the_diagonal_screen_finds_a_log_ratio_near_one_where_the_ratio_rounds():
+    # log(u / w) loses the digits of u / w's rounding near u = w: none where w = u (1 + 2**-k), the ratio exact,
+    # about 23 of 53 bits at w = u (1 + 0.75 * 2**-30)
+    from graph_bridge.wide_float import DIAGONAL_FRACTIONS, diagonal_cancels
+
+    u, w = pt.dvector("u"), pt.dvector("w")
+    at = diagonal_cancels(pt.log(u / w), cap=2)
+    assert at is not None
+    ratio = at[w] / at[u] - 1
+    off = np.abs(ratio) / 2.0 ** np.round(np.log2(np.abs(ratio)))
+    assert not np.isclose(off, 1.0).all()  # a point off a power of 2
+    assert min(DIAGONAL_FRACTIONS) < 1.0
 
 
 def test_casts_and_shapes_are_evaluated_at_the_held_precision():
