@@ -1667,25 +1667,36 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
         # x - mu is), and last where over its leaves no form was found (a leaf cut below the region's depth is an
         # input the identities cannot see through: ``x**2`` under ``exp(-x**2 / 2) / erfc(x / sqrt(2))``); tried
         # only when the candidates before it found nothing (the normal log-CDF's expansion costs a minute more)
-        if full is not r.copy and (pts := _screen(full, corners=True)) is not None:
-            candidates.append((full, pts, _same, full))
+        full_pts = _screen(full, corners=True) if full is not r.copy else None
+        if full_pts is not None:
+            candidates.append((full, full_pts, _same, full))
         if not candidates:
             return ACCURATE
         budget.stabilized += 1
         found = _stabilized_form(r.root)
+        over_leaves = None  # a form better over the leaves, not where the leaves are computed from the inputs
         for target, pts, put_back, reference in candidates:
             if (new := found(target)) is None:
                 continue
             if put_back is None:
                 if _compiles_better(new, r.copy, pts):
-                    return new
+                    # over the leaves it may repair what no input reaches (``3 / x`` drawn apart from ``x`` in
+                    # Distributions.jl's biweight mgf, ``(x + 3 / x) sinh(x) - 3 cosh(x)``, which cancels at 0):
+                    # where the region over its inputs loses, the form must not lose there, else the region over
+                    # its inputs is measured too, and the form kept for when that finds none better
+                    if full_pts is None or not _loses(_expanded(new, r, origins), full_pts):
+                        return new
+                    over_leaves = new
                 continue
+            if target is full and over_leaves is not None and not _fewer_bits(new, _expanded(over_leaves, r, origins),
+                                                                              pts):
+                continue  # no more accurate on average than the form over the leaves: that one is kept
             form = put_back(new)
             if form.type.ndim == r.root.type.ndim and _compiles_better(new, target, pts) and _compiles_no_worse(
                     form, reference):
                 return form  # (one computing a leaf again is kept under a key that holds how: _keyed)
         split = _by_pieces(candidates, found)
-        return KEPT if split is None else split
+        return split if split is not None else over_leaves if over_leaves is not None else KEPT
 
 
 def _stabilized_form(root: Variable) -> Callable[[Variable], Variable | None]:
@@ -1974,6 +1985,30 @@ def _screen(copy: Variable, corners: bool = False) -> Any:
 #: the sub-expression's rounding flows through the form's switch (``log1p(-0.5 * erfc(-z))`` over ``z = -(x -
 #: mu) / (sigma * sqrt(2))`` is 2.6 bits off at x - mu = 30, sigma = 40, where the spelling is 1 bit off).
 CRITICAL_SLACK = 2.0
+
+
+def _fewer_bits(new: Variable, old: Variable, pts: Any) -> bool:
+    """Whether ``new``, compiled with PyTensor's own rewrites, has a lower mean error than ``old`` so compiled at
+    ``pts`` (by more than :data:`~relations.saturation.accuracy.TIE_BITS`)."""
+    from relations.saturation.accuracy import TIE_BITS, graph_error
+
+    try:
+        [(a, _)], [(b, _)] = graph_error([new], pts, STOCK), graph_error([old], pts, STOCK)
+    except (ValueError, TypeError, NotImplementedError):
+        return False
+    return a < b - TIE_BITS
+
+
+def _loses(form: Variable, pts: Any) -> bool:
+    """Whether ``form``, compiled with PyTensor's own rewrites, loses at ``pts`` as :func:`_screen` flags a region:
+    a mean error above :data:`SCREEN_BITS`, or for a region of several inputs a value lost (:data:`LOST_BITS`)."""
+    from relations.saturation.accuracy import graph_error
+
+    try:
+        [(mean, top)] = graph_error([form], pts, STOCK)
+    except (ValueError, TypeError, NotImplementedError):
+        return True
+    return mean > SCREEN_BITS or (_several_elementwise(form) and top >= LOST_BITS)
 
 
 def _compiles_no_worse(new: Variable, copy: Variable) -> bool:
