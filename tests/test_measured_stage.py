@@ -591,3 +591,28 @@ def test_a_form_found_over_cut_leaves_that_still_loses_over_the_inputs_gives_way
     np.testing.assert_allclose(got, ref, rtol=1e-12)
     for n in (0, 1):
         assert f(np.full(n, 2.0)).shape == (n,)
+
+
+def test_a_difference_of_two_powers_of_a_small_exponent_compiles_accurate():
+    """``(y**lam - x**lam) / lam`` (a Box-Cox difference; a truncated power law's normalizer is its reciprocal) is
+    ``log(y / x)`` in the limit ``lam = 0``, and keeps 4 digits at ``lam = 1e-12``: the theory's
+    ``pow_sub_pow_regimes`` gives ``x**lam * expm1(lam * log(y / x))`` where both bases are positive."""
+    import mpmath as mp
+
+    x, y, lam = pt.dvector("x"), pt.dvector("y"), pt.dvector("lam")
+    out = (y**lam - x**lam) / lam
+    S.clear_outcomes(store=False)
+    stage = S.register_measured()
+    f = pytensor.function([x, y, lam], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = (np.array([2.0, 0.5, 3.0, 1.0, -2.0]), np.array([5.0, 40.0, 3.5, 2.0, -3.0]),
+          np.array([1e-12, -1e-9, 1e-6, 2.0, 2.0]))
+    with mp.workdps(60):
+        ref = np.array([float((mp.mpf(b) ** mp.mpf(c) - mp.mpf(a) ** mp.mpf(c)) / mp.mpf(c)) for a, b, c in zip(*at)])
+    written = pytensor.function([x, y, lam], out, mode="FAST_RUN")(*at)
+    assert np.max(np.abs(written / ref - 1)) > 1e-5
+    got = f(*at)
+    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
+    np.testing.assert_allclose(got, ref, rtol=1e-14)  # the negative bases' integer power too, as written
+    for n in (0, 1):
+        assert f(*(np.full(n, v) for v in (2.0, 3.0, 0.5))).shape == (n,)

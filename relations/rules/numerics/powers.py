@@ -120,6 +120,18 @@ rw("pow_add_neg_one_regimes", p.add(_pow_ab, -1), p.switch(_a_near, p.expm1(_a_l
 rw("one_sub_pow_regimes", p.sub(1, _pow_ab), p.switch(_a_near, p.neg(p.expm1(_a_log)), p.sub(1, _pow_ab)),
    real(a) & real(b) & ~is_constant(b),
    "``1 - a ** b`` as ``-expm1(b * log(a))`` where ``a > 0`` and ``|b * log(a)| < 1``, as written elsewhere.")
+# a difference of two powers of one exponent, which cancels where the powers are near each other (a small exponent:
+# a truncated power law's normalizer ``hi**(1 + alpha) - lo**(1 + alpha)`` near alpha = -1): the smaller's power
+# times expm1 of the exponent times the log of the ratio, where both bases are positive and that product is below 1
+_both_pos = p.and_(p.gt(a, 0), p.gt(c, 0))
+_ratio_log = p.mul(b, p.log(p.true_div(p.switch(_both_pos, a, 1), p.switch(_both_pos, c, 1))))
+_powers_near = p.and_(_both_pos, p.lt(p.abs(_ratio_log), 1))
+_pow_diff = p.sub(_pow_ab, p.pow(c, b))
+rw("pow_sub_pow_regimes", _pow_diff, p.switch(_powers_near, p.mul(p.pow(p.switch(_both_pos, c, 1), b),
+                                                                   p.expm1(_ratio_log)), _pow_diff),
+   f3 & ~is_constant(b),
+   "``a ** b - c ** b`` as ``c ** b * expm1(b * log(a / c))`` where ``a, c > 0`` and ``|b * log(a / c)| < 1``, "
+   "as written elsewhere.")
 # an input plus the root of its square and a constant (asinh's argument, squareplus): cancels for b < 0
 _root = p.sqrt(p.add(p.mul(b, b), c))
 rw("sqrt_add_regimes", p.add(_root, b),
