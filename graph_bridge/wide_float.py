@@ -439,9 +439,10 @@ def wide_screen_flat(output: Variable, n: int = 8, seed: int = 0,
 #: The magnitudes :func:`lost_corners` pairs every input with: where ``exp``, ``gamma``, a square or a power
 #: overflows or underflows (``exp(400)**2``, ``gamma(400)``, ``(1e200)**2``), each sign; and just past where
 #: ``exp`` overflows while what it divides is still a float (``2 / (exp(x) + exp(-x))`` at 720 is 4e-313, and
-#: 0 computed; float32's window at 95).
+#: 0 computed; float32's window at 95); and 1, where a likelihood's indicator is (``y * eta - softplus(eta)`` is 0
+#: at ``y = 1``, ``eta = 40``, where it is ``-4.2e-18``).
 CORNERS = tuple(sorted({s * m for s in (1.0, -1.0)
-                        for m in (1e-300, 1e-30, 0.5, 2.0, 40.0, 95.0, 400.0, 720.0, 800.0, 1e30, 1e200, 1e300)}))
+                        for m in (1e-300, 1e-30, 0.5, 1.0, 2.0, 40.0, 95.0, 400.0, 720.0, 800.0, 1e30, 1e200, 1e300)}))
 #: At most this many combinations of :data:`CORNERS` are screened (a graph of four inputs or more: drawn).
 CORNER_COMBINATIONS = 8000
 
@@ -541,10 +542,14 @@ def lost_corners(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable
     held = np.all([np.isfinite(a) for a in at.values()], axis=0)
     idx, at = idx[held], {v: a[held] for v, a in at.items()}
     lo, ref = _per_point(output, at, order, len(idx))
-    whole = np.flatnonzero((np.isinf(lo) | (lo == 0) | np.isnan(lo)) & np.isfinite(ref) & (ref != 0))
-    if not whole.size:
+    kept = np.isfinite(ref) & (ref != 0)
+    # each way of losing a value drawn from in turn (inf, 0, NaN): a region that overflows at most corners still
+    # has its points where it cancels to 0 (``log(1 + exp(x)) - x * y`` at x = 40, y = 1)
+    kinds = [rng.permutation(np.flatnonzero(lost & kept)) for lost in (np.isinf(lo), lo == 0, np.isnan(lo))]
+    turns = [k[n] for n in range(max(map(len, kinds))) for k in kinds if n < len(k)]
+    if not turns:
         return None
-    pick = np.sort(rng.choice(whole, min(cap, whole.size), replace=False))
+    pick = np.sort(np.array(turns[:cap]))
     return {v: x[pick] for v, x in at.items()}
 
 

@@ -616,3 +616,26 @@ def test_a_difference_of_two_powers_of_a_small_exponent_compiles_accurate():
     np.testing.assert_allclose(got, ref, rtol=1e-14)  # the negative bases' integer power too, as written
     for n in (0, 1):
         assert f(*(np.full(n, v) for v in (2.0, 3.0, 0.5))).shape == (n,)
+
+
+def test_a_hand_written_bernoulli_logit_likelihood_compiles_accurate_where_it_cancels_to_zero():
+    """``y * eta - log1p(exp(eta))`` (logistic regression written by hand) at ``eta = 40``, ``y = 1`` is
+    ``-softplus(-40) = -4.2e-18``; PyTensor's ``softplus`` still cancels to 0 there.  The corner screen reads 1
+    too, and draws its points from each way a value is lost (here 0, where most corners overflow); the theory's
+    ``mul_sub_softplus_regimes`` gives ``eta * (y - 1) - softplus(-eta)`` for ``eta > 0``."""
+    y, eta = pt.dvector("y"), pt.dvector("eta")
+    out = y * eta - pt.log1p(pt.exp(eta))
+    S.clear_outcomes(store=False)
+    stage = S.register_measured()
+    f = pytensor.function([y, eta], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = (np.array([1.0, 1.0, 0.0, 0.0, 1.0, 0.3]), np.array([40.0, 700.0, -40.0, 3.0, -3.0, 800.0]))
+    ref = np.array([-np.exp(-40.0), -np.exp(-700.0), -np.exp(-40.0), -3.0 - np.log1p(np.exp(-3.0)),
+                    -3.0 - np.log1p(np.exp(-3.0)), -0.7 * 800.0])
+    written = pytensor.function([y, eta], out, mode="FAST_RUN")(*at)
+    assert written[0] == 0.0
+    got = f(*at)
+    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
+    np.testing.assert_allclose(got, ref, rtol=1e-14)
+    for n in (0, 1):
+        assert f(np.full(n, 1.0), np.full(n, 2.0)).shape == (n,)

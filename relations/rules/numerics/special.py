@@ -195,6 +195,18 @@ eq("log_sigmoid_sub", p.log(p.sub(p.sigmoid(a), p.sigmoid(b))),
    "``a > b`` only).")
 eq("softplus_neg_log_sigmoid", p.softplus(p.neg(a)), p.neg(p.log(p.sigmoid(a))), real(a),
    "``softplus(-a)`` is ``-log(sigmoid(a))``.")
+# the Bernoulli log-likelihood on the logit, ``a * b - softplus(a)``, cancels where ``a`` is large and ``b`` near 1
+# (``softplus(a)`` is ``a`` to the last digit); through ``softplus(a) = a + softplus(-a)`` it is exact there, and
+# cancels where ``a`` is large and negative instead: each form on its side of 0
+_a_pos = p.gt(a, 0)
+_nll = p.sub(p.softplus(a), p.mul(a, b))
+rw("softplus_sub_mul_regimes", _nll, p.switch(_a_pos, p.add(p.softplus(p.neg(a)), p.mul(a, p.sub(1, b))), _nll),
+   floats, "``softplus(a) - a * b`` as ``softplus(-a) + a * (1 - b)`` for ``a > 0``, as written elsewhere: the "
+   "Bernoulli log-loss on the logit.")
+_ll = p.sub(p.mul(a, b), p.softplus(a))
+rw("mul_sub_softplus_regimes", _ll, p.switch(_a_pos, p.sub(p.mul(a, p.sub(b, 1)), p.softplus(p.neg(a))), _ll),
+   floats, "``a * b - softplus(a)`` as ``a * (b - 1) - softplus(-a)`` for ``a > 0``, as written elsewhere: the "
+   "Bernoulli log-likelihood on the logit.")
 eq("exp_softplus", p.exp(p.softplus(a)), p.add(1, p.exp(a)), real(a), "``exp(softplus(a))`` is ``1 + exp(a)``.")
 eq("softplus_log", p.softplus(p.log(a)), p.log1p(a), real(a) & nonnegative(a),
    "``softplus(log(a))`` is ``log1p(a)`` for ``a >= 0``.")
