@@ -514,6 +514,16 @@ def test_the_laplace_quantile_compiles_finite_by_its_own_pieces():
     np.testing.assert_allclose(got, [np.log(2e-30), np.log(2e-9), np.log(0.5), 0.0, -np.log(0.5)], rtol=1e-6)
 
 
+def _accurate_and_typed(f, out, at, ref, rtol, *fill):
+    """``f`` (compiled from ``out``) at the inputs ``at`` is ``ref`` to ``rtol``, of ``out``'s dtype and broadcastable,
+    and takes inputs of 0 and 1 entries (each filled with ``fill``'s value)."""
+    got = f(*at)
+    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
+    np.testing.assert_allclose(got, ref, rtol=rtol)
+    for n in (0, 1):
+        assert f(*(np.full(n, v) for v in fill)).shape == (n,)
+
+
 def test_a_region_flagged_over_its_leaves_is_measured_over_its_inputs_where_no_form_was_found_over_them():
     """Mills' ratio, the normal tail over the density, ``0.5 erfc(x / sqrt(2)) / (exp(-x * x / 2) / sqrt(2 pi))``:
     both underflow above ``x = 38`` (``0 / 0``).  The region's four levels cut ``x * x`` into a leaf, sampled apart
@@ -536,11 +546,7 @@ def test_a_region_flagged_over_its_leaves_is_measured_over_its_inputs_where_no_f
                         for v in map(mp.mpf, at)])
     with np.errstate(invalid="ignore"):
         assert np.isnan(pytensor.function([x], out, mode="FAST_RUN")(at)[0])
-    got = f(at)
-    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
-    np.testing.assert_allclose(got, ref, rtol=1e-12)
-    for n in (0, 1):
-        assert f(np.full(n, 2.0)).shape == (n,)
+    _accurate_and_typed(f, out, (at,), ref, 1e-12, 2.0)
 
 
 def test_the_pareto_cdf_near_its_scale_compiles_accurate_where_the_ratio_rounds():
@@ -561,11 +567,7 @@ def test_the_pareto_cdf_near_its_scale_compiles_accurate_where_the_ratio_rounds(
         ref = np.array([float(1 - (mp.mpf(v) / mp.mpf(u)) ** mp.mpf(k)) for u, v, k in zip(*at)])
     written = pytensor.function([x, s, a], out, mode="FAST_RUN")(*at)
     assert np.max(np.abs(written / ref - 1)) > 1e-8
-    got = f(*at)
-    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
-    np.testing.assert_allclose(got, ref, rtol=1e-13)
-    for n in (0, 1):
-        assert f(*(np.full(n, v) for v in (2.0, 1.0, 3.0))).shape == (n,)
+    _accurate_and_typed(f, out, at, ref, 1e-13, 2.0, 1.0, 3.0)
 
 
 def test_a_form_found_over_cut_leaves_that_still_loses_over_the_inputs_gives_way_to_one_found_over_them():
@@ -586,11 +588,7 @@ def test_a_form_found_over_cut_leaves_that_still_loses_over_the_inputs_gives_way
         ref = np.array([float(15 * ((v + 3 / v) * mp.sinh(v) - 3 * mp.cosh(v)) / v**4) for v in map(mp.mpf, at)])
     written = pytensor.function([t], out, mode="FAST_RUN")(at)
     assert np.max(np.abs(written / ref - 1)) > 1.0
-    got = f(at)
-    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
-    np.testing.assert_allclose(got, ref, rtol=1e-12)
-    for n in (0, 1):
-        assert f(np.full(n, 2.0)).shape == (n,)
+    _accurate_and_typed(f, out, (at,), ref, 1e-12, 2.0)
 
 
 def test_a_difference_of_two_powers_of_a_small_exponent_compiles_accurate():
@@ -611,11 +609,7 @@ def test_a_difference_of_two_powers_of_a_small_exponent_compiles_accurate():
         ref = np.array([float((mp.mpf(b) ** mp.mpf(c) - mp.mpf(a) ** mp.mpf(c)) / mp.mpf(c)) for a, b, c in zip(*at)])
     written = pytensor.function([x, y, lam], out, mode="FAST_RUN")(*at)
     assert np.max(np.abs(written / ref - 1)) > 1e-5
-    got = f(*at)
-    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
-    np.testing.assert_allclose(got, ref, rtol=1e-14)  # the negative bases' integer power too, as written
-    for n in (0, 1):
-        assert f(*(np.full(n, v) for v in (2.0, 3.0, 0.5))).shape == (n,)
+    _accurate_and_typed(f, out, at, ref, 1e-14, 2.0, 3.0, 0.5)  # the negative bases' integer power too, as written
 
 
 def test_a_hand_written_bernoulli_logit_likelihood_compiles_accurate_where_it_cancels_to_zero():
@@ -634,8 +628,4 @@ def test_a_hand_written_bernoulli_logit_likelihood_compiles_accurate_where_it_ca
                     -3.0 - np.log1p(np.exp(-3.0)), -0.7 * 800.0])
     written = pytensor.function([y, eta], out, mode="FAST_RUN")(*at)
     assert written[0] == 0.0
-    got = f(*at)
-    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
-    np.testing.assert_allclose(got, ref, rtol=1e-14)
-    for n in (0, 1):
-        assert f(np.full(n, 1.0), np.full(n, 2.0)).shape == (n,)
+    _accurate_and_typed(f, out, at, ref, 1e-14, 1.0, 2.0)
