@@ -595,8 +595,9 @@ def _blockwise(node: Any, ins: list[Any]) -> list[Any]:
     shape = np.broadcast_shapes(*[a.shape[:k] for a, k in zip(arrays, batch_nd, strict=True)])
     outs: list[np.ndarray | None] = [None] * len(node.outputs)
     for idx in np.ndindex(shape):
-        part = [a[tuple(0 if a.shape[d] == 1 else idx[len(shape) - k + d] for d in range(k))] if k else a
-                for a, k in zip(arrays, batch_nd, strict=True)]
+        # an index of every axis of an object array is its element (an mpf): a 0-d array again, as perform takes
+        part = [np.asarray(a[tuple(0 if a.shape[d] == 1 else idx[len(shape) - k + d] for d in range(k))],
+                           dtype=a.dtype) if k else a for a, k in zip(arrays, batch_nd, strict=True)]
         got = _perform(core, part)
         for j, g in enumerate(got):
             g = np.asarray(g)

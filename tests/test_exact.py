@@ -280,3 +280,15 @@ def test_the_inverse_error_functions_keep_every_digit_near_their_poles():
             else:
                 assert abs(v - r) <= abs(r) * mp.mpf(2) ** -60, (at[k], v, r)
     assert mp.isinf(low[5]) and low[5] < 0 and mp.isnan(low[6])
+
+
+def test_a_blockwise_whose_core_reads_a_scalar_is_evaluated_exactly():
+    # a Blockwise of Alloc (PyTensor 3.0's rewrites leave one in a vectorized power): its core Op's perform reads
+    # each batch entry of a scalar input as a 0-d array, not an mpf, whose shape it checks
+    from pytensor.tensor.basic import Alloc
+    from pytensor.tensor.blockwise import Blockwise
+
+    x = pt.dvector("x")
+    out = Blockwise(Alloc(), signature="(),()->(n)")(x, pt.constant(3, dtype="int64")) * 2
+    [got], _ = exact_values([out], {x: np.array([1.5, 2.0])})
+    assert got.shape == (2, 3) and got[1, 2] == mp.mpf(4) and got[0, 0] == mp.mpf(3)
