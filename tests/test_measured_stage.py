@@ -629,3 +629,26 @@ def test_a_hand_written_bernoulli_logit_likelihood_compiles_accurate_where_it_ca
     written = pytensor.function([y, eta], out, mode="FAST_RUN")(*at)
     assert written[0] == 0.0
     _accurate_and_typed(f, out, at, ref, 1e-14, 1.0, 2.0)
+
+
+def test_the_log_of_a_ratio_that_overflows_compiles_as_a_difference_of_logs():
+    """``0.5 * log(x / y)`` (half a log-likelihood ratio) is ``inf`` at ``x = 1e300``, ``y = 1e-300`` and ``-inf``
+    at the reverse, where it is +-690.8; and loses digits near ``x = y``.  The theory's
+    ``log_div_near_one_regimes`` gives ``log1p`` of the relative difference near 1, ``log|x| - log|y|`` where
+    the ratio's log is beyond +-700, the spelling between."""
+    import mpmath as mp
+
+    x, y = pt.dvector("x"), pt.dvector("y")
+    out = 0.5 * pt.log(x / y)
+    S.clear_outcomes(store=False)
+    stage = S.register_measured()
+    f = pytensor.function([x, y], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = (np.array([1e300, 1e-300, -1e300, 2.0, 7.00000000123, 4.0]),
+          np.array([1e-300, 1e300, -1e-300, 3.0, 7.0, 2.2250738585072014e-308]))
+    with mp.workdps(50):
+        ref = np.array([float(mp.log(mp.mpf(u) / mp.mpf(v)) / 2) for u, v in zip(*at)])
+    with np.errstate(over="ignore", divide="ignore"):
+        written = pytensor.function([x, y], out, mode="FAST_RUN")(*at)
+    assert np.isinf(written[:3]).all()
+    _accurate_and_typed(f, out, at, ref, 1e-13, 2.0, 3.0)

@@ -172,9 +172,18 @@ rw("log_shift_ratio_regimes", p.log(p.true_div(p.add(c, a), a)),
 _q = p.true_div(a, b)
 _near = p.and_(p.ge(_q, 0.5), p.le(_q, 2))
 _rel = p.true_div(p.sub(p.switch(_near, a, 1), p.switch(_near, b, 1)), p.switch(_near, b, 1))
-rw("log_div_near_one_regimes", p.log(_q), p.switch(_near, p.log1p(_rel), p.log(_q)), floats,
-   "``log(a / b)`` as ``log1p((a - b) / b)`` where ``1/2 <= a / b <= 2`` (``a - b`` exact, no digit of the "
-   "ratio's rounding kept), as written elsewhere.")
+# and where the ratio overflows or underflows (its log beyond +-700: a relative entropy at x = 1e300, y = 1e-300),
+# the difference of the logs of the operands' magnitudes (of one sign: the ratio positive), an ulp of the log there
+# (the condition reads that difference, 0 where the signs differ, not the ratio's log: the e-class of the root)
+_same_sign = p.gt(p.mul(p.sign(a), p.sign(b)), 0)
+_log_sides = p.sub(p.log(p.abs(p.switch(_same_sign, a, 1))), p.log(p.abs(p.switch(_same_sign, b, 1))))
+_far = p.gt(p.abs(_log_sides), 700)
+# (the spelling a direct branch of the outer switch: the extraction reads a form's own class there only)
+rw("log_div_near_one_regimes", p.log(_q),
+   p.switch(p.or_(_near, _far), p.switch(_near, p.log1p(_rel), _log_sides), p.log(_q)),
+   floats, "``log(a / b)`` as ``log1p((a - b) / b)`` where ``1/2 <= a / b <= 2`` (``a - b`` exact, no digit of the "
+   "ratio's rounding kept), as ``log|a| - log|b|`` where they have one sign and the ratio's log is beyond +-700 "
+   "(it overflows or is subnormal), as written elsewhere.")
 eq("log1p_sub_log1p", p.sub(p.log1p(a), p.log1p(b)), p.log1p(p.true_div(p.sub(a, b), p.add(1, b))),
    floats & within(a, -1, math.inf) & within(b, -1, math.inf),
    "``log1p(a) - log1p(b)`` is ``log1p((a - b) / (1 + b))`` for ``a, b > -1``: one log of the relative difference.")
