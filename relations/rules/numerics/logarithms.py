@@ -148,9 +148,11 @@ rw("log_pow1p_regimes", p.log(_pow1p), p.switch(_up, _t1p, p.log(_pow1p)), real(
    "``log((1 + c) ** b)`` as ``b * log1p(c)`` for ``c > -1`` (no rounding of ``1 + c``, no overflow of the "
    "power), as written elsewhere.")
 _log1m_pow1p = p.log1p(p.neg(_pow1p))
+# (the spelling a direct branch of the outer switch: nested one switch deeper, the extraction never chose the form)
+_above_half = p.and_(_up, p.gt(_t1p, -math.log(2)))
 rw("log1m_pow1p_regimes", _log1m_pow1p,
-   p.switch(p.and_(_up, p.gt(_t1p, -math.log(2))), p.log1mexp(_t1p),
-            p.switch(p.lt(p.abs(c), 0.5), p.log1p(p.neg(p.exp(_t1p))), _log1m_pow1p)), real(b) & real(c),
+   p.switch(p.or_(_above_half, p.lt(p.abs(c), 0.5)),
+            p.switch(_above_half, p.log1mexp(_t1p), p.log1p(p.neg(p.exp(_t1p)))), _log1m_pow1p), real(b) & real(c),
    "``log1p(-(1 + c) ** b)`` as ``log1mexp(b * log1p(c))`` where ``c > -1`` and the power is above 1/2, as "
    "``log1p(-exp(b * log1p(c)))`` below 1/2 where ``|c| < 1/2`` (``pow1p_regimes``' power), as written elsewhere.")
 _sq = p.log1p(p.sqr(a))
