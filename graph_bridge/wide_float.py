@@ -545,8 +545,8 @@ def lost_corners(output: Variable, cap: int = 8, seed: int = 0) -> dict[Variable
     kept = np.isfinite(ref) & (ref != 0)
     # each way of losing a value drawn from in turn (inf, 0, NaN): a region that overflows at most corners still
     # has its points where it cancels to 0 (``log(1 + exp(x)) - x * y`` at x = 40, y = 1)
-    kinds = [rng.permutation(np.flatnonzero(lost & kept)) for lost in (np.isinf(lo), lo == 0, np.isnan(lo))]
-    turns = [k[n] for n in range(max(map(len, kinds))) for k in kinds if n < len(k)]
+    kinds = (np.isinf(lo), lo == 0, np.isnan(lo))
+    turns = _in_turns([rng.permutation(np.flatnonzero(lost & kept)) for lost in kinds])
     if not turns:
         return None
     pick = np.sort(np.array(turns[:cap]))
@@ -618,8 +618,12 @@ def _spread(rows: Sequence[tuple], bits: np.ndarray, cap: int) -> np.ndarray | N
     by_pair: dict[tuple, list[int]] = {}
     for (_, i, j), k in sorted(worst.items(), key=lambda item: -bits[item[1]]):
         by_pair.setdefault((i, j), []).append(k)
-    turns = [ks[n] for n in range(max(map(len, by_pair.values()))) for ks in by_pair.values() if n < len(ks)]
-    return np.sort(np.array(turns[:cap]))
+    return np.sort(np.array(_in_turns(list(by_pair.values()))[:cap]))
+
+
+def _in_turns(groups: Sequence[Any]) -> list[Any]:
+    """The groups' entries taken a group at a time: each group's first, then each group's second, ..."""
+    return [g[n] for n in range(max(map(len, groups), default=0)) for g in groups if n < len(g)]
 
 
 #: :data:`SCREEN_GRID` and the extreme magnitudes of each dtype (``1e300``, ``1e-300``): where a power

@@ -1667,15 +1667,23 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
         # x - mu is), and last where over its leaves no form was found (a leaf cut below the region's depth is an
         # input the identities cannot see through: ``x**2`` under ``exp(-x**2 / 2) / erfc(x / sqrt(2))``); tried
         # only when the candidates before it found nothing (the normal log-CDF's expansion costs a minute more)
-        full_pts = _screen(full, corners=True) if full is not r.copy else None
-        if full_pts is not None:
-            candidates.append((full, full_pts, _same, full))
+        screened: list[Any] = []
+
+        def full_points() -> Any:  # the region over its inputs screened once, and only when a step reads it
+            if not screened:
+                screened.append(_screen(full, corners=True) if full is not r.copy else None)
+            return screened[0]
+
+        if full is not r.copy and (candidates or full_points() is not None):
+            candidates.append((full, None, _same, full))  # its points (None here) screened when it is reached
         if not candidates:
             return ACCURATE
         budget.stabilized += 1
         found = _stabilized_form(r.root)
         over_leaves = None  # a form better over the leaves, not where the leaves are computed from the inputs
         for target, pts, put_back, reference in candidates:
+            if pts is None and (pts := full_points()) is None:
+                continue
             if (new := found(target)) is None:
                 continue
             if put_back is None:
@@ -1684,7 +1692,7 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
                     # Distributions.jl's biweight mgf, ``(x + 3 / x) sinh(x) - 3 cosh(x)``, which cancels at 0):
                     # where the region over its inputs loses, the form must not lose there, else the region over
                     # its inputs is measured too, and the form kept for when that finds none better
-                    if full_pts is None or not _loses(_expanded(new, r, origins), full_pts):
+                    if (losing := full_points()) is None or not _loses(_expanded(new, r, origins), losing):
                         return new
                     over_leaves = new
                 continue
@@ -1695,7 +1703,8 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
             if form.type.ndim == r.root.type.ndim and _compiles_better(new, target, pts) and _compiles_no_worse(
                     form, reference):
                 return form  # (one computing a leaf again is kept under a key that holds how: _keyed)
-        split = _by_pieces(candidates, found)
+        split = _by_pieces([(t, full_points() if p is None else p, b, ref) for t, p, b, ref in candidates
+                            if p is not None or full_points() is not None], found)
         return split if split is not None else over_leaves if over_leaves is not None else KEPT
 
 
@@ -1972,7 +1981,7 @@ def _screen(copy: Variable, corners: bool = False) -> Any:
             if pts is None or not pts.n:
                 continue
             [(mean, top)] = graph_error([copy], pts, STOCK)
-            if mean > SCREEN_BITS or (several and top >= LOST_BITS):
+            if _over_screen(mean, top, several):
                 if not corners:
                     return pts
                 found = pts if found is None else join_points(found, pts)
@@ -2008,7 +2017,13 @@ def _loses(form: Variable, pts: Any) -> bool:
         [(mean, top)] = graph_error([form], pts, STOCK)
     except (ValueError, TypeError, NotImplementedError):
         return True
-    return mean > SCREEN_BITS or (_several_elementwise(form) and top >= LOST_BITS)
+    return _over_screen(mean, top, _several_elementwise(form))
+
+
+def _over_screen(mean: float, top: float, several: bool) -> bool:
+    """Whether bits of error measured at points (their mean and largest) flag a region (``several``: of two inputs
+    or more, elementwise in them): a mean above :data:`SCREEN_BITS`, or a value lost (:data:`LOST_BITS`)."""
+    return mean > SCREEN_BITS or (several and top >= LOST_BITS)
 
 
 def _compiles_no_worse(new: Variable, copy: Variable) -> bool:

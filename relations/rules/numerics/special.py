@@ -138,9 +138,9 @@ rw("log_beta_regimes", _beta,
    "``log(gamma(a) * gamma(b) / gamma(a + b))`` as ``gammaln(a) + gammaln(b) - gammaln(a + b)`` for ``a, b > 0`` "
    "where the spelling is not finite (a ``gamma`` overflowed: from 171.6 in float64, 35 in float32), as written "
    "elsewhere (more accurate there, where the logs cancel; ``gamma`` of a negative number is negative or a pole).")
-_a_pos_g = p.gt(a, 0)
+_a_pos = p.gt(a, 0)
 _x_gamma = p.log(p.mul(a, p.gamma(a)))
-rw("log_mul_gamma_regimes", _x_gamma, p.switch(_a_pos_g, p.gammaln(p.add(p.switch(_a_pos_g, a, 1), 1)), _x_gamma),
+rw("log_mul_gamma_regimes", _x_gamma, p.switch(_a_pos, p.gammaln(p.add(p.switch(_a_pos, a, 1), 1)), _x_gamma),
    real(a), "``log(a * gamma(a))`` as ``gammaln(a + 1)`` for ``a > 0`` (no cancellation of ``log(a)`` with "
    "``log(gamma(a))`` near 0, no overflow), as written elsewhere.")
 # quotients of gamma by gamma or a power (a beta function, a Pochhammer symbol, x**n / n!): gammaln for positive
@@ -198,7 +198,6 @@ eq("softplus_neg_log_sigmoid", p.softplus(p.neg(a)), p.neg(p.log(p.sigmoid(a))),
 # the Bernoulli log-likelihood on the logit, ``a * b - softplus(a)``, cancels where ``a`` is large and ``b`` near 1
 # (``softplus(a)`` is ``a`` to the last digit); through ``softplus(a) = a + softplus(-a)`` it is exact there, and
 # cancels where ``a`` is large and negative instead: each form on its side of 0
-_a_pos = p.gt(a, 0)
 _nll = p.sub(p.softplus(a), p.mul(a, b))
 rw("softplus_sub_mul_regimes", _nll, p.switch(_a_pos, p.add(p.softplus(p.neg(a)), p.mul(a, p.sub(1, b))), _nll),
    floats, "``softplus(a) - a * b`` as ``softplus(-a) + a * (1 - b)`` for ``a > 0``, as written elsewhere: the "
