@@ -1643,26 +1643,12 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
     values, and no less accurate than the region over the region's inputs; so is each part of a sum that
     reads one input (:func:`relations.compile.separable.separated`: the Student-t entropy's ``df`` terms
     beside ``log(scale)``), the rest added back."""
-    from relations.compile.separable import separated
-
     assert r.copy is not None
     with config.change_flags(traceback__limit=0):
         whole = _screen(r.copy, corners=True)
-        # the critical sub-expressions first: their regimes see the whole range of their values, where draws
-        # of the region's inputs seldom reach the corner the whole region's regimes would have to split at; then
-        # the parts of a sum that read one input each (a series is of one input)
-        # each (target, its points, the region's form from the target's, what that form must be no worse than)
-        candidates: list[tuple[Variable, Any, Callable[[Variable], Variable] | None, Variable]] = [
-            (narrow, pts, _put_back(leaf, operand), r.copy) for operand, leaf, narrow in _narrowed(r.copy)
-            if (pts := _screen(narrow)) is not None]
         origins = _leaf_origins(r)
         full = _expanded(r.copy, r, origins)  # the region over its inputs: its cut leaves computed again
-        for part, rest in separated(r.copy, origins):
-            target = _expanded(part, r, origins)
-            if (pts := _screen(target, corners=True)) is not None:
-                candidates.append((target, pts, _plus(rest), full))
-        if whole is not None:
-            candidates.append((r.copy, whole, None, r.copy))
+        candidates = _candidates(r, whole, origins, full)
         # the whole region over its inputs: where over its leaves it was not found losing (the normal log-CDF over
         # x - mu is), and last where over its leaves no form was found (a leaf cut below the region's depth is an
         # input the identities cannot see through: ``x**2`` under ``exp(-x**2 / 2) / erfc(x / sqrt(2))``); tried
@@ -1706,6 +1692,31 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
         split = _by_pieces([(t, full_points() if p is None else p, b, ref) for t, p, b, ref in candidates
                             if p is not None or full_points() is not None], found)
         return split if split is not None else over_leaves if over_leaves is not None else KEPT
+
+
+#: A candidate of :func:`_measure`: the target, its points (``None``: screened when reached), the region's form
+#: from the target's (``None``: the target is the region), and what that form must be no worse than.
+_Candidate = tuple[Variable, Any, Callable[[Variable], Variable] | None, Variable]
+
+
+def _candidates(r: _Region, whole: Any, origins: Any, full: Variable) -> list[_Candidate]:
+    """What :func:`_measure` offers :func:`relations.stabilize` before the region over its inputs: the critical
+    sub-expressions first (their regimes see the whole range of their values, where draws of the region's inputs
+    seldom reach the corner the whole region's regimes would have to split at), then the parts of a sum that read
+    one input each (a series is of one input), then the region where its screen (``whole``) flagged it."""
+    from relations.compile.separable import separated
+
+    assert r.copy is not None
+    candidates: list[_Candidate] = [
+        (narrow, pts, _put_back(leaf, operand), r.copy) for operand, leaf, narrow in _narrowed(r.copy)
+        if (pts := _screen(narrow)) is not None]
+    for part, rest in separated(r.copy, origins):
+        target = _expanded(part, r, origins)
+        if (pts := _screen(target, corners=True)) is not None:
+            candidates.append((target, pts, _plus(rest), full))
+    if whole is not None:
+        candidates.append((r.copy, whole, None, r.copy))
+    return candidates
 
 
 def _stabilized_form(root: Variable) -> Callable[[Variable], Variable | None]:
