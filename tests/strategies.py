@@ -628,16 +628,27 @@ SPELLINGS: dict[str, tuple[Callable, Callable[[float], bool], Callable[[float], 
     "erfinv_quantile": (lambda v: pt.erfinv(2 * pt.sigmoid(v) - 1), lambda b: b <= 30, lambda b: 6.0),
     "beta_gamma": (lambda v: pt.gamma(v * v + 1) * pt.gamma(v * v + 2) / pt.gamma(2 * v * v + 3),
                    lambda b: b <= 5, lambda b: 1.0),
+    # a density over its tail (Mills' ratio through erfcx), a difference of two powers of one exponent, the
+    # Bernoulli log-likelihood on the logit, the log of a ratio near 1
+    "hazard": (lambda v: pt.exp(-v * v / 2) / pt.erfc(v / math.sqrt(2)), lambda b: b <= 30, lambda b: b + 2),
+    "pow_sub_pow": (lambda v: (v * v + 2) ** v - (v * v + 1) ** v, lambda b: b <= 3, lambda b: (b * b + 2) ** b + 1),
+    "mul_sub_softplus": (lambda v: v * pt.sigmoid(v) - pt.log1p(pt.exp(v)), lambda b: b <= 30, lambda b: 2 * b + 1),
+    "log_ratio_near_one": (lambda v: pt.log((v * v + 1) / (v * v + 2)), lambda b: b <= 1e3, lambda b: 1.0),
 }
 
 
-def _spelling(ctx: _Ctx, x: _T) -> _T | None:
-    """One numerics spelling of ``x`` (a float tensor): ``log(1 + exp(x)) - x``, ``2 / (exp(x) + exp(-x))``,
-    ``log(x + sqrt(x*x + 1))``, ... (most of which the stabilizing pass rewrites, a few PyTensor's own
-    stabilizers); ``None`` for another dtype."""
+#: The spellings only the measured stage's theory repairs (the fast pass leaves them).
+STAGE_SPELLINGS = ("two_sub_exp", "erfinv_quantile", "beta_gamma", "hazard", "pow_sub_pow", "mul_sub_softplus",
+                   "log_ratio_near_one")
+
+
+def _spelling(ctx: _Ctx, x: _T, only: Sequence[str] | None = None) -> _T | None:
+    """One numerics spelling of ``x`` (a float tensor), of ``only`` where given: ``log(1 + exp(x)) - x``,
+    ``2 / (exp(x) + exp(-x))``, ``log(x + sqrt(x*x + 1))``, ... (most of which the stabilizing pass rewrites, a
+    few PyTensor's own stabilizers); ``None`` for another dtype."""
     if not x.dtype.startswith("float"):
         return None
-    names = [k for k, (_, ok, _) in SPELLINGS.items() if ok(x.bound)]
+    names = [k for k, (_, ok, _) in SPELLINGS.items() if ok(x.bound) and (only is None or k in only)]
     if not names:
         return None
     fn, _, bound = SPELLINGS[ctx.pick(names)]
@@ -667,6 +678,7 @@ BUILDERS: dict[str, Callable[[_Ctx, _T], _T | None]] = {
     "solve": _solve,
     "random": _random,
     "spelling": _spelling,
+    "stage_spelling": partial(_spelling, only=STAGE_SPELLINGS),
 }
 FAMILIES = tuple(BUILDERS)
 

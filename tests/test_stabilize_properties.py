@@ -113,13 +113,31 @@ def test_drawn_graphs_holding_spellings_keep_their_values_types_and_input_under_
     ``exp(x) - 1``, ...), then broadcasts, reductions, indexing and the rest: compiled with the pass, every output
     has PyTensor's type and its value (inputs in [-2, 2], where no spelling loses more than a few ulps; ``atol``
     for the values near 0 the stable forms keep and the spellings round to 0), and the graph is unchanged."""
+    _keeps_values_types_and_input(drawn, WITH_PASS)
+
+
+#: The fast pass and the measured stage (``relations.ACCURATE_TAGS``) over PyTensor's FAST_RUN rewrites.
+WITH_STAGE = relations.mode(*relations.ACCURATE_TAGS, base=PY_FAST_RUN)
+
+
+@settings(SETTINGS, max_examples=10 if FAST else 60)
+@given(graphs(max_nodes=5, family="stage_spelling"))
+def test_drawn_graphs_holding_spellings_keep_their_values_types_and_input_under_the_measured_stage(drawn: Drawn):
+    """As above with the measured stage, which cuts regions, computes their leaves again from the region's inputs
+    and replaces a region by what :func:`relations.stabilize` finds (Mills' ratio, ``c**b * expm1(b log(a / c))``,
+    ``log1p`` of a ratio near 1, ...) across the broadcasts, reductions and indexing drawn around it."""
+    _keeps_values_types_and_input(drawn, WITH_STAGE)
+
+
+def _keeps_values_types_and_input(drawn: Drawn, mode: Mode) -> None:
+    """Compiled in ``mode``, every output of ``drawn`` has PyTensor's type and value, and the graph is unchanged."""
     import pytensor
 
     from helpers import assert_same_types, snapshot
 
     before = snapshot(*drawn.outputs)
     stock = pytensor.function(drawn.inputs, drawn.outputs, mode=PY_FAST_RUN, on_unused_input="ignore")
-    ours = pytensor.function(drawn.inputs, drawn.outputs, mode=WITH_PASS, on_unused_input="ignore")
+    ours = pytensor.function(drawn.inputs, drawn.outputs, mode=mode, on_unused_input="ignore")
     assert snapshot(*drawn.outputs) == before, drawn.describe()
     for a, b in zip(stock.maker.fgraph.outputs, ours.maker.fgraph.outputs, strict=True):
         assert_same_types(a, b)

@@ -110,6 +110,8 @@ EXPECTED: dict[str, Callable[[Apply], bool]] = {
     # graphs(family="spelling"))
     "spelling": lambda n: isinstance(n.op, Elemwise)
     and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Sinh", "Pow", "Erfinv", "Gamma"),
+    "stage_spelling": lambda n: isinstance(n.op, Elemwise)
+    and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Pow", "Erfinv", "Gamma"),
 }
 
 
