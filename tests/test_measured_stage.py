@@ -652,3 +652,26 @@ def test_the_log_of_a_ratio_that_overflows_compiles_as_a_difference_of_logs():
         written = pytensor.function([x, y], out, mode="FAST_RUN")(*at)
     assert np.isinf(written[:3]).all()
     _accurate_and_typed(f, out, at, ref, 1e-13, 2.0, 3.0)
+
+
+@pytest.mark.parametrize("spelling", [
+    lambda p: pt.log(p / (1 - p)),  # SciPy's logit before scipy #21388
+    lambda p: -pt.log(1 / p - 1),
+])
+def test_a_logit_cancelling_at_one_half_compiles_accurate_there(spelling):
+    """A logit written through a ratio is 0 at ``p = 1/2``, where the ratio rounds: up to 6 digits are lost at
+    ``p = 0.5 + 1e-10``.  The stage's flag reads the points of the root grid where the exact value is 0, and its
+    points near them (neither bracket a sign change), and compiles ``log1p`` of the exact relative difference."""
+    import mpmath as mp
+
+    p = pt.dvector("p")
+    out = spelling(p)
+    S.clear_outcomes(store=False)
+    stage = S.register_measured()
+    f = pytensor.function([p], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at = np.array([0.5 + 1e-10, 0.5 - 3e-12, 0.5 + 2.0**-30, 0.25, 1e-300, 0.7])
+    with mp.workdps(50):
+        ref = np.array([float(mp.log(mp.mpf(v) / (1 - mp.mpf(v)))) for v in at])
+    assert np.max(np.abs(pytensor.function([p], out, mode="FAST_RUN")(at[:3]) / ref[:3] - 1)) > 1e-11
+    _accurate_and_typed(f, out, (at,), ref, 1e-14, 0.5)

@@ -160,12 +160,25 @@ def _stirlerr(v):
     # a root's neighbourhood is a cancellation of its terms, the root itself in the graph's dtype
     ("exp(x) + x", lambda v: pt.exp(v) + v, [float(-mp.lambertw(1))]),
     ("log(x)", pt.log, []),  # a root at 1, where log loses nothing
+    # a root on the grid itself brackets no sign change between its points (SciPy's logit before scipy #21388)
+    ("log(x / (1 - x))", lambda v: pt.log(v / (1 - v)), [0.5]),
 ])
 def test_cancellation_points_are_where_the_spelling_loses_digits_away_from_0(name, graph, expect):
     out = graph(x)
     before = snapshot(out)
     assert cancellation_points(out) == expect, name
     assert snapshot(out) == before
+
+
+def test_without_crossings_a_root_counts_only_on_the_grid():
+    """``crossings=False`` (the measured stage's flag): the zeros at the grid's points (``log(x / (1 - x))`` at 1/2)
+    and the graph's constants, not a root between the grid's points (a log-density term where the density is 1)."""
+    assert cancellation_points(pt.log(x / (1 - x)), crossings=False) == [0.5]
+    assert cancellation_points(pt.log(x) - 1, crossings=False) == []
+    assert cancellation_points(pt.log(x) - x + 1, crossings=False) == [1.0]
+    exponential_logp = pt.log(10.0) - 10.0 * pt.exp(x)
+    assert cancellation_points(exponential_logp, crossings=False) == []
+    np.testing.assert_allclose(cancellation_points(exponential_logp), [np.log(np.log(10.0) / 10.0)], rtol=1e-12)
 
 
 def test_every_cancellation_point_is_kept_none_dropped_past_a_count():

@@ -1031,12 +1031,15 @@ def _flagged_whole(copy: Variable, screened: Screened) -> bool:
 
 
 def _cancels_at_constant(copy: Variable) -> bool:
-    """Whether the region ``copy``, of one float input, cancels near one of its constants away from 0
-    (:func:`relations.saturation.series.cancellation_points` without roots: ``log(x) - x + 1`` near 1), where
-    neither sampled points nor the grid fall.  The measured stage's flag only."""
+    """Whether the region ``copy``, of one float input, cancels near one of its constants away from 0, or near a
+    point of the root grid where its value is 0 (:func:`relations.saturation.series.cancellation_points` without
+    crossings: ``log(x) - x + 1`` near 1, SciPy's ``log(p / (1 - p))`` near 1/2), where neither sampled points
+    nor the grid fall.  Not where it crosses 0 between the grid's points: a log-density term crosses 0 where the
+    density is 1, its relative error there matters to no sum, and measuring it cost the first compile of
+    stochastic volatility and of the GP marginal likelihood 8-10 s each.  The measured stage's flag only."""
     from relations.saturation.series import cancellation_points
 
-    return _reads(copy) == 1 and bool(cancellation_points(copy, roots=False))
+    return _reads(copy) == 1 and bool(cancellation_points(copy, crossings=False))
 
 
 def _fits(form: Variable, copy: Variable) -> bool:

@@ -292,19 +292,20 @@ def _loses(out: Variable, var: Variable, xs: Sequence[float]) -> bool:
 
 
 @lru_cache(maxsize=64)  # stabilize samples near them and expands at them: the root search once
-def cancellation_points(out: Variable, roots: bool = True) -> list[float]:
+def cancellation_points(out: Variable, roots: bool = True, crossings: bool = True) -> list[float]:
     """The nonzero floats near which ``out`` (a graph of one float input) cancels: its float constants and
-    their negations, and (``roots``) the roots of its exact value where it changes sign between two points of
-    :data:`ROOT_GRID` (to float precision), each kept where the spelling loses :data:`CANCEL_BITS` or more at
-    ``a (1 +- OFF 2**-m)``, ``m`` half the dtype's mantissa (``log(x) - x + 1`` at 1; ``log(x) - 1`` at e).
-    All of them, nearest 0 first: the candidates are bounded by the graph's constants and the grid's points."""
+    their negations, and (``roots``) the roots of its exact value: points of :data:`ROOT_GRID` where it is 0
+    (``log(p / (1 - p))`` at 1/2) and (``crossings``) where it changes sign between two of them (to float
+    precision); each kept where the spelling loses :data:`CANCEL_BITS` or more at ``a (1 +- OFF 2**-m)``, ``m``
+    half the dtype's mantissa (``log(x) - x + 1`` at 1; ``log(x) - 1`` at e).  All of them, nearest 0 first: the
+    candidates are bounded by the graph's constants and the grid's points."""
     var = _input(out)
     if var is None:
         return []
     dtype = str(out.type.dtype)
     half = OFF * 2.0 ** -(np.finfo(dtype).nmant // 2)
     found: list[float] = []
-    for a in sorted(set(_constants(out)) | set(_roots(out, var) if roots else ()), key=abs):
+    for a in sorted(set(_constants(out)) | set(_roots(out, var, crossings) if roots else ()), key=abs):
         if a != 0 and np.isfinite(a) and a not in found and _loses(out, var, [a * (1 + half), a * (1 - half)]):
             found.append(a)
     return found
@@ -324,15 +325,16 @@ def _constants(out: Variable) -> list[float]:
     return found
 
 
-def _roots(out: Variable, var: Variable) -> list[float]:
-    """Roots of ``out``'s exact value bracketed by consecutive points of :data:`ROOT_GRID` of opposite sign (as
-    floats of ``out``'s dtype)."""
+def _roots(out: Variable, var: Variable, crossings: bool = True) -> list[float]:
+    """Roots of ``out``'s exact value: points of :data:`ROOT_GRID` where it is 0, and (``crossings``) roots
+    bracketed by consecutive points of opposite sign (as floats of ``out``'s dtype)."""
     grid = sorted(ROOT_GRID)
     try:
         with mp.workdps(DIGITS):
             values = [_exact_at(out, var, mp.mpf(x)) for x in grid]
-            found = []
-            for (a, fa), (b, fb) in pairwise(zip(grid, values, strict=True)):
+            # a grid point where the value is 0 (``log(p / (1 - p))`` at 1/2) is a root; it brackets none
+            found = [x for x, fx in zip(grid, values, strict=True) if fx == 0]
+            for (a, fa), (b, fb) in pairwise(zip(grid, values, strict=True)) if crossings else ():
                 if mp.isfinite(fa) and mp.isfinite(fb) and fa * fb < 0:
                     root = mp.findroot(lambda t: _exact_at(out, var, t), (a, b), solver="anderson")
                     found.append(float(np.asarray(float(root), dtype=str(out.type.dtype))))
