@@ -119,3 +119,12 @@ def test_the_choice_of_a_guarded_form_keeps_its_fallback_and_builds_a_graph():
     f = pytensor.function([a, b], built, mode="FAST_COMPILE")
     np.testing.assert_allclose(f(np.array([200.0, 2.0]), np.array([3.0, 5.0])),
                                [float(mp.log(mp.beta(200, 3))), float(mp.log(mp.beta(2, 5)))], rtol=1e-13)
+
+
+def test_hypot_shift_regimes_scales_a_square_beside_any_term():
+    """Squareplus's root, ``sqrt(x**2 + b)``: ``inf`` from ``|x| = 1.3e154`` (the square overflows) and ``sqrt(b)``
+    where ``x**2 + b`` is below 1e-290 and ``b`` is not a square (no ``hypot_regimes``)."""
+    x, b = pt.dvector("x"), pt.dvector("b")
+    pts = _points(x=[1e200, -1e300, 3.0, 1e-200, -2.0], b=[4.0, 1.0, 16.0, 1e-300, -3.0])
+    _check(pt.sqrt(x**2 + b), [x, b], pts, lambda u, v: mp.sqrt(u * u + v), rtol=4e-16,
+           rules=_rule("hypot_shift_regimes") + _rule("unpow2"))
