@@ -128,3 +128,15 @@ def test_hypot_shift_regimes_scales_a_square_beside_any_term():
     pts = _points(x=[1e200, -1e300, 3.0, 1e-200, -2.0], b=[4.0, 1.0, 16.0, 1e-300, -3.0])
     _check(pt.sqrt(x**2 + b), [x, b], pts, lambda u, v: mp.sqrt(u * u + v), rtol=4e-16,
            rules=_rule("hypot_shift_regimes") + _rule("unpow2"))
+
+
+def test_log1p_pow_regimes_takes_the_log_of_a_power_that_overflows():
+    """The Burr log-CDF's ``log1p(x ** -c)``: ``inf`` at ``x = 1e-10``, ``c = 40``, where it is ``921``."""
+    x, c = pt.dvector("x"), pt.dvector("c")
+    pts = _points(x=[1e-10, 1e-300, 3.0, 0.5, 1e10], c=[40.0, 2.0, 1.5, 3.0, 40.0])
+    s = _check(pt.log1p(x ** -c), [x, c], pts, lambda u, v: mp.log1p(u**-v), rtol=1e-15,
+               rules=_rule("log1p_pow_regimes"))
+    # where the power is finite the spelling is kept: the same floats
+    f = pytensor.function([x, c], s.graph, mode="FAST_COMPILE")
+    at_x, at_c = np.array([3.0, 1e10, 0.5, -2.0]), np.array([1.5, 40.0, 3.0, 2.0])
+    np.testing.assert_array_equal(f(at_x, at_c), np.log1p(at_x**-at_c))

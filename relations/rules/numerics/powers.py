@@ -120,6 +120,12 @@ rw("pow_add_neg_one_regimes", p.add(_pow_ab, -1), p.switch(_a_near, p.expm1(_a_l
 rw("one_sub_pow_regimes", p.sub(1, _pow_ab), p.switch(_a_near, p.neg(p.expm1(_a_log)), p.sub(1, _pow_ab)),
    real(a) & real(b) & ~is_constant(b),
    "``1 - a ** b`` as ``-expm1(b * log(a))`` where ``a > 0`` and ``|b * log(a)| < 1``, as written elsewhere.")
+# the log of one plus a power that overflows (a Burr, log-logistic or Pareto II CDF's ``log1p((x / s) ** -c)`` at
+# small ``x``): ``b log(a)`` plus what is left, softplus's, where the base is positive
+_pow_inf = p.and_(_a_pos, p.eq(_pow_ab, math.inf))
+rw("log1p_pow_regimes", p.log1p(_pow_ab),
+   p.switch(_pow_inf, p.softplus(p.mul(b, p.log(p.switch(_pow_inf, a, 1)))), p.log1p(_pow_ab)), real(a) & real(b),
+   "``log1p(a ** b)`` as ``softplus(b * log(a))`` where ``a > 0`` and the power overflows, as written elsewhere.")
 # a difference of two powers of one exponent, which cancels where the powers are near each other (a small exponent:
 # a truncated power law's normalizer ``hi**(1 + alpha) - lo**(1 + alpha)`` near alpha = -1): the smaller's power
 # times expm1 of the exponent times the log of the ratio, where both bases are positive and that product is below 1
