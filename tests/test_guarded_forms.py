@@ -140,3 +140,14 @@ def test_log1p_pow_regimes_takes_the_log_of_a_power_that_overflows():
     f = pytensor.function([x, c], s.graph, mode="FAST_COMPILE")
     at_x, at_c = np.array([3.0, 1e10, 0.5, -2.0]), np.array([1.5, 40.0, 3.0, 2.0])
     np.testing.assert_array_equal(f(at_x, at_c), np.log1p(at_x**-at_c))
+
+
+def test_sqrt_add_sub_regimes_takes_the_difference_exactly_where_b_is_positive():
+    """A complex root's ``sqrt(re*re + im*im) - re``: 0 at ``re = 1e10``, ``im = 1``, where it is ``5e-11``."""
+    re, im = pt.dvector("re"), pt.dvector("im")
+    pts = _points(re=[1e10, 1e5, -3.0, 2.0, 0.0], im=[1.0, 1e-8, 4.0, 5.0, 2.0])
+    s = _check(pt.sqrt(re * re + im * im) - re, [re, im], pts, lambda u, v: mp.sqrt(u * u + v * v) - u, rtol=1e-15,
+               rules=_rule("sqrt_add_sub_regimes"))
+    f = pytensor.function([re, im], s.graph, mode="FAST_COMPILE")  # where re <= 0 the spelling is kept
+    at_re, at_im = np.array([-3.0, 0.0, -1e10]), np.array([4.0, 2.0, 1.0])
+    np.testing.assert_array_equal(f(at_re, at_im), np.sqrt(at_re * at_re + at_im * at_im) - at_re)

@@ -675,3 +675,49 @@ def test_a_logit_cancelling_at_one_half_compiles_accurate_there(spelling):
         ref = np.array([float(mp.log(mp.mpf(v) / (1 - mp.mpf(v)))) for v in at])
     assert np.max(np.abs(pytensor.function([p], out, mode="FAST_RUN")(at[:3]) / ref[:3] - 1)) > 1e-11
     _accurate_and_typed(f, out, (at,), ref, 1e-14, 0.5)
+
+
+def _complex_root_im(re, im):
+    """mathjs's imaginary part of a complex square root (its ``im > 0`` branch)."""
+    return 0.5 * pt.sqrt(2.0 * (pt.sqrt(re * re + im * im) - re))
+
+
+def test_a_leaf_reading_an_input_its_region_does_not_is_computed_again():
+    """The complex root's region cuts ``re*re + im*im`` as a leaf: it reads ``im``, which the region does not read
+    itself.  Computed again from ``re`` and ``im`` (a leaf of up to :data:`LEAF_NODES` nodes and
+    :data:`LEAF_EXTRA_INPUTS` inputs of its own), the region over its inputs cancels at ``re = 1e10``, ``im = 1``,
+    and the stage compiles ``im*im / (sqrt(re*re + im*im) + re)`` there."""
+    import mpmath as mp
+
+    re, im = pt.dvector("re"), pt.dvector("im")
+    out = _complex_root_im(re, im)
+    [(root, region)] = S._head_regions([out])
+    r = S._Region(root, *S._keyed(root, region))
+    (r.copy,), r.leaves = S._cut([root], S.MEASURED_HEADS, constants=True)
+    assert im not in pytensor.graph.traversal.explicit_graph_inputs([r.copy]) and im in r.inputs
+    S.clear_outcomes(store=False)
+    stage = S.register_measured()
+    f = pytensor.function([re, im], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    at_re, at_im = np.array([1e10, 1e5, -3.0, 2.0]), np.array([1.0, 1e-8, 4.0, 5.0])
+    with mp.workdps(50):
+        ref = np.array([float(mp.sqrt(mp.mpc(u, v)).imag) for u, v in zip(at_re, at_im, strict=True)])
+    assert pytensor.function([re, im], out, mode="FAST_RUN")(at_re[:1], at_im[:1])[0] == 0.0
+    _accurate_and_typed(f, out, (at_re, at_im), ref, 1e-14, 2.0, 1.0)
+
+
+def test_a_cached_form_reads_the_new_graphs_input_beside_its_region():
+    """A second region of the same structure, over other inputs, reuses the form found for the first: the form
+    reads the input the leaf reads beyond the region (``im``) as the second graph's, never the first's."""
+    re1, im1 = pt.dvector("re1"), pt.dvector("im1")
+    S.clear_outcomes()  # (the session's store: conftest.py)
+    first = S.MeasuredBudget()
+    assert len(S.measured([_complex_root_im(re1, im1)], first)) == 1 and first.stabilized == 1
+    re2, im2 = pt.dvector("re2"), pt.dvector("im2")
+    second = S.MeasuredBudget()
+    [(_, new)] = S.measured([_complex_root_im(re2, im2)], second)
+    assert second.cached == 1 and second.stabilized == 0
+    reads = set(pytensor.graph.traversal.explicit_graph_inputs([new]))
+    assert {re2, im2} <= reads and not {re1, im1} & reads
+    f = pytensor.function([re2, im2], new, mode="FAST_COMPILE")
+    np.testing.assert_allclose(f(np.array([1e10, -3.0]), np.array([1.0, 4.0])), [5e-6, 2.0], rtol=1e-14)

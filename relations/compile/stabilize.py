@@ -1767,13 +1767,26 @@ def _put_back(leaf: Variable, operand: Variable) -> Callable[[Variable], Variabl
     return lambda form: clone_replace([form], replace={leaf: operand})[0]
 
 
+#: A leaf :func:`_computed_from` may read up to this many inputs its region does not read itself, where it is
+#: computed by up to :data:`LEAF_NODES` nodes: pseudo-Huber's ``r / d`` under ``d**2 * (sqrt(1 + t**2) - 1)``,
+#: a complex root's ``re*re + im*im`` under ``sqrt(2 (sqrt(t) - re))``.  Beyond, a leaf is one of a model's
+#: computations, which the region over its inputs would copy whole.
+LEAF_EXTRA_INPUTS = 2
+LEAF_NODES = 4
+
+
 def _computed_from(v: Variable, own: set[Variable]) -> frozenset[Variable] | None:
-    """The inputs ``v`` (a leaf the region cut) is computed from, where they are inputs the region reads itself
-    (``own``) and ``v`` is elementwise in them: a leaf the measured stage may compute again; else ``None``."""
+    """The inputs ``v`` (a leaf the region cut) is computed from, where ``v`` is elementwise in them and they are
+    inputs the region reads itself (``own``), or all but :data:`LEAF_EXTRA_INPUTS` of them with ``v`` computed by
+    :data:`LEAF_NODES` nodes or fewer: a leaf the measured stage may compute again; else ``None``."""
     from graph_bridge.nodes import elementwise_in_inputs
 
     reads = frozenset(i for i in explicit_graph_inputs([v]) if not isinstance(i, Constant))
-    return reads if reads and reads <= own and elementwise_in_inputs([v]) else None
+    if not reads or not elementwise_in_inputs([v]):
+        return None
+    if reads <= own or (len(reads - own) <= LEAF_EXTRA_INPUTS and len(owned_variables([v])) <= LEAF_NODES):
+        return reads
+    return None
 
 
 def _leaf_origins(r: _Region) -> dict[Variable, frozenset[Variable]]:
@@ -1902,16 +1915,18 @@ def _structure(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | N
 def _keyed(root: Variable, region: Sequence[Variable]) -> tuple[Hashable | None, list[Variable]]:
     """:func:`_structure`, its key joined by the structure of each leaf of :func:`_computed_from` (what
     :func:`_expanded` computes again: a form found for one such region reads how its leaves are
-    computed, and is kept for regions that compute them alike), each over the region's inputs' places."""
+    computed, and is kept for regions that compute them alike), each over the region's inputs' places; the
+    inputs such a leaf reads that the region does not read itself follow the region's own."""
     key, inputs = _structure(root, region)
     own = {v for v in inputs if v.owner is None and not isinstance(v, Constant)}
     leaves = []
-    for k, v in enumerate(inputs):
+    for k, v in enumerate(list(inputs)):
         if v.owner is None or _computed_from(v, own) is None:
             continue
         sub, sub_inputs = _structure(v, list(owned_variables([v])))
         if sub is None:
             return None, inputs
+        inputs += [i for i in sub_inputs if i not in inputs]  # what the region does not read itself, after its own
         leaves.append((k, sub, tuple(inputs.index(i) for i in sub_inputs)))
     if key is None or not leaves:
         return key, inputs

@@ -145,6 +145,11 @@ rw("sqrt_add_regimes", p.add(_root, b),
    real(b) & real(c),
    "``sqrt(b*b + c) + b`` as ``c / (sqrt(b*b + c) - b)`` for ``b < 0`` (no cancellation: ``x + sqrt(x*x + 1)`` "
    "is 0 from x = -1e8) and as written for ``b >= 0``; the divisor of the branch not taken is 1.")
+rw("sqrt_add_sub_regimes", p.sub(_root, b),
+   p.switch(p.gt(b, 0), p.true_div(c, p.switch(p.gt(b, 0), p.add(_root, b), 1)), p.sub(_root, b)),
+   real(b) & real(c),
+   "``sqrt(b*b + c) - b`` as ``c / (sqrt(b*b + c) + b)`` for ``b > 0`` (no cancellation: a complex square root's "
+   "``sqrt(re*re + im*im) - re``) and as written for ``b <= 0``; the divisor of the branch not taken is 1.")
 # the root of a sum of squares (a norm, a hypotenuse: GSL's gsl_hypot3, torch.cdist): scaled by the largest magnitude
 # where the sum overflows or is below 1e-290 (its digits lost to underflow); the scaled sum is between 1 and 3
 _m2 = p.maximum(p.abs(a), p.abs(b))
