@@ -178,16 +178,17 @@ rw("hypot3_regimes", p.sqrt(_aa_bb_cc), p.switch(_lost3, p.mul(_s3, p.sqrt(_scal
    "``sqrt(a*a + b*b + c*c)`` as ``m * sqrt((a/m)**2 + (b/m)**2 + (c/m)**2)``, ``m = max(|a|, |b|, |c|)``, where "
    "the sum overflows or is below 1e-290, as written elsewhere.")
 # the root of a square and any term (squareplus's ``sqrt(x**2 + b)``, a smoothed absolute value): scaled by the
-# square's magnitude where the sum overflows or is below 1e-290
+# larger of ``|a|`` and ``sqrt(|c|)`` where the sum overflows or is below 1e-290
 _aa_c = p.add(p.mul(a, a), c)
-_m1 = p.abs(a)
+_m1 = p.maximum(p.abs(a), p.sqrt(p.abs(c)))
 _lost1 = _scaled_where_lost(_m1, _aa_c)
 _s1 = p.switch(_lost1, _m1, 1)
 rw("hypot_shift_regimes", p.sqrt(_aa_c),
-   p.switch(_lost1, p.mul(_s1, p.sqrt(p.add(1, p.true_div(p.true_div(c, _s1), _s1)))), p.sqrt(_aa_c)),
+   p.switch(_lost1, p.mul(_s1, p.sqrt(p.add(p.sqr(p.true_div(a, _s1)), p.true_div(p.true_div(c, _s1), _s1)))),
+            p.sqrt(_aa_c)),
    real(a) & real(c),
-   "``sqrt(a*a + c)`` as ``|a| * sqrt(1 + c / |a| / |a|)`` where the sum overflows (from ``|a| = 1.3e154``) or "
-   "is below 1e-290, as written elsewhere.")
+   "``sqrt(a*a + c)`` as ``m * sqrt((a/m)**2 + c/m/m)``, ``m = max(|a|, sqrt(|c|))``, where the sum overflows "
+   "(from ``m = 1.3e154``) or is below 1e-290, as written elsewhere.")
 eq("rem_sqrt_square", p.sqrt(p.mul(a, a)), p.abs(a), f1, "``sqrt(a * a) = abs(a)``.")
 eq("sqrt_sqr", p.sqrt(p.sqr(a)), p.abs(a), f1, "``sqrt(sqr(a)) = abs(a)``.")
 
