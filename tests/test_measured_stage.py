@@ -758,3 +758,34 @@ def test_a_cached_form_reads_the_new_graphs_input_beside_its_region(monkeypatch)
     assert {re2, im2} <= reads and not {re1, im1} & reads
     f = pytensor.function([re2, im2], new, mode="FAST_COMPILE")
     np.testing.assert_allclose(f(np.array([1e10, -3.0]), np.array([1.0, 4.0])), [5e-6, 2.0], rtol=1e-14)
+
+
+
+def test_a_form_that_loses_elsewhere_is_found_again_with_those_points_first(monkeypatch):
+    """A zero-inflated Poisson's ``log p(0)``, ``log((1 - psi) + psi exp(-mu))``: ``relations.stabilize`` takes it
+    as ``log1p(psi expm1(-mu))`` on its sample (exact at ``psi = 1``, ``mu = 1e-10``, where the spelling keeps 6
+    digits), which is ``-inf`` at ``psi = 1``, ``mu = 40``, where the spelling is right; the check that refuses it
+    gives the points where it loses, and the form found again with them first keeps the spelling there
+    (``log_one_add_regimes``)."""
+    import mpmath as mp
+
+    firsts: list = []
+    found = S._stabilized_form
+
+    def recording(root):
+        f = found(root)
+        return lambda target, first=None: (firsts.append(first), f(target, first=first))[1]
+
+    monkeypatch.setattr(S, "_stabilized_form", recording)
+    w, lam = pt.dvector("w"), pt.dvector("lam")
+    out = pt.log((1 - w) + w * pt.exp(-lam))
+    S.clear_outcomes(store=False)
+    stage = S.register_measured()
+    f = pytensor.function([w, lam], out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert stage.last.replaced == 1
+    assert firsts[0] is None and firsts[-1] is not None  # refused, then found again with its losing points
+    at_w, at_lam = np.array([1.0, 1.0, 0.3, 1e-20, 0.5, 1.0]), np.array([1e-10, 40.0, 2.0, 1.0, 3.0, 700.0])
+    with mp.workdps(50):
+        ref = np.array([float(mp.log((1 - mp.mpf(p)) + p * mp.exp(-m))) for p, m in zip(at_w, at_lam, strict=True)])
+    assert abs(pytensor.function([w, lam], out, mode="FAST_RUN")(at_w[:1], at_lam[:1])[0] / ref[0] - 1) > 1e-8
+    _accurate_and_typed(f, out, (at_w, at_lam), ref, 1e-14, 0.5, 1.0)

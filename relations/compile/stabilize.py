@@ -1676,7 +1676,7 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
             if (new := found(target)) is None:
                 continue
             if put_back is None:
-                if _compiles_better(new, r.copy, pts):
+                if (new := _better_or_refined(found, new, r.copy, pts)) is not None:
                     # over the leaves it may repair what no input reaches (``3 / x`` drawn apart from ``x`` in
                     # Distributions.jl's biweight mgf, ``(x + 3 / x) sinh(x) - 3 cosh(x)``, which cancels at 0):
                     # where the region over its inputs loses, the form must not lose there, else the region over
@@ -1688,9 +1688,9 @@ def _measure(r: _Region, budget: MeasuredBudget) -> Any:
             if target is full and over_leaves is not None and not _fewer_bits(new, _expanded(over_leaves, r, origins),
                                                                               pts):
                 continue  # no more accurate on average than the form over the leaves: that one is kept
-            form = put_back(new)
-            if form.type.ndim == r.root.type.ndim and _compiles_better(new, target, pts) and _compiles_no_worse(
-                    form, reference):
+            if (new := _better_or_refined(found, new, target, pts)) is None:
+                continue
+            if (form := put_back(new)).type.ndim == r.root.type.ndim and _compiles_no_worse(form, reference):
                 return form  # (one computing a leaf again is kept under a key that holds how: _keyed)
         split = _by_pieces([(t, full_points() if p is None else p, b, ref) for t, p, b, ref in candidates
                             if p is not None or full_points() is not None], found)
@@ -1722,14 +1722,15 @@ def _candidates(r: _Region, whole: Any, origins: Any, full: Variable) -> list[_C
     return candidates
 
 
-def _stabilized_form(root: Variable) -> Callable[[Variable], Variable | None]:
-    """What :func:`relations.stabilize` finds for a target of ``root``'s region: its form, where it changed the
-    target and keeps ``root``'s dtype and ndim; else ``None``."""
+def _stabilized_form(root: Variable) -> Callable[..., Variable | None]:
+    """What :func:`relations.stabilize` finds for a target of ``root``'s region (with ``first`` points measured
+    before its sample): its form, where it changed the target and keeps ``root``'s dtype and ndim; else
+    ``None``."""
     from relations.saturation.stabilizing import stabilize
 
-    def found(target: Variable) -> Variable | None:
+    def found(target: Variable, first: Any = None) -> Variable | None:
         try:
-            s = stabilize(target, limits=PASS_LIMITS, n=32, regimes=True)
+            s = stabilize(target, limits=PASS_LIMITS, n=32, regimes=True, first=first)
         except (ValueError, TypeError, IndexError, NotImplementedError):  # a region it cannot sample or measure
             return None  # (a reduction over a length-0 axis): kept, never a failed compile
         if not s.changed or s.graph.type.dtype != root.type.dtype or s.graph.type.ndim != root.type.ndim:
@@ -2084,10 +2085,17 @@ def _compiles_better(new: Variable, copy: Variable, pts: Any) -> bool:
 def _no_loss_elsewhere(new: Variable, copy: Variable) -> bool:
     """Whether ``new``, as PyTensor's rewrites and the fast pass leave it (:data:`STOCK`), is no less accurate
     than ``copy`` so left at the points where the numpy screen finds it may lose 8 bits more where ``copy`` is
-    accurate (:func:`graph_bridge.wide_float.losing_points`, among a few thousand: the grid's magnitudes and the
-    corners crossed over the inputs), measured on exact values: the exact measurement reads a few dozen points,
-    and a form better there lost a value whole elsewhere, where the fast pass had the spelling right.  True
-    where the screen finds no such point or does not take the graphs."""
+    accurate (:func:`_lost_elsewhere`)."""
+    return _lost_elsewhere(new, copy) is None
+
+
+def _lost_elsewhere(new: Variable, copy: Variable) -> Any:
+    """The points (with exact values) where ``new``, as :data:`STOCK` leaves it, is less accurate than ``copy``
+    among those where the numpy screen finds it may lose 8 bits more where ``copy`` is accurate
+    (:func:`graph_bridge.wide_float.losing_points`, among a few thousand: the grid's magnitudes and the corners
+    crossed over the inputs), measured on exact values: the exact measurement reads a few dozen points, and a
+    form better there lost a value whole elsewhere, where the fast pass had the spelling right.  ``None`` where
+    it loses at none of them, or the screen finds no such point or does not take the graphs."""
     from graph_bridge.wide_float import losing_points
     from relations.saturation.accuracy import more_accurate, points_at
 
@@ -2096,10 +2104,25 @@ def _no_loss_elsewhere(new: Variable, copy: Variable) -> bool:
     try:
         at = losing_points(stock_new, stock_copy)
         if at is None or any(v.type.ndim > 1 for v in at):
-            return True
-        return more_accurate([new], [copy], points_at([copy], at, ()), STOCK, strictly=False)
+            return None
+        pts = points_at([copy], at, ())
+        return None if more_accurate([new], [copy], pts, STOCK, strictly=False) else pts
     except (NotImplementedError, ValueError, TypeError, IndexError):  # an Op a screen does not evaluate
-        return True
+        return None
+
+
+def _better_or_refined(found: Callable[..., Variable | None], new: Variable, target: Variable,
+                       pts: Any) -> Variable | None:
+    """``new`` (:func:`relations.stabilize`'s form of ``target``) where it compiles more accurate than ``target``
+    (:func:`_compiles_better`); else, where it lost elsewhere (:func:`_lost_elsewhere`: points its sample did not
+    hold), the form found again with those points measured first, where that one compiles more accurate; else
+    ``None``.  A zero-inflated ``log((1 - psi) + psi exp(-mu))`` was taken as ``log1p(psi expm1(-mu))``, 60 bits
+    off at ``psi = 1``, ``mu = 40``, where the spelling is right: found again there, its regime keeps it."""
+    if _compiles_better(new, target, pts):
+        return new
+    if (lost := _lost_elsewhere(new, target)) is None or (again := found(target, first=lost)) is None:
+        return None
+    return again if _compiles_better(again, target, pts) else None
 
 
 class MeasuredBudget:

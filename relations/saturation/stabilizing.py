@@ -185,7 +185,7 @@ def _sites(eg: EGraph, outputs: Sequence[Variable], cls: Mapping[Variable, int],
 def stabilize(
     graph: Any, *, rules: Sequence[Any] | None = None, limits: Limits | None = None, n: int = 64, seed: int = 0,
     points: Mapping[Variable, Any] | None = None, regimes: bool = True,
-    domain: Mapping[Variable, Interval | tuple[float, float]] | None = None,
+    domain: Mapping[Variable, Interval | tuple[float, float]] | None = None, first: Points | None = None,
 ) -> Stabilized:
     """The most accurate form of ``graph`` under ``rules`` (default: the numerics theory), with a report.
 
@@ -197,6 +197,10 @@ def stabilize(
     (:mod:`relations.saturation.regimes`): forms joined by a switch on one input, the thresholds
     refined by bisection on exact values; the report's ``regimes`` lists them.
 
+    ``first`` (:class:`~relations.saturation.accuracy.Points` over the graph's inputs, with exact values) are
+    measured before the sample, so the forms are chosen there too: where a form chosen on the sample was
+    found to lose elsewhere (the measured stage's counterexamples).
+
     ``domain`` states where inputs lie (Herbie's ``:pre``): ``{x: (0, inf)}`` (both ends included) or
     ``{x: Interval(0, inf, lo_open=True)}`` (``x > 0``).  Points are drawn there only, and the e-graph's
     interval analysis starts from these ranges, so an identity guarded by them applies (``log(x**m) =
@@ -205,7 +209,7 @@ def stabilize(
     outputs, _ = as_variables(graph, "graph")
     given = _domain(outputs, domain)
     qrules = theory_rules() if rules is None else [r if isinstance(r, QueryRule) else query_rule(r) for r in rules]
-    sample = _sample(outputs, n, seed, points, given)
+    sample = _sample(outputs, n, seed, points, given, first)
     eg = EGraph(IntervalAnalysis(inputs=dict(given)))
     cls = eg.add_graph_classes(outputs)
     roots = [eg.find(cls[o]) for o in outputs]
@@ -293,17 +297,20 @@ def _with_series(eg: EGraph, outputs: Sequence[Variable], roots: list[int]) -> l
 
 
 def _sample(outputs: Sequence[Variable], n: int, seed: int, points: Mapping[Variable, Any] | None,
-            domain: tuple) -> Points:
+            domain: tuple, first: Points | None = None) -> Points:
     """``stabilize``'s points: ``n`` drawn (or ``points``), after, where none are given, the corners where the
     graph loses a value whole (:func:`corner_points`) and the points near where it cancels
     (:func:`cancellation_sample`, :func:`diagonal_points`), which come first: the forms are chosen on the
-    first points, and so there too.  Raises ``ValueError`` where no point gives a real value."""
+    first points, and so there too; ``first`` before them all.  Raises ``ValueError`` where no point gives a
+    real value."""
     sample = sample_points(outputs, n, seed=seed, given=points, domain=domain)
     if points is None:
-        for first in (cancellation_sample(outputs, domain), diagonal_points(outputs, domain),
+        for early in (cancellation_sample(outputs, domain), diagonal_points(outputs, domain),
                       corner_points(outputs, domain)):
-            if first is not None and first.n:
-                sample = join_points(first, sample)
+            if early is not None and early.n:
+                sample = join_points(early, sample)
+    if first is not None and first.n:
+        sample = join_points(first, sample)
     if sample.n == 0:
         raise ValueError(f"graph: no sampled point gives a real value ({sample.drawn} drawn); give points=")
     return sample
