@@ -2075,11 +2075,15 @@ def _compiles_better(new: Variable, copy: Variable, pts: Any) -> bool:
     the screening points and (no worse) at every point of :data:`~relations.saturation.accuracy.GRID`:
     PyTensor's stabilizers repair some spellings themselves (``log(erfc(x))`` at large x), and a form
     measured better as written may stand in their way (``log1p(-erf(x))``)."""
+    return _better_on(new, copy, pts) and _no_loss_elsewhere(new, copy)
+
+
+def _better_on(new: Variable, copy: Variable, pts: Any) -> bool:
+    """:func:`_compiles_better` on the screening points and the grid only (not elsewhere)."""
     from relations.saturation.accuracy import grid_points, more_accurate
 
     return (more_accurate([new], [copy], pts, STOCK)
-            and more_accurate([new], [copy], grid_points([copy]), STOCK, strictly=False)
-            and _no_loss_elsewhere(new, copy))
+            and more_accurate([new], [copy], grid_points([copy]), STOCK, strictly=False))
 
 
 def _no_loss_elsewhere(new: Variable, copy: Variable) -> bool:
@@ -2114,15 +2118,17 @@ def _lost_elsewhere(new: Variable, copy: Variable) -> Any:
 def _better_or_refined(found: Callable[..., Variable | None], new: Variable, target: Variable,
                        pts: Any) -> Variable | None:
     """``new`` (:func:`relations.stabilize`'s form of ``target``) where it compiles more accurate than ``target``
-    (:func:`_compiles_better`); else, where it lost elsewhere (:func:`_lost_elsewhere`: points its sample did not
-    hold), the form found again with those points measured first, where that one compiles more accurate; else
-    ``None``.  A zero-inflated ``log((1 - psi) + psi exp(-mu))`` was taken as ``log1p(psi expm1(-mu))``, 60 bits
-    off at ``psi = 1``, ``mu = 40``, where the spelling is right: found again there, its regime keeps it."""
-    if _compiles_better(new, target, pts):
-        return new
-    if (lost := _lost_elsewhere(new, target)) is None or (again := found(target, first=lost)) is None:
+    (:func:`_compiles_better`); else, where it is more accurate on the screen's points but lost elsewhere
+    (:func:`_lost_elsewhere`: points its sample did not hold), the form found again with those points measured
+    first, where that one compiles more accurate; else ``None``.  A zero-inflated ``log((1 - psi) + psi
+    exp(-mu))`` was taken as ``log1p(psi expm1(-mu))``, 60 bits off at ``psi = 1``, ``mu = 40``, where the
+    spelling is right: found again there, its regime keeps it."""
+    if not _better_on(new, target, pts):
         return None
-    return again if _compiles_better(again, target, pts) else None
+    if (lost := _lost_elsewhere(new, target)) is None:
+        return new
+    again = found(target, first=lost)
+    return again if again is not None and _compiles_better(again, target, pts) else None
 
 
 class MeasuredBudget:
