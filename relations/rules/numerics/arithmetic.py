@@ -78,8 +78,8 @@ eq("distribute_rgt1_in", p.add(a, p.mul(c, a)), p.mul(p.add(c, 1), a), f1 & real
 eq("distribute_lft1_out_sub", p.sub(p.mul(b, a), a), p.mul(p.sub(b, 1), a), f2, "``b*a - a = (b - 1) * a``.")
 # a mixture with a point mass: ``(1 - a) + a*b`` is 1 plus ``a`` times ``b``'s distance from 1 (a zero-inflated
 # count's ``log((1 - psi) + psi exp(-mu))`` is then ``log1p(psi expm1(-mu))``)
-eq("mixture_one", p.add(p.sub(1, a), p.mul(a, b)), p.add(1, p.mul(a, p.sub(b, 1))), f2,
-   "``(1 - a) + a*b = 1 + a * (b - 1)``.")
+rw("mixture_one", p.add(p.sub(1, a), p.mul(a, b)), p.add(1, p.mul(a, p.sub(b, 1))), f2,
+   "``(1 - a) + a*b`` as ``1 + a * (b - 1)``.")
 
 # Signs
 eq("distribute_lft_neg_in", p.neg(p.mul(a, b)), p.mul(p.neg(a), b), f2, "``-(a * b) = (-a) * b``.")
