@@ -761,29 +761,48 @@ def test_a_cached_form_reads_the_new_graphs_input_beside_its_region(monkeypatch)
 
 
 
+
+def _zip_logp0_stable(w, lam):
+    """``log((1 - w) + w exp(-lam))`` as ``log1p(w expm1(-lam))`` where that sum is within 1/2 of 1, and as
+    ``logaddexp(log1p(-w), log(w) - lam)`` elsewhere."""
+    near = pt.lt(pt.abs(w * pt.expm1(-lam)), 0.5)
+    return pt.switch(near, pt.log1p(pt.switch(near, w * pt.expm1(-lam), 0.0)), pt.logaddexp(pt.log1p(-w), pt.log(w) - lam))
+
+
+def _refused_then_found(firsts):
+    """A stand-in for ``relations.stabilize``: without ``first`` points, ``log1p(w expm1(-lam))`` (exact near 1,
+    ``-inf`` at ``w = 1``, ``lam = 40``, where the spelling is right); with them, :func:`_zip_logp0_stable`.
+    Records each call's ``first``."""
+    from pytensor.graph.traversal import explicit_graph_inputs
+
+    def stabilize(graph, first=None, **kwargs):
+        firsts.append(first)
+        w, lam = sorted((v for v in explicit_graph_inputs([graph]) if v.name), key=lambda v: v.name != "w")
+        found = pt.log1p(w * pt.expm1(-lam)) if first is None else _zip_logp0_stable(w, lam)
+        ST = relations.saturation.stabilizing
+        return ST.Stabilized([found], [(9.0, 60.0)], [(0.0, 0.0)], sites=[ST.Site(graph, found, 9.0, 0.0)])
+
+    return stabilize
+
+
 def test_a_form_that_loses_elsewhere_is_found_again_with_those_points_first(monkeypatch):
-    """A zero-inflated Poisson's ``log p(0)``, ``log((1 - psi) + psi exp(-mu))``: ``relations.stabilize`` takes it
-    as ``log1p(psi expm1(-mu))`` on its sample (exact at ``psi = 1``, ``mu = 1e-10``, where the spelling keeps 6
-    digits), which is ``-inf`` at ``psi = 1``, ``mu = 40``, where the spelling is right; the check that refuses it
-    gives the points where it loses, and the form found again with them first keeps the spelling there
-    (``log_one_add_regimes``)."""
+    """A zero-inflated Poisson's ``log p(0)``, ``log((1 - w) + w exp(-lam))``, keeps 6 digits at ``w = 1``,
+    ``lam = 1e-10``.  A form chosen on ``stabilize``'s sample, ``log1p(w expm1(-lam))``, is exact there and
+    ``-inf`` at ``w = 1``, ``lam = 40``, where the spelling is right: the check that refuses it gives the points
+    where it loses, and ``stabilize`` is called again with them first; its form there is kept."""
     import mpmath as mp
 
     firsts: list = []
-    found = S._stabilized_form
-
-    def recording(root):
-        f = found(root)
-        return lambda target, first=None: (firsts.append(first), f(target, first=first))[1]
-
-    monkeypatch.setattr(S, "_stabilized_form", recording)
+    monkeypatch.setattr(relations.saturation.stabilizing, "stabilize", _refused_then_found(firsts))
     w, lam = pt.dvector("w"), pt.dvector("lam")
     out = pt.log((1 - w) + w * pt.exp(-lam))
-    S.clear_outcomes(store=False)
+    S.clear_outcomes()  # (the session's store: conftest.py)
     stage = S.register_measured()
     f = pytensor.function([w, lam], out, mode=relations.mode(*relations.ACCURATE_TAGS))
     assert stage.last.replaced == 1
     assert firsts[0] is None and firsts[-1] is not None  # refused, then found again with its losing points
+    at = dict(zip(firsts[-1].inputs, (np.asarray(v).ravel() for v in firsts[-1].values), strict=True))
+    assert np.any((at[w] == 1.0) & (at[lam] >= 20.0))  # where the first form is -inf
     at_w, at_lam = np.array([1.0, 1.0, 0.3, 1e-20, 0.5, 1.0]), np.array([1e-10, 40.0, 2.0, 1.0, 3.0, 700.0])
     with mp.workdps(50):
         ref = np.array([float(mp.log((1 - mp.mpf(p)) + p * mp.exp(-m))) for p, m in zip(at_w, at_lam, strict=True)])

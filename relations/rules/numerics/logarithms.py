@@ -51,13 +51,6 @@ eq("log_exp_div", p.log(p.true_div(p.exp(a), b)), p.sub(a, p.log(b)), floats,
 eq("log1p_def", p.log(p.add(1, a)), p.log1p(a), real(a), "``log(1 + a)`` is ``log1p(a)``.")
 eq("log1p_def_r", p.log(p.add(a, 1)), p.log1p(a), real(a), "``log(a + 1)`` is ``log1p(a)``.")
 eq("log1p_def_neg", p.log(p.sub(1, a)), p.log1p(p.neg(a)), real(a), "``log(1 - a)`` is ``log1p(-a)``.")
-# the log of a sum near 1 as log1p of its distance from 1, and as written elsewhere, where ``1 + a`` is the more
-# accurate (the class of ``1 + a`` holds a sum without cancellation: a zero-inflated ``(1 - psi) + psi exp(-mu)``
-# beside ``1 + psi expm1(-mu)``, whose ``expm1(-mu)`` rounds to -1 at ``mu = 40``)
-_a_small = p.lt(p.abs(a), 0.5)
-rw("log_one_add_regimes", p.log(p.add(1, a)),
-   p.switch(_a_small, p.log1p(p.switch(_a_small, a, 0)), p.log(p.add(1, a))), real(a),
-   "``log(1 + a)`` as ``log1p(a)`` where ``|a| < 1/2`` and as written elsewhere.")
 eq("log1p_sub1", p.log1p(p.sub(a, 1)), p.log(a), real(a), "``log1p(a - 1)`` is ``log(a)``.")
 eq("log1p_add_neg1", p.log1p(p.add(a, -1)), p.log(a), real(a), "``log1p(a + (-1))`` is ``log(a)``.")
 rw("log1p_expm1", p.log1p(p.expm1(a)), a, real(a), "``log1p(expm1(a))`` is ``a``.")
