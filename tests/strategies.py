@@ -634,12 +634,19 @@ SPELLINGS: dict[str, tuple[Callable, Callable[[float], bool], Callable[[float], 
     "pow_sub_pow": (lambda v: (v * v + 2) ** v - (v * v + 1) ** v, lambda b: b <= 3, lambda b: (b * b + 2) ** b + 1),
     "mul_sub_softplus": (lambda v: v * pt.sigmoid(v) - pt.log1p(pt.exp(v)), lambda b: b <= 30, lambda b: 2 * b + 1),
     "log_ratio_near_one": (lambda v: pt.log((v * v + 1) / (v * v + 2)), lambda b: b <= 1e3, lambda b: 1.0),
+    # squareplus (a root of a square beside a term), a complex root's difference, the log of one plus a power,
+    # a mixture with a point mass
+    "squareplus": (lambda v: (v + pt.sqrt(v * v + 4)) / 2, lambda b: b <= 1e3, lambda b: b + 2),
+    "root_sub": (lambda v: pt.sqrt(v * v + 1) - v, lambda b: b <= 1e3, lambda b: 2 * b + 2),
+    "log1p_pow": (lambda v: pt.log1p((v * v + 1) ** 3), lambda b: b <= 1e3, lambda b: 3 * math.log(b * b + 1) + 1),
+    "mixture": (lambda v: pt.log((1 - pt.sigmoid(v)) + pt.sigmoid(v) * pt.exp(-v * v)), lambda b: b <= 30,
+                lambda b: b * b + 1),
 }
 
 
 #: The spellings only the measured stage's theory repairs (the fast pass leaves them).
 STAGE_SPELLINGS = ("two_sub_exp", "erfinv_quantile", "beta_gamma", "hazard", "pow_sub_pow", "mul_sub_softplus",
-                   "log_ratio_near_one")
+                   "log_ratio_near_one", "squareplus", "root_sub", "log1p_pow", "mixture")
 
 
 def _spelling(ctx: _Ctx, x: _T, only: Sequence[str] | None = None) -> _T | None:

@@ -111,7 +111,7 @@ EXPECTED: dict[str, Callable[[Apply], bool]] = {
     "spelling": lambda n: isinstance(n.op, Elemwise)
     and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Sinh", "Pow", "Erfinv", "Gamma"),
     "stage_spelling": lambda n: isinstance(n.op, Elemwise)
-    and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Pow", "Erfinv", "Gamma"),
+    and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Pow", "Erfinv", "Gamma"),
 }
 
 

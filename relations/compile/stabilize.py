@@ -1026,11 +1026,11 @@ def _lost_where_draws_are_thin(copy: Variable, corners: bool) -> bool:
 def _flagged_whole(copy: Variable, screened: Screened) -> bool:
     """Whether the numpy screens flag the whole region ``copy`` (``screened``: its :func:`_wide_screen`): its mean
     error or a value lost (:func:`_flags`), a value lost at the ends of the range (:func:`_lost_at_extremes`), or
-    a cancellation near one of its constants (:func:`_cancels_at_constant`)."""
-    return _flags(screened, copy) or _lost_at_extremes(copy) or _cancels_at_constant(copy)
+    a cancellation near one of its constants or a zero of the root grid (:func:`_cancels_at_a_point`)."""
+    return _flags(screened, copy) or _lost_at_extremes(copy) or _cancels_at_a_point(copy)
 
 
-def _cancels_at_constant(copy: Variable) -> bool:
+def _cancels_at_a_point(copy: Variable) -> bool:
     """Whether the region ``copy``, of one float input, cancels near one of its constants away from 0, or near a
     point of the root grid where its value is 0 (:func:`relations.saturation.series.cancellation_points` without
     crossings: ``log(x) - x + 1`` near 1, SciPy's ``log(p / (1 - p))`` near 1/2), where neither sampled points
@@ -2120,9 +2120,10 @@ def _better_or_refined(found: Callable[..., Variable | None], new: Variable, tar
     """``new`` (:func:`relations.stabilize`'s form of ``target``) where it compiles more accurate than ``target``
     (:func:`_compiles_better`); else, where it is more accurate on the screen's points but lost elsewhere
     (:func:`_lost_elsewhere`: points its sample did not hold), the form found again with those points measured
-    first, where that one compiles more accurate; else ``None``.  A zero-inflated ``log((1 - psi) + psi
-    exp(-mu))`` was taken as ``log1p(psi expm1(-mu))``, 60 bits off at ``psi = 1``, ``mu = 40``, where the
-    spelling is right: found again there, its regime keeps it."""
+    first, where that one compiles more accurate; else ``None``.  (A zero-inflated ``log((1 - psi) + psi
+    exp(-mu))`` is taken as ``log1p(psi expm1(-mu))`` on the sample, 60 bits off at ``psi = 1``, ``mu = 40``,
+    where the spelling is right; the theory holds no regime that keeps the spelling there, so the second round
+    finds none better and the region is kept.)"""
     if not _better_on(new, target, pts):
         return None
     if (lost := _lost_elsewhere(new, target)) is None:
