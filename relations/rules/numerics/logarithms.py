@@ -186,6 +186,41 @@ rw("log_div_near_one_regimes", p.log(_q),
    floats, "``log(a / b)`` as ``log1p((a - b) / b)`` where ``1/2 <= a / b <= 2`` (``a - b`` exact, no digit of the "
    "ratio's rounding kept), as ``log|a| - log|b|`` where they have one sign and the ratio's log is beyond +-700 "
    "(it overflows or is subnormal), as written elsewhere.")
+# the log of a product or a quotient whose operands' signs the analysis does not know (a density written as a
+# product of its parameters and powers, then logged): the logs of the magnitudes where the operands have one sign
+# (read from their signs, not from the product, which underflows or overflows), as written elsewhere.  The logs
+# are not clamped (``switch(g, a, 1)`` would hide each operand from the magnitude's algebra below); the branch not
+# taken reads ``log|0|`` only where an operand is 0, where the spelling is ``-inf`` or NaN itself.
+_neither_known = floats & ~positive(a) & ~positive(b)
+_mag = p.log(p.abs(a))
+_mag_b = p.log(p.abs(b))
+rw("log_prod_sign_regimes", p.log(p.mul(a, b)), p.switch(_same_sign, p.add(_mag, _mag_b), p.log(p.mul(a, b))),
+   _neither_known, "``log(a * b)`` as ``log|a| + log|b|`` where ``a`` and ``b`` have one sign (no underflow or "
+   "overflow of the product), as written elsewhere.")
+rw("log_div_sign_regimes", p.log(_q), p.switch(_same_sign, p.sub(_mag, _mag_b), p.log(_q)), _neither_known,
+   "``log(a / b)`` as ``log|a| - log|b|`` where ``a`` and ``b`` have one sign (no underflow or overflow of the "
+   "quotient), as written elsewhere.")
+# the log of a magnitude: a sum over products and quotients, a multiple for a power of a positive base
+rw("log_abs_prod", p.log(p.abs(p.mul(a, b))), p.add(_mag, _mag_b), floats,
+   "``log|a * b|`` is ``log|a| + log|b|``.")
+rw("log_abs_div", p.log(p.abs(_q)), p.sub(_mag, _mag_b), floats, "``log|a / b|`` is ``log|a| - log|b|``.")
+rw("log_abs_neg", p.log(p.abs(p.neg(a))), _mag, real(a), "``log|-a|`` is ``log|a|``.")
+rw("log_abs_exp", p.log(p.abs(p.exp(a))), a, real(a), "``log|exp(a)|`` is ``a``.")
+rw("log_abs_nonnegative", _mag, p.log(a), real(a) & nonnegative(a), "``log|a|`` is ``log(a)`` for ``a >= 0``.")
+_abs_pow = p.log(p.abs(p.pow(a, b)))
+rw("log_abs_pow_regimes", _abs_pow, p.switch(_a_pos, p.mul(b, p.log(a)), _abs_pow), floats & _a_either,
+   "``log|a ** b|`` as ``b * log(a)`` for ``a > 0`` (no overflow or underflow of the power), as written "
+   "elsewhere (``log(a)`` not clamped: the rules of ``log`` read ``a``).")
+# a clamp read through: a regime clamps a branch's input (``log(switch(g, a, 1))``, ``log1p(switch(g, a, 0))``)
+# so the branch not taken stays finite, and no rule of ``log`` reads ``a`` under the clamp.  The log of the clamp is
+# the clamp of the log, whose ``log(a)`` the rules then read (SciPy's Burr log-CDF ``log((1 + x**-c)**-d)``:
+# ``log_pow_regimes`` clamps ``1 + x**-c``, where ``log1p_pow_regimes`` holds ``log1p(x**-c)`` for the overflow)
+rw("log_of_clamp", p.log(p.switch(c, a, 1)), p.switch(c, p.log(a), 0), real(a),
+   "``log(switch(c, a, 1))`` is ``switch(c, log(a), 0)``.")
+rw("log1p_of_clamp", p.log1p(p.switch(c, a, 0)), p.switch(c, p.log1p(a), 0), real(a),
+   "``log1p(switch(c, a, 0))`` is ``switch(c, log1p(a), 0)``.")
+rw("abs_of_clamp", p.abs(p.switch(c, a, 1)), p.switch(c, p.abs(a), 1), real(a),
+   "``|switch(c, a, 1)|`` is ``switch(c, |a|, 1)``.")
 eq("log1p_sub_log1p", p.sub(p.log1p(a), p.log1p(b)), p.log1p(p.true_div(p.sub(a, b), p.add(1, b))),
    floats & within(a, -1, math.inf) & within(b, -1, math.inf),
    "``log1p(a) - log1p(b)`` is ``log1p((a - b) / (1 + b))`` for ``a, b > -1``: one log of the relative difference.")

@@ -232,3 +232,17 @@ eq("sqrt_fabs", p.abs(p.sqrt(a)), p.sqrt(a), f1, "``abs(sqrt(a)) = sqrt(a)``.")
 eq("fabs_lhs_div", p.true_div(p.abs(a), a), p.sign(a), f1 & nonzero(a), "``abs(a) / a = sign(a)`` for ``a != 0``.")
 eq("fabs_rhs_div", p.true_div(a, p.abs(a)), p.sign(a), f1 & nonzero(a), "``a / abs(a) = sign(a)`` for ``a != 0``.")
 eq("fabs_sign", p.mul(p.sign(a), a), p.abs(a), f1, "``sign(a) * a = abs(a)``.")
+# the sign of a product, a quotient, a power and an exponential from their operands': ``sign(a * b)`` is 0 where
+# the product underflows, ``sign(a) * sign(b)`` is not (the guard of ``log_prod_sign_regimes`` on a nested product)
+rw("sign_mul", p.sign(p.mul(a, b)), p.mul(p.sign(a), p.sign(b)), f2, "``sign(a * b) = sign(a) * sign(b)``.")
+rw("sign_div", p.sign(p.true_div(a, b)), p.mul(p.sign(a), p.sign(b)), f2 & nonzero(b),
+   "``sign(a / b) = sign(a) * sign(b)`` for ``b != 0``.")
+_sign_q = p.sign(p.true_div(a, b))
+rw("sign_div_regimes", _sign_q, p.switch(p.neq(b, 0), p.mul(p.sign(a), p.sign(b)), _sign_q), f2 & ~nonzero(b),
+   "``sign(a / b)`` as ``sign(a) * sign(b)`` where ``b != 0`` (0 where the quotient underflows), as written "
+   "elsewhere.")
+rw("sign_neg", p.sign(p.neg(a)), p.neg(p.sign(a)), f1, "``sign(-a) = -sign(a)``.")
+rw("sign_exp", p.sign(p.exp(a)), p.switch(p.eq(a, a), 1, a), f1, "``sign(exp(a)) = 1`` (NaN for a NaN ``a``).")
+_sign_pow = p.sign(p.pow(a, b))
+rw("sign_pow_regimes", _sign_pow, p.switch(p.gt(a, 0), 1, _sign_pow), f2,
+   "``sign(a ** b) = 1`` for ``a > 0`` (where the power underflows too), as written elsewhere.")
