@@ -2126,10 +2126,31 @@ def _better_or_refined(found: Callable[..., Variable | None], new: Variable, tar
     finds none better and the region is kept.)"""
     if not _better_on(new, target, pts):
         return None
-    if (lost := _lost_elsewhere(new, target)) is None:
-        return new
-    again = found(target, first=lost)
-    return again if again is not None and _compiles_better(again, target, pts) else None
+    if (lost := _lost_elsewhere(new, target)) is not None:
+        again = found(target, first=lost)
+        return again if again is not None and _compiles_better(again, target, pts) else None
+    if (losing := _still_losing(new, pts)) is not None:
+        again = found(target, first=losing)
+        if again is not None and _compiles_better(again, new, pts):  # (no worse than the first anywhere measured)
+            return again
+    return new
+
+
+def _still_losing(form: Variable, pts: Any) -> Any:
+    """The points of ``pts`` where ``form``, compiled with PyTensor's own rewrites, still loses a value whole
+    (:data:`LOST_BITS`), or ``None``."""
+    from dataclasses import replace
+
+    from relations.saturation.accuracy import graph_bits
+
+    try:
+        [bits] = graph_bits([form], pts, STOCK)
+    except (ValueError, TypeError, NotImplementedError):
+        return None
+    with np.errstate(all="ignore"):
+        worst = np.nanmax(np.where(np.isnan(bits), -np.inf, bits).reshape(pts.n, -1), axis=1, initial=-np.inf)
+    idx = np.flatnonzero(worst >= LOST_BITS)
+    return replace(pts, values=tuple(v[idx] for v in pts.values), n=len(idx)) if len(idx) else None
 
 
 class MeasuredBudget:
