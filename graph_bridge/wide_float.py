@@ -426,8 +426,11 @@ def _flat_inputs(output: Variable, n: int, seed: int,
     rng = np.random.default_rng(seed)
     values = np.array(grid)
     values = values[np.abs(values) <= float(np.finfo(dtype).max)]  # the magnitudes the dtype holds
-    at = {v: np.concatenate([values if k == 0 else rng.permutation(values), screen_floats((n,), rng)]).astype(
-        str(v.type.dtype)) for k, v in enumerate(inputs)}
+    at = {}
+    for k, v in enumerate(inputs):  # (an input narrower than the output holds fewer: float32 under a float64 sum)
+        held = values[np.abs(values) <= float(np.finfo(v.type.dtype).max)]
+        drawn = np.concatenate([held if k == 0 else rng.permutation(held), screen_floats((n,), rng)])
+        at[v] = np.resize(drawn, len(values) + n).astype(v.type.dtype)
     return order, at
 
 

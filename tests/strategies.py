@@ -641,12 +641,15 @@ SPELLINGS: dict[str, tuple[Callable, Callable[[float], bool], Callable[[float], 
     "log1p_pow": (lambda v: pt.log1p((v * v + 1) ** 3), lambda b: b <= 1e3, lambda b: 3 * math.log(b * b + 1) + 1),
     "mixture": (lambda v: pt.log((1 - pt.sigmoid(v)) + pt.sigmoid(v) * pt.exp(-v * v)), lambda b: b <= 30,
                 lambda b: b * b + 1),
+    # a difference of two log-gammas at large arguments (a Student-t's normalizing constant)
+    "lgamma_diff": (lambda v: pt.gammaln(v * v + 40.5) - pt.gammaln(v * v + 40), lambda b: b <= 1e3,
+                    lambda b: math.log(b * b + 41) + 1),
 }
 
 
 #: The spellings only the measured stage's theory repairs (the fast pass leaves them).
 STAGE_SPELLINGS = ("two_sub_exp", "erfinv_quantile", "beta_gamma", "hazard", "pow_sub_pow", "mul_sub_softplus",
-                   "log_ratio_near_one", "squareplus", "root_sub", "log1p_pow", "mixture")
+                   "log_ratio_near_one", "squareplus", "root_sub", "log1p_pow", "mixture", "lgamma_diff")
 
 
 def _spelling(ctx: _Ctx, x: _T, only: Sequence[str] | None = None) -> _T | None:

@@ -109,9 +109,9 @@ EXPECTED: dict[str, Callable[[Apply], bool]] = {
     # a numerics spelling: an exp, log, sqrt, sinh, pow, erfinv or gamma of a float (the first step of
     # graphs(family="spelling"))
     "spelling": lambda n: isinstance(n.op, Elemwise)
-    and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Sinh", "Pow", "Erfinv", "Gamma"),
+    and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Sinh", "Pow", "Erfinv", "Gamma", "GammaLn"),
     "stage_spelling": lambda n: isinstance(n.op, Elemwise)
-    and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Pow", "Erfinv", "Gamma"),
+    and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Pow", "Erfinv", "Gamma", "GammaLn"),
 }
 
 
