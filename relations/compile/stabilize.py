@@ -2139,18 +2139,14 @@ def _better_or_refined(found: Callable[..., Variable | None], new: Variable, tar
 def _still_losing(form: Variable, pts: Any) -> Any:
     """The points of ``pts`` where ``form``, compiled with PyTensor's own rewrites, still loses a value whole
     (:data:`LOST_BITS`), or ``None``."""
-    from dataclasses import replace
-
     from relations.saturation.accuracy import graph_bits
 
     try:
         [bits] = graph_bits([form], pts, STOCK)
     except (ValueError, TypeError, NotImplementedError):
         return None
-    with np.errstate(all="ignore"):
-        worst = np.nanmax(np.where(np.isnan(bits), -np.inf, bits).reshape(pts.n, -1), axis=1, initial=-np.inf)
-    idx = np.flatnonzero(worst >= LOST_BITS)
-    return replace(pts, values=tuple(v[idx] for v in pts.values), n=len(idx)) if len(idx) else None
+    lost = (bits.reshape(pts.n, -1) >= LOST_BITS).any(axis=1)  # (NaN, an unknown exact value, is not lost)
+    return pts.rows(np.flatnonzero(lost)) if lost.any() else None
 
 
 class MeasuredBudget:

@@ -75,6 +75,10 @@ class Points:
         """The first ``k`` points (all of them when there are fewer)."""
         return replace(self, values=tuple(v[:k] for v in self.values), n=min(self.n, k))
 
+    def rows(self, idx: np.ndarray) -> Points:
+        """The points at the indices ``idx``."""
+        return replace(self, values=tuple(v[idx] for v in self.values), n=len(idx))
+
     def within(self, domain: tuple[tuple[Variable, Interval], ...] | None = None) -> Points:
         """The points whose every entry of each input ``domain`` bounds (default: the points' own) is in its
         interval, carrying that domain."""
@@ -86,8 +90,7 @@ class Points:
             if v in self.inputs:
                 vals = self.values[self.inputs.index(v)].reshape(self.n, -1)
                 keep &= np.all(_inside(vals, interval), axis=1)
-        idx = np.flatnonzero(keep)
-        return replace(self, values=tuple(v[idx] for v in self.values), n=len(idx), domain=domain)
+        return replace(self.rows(np.flatnonzero(keep)), domain=domain)
 
     def batched_inputs(self) -> dict[Variable, Variable]:
         """A batched variable per input (a leading axis added to its type)."""

@@ -122,10 +122,6 @@ def _column(points: Points, k: int) -> np.ndarray:
     return points.values[k].reshape(points.n, -1)[:, 0]
 
 
-def _subset(points: Points, idx: np.ndarray) -> Points:
-    return Points(points.inputs, tuple(v[idx] for v in points.values), len(idx), points.drawn, points.domain)
-
-
 class _SubsetExact:
     """A :class:`ClassExact` restricted to some of its points (the exact values computed once, on all)."""
 
@@ -340,7 +336,7 @@ def _candidates(eg: EGraph, roots: Sequence[int], points: Points, exact: ClassEx
                 continue
             seen.add(key)
             made += 1
-            choice = measured_choice(eg, _subset(points, np.sort(idx)), _SubsetExact(exact, np.sort(idx)))  # type: ignore[arg-type]
+            choice = measured_choice(eg, points.rows(np.sort(idx)), _SubsetExact(exact, np.sort(idx)))  # type: ignore[arg-type]
             try:
                 forms = build_choice(eg, choice, roots, {})
             except ValueError:
@@ -421,7 +417,7 @@ def _regimes_of(out: Variable, forms: Sequence[Variable], points: Points,
         bad = np.flatnonzero(errors[1] > errors[0] + CHECK_BITS)
         if not bad.size:
             return reg
-        pts = join_points(pts, _subset(at, bad))  # the points where it failed join the fit: segment again
+        pts = join_points(pts, at.rows(bad))  # the points where it failed join the fit: segment again
     return None
 
 

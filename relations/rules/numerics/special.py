@@ -117,7 +117,6 @@ rw("sign_gamma_regimes", _sign_gamma, p.switch(p.gt(a, 0), 1, _sign_gamma), real
    "``sign(gamma(a))`` as 1 for ``a > 0``, as written elsewhere.")
 
 
-
 def _stirling_tail(x: p.Node) -> p.Node:
     """``gammaln(x) - ((x - 1/2) log(x) - x + log(2 pi) / 2)``: Stirling's series to ``x**-7`` (its next term is
     ``1 / (1188 x**9)``, 4e-17 at ``x = 30``)."""
@@ -138,6 +137,7 @@ _stirling_diff = p.add(p.add(p.mul(p.sub(_bc, 0.5), p.log1p(p.true_div(_d, _bc))
 rw("gammaln_sub_regimes", _lg_diff, p.switch(_big, _stirling_diff, _lg_diff), floats,
    "``gammaln(a) - gammaln(b)`` for ``a, b > 30`` as ``(b - 1/2) log1p((a - b) / b) + (a - b) (log(a) - 1) + S(a) - "
    "S(b)`` (Stirling's series ``S`` to ``x**-7``: no cancellation of the two large logs), as written elsewhere.")
+
 
 def _not_finite(v: p.Node) -> p.Node:
     """``v`` is inf or NaN: ``not |v| < inf`` (``v != v`` is folded to False by PyTensor's rewrites, which assume no
