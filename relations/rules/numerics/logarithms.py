@@ -14,7 +14,7 @@ import math
 
 from relations import patterns as p
 from relations.patterns.family import Family
-from relations.patterns.guards import is_constant, nonnegative, nonpositive, positive, real, within
+from relations.patterns.guards import is_constant, nonnegative, nonpositive, nonzero, positive, real, within
 
 __all__ = ["FAMILY"]
 
@@ -90,6 +90,29 @@ rw("log_add_exp_regimes", p.log(p.add(p.exp(a), b)), _log_add, _either,
    "NaN) otherwise.")
 rw("log_add_exp_regimes_r", p.log(p.add(b, p.exp(a))), _log_add, _either,
    "``log(b + exp(a))``: ``log_add_exp_regimes`` in the other operand order (canonicalize keeps an input first).")
+# the log of a sum of two terms of one sign (a zero-inflated likelihood at 0, ``log((1 - psi) + psi * exp(-mu))``):
+# where ``b`` underflows, ``log(a + b)`` loses it whole (``-inf`` at ``psi = 1``, ``mu = 800``), where ``b`` is tiny
+# next to ``a`` it loses its digits; ``logaddexp(log(a), log(b))`` reads the logs, whose rules read the factors
+# (``log(psi) - mu``).  The regime reads the operands' signs (``sign(psi * exp(-mu))`` is 1 where the product
+# underflows); the logs are not clamped (the rules of ``log`` read ``a`` and ``b``), so the branch not taken reads
+# ``log`` of a negative or 0 only where the sum is as written.
+_la, _lb = p.log(a), p.log(b)
+_one_sign = p.and_(p.ge(p.sign(a), 0), p.gt(p.sign(b), 0))
+rw("log_add_sign_regimes", p.log(p.add(a, b)),
+   p.switch(_one_sign, p.add(p.maximum(_la, _lb), p.log1p(p.exp(p.neg(p.abs(p.sub(_la, _lb)))))),
+            p.log(p.add(a, b))),
+   floats & ~is_constant(a) & ~is_constant(b),
+   "``log(a + b)`` as ``logaddexp(log(a), log(b))`` where ``a >= 0`` and ``b > 0`` (neither lost where ``b`` "
+   "underflows or is tiny next to ``a``), as written elsewhere.")
+# and of a difference of two terms of one sign (PyMC's discrete Weibull ``log(q**(x**b) - q**((x + 1)**b))``):
+# ``log(a) + log1mexp(log(b) - log(a))``, where the rules read ``log(b) - log(a)`` as one log (no underflow of
+# either power, no rounding of their difference)
+rw("log_sub_sign_regimes", p.log(p.sub(a, b)),
+   p.switch(p.and_(p.gt(p.sign(a), 0), p.ge(p.sign(b), 0)), p.add(_la, p.log1mexp(p.sub(_lb, _la))),
+            p.log(p.sub(a, b))),
+   floats & ~is_constant(a) & ~is_constant(b),
+   "``log(a - b)`` as ``log(a) + log1mexp(log(b) - log(a))`` where ``a > 0`` and ``b >= 0`` (NaN where "
+   "``b > a``, as written), as written elsewhere.")
 rw("log_sub_exp_regimes", p.log(p.sub(b, p.exp(a))),
    p.switch(_pos, p.add(_lb, p.log1mexp(p.sub(a, _lb))), p.log(p.sub(b, p.exp(a)))), floats & ~positive(b),
    "``log(b - exp(a))`` as ``log(b) + log1mexp(a - log(b))`` for ``b > 0``, as written (NaN) for ``b <= 0``.")
@@ -186,6 +209,14 @@ rw("log_div_near_one_regimes", p.log(_q),
    floats, "``log(a / b)`` as ``log1p((a - b) / b)`` where ``1/2 <= a / b <= 2`` (``a - b`` exact, no digit of the "
    "ratio's rounding kept), as ``log|a| - log|b|`` where they have one sign and the ratio's log is beyond +-700 "
    "(it overflows or is subnormal), as written elsewhere.")
+# the log of a share (a negative-binomial probability ``mu / (mu + phi)``): ``-log1p(b / a)`` reads neither the
+# rounding of ``a + b`` (``phi log(phi / (mu + phi))`` at ``mu = 1``, ``phi = 1e10``) nor its overflow
+_share = p.log(p.true_div(a, p.add(a, b)))
+_share_form = p.neg(p.log1p(p.true_div(b, a)))
+eq("log_share", _share, _share_form, floats & nonzero(a),
+   "``log(a / (a + b))`` is ``-log1p(b / a)`` for ``a != 0``.")
+rw("log_share_regimes", _share, p.switch(p.neq(a, 0), _share_form, _share), floats & ~nonzero(a),
+   "``log(a / (a + b))`` as ``-log1p(b / a)`` where ``a != 0``, as written elsewhere (``-inf``).")
 # the log of a product or a quotient whose operands' signs the analysis does not know (a density written as a
 # product of its parameters and powers, then logged): the logs of the magnitudes where the operands have one sign
 # (read from their signs, not from the product, which underflows or overflows), as written elsewhere.  The logs
