@@ -644,12 +644,15 @@ SPELLINGS: dict[str, tuple[Callable, Callable[[float], bool], Callable[[float], 
     # a difference of two log-gammas at large arguments (a Student-t's normalizing constant)
     "lgamma_diff": (lambda v: pt.gammaln(v * v + 40.5) - pt.gammaln(v * v + 40), lambda b: b <= 1e3,
                     lambda b: math.log(b * b + 41) + 1),
+    # the log of a share (a negative-binomial success probability, logged)
+    "log_share": (lambda v: pt.log((v * v + 1) / ((v * v + 1) + 1e10)), lambda b: b <= 1e3, lambda b: 24.0),
 }
 
 
 #: The spellings only the measured stage's theory repairs (the fast pass leaves them).
 STAGE_SPELLINGS = ("two_sub_exp", "erfinv_quantile", "beta_gamma", "hazard", "pow_sub_pow", "mul_sub_softplus",
-                   "log_ratio_near_one", "squareplus", "root_sub", "log1p_pow", "mixture", "lgamma_diff")
+                   "log_ratio_near_one", "squareplus", "root_sub", "log1p_pow", "mixture", "lgamma_diff",
+                   "log_share")
 
 
 def _spelling(ctx: _Ctx, x: _T, only: Sequence[str] | None = None) -> _T | None:
