@@ -300,3 +300,27 @@ def issue42_algebra() -> list:
             ("add_to_sub", p.add(a, p.neg(b)), p.sub(a, b)),
         ]
     ]
+
+
+def compiled_with_stage(inputs, out):
+    """``out`` compiled with the measured stage (``relations.ACCURATE_TAGS``) from an empty outcome store, with the
+    stage's budget of that compile; asserts the user's graph is not mutated."""
+    import relations
+    from relations.compile import stabilize as S
+
+    S.clear_outcomes()  # (the session's store: conftest.py)
+    stage = S.register_measured()
+    before = snapshot(out)
+    f = pytensor.function(inputs, out, mode=relations.mode(*relations.ACCURATE_TAGS))
+    assert snapshot(out) == before  # the user's graph is not mutated
+    return f, stage.last
+
+
+def assert_accurate_and_typed(f, out, at, ref, rtol, fill: float = 2.0) -> None:
+    """``f`` (compiled from ``out``) close to ``ref`` at the inputs ``at``, of ``out``'s dtype and broadcastable,
+    and of 0 and 1 entries on inputs of 0 and 1 entries (each ``fill``)."""
+    got = f(*at)
+    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
+    np.testing.assert_allclose(got, ref, rtol=rtol)
+    for n in (0, 1):
+        assert f(*(np.full(n, fill) for _ in at)).shape == (n,)

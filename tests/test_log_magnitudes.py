@@ -16,25 +16,7 @@ import pytensor.tensor as pt
 
 import relations
 import relations.saturation.stabilizing
-from helpers import snapshot
-from relations.compile import stabilize as S
-
-
-def _compiled(inputs, out):
-    S.clear_outcomes()  # (the session's store: conftest.py)
-    stage = S.register_measured()
-    before = snapshot(out)
-    f = pytensor.function(inputs, out, mode=relations.mode(*relations.ACCURATE_TAGS))
-    assert snapshot(out) == before  # the user's graph is not mutated
-    return f, stage.last
-
-
-def _accurate_and_typed(f, out, at, ref, rtol):
-    got = f(*at)
-    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
-    np.testing.assert_allclose(got, ref, rtol=rtol)
-    for n in (0, 1):  # inputs of 0 and 1 entries
-        assert f(*(np.full(n, 2.0) for _ in at)).shape == (n,)
+from helpers import assert_accurate_and_typed, compiled_with_stage
 
 
 def test_a_density_of_a_power_and_an_exponential_logged_is_a_sum_of_logs():
@@ -42,13 +24,13 @@ def test_a_density_of_a_power_and_an_exponential_logged_is_a_sum_of_logs():
     ``b = 3`` (the power underflows) and at ``x = 30`` (the exponential does)."""
     x, b = pt.dvector("x"), pt.dvector("b")
     out = pt.log(b * x ** (b - 1) * pt.exp(-(x**b)))
-    f, last = _compiled([x, b], out)
+    f, last = compiled_with_stage([x, b], out)
     assert last.replaced == 1
     at = (np.array([1e-200, 30.0, 0.5, 2.0, 1e-5]), np.array([3.0, 3.0, 2.0, 0.5, 1.5]))
     with mp.workdps(50):
         ref = np.array([float(mp.log(q) + (q - 1) * mp.log(p) - mp.mpf(p) ** q) for p, q in zip(*at, strict=True)])
     assert np.isinf(pytensor.function([x, b], out, mode="FAST_RUN")(*at)[:2]).all()
-    _accurate_and_typed(f, out, at, ref, 1e-13)
+    assert_accurate_and_typed(f, out, at, ref, 1e-13)
     # where the factors' signs differ the log is NaN, as written
     assert np.isnan(f(np.array([-2.0]), np.array([2.0]))).all()
 
@@ -60,7 +42,7 @@ def test_the_log_of_a_power_of_one_plus_a_power_reads_under_the_regime_clamp():
     ``x = 1e-10``)."""
     x, b, k = pt.dvector("x"), pt.dvector("b"), pt.dvector("k")
     out = pt.log((1 + x**b) ** -k)
-    f, last = _compiled([x, b, k], out)
+    f, last = compiled_with_stage([x, b, k], out)
     assert last.replaced == 1
     at = (np.array([1e200, 1e10, 1.0, 1e-10, 3.0]), np.array([2.0, 40.0, 2.0, 2.0, 0.5]),
           np.array([1.0, 0.5, 3.0, 2.0, 2.0]))
@@ -68,7 +50,7 @@ def test_the_log_of_a_power_of_one_plus_a_power_reads_under_the_regime_clamp():
         ref = np.array([float(-r * mp.log1p(mp.mpf(p) ** q)) for p, q, r in zip(*at, strict=True)])
     stock = pytensor.function([x, b, k], out, mode="FAST_RUN")(*at)
     assert np.isinf(stock[:2]).all() and stock[3] == 0.0
-    _accurate_and_typed(f, out, at, ref, 1e-13)
+    assert_accurate_and_typed(f, out, at, ref, 1e-13)
 
 
 def _log_w_minus_lam(w, lam):
@@ -100,14 +82,14 @@ def test_a_form_that_still_loses_a_value_is_found_again_with_those_points_first(
     monkeypatch.setattr(relations.saturation.stabilizing, "stabilize", _better_then_exact(firsts))
     w, lam = pt.dvector("w"), pt.dvector("lam")
     out = pt.log(w * pt.exp(-lam))
-    f, last = _compiled([w, lam], out)
+    f, last = compiled_with_stage([w, lam], out)
     assert last.replaced == 1
     assert firsts[0] is None and firsts[-1] is not None
     given = dict(zip(firsts[-1].inputs, (np.asarray(v).ravel() for v in firsts[-1].values), strict=True))
     assert np.all(given[lam] > 700.0)  # the points where the first form is still -inf, and only those
     at = (np.array([1.0, 1e-300, 0.5, 2.0]), np.array([800.0, 100.0, 1.0, 1e4]))
     ref = np.log(at[0]) - at[1]
-    _accurate_and_typed(f, out, at, ref, 1e-15)
+    assert_accurate_and_typed(f, out, at, ref, 1e-15)
 
 
 def test_a_form_that_loses_nowhere_is_not_measured_again(monkeypatch):
@@ -125,7 +107,7 @@ def test_a_form_that_loses_nowhere_is_not_measured_again(monkeypatch):
 
     monkeypatch.setattr(relations.saturation.stabilizing, "stabilize", stabilize)
     w, lam = pt.dvector("w"), pt.dvector("lam")
-    f, last = _compiled([w, lam], pt.log(w * pt.exp(-lam)))
+    f, last = compiled_with_stage([w, lam], pt.log(w * pt.exp(-lam)))
     assert last.replaced == 1 and firsts == [None]
 
 
@@ -136,7 +118,7 @@ def test_a_difference_of_log_gammas_at_large_arguments_keeps_its_digits():
     arguments, ``1/2``, found by the identities."""
     nu = pt.dvector("nu")
     out = pt.gammaln((nu + 1) / 2) - pt.gammaln(nu / 2) - 0.5 * pt.log(nu * np.pi)
-    f, last = _compiled([nu], out)
+    f, last = compiled_with_stage([nu], out)
     assert last.replaced == 1
     at = np.array([1e20, 1e15, 1e8, 45.0, 3.0, 0.5])
     with mp.workdps(60):

@@ -12,26 +12,7 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 
-import relations
-from helpers import snapshot
-from relations.compile import stabilize as S
-
-
-def _compiled(inputs, out):
-    S.clear_outcomes()  # (the session's store: conftest.py)
-    stage = S.register_measured()
-    before = snapshot(out)
-    f = pytensor.function(inputs, out, mode=relations.mode(*relations.ACCURATE_TAGS))
-    assert snapshot(out) == before  # the user's graph is not mutated
-    return f, stage.last
-
-
-def _accurate_and_typed(f, out, at, ref, rtol):
-    got = f(*at)
-    assert got.dtype == out.dtype and f.outputs[0].variable.type.broadcastable == out.type.broadcastable
-    np.testing.assert_allclose(got, ref, rtol=rtol)
-    for n in (0, 1):  # inputs of 0 and 1 entries
-        assert f(*(np.full(n, 0.5) for _ in at)).shape == (n,)
+from helpers import assert_accurate_and_typed, compiled_with_stage
 
 
 def test_a_zero_inflated_likelihood_at_zero_is_a_logaddexp_of_its_terms_logs():
@@ -39,14 +20,14 @@ def test_a_zero_inflated_likelihood_at_zero_is_a_logaddexp_of_its_terms_logs():
     ``mu = 800`` (the value is -800) and 0 at ``psi = 1e-20``, ``mu = 1`` (the value is -6.3e-21)."""
     psi, mu = pt.dvector("psi"), pt.dvector("mu")
     out = pt.log((1 - psi) + psi * pt.exp(-mu))
-    f, last = _compiled([psi, mu], out)
+    f, last = compiled_with_stage([psi, mu], out)
     assert last.replaced == 1
     at = (np.array([1.0, 1e-20, 0.3, 1.0, 0.5]), np.array([800.0, 1.0, 2.0, 1e-10, 40.0]))
     with mp.workdps(50):
         ref = np.array([float(mp.log((1 - mp.mpf(p)) + p * mp.exp(-mp.mpf(m)))) for p, m in zip(*at, strict=True)])
     stock = pytensor.function([psi, mu], out, mode="FAST_RUN")(*at)
     assert np.isinf(stock[0]) and stock[1] == 0.0
-    _accurate_and_typed(f, out, at, ref, 1e-13)
+    assert_accurate_and_typed(f, out, at, ref, 1e-13, fill=0.5)
 
 
 def test_the_log_of_a_share_is_a_log1p_of_the_other_over_it():
@@ -55,7 +36,7 @@ def test_the_log_of_a_share_is_a_log1p_of_the_other_over_it():
     overflows)."""
     n, mu, phi = pt.dvector("n"), pt.dvector("mu"), pt.dvector("phi")
     out = n * pt.log(mu / (mu + phi)) + phi * pt.log(phi / (mu + phi))
-    f, last = _compiled([n, mu, phi], out)
+    f, last = compiled_with_stage([n, mu, phi], out)
     assert last.replaced == 1
     at = (np.array([0.0, 5.0, 3.0, 1.0]), np.array([1.0, 1.7e308, 1e-10, 2.0]), np.array([1e10, 1e308, 1.0, 3.0]))
     with mp.workdps(50):
@@ -63,6 +44,6 @@ def test_the_log_of_a_share_is_a_log1p_of_the_other_over_it():
                         for k, m, q in zip(*at, strict=True)])
     stock = pytensor.function([n, mu, phi], out, mode="FAST_RUN")(*at)
     assert abs(stock[0] / ref[0] - 1) > 1e-9 and np.isinf(stock[1])
-    _accurate_and_typed(f, out, at, ref, 1e-13)
+    assert_accurate_and_typed(f, out, at, ref, 1e-13, fill=0.5)
     # where the share is negative the log is NaN, as written
     assert np.isnan(f(np.array([1.0]), np.array([-1.0]), np.array([3.0]))).all()
