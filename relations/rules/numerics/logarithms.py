@@ -104,15 +104,6 @@ rw("log_add_sign_regimes", p.log(p.add(a, b)),
    floats & ~is_constant(a) & ~is_constant(b),
    "``log(a + b)`` as ``logaddexp(log(a), log(b))`` where ``a >= 0`` and ``b > 0`` (neither lost where ``b`` "
    "underflows or is tiny next to ``a``), as written elsewhere.")
-# and of a difference of two terms of one sign (PyMC's discrete Weibull ``log(q**(x**b) - q**((x + 1)**b))``):
-# ``log(a) + log1mexp(log(b) - log(a))``, where the rules read ``log(b) - log(a)`` as one log (no underflow of
-# either power, no rounding of their difference)
-rw("log_sub_sign_regimes", p.log(p.sub(a, b)),
-   p.switch(p.and_(p.gt(p.sign(a), 0), p.ge(p.sign(b), 0)), p.add(_la, p.log1mexp(p.sub(_lb, _la))),
-            p.log(p.sub(a, b))),
-   floats & ~is_constant(a) & ~is_constant(b),
-   "``log(a - b)`` as ``log(a) + log1mexp(log(b) - log(a))`` where ``a > 0`` and ``b >= 0`` (NaN where "
-   "``b > a``, as written), as written elsewhere.")
 rw("log_sub_exp_regimes", p.log(p.sub(b, p.exp(a))),
    p.switch(_pos, p.add(_lb, p.log1mexp(p.sub(a, _lb))), p.log(p.sub(b, p.exp(a)))), floats & ~positive(b),
    "``log(b - exp(a))`` as ``log(b) + log1mexp(a - log(b))`` for ``b > 0``, as written (NaN) for ``b <= 0``.")
