@@ -96,10 +96,10 @@ rw("log_add_exp_regimes_r", p.log(p.add(b, p.exp(a))), _log_add, _either,
 # (``log(psi) - mu``).  The regime reads the operands' signs (``sign(psi * exp(-mu))`` is 1 where the product
 # underflows); the logs are not clamped (the rules of ``log`` read ``a`` and ``b``), so the branch not taken reads
 # ``log`` of a negative or 0 only where the sum is as written.
-_la, _lb = p.log(a), p.log(b)
+_log_a, _log_b = p.log(a), p.log(b)
 _one_sign = p.and_(p.ge(p.sign(a), 0), p.gt(p.sign(b), 0))
 rw("log_add_sign_regimes", p.log(p.add(a, b)),
-   p.switch(_one_sign, p.add(p.maximum(_la, _lb), p.log1p(p.exp(p.neg(p.abs(p.sub(_la, _lb)))))),
+   p.switch(_one_sign, p.add(p.maximum(_log_a, _log_b), p.log1p(p.exp(p.neg(p.abs(p.sub(_log_a, _log_b)))))),
             p.log(p.add(a, b))),
    floats & ~is_constant(a) & ~is_constant(b),
    "``log(a + b)`` as ``logaddexp(log(a), log(b))`` where ``a >= 0`` and ``b > 0`` (neither lost where ``b`` "
