@@ -26,6 +26,12 @@ one_positive = positive(a) | positive(b)
 FAMILY = Family("numerics_logarithms", docs="numerics_logarithms.md", choice=True)
 eq, rw = FAMILY.equal, FAMILY.rewrite
 
+
+def _logaddexp(x: p.Node, y: p.Node) -> p.Node:
+    """``logaddexp(x, y)`` written out, ``max(x, y) + log1p(exp(-|x - y|))`` (PyTensor has no scalar Op of it)."""
+    return p.add(p.maximum(x, y), p.log1p(p.exp(p.neg(p.abs(p.sub(x, y))))))
+
+
 # the inverses of exp (Herbie's rem-log-exp, rem-exp-log)
 rw("rem_log_exp", p.log(p.exp(a)), a, real(a), "``log(exp(a))`` is ``a``.")
 rw("rem_exp_log", p.exp(p.log(a)), a, real(a) & nonnegative(a), "``exp(log(a))`` is ``a`` for ``a >= 0``.")
@@ -81,7 +87,7 @@ eq("softplus_add", p.softplus(a), p.add(a, p.softplus(p.neg(a))), real(a),
 # branch holding the left side again with new terms (saturation would nest regimes without end)
 _pos, _neg = p.gt(b, 0), p.lt(b, 0)
 _lb = p.log(p.switch(_pos, b, 1))
-_log_add = p.switch(_pos, p.add(p.maximum(a, _lb), p.log1p(p.exp(p.neg(p.abs(p.sub(a, _lb)))))),
+_log_add = p.switch(_pos, _logaddexp(a, _lb),
                     p.switch(_neg, p.add(a, p.log1mexp(p.sub(p.log(p.neg(p.switch(_neg, b, -1))), a))), p.add(a, b)))
 _either = floats & ~nonnegative(b)  # a sign the analysis does not know (``2 * exp(x)`` is known: logaddexp's)
 rw("log_add_exp_regimes", p.log(p.add(p.exp(a), b)), _log_add, _either,
@@ -99,8 +105,7 @@ rw("log_add_exp_regimes_r", p.log(p.add(b, p.exp(a))), _log_add, _either,
 _log_a, _log_b = p.log(a), p.log(b)
 _one_sign = p.and_(p.ge(p.sign(a), 0), p.gt(p.sign(b), 0))
 rw("log_add_sign_regimes", p.log(p.add(a, b)),
-   p.switch(_one_sign, p.add(p.maximum(_log_a, _log_b), p.log1p(p.exp(p.neg(p.abs(p.sub(_log_a, _log_b)))))),
-            p.log(p.add(a, b))),
+   p.switch(_one_sign, _logaddexp(_log_a, _log_b), p.log(p.add(a, b))),
    floats & ~is_constant(a) & ~is_constant(b),
    "``log(a + b)`` as ``logaddexp(log(a), log(b))`` where ``a >= 0`` and ``b > 0`` (neither lost where ``b`` "
    "underflows or is tiny next to ``a``), as written elsewhere.")
@@ -128,7 +133,7 @@ _w_pos = p.and_(p.gt(b, 0), p.gt(c, 0))
 _lw, _lv = p.add(a, p.log(p.switch(_w_pos, b, 1))), p.add(d, p.log(p.switch(_w_pos, c, 1)))
 _mix = p.log(p.add(p.mul(b, p.exp(a)), p.mul(c, p.exp(d))))
 rw("log_weighted_exps_regimes", _mix,
-   p.switch(_w_pos, p.add(p.maximum(_lw, _lv), p.log1p(p.exp(p.neg(p.abs(p.sub(_lw, _lv)))))), _mix),
+   p.switch(_w_pos, _logaddexp(_lw, _lv), _mix),
    real(a) & real(b) & real(c) & real(d) & ~is_constant(b),
    "``log(b * exp(a) + c * exp(d))`` as ``logaddexp(a + log(b), d + log(c))`` for ``b, c > 0`` (no overflow of "
    "``exp``, no underflow of both terms), as written elsewhere.")
