@@ -808,3 +808,25 @@ def test_a_form_that_loses_elsewhere_is_found_again_with_those_points_first(monk
         ref = np.array([float(mp.log((1 - mp.mpf(p)) + p * mp.exp(-m))) for p, m in zip(at_w, at_lam, strict=True)])
     assert abs(pytensor.function([w, lam], out, mode="FAST_RUN")(at_w[:1], at_lam[:1])[0] / ref[0] - 1) > 1e-8
     _accurate_and_typed(f, out, (at_w, at_lam), ref, 1e-14, 0.5, 1.0)
+
+
+def test_a_matrix_region_flagged_on_draws_and_on_the_grid_keeps_both_points():
+    """The screen of a whole region joins the points of every kind that flags it; for a matrix input the
+    draws hold 2 x 2 elements a point and the grid one, and the join raised (a ValueError the screen read as
+    "cannot be measured"), so a region such as ``exp(x[None]) / sum(exp(x), 1, keepdims=True)[None]`` was
+    kept as accurate.  A point of one element stands for that value in every element."""
+    from relations.saturation.accuracy import Points
+    from relations.saturation.regimes import join_points
+
+    x = pt.dmatrix("x")
+    g = pt.sum((x + 1) ** 2 - x**2, axis=1)  # cancels where x is large: flagged on the draws and on the grid
+    alone = S._screen(g)
+    found = S._screen(g, corners=True)
+    assert found is not None and found.values[0].shape[1:] == (2, 2) and found.n > alone.n
+    a = Points((x,), (np.arange(8.0).reshape(2, 2, 2),), 2, 2)
+    b = Points((x,), (np.array([[[5.0]], [[-1.0]]]),), 2, 2)
+    joined = join_points(a, b)
+    assert joined.n == 4 and joined.values[0].shape == (4, 2, 2)
+    np.testing.assert_array_equal(joined.values[0][2:], [np.full((2, 2), 5.0), np.full((2, 2), -1.0)])
+    with pytest.raises(ValueError):
+        join_points(a, Points((x,), (np.zeros((1, 3, 3)),), 1, 1))

@@ -111,11 +111,18 @@ def regimes_apply(outputs: Sequence[Variable], points: Points) -> bool:
 
 
 def join_points(a: Points, b: Points) -> Points:
-    """The points of ``a`` and then those of ``b`` (the same inputs)."""
+    """The points of ``a`` and then those of ``b`` (the same inputs).  Where an input's points have other
+    shapes in each (the grid's one element a point beside draws of two), each is broadcast to both: a point
+    of one element stands for that value in every element."""
     if a.inputs != b.inputs:
         raise ValueError("b: the points are of other inputs")
-    return Points(a.inputs, tuple(np.concatenate([x, y]) for x, y in zip(a.values, b.values, strict=True)),
-                  a.n + b.n, a.drawn + b.drawn, a.domain or b.domain).within()
+    values = []
+    for x, y in zip(a.values, b.values, strict=True):
+        if x.shape[1:] != y.shape[1:]:
+            shape = np.broadcast_shapes(x.shape[1:], y.shape[1:])
+            x, y = np.broadcast_to(x, x.shape[:1] + shape), np.broadcast_to(y, y.shape[:1] + shape)
+        values.append(np.concatenate([x, y]))
+    return Points(a.inputs, tuple(values), a.n + b.n, a.drawn + b.drawn, a.domain or b.domain).within()
 
 
 def _column(points: Points, k: int) -> np.ndarray:
