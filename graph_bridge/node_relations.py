@@ -21,7 +21,7 @@ from unification import var
 from graph_bridge.elemwise_terms import dimshuffled, elemwise_like, operand_entries
 from graph_bridge.nodes import alloc_parts, join_parts, read_or_build
 from graph_bridge.ops import ExplicitAlloc, ExplicitElemwise, entry_order
-from graph_bridge.terms import elemwise_term, op_term, term, term_variable
+from graph_bridge.terms import Term, elemwise_term, op_term, term, term_variable
 from graph_bridge.vocabulary import builder_for
 from logic_core.memo import remember
 from logic_core.moded import Mode, ModedGoal, moded
@@ -32,6 +32,7 @@ __all__ = [
     "DS",
     "JOIN",
     "SET_CLASSES",
+    "added_axes_inputso",
     "alloco",
     "combineo",
     "elemwise_firsto",
@@ -449,6 +450,82 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
             one=build,
         ),
         waiting="shuffled_inputso needs inputs, or n, order and inner",
+    )
+
+
+def _without(order: tuple, axes: frozenset) -> tuple:
+    return tuple(e for i, e in enumerate(order) if i not in axes)
+
+
+def _added(order: tuple) -> frozenset:
+    return frozenset(i for i, e in enumerate(order) if e == "x")
+
+
+def added_axes_inputso(inputs: Any, n: Any, order: Any, inner: Any):
+    """``inputs`` are ``inner`` each with the axes ``DimShuffle{n, order}`` adds also added.
+
+    Each input is a DimShuffle, and the output axes every one of them adds
+    (``'x'`` in each order) are the ones ``order`` adds to an ``n``-d graph:
+    ``exp(x)[None] / sum(exp(x), 1)[None, :, None]`` shares the leading
+    axis, so its inputs are ``exp(x)`` and ``sum(exp(x), 1)[:, None]``
+    with ``order = ('x', 0, 1)``.  At least one input must be left with no
+    DimShuffle (only added the shared axes): then the DimShuffles do not grow
+    in number when the Elemwise moves below them.
+
+    Forward (``inputs`` known) reads the DimShuffles; backward (``n``,
+    ``order`` and ``inner`` known, ``order`` only adding axes) builds them,
+    one DimShuffle per input (an inner DimShuffle composed with ``order``).
+    """
+
+    def read(ins):
+        found = [_shuffled(v) if (v := term_variable(t)) is not None else None for t in ins]
+        if not found or None in found:
+            return None
+        shared = frozenset.intersection(*(_added(o) for _, o, _ in found))
+        if not shared:
+            return None
+        parts, bare = [], False
+        for (k, o, x), t in zip(found, ins, strict=True):
+            x = t[1] if type(t) is Term and len(t) == 2 else x  # the input's own term, compared by structure
+            rest = _without(o, shared)
+            if is_identity_order(k, rest):
+                parts.append(x)
+                bare = True
+            else:
+                parts.append(term(term(DS, k, rest), x))
+        if not bare:
+            return None
+        width = len(found[0][1]) - len(shared)
+        return width, tuple("x" if i in shared else i - sum(1 for j in shared if j < i)
+                            for i in range(len(found[0][1]))), tuple(parts)
+
+    def build(k, o, parts):
+        if tuple(e for e in o if e != "x") != tuple(range(k)):
+            return None
+        built = []
+        for part in parts:
+            v = term_variable(part)
+            if v is None or v.type.ndim != k:
+                return None
+            sh = _shuffled(v)
+            if sh is None:
+                built.append(term(term(DS, k, o), part))
+            else:
+                m, inner_order, u = sh
+                built.append(term(term(DS, m, tuple("x" if e == "x" else inner_order[e] for e in o)), u))
+        return (tuple(built),)
+
+    return moded(
+        "added_axes_inputso",
+        {"inputs": inputs, "n": n, "order": order, "inner": inner},
+        Mode(needs=("inputs",), gives=("n", "order", "inner"), ready=lambda ins: isinstance(ins, tuple), one=read),
+        Mode(
+            needs=("n", "order", "inner"),
+            gives=("inputs",),
+            ready=lambda k, o, parts: isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple),
+            one=build,
+        ),
+        waiting="added_axes_inputso needs inputs, or n, order and inner",
     )
 
 

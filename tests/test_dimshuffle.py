@@ -20,6 +20,7 @@ from relations.rules.dimshuffle import (
     dimshuffle_composeo,
     dimshuffle_identityo,
     dimshuffle_through_elemwiseo,
+    expand_dims_through_elemwiseo,
 )
 
 x = pt.vector("x")
@@ -233,6 +234,74 @@ class TestThroughElemwise:
             assert run(1, var(), dimshuffle_through_elemwiseo(etuplize(lhs), var())) == ()
         with graph_context([lhs, pt.log(e)]):  # every use elementwise: it moves
             assert run(1, var(), dimshuffle_through_elemwiseo(etuplize(lhs), var())) != ()
+
+
+class TestAddedAxesThroughElemwise:
+    """Axes every input of an Elemwise adds move above it: the softmax with a broadcast between its ``exp`` and
+    its sum (``exp(x[None]) / sum(exp(x), 1, keepdims=True)[None]``), which PyTensor's softmax rewrite misses."""
+
+    e = pt.exp(m)
+    k = pt.sum(e, axis=1, keepdims=True)
+
+    def softmax_lhs(self):
+        return pt.expand_dims(self.e, 0) / self.k[None]
+
+    def test_forward_orders_that_differ_share_an_axis(self):
+        lhs = self.softmax_lhs()
+        before = snapshot(lhs)
+        (rhs,) = forward(expand_dims_through_elemwiseo, lhs)
+        assert snapshot(lhs) == before
+        assert rhs.owner.op.new_order == ("x", 0, 1)
+        num, den = rhs.owner.inputs[0].owner.inputs
+        assert num.owner.op.scalar_op == pt.exp(m).owner.op.scalar_op and num.owner.inputs[0] is m
+        assert den.owner.op.new_order == (0, "x")  # the sum's own keepdims axis stays below
+        check_rewrite(lhs, rhs, {m: SHAPES_2D})
+
+    def test_forward_a_trailing_axis_and_a_scalar(self):
+        lhs = pt.expand_dims(x, 1) * 2.0 + m[:, :1]  # m[:, :1] is no DimShuffle: nothing shared
+        assert forward(expand_dims_through_elemwiseo, lhs) == []
+        lhs = pt.expand_dims(x, 1) * 2.0
+        (rhs,) = forward(expand_dims_through_elemwiseo, lhs)
+        assert rhs.owner.op.new_order == (0, "x") and rhs.owner.inputs[0].owner.inputs[0] is x
+        check_rewrite(lhs, rhs, {x: [(0,), (1,), (4,)]})
+        t = pt.exp(t3)[None] - pt.expand_dims(t3.sum(axis=2), (0, 3))
+        (rhs,) = forward(expand_dims_through_elemwiseo, t)
+        assert rhs.owner.op.new_order == ("x", 0, 1, 2)
+        check_rewrite(t, rhs, {t3: [(0, 2, 3), (1, 1, 1), (2, 3, 4)]})
+
+    def test_left_alone_where_no_input_is_left_bare(self):
+        # both inputs keep a DimShuffle below: moving the Elemwise would add one
+        lhs = pt.expand_dims(x, (0, 2)) * pt.expand_dims(x, (0, 1))
+        assert forward(expand_dims_through_elemwiseo, lhs) == []
+        assert forward(expand_dims_through_elemwiseo, pt.expand_dims(x, 0) + m) == []
+
+    def test_backward_composes_the_axes_into_each_input(self):
+        e = pt.exp(m)
+        rhs = pt.expand_dims(e / pt.sum(e, axis=1, keepdims=True), 0)
+        (lhs,) = backward(expand_dims_through_elemwiseo, rhs)
+        assert [i.owner.op.new_order for i in lhs.owner.inputs] == [("x", 0, 1), ("x", 0, "x")]
+        check_rewrite(rhs, lhs, {m: SHAPES_2D})
+        assert backward(expand_dims_through_elemwiseo, pt.exp(m).T) == []  # a transpose adds no axis
+
+    def test_check(self):
+        lhs, e, k = self.softmax_lhs(), self.e, self.k
+        assert holds(expand_dims_through_elemwiseo, lhs, pt.expand_dims(e / k, 0))
+        assert not holds(expand_dims_through_elemwiseo, lhs, pt.expand_dims(e / pt.sum(e, axis=0, keepdims=True), 0))
+        assert not holds(expand_dims_through_elemwiseo, lhs, pt.expand_dims(e * k, 0))
+        assert not holds(expand_dims_through_elemwiseo, lhs, pt.expand_dims(e / k, 2))
+
+    def test_the_stabilizing_pass_finds_the_softmax(self):
+        lhs = self.softmax_lhs()
+        before = snapshot(lhs)
+        f = pytensor.function([m], lhs, mode=relations.mode().excluding("fusion"))  # the fast pass alone
+        assert snapshot(lhs) == before
+        assert any(type(n.op).__name__ == "Softmax" for n in f.maker.fgraph.apply_nodes)
+        big = np.array([[1000.0, 999.0, 0.0], [-1000.0, -1001.0, -1002.0]])
+        got = f(big)
+        z = big - big.max(axis=1, keepdims=True)
+        np.testing.assert_allclose(got, (np.exp(z) / np.exp(z).sum(axis=1, keepdims=True))[None], rtol=1e-15)
+        assert got.dtype == lhs.dtype and f(np.zeros((0, 3))).shape == (1, 0, 3)
+        assert f(np.zeros((2, 1))).shape == (1, 2, 1)
 
 
 class TestAddedDims:

@@ -55,6 +55,11 @@ CASES = {
         lambda: pt.sum(pt.exp(pt.expand_dims(x, 0)) * 2.0),
         {x: [(0,), (1,), (4,)]},
     ),
+    # a softmax with a broadcast between its exp and its sum, summed over the shared axis
+    "expand_dims_through_elemwiseo": (
+        lambda: pt.sum(pt.expand_dims(pt.exp(m), 0) / pt.sum(pt.exp(m), axis=1, keepdims=True)[None], axis=0),
+        {m: [(0, 2), (1, 1), (3, 2)]},
+    ),
     "inc_zeros_as_seto": (
         lambda: pt.inc_subtensor(pt.zeros((n,))[[0, 2]], c),
         None,  # n is a length: checked with chosen values below

@@ -331,6 +331,12 @@ def test_hazards_are_the_spellings_stock_stabilizers_miss():
     assert hazard(pt.exp(x) - 1.0 / pt.exp(x)) and not hazard(pt.exp(x) - 1.0 / pt.exp(y))
     assert hazard(pt.log((1.0 + pt.exp(-x)) * (1.0 + pt.exp(-y)))) and not hazard(pt.log((1.0 + x) * y))
     assert hazard(pt.expm1(x) / (1.0 + pt.exp(x)))  # tanh(x / 2)
+    # a softmax with a broadcast between its exp and its sum; not the keepdims form PyTensor's rewrite reads
+    e = pt.exp(m)
+    assert hazard(pt.exp(m[None]) / pt.sum(e, axis=1, keepdims=True)[None], under_log=False)
+    assert hazard(e[None] / pt.sum(e, axis=1, keepdims=True)[None], under_log=False)
+    assert not hazard(e / pt.sum(e, axis=1, keepdims=True), under_log=False)
+    assert not hazard(pt.exp(x[None]) / pt.sum(pt.exp(m), axis=1, keepdims=True)[None], under_log=False)
 
 
 def test_a_mixture_written_as_a_dot_with_its_weights_is_a_stable_weighted_logsumexp():

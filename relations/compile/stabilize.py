@@ -79,7 +79,7 @@ from pytensor.graph.rewriting.basic import GraphRewriter, copy_stack_trace
 from pytensor.graph.traversal import explicit_graph_inputs
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import CAReduce, DimShuffle
-from pytensor.tensor.math import Dot
+from pytensor.tensor.math import Dot, Sum
 from pytensor.tensor.shape import Reshape, SpecifyShape
 from pytensor.tensor.special import LogSoftmax, Softmax
 from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
@@ -221,7 +221,9 @@ def _theory(names: Sequence[str]) -> tuple:
 def pass_rules() -> tuple:
     """The rules the pass saturates with: :data:`STABILIZE_RULES` and the :data:`THEORY_ENTRIES`."""
     if not _PASS_RULES:
-        _PASS_RULES.append(STABILIZE_RULES + _theory(THEORY_ENTRIES))
+        from relations.rules.dimshuffle import expand_dims_through_elemwiseo
+
+        _PASS_RULES.append((*STABILIZE_RULES, expand_dims_through_elemwiseo, *_theory(THEORY_ENTRIES)))
     return _PASS_RULES[0]
 
 
@@ -474,6 +476,8 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         if under_log and is_length(ins[1]):  # a mean
             return True
         num = ins[0]
+        if _broadcast_softmax(num, ins[1]):
+            return True
         # ``1 / exp(-x)`` under a log, ``erfc(x) / exp(-x**2)``, ``exp(x) / (3 * mean(exp(x)))``; not a PyMC
         # model's ``(x - mu) / exp(s)``, nor its ``-0.5 / exp(s)`` alone (``c * exp(-s)`` is no better)
         if not (_is_head(num.owner) or (under_log and isinstance(scalar_form(num), Constant))):
@@ -506,6 +510,29 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         # reads), ``log1p(-tanh(x)**2)``, ``log2(1 + 2**x)`` (JAX's logaddexp2: no stabilizer reads base 2)
         return (isinstance(op, ps.Log1p) and _negated_exp(ins[0])) or _headless_log_root(v)
     return False
+
+
+def _unshuffled(v: Variable) -> Variable:
+    """``v`` read through DimShuffles."""
+    while v.owner is not None and isinstance(v.owner.op, DimShuffle):
+        v = v.owner.inputs[0]
+    return v
+
+
+def _broadcast_softmax(num: Variable, den: Variable) -> bool:
+    """``num / den`` is a softmax with a broadcast between the ``exp`` and its sum: ``den`` a DimShuffle of a
+    sum of ``exp(a)``, ``num`` that ``exp`` under a DimShuffle, or ``exp`` of a DimShuffle of ``a``
+    (``exp(x[None]) / sum(exp(x), 1, keepdims=True)[None]``, which ``local_softmax_stabilize`` does not read:
+    its numerator is not the summed ``exp`` itself)."""
+    summed = _unshuffled(den)
+    if summed is den or summed.owner is None or not isinstance(summed.owner.op, Sum):
+        return False
+    e = summed.owner.inputs[0]
+    if e is num or not isinstance(scalar_op_of(e.owner), ps.Exp):
+        return False
+    if _unshuffled(num) is e:
+        return True
+    return isinstance(scalar_op_of(num.owner), ps.Exp) and _unshuffled(num.owner.inputs[0]) is e.owner.inputs[0]
 
 
 def _power_like(v: Variable) -> bool:

@@ -24,6 +24,7 @@ from relations.rules.dimshuffle import (
     dimshuffle_composeo,
     dimshuffle_identityo,
     dimshuffle_through_elemwiseo,
+    expand_dims_through_elemwiseo,
 )
 from relations.rules.join import careduce_joino
 from relations.rules.lift import (
@@ -62,6 +63,7 @@ _DIMSHUFFLE = (
     dimshuffle_identityo,
     dimshuffle_composeo,
     dimshuffle_through_elemwiseo,
+    expand_dims_through_elemwiseo,
 )
 _JOIN = (careduce_joino,)
 _LIFT = (inc_zeros_as_seto, elemwise_set_subtensoro, elemwise_alloco)
@@ -91,7 +93,7 @@ DEFAULT_RULES: tuple = _JOIN + _DIMSHUFFLE + _ALLOC_IDENTITY + _LIFT + _BROADCAS
 LOWERING_RULES: tuple = _BROADCAST + _BATCHED_LOWERING
 
 #: The rules of the compile-time ``relational`` pass: the default rules but
-#: ``dimshuffle_through_elemwiseo``.  PyTensor's canonicalize moves DimShuffles
+#: ``dimshuffle_through_elemwiseo`` and ``expand_dims_through_elemwiseo``.  PyTensor's canonicalize moves DimShuffles
 #: the other way (``local_dimshuffle_lift``), so a DimShuffle left above an
 #: Elemwise is moved back, and the graph PyTensor fuses differs (measured on a
 #: PyMC NormalMixture's logp + dlogp: 3 more nodes, 1.05x the run time).
@@ -107,7 +109,8 @@ LOWERING_RULES: tuple = _BROADCAST + _BATCHED_LOWERING
 COMPILE_RULES: tuple = tuple(
     r
     for r in DEFAULT_RULES
-    if r is not dimshuffle_through_elemwiseo and r is not dimshuffle_through_blockwiseo and r not in LOWERING_RULES
+    if r not in (dimshuffle_through_elemwiseo, expand_dims_through_elemwiseo, dimshuffle_through_blockwiseo)
+    and r not in LOWERING_RULES
 )
 
 #: Rule sets by name.  ``"default"`` is :data:`DEFAULT_RULES` (what

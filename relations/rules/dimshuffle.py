@@ -17,7 +17,7 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle
 
 from graph_bridge import ndimo, same_typeo
 from graph_bridge.measures import below, count, elemwise_above, nodes
-from graph_bridge.node_relations import shuffled_inputso
+from graph_bridge.node_relations import added_axes_inputso, shuffled_inputso
 from relations import patterns as p
 from relations.patterns.axes import added_axes_reductiono
 from relations.patterns.orders import (
@@ -38,6 +38,7 @@ __all__ = [
     "dimshuffle_composeo",
     "dimshuffle_identityo",
     "dimshuffle_through_elemwiseo",
+    "expand_dims_through_elemwiseo",
 ]
 
 # sub-graphs, orders, ndims, heads, axes, scalar ops and input tuples
@@ -107,6 +108,17 @@ dimshuffle_through_elemwiseo = rewrite_rule(
     measure=elemwise_above(_is_dimshuffle, "DimShuffle").keeping(count(DimShuffle)),
     child_heads=(DimShuffle,),
     doc="A DimShuffle every input of an Elemwise shares moves above it.",
+    docs="dimshuffle.md",
+)
+
+expand_dims_through_elemwiseo = rewrite_rule(
+    "expand_dims_through_elemwiseo",
+    p.elemwise(f, inputs=xs),
+    p.dimshuffle(p.elemwise(f, inputs=ys), o, ndim=n),
+    where=(added_axes_inputso(xs, n, o, ys), movable_eacho(xs), same_typeo(p.LHS, p.RHS)),
+    measure=elemwise_above(_is_dimshuffle, "DimShuffle").keeping(count(DimShuffle)),
+    child_heads=(DimShuffle,),
+    doc="Axes every input of an Elemwise adds move above it (an input left with no DimShuffle).",
     docs="dimshuffle.md",
 )
 
