@@ -359,13 +359,15 @@ def test_a_mixture_written_as_a_dot_with_its_weights_is_a_stable_weighted_logsum
 
 
 def test_the_pass_saturates_with_the_theory_entries_whose_right_side_is_stable():
-    from relations.compile.stabilize import STABILIZE_RULES, THEORY_ENTRIES, pass_rules
+    from relations.compile.stabilize import PASS_LIFTS, STABILIZE_RULES, THEORY_ENTRIES, pass_rules
     from relations.rules.numerics import NUMERICS_RULES
 
     rules = pass_rules()
-    assert rules[: len(STABILIZE_RULES)] == STABILIZE_RULES
-    assert [r.__name__ for r in rules[len(STABILIZE_RULES):]] == list(THEORY_ENTRIES)
-    assert set(rules[len(STABILIZE_RULES):]) <= set(NUMERICS_RULES)
+    k = len(STABILIZE_RULES) + len(PASS_LIFTS)
+    assert rules[:k] == STABILIZE_RULES + PASS_LIFTS
+    theory = rules[k:]
+    assert [r.__name__ for r in theory] == list(THEORY_ENTRIES)
+    assert set(theory) <= set(NUMERICS_RULES)
     x = pt.vector("x")
     [(old, new)] = stabilized([pt.log(pt.expm1(x))])
     assert instability([new]) == 0 < instability([old])

@@ -94,6 +94,7 @@ from relations.compile.pieces import PIECEWISE
 from relations.rules.algebra import ALGEBRA_RULES
 from relations.rules.algebra.algebra_goals import is_length, scalar_form, widened
 from relations.rules.algebra.sum_goals import all_ones
+from relations.rules.dimshuffle import expand_dims_through_elemwiseo
 from relations.saturation.cancellation import Sites, cancellation_cost, cancellation_sites, stripped, terms
 from relations.saturation.costs import shape_finder
 from relations.saturation.egraph import EGraph, Limits
@@ -206,6 +207,11 @@ THEORY_ENTRIES: tuple[str, ...] = (
     "exp2_pow_rev", "log_beta_regimes", "log_mul_gamma_regimes", "log_pow1p_regimes", "log1m_pow1p_regimes",
     "log1m_tanh_regimes", "log_weighted_exps_regimes",
 )
+#: DimShuffle rules the pass saturates with too: the axes every input of an Elemwise adds moved above it
+#: (:func:`relations.rules.dimshuffle.expand_dims_through_elemwiseo`), so a softmax with a broadcast between
+#: its ``exp`` and its sum (``exp(x[None]) / sum(exp(x), 1, keepdims=True)[None]``, a :func:`hazard`) holds
+#: the form ``local_softmax_stabilize`` reads.
+PASS_LIFTS: tuple = (expand_dims_through_elemwiseo,)
 _PASS_RULES: list[tuple] = []
 
 
@@ -219,11 +225,10 @@ def _theory(names: Sequence[str]) -> tuple:
 
 
 def pass_rules() -> tuple:
-    """The rules the pass saturates with: :data:`STABILIZE_RULES` and the :data:`THEORY_ENTRIES`."""
+    """The rules the pass saturates with: :data:`STABILIZE_RULES`, :data:`PASS_LIFTS` and the
+    :data:`THEORY_ENTRIES`."""
     if not _PASS_RULES:
-        from relations.rules.dimshuffle import expand_dims_through_elemwiseo
-
-        _PASS_RULES.append((*STABILIZE_RULES, expand_dims_through_elemwiseo, *_theory(THEORY_ENTRIES)))
+        _PASS_RULES.append(STABILIZE_RULES + PASS_LIFTS + _theory(THEORY_ENTRIES))
     return _PASS_RULES[0]
 
 
