@@ -396,6 +396,23 @@ def _expanded_scalar(s: Any, n: int) -> Any:
     return term(term(DS, 0, ("x",) * n), s)
 
 
+def _inputs_and_order(name: str, inputs: Any, n: Any, order: Any, inner: Any, read: Any, build: Any) -> ModedGoal:
+    """The goal relating an Elemwise's ``inputs`` to a DimShuffle ``{n, order}`` and the ``inner`` inputs below
+    it: ``read`` forward (``inputs`` known), ``build`` backward (``n``, ``order`` and ``inner`` known)."""
+    return moded(
+        name,
+        {"inputs": inputs, "n": n, "order": order, "inner": inner},
+        Mode(needs=("inputs",), gives=("n", "order", "inner"), ready=lambda ins: isinstance(ins, tuple), one=read),
+        Mode(
+            needs=("n", "order", "inner"),
+            gives=("inputs",),
+            ready=lambda k, o, parts: isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple),
+            one=build,
+        ),
+        waiting=f"{name} needs inputs, or n, order and inner",
+    )
+
+
 def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
     """``inputs`` are ``DimShuffle{n, order}`` of ``inner``, up to expanded scalars.
 
@@ -439,18 +456,7 @@ def shuffled_inputso(inputs: Any, n: Any, order: Any, inner: Any):
                 return None
         return (tuple(built),)
 
-    return moded(
-        "shuffled_inputso",
-        {"inputs": inputs, "n": n, "order": order, "inner": inner},
-        Mode(needs=("inputs",), gives=("n", "order", "inner"), ready=lambda ins: isinstance(ins, tuple), one=read),
-        Mode(
-            needs=("n", "order", "inner"),
-            gives=("inputs",),
-            ready=lambda k, o, parts: isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple),
-            one=build,
-        ),
-        waiting="shuffled_inputso needs inputs, or n, order and inner",
-    )
+    return _inputs_and_order("shuffled_inputso", inputs, n, order, inner, read, build)
 
 
 def _without(order: tuple, axes: frozenset) -> tuple:
@@ -515,18 +521,7 @@ def added_axes_inputso(inputs: Any, n: Any, order: Any, inner: Any):
                 built.append(term(term(DS, m, tuple("x" if e == "x" else inner_order[e] for e in o)), u))
         return (tuple(built),)
 
-    return moded(
-        "added_axes_inputso",
-        {"inputs": inputs, "n": n, "order": order, "inner": inner},
-        Mode(needs=("inputs",), gives=("n", "order", "inner"), ready=lambda ins: isinstance(ins, tuple), one=read),
-        Mode(
-            needs=("n", "order", "inner"),
-            gives=("inputs",),
-            ready=lambda k, o, parts: isinstance(k, int) and isinstance(o, tuple) and isinstance(parts, tuple),
-            one=build,
-        ),
-        waiting="added_axes_inputso needs inputs, or n, order and inner",
-    )
+    return _inputs_and_order("added_axes_inputso", inputs, n, order, inner, read, build)
 
 
 def elemwise_operandso(out: Any, scalar_op: Any, inputs: Any, entries: Any):
