@@ -217,6 +217,7 @@ def test_a_region_holds_the_constants_it_computes_from():
     assert k2 == region(2.0)[0][0]
 
 
+@pytest.mark.slow  # 1-3 min of mpmath on a core
 def test_the_normal_log_cdf_written_through_erfc_compiles_accurate():
     """PyMC's censored-likelihood spelling: ``-inf`` at x = -40 as PyTensor compiles it, -804.6 with the stage
     (regimes: ``erfcx`` below a threshold, the reflection above)."""
@@ -256,6 +257,7 @@ def test_the_accurate_tags_add_the_stage_and_the_default_ones_have_the_precision
     assert np.max(np.abs(without / exact - 1)) > 1e-9
 
 
+@pytest.mark.slow  # 1-3 min of mpmath on a core
 def test_a_critical_sub_expression_is_found_and_the_scaled_log_cdf_compiles_accurate():
     """PyMC's normal log-CDF with a location and a scale, written as one ``erfc``: draws of ``x``, ``mu`` and
     ``sigma`` seldom reach ``(x - mu) / sigma < -38``, where it is ``-inf``; the stage measures the region
@@ -421,6 +423,7 @@ def test_a_difference_of_two_inputs_is_no_region():
     assert S.head_roots([(x - y) * 2.0]) == []
 
 
+@pytest.mark.slow  # 1-3 min of mpmath on a core
 def test_a_region_reading_a_computed_leaf_is_screened_on_its_diagonals():
     # the normal KL as torch writes it: (m1 - m2) / s2 is cut as a leaf of the region, so its corners are not
     # screened (its leaves are not independent inputs), but its diagonals are: where the scales agree and the
