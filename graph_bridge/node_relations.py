@@ -35,6 +35,7 @@ __all__ = [
     "added_axes_inputso",
     "alloco",
     "combineo",
+    "compose_orders",
     "elemwise_firsto",
     "elemwise_holeo",
     "elemwise_operandso",
@@ -70,6 +71,11 @@ _EXPLICIT_TERMS: dict[tuple, Any] = {}
 def is_identity_order(n: int, order: tuple) -> bool:
     """Whether ``order`` is the identity order of an ``n``-d input."""
     return tuple(order) == tuple(range(n))
+
+
+def compose_orders(inner: tuple, outer: tuple) -> tuple:
+    """The order of ``DimShuffle{outer}(DimShuffle{inner}(x))`` as one DimShuffle of ``x``."""
+    return tuple("x" if d == "x" else inner[d] for d in outer)
 
 
 def stock_elemwiseo(out: Any, scalar_op: Any, inputs: Any, broadcasting: bool = False):
@@ -502,8 +508,8 @@ def added_axes_inputso(inputs: Any, n: Any, order: Any, inner: Any):
         if not bare:
             return None
         width = len(found[0][1]) - len(shared)
-        return width, tuple("x" if i in shared else i - sum(1 for j in shared if j < i)
-                            for i in range(len(found[0][1]))), tuple(parts)
+        kept = iter(range(width))  # the output's other axes, in order: the Elemwise's below the DimShuffle
+        return width, tuple("x" if i in shared else next(kept) for i in range(len(found[0][1]))), tuple(parts)
 
     def build(k, o, parts):
         if tuple(e for e in o if e != "x") != tuple(range(k)):
@@ -518,7 +524,7 @@ def added_axes_inputso(inputs: Any, n: Any, order: Any, inner: Any):
                 built.append(term(term(DS, k, o), part))
             else:
                 m, inner_order, u = sh
-                built.append(term(term(DS, m, tuple("x" if e == "x" else inner_order[e] for e in o)), u))
+                built.append(term(term(DS, m, compose_orders(inner_order, o)), u))
         return (tuple(built),)
 
     return _inputs_and_order("added_axes_inputso", inputs, n, order, inner, read, build)

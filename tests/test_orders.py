@@ -7,9 +7,9 @@ import pytest
 from kanren import run
 from unification import var
 
+from graph_bridge.node_relations import compose_orders
 from logic_core import NotReady
 from relations.patterns.orders import (
-    compose_orders,
     compose_orderso,
     dimshuffle_orders,
     dropped_dims,

@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
+from graph_bridge.node_relations import compose_orders
 from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = [
     "MAX_ADDED_DIMS",
     "axes_tupleo",
     "lengtho",
-    "compose_orders",
     "dimshuffle_orders",
     "dropped_dims",
     "expansions",
@@ -49,11 +49,6 @@ def dropped_dims(n: int, order: tuple) -> tuple[int, ...]:
     """Input dims of an ``n``-d input that ``order`` drops (they are broadcastable)."""
     kept = {d for d in order if d != "x"}
     return tuple(d for d in range(n) if d not in kept)
-
-
-def compose_orders(inner: tuple, outer: tuple) -> tuple:
-    """The order of ``DimShuffle{outer}(DimShuffle{inner}(x))`` as one DimShuffle of ``x``."""
-    return tuple("x" if d == "x" else inner[d] for d in outer)
 
 
 def is_identity(n: int, order: tuple) -> bool:
