@@ -145,20 +145,18 @@ def test_the_measured_stage_repairs_what_fast_run_leaves_and_is_opt_in():
     from relations.compile.stabilize import MEASURED_NAME
 
     assert MEASURED_NAME not in relations.DEFAULT_TAGS
-    x32 = pt.vector("x32", dtype="float32")
-    g = pt.constant(np.float32(1.0)) - pt.cos(x32)  # float32 1 - cos(x): 0 where the value is x**2 / 2
-    f = pytensor.function([x32], g, mode=_measured_mode())
+    g = pt.sin(x) - x  # 0 where the value is -x**3 / 6 (sin(x) rounds to x below 1e-8)
+    f = pytensor.function([x], g, mode=_measured_mode())
     stage = next(iter(optdb.__db__[MEASURED_NAME]))
-    # the fast pass's cancellation tier refuses 2 sin(x/2)**2 (1.6 bits worse at x = 5 in float32); the stage's
-    # regimes join the two forms
+    # no rule of the fast pass reads a sine's cancellation; the stage's series joins the spelling past its regime
     assert stage.last.replaced == 1 and stage.last.skipped == 0
-    v = np.array([1e-10, 1e-3, 0.5, 3.0, 30.0], dtype="float32")
-    with mp.workdps(40):
-        exact = np.array([float(1 - mp.cos(mp.mpf(float(t)))) for t in v])
-    np.testing.assert_allclose(f(v), exact, rtol=1e-6)
-    assert pytensor.function([x32], g, mode=relations.mode())(v[:1])[0] == 0.0
+    v = np.array([1e-10, 1e-3, 0.5, 3.0, 30.0])
+    with mp.workdps(60):
+        exact = np.array([float(mp.sin(mp.mpf(float(t))) - mp.mpf(float(t))) for t in v])
+    np.testing.assert_allclose(f(v), exact, rtol=1e-14)
+    assert pytensor.function([x], g, mode=relations.mode())(v[:1])[0] == 0.0
     for n in (0, 1):
-        assert f(np.full(n, 0.25, dtype="float32")).shape == (n,)
+        assert f(np.full(n, 0.25)).shape == (n,)
     assert f.maker.fgraph.outputs[0].type.dtype == g.type.dtype
 
 
@@ -336,6 +334,28 @@ def test_a_point_where_the_old_form_has_no_digit_left_cannot_be_made_worse():
     assert not more_accurate([nan_there], [old], pts)
     cancels_elsewhere = (nan_there + 1.0) - 1.0  # loses the digits of |x| < 1, where sqrt(x*x) has them
     assert not more_accurate([cancels_elsewhere], [old], pts, strictly=False)
+
+
+def test_a_point_within_the_noise_is_no_loss_and_one_beyond_it_is():
+    """``more_accurate(noise=NOISE_BITS)``: float32 ``2 * sin(x / 2)**2`` is 1.6 bits off at ``x = 5`` (three
+    roundings) where ``1 - cos(x)`` is exact, and exact where ``1 - cos(x)`` is 0 (``x = 1e-4``): refused at that
+    point without the floor, taken with it; a form better on average that cancels at ``x = 5`` (about 9 bits
+    off there) is refused with it."""
+    from relations.saturation.accuracy import NOISE_BITS, Points, graph_bits, more_accurate
+
+    x32 = pt.vector("x32", dtype="float32")
+    old = pt.constant(np.float32(1.0)) - pt.cos(x32)
+    new = pt.constant(np.float32(2.0)) * pt.sqr(pt.sin(x32 * np.float32(0.5)))
+    pts = Points((x32,), (np.array([[5.0], [-5.0], [1e-4], [0.5]], dtype="float32"),), 4)
+    bits = graph_bits([new], pts)[0]
+    assert bits[0] > graph_bits([old], pts)[0][0] + 1.0 and bits.max() <= NOISE_BITS
+    assert not more_accurate([new], [old], pts)
+    assert more_accurate([new], [old], pts, noise=NOISE_BITS)
+    big = pt.constant(np.float32(300.0))
+    off = pt.switch(pt.abs(x32) < 1, new, (1 + big) - (pt.cos(x32) + big))  # equal; rounds to 3e-5 at |x| >= 1
+    assert graph_bits([off], pts)[0][0] > NOISE_BITS
+    assert more_accurate([off], [old], pts, slack=10.0)  # better on average
+    assert not more_accurate([off], [old], pts, noise=NOISE_BITS)
 
 
 def test_axis_points_pair_each_input_s_grid_with_moderate_others():

@@ -1200,9 +1200,10 @@ def _cancels_less(form: Variable, copy: Variable) -> bool:
 def _measured_better(form: Variable, copy: Variable) -> bool:
     """Whether ``form`` is measured more accurate than ``copy`` (a region's copy, or a form of it), as written, on
     the grid of magnitudes and :data:`TIER_POINTS` sampled points
-    (:func:`relations.saturation.accuracy.more_accurate`: worse at no point, better on average); a region of
+    (:func:`relations.saturation.accuracy.more_accurate`: worse at no point, better on average, a point where
+    ``form`` is within :data:`~relations.saturation.accuracy.NOISE_BITS` of the exact value no loss); a region of
     more than :data:`TIER_NODES` nodes or not elementwise in its inputs is not measured (no)."""
-    from relations.saturation.accuracy import more_accurate
+    from relations.saturation.accuracy import NOISE_BITS, more_accurate
 
     if not _measurable(copy):
         return False
@@ -1210,7 +1211,7 @@ def _measured_better(form: Variable, copy: Variable) -> bool:
     form, copy = _one_entry([form, copy])
     try:
         points = _tier_points(copy)
-        return points.n > 0 and more_accurate([form], [copy], points)
+        return points.n > 0 and more_accurate([form], [copy], points, noise=NOISE_BITS)
     except (NotExact, ValueError):  # an Op without exact values, an input that cannot be drawn: kept as it is
         return False
 

@@ -43,15 +43,18 @@ from relations.saturation.engine.egraph import CLASS_SHIFT, EGraph
 from relations.saturation.engine.extract import best_nodes
 
 __all__ = [
-    "MAX_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "NodeRunner", "Points", "batched", "build_choice",
-    "axis_points", "build_class", "canonical", "GRID", "error_summary", "graph_bits", "graph_error", "grid_points",
-    "is_float_var",
+    "MAX_BITS", "NOISE_BITS", "PASSES", "TIE_BITS", "Choice", "ClassExact", "NodeRunner", "Points", "batched",
+    "build_choice", "axis_points", "build_class", "canonical", "GRID", "error_summary", "graph_bits", "graph_error",
+    "grid_points", "is_float_var",
     "leaf_values", "measured_choice", "more_accurate", "node_values", "own_enode", "point_shape", "points_at",
     "read_through", "sample_points",
 ]
 
 #: Errors closer than this (bits, mean over the points) are ties, decided by tree size.
 TIE_BITS = 0.05
+#: Bits of error below which a form is accurate at a point whatever the form it replaces has there (eight ulps:
+#: the order of roundings and a libm's last digit, not cancellation): :func:`more_accurate`'s ``noise``.
+NOISE_BITS = 3.0
 #: Relaxation passes of :func:`measured_choice` at most.
 PASSES = 12
 #: The precision exact values are raised to at most (bits): a point whose digits cancel beyond it is
@@ -655,10 +658,12 @@ def graph_error(outputs: Sequence[Variable], points: Points, mode: Any = None) -
 
 
 def more_accurate(new: Sequence[Variable], old: Sequence[Variable], points: Points, mode: Any = None,
-                  strictly: bool = True, slack: float = 1.0) -> bool:
+                  strictly: bool = True, slack: float = 1.0, noise: float = 0.0) -> bool:
     """Whether the outputs ``new`` are no less accurate than ``old`` at any point (by more than ``slack`` bits:
     the one ulp a reordering may cost) and, with ``strictly``, better on average, both compiled in ``mode``
-    (:func:`graph_bits`).  Without regimes (Herbie's branches) a form better on most inputs may be
+    (:func:`graph_bits`).  A point where ``new`` is at most ``noise`` bits off is no loss whatever ``old``'s
+    error there (:data:`NOISE_BITS`: ``2 * sin(x / 2)**2`` is 1.6 bits off at ``x = 5`` in float32, three
+    roundings, where ``1 - cos(x)`` is exact).  Without regimes (Herbie's branches) a form better on most inputs may be
     worse where the input was right: this says it is not, on ``points``.  A point where ``old`` has no
     correct digit left (as many bits of error as its dtype's significand: ``inf`` for a finite value) cannot
     be made worse: ``-c / (sqrt(b*b - c) + b)`` is NaN where ``b*b - c`` overflows, and ``sqrt(b*b - c) - b``
@@ -668,7 +673,7 @@ def more_accurate(new: Sequence[Variable], old: Sequence[Variable], points: Poin
             return False
         known = ~np.isnan(a) & ~np.isnan(b)
         lost = b[known] >= np.finfo(o.type.dtype).nmant + 1 if o.type.dtype.startswith("float") else False
-        if not ((a[known] <= b[known] + slack) | lost).all():
+        if not ((a[known] <= np.maximum(b[known] + slack, noise)) | lost).all():
             return False
         if strictly and known.any() and not a[known].mean() < b[known].mean() - TIE_BITS:
             return False
