@@ -337,6 +337,31 @@ def test_hazards_are_the_spellings_stock_stabilizers_miss():
     assert hazard(e[None] / pt.sum(e, axis=1, keepdims=True)[None], under_log=False)
     assert not hazard(e / pt.sum(e, axis=1, keepdims=True), under_log=False)
     assert not hazard(pt.exp(x[None]) / pt.sum(pt.exp(m), axis=1, keepdims=True)[None], under_log=False)
+    # a softmax scaled in its numerator (canonicalize's mean: the length and the constant in the numerator)
+    s = pt.sum(e, axis=1, keepdims=True)
+    assert hazard(pt.mul(0.5, e, m.shape[1].astype("float64")) / s, under_log=False)
+    assert hazard((e[None] * 2.0) / s[None], under_log=False)
+    assert not hazard((pt.exp(m + 1) * 2.0) / s, under_log=False) and not hazard((m * 2.0) / s, under_log=False)
+
+
+def test_a_softmax_scaled_in_its_numerator_compiles_to_a_softmax():
+    """``exp(x) / (3 * mean(exp(x), 1, keepdims=True))``: canonicalize writes ``exp(x) * n / 3 / sum(exp(x))``;
+    the pass's ``div_mul_*o`` and the three-factor splits bring the division to the ``exp``, where PyTensor's
+    softmax rewrite reads it (stock: ``inf / inf`` at ``x = 1000``)."""
+    m = pt.matrix("m")
+    g = pt.exp(m) / (3 * pt.mean(pt.exp(m), axis=1, keepdims=True))
+    before = snapshot(g)
+    f = pytensor.function([m], g, mode=relations.mode())
+    assert snapshot(g) == before
+    v = np.array([[1000.0, 999.0, 0.0], [-1000.0, -1001.0, -1002.0]])
+    sm = np.exp(v - v.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(f(v), sm / sm.sum(axis=1, keepdims=True), rtol=1e-15)
+    assert not np.isfinite(pytensor.function([m], g)(v)).all()  # stock
+    for shape in ((0, 3), (2, 1), (1, 1)):
+        w = np.random.default_rng(0).normal(size=shape)
+        np.testing.assert_allclose(f(w), pytensor.function([m], g, mode="FAST_COMPILE")(w), rtol=1e-14)
+    out = f.maker.fgraph.outputs[0]
+    assert out.type.dtype == g.type.dtype and out.type.broadcastable == g.type.broadcastable
 
 
 def test_a_mixture_written_as_a_dot_with_its_weights_is_a_stable_weighted_logsumexp():

@@ -481,7 +481,7 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
         if under_log and is_length(ins[1]):  # a mean
             return True
         num = ins[0]
-        if _broadcast_softmax(num, ins[1]):
+        if _broadcast_softmax(num, ins[1]) or _scaled_softmax(num, ins[1]):
             return True
         # ``1 / exp(-x)`` under a log, ``erfc(x) / exp(-x**2)``, ``exp(x) / (3 * mean(exp(x)))``; not a PyMC
         # model's ``(x - mu) / exp(s)``, nor its ``-0.5 / exp(s)`` alone (``c * exp(-s)`` is no better)
@@ -538,6 +538,21 @@ def _broadcast_softmax(num: Variable, den: Variable) -> bool:
     if _unshuffled(num) is e:
         return True
     return isinstance(scalar_op_of(num.owner), ps.Exp) and _unshuffled(num.owner.inputs[0]) is e.owner.inputs[0]
+
+
+def _scaled_softmax(num: Variable, den: Variable) -> bool:
+    """``num / den`` is a softmax whose numerator is a product with the summed ``exp``: ``den`` a DimShuffle of a
+    sum of ``exp(a)``, ``num`` a product one of whose factors is that ``exp`` (or a broadcast of it,
+    :func:`_broadcast_softmax`): ``exp(x) / (3 * mean(exp(x), 1, keepdims=True))``, which canonicalize writes
+    ``exp(x) * n / 3 / sum(exp(x))`` and ``local_softmax_stabilize`` does not read (its numerator is the
+    ``exp`` itself); ``div_mul_righto`` and ``div_mul_lefto`` bring the division to the ``exp``."""
+    summed = _unshuffled(den)
+    if summed is den or summed.owner is None or not isinstance(summed.owner.op, Sum):
+        return False
+    e = summed.owner.inputs[0]
+    if not isinstance(scalar_op_of(num.owner), ps.Mul) or not isinstance(scalar_op_of(e.owner), ps.Exp):
+        return False
+    return any(i is e or _broadcast_softmax(i, den) for i in num.owner.inputs)
 
 
 def _power_like(v: Variable) -> bool:

@@ -400,6 +400,16 @@ def left_nested(v: Variable) -> int:
     return total
 
 
+def product_numerators(v: Variable) -> int:
+    """The nodes under each product that is a division's numerator (``(a * b) / c``)."""
+    return sum(
+        len(graph_nodes(n.inputs[0]))
+        for n in graph_nodes(v)
+        if isinstance(getattr(n.op, "scalar_op", None), ps.TrueDiv)
+        and n.inputs[0].owner is not None
+        and isinstance(getattr(n.inputs[0].owner.op, "scalar_op", None), ps.Mul)
+    )
+
 
 #: The measures the table names (the entries whose patterns give none: ``relations.patterns.family.root_count``).
 LOG_OF_GAMMA = Measure("Log nodes reading a Gamma", log_of_gamma)
@@ -417,6 +427,7 @@ def nary(v: Variable) -> int:
 MISORDERED = Measure("binary Add/Mul nodes whose operands are out of operand_key order", misordered)
 NARY = Measure("Add/Mul nodes of three operands or more", nary)
 LEFT_NESTED = Measure("nodes under the first operand of left-nested binary Add/Mul nodes", left_nested)
+PRODUCT_NUMERATORS = Measure("nodes under the products that are a division's numerator", product_numerators)
 NEGATIONS = scalar_count(ps.Neg, "neg")
 DIVISIONS = scalar_count(ps.TrueDiv, "true_div")
 PRODUCTS = scalar_count(ps.Mul, "mul")
