@@ -325,6 +325,27 @@ def _expand_dims(ctx: _Ctx, x: _T) -> _T | None:
     return _T(var, x.shape[:pos] + (1,) + x.shape[pos:], x.bound)
 
 
+def _shared_axis(ctx: _Ctx, x: _T) -> _T | None:
+    """``x`` with an axis added, an Elemwise with a sum of ``x`` over one axis under a DimShuffle that adds the
+    same axis and puts the summed one back: the inputs' DimShuffles differ and share an added axis, and ``x``'s
+    is that axis alone (``exp(x)[None] / sum(exp(x), 1).dimshuffle("x", 0, "x")``, a broadcast softmax).
+    ``None`` for a scalar or a 3-tensor."""
+    if not 1 <= x.ndim <= 2:
+        return None
+    pos = ctx.draw(st.integers(0, x.ndim))
+    axis = ctx.draw(st.integers(0, x.ndim - 1))
+    added: list[Any] = list(range(x.ndim))
+    added.insert(pos, "x")
+    kept = [i if i < axis else i - 1 for i in range(x.ndim) if i != axis]
+    order: list[Any] = [kept.pop(0) if i != axis else "x" for i in range(x.ndim)]
+    order.insert(pos, "x")
+    xe = _T(x.var.dimshuffle(added), x.shape[:pos] + (1,) + x.shape[pos:], x.bound)
+    summed = pt.sum(x.var, axis=axis)
+    shape = tuple(1 if i == axis else r for i, r in enumerate(x.shape))
+    se = _T(summed.dimshuffle(order), shape[:pos] + (1,) + shape[pos:], x.bound * max(x.shape[axis], 1))
+    return _binary(ctx, xe, se)
+
+
 def _drop_dims(ctx: _Ctx, x: _T) -> _T | None:
     """Drop some static-1 dims (DimShuffle or Squeeze), possibly permuting the rest."""
     ones = [i for i, s in enumerate(x.static) if s == 1]
@@ -692,8 +713,12 @@ BUILDERS: dict[str, Callable[[_Ctx, _T], _T | None]] = {
     "random": _random,
     "spelling": _spelling,
     "stage_spelling": partial(_spelling, only=STAGE_SPELLINGS),
+    "shared_axis": _shared_axis,
 }
 FAMILIES = tuple(BUILDERS)
+#: Builders drawn only as a graph's first step (``graphs(family=...)``), never inside the recipes: adding them
+#: there would change every derandomized draw of the other property tests.
+FIRST_STEP_ONLY: tuple[str, ...] = ("shared_axis",)
 
 # One step is one builder or a short recipe.  The recipes (weighted double) make the
 # patterns the rewrite rules look for common: reductions of DimShuffles and of Joins,
@@ -716,7 +741,7 @@ PATTERN_RECIPES: list[tuple[str, ...]] = [
 RECIPES: list[tuple[str, ...]] = (
     [("unary",), ("binary",), ("reduce",)]
     + PATTERN_RECIPES
-    + [(name,) for name in FAMILIES if name not in ("unary", "binary", "reduce")]
+    + [(name,) for name in FAMILIES if name not in ("unary", "binary", "reduce", *FIRST_STEP_ONLY)]
     + PATTERN_RECIPES
 )
 

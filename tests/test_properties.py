@@ -54,6 +54,29 @@ def test_normalize_keeps_types_values_and_input_and_is_idempotent(drawn: Drawn):
     assert structure(again) == structure(normal), drawn.describe()
 
 
+def test_normalize_on_inputs_whose_dimshuffles_share_an_added_axis():
+    """Graphs whose first step is an Elemwise of two DimShuffles of differing orders sharing an added axis
+    (``strategies._shared_axis``: ``x[None] op sum(x, k).dimshuffle(...)``), the shape the recipes never draw:
+    ``normalize`` keeps types, values and the input, is idempotent, and ``expand_dims_through_elemwiseo`` is a
+    step of the explanation for some of them."""
+    fired: list[bool] = []
+
+    @SETTINGS
+    @given(graphs(max_nodes=6, family="shared_axis"))
+    def check(drawn: Drawn) -> None:
+        before = snapshot(*drawn.outputs)
+        normal = relations.normalize(drawn.outputs)
+        assert snapshot(*drawn.outputs) == before, drawn.describe()
+        for b, a in zip(drawn.outputs, normal):
+            assert_same_types(b, a)
+        assert_same_values(drawn.outputs, normal, drawn.givens())
+        assert structure(relations.normalize(normal)) == structure(normal), drawn.describe()
+        fired.append(any(s.rule == "expand_dims_through_elemwiseo" for s in relations.explain(drawn.outputs).steps))
+
+    check()
+    assert any(fired), f"the rule fired on none of {len(fired)} draws"
+
+
 @SETTINGS
 @given(graphs(max_nodes=8))
 def test_the_choice_rules_keep_types_and_values(drawn: Drawn):

@@ -112,6 +112,9 @@ EXPECTED: dict[str, Callable[[Apply], bool]] = {
     and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Sinh", "Pow", "Erfinv", "Gamma", "GammaLn"),
     "stage_spelling": lambda n: isinstance(n.op, Elemwise)
     and type(n.op.scalar_op).__name__ in ("Exp", "Log", "Log1p", "Sqrt", "Pow", "Erfinv", "Gamma", "GammaLn"),
+    # an Elemwise of two DimShuffles of differing orders (the first step of graphs(family="shared_axis"))
+    "shared_axis": lambda n: isinstance(n.op, Elemwise) and len(n.inputs) == 2
+    and all(_owner_is(i, DimShuffle) for i in n.inputs) and n.inputs[0].owner.op != n.inputs[1].owner.op,
 }
 
 
