@@ -833,3 +833,24 @@ def test_a_matrix_region_flagged_on_draws_and_on_the_grid_keeps_both_points():
     np.testing.assert_array_equal(joined.values[0][2:], [np.full((2, 2), 5.0), np.full((2, 2), -1.0)])
     with pytest.raises(ValueError):
         join_points(a, Points((x,), (np.zeros((1, 3, 3)),), 1, 1))
+
+
+def test_a_kind_of_points_that_cannot_be_drawn_leaves_the_others(monkeypatch):
+    """The screen draws each kind of points apart: one that raises (here the grid, as for a region reshaped to a
+    constant shape, whose grid points of one element do not fit it) is passed over, and the region is still
+    flagged on the others; before, one kind raising discarded them all and the region went unmeasured."""
+    import relations.saturation.accuracy as acc
+
+    x = pt.dvector("x")
+    g = pt.sum((x + 1) ** 2 - x**2)  # cancels where x is large
+    assert S._screen(g, corners=True) is not None
+
+    def no_grid(*args, **kwargs):
+        raise ValueError("no grid for this region")
+
+    monkeypatch.setattr(acc, "grid_points", no_grid)
+    found = S._screen(g, corners=True)
+    assert found is not None and found.n > 0
+    assert S._screen(g) is not None  # the draws flag it first
+    monkeypatch.setattr(acc, "sample_points", no_grid)
+    assert S._screen(g) is None  # no kind left without corners

@@ -2040,31 +2040,38 @@ def _screen(copy: Variable, corners: bool = False) -> Any:
     (:func:`relations.saturation.stabilizing.cancellation_sample`); for a region of two inputs or more, also points
     where a value is lost (:data:`LOST_BITS`, as :func:`_flags`).  With ``corners``, every kind that flags it,
     joined: a form is then chosen better where any of them found the loss (the normal KL's sampled points
-    lose 10 bits no form repairs, its diagonal points 40 that one does); without, the first.  ``None``: it is
-    accurate on all, or cannot be measured."""
+    lose 10 bits no form repairs, its diagonal points 40 that one does); without, the first.  A kind whose points
+    cannot be drawn is passed over (the grid of a region reshaped to a constant shape); ``None``: it is accurate
+    on all, or cannot be measured."""
     from relations.saturation.accuracy import graph_error, grid_points, sample_points
     from relations.saturation.regimes import join_points
     from relations.saturation.stabilizing import cancellation_sample, corner_points, diagonal_points
 
     several = _several_elementwise(copy)
-    try:
-        kinds: list[Callable[[], Any]] = [lambda: sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES),
-                                          lambda: grid_points([copy])]
-        if corners:
-            kinds += [lambda: corner_points([copy]), lambda: cancellation_sample([copy]),
-                      lambda: diagonal_points([copy])]
-        found = None
-        for kind in kinds:  # without corners, each drawn only where the ones before it found the region accurate
+    kinds: list[Callable[[], Any]] = [lambda: sample_points([copy], SCREEN_POINTS, tries=SCREEN_TRIES),
+                                      lambda: grid_points([copy])]
+    if corners:
+        kinds += [lambda: corner_points([copy]), lambda: cancellation_sample([copy]), lambda: diagonal_points([copy])]
+    found = None
+    for kind in kinds:  # without corners, each drawn only where the ones before it found the region accurate
+        try:
             pts = kind()
-            if pts is None or not pts.n:
-                continue
+        except (ValueError, TypeError, NotImplementedError):  # this kind's points cannot be drawn: the others can
+            continue
+        if pts is None or not pts.n:
+            continue
+        try:
             [(mean, top)] = graph_error([copy], pts, STOCK)
-            if _over_screen(mean, top, several):
-                if not corners:
-                    return pts
-                found = pts if found is None else join_points(found, pts)
-    except (ValueError, TypeError, NotImplementedError):  # an integer leaf, an Op with no exact meaning
-        return None
+        except (ValueError, TypeError, NotImplementedError):  # an integer leaf, an Op with no exact meaning
+            return found
+        if not _over_screen(mean, top, several):
+            continue
+        if not corners:
+            return pts
+        try:
+            found = pts if found is None else join_points(found, pts)
+        except ValueError:  # points whose shapes do not broadcast together: those found first are kept
+            continue
     return found
 
 
