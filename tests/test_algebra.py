@@ -58,7 +58,7 @@ CASES = {
     "div_mul_reciprocalo_rev": (lambda: x * pt.reciprocal(y), lambda: x / y, {x: VEC, y: VEC}),
     "div_mul_righto": (lambda: (3.0 * pt.exp(m)) / pt.sum(pt.exp(m), axis=1, keepdims=True),
                        lambda: 3.0 * (pt.exp(m) / pt.sum(pt.exp(m), axis=1, keepdims=True)), {m: MAT}),
-    "div_mul_lefto": (lambda: (x * y) / (y + 2.0), lambda: (x / (y + 2.0)) * y, {x: VEC, y: VEC}),
+    "div_mul_lefto": (lambda: (x * y) / pt.sum(pt.exp(y)), lambda: (x / pt.sum(pt.exp(y))) * y, {x: VEC, y: VEC}),
     "one_div_reciprocalo": (lambda: 1.0 / x, lambda: pt.reciprocal(x), {x: VEC}),
     "one_div_reciprocalo_rev": (lambda: pt.reciprocal(x), lambda: 1.0 / x, {x: VEC}),
     "pow_minus_one_as_reciprocalo": (lambda: x**-1, lambda: pt.reciprocal(x), {x: VEC}),
@@ -187,6 +187,8 @@ DOMAINS = {
     "mul_associateo": {"a": "finite", "b": "finite", "x": "finite"},
     "log_sum_weighted_expo": {"a": (-30, 30)},
     "log_sum_exp_weightedo": {"a": (-30, 30)},
+    "div_mul_righto": {"a": "finite", "b": "finite"},
+    "div_mul_lefto": {"a": "finite", "b": "finite"},
 }
 #: Rules ``verify`` cannot draw a left side of (their guards ask a length or a positive constant): their
 #: own graphs, at finite inputs.
@@ -200,6 +202,9 @@ GRAPHS_ONLY = {
 }
 #: Graphs ``verify`` draws no instance of by itself (a cast of a float32 unary Elemwise; float32 gamma).
 GRAPHS = {
+    # (a division by a sum: verify draws none by itself)
+    "div_mul_righto": lambda: [(x * y) / pt.sum(pt.exp(y)), (2.0 * m) / pt.sum(m * m, axis=1, keepdims=True)],
+    "div_mul_lefto": lambda: [(x * y) / pt.sum(pt.exp(y)), (m * 2.0) / pt.sum(m * m, axis=1, keepdims=True)],
     "upcast_through_elemwiseo": lambda: [
         pt.cast(pt.exp(x32), "float64"),
         pt.cast(pt.log1p(pt.matrix("m32", dtype="float32")), "float64"),
@@ -401,3 +406,14 @@ def test_the_log_of_a_constant_factor_is_taken_in_the_operands_dtype():
         got = pytensor.function([x], found, mode="FAST_COMPILE")(np.array([0.25, 700.0]))
         np.testing.assert_allclose(got, np.log(const) + np.array([0.25, 700.0]), rtol=1e-15)
         assert holds(rule, g, found)
+
+
+def test_a_product_is_divided_factor_by_factor_only_by_a_sum():
+    """``div_mul_righto`` and ``div_mul_lefto`` read a division by a sum (or a DimShuffle of one: a softmax's
+    denominator), not any division: ``exp(-x / nu) * erfc(z) / nu`` (an ExGaussian density) is left alone, where
+    the factors' forms in the pass's e-graph crowded out the ones its stabilizers need."""
+    for name in ("div_mul_righto", "div_mul_lefto"):
+        rule = RULES[name]
+        assert forward(rule, (pt.exp(x) * y) / (y + 2.0)) == []
+        assert forward(rule, (pt.exp(x) * y) / pt.sum(pt.exp(x))) != []
+        assert forward(rule, (pt.exp(m) * m) / pt.sum(pt.exp(m), axis=1)[:, None]) != []

@@ -18,6 +18,7 @@ from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.traversal import ancestors
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
+from pytensor.tensor.math import Sum
 from pytensor.tensor.subtensor import Subtensor
 
 from graph_bridge import etuplize
@@ -321,6 +322,14 @@ def operand_key(v: Variable) -> tuple:
 def length(v: Variable) -> bool:
     """``v`` is a length (:func:`is_length`), as a mean divides by."""
     return is_length(v)
+
+
+@guard
+def summed(v: Variable) -> bool:
+    """``v`` is a ``Sum``, or a DimShuffle of one (a softmax's denominator, kept with ``keepdims``)."""
+    while v.owner is not None and isinstance(v.owner.op, DimShuffle):
+        v = v.owner.inputs[0]
+    return v.owner is not None and isinstance(v.owner.op, Sum)
 
 
 @guard
