@@ -482,3 +482,17 @@ def test_a_softmax_of_two_is_left_and_a_secant_in_disguise_takes_no_exp_of_a_sum
         assert _exps_of_sums(new) == 0  # (``2 * reciprocal(2 * cosh(x))``, measured, or the spelling)
         _, got = _values(g, new, pts)
         np.testing.assert_allclose(got, _exact(lambda v, c=c: c / (2 * mp.cosh(v)), pts), rtol=4e-16)
+
+
+def test_a_difference_of_inverse_square_roots_is_taken_within_the_noise():
+    """``x**-0.5 - (x + 1)**-0.5`` (a held-out spelling): its exact form, ``isqrt_sub_shift``'s, is a few ulps
+    off at some sampled points where the spelling is exact, within the noise floor; at large ``x`` the
+    spelling keeps no digit."""
+    g = x**-0.5 - (x + 1) ** -0.5
+    ((root, new),) = stabilized([g])
+    assert root is g and new.type == g.type
+    pts = [0.5, 3.0, 1e8, 1e12, 1e30]
+    old, got = _values(g, new, pts)
+    exact = _exact(lambda v: 1 / mp.sqrt(v) - 1 / mp.sqrt(v + 1), pts)
+    np.testing.assert_allclose(got, exact, rtol=1e-14)
+    assert abs(old[3] / exact[3] - 1) > 1e-6

@@ -163,6 +163,8 @@ def test_the_algebra_rules_fire_and_decrease_their_measures():
         + pt.log(pt.specify_shape(pt.exp(m), (2, None))).sum(),
         # canonicalize's three-operand sums and products
         pt.add(-1.0, pt.exp(x), y) + pt.mul(0.5, pt.exp(x), pt.erfc(y)),
+        # a product divided by a sum (canonicalize's mean-softmax)
+        (x * pt.exp(y)) / pt.sum(pt.exp(y)),
     ]
     fired = set()
     for r in relations.RULESETS["algebra"]:
