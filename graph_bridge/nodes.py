@@ -40,6 +40,7 @@ __all__ = [
     "from_max",
     "max_shifted",
     "summed",
+    "unshuffled",
 ]
 
 #: ``read(variable)``: the parts tuples of ``variable``'s node (none if it is not of the kind)
@@ -216,6 +217,13 @@ def summed(v: Variable) -> Variable | None:
     if node is None or not isinstance(node.op, CAReduce) or not isinstance(node.op.scalar_op, Add):
         return None
     return node.inputs[0]
+
+
+def unshuffled(v: Variable) -> Variable:
+    """``v`` read through DimShuffles (any number of them)."""
+    while v.owner is not None and isinstance(v.owner.op, DimShuffle):
+        v = v.owner.inputs[0]
+    return v
 
 
 def from_max(v: Variable, depth: int = 3) -> bool:

@@ -336,8 +336,8 @@ def _shared_axis(ctx: _Ctx, x: _T) -> _T | None:
     axis = ctx.draw(st.integers(0, x.ndim - 1))
     added: list[Any] = list(range(x.ndim))
     added.insert(pos, "x")
-    kept = [i if i < axis else i - 1 for i in range(x.ndim) if i != axis]
-    order: list[Any] = [kept.pop(0) if i != axis else "x" for i in range(x.ndim)]
+    kept = iter(range(x.ndim - 1))  # the sum's axes, in order, with the summed one put back as an added axis
+    order: list[Any] = ["x" if i == axis else next(kept) for i in range(x.ndim)]
     order.insert(pos, "x")
     xe = _T(x.var.dimshuffle(added), x.shape[:pos] + (1,) + x.shape[pos:], x.bound)
     summed = pt.sum(x.var, axis=axis)

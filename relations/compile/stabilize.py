@@ -86,7 +86,7 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 from graph_bridge.exact import NotExact
 from graph_bridge.monotonicity import scalar_constant
-from graph_bridge.nodes import is_left_padding, scalar_op_of, summed
+from graph_bridge.nodes import is_left_padding, scalar_op_of, summed, unshuffled
 from graph_bridge.traverse import owned_variables
 from graph_bridge.wide_float import Screened
 from relations.compile.outcome_store import OutcomeStore
@@ -517,11 +517,13 @@ def hazard(v: Variable, under_log: bool = True) -> bool:
     return False
 
 
-def _unshuffled(v: Variable) -> Variable:
-    """``v`` read through DimShuffles."""
-    while v.owner is not None and isinstance(v.owner.op, DimShuffle):
-        v = v.owner.inputs[0]
-    return v
+def _summed_exp(den: Variable) -> Variable | None:
+    """The ``exp(a)`` that ``den``, a DimShuffle of a sum of it (a softmax's denominator), sums; else ``None``."""
+    below = unshuffled(den)
+    if below is den or below.owner is None or not isinstance(below.owner.op, Sum):
+        return None
+    e = below.owner.inputs[0]
+    return e if isinstance(scalar_op_of(e.owner), ps.Exp) else None
 
 
 def _broadcast_softmax(num: Variable, den: Variable) -> bool:
@@ -529,15 +531,12 @@ def _broadcast_softmax(num: Variable, den: Variable) -> bool:
     sum of ``exp(a)``, ``num`` that ``exp`` under a DimShuffle, or ``exp`` of a DimShuffle of ``a``
     (``exp(x[None]) / sum(exp(x), 1, keepdims=True)[None]``, which ``local_softmax_stabilize`` does not read:
     its numerator is not the summed ``exp`` itself)."""
-    summed = _unshuffled(den)
-    if summed is den or summed.owner is None or not isinstance(summed.owner.op, Sum):
+    e = _summed_exp(den)
+    if e is None or e is num:
         return False
-    e = summed.owner.inputs[0]
-    if e is num or not isinstance(scalar_op_of(e.owner), ps.Exp):
-        return False
-    if _unshuffled(num) is e:
+    if unshuffled(num) is e:
         return True
-    return isinstance(scalar_op_of(num.owner), ps.Exp) and _unshuffled(num.owner.inputs[0]) is e.owner.inputs[0]
+    return isinstance(scalar_op_of(num.owner), ps.Exp) and unshuffled(num.owner.inputs[0]) is e.owner.inputs[0]
 
 
 def _scaled_softmax(num: Variable, den: Variable) -> bool:
@@ -546,11 +545,8 @@ def _scaled_softmax(num: Variable, den: Variable) -> bool:
     :func:`_broadcast_softmax`): ``exp(x) / (3 * mean(exp(x), 1, keepdims=True))``, which canonicalize writes
     ``exp(x) * n / 3 / sum(exp(x))`` and ``local_softmax_stabilize`` does not read (its numerator is the
     ``exp`` itself); ``div_mul_righto`` and ``div_mul_lefto`` bring the division to the ``exp``."""
-    summed = _unshuffled(den)
-    if summed is den or summed.owner is None or not isinstance(summed.owner.op, Sum):
-        return False
-    e = summed.owner.inputs[0]
-    if not isinstance(scalar_op_of(num.owner), ps.Mul) or not isinstance(scalar_op_of(e.owner), ps.Exp):
+    e = _summed_exp(den)
+    if e is None or not isinstance(scalar_op_of(num.owner), ps.Mul):
         return False
     return any(i is e or _broadcast_softmax(i, den) for i in num.owner.inputs)
 

@@ -42,11 +42,11 @@ from relations.rules.algebra.algebra_goals import (
     downcasto,
     expanded_too,
     fit_undero,
+    is_sum,
     length,
     out_of_operand_order,
     positive_constant,
     scalar_or_constanto,
-    summed,
     upcasto,
     widened_consto,
 )
@@ -88,11 +88,11 @@ eq("div_mul_reciprocalo", p.true_div(a, b), p.mul(a, p.reciprocal(b)), floats,
    "A division is a product with a reciprocal (``exp(x) / (1 + exp(x))`` is the sigmoid pattern).")
 eq("one_div_reciprocalo", p.true_div(1, b), p.reciprocal(b), is_float(b), "One over ``b`` is its reciprocal.")
 rw("div_mul_righto", p.true_div(p.mul(a, b), x), p.mul(a, p.true_div(b, x)),
-   (is_float(a) & is_float(b) & summed(x), same_typeo(p.LHS, p.RHS)),
+   (is_float(a) & is_float(b) & is_sum(x), same_typeo(p.LHS, p.RHS)),
    "A product divided by a sum is its first factor times the second divided (``c * exp(x) / sum(exp(x))``: the "
    "division meets the softmax's ``exp``).", measure=PRODUCT_NUMERATORS)
 rw("div_mul_lefto", p.true_div(p.mul(b, a), x), p.mul(p.true_div(b, x), a),
-   (is_float(a) & is_float(b) & summed(x), same_typeo(p.LHS, p.RHS)),
+   (is_float(a) & is_float(b) & is_sum(x), same_typeo(p.LHS, p.RHS)),
    "A product divided by a sum is its first factor divided times the second.", measure=PRODUCT_NUMERATORS)
 rw("pow_minus_one_as_reciprocalo", p.pow(a, -1), p.reciprocal(a), is_float(a), "A power -1 is a reciprocal.")
 # exponentials

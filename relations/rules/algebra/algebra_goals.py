@@ -23,7 +23,7 @@ from pytensor.tensor.subtensor import Subtensor
 
 from graph_bridge import etuplize
 from graph_bridge.measures import Measure, graph_nodes, paths_below, scalar_count
-from graph_bridge.nodes import scalar_of
+from graph_bridge.nodes import scalar_of, unshuffled
 from graph_bridge.ops import ExplicitAlloc
 from graph_bridge.terms import term_variable
 from logic_core.moded import Mode, ModedGoal, moded
@@ -325,11 +325,10 @@ def length(v: Variable) -> bool:
 
 
 @guard
-def summed(v: Variable) -> bool:
-    """``v`` is a ``Sum``, or a DimShuffle of one (a softmax's denominator, kept with ``keepdims``)."""
-    while v.owner is not None and isinstance(v.owner.op, DimShuffle):
-        v = v.owner.inputs[0]
-    return v.owner is not None and isinstance(v.owner.op, Sum)
+def is_sum(v: Variable) -> bool:
+    """``v`` is a ``Sum``, or DimShuffles of one (a softmax's denominator, kept with ``keepdims``)."""
+    u = unshuffled(v)
+    return u.owner is not None and isinstance(u.owner.op, Sum)
 
 
 @guard
