@@ -7,7 +7,7 @@ import pytest
 from kanren import run
 from unification import var
 
-from graph_bridge.node_relations import compose_orders
+from graph_bridge.node_relations import compose_orders, is_identity_order
 from logic_core import NotReady
 from relations.patterns.orders import (
     compose_orderso,
@@ -15,7 +15,6 @@ from relations.patterns.orders import (
     dropped_dims,
     expansions,
     identity_ordero,
-    is_identity,
     reduce_through,
     reduce_througho,
     valid_ordero,
@@ -48,7 +47,7 @@ def test_dimshuffle_orders_start_with_the_identity():
 def test_dropped_dims_and_is_identity():
     assert dropped_dims(3, (0, "x", 2)) == (1,)
     assert dropped_dims(2, (1, 0)) == ()
-    assert is_identity(2, (0, 1)) and not is_identity(2, (1, 0)) and not is_identity(2, (0, 1, "x"))
+    assert is_identity_order(2, (0, 1)) and not is_identity_order(2, (1, 0)) and not is_identity_order(2, (0, 1, "x"))
 
 
 def test_compose_orders_on_values():

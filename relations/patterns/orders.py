@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
-from graph_bridge.node_relations import compose_orders
+from graph_bridge.node_relations import compose_orders, is_identity_order
 from logic_core.moded import Mode, ModedGoal, moded
 
 __all__ = [
@@ -23,7 +23,6 @@ __all__ = [
     "dropped_dims",
     "expansions",
     "identity_ordero",
-    "is_identity",
     "reduce_through",
     "reduce_througho",
     "valid_ordero",
@@ -49,10 +48,6 @@ def dropped_dims(n: int, order: tuple) -> tuple[int, ...]:
     """Input dims of an ``n``-d input that ``order`` drops (they are broadcastable)."""
     kept = {d for d in order if d != "x"}
     return tuple(d for d in range(n) if d not in kept)
-
-
-def is_identity(n: int, order: tuple) -> bool:
-    return tuple(order) == tuple(range(n))
 
 
 def reduce_through(n: int, order: tuple, axes: tuple) -> tuple[tuple, tuple]:
@@ -123,7 +118,7 @@ def identity_ordero(n: Any, order: Any):
     """``order`` is the identity order of an ``n``-d input (either side known)."""
 
     def from_order(o):
-        return (len(o),) if is_identity(len(o), o) else None
+        return (len(o),) if is_identity_order(len(o), o) else None
 
     return moded(
         "identity_ordero",
@@ -149,7 +144,7 @@ def valid_ordero(n: Any, order: Any, max_added: int = MAX_ADDED_DIMS):
 
     def check(n_w, o):
         kept = [d for d in o if d != "x"]
-        if len(set(kept)) == len(kept) and all(0 <= d < n_w for d in kept) and not is_identity(n_w, o):
+        if len(set(kept)) == len(kept) and all(0 <= d < n_w for d in kept) and not is_identity_order(n_w, o):
             return ()
         return None
 
